@@ -1,0 +1,237 @@
+package io.hostpace;
+
+import io.hostpace.spi.Exchange;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One call through the engine: the retry loop, written once for every client (STYLE principle
+ * 4). Each attempt waits in its host's queue, is sent by the {@link Exchange}, and its answer is
+ * judged here as a list of guard clauses; the {@link Scheduler} learns from it and moves the
+ * call on.
+ *
+ * <pre>
+ * NEW → WAITING → IN_FLIGHT → DONE                       (an answer, a failure, or a last refusal)
+ *                    ↓ refused, retries left           ↑
+ *                 WAITING (its first place in line) ...
+ *                    ↓ 504 or a retry status (T2)
+ *                 PARKED (fallback delay) → WAITING ...
+ * any state before DONE → CANCELLED                       (the caller cancelled, SPEC T5)
+ * </pre>
+ *
+ * <p>{@code state}, {@code queue}, {@code seq}, {@code attempt} and the times are guarded by the
+ * scheduler's lock.
+ */
+final class Call<R> {
+
+  enum State { NEW, WAITING, IN_FLIGHT, PARKED, DONE, CANCELLED }
+
+  static final Comparator<Call<?>> BY_ARRIVAL = Comparator.comparingLong(call -> call.seq);
+
+  private final Hostpace engine;
+  private final Exchange<R> exchange;
+  private final CallContext context;
+  private final Executor executor;
+  private final int retries;
+  final CompletableFuture<R> result = new CompletableFuture<>();
+
+  // @GuardedBy("scheduler.lock")
+  State state = State.NEW;
+  // @GuardedBy("scheduler.lock"), set once on submit
+  HostQueue queue;
+  // @GuardedBy("scheduler.lock")
+  long seq;
+  // @GuardedBy("scheduler.lock")
+  int attempt = 1;
+  // @GuardedBy("scheduler.lock")
+  long queuedAt;
+  // @GuardedBy("scheduler.lock")
+  long startedAt;
+  // @GuardedBy("scheduler.lock")
+  Timer.@Nullable Cancellable parked;
+
+  private volatile @Nullable CompletableFuture<R> attemptInFlight;
+
+  @SuppressWarnings("NullAway.Init")
+  Call(Hostpace engine, Exchange<R> exchange, CallContext context, Executor executor) {
+    this.engine = engine;
+    this.exchange = exchange;
+    this.context = context;
+    this.executor = executor;
+    Integer contextRetries = context.retries();
+    this.retries = contextRetries != null ? contextRetries : engine.retries();
+    result.whenComplete((response, failure) -> {
+      if (failure instanceof CancellationException) {
+        cancelled();
+      }
+    });
+  }
+
+  URI uri() {
+    return exchange.uri();
+  }
+
+  /** The scheduler started this call's attempt: hand the sending to the call's executor. */
+  void dispatch() {
+    int number = attempt;
+    listen(() -> context.attemptListener().sent(exchange.uri(), number));
+    executor.execute(() -> send(number));
+  }
+
+  private void send(int number) {
+    CompletableFuture<R> future;
+    try {
+      future = exchange.send();
+    } catch (RuntimeException e) {
+      failed(number, e);
+      return;
+    }
+    attemptInFlight = future;
+    if (result.isCancelled()) {
+      future.cancel(true);
+    }
+    future.whenComplete((response, failure) -> {
+      if (failure != null) {
+        failed(number, unwrap(failure));
+      } else if (response == null) {
+        failed(number, new NullPointerException("the exchange answered with no response"));
+      } else {
+        answered(number, response);
+      }
+    });
+  }
+
+  private void answered(int number, R response) {
+    Verdict verdict;
+    try {
+      verdict = judge(response, number);
+    } catch (RuntimeException e) {
+      // Nothing a server sends may throw out of the engine or leave a place held.
+      discard(response);
+      failed(number, e);
+      return;
+    }
+    listen(() -> context.attemptListener().settled(exchange.uri(), number, verdict.status(), null));
+    if (verdict.retries()) {
+      discard(response);
+      listen(() -> context.attemptListener().retrying(exchange.uri(), number));
+    }
+    boolean live = engine.scheduler().settle(this, verdict);
+    if (verdict.retries()) {
+      return;
+    }
+    if (!live || !result.complete(response)) {
+      discard(response);
+    }
+  }
+
+  /** What the answer means: a chain of guard clauses, each with its reason. */
+  private Verdict judge(R response, int number) {
+    int status = exchange.status(response);
+    long retryAfter = retryAfterNanos(response);
+    boolean refusal = engine.isRefusal(status, retryAfter >= 0);
+    if (refusal) {
+      // The server named a time past our limit: waiting that long is not ours to do (SPEC R3).
+      if (retryAfter > engine.retryDelayLimit().toNanos()) {
+        return Verdict.giveUp(status, retryAfter,
+            "Retry-After of " + Duration.ofNanos(retryAfter) + " exceeds the retry delay limit of "
+                + engine.retryDelayLimit());
+      }
+      // The caller's budget of retries is spent (SPEC T3: it gets the refusal itself).
+      if (number > retries) {
+        return Verdict.giveUp(status, retryAfter, "retries exhausted after " + number + " attempts");
+      }
+      // A stream cannot be sent again (SPEC T4).
+      if (!exchange.canResend()) {
+        return Verdict.giveUp(status, retryAfter, "the request body cannot be sent again");
+      }
+      return Verdict.retry(status, retryAfter);
+    }
+    // Only a context that sets a retry count retries other statuses (SPEC T2) ...
+    if (context.retries() == null || number > retries) {
+      return Verdict.done(status, false, retryAfter);
+    }
+    // ... a 504 only for a method that may be repeated (SPEC T6), a listed status for any ...
+    boolean listed = context.retryStatuses().contains(status)
+        || (status == 504 && isIdempotent(exchange.method()));
+    if (!listed || !exchange.canResend()) {
+      return Verdict.done(status, false, retryAfter);
+    }
+    return Verdict.retryLater(status, context.retryFallbackDelay().toNanos());
+  }
+
+  private long retryAfterNanos(R response) {
+    String value = exchange.header(response, "Retry-After");
+    if (value == null) {
+      return -1;
+    }
+    Optional<Duration> delay = RetryAfter.delay(value, engine.clock().instant());
+    if (delay.isEmpty()) {
+      return -1;
+    }
+    Duration duration = delay.get();
+    // Anything beyond a year is as good as forever, and must not overflow the clock.
+    return duration.compareTo(Duration.ofDays(365)) > 0 ? Duration.ofDays(365).toNanos() : duration.toNanos();
+  }
+
+  private static boolean isIdempotent(String method) {
+    return switch (method) {
+      case "GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE" -> true;
+      default -> false;
+    };
+  }
+
+  private void failed(int number, Throwable failure) {
+    listen(() -> context.attemptListener().settled(exchange.uri(), number, -1, failure));
+    if (engine.scheduler().fail(this)) {
+      result.completeExceptionally(failure);
+    }
+  }
+
+  private void cancelled() {
+    if (engine.scheduler().cancel(this)) {
+      CompletableFuture<R> future = attemptInFlight;
+      if (future != null) {
+        future.cancel(true);
+      }
+    }
+  }
+
+  private void discard(R response) {
+    try {
+      exchange.discard(response);
+    } catch (RuntimeException e) {
+      // Letting a response go must not stop the call.
+    }
+  }
+
+  private static void listen(Runnable notification) {
+    try {
+      notification.run();
+    } catch (RuntimeException e) {
+      // A listener that throws cannot break the call.
+    }
+  }
+
+  private static Throwable unwrap(Throwable failure) {
+    Throwable current = failure;
+    while ((current instanceof CompletionException || current instanceof ExecutionException)
+        && current.getCause() != null) {
+      current = current.getCause();
+    }
+    return current;
+  }
+
+  @Override
+  public String toString() {
+    return exchange.method() + " " + exchange.uri() + " (attempt " + attempt + ", " + state + ")";
+  }
+}

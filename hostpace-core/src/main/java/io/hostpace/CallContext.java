@@ -1,0 +1,161 @@
+package io.hostpace;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What one call, one query or one batch passes along with its requests: limits that override
+ * the engine's field by field, a retry count, statuses to retry after a fixed delay, and an
+ * attempt listener. Immutable; share one context between the requests of a batch.
+ *
+ * <pre>{@code
+ * CallContext batch = CallContext.builder()
+ *     .limits(Limits.inFlight(4))                       // every host, for this batch
+ *     .limit("qlever.dev", Limits.perSecond(0.5))       // and this host slower still
+ *     .retries(2)
+ *     .build();
+ * }</pre>
+ *
+ * <p>Contexts that give a host different limits get a queue each for it (SPEC P8); contexts
+ * with equal limits share one.
+ */
+public final class CallContext {
+
+  /** A context that overrides nothing. */
+  public static final CallContext DEFAULT = builder().build();
+
+  private final LimitTable limits;
+  private final @Nullable Integer retries;
+  private final Set<Integer> retryStatuses;
+  private final Duration retryFallbackDelay;
+  private final AttemptListener attemptListener;
+
+  private CallContext(Builder builder) {
+    this.limits = LimitTable.of(builder.everyHost, builder.byKey);
+    this.retries = builder.retries;
+    this.retryStatuses = Set.copyOf(builder.retryStatuses);
+    this.retryFallbackDelay = builder.retryFallbackDelay;
+    this.attemptListener = builder.attemptListener;
+  }
+
+  /** A builder of a context that overrides nothing yet. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder that starts from this context. */
+  public Builder toBuilder() {
+    Builder builder = new Builder();
+    builder.everyHost = limits.everyHost();
+    builder.byKey.putAll(limits.byKey());
+    builder.retries = retries;
+    builder.retryStatuses.addAll(retryStatuses);
+    builder.retryFallbackDelay = retryFallbackDelay;
+    builder.attemptListener = attemptListener;
+    return builder;
+  }
+
+  LimitTable limits() {
+    return limits;
+  }
+
+  /** The retry count this context sets, or {@code null} for the engine's. */
+  public @Nullable Integer retries() {
+    return retries;
+  }
+
+  /** Statuses retried after {@link #retryFallbackDelay()} (with 504) when this context sets a retry count (SPEC T2). */
+  public Set<Integer> retryStatuses() {
+    return retryStatuses;
+  }
+
+  /** The delay before a retry of a status in {@link #retryStatuses()} or a 504. */
+  public Duration retryFallbackDelay() {
+    return retryFallbackDelay;
+  }
+
+  /** The listener that hears this context's attempts. */
+  public AttemptListener attemptListener() {
+    return attemptListener;
+  }
+
+  @Override
+  public String toString() {
+    return "CallContext{limits=" + limits.everyHost() + ", byKey=" + limits.byKey()
+        + ", retries=" + retries + ", retryStatuses=" + new TreeSet<>(retryStatuses)
+        + ", retryFallbackDelay=" + retryFallbackDelay + "}";
+  }
+
+  /** Builds a {@link CallContext}; {@link #build()} copies, so a builder can be reused. */
+  public static final class Builder {
+    private Limits everyHost = Limits.NONE;
+    private final Map<String, Limits> byKey = new HashMap<>();
+    private @Nullable Integer retries;
+    private final Set<Integer> retryStatuses = new TreeSet<>();
+    private Duration retryFallbackDelay = Duration.ofSeconds(1);
+    private AttemptListener attemptListener = AttemptListener.NONE;
+
+    private Builder() {}
+
+    /** Limits for every host this context's requests go to (SPEC P3). */
+    public Builder limits(Limits everyHost) {
+      this.everyHost = everyHost;
+      return this;
+    }
+
+    /**
+     * Limits for one key: a host ({@code example.org}), a host with port
+     * ({@code example.org:8080}) or a group of every host under a domain ({@code *.example.org}).
+     * The key is checked when the context is built.
+     */
+    public Builder limit(String key, Limits limits) {
+      byKey.put(key, limits);
+      return this;
+    }
+
+    /** Retries of a refused request, 0 for none (SPEC T1); also turns on the retries of SPEC T2. */
+    public Builder retries(int retries) {
+      if (retries < 0) {
+        throw new IllegalArgumentException("retries must be zero or more, got " + retries);
+      }
+      this.retries = retries;
+      return this;
+    }
+
+    /** Statuses to retry after the fallback delay, besides 504, when a retry count is set (SPEC T2). */
+    public Builder retryStatuses(Set<Integer> statuses) {
+      for (int status : statuses) {
+        if (status < 100 || status > 599) {
+          throw new IllegalArgumentException("retry status must be 100 to 599, got " + status);
+        }
+      }
+      retryStatuses.clear();
+      retryStatuses.addAll(statuses);
+      return this;
+    }
+
+    /** The delay before a retry of SPEC T2, 1 s unless set. */
+    public Builder retryFallbackDelay(Duration delay) {
+      if (delay.isNegative()) {
+        throw new IllegalArgumentException("retry fallback delay must not be negative, got " + delay);
+      }
+      this.retryFallbackDelay = delay;
+      return this;
+    }
+
+    /** The listener that hears each attempt (SPEC A1). */
+    public Builder attemptListener(AttemptListener listener) {
+      this.attemptListener = listener;
+      return this;
+    }
+
+    /** The context; throws {@link IllegalArgumentException} naming a key that is neither a host nor a group. */
+    public CallContext build() {
+      return new CallContext(this);
+    }
+  }
+}

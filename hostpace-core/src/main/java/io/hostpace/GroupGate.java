@@ -1,0 +1,28 @@
+package io.hostpace;
+
+import java.util.LinkedHashSet;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The limits of a {@code *.domain} group as one set of contexts gives them: places and a rate
+ * that all hosts of the group share (SPEC P5, P6). Requests wait in their hosts' queues, not
+ * here; the gate knows which of those queues have requests waiting, so that a freed place can
+ * go to the one that has waited longest (SPEC P7). Guarded by the engine's lock.
+ */
+final class GroupGate extends Limiter {
+
+  /** The host queues behind this gate that have requests waiting. */
+  final Set<HostQueue> waitingQueues = new LinkedHashSet<>();
+  /** Host queues that pass this gate. */
+  int users;
+
+  GroupGate(Node node, Limits limits, @Nullable RateState rate) {
+    super(node, limits, rate);
+  }
+
+  @Override
+  public String toString() {
+    return node.key + limits;
+  }
+}

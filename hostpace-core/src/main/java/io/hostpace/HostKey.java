@@ -1,0 +1,440 @@
+package io.hostpace;
+
+import java.net.IDN;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Host keys: the strings that pacing state and configured limits are keyed by.
+ *
+ * <p>A <em>host key</em> is a URI's authority without user info, normalised: lower case, no
+ * trailing dot, internationalised names in punycode ({@link IDN#toASCII}), and the port
+ * appended as {@code host:port} only when it is not the scheme's default (80 for {@code http}
+ * and {@code ws}, 443 for {@code https} and {@code wss}). IPv6 literals keep their brackets.
+ *
+ * <pre>
+ *   http://Example.ORG./x        → example.org
+ *   http://example.org:80/       → example.org
+ *   https://example.org:8443/    → example.org:8443
+ *   http://bücher.example/       → xn--bcher-kva.example
+ *   http://user:pw@a_b.example/  → a_b.example
+ *   http://[::1]:8080/           → [::1]:8080
+ * </pre>
+ *
+ * <p>A configured <em>limit key</em> ({@link #normaliseLimitKey}) is a host key as above
+ * ({@code example.org}, {@code example.org:8080}) or a <em>group</em> {@code *.example.org},
+ * which covers every host below {@code example.org} at any depth and on any port
+ * ({@code a.example.org}, {@code x.y.example.org:8080}) but not {@code example.org} itself.
+ * Limit keys have no scheme, so their ports are kept as written: {@code example.org:80} stays
+ * {@code example.org:80}.
+ *
+ * <p>Host names may contain letters, digits, {@code '-'} and {@code '_'} in labels of 1 to 63
+ * characters, at most 253 characters in all. Leading and trailing hyphens are tolerated, as
+ * browsers do. Internationalised names are converted by {@link IDN#toASCII} with
+ * {@link IDN#ALLOW_UNASSIGNED}, i.e. IDNA 2003: emoji names work, but {@code ß} maps to
+ * {@code ss} where IDNA 2008 and current browsers keep it ({@code xn--zca}).
+ */
+final class HostKey {
+
+    private static final int MAX_NAME_LENGTH = 253;
+    private static final int MAX_LABEL_LENGTH = 63;
+
+    // Outcomes of scanning a name, see scan().
+    private static final int LOWER = 0;
+    private static final int NEEDS_LOWERING = 1;
+    private static final int NON_ASCII = 2;
+    private static final int INVALID = 3;
+
+    private HostKey() {}
+
+    /**
+     * The normalised key of a URI's host: "host", or "host:port" when the port is not the
+     * scheme's default.
+     *
+     * <p>Java's URI parses an authority it cannot read as host and port (underscores, non-ASCII
+     * names, ports out of range) as registry-based, with no host; such authorities are parsed
+     * here from {@link URI#getRawAuthority()}: user info is dropped, {@code [ipv6]:port} is
+     * understood and percent-escapes in the host name are decoded as UTF-8.
+     *
+     * @throws IllegalArgumentException naming the URI (with any user info masked) when it has no
+     *     host, the host is not a valid name, or the port is not 1 to 65535
+     */
+    static String of(URI uri) {
+        String name;
+        int port;
+        String host = uri.getHost();
+        if (host != null && !host.isEmpty()) {
+            // Server-based authority: Java has checked the host's syntax; it is ASCII.
+            port = uri.getPort();
+            if (host.charAt(0) == '[') {
+                name = host.toLowerCase(Locale.ROOT);
+            } else {
+                String normalised = normaliseName(host);
+                if (normalised == null) {
+                    throw invalidHost(uri, host, nameProblem(host));
+                }
+                name = normalised;
+            }
+        } else {
+            // Registry-based (underscores, non-ASCII, bad port, ...) or no authority at all.
+            String authority = uri.getRawAuthority();
+            if (authority == null) {
+                throw noHost(uri);
+            }
+            int hostStart = authority.lastIndexOf('@') + 1;
+            int hostEnd;
+            if (hostStart < authority.length() && authority.charAt(hostStart) == '[') {
+                int close = authority.indexOf(']', hostStart);
+                hostEnd = close < 0 ? authority.length() : close + 1;
+                String literal = authority.substring(hostStart, hostEnd);
+                if (!isIpv6Literal(literal)) {
+                    throw invalidHost(uri, literal, "it is not a valid IPv6 address in brackets");
+                }
+                name = literal.toLowerCase(Locale.ROOT);
+            } else {
+                int colon = authority.indexOf(':', hostStart);
+                hostEnd = colon < 0 ? authority.length() : colon;
+                String rawHost = authority.substring(hostStart, hostEnd);
+                if (rawHost.isEmpty()) {
+                    throw noHost(uri);
+                }
+                String decoded = rawHost.indexOf('%') < 0 ? rawHost : percentDecode(rawHost);
+                if (decoded == null) {
+                    throw invalidHost(uri, rawHost, "it has malformed percent-encoding");
+                }
+                String normalised = normaliseName(decoded);
+                if (normalised == null) {
+                    throw invalidHost(uri, rawHost, nameProblem(decoded));
+                }
+                name = normalised;
+            }
+            if (hostEnd == authority.length()) {
+                port = -1;
+            } else if (authority.charAt(hostEnd) != ':') {
+                throw invalidHost(uri, authority.substring(hostStart),
+                        "expected ':' and a port after the host");
+            } else if (hostEnd + 1 == authority.length()) {
+                port = -1; // an empty port ("host:") means the default
+            } else {
+                port = parsePort(authority, hostEnd + 1);
+                if (port < 0) {
+                    throw invalidPort(uri);
+                }
+            }
+        }
+        if (port == -1 || port == defaultPort(uri.getScheme())) {
+            return name;
+        }
+        if (port < 1 || port > 65535) {
+            throw invalidPort(uri);
+        }
+        return name + ':' + port;
+    }
+
+    /** The host name part of a key, without port: "example.org:8080" → "example.org", "[::1]:80" → "[::1]". */
+    static String hostName(String key) {
+        return key.substring(0, hostNameEnd(key));
+    }
+
+    /**
+     * Normalises a configured limit key: "host", "host:port" (port 1 to 65535) or "*.domain"
+     * (a domain of at least two labels). Surrounding white space is ignored; the result is lower
+     * case, without trailing dot, in punycode, with the port (if any) kept as written.
+     *
+     * @throws IllegalArgumentException naming the key and what is wrong with it
+     */
+    static String normaliseLimitKey(String key) {
+        String k = key.strip();
+        if (k.isEmpty()) {
+            throw badKey(key, "is empty: expected a host such as 'example.org', a host with port "
+                    + "such as 'example.org:8080' or a group such as '*.example.org'");
+        }
+        if (k.indexOf('/') >= 0 || k.indexOf('@') >= 0 || k.indexOf('?') >= 0 || k.indexOf('#') >= 0) {
+            throw badKey(key, "is not a host: expected a host name without scheme, user or path, "
+                    + "such as 'example.org' or 'example.org:8080'");
+        }
+        if (k.indexOf('*') >= 0) {
+            if (!k.startsWith("*.") || k.indexOf('*', 1) >= 0) {
+                throw badKey(key, "is not a group: '*' may only appear as a leading '*.' followed by "
+                        + "a domain name, such as '*.example.org'");
+            }
+            String domain = k.substring(2);
+            if (domain.indexOf(':') >= 0) {
+                throw badKey(key, "is not a domain: expected '*.' followed by a domain name without "
+                        + "port (a group covers every port)");
+            }
+            String name = normaliseName(domain);
+            if (name == null || name.indexOf('.') < 0) {
+                String why = name == null && !domain.isEmpty() ? " (" + nameProblem(domain) + ")" : "";
+                throw badKey(key, "is not a domain: expected '*.' followed by a domain name of at "
+                        + "least two labels, such as '*.example.org'" + why);
+            }
+            return "*." + name;
+        }
+        String rawHost;
+        int portStart; // index of the ':' before the port, or -1
+        if (k.charAt(0) == '[') {
+            int close = k.indexOf(']');
+            if (close < 0 || !isIpv6Literal(k.substring(0, close + 1))) {
+                throw badKey(key, "is not a host: expected an IPv6 address in brackets, such as '[::1]'");
+            }
+            rawHost = k.substring(0, close + 1);
+            portStart = close + 1 == k.length() ? -1 : close + 1;
+            if (portStart >= 0 && k.charAt(portStart) != ':') {
+                throw badKey(key, "is not a host: expected ':' and a port after ']'");
+            }
+        } else {
+            portStart = k.indexOf(':');
+            rawHost = portStart < 0 ? k : k.substring(0, portStart);
+        }
+        String name;
+        if (rawHost.startsWith("[")) {
+            name = rawHost.toLowerCase(Locale.ROOT);
+        } else {
+            String normalised = normaliseName(rawHost);
+            if (normalised == null) {
+                throw badKey(key, "is not a host: " + nameProblem(rawHost) + "; expected a host such "
+                        + "as 'example.org', a host with port such as 'example.org:8080' or a group "
+                        + "such as '*.example.org'");
+            }
+            name = normalised;
+        }
+        if (portStart < 0) {
+            return name;
+        }
+        int port = parsePort(k, portStart + 1);
+        if (port < 1) {
+            throw badKey(key, "has an invalid port: expected 1 to 65535");
+        }
+        return name + ':' + port;
+    }
+
+    /** Whether a normalised limit key is a group ("*.domain"). */
+    static boolean isGroup(String normalisedKey) {
+        return normalisedKey.startsWith("*.");
+    }
+
+    /**
+     * Whether a host key (as returned by {@link #of}) belongs to a group key "*.domain": its host
+     * name ends with "." + domain. The port is ignored; the apex (domain itself) does not belong.
+     *
+     * @throws IllegalArgumentException if {@code groupKey} is not a group
+     */
+    static boolean inGroup(String hostKey, String groupKey) {
+        if (!isGroup(groupKey)) {
+            throw new IllegalArgumentException("'" + groupKey + "' is not a group key ('*.domain')");
+        }
+        int end = hostNameEnd(hostKey);
+        int suffixLength = groupKey.length() - 1; // ".domain"
+        return end > suffixLength && hostKey.regionMatches(end - suffixLength, groupKey, 1, suffixLength);
+    }
+
+    // ---------------------------------------------------------------------------------------
+
+    private static int hostNameEnd(String key) {
+        if (key.startsWith("[")) {
+            int close = key.indexOf(']');
+            return close < 0 ? key.length() : close + 1;
+        }
+        int colon = key.indexOf(':');
+        return colon < 0 ? key.length() : colon;
+    }
+
+    /**
+     * The normalised form of a host name (not an IPv6 literal), or null if it is not valid. Plain
+     * lower-case ASCII without trailing dot, the common case, is returned as is without copying.
+     */
+    private static @Nullable String normaliseName(String name) {
+        String s = name;
+        int outcome = scan(s);
+        if (outcome == NON_ASCII) {
+            try {
+                s = IDN.toASCII(s, IDN.ALLOW_UNASSIGNED);
+            } catch (IllegalArgumentException e) {
+                return null;
+            }
+            outcome = scan(s);
+        }
+        if (outcome == LOWER) {
+            return s.charAt(s.length() - 1) == '.' ? s.substring(0, s.length() - 1) : s;
+        }
+        if (outcome == NEEDS_LOWERING) {
+            int end = s.charAt(s.length() - 1) == '.' ? s.length() - 1 : s.length();
+            return s.substring(0, end).toLowerCase(Locale.ROOT);
+        }
+        return null;
+    }
+
+    /** Checks a host name's syntax in one pass, allowing one trailing dot. */
+    private static int scan(String s) {
+        int end = s.length();
+        if (end > 0 && s.charAt(end - 1) == '.') {
+            end--;
+        }
+        if (end == 0) {
+            return INVALID;
+        }
+        boolean upper = false;
+        int labelStart = 0;
+        for (int i = 0; i < end; i++) {
+            char c = s.charAt(i);
+            if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_') {
+                continue;
+            }
+            if (c == '.') {
+                if (i == labelStart || i - labelStart > MAX_LABEL_LENGTH) {
+                    return INVALID;
+                }
+                labelStart = i + 1;
+            } else if (c >= 'A' && c <= 'Z') {
+                upper = true;
+            } else if (c >= 0x80) {
+                return NON_ASCII;
+            } else {
+                return INVALID;
+            }
+        }
+        if (end == labelStart || end - labelStart > MAX_LABEL_LENGTH || end > MAX_NAME_LENGTH) {
+            return INVALID;
+        }
+        return upper ? NEEDS_LOWERING : LOWER;
+    }
+
+    /** Why {@link #normaliseName} rejects a name, for error messages. */
+    private static String nameProblem(String name) {
+        String s = name;
+        if (scan(s) == NON_ASCII) {
+            try {
+                s = IDN.toASCII(s, IDN.ALLOW_UNASSIGNED);
+            } catch (IllegalArgumentException e) {
+                return "'" + name + "' is not a valid international domain name (" + e.getMessage() + ")";
+            }
+        }
+        String body = s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
+        if (body.isEmpty()) {
+            return "the host name is empty";
+        }
+        for (int i = 0; i < body.length(); i++) {
+            char c = body.charAt(i);
+            if (!(Character.isLetterOrDigit(c) && c < 0x80) && c != '-' && c != '_' && c != '.') {
+                return "'" + name + "' contains '" + c + "', but a host name may only contain letters, "
+                        + "digits, '-', '_' and '.'";
+            }
+        }
+        if (body.startsWith(".") || body.endsWith(".") || body.contains("..")) {
+            return "'" + name + "' has an empty label";
+        }
+        for (String label : body.split("\\.")) {
+            if (label.length() > MAX_LABEL_LENGTH) {
+                return "'" + name + "' has a label longer than " + MAX_LABEL_LENGTH + " characters";
+            }
+        }
+        return "'" + name + "' is longer than " + MAX_NAME_LENGTH + " characters";
+    }
+
+    /** Whether "[...]" is an IPv6 literal that Java's URI accepts. Off the hot path. */
+    private static boolean isIpv6Literal(String bracketed) {
+        try {
+            return new URI("http://" + bracketed + "/").getHost() != null;
+        } catch (URISyntaxException e) {
+            return false;
+        }
+    }
+
+    /** Port digits from {@code start} to the end of {@code s}: 0 to 65535, or -1 if not valid. */
+    private static int parsePort(String s, int start) {
+        if (start >= s.length()) {
+            return -1;
+        }
+        int port = 0;
+        for (int i = start; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            port = port * 10 + (c - '0');
+            if (port > 65535) {
+                return -1;
+            }
+        }
+        return port;
+    }
+
+    private static int defaultPort(@Nullable String scheme) {
+        if (scheme == null) {
+            return -1;
+        }
+        if (scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("ws")) {
+            return 80;
+        }
+        if (scheme.equalsIgnoreCase("https") || scheme.equalsIgnoreCase("wss")) {
+            return 443;
+        }
+        return -1;
+    }
+
+    /** Decodes %XX escapes as UTF-8, or null if they are malformed. */
+    private static @Nullable String percentDecode(String s) {
+        byte[] in = s.getBytes(StandardCharsets.UTF_8); // escapes stay ASCII, other text UTF-8
+        byte[] out = new byte[in.length];
+        int n = 0;
+        for (int i = 0; i < in.length; i++) {
+            if (in[i] == '%') {
+                int hi = i + 2 < in.length ? Character.digit(in[i + 1], 16) : -1;
+                int lo = hi < 0 ? -1 : Character.digit(in[i + 2], 16);
+                if (lo < 0) {
+                    return null;
+                }
+                out[n++] = (byte) (hi * 16 + lo);
+                i += 2;
+            } else {
+                out[n++] = in[i];
+            }
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(out, 0, n))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            return null;
+        }
+    }
+
+    private static IllegalArgumentException noHost(URI uri) {
+        return new IllegalArgumentException("URI '" + masked(uri) + "' has no host");
+    }
+
+    private static IllegalArgumentException invalidHost(URI uri, String host, String problem) {
+        return new IllegalArgumentException(
+                "URI '" + masked(uri) + "' has an invalid host '" + host + "': " + problem);
+    }
+
+    private static IllegalArgumentException invalidPort(URI uri) {
+        return new IllegalArgumentException(
+                "URI '" + masked(uri) + "' has an invalid port: expected 1 to 65535");
+    }
+
+    private static IllegalArgumentException badKey(String key, String problem) {
+        return new IllegalArgumentException("host limit '" + key + "' " + problem);
+    }
+
+    /** The URI as a string with any user info (which may hold a password) replaced by "***". */
+    private static String masked(URI uri) {
+        String s = uri.toString();
+        String authority = uri.getRawAuthority();
+        int at = authority == null ? -1 : authority.lastIndexOf('@');
+        if (at < 0) {
+            return s;
+        }
+        int start = s.indexOf("//" + authority);
+        return start < 0 ? s : s.substring(0, start + 2) + "***" + s.substring(start + 2 + at);
+    }
+}

@@ -1,0 +1,31 @@
+package io.hostpace;
+
+import java.time.Duration;
+
+/**
+ * What the engine knows of one host or group at one moment.
+ *
+ * @param key the host key ({@code example.org:8080}) or group key ({@code *.example.org})
+ * @param group whether {@code key} is a group
+ * @param queues queues held for the key: one per distinct limits its calls' contexts give it
+ * @param inFlight requests started and not yet answered
+ * @param waiting requests waiting in its queues (for a group: in its hosts' queues)
+ * @param pausedFor how long it still starts nothing, zero when not paused
+ * @param interval the learned interval between starts, zero when nothing was learned
+ * @param starts attempts started since the engine began to hold the key
+ * @param refusals refusals, likewise
+ * @param retries retries, likewise
+ * @param gaveUps calls that ended with a refusal, likewise
+ */
+public record HostSnapshot(
+    String key,
+    boolean group,
+    int queues,
+    int inFlight,
+    int waiting,
+    Duration pausedFor,
+    Duration interval,
+    long starts,
+    long refusals,
+    long retries,
+    long gaveUps) {}

@@ -1,0 +1,429 @@
+package io.hostpace;
+
+import io.hostpace.spi.Exchange;
+import io.hostpace.spi.HostStateStore;
+import io.hostpace.spi.LearningRule;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The pacing engine: one per application, shared by all its HTTP clients, so that every
+ * request to a host waits in that host's queue and what a host taught holds for all of them.
+ *
+ * <pre>{@code
+ * Hostpace engine = Hostpace.builder()
+ *     .limits(Limits.inFlight(8))                                  // every host
+ *     .limit("query.wikidata.org", Limits.perSecond(5))
+ *     .limit("*.wikidata.org", Limits.inFlight(10))                // all of them together
+ *     .build();
+ * HttpClient client = PacedHttpClient.wrap(HttpClient.newHttpClient(), engine);  // an adapter
+ * }</pre>
+ *
+ * <p>What it does, by SPEC item: requests to a host wait in its queue and start when it has a
+ * place and its rate allows (P1, P2); limits come from the call's {@link CallContext}, the
+ * engine, then built-in defaults, field by field (P3, P4, P9); {@code *.domain} groups share
+ * places and rates across their hosts, in arrival order (P5 to P7). A refusal (a 429, a 503, a
+ * 405 with {@code Retry-After}; R1) pauses the host as long as {@code Retry-After} asks, within
+ * the retry delay limit (R2, R3), or else slows it by the {@link LearningRule} (R4); the request
+ * goes back to its queue ahead of later arrivals, up to the retry count (T1), and when retries
+ * run out the last response is returned as it is (T3).
+ *
+ * <p>Adapters hand calls over as {@link Exchange}s, to {@link #execute} (asynchronous) or
+ * {@link #send} (blocking). Thread-safe. Waiting requests cost a queue entry, not a thread.
+ */
+public final class Hostpace {
+
+  /** The version of this library, as in the default User-Agent. */
+  public static final String VERSION;
+  /** The project's address, as in the default User-Agent. */
+  public static final String PROJECT_URL;
+
+  static {
+    Properties properties = new Properties();
+    try (InputStream in = Hostpace.class.getResourceAsStream("hostpace.properties")) {
+      if (in != null) {
+        properties.load(in);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    VERSION = properties.getProperty("version", "dev");
+    PROJECT_URL = properties.getProperty("url", "https://github.com/hostpace/hostpace");
+  }
+
+  /** The default User-Agent (SPEC U1): {@code hostpace/<version> (+<project URL>)}. */
+  public static final String DEFAULT_USER_AGENT = "hostpace/" + VERSION + " (+" + PROJECT_URL + ")";
+
+  /** The built-in limits (SPEC P3, P9): 32 in flight for every host; QLever's hosts one start a second. */
+  static final LimitTable BUILT_IN = LimitTable.of(
+      Limits.inFlight(32),
+      Map.of("qlever.dev", Limits.perSecond(1), "qlever.cs.uni-freiburg.de", Limits.perSecond(1)));
+
+  private final Clock clock;
+  private final LimitTable limits;
+  private final int retries;
+  private final Duration retryDelayLimit;
+  private final Set<Integer> refusalStatuses;
+  private final Set<Integer> refusalStatusesWithRetryAfter;
+  private final String userAgent;
+  private final LearningRule learningRule;
+  private final Scheduler scheduler;
+
+  private Hostpace(Builder builder) {
+    this.clock = builder.clock;
+    this.limits = LimitTable.of(builder.everyHost, builder.byKey);
+    this.retries = builder.retries;
+    this.retryDelayLimit = builder.retryDelayLimit;
+    this.refusalStatuses = Set.copyOf(builder.refusalStatuses);
+    this.refusalStatusesWithRetryAfter = Set.copyOf(builder.refusalStatusesWithRetryAfter);
+    this.userAgent = builder.userAgent;
+    this.learningRule = builder.learningRule;
+    this.scheduler = new Scheduler(
+        builder.clock, builder.timer, builder.store, builder.learningRule, builder.retryDelayLimit,
+        builder.listener);
+  }
+
+  /** A builder with the defaults: 32 in flight per host, 5 retries, a 60 s retry delay limit. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** An engine with the defaults and the system clock. */
+  public static Hostpace create() {
+    return builder().build();
+  }
+
+  // ---------------------------------------------------------------- calls
+
+  /**
+   * Runs a call through its host's queue, with retries, without blocking: the future completes
+   * with the last response (an answer, or a refusal when retries ran out) or with the exchange's
+   * failure. Cancelling the future takes the call out of its queue, or frees its place (SPEC T5).
+   * A URI without a valid host fails the future with {@link IllegalArgumentException}.
+   */
+  public <R> CompletableFuture<R> execute(Exchange<R> exchange, CallContext context) {
+    return start(exchange, context, Trampoline.INSTANCE);
+  }
+
+  /** {@link #execute(Exchange, CallContext)} with the default context. */
+  public <R> CompletableFuture<R> execute(Exchange<R> exchange) {
+    return execute(exchange, CallContext.DEFAULT);
+  }
+
+  /**
+   * Runs a call and waits for it; each attempt is sent on the calling thread, so an adapter of
+   * a blocking client sends from {@link Exchange#send()} and returns a completed future. The
+   * wait itself is a queue entry and a timer, like any other.
+   *
+   * @throws IOException the exchange's own failure, as it is
+   * @throws InterruptedException when the thread is interrupted; the call is cancelled
+   */
+  public <R> R send(Exchange<R> exchange, CallContext context) throws IOException, InterruptedException {
+    Mailbox mailbox = new Mailbox();
+    CompletableFuture<R> future = start(exchange, context, mailbox);
+    future.whenComplete((response, failure) -> mailbox.wake());
+    try {
+      mailbox.runUntil(future::isDone);
+    } catch (InterruptedException e) {
+      future.cancel(true);
+      throw e;
+    }
+    try {
+      return future.get();
+    } catch (ExecutionException e) {
+      throw rethrow(e.getCause());
+    } catch (CancellationException e) {
+      throw new InterruptedIOException("the call was cancelled", e);
+    }
+  }
+
+  /** {@link #send(Exchange, CallContext)} with the default context. */
+  public <R> R send(Exchange<R> exchange) throws IOException, InterruptedException {
+    return send(exchange, CallContext.DEFAULT);
+  }
+
+  private <R> CompletableFuture<R> start(Exchange<R> exchange, CallContext context, Executor executor) {
+    String hostKey;
+    try {
+      hostKey = HostKey.of(exchange.uri());
+    } catch (IllegalArgumentException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    Call<R> call = new Call<>(this, exchange, context, executor);
+    scheduler.submit(call, hostKey, queueKey(hostKey, context));
+    return call.result;
+  }
+
+  private static IOException rethrow(@Nullable Throwable cause) {
+    if (cause instanceof IOException io) {
+      return io;
+    }
+    if (cause instanceof RuntimeException runtime) {
+      throw runtime;
+    }
+    if (cause instanceof Error error) {
+      throw error;
+    }
+    return new IOException(cause);
+  }
+
+  /** An {@link IOException} for a cancelled blocking call, as {@code java.io.InterruptedIOException}. */
+  private static final class InterruptedIOException extends java.io.InterruptedIOException {
+    InterruptedIOException(String message, Throwable cause) {
+      super(message);
+      initCause(cause);
+    }
+  }
+
+  // ---------------------------------------------------------------- limits
+
+  /**
+   * The limits a call with {@code context} gets for {@code hostKey}: the host's own, and those of
+   * each group it is in. Each field falls through context, engine, built-in (SPEC P4).
+   */
+  Scheduler.QueueKey queueKey(String hostKey, CallContext context) {
+    LimitTable contextLimits = context.limits();
+    Limits host = contextLimits.forHost(hostKey).orElse(limits.forHost(hostKey)).orElse(BUILT_IN.forHost(hostKey));
+    List<Scheduler.GateKey> gates = List.of();
+    if (!limits.groups().isEmpty() || !contextLimits.groups().isEmpty()) {
+      gates = gates(hostKey, contextLimits);
+    }
+    return new Scheduler.QueueKey(host, gates);
+  }
+
+  private List<Scheduler.GateKey> gates(String hostKey, LimitTable contextLimits) {
+    Set<String> groups = new LinkedHashSet<>();
+    for (String group : contextLimits.groups()) {
+      if (HostKey.inGroup(hostKey, group)) {
+        groups.add(group);
+      }
+    }
+    for (String group : limits.groups()) {
+      if (HostKey.inGroup(hostKey, group)) {
+        groups.add(group);
+      }
+    }
+    List<Scheduler.GateKey> gates = new ArrayList<>(groups.size());
+    for (String group : groups) {
+      Limits groupLimits = contextLimits.forGroup(group).orElse(limits.forGroup(group)).orElse(BUILT_IN.forGroup(group));
+      if (!groupLimits.equals(Limits.NONE)) {
+        gates.add(new Scheduler.GateKey(group, groupLimits));
+      }
+    }
+    gates.sort((a, b) -> a.group().compareTo(b.group()));
+    return List.copyOf(gates);
+  }
+
+  /**
+   * The limits a call with {@code context} gets for the host of {@code uri}, after falling
+   * through context, engine and built-in defaults: what its queue enforces.
+   */
+  public Limits effectiveLimits(URI uri, CallContext context) {
+    return queueKey(HostKey.of(uri), context).host();
+  }
+
+  // ---------------------------------------------------------------- what it knows
+
+  /** Clears what a host or a group ({@code *.domain}) taught: its pause and learned interval (SPEC R7). */
+  public void forget(String key) {
+    scheduler.forget(HostKey.normaliseLimitKey(key));
+  }
+
+  /** Clears what the host of {@code uri} taught (SPEC R7). */
+  public void forget(URI uri) {
+    scheduler.forget(HostKey.of(uri));
+  }
+
+  /** Clears what every host and group taught (SPEC R7). */
+  public void forgetAll() {
+    scheduler.forgetAll();
+  }
+
+  /** What the engine knows now of every host and group it holds, sorted by key. */
+  public List<HostSnapshot> snapshot() {
+    return scheduler.snapshot();
+  }
+
+  /** The User-Agent adapters send on a request that names none (SPEC U1). */
+  public String userAgent() {
+    return userAgent;
+  }
+
+  /** The retry count of a call whose context sets none. */
+  public int retries() {
+    return retries;
+  }
+
+  /** The longest pause a {@code Retry-After} may impose (SPEC R3). */
+  public Duration retryDelayLimit() {
+    return retryDelayLimit;
+  }
+
+  /** The engine's clock. */
+  public Clock clock() {
+    return clock;
+  }
+
+  /** The rule by which hosts that refuse without {@code Retry-After} are slowed. */
+  public LearningRule learningRule() {
+    return learningRule;
+  }
+
+  /** Whether an answer with {@code status} is a refusal (SPEC R1). */
+  boolean isRefusal(int status, boolean hasRetryAfter) {
+    return refusalStatuses.contains(status) || (hasRetryAfter && refusalStatusesWithRetryAfter.contains(status));
+  }
+
+  Scheduler scheduler() {
+    return scheduler;
+  }
+
+  @Override
+  public String toString() {
+    return "Hostpace{limits=" + limits.everyHost() + ", byKey=" + limits.byKey() + ", retries=" + retries
+        + ", retryDelayLimit=" + retryDelayLimit + ", rule=" + learningRule + "}";
+  }
+
+  // ---------------------------------------------------------------- builder
+
+  /** Builds a {@link Hostpace}; {@link #build()} copies, so a builder can be reused. */
+  public static final class Builder {
+    private Clock clock = Clock.system();
+    private Timer timer = Timer.system();
+    private Limits everyHost = Limits.NONE;
+    private final Map<String, Limits> byKey = new HashMap<>();
+    private int retries = 5;
+    private Duration retryDelayLimit = Duration.ofSeconds(60);
+    private final Set<Integer> refusalStatuses = new LinkedHashSet<>(List.of(429, 503));
+    private final Set<Integer> refusalStatusesWithRetryAfter = new LinkedHashSet<>(List.of(405));
+    private String userAgent = DEFAULT_USER_AGENT;
+    private LearningRule learningRule = LearningRule.seed();
+    private HostStateStore store = HostStateStore.inMemory();
+    private @Nullable HostpaceListener listener;
+
+    private Builder() {}
+
+    /** The clock; {@link Clock#system()} unless set. A {@link VirtualTime} makes tests run in virtual time. */
+    public Builder clock(Clock clock) {
+      this.clock = clock;
+      return this;
+    }
+
+    /** The timer that starts waiting requests; {@link Timer#system()} unless set. */
+    public Builder timer(Timer timer) {
+      this.timer = timer;
+      return this;
+    }
+
+    /** Virtual time as both clock and timer. */
+    public Builder time(VirtualTime time) {
+      return clock(time).timer(time);
+    }
+
+    /** Limits for every host, under any context's (SPEC P3). */
+    public Builder limits(Limits everyHost) {
+      this.everyHost = everyHost;
+      return this;
+    }
+
+    /**
+     * Limits for a host ({@code example.org}), a host with port ({@code example.org:8080}) or
+     * a group ({@code *.example.org}). The key is checked by {@link #build()}.
+     */
+    public Builder limit(String key, Limits limits) {
+      byKey.put(key, limits);
+      return this;
+    }
+
+    /** Retries of a refused request when its context sets none; 5 unless set (SPEC T1). */
+    public Builder retries(int retries) {
+      if (retries < 0) {
+        throw new IllegalArgumentException("retries must be zero or more, got " + retries);
+      }
+      this.retries = retries;
+      return this;
+    }
+
+    /** The longest pause a {@code Retry-After} may impose; 60 s unless set (SPEC R3). */
+    public Builder retryDelayLimit(Duration limit) {
+      if (limit.isNegative()) {
+        throw new IllegalArgumentException("retry delay limit must not be negative, got " + limit);
+      }
+      if (limit.compareTo(Duration.ofDays(365)) > 0) {
+        throw new IllegalArgumentException("retry delay limit must be at most a year, got " + limit);
+      }
+      this.retryDelayLimit = limit;
+      return this;
+    }
+
+    /**
+     * The statuses that are refusals: {@code always} with or without {@code Retry-After}
+     * (429 and 503 unless set), {@code withRetryAfter} only when it carries one (405 unless set,
+     * as DBpedia sends). SPEC R1.
+     */
+    public Builder refusalStatuses(Set<Integer> always, Set<Integer> withRetryAfter) {
+      for (Set<Integer> statuses : List.of(always, withRetryAfter)) {
+        for (int status : statuses) {
+          if (status < 100 || status > 599) {
+            throw new IllegalArgumentException("refusal status must be 100 to 599, got " + status);
+          }
+        }
+      }
+      refusalStatuses.clear();
+      refusalStatuses.addAll(always);
+      refusalStatusesWithRetryAfter.clear();
+      refusalStatusesWithRetryAfter.addAll(withRetryAfter);
+      return this;
+    }
+
+    /** The User-Agent adapters send on requests that name none (SPEC U1). */
+    public Builder userAgent(String userAgent) {
+      if (userAgent.isBlank()) {
+        throw new IllegalArgumentException("user agent must not be blank");
+      }
+      this.userAgent = userAgent;
+      return this;
+    }
+
+    /** How hosts that refuse without {@code Retry-After} are slowed; {@link LearningRule#seed()} unless set. */
+    public Builder learningRule(LearningRule rule) {
+      this.learningRule = rule;
+      return this;
+    }
+
+    /** Where what hosts taught is kept; in memory unless set. */
+    public Builder hostStateStore(HostStateStore store) {
+      this.store = store;
+      return this;
+    }
+
+    /** The listener that hears every decision; none unless set, and then no event is built. */
+    public Builder listener(HostpaceListener listener) {
+      this.listener = listener;
+      return this;
+    }
+
+    /**
+     * The engine. Throws {@link IllegalArgumentException} naming a key that is neither a host
+     * nor {@code *.} followed by a domain.
+     */
+    public Hostpace build() {
+      return new Hostpace(this);
+    }
+  }
+}

@@ -1,0 +1,40 @@
+package io.hostpace;
+
+import io.hostpace.spi.HostState;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * A host or a group as the engine holds it: what it taught ({@link HostState}, shared by all
+ * its queues, SPEC P10), its queues (a host) or gates (a group) by limits, the rate spacings
+ * still in force, and its counters. Held while anything in it is in use or still matters;
+ * then dropped, so memory follows the hosts in use. Guarded by the engine's lock.
+ */
+final class Node {
+
+  final String key;
+  final boolean group;
+  final HostState state;
+  final Map<Scheduler.QueueKey, HostQueue> queues;
+  final Map<Limits, GroupGate> gates;
+  final Map<Limits, RateState> rates = new HashMap<>(2);
+  long starts;
+  long refusals;
+  long retries;
+  long gaveUps;
+  /** Whether a timer will look at this node again to drop it. */
+  boolean cleanupScheduled;
+
+  Node(String key, boolean group, HostState state) {
+    this.key = key;
+    this.group = group;
+    this.state = state;
+    this.queues = group ? Map.of() : new HashMap<>(2);
+    this.gates = group ? new HashMap<>(2) : Map.of();
+  }
+
+  @Override
+  public String toString() {
+    return key;
+  }
+}

@@ -1,0 +1,770 @@
+package io.hostpace;
+
+import io.hostpace.spi.HostState;
+import io.hostpace.spi.HostStateStore;
+import io.hostpace.spi.LearningRule;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Decides which waiting requests start, and learns from what hosts answer. All of it is
+ * arithmetic under one lock; nothing here waits. What the decisions set in motion (sending an
+ * attempt, telling a listener) happens after the lock is let go.
+ *
+ * <h2>The model</h2>
+ * A request waits in a {@link HostQueue}: one per host and set of limits its context gives
+ * (SPEC P8). To start, it must pass every {@link Limiter} on its way: its queue's places and
+ * rate, then each {@link GroupGate} of the {@code *.domain} groups its host is in (SPEC P6);
+ * and the host and each group must be ready by what they taught: not paused, and their learned
+ * interval passed since their last start ({@link HostState}, shared by all of a key's queues,
+ * SPEC P10).
+ *
+ * <p>Since every request of a queue passes the same limiters, only a queue's head can be next.
+ * After each event the affected queues are <em>pumped</em>: repeatedly, of the heads that can
+ * start now, the one that arrived first starts (SPEC P7: across hosts, in arrival order). A head
+ * held back by time (a rate, a pause, an interval) registers a wake-up; one held back by places
+ * waits for a release, which pumps every queue behind the limiter that freed a place.
+ *
+ * <p>Invariant, after every locked section: no waiting head could start now, except one whose
+ * wake-up is due and about to run. That is why an arrival in a queue that already has requests
+ * waiting needs no pump at all: its head could not start, and it cannot start before its head.
+ *
+ * <p>Example: {@code *.wikidata.org} has 1 place, {@code query.wikidata.org} and
+ * {@code commons.wikidata.org} each have requests waiting, the oldest in commons. When the one
+ * in flight is answered, both queues are pumped, and commons' head, being older, takes the
+ * place, though query's requests keep arriving.
+ */
+final class Scheduler {
+
+  /** A group and the limits a context gives it: the identity of a {@link GroupGate}. */
+  record GateKey(String group, Limits limits) {}
+
+  /** The limits a context gives a host and its groups: the identity of a {@link HostQueue}. */
+  record QueueKey(Limits host, List<GateKey> gates) {}
+
+  /** A queue's registered wake-up; stale when the queue has since registered another. */
+  private record Wake(long at, HostQueue queue) {}
+
+  private static final Comparator<HostQueue> BY_HEAD =
+      Comparator.comparingLong(queue -> queue.waiting.peek().seq);
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Clock clock;
+  private final Timer timer;
+  private final HostStateStore store;
+  private final LearningRule rule;
+  private final long retryDelayLimit;
+  private final @Nullable HostpaceListener listener;
+
+  // @GuardedBy("lock")
+  private final Map<String, Node> nodes = new HashMap<>();
+  // @GuardedBy("lock")
+  private long nextSeq;
+  // @GuardedBy("lock"): marks the queues already taken into the current pump
+  private long pumpRound;
+  // @GuardedBy("lock")
+  private final PriorityQueue<Wake> wakes =
+      new PriorityQueue<>((a, b) -> Long.compare(a.at - b.at, 0));
+  // @GuardedBy("lock")
+  private Timer.@Nullable Cancellable armed;
+  // @GuardedBy("lock")
+  private long armedAt;
+  // @GuardedBy("lock"): what the decisions of the current locked section set in motion
+  private final ArrayList<Call<?>> started = new ArrayList<>();
+  // @GuardedBy("lock")
+  private final ArrayList<HostpaceEvent> events = new ArrayList<>();
+  // @GuardedBy("lock"): scratch of readiness(), to return two values without allocating
+  private boolean blockedByPlaces;
+  // @GuardedBy("lock")
+  private long readyAt;
+
+  Scheduler(
+      Clock clock,
+      Timer timer,
+      HostStateStore store,
+      LearningRule rule,
+      Duration retryDelayLimit,
+      @Nullable HostpaceListener listener) {
+    this.clock = clock;
+    this.timer = timer;
+    this.store = store;
+    this.rule = rule;
+    this.retryDelayLimit = retryDelayLimit.toNanos();
+    this.listener = listener;
+  }
+
+  // ---------------------------------------------------------------- the calls' transitions
+
+  /** A new call enters the queue of {@code hostKey} for {@code key}. */
+  void submit(Call<?> call, String hostKey, QueueKey key) {
+    lock.lock();
+    try {
+      long now = clock.nanoTime();
+      HostQueue queue = queue(hostKey, key);
+      queue.users++;
+      call.queue = queue;
+      call.seq = nextSeq++;
+      enqueue(call, now, true);
+    } finally {
+      unlockAndDeliver();
+    }
+  }
+
+  /**
+   * An attempt was answered. Learns from the answer before its place is let go (SPEC R5), then
+   * retries, parks or ends the call as {@code verdict} says.
+   *
+   * @return false when the call was cancelled meanwhile: the caller lets the response go
+   */
+  boolean settle(Call<?> call, Verdict verdict) {
+    lock.lock();
+    try {
+      if (call.state != Call.State.IN_FLIGHT) {
+        return false;
+      }
+      long now = clock.nanoTime();
+      HostQueue queue = call.queue;
+      learn(call, verdict, now);
+      Set<HostQueue> candidates = release(queue);
+      switch (verdict.next()) {
+        case RETRY -> {
+          count(queue, Counter.RETRIES);
+          call.attempt++;
+          event(() -> new HostpaceEvent.Retried(queue.node.key, call.uri(), call.attempt, Duration.ZERO, now));
+          enqueue(call, now, false);
+          candidates.add(queue);
+        }
+        case RETRY_LATER -> {
+          count(queue, Counter.RETRIES);
+          call.attempt++;
+          long delay = verdict.delayNanos();
+          event(() -> new HostpaceEvent.Retried(queue.node.key, call.uri(), call.attempt, Duration.ofNanos(delay), now));
+          call.state = Call.State.PARKED;
+          call.parked = timer.schedule(() -> unpark(call), delay);
+        }
+        case GIVE_UP -> {
+          count(queue, Counter.GAVE_UPS);
+          event(() -> new HostpaceEvent.GaveUp(
+              queue.node.key, call.uri(), call.attempt, verdict.status(), verdict.reason(), now));
+          finish(call, Call.State.DONE, now);
+        }
+        case DONE -> finish(call, Call.State.DONE, now);
+      }
+      pump(candidates, now);
+      return true;
+    } finally {
+      unlockAndDeliver();
+    }
+  }
+
+  /**
+   * An attempt failed without an answer: a timeout or a network failure, which teaches
+   * nothing (SPEC R6).
+   *
+   * @return false when the call was cancelled meanwhile
+   */
+  boolean fail(Call<?> call) {
+    lock.lock();
+    try {
+      if (call.state != Call.State.IN_FLIGHT) {
+        return false;
+      }
+      long now = clock.nanoTime();
+      Set<HostQueue> candidates = release(call.queue);
+      finish(call, Call.State.DONE, now);
+      pump(candidates, now);
+      return true;
+    } finally {
+      unlockAndDeliver();
+    }
+  }
+
+  /**
+   * The caller gave up on the call (SPEC T5): it leaves its queue if it waits, and frees its
+   * place if it holds one. It frees nothing it does not hold.
+   *
+   * @return whether the call held a place, so its attempt is to be cancelled
+   */
+  boolean cancel(Call<?> call) {
+    lock.lock();
+    try {
+      long now = clock.nanoTime();
+      switch (call.state) {
+        case WAITING -> {
+          HostQueue queue = call.queue;
+          call.state = Call.State.CANCELLED;
+          leaveWaiting(queue);
+          finish(call, Call.State.CANCELLED, now);
+          return false;
+        }
+        case IN_FLIGHT -> {
+          Set<HostQueue> candidates = release(call.queue);
+          finish(call, Call.State.CANCELLED, now);
+          pump(candidates, now);
+          return true;
+        }
+        case PARKED -> {
+          Timer.Cancellable parked = call.parked;
+          if (parked != null) {
+            parked.cancel();
+          }
+          finish(call, Call.State.CANCELLED, now);
+          return false;
+        }
+        default -> {
+          return false;
+        }
+      }
+    } finally {
+      unlockAndDeliver();
+    }
+  }
+
+  private void unpark(Call<?> call) {
+    lock.lock();
+    try {
+      if (call.state == Call.State.PARKED) {
+        call.parked = null;
+        enqueue(call, clock.nanoTime(), true);
+      }
+    } finally {
+      unlockAndDeliver();
+    }
+  }
+
+  // ---------------------------------------------------------------- forgetting
+
+  /** Clears what {@code key} taught: its pause and interval (SPEC R7). */
+  void forget(String key) {
+    lock.lock();
+    try {
+      Node node = nodes.get(key);
+      if (node != null) {
+        forget(node);
+      }
+    } finally {
+      unlockAndDeliver();
+    }
+  }
+
+  /** Clears what every host and group taught (SPEC R7). */
+  void forgetAll() {
+    lock.lock();
+    try {
+      for (Node node : List.copyOf(nodes.values())) {
+        forget(node);
+      }
+    } finally {
+      unlockAndDeliver();
+    }
+  }
+
+  private void forget(Node node) {
+    long now = clock.nanoTime();
+    node.state.clearPause();
+    node.state.interval(0, now);
+    Set<HostQueue> candidates = new LinkedHashSet<>();
+    if (node.group) {
+      for (GroupGate gate : node.gates.values()) {
+        candidates.addAll(gate.waitingQueues);
+      }
+    } else {
+      candidates.addAll(node.queues.values());
+    }
+    pump(candidates, now);
+    dropIfIdle(node, now);
+  }
+
+  // ---------------------------------------------------------------- snapshot
+
+  List<HostSnapshot> snapshot() {
+    lock.lock();
+    try {
+      long now = clock.nanoTime();
+      List<HostSnapshot> hosts = new ArrayList<>(nodes.size());
+      for (Node node : nodes.values()) {
+        int inFlight = 0;
+        int waiting = 0;
+        int queues;
+        if (node.group) {
+          queues = node.gates.size();
+          for (GroupGate gate : node.gates.values()) {
+            inFlight += gate.inFlight;
+            for (HostQueue queue : gate.waitingQueues) {
+              waiting += queue.live;
+            }
+          }
+        } else {
+          queues = node.queues.size();
+          for (HostQueue queue : node.queues.values()) {
+            inFlight += queue.inFlight;
+            waiting += queue.live;
+          }
+        }
+        HostState state = node.state;
+        long pausedFor = state.paused() ? Math.max(0, state.pausedUntil() - now) : 0;
+        hosts.add(new HostSnapshot(
+            node.key, node.group, queues, inFlight, waiting,
+            Duration.ofNanos(pausedFor), Duration.ofNanos(state.interval()),
+            node.starts, node.refusals, node.retries, node.gaveUps));
+      }
+      hosts.sort(Comparator.comparing(HostSnapshot::key));
+      return hosts;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ---------------------------------------------------------------- queues and pumping
+
+  /** Puts {@code call} in its queue; pumps the queue when the call is its new head and {@code pump}. */
+  private void enqueue(Call<?> call, long now, boolean pump) {
+    HostQueue queue = call.queue;
+    call.state = Call.State.WAITING;
+    call.queuedAt = now;
+    Call<?> headBefore = queue.live == 0 ? null : queue.head();
+    queue.waiting.add(call);
+    if (queue.live++ == 0) {
+      for (GroupGate gate : queue.gates) {
+        gate.waitingQueues.add(queue);
+      }
+    }
+    event(() -> new HostpaceEvent.Queued(queue.node.key, call.uri(), call.attempt, now));
+    if (pump && (headBefore == null || call.seq < headBefore.seq)) {
+      pump(Set.of(queue), now);
+    }
+  }
+
+  /**
+   * Starts, of the heads of {@code candidates} and of the queues whose wake-up is due, the
+   * oldest that can start, until none can.
+   */
+  private void pump(Set<HostQueue> candidates, long now) {
+    pumpRound++;
+    PriorityQueue<HostQueue> byHead = null;
+    for (HostQueue queue : candidates) {
+      byHead = offer(byHead, queue);
+    }
+    while (!wakes.isEmpty() && wakes.peek().at - now <= 0) {
+      Wake wake = wakes.poll();
+      HostQueue queue = wake.queue;
+      if (queue.wakeRegistered && queue.wakeAt == wake.at) {
+        queue.wakeRegistered = false;
+        byHead = offer(byHead, queue);
+      }
+    }
+    if (byHead == null) {
+      return;
+    }
+    while (!byHead.isEmpty()) {
+      HostQueue queue = byHead.poll();
+      if (readiness(queue, now)) {
+        start(queue, now);
+        queue.pumpRound = pumpRound - 1;
+        offer(byHead, queue);
+      } else if (!blockedByPlaces) {
+        registerWake(queue, readyAt);
+      }
+    }
+  }
+
+  private @Nullable PriorityQueue<HostQueue> offer(
+      @Nullable PriorityQueue<HostQueue> byHead, HostQueue queue) {
+    if (queue.pumpRound == pumpRound || queue.live == 0 || queue.head() == null) {
+      return byHead;
+    }
+    queue.pumpRound = pumpRound;
+    PriorityQueue<HostQueue> result = byHead != null ? byHead : new PriorityQueue<>(4, BY_HEAD);
+    result.add(queue);
+    return result;
+  }
+
+  /**
+   * Whether the head of {@code queue} can start at {@code now}. When not, sets
+   * {@link #blockedByPlaces} when some limiter has no place (a release will pump it), else
+   * {@link #readyAt} to the time all of them are ready.
+   */
+  private boolean readiness(HostQueue queue, long now) {
+    blockedByPlaces = false;
+    readyAt = now;
+    consider(queue, now);
+    for (GroupGate gate : queue.gates) {
+      consider(gate, now);
+    }
+    return !blockedByPlaces && readyAt - now <= 0;
+  }
+
+  private void consider(Limiter limiter, long now) {
+    if (limiter.full()) {
+      blockedByPlaces = true;
+    }
+    RateState rate = limiter.rate;
+    if (rate != null && rate.holdsAt(now)) {
+      later(rate.readyAt());
+    }
+    HostState state = limiter.node.state;
+    if (state.paused()) {
+      if (state.pausedUntil() - now > 0) {
+        later(state.pausedUntil());
+      } else {
+        state.clearPause();
+      }
+    }
+    long interval = state.interval();
+    if (interval > 0 && state.started()) {
+      long next = state.lastStart() + interval;
+      if (next - now > 0) {
+        later(next);
+      }
+    }
+  }
+
+  private void later(long time) {
+    if (time - readyAt > 0) {
+      readyAt = time;
+    }
+  }
+
+  private void start(HostQueue queue, long now) {
+    Call<?> call = queue.waiting.poll();
+    leaveWaiting(queue);
+    call.state = Call.State.IN_FLIGHT;
+    call.startedAt = now;
+    take(queue, now);
+    for (GroupGate gate : queue.gates) {
+      take(gate, now);
+    }
+    started.add(call);
+    event(() -> new HostpaceEvent.Started(
+        queue.node.key, call.uri(), call.attempt, Duration.ofNanos(now - call.queuedAt), now));
+  }
+
+  private static void take(Limiter limiter, long now) {
+    limiter.inFlight++;
+    RateState rate = limiter.rate;
+    if (rate != null) {
+      rate.start(now);
+    }
+    limiter.node.state.start(now);
+    limiter.node.starts++;
+  }
+
+  private static void leaveWaiting(HostQueue queue) {
+    if (--queue.live == 0) {
+      queue.waiting.clear();
+      for (GroupGate gate : queue.gates) {
+        gate.waitingQueues.remove(queue);
+      }
+    }
+  }
+
+  /** Frees the places of a call of {@code queue}; returns the queues that may now start one. */
+  private static Set<HostQueue> release(HostQueue queue) {
+    queue.inFlight--;
+    Set<HostQueue> candidates = new LinkedHashSet<>();
+    for (HostQueue sibling : queue.node.queues.values()) {
+      if (sibling.live > 0) {
+        candidates.add(sibling);
+      }
+    }
+    for (GroupGate gate : queue.gates) {
+      gate.inFlight--;
+      candidates.addAll(gate.waitingQueues);
+    }
+    return candidates;
+  }
+
+  private void registerWake(HostQueue queue, long at) {
+    if (queue.wakeRegistered && queue.wakeAt - at <= 0) {
+      return;
+    }
+    queue.wakeRegistered = true;
+    queue.wakeAt = at;
+    wakes.add(new Wake(at, queue));
+    arm(at);
+  }
+
+  private void arm(long at) {
+    if (armed != null) {
+      if (armedAt - at <= 0) {
+        return;
+      }
+      armed.cancel();
+    }
+    armedAt = at;
+    armed = timer.schedule(this::onWake, at - clock.nanoTime());
+  }
+
+  private void onWake() {
+    lock.lock();
+    try {
+      armed = null;
+      long now = clock.nanoTime();
+      pump(Set.of(), now);
+      while (!wakes.isEmpty()) {
+        Wake next = wakes.peek();
+        if (next.queue.wakeRegistered && next.queue.wakeAt == next.at) {
+          arm(next.at);
+          break;
+        }
+        wakes.poll();
+      }
+    } finally {
+      unlockAndDeliver();
+    }
+  }
+
+  // ---------------------------------------------------------------- learning
+
+  private void learn(Call<?> call, Verdict verdict, long now) {
+    HostQueue queue = call.queue;
+    if (verdict.refusal()) {
+      count(queue, Counter.REFUSALS);
+      event(() -> new HostpaceEvent.Refused(
+          queue.node.key, call.uri(), call.attempt, verdict.status(),
+          verdict.retryAfterNanos() < 0 ? null : Duration.ofNanos(verdict.retryAfterNanos()), now));
+    }
+    teach(queue.node, call, verdict, now);
+    for (GroupGate gate : queue.gates) {
+      teach(gate.node, call, verdict, now);
+    }
+  }
+
+  private void teach(Node node, Call<?> call, Verdict verdict, long now) {
+    HostState state = node.state;
+    if (verdict.refusal() && verdict.retryAfterNanos() >= 0) {
+      long pause = Math.min(verdict.retryAfterNanos(), retryDelayLimit);
+      long until = now + pause;
+      if (!state.paused() || until - state.pausedUntil() > 0) {
+        state.pauseUntil(until);
+        event(() -> new HostpaceEvent.Paused(node.key, Duration.ofNanos(pause), now));
+      }
+      return;
+    }
+    long interval = state.interval();
+    long next = verdict.refusal()
+        ? rule.onRefusal(now, call.startedAt, interval, state.intervalChangedAt())
+        : rule.onAnswer(now, call.startedAt, interval, state.intervalChangedAt());
+    next = Math.max(0, Math.min(next, Long.MAX_VALUE / 4));
+    if (next != interval) {
+      state.interval(next, now);
+      long to = next;
+      event(() -> new HostpaceEvent.IntervalChanged(node.key, Duration.ofNanos(interval), Duration.ofNanos(to), now));
+    }
+  }
+
+  private enum Counter { REFUSALS, RETRIES, GAVE_UPS }
+
+  private static void count(HostQueue queue, Counter counter) {
+    bump(queue.node, counter);
+    for (GroupGate gate : queue.gates) {
+      bump(gate.node, counter);
+    }
+  }
+
+  private static void bump(Node node, Counter counter) {
+    switch (counter) {
+      case REFUSALS -> node.refusals++;
+      case RETRIES -> node.retries++;
+      case GAVE_UPS -> node.gaveUps++;
+    }
+  }
+
+  // ---------------------------------------------------------------- holding and letting go
+
+  private Node node(String key, boolean group) {
+    Node node = nodes.get(key);
+    if (node == null) {
+      node = new Node(key, group, store.open(key));
+      nodes.put(key, node);
+    }
+    return node;
+  }
+
+  private HostQueue queue(String hostKey, QueueKey key) {
+    Node node = node(hostKey, false);
+    HostQueue queue = node.queues.get(key);
+    if (queue == null) {
+      List<GateKey> gateKeys = key.gates();
+      GroupGate[] gates = new GroupGate[gateKeys.size()];
+      for (int i = 0; i < gates.length; i++) {
+        gates[i] = gate(gateKeys.get(i));
+        gates[i].users++;
+      }
+      queue = new HostQueue(node, key, rate(node, key.host()), gates);
+      node.queues.put(key, queue);
+    }
+    return queue;
+  }
+
+  private GroupGate gate(GateKey key) {
+    Node node = node(key.group(), true);
+    GroupGate gate = node.gates.get(key.limits());
+    if (gate == null) {
+      gate = new GroupGate(node, key.limits(), rate(node, key.limits()));
+      node.gates.put(key.limits(), gate);
+    }
+    return gate;
+  }
+
+  private static @Nullable RateState rate(Node node, Limits limits) {
+    Rate rate = limits.rate();
+    if (rate == null) {
+      return null;
+    }
+    RateState state = node.rates.get(limits);
+    if (state == null) {
+      state = new RateState(limits, rate);
+      node.rates.put(limits, state);
+    }
+    state.users++;
+    return state;
+  }
+
+  /** The call leaves its queue for good; the queue, its gates and its nodes go when nothing holds them. */
+  private void finish(Call<?> call, Call.State state, long now) {
+    call.state = state;
+    HostQueue queue = call.queue;
+    if (--queue.users > 0) {
+      return;
+    }
+    Node node = queue.node;
+    node.queues.remove(queue.queueKey);
+    queue.wakeRegistered = false;
+    letGo(node, queue.rate, now);
+    for (GroupGate gate : queue.gates) {
+      if (--gate.users == 0) {
+        gate.node.gates.remove(gate.limits);
+        letGo(gate.node, gate.rate, now);
+        dropIfIdle(gate.node, now);
+      }
+    }
+    dropIfIdle(node, now);
+  }
+
+  private static void letGo(Node node, @Nullable RateState rate, long now) {
+    if (rate != null && --rate.users == 0 && !rate.holdsAt(now)) {
+      node.rates.remove(rate.limits);
+    }
+  }
+
+  /**
+   * Drops {@code node} when nothing of it matters any more: no queue or gate, no pause or rate
+   * spacing still ahead, no learned interval. When only time stands in the way, looks again then.
+   */
+  private void dropIfIdle(Node node, long now) {
+    if (!node.queues.isEmpty() || !node.gates.isEmpty() || node.state.interval() > 0) {
+      return;
+    }
+    node.rates.values().removeIf(rate -> rate.users == 0 && !rate.holdsAt(now));
+    boolean waitFor = false;
+    long until = now;
+    HostState state = node.state;
+    if (state.paused()) {
+      if (state.pausedUntil() - now > 0) {
+        waitFor = true;
+        until = state.pausedUntil();
+      } else {
+        state.clearPause();
+      }
+    }
+    for (RateState rate : node.rates.values()) {
+      waitFor = true;
+      if (rate.expiresAt() - until > 0) {
+        until = rate.expiresAt();
+      }
+    }
+    if (waitFor) {
+      if (!node.cleanupScheduled) {
+        node.cleanupScheduled = true;
+        timer.schedule(() -> lookAgain(node), until - now);
+      }
+      return;
+    }
+    if (nodes.get(node.key) == node) {
+      nodes.remove(node.key);
+      store.close(state);
+    }
+  }
+
+  private void lookAgain(Node node) {
+    lock.lock();
+    try {
+      node.cleanupScheduled = false;
+      if (nodes.get(node.key) == node) {
+        dropIfIdle(node, clock.nanoTime());
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ---------------------------------------------------------------- after the lock
+
+  private interface EventFactory {
+    HostpaceEvent create();
+  }
+
+  /** Records an event, built only when somebody listens. */
+  private void event(EventFactory factory) {
+    if (listener != null) {
+      events.add(factory.create());
+    }
+  }
+
+  private void unlockAndDeliver() {
+    if (started.isEmpty() && events.isEmpty()) {
+      lock.unlock();
+      return;
+    }
+    Call<?>[] starting = started.toArray(new Call<?>[0]);
+    HostpaceEvent[] heard = events.isEmpty() ? null : events.toArray(new HostpaceEvent[0]);
+    started.clear();
+    events.clear();
+    lock.unlock();
+    if (heard != null && listener != null) {
+      for (HostpaceEvent event : heard) {
+        try {
+          listener.onEvent(event);
+        } catch (RuntimeException e) {
+          // SPEC principle: a listener that throws cannot break the engine.
+        }
+      }
+    }
+    for (Call<?> call : starting) {
+      call.dispatch();
+    }
+  }
+
+  /** The number of queues the engine holds, for tests: memory follows the hosts in use (SPEC P10). */
+  int queueCount() {
+    lock.lock();
+    try {
+      int count = 0;
+      for (Node node : nodes.values()) {
+        count += node.queues.size();
+      }
+      return count;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  int nodeCount() {
+    lock.lock();
+    try {
+      return nodes.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+}

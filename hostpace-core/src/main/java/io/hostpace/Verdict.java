@@ -1,0 +1,52 @@
+package io.hostpace;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What an answer means for its call, decided from the answer and the call alone before the
+ * engine's lock is taken.
+ *
+ * @param status the answer's status
+ * @param refusal whether the answer is a refusal (SPEC R1), which teaches the host
+ * @param retryAfterNanos the delay the refusal asked for, -1 when none
+ * @param next what the call does next
+ * @param delayNanos for {@link Next#RETRY_LATER}, how long it waits first
+ * @param reason for {@link Next#GIVE_UP}, why
+ */
+record Verdict(int status, boolean refusal, long retryAfterNanos, Next next, long delayNanos, String reason) {
+
+  enum Next {
+    /** The answer goes to the caller. */
+    DONE,
+    /** A refusal goes to the caller as it is (SPEC T3). */
+    GIVE_UP,
+    /** The call goes back to its queue, ahead of later arrivals (SPEC T1). */
+    RETRY,
+    /** The call waits {@code delayNanos}, then goes back to its queue (SPEC T2). */
+    RETRY_LATER
+  }
+
+  static Verdict done(int status, boolean refusal, long retryAfterNanos) {
+    return new Verdict(status, refusal, retryAfterNanos, Next.DONE, 0, "");
+  }
+
+  static Verdict giveUp(int status, long retryAfterNanos, String reason) {
+    return new Verdict(status, true, retryAfterNanos, Next.GIVE_UP, 0, reason);
+  }
+
+  static Verdict retry(int status, long retryAfterNanos) {
+    return new Verdict(status, true, retryAfterNanos, Next.RETRY, 0, "");
+  }
+
+  static Verdict retryLater(int status, long delayNanos) {
+    return new Verdict(status, false, -1, Next.RETRY_LATER, delayNanos, "");
+  }
+
+  boolean retries() {
+    return next == Next.RETRY || next == Next.RETRY_LATER;
+  }
+
+  @Nullable String reasonOrNull() {
+    return reason.isEmpty() ? null : reason;
+  }
+}

@@ -1,0 +1,49 @@
+package io.hostpace.spi;
+
+import java.net.URI;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One call as an HTTP client adapter hands it to the engine: the engine decides when each
+ * attempt goes and whether there is another, and the exchange only does what the client
+ * does. It holds no pacing or retry logic of its own.
+ *
+ * <p>The engine calls {@link #send()} once per attempt, never twice at once, and after a
+ * refusal it calls {@link #discard} on that attempt's response before sending again. An
+ * adapter of a blocking client sends in {@link #send()} and returns a completed future: the
+ * engine's blocking entry point calls it on the caller's thread.
+ *
+ * @param <R> the client's response type
+ */
+public interface Exchange<R> {
+
+  /** The request's URI; its authority decides the host queue. */
+  URI uri();
+
+  /** The request's method, such as {@code GET}. */
+  String method();
+
+  /**
+   * Whether the request's body can be sent again (SPEC T4): true without a body or with one
+   * that is produced anew each time; false for a stream that can be read once. Asked before
+   * every retry.
+   */
+  boolean canResend();
+
+  /**
+   * Sends one attempt. The future completes when the response headers arrive (the body is
+   * read after, outside the queue), or exceptionally when the attempt fails. The engine
+   * cancels it when the call is cancelled.
+   */
+  CompletableFuture<R> send();
+
+  /** The status code of a response. */
+  int status(R response);
+
+  /** The first value of a response header, or {@code null}; {@code name} is case-insensitive. */
+  @Nullable String header(R response, String name);
+
+  /** Lets a response go that will not reach the caller, because another attempt follows. */
+  void discard(R response);
+}

@@ -1,0 +1,45 @@
+package io.hostpace.spi;
+
+/**
+ * What a host (or a group) has taught, shared by all its queues (SPEC P10): until when it
+ * is paused, the interval between its starts, and when it last started a request.
+ *
+ * <p>Times are the engine's clock in nanoseconds. The engine reads and writes a state only
+ * under its own lock, so an implementation need not be thread-safe against the engine; one
+ * shared between processes (SPEC S2) publishes and refreshes behind these methods.
+ */
+public interface HostState {
+
+  /** The key of the host ({@code example.org:8080}) or the group ({@code *.example.org}). */
+  String key();
+
+  /** Whether the host is paused until a time ({@link #pausedUntil()}). */
+  boolean paused();
+
+  /** Until when the host starts nothing; meaningful only when {@link #paused()}. */
+  long pausedUntil();
+
+  /** Pauses the host until {@code until}. */
+  void pauseUntil(long until);
+
+  /** Ends a pause. */
+  void clearPause();
+
+  /** The learned interval between starts, 0 when nothing was learned. */
+  long interval();
+
+  /** When the interval last changed. */
+  long intervalChangedAt();
+
+  /** Sets the interval, changed at {@code now}. */
+  void interval(long interval, long now);
+
+  /** Whether the host has started a request, and so whether {@link #lastStart()} means anything. */
+  boolean started();
+
+  /** When the host last started a request. */
+  long lastStart();
+
+  /** Records a start at {@code now}. */
+  void start(long now);
+}

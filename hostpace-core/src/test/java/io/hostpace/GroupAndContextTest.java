@@ -1,0 +1,229 @@
+package io.hostpace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hostpace.FakeServer.Reply;
+import java.net.URI;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** SPEC P5 to P8 and P10: groups, contexts with limits of their own, and what queues share. */
+class GroupAndContextTest {
+
+  final VirtualTime time = VirtualTime.create();
+  final FakeServer server = new FakeServer(time, exchange -> Reply.ok().after(Duration.ofSeconds(1)));
+
+  void submit(Hostpace engine, CallContext context, String... uris) {
+    for (String uri : uris) {
+      engine.execute(server.get(uri), context);
+    }
+  }
+
+  @Test
+  void P5_aGroupCapsItsHostsTogetherAtAnyDepthButNotTheApex() {
+    Hostpace engine = Hostpace.builder().time(time).limit("*.wikidata.org", Limits.inFlight(2)).build();
+
+    submit(engine, CallContext.DEFAULT,
+        "https://query.wikidata.org/1", "https://x.y.wikidata.org/1", "https://query-scholarly.wikidata.org/1",
+        "https://wikidata.org/1", "https://wikidata.org/2", "https://wikidata.org/3");
+    time.runDue();
+
+    assertThat(server.starts()).containsExactly(
+        "0.000 /1", "0.000 /1", "0.000 /1", "0.000 /2", "0.000 /3");
+    assertThat(server.startTimes("scholarly")).isEmpty();
+    time.advance(Duration.ofSeconds(1));
+    assertThat(server.startTimes("scholarly")).containsExactly("1.000");
+  }
+
+  @Test
+  void P5_aHostCanBeInSeveralGroups() {
+    Hostpace engine = Hostpace.builder().time(time)
+        .limit("*.wikidata.org", Limits.inFlight(3))
+        .limit("*.query.wikidata.org", Limits.inFlight(1))
+        .build();
+
+    submit(engine, CallContext.DEFAULT,
+        "https://a.query.wikidata.org/1", "https://b.query.wikidata.org/1", "https://other.wikidata.org/1",
+        "https://other.wikidata.org/2", "https://other.wikidata.org/3");
+    time.runDue();
+
+    assertThat(server.startTimes("query.wikidata.org")).containsExactly("0.000");
+    assertThat(server.startTimes("other.wikidata.org")).containsExactly("0.000", "0.000");
+  }
+
+  @Test
+  void P6_aHostsOwnRateHoldsInsideItsGroupsCap() {
+    Hostpace engine = Hostpace.builder().time(time)
+        .limit("*.wikidata.org", Limits.inFlight(10))
+        .limit("query.wikidata.org", Limits.perSecond(1))
+        .build();
+
+    submit(engine, CallContext.DEFAULT,
+        "https://query.wikidata.org/1", "https://query.wikidata.org/2", "https://query.wikidata.org/3");
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(server.startTimes("query")).containsExactly("0.000", "1.000", "2.000");
+  }
+
+  @Test
+  void P6_aGroupWithRoomDoesNotLetAHeldBackHostStartItsBacklogFasterThanItsRate() {
+    Hostpace engine = Hostpace.builder().time(time)
+        .limit("*.example.org", Limits.inFlight(1))
+        .limit("slow.example.org", Limits.perSecond(0.5))
+        .build();
+    server.script(exchange -> Reply.ok().after(Duration.ofSeconds(4)));
+
+    // The group's one place holds slow's requests back for 4 s; when it frees, they still go 2 s apart.
+    submit(engine, CallContext.DEFAULT, "https://slow.example.org/1", "https://slow.example.org/2",
+        "https://slow.example.org/3");
+    time.advance(Duration.ofSeconds(20));
+
+    assertThat(server.startTimes("slow")).containsExactly("0.000", "4.000", "8.000");
+    Hostpace wider = Hostpace.builder().time(time)
+        .limit("*.example2.org", Limits.inFlight(5))
+        .limit("slow.example2.org", Limits.perSecond(0.5))
+        .build();
+    server.script(exchange -> Reply.ok().after(Duration.ofSeconds(4)));
+    submit(wider, CallContext.DEFAULT, "https://slow.example2.org/1", "https://slow.example2.org/2",
+        "https://slow.example2.org/3");
+    time.advance(Duration.ofSeconds(20));
+    assertThat(server.startTimes("slow.example2")).containsExactly("20.000", "22.000", "24.000");
+  }
+
+  @Test
+  void P7_groupServesTheOldestWaitingRequestFirst() {
+    Hostpace engine = Hostpace.builder().time(time).limit("*.wikidata.org", Limits.inFlight(1)).build();
+
+    // query.wikidata.org keeps requests waiting; commons' one request arrived before most of them.
+    submit(engine, CallContext.DEFAULT, "https://query.wikidata.org/1", "https://query.wikidata.org/2");
+    submit(engine, CallContext.DEFAULT, "https://commons.wikidata.org/1");
+    submit(engine, CallContext.DEFAULT, "https://query.wikidata.org/3", "https://query.wikidata.org/4");
+    time.advance(Duration.ofSeconds(10));
+
+    assertThat(server.log).extracting(line -> line.substring(6)).containsExactly(
+        "GET https://query.wikidata.org/1",
+        "GET https://query.wikidata.org/2",
+        "GET https://commons.wikidata.org/1",
+        "GET https://query.wikidata.org/3",
+        "GET https://query.wikidata.org/4");
+  }
+
+  @Test
+  void P8_contextsThatGiveAHostDifferentLimitsEachGetTheirOwnQueue() {
+    Hostpace engine = Hostpace.builder().time(time).build();
+    CallContext one = CallContext.builder().limit("a.test", Limits.inFlight(1)).build();
+    CallContext three = CallContext.builder().limit("a.test", Limits.inFlight(3)).build();
+
+    submit(engine, one, "http://a.test/one/1", "http://a.test/one/2", "http://a.test/one/3");
+    submit(engine, three, "http://a.test/three/1", "http://a.test/three/2", "http://a.test/three/3",
+        "http://a.test/three/4");
+    time.runDue();
+
+    assertThat(server.startTimes("/one/")).containsExactly("0.000");
+    assertThat(server.startTimes("/three/")).containsExactly("0.000", "0.000", "0.000");
+    assertThat(engine.snapshot()).singleElement().satisfies(host -> assertThat(host.queues()).isEqualTo(2));
+  }
+
+  @Test
+  void P8_contextsWithEqualLimitsShareOneQueue() {
+    Hostpace engine = Hostpace.builder().time(time).build();
+    CallContext first = CallContext.builder().limit("a.test", Limits.inFlight(1)).build();
+    CallContext second = CallContext.builder().limits(Limits.inFlight(1)).build();
+
+    submit(engine, first, "http://a.test/first/1", "http://a.test/first/2");
+    submit(engine, second, "http://a.test/second/1");
+    time.runDue();
+
+    assertThat(server.log).hasSize(1);
+    assertThat(engine.snapshot()).singleElement().satisfies(host -> assertThat(host.queues()).isEqualTo(1));
+  }
+
+  @Test
+  void P8_aRateSpacesOnlyTheRequestsItWasGivenSoAFasterContextIsNotHeldBack() {
+    Hostpace engine = Hostpace.builder().time(time).build();
+    CallContext slow = CallContext.builder().limit("a.test", Limits.perSecond(0.5)).build();
+    CallContext fast = CallContext.builder().limit("a.test", Limits.perSecond(4)).build();
+
+    submit(engine, slow, "http://a.test/slow/1", "http://a.test/slow/2");
+    submit(engine, fast, "http://a.test/fast/1", "http://a.test/fast/2", "http://a.test/fast/3");
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(server.startTimes("/slow/")).containsExactly("0.000", "2.000");
+    assertThat(server.startTimes("/fast/")).containsExactly("0.000", "0.250", "0.500");
+  }
+
+  @Test
+  void P8_aRateOutlivesItsQueueAndCarriesOverToTheNextContextWithTheSameLimits() {
+    Hostpace engine = Hostpace.builder().time(time).build();
+    server.script(exchange -> Reply.ok().after(Duration.ofMillis(100)));
+    CallContext tenSeconds = CallContext.builder().limit("a.test", Limits.perSecond(0.1)).build();
+
+    submit(engine, tenSeconds, "http://a.test/1");
+    time.advance(Duration.ofSeconds(1));
+    assertThat(engine.scheduler().queueCount()).isZero();
+
+    CallContext sameLimits = CallContext.builder().limit("a.test", Limits.perSecond(0.1)).build();
+    submit(engine, sameLimits, "http://a.test/2");
+    time.advance(Duration.ofSeconds(20));
+
+    assertThat(server.starts()).containsExactly("0.000 /1", "10.000 /2");
+  }
+
+  @Test
+  void P8_aHostsQueuesStartTheirRequestsInArrivalOrder() {
+    Hostpace engine = Hostpace.builder().time(time).limit("*.example.org", Limits.inFlight(1)).build();
+    CallContext other = CallContext.builder().limit("a.example.org", Limits.inFlight(5)).build();
+
+    submit(engine, CallContext.DEFAULT, "http://a.example.org/default/1", "http://a.example.org/default/2");
+    submit(engine, other, "http://a.example.org/other/1");
+    submit(engine, CallContext.DEFAULT, "http://a.example.org/default/3");
+    time.advance(Duration.ofSeconds(10));
+
+    assertThat(server.log).extracting(line -> line.substring(6)).containsExactly(
+        "GET http://a.example.org/default/1", "GET http://a.example.org/default/2",
+        "GET http://a.example.org/other/1", "GET http://a.example.org/default/3");
+  }
+
+  @Test
+  void P10_oneEngineSharesAHostsQueueAcrossAllItsCalls() {
+    Hostpace engine = Hostpace.builder().time(time).limit("a.test", Limits.inFlight(1)).build();
+    // Two "clients" hand their calls to the same engine: they wait in one queue.
+    submit(engine, CallContext.DEFAULT, "http://a.test/client1");
+    submit(engine, CallContext.DEFAULT, "http://a.test/client2");
+    time.runDue();
+    assertThat(server.log).hasSize(1);
+    assertThat(engine.snapshot()).singleElement().satisfies(host -> assertThat(host.waiting()).isEqualTo(1));
+  }
+
+  @Test
+  void P10_afterTenThousandHostsGoIdleTheEngineHoldsNoQueueForAnyOfThem() {
+    Hostpace engine = Hostpace.builder().time(time).build();
+    for (int i = 0; i < 10_000; i++) {
+      engine.execute(server.get("http://host" + i + ".test/"));
+    }
+    time.runDue();
+    assertThat(engine.scheduler().queueCount()).isEqualTo(10_000);
+
+    time.advance(Duration.ofSeconds(2));
+
+    assertThat(engine.scheduler().queueCount()).isZero();
+    assertThat(engine.scheduler().nodeCount()).isZero();
+    assertThat(engine.snapshot()).isEmpty();
+  }
+
+  @Test
+  void P10_hostsThatDifferOnlyInCaseTrailingDotOrDefaultPortShareOneQueue() {
+    Hostpace engine = Hostpace.builder().time(time).limit("example.org", Limits.inFlight(1)).build();
+
+    submit(engine, CallContext.DEFAULT, "http://Example.ORG./1", "http://example.org:80/2", "http://example.org/3");
+    submit(engine, CallContext.DEFAULT, "http://bücher.example/1", "http://xn--bcher-kva.example/2");
+    time.runDue();
+
+    assertThat(engine.snapshot()).extracting(HostSnapshot::key, HostSnapshot::inFlight, HostSnapshot::waiting)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("example.org", 1, 2),
+            org.assertj.core.groups.Tuple.tuple("xn--bcher-kva.example", 2, 0));
+    assertThat(engine.effectiveLimits(URI.create("http://EXAMPLE.org:80/"), CallContext.DEFAULT).inFlight())
+        .isEqualTo(1);
+  }
+}

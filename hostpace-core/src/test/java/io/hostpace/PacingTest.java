@@ -1,0 +1,172 @@
+package io.hostpace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hostpace.FakeServer.Reply;
+import io.hostpace.FakeServer.Response;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/** SPEC P1 to P11: who starts when. Every test runs in virtual time and reads as a trace. */
+class PacingTest {
+
+  final VirtualTime time = VirtualTime.create();
+  final FakeServer server = new FakeServer(time, exchange -> Reply.ok());
+
+  Hostpace.Builder engine() {
+    return Hostpace.builder().time(time);
+  }
+
+  List<CompletableFuture<Response>> submit(Hostpace engine, CallContext context, String... uris) {
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (String uri : uris) {
+      calls.add(engine.execute(server.get(uri), context));
+    }
+    return calls;
+  }
+
+  @Test
+  void P1_aRequestStartsWhenItsHostHasAPlaceAndItsRateAllows() {
+    Hostpace engine = engine().limit("a.test", Limits.inFlight(1).withPerSecond(1)).build();
+    server.script(exchange -> Reply.ok().after(Duration.ofMillis(1500)));
+
+    submit(engine, CallContext.DEFAULT, "http://a.test/1", "http://a.test/2", "http://a.test/3");
+    time.advance(Duration.ofSeconds(10));
+
+    // One place: each waits for the answer before it (1.5 s), which is longer than the rate's 1 s.
+    assertThat(server.starts()).containsExactly("0.000 /1", "1.500 /2", "3.000 /3");
+  }
+
+  @Test
+  void P1_aRateSpacesStartsWhenPlacesAreFree() {
+    Hostpace engine = engine().limit("a.test", Limits.perSecond(2)).build();
+
+    submit(engine, CallContext.DEFAULT, "http://a.test/1", "http://a.test/2", "http://a.test/3");
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(server.starts()).containsExactly("0.000 /1", "0.500 /2", "1.000 /3");
+  }
+
+  @Test
+  void P2_aRequestHoldsItsPlaceUntilItsAnswerArrives() {
+    Hostpace engine = engine().limit("a.test", Limits.inFlight(2)).build();
+    server.script(exchange -> Reply.ok().after(Duration.ofSeconds(3)));
+
+    submit(engine, CallContext.DEFAULT, "http://a.test/1", "http://a.test/2", "http://a.test/3");
+    time.advance(Duration.ofSeconds(2));
+    assertThat(engine.snapshot()).singleElement().satisfies(host -> {
+      assertThat(host.inFlight()).isEqualTo(2);
+      assertThat(host.waiting()).isEqualTo(1);
+    });
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(server.starts()).containsExactly("0.000 /1", "0.000 /2", "3.000 /3");
+    assertThat(server.maxInFlight).containsEntry("a.test", 2);
+  }
+
+  @Test
+  void P3_inFlightDefaultsTo32ForEveryHost() {
+    Hostpace engine = engine().build();
+    server.script(exchange -> Reply.ok().after(Duration.ofSeconds(1)));
+    for (int i = 0; i < 40; i++) {
+      engine.execute(server.get("http://a.test/" + i));
+    }
+    time.runDue();
+    assertThat(server.log).hasSize(32);
+    time.advance(Duration.ofSeconds(1));
+    assertThat(server.log).hasSize(40);
+  }
+
+  @Test
+  void P3_aContextSetsInFlightForAllHosts() {
+    Hostpace engine = engine().limits(Limits.inFlight(5)).build();
+    server.script(exchange -> Reply.ok().after(Duration.ofSeconds(1)));
+    CallContext two = CallContext.builder().limits(Limits.inFlight(2)).build();
+
+    submit(engine, two, "http://a.test/1", "http://a.test/2", "http://a.test/3");
+    submit(engine, CallContext.DEFAULT, "http://b.test/1", "http://b.test/2", "http://b.test/3");
+    time.runDue();
+
+    assertThat(server.startTimes("a.test")).hasSize(2);
+    assertThat(server.startTimes("b.test")).hasSize(3);
+  }
+
+  @Test
+  void P4_limitsAreKeyedByHostWithPortBeforeHostName() {
+    Hostpace engine = engine()
+        .limit("a.test:8080", Limits.perSecond(1))
+        .limit("a.test", Limits.perSecond(2).withInFlight(7))
+        .build();
+
+    assertThat(engine.effectiveLimits(java.net.URI.create("http://a.test:8080/"), CallContext.DEFAULT))
+        .isEqualTo(new Limits(7, Rate.perSecond(1)));
+    assertThat(engine.effectiveLimits(java.net.URI.create("http://a.test/"), CallContext.DEFAULT))
+        .isEqualTo(new Limits(7, Rate.perSecond(2)));
+  }
+
+  @Test
+  void P4_eachFieldFallsThroughContextThenEngineThenBuiltIn() {
+    Hostpace engine = engine().limit("qlever.dev", Limits.inFlight(3)).build();
+    CallContext context = CallContext.builder().limit("qlever.dev", Limits.perSecond(0.5)).build();
+    java.net.URI qlever = java.net.URI.create("https://qlever.dev/api/wikidata");
+
+    assertThat(engine.effectiveLimits(qlever, CallContext.DEFAULT)).isEqualTo(new Limits(3, Rate.perSecond(1)));
+    assertThat(engine.effectiveLimits(qlever, context)).isEqualTo(new Limits(3, Rate.perSecond(0.5)));
+    assertThat(engine.effectiveLimits(java.net.URI.create("http://other.test/"), context))
+        .isEqualTo(new Limits(32, null));
+  }
+
+  @Test
+  void P9_qleverHostsStartOneRequestASecondUnlessConfigured() {
+    Hostpace engine = engine().build();
+    submit(engine, CallContext.DEFAULT, "https://qlever.dev/1", "https://qlever.dev/2",
+        "https://qlever.cs.uni-freiburg.de/1", "https://qlever.cs.uni-freiburg.de/2");
+    time.advance(Duration.ofSeconds(3));
+
+    assertThat(server.startTimes("qlever.dev")).containsExactly("0.000", "1.000");
+    assertThat(server.startTimes("uni-freiburg")).containsExactly("0.000", "1.000");
+
+    Hostpace faster = Hostpace.builder().time(time).limit("qlever.dev", Limits.perSecond(4)).build();
+    assertThat(faster.effectiveLimits(java.net.URI.create("https://qlever.dev/"), CallContext.DEFAULT))
+        .isEqualTo(new Limits(32, Rate.perSecond(4)));
+  }
+
+  @Test
+  void P11_aRateGivenAsNPerIntervalAllowsThatBurst() {
+    Hostpace engine = engine().limit("a.test", Limits.rate(Rate.of(2, Duration.ofSeconds(1)))).build();
+
+    submit(engine, CallContext.DEFAULT,
+        "http://a.test/1", "http://a.test/2", "http://a.test/3", "http://a.test/4", "http://a.test/5");
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(server.starts())
+        .containsExactly("0.000 /1", "0.000 /2", "0.500 /3", "1.000 /4", "1.500 /5");
+  }
+
+  @Test
+  void P11_waitingRequestsStartInParallelNotAfterEachOthersAnswer() {
+    Hostpace engine = engine().limit("a.test", Limits.perSecond(2)).build();
+    server.script(exchange -> Reply.ok().after(Duration.ofSeconds(3)));
+
+    submit(engine, CallContext.DEFAULT, "http://a.test/1", "http://a.test/2", "http://a.test/3");
+    time.advance(Duration.ofSeconds(10));
+
+    assertThat(server.starts()).containsExactly("0.000 /1", "0.500 /2", "1.000 /3");
+  }
+
+  @Test
+  void P11_theFirstRequestOfAnIdleHostNeverWaits() {
+    Hostpace engine = engine().limit("a.test", Limits.perSecond(0.1)).build();
+    submit(engine, CallContext.DEFAULT, "http://a.test/1");
+    time.runDue();
+    assertThat(server.starts()).containsExactly("0.000 /1");
+
+    time.advance(Duration.ofSeconds(30));
+    submit(engine, CallContext.DEFAULT, "http://a.test/2");
+    time.runDue();
+    assertThat(server.starts()).containsExactly("0.000 /1", "30.000 /2");
+  }
+}
