@@ -110,11 +110,26 @@ public final class CallContext {
     /**
      * Limits for one key: a host ({@code example.org}), a host with port
      * ({@code example.org:8080}) or a group of every host under a domain ({@code *.example.org}).
-     * The key is checked when the context is built.
+     * Throws {@link IllegalArgumentException} naming a key that is neither.
      */
     public Builder limit(String key, Limits limits) {
+      HostKey.normaliseLimitKey(key); // fails here, where the caller wrote the bad key
       byKey.put(key, limits);
       return this;
+    }
+
+    /**
+     * Limits for one key, written as {@link Limits#parse(String)} reads them:
+     * {@code limit("qlever.dev", "inFlight:1,perSecond:1")}.
+     *
+     * @throws IllegalArgumentException naming the key, the field and the value that is wrong
+     */
+    public Builder limit(String key, String limits) {
+      try {
+        return limit(key, Limits.parse(limits));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("host limit '" + key + "': " + e.getMessage(), e);
+      }
     }
 
     /** Retries of a refused request, 0 for none (SPEC T1); also turns on the retries of SPEC T2. */

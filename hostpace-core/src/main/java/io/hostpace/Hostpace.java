@@ -343,11 +343,26 @@ public final class Hostpace {
 
     /**
      * Limits for a host ({@code example.org}), a host with port ({@code example.org:8080}) or
-     * a group ({@code *.example.org}). The key is checked by {@link #build()}.
+     * a group ({@code *.example.org}). Throws {@link IllegalArgumentException} naming a key that is neither.
      */
     public Builder limit(String key, Limits limits) {
+      HostKey.normaliseLimitKey(key); // fails here, where the caller wrote the bad key
       byKey.put(key, limits);
       return this;
+    }
+
+    /**
+     * Limits for one key, written as {@link Limits#parse(String)} reads them:
+     * {@code limit("qlever.dev", "inFlight:1,perSecond:1")}.
+     *
+     * @throws IllegalArgumentException naming the key, the field and the value that is wrong
+     */
+    public Builder limit(String key, String limits) {
+      try {
+        return limit(key, Limits.parse(limits));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("host limit '" + key + "': " + e.getMessage(), e);
+      }
     }
 
     /** Retries of a refused request when its context sets none; 5 unless set (SPEC T1). */

@@ -57,6 +57,22 @@ public record Limits(@Nullable Integer inFlight, @Nullable Rate rate) {
     return new Limits(inFlight, rate);
   }
 
+  /**
+   * Parses limits written as comma-separated fields, as a command line or a configuration file
+   * gives them: {@code inFlight:N} (a whole number, at least 1), {@code perSecond:R} (a positive
+   * decimal), {@code rate:N/PERIOD} (N starts per period, allowing that burst; the period a
+   * number and a unit of {@code ms}, {@code s}, {@code m} or {@code h}, the number optional:
+   * {@code rate:100/m}, {@code rate:2/s}, {@code rate:10/500ms}).
+   *
+   * <pre>{@code Limits.parse("inFlight:1,perSecond:1")   // one at a time, one a second}</pre>
+   *
+   * @throws IllegalArgumentException naming the field and the value that is wrong
+   */
+  public static Limits parse(String spec) {
+    LimitsParser parser = new LimitsParser(spec);
+    return parser.parse();
+  }
+
   /** Each field of this, or of {@code fallback} where this one is unset. */
   Limits orElse(Limits fallback) {
     if (inFlight != null && rate != null) {

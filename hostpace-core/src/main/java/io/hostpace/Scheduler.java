@@ -714,10 +714,23 @@ final class Scheduler {
     HostpaceEvent create();
   }
 
+  // @GuardedBy("lock"): how many events were built, for the test that none is without a listener
+  private long eventsBuilt;
+
   /** Records an event, built only when somebody listens. */
   private void event(EventFactory factory) {
     if (listener != null) {
       events.add(factory.create());
+      eventsBuilt++;
+    }
+  }
+
+  long eventsBuilt() {
+    lock.lock();
+    try {
+      return eventsBuilt;
+    } finally {
+      lock.unlock();
     }
   }
 

@@ -114,7 +114,7 @@ final class FakeServer {
   }
 
   /** One call's exchange with this server. */
-  final class FakeExchange implements Exchange<Response> {
+  class FakeExchange implements Exchange<Response> {
     final URI uri;
     final String method;
     final boolean canResend;

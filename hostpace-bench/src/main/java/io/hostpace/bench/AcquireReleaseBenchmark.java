@@ -1,0 +1,193 @@
+package io.hostpace.bench;
+
+import io.github.resilience4j.ratelimiter.RateLimiterConfig;
+import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
+import io.hostpace.HostSnapshot;
+import io.hostpace.Hostpace;
+import io.hostpace.Limits;
+import io.hostpace.spi.Exchange;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.infra.Blackhole;
+
+/**
+ * The engine's own cost of one request, with nothing to wait for: one call through a host that
+ * has places to spare and no rate, whose attempt is answered at once.
+ *
+ * <p>What is measured: {@code engine.execute(exchange)} where {@link Exchange#send()} returns a
+ * future already completed with a 200. The whole call (host key, queue lookup, enqueue, start,
+ * the answer judged and learned from, the place released, the caller's future completed) then
+ * runs on the calling thread before {@code execute} returns, so the time per operation is the
+ * engine's overhead per request and nothing else: no network, no timer, no thread hand-over.
+ * The engine is built with {@code Limits.inFlight(Integer.MAX_VALUE)} and the system clock and
+ * timer; with free places and no rate nothing is ever scheduled. One host, {@code bench.test},
+ * shared by all benchmark threads, so the two-thread figure includes contention on the
+ * engine's lock.
+ *
+ * <p>Why: the project's target is under 1 µs a request on one thread; an HTTP request costs
+ * milliseconds, so the pacing in front of it must be noise. The baselines put the figure in
+ * proportion: a bare {@link Semaphore} {@code tryAcquire}/{@code release} pair (the least a
+ * place limit can cost) and Resilience4j's {@link AtomicRateLimiter#acquirePermission()} with a
+ * limit so high that it never waits (a widely used lock-free limiter), each on one and two
+ * threads.
+ *
+ * <p>Run: {@code java -jar hostpace-bench/target/benchmarks.jar AcquireReleaseBenchmark}; add
+ * {@code -prof gc} for the bytes allocated per operation.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class AcquireReleaseBenchmark {
+
+  /** The response: only its status is read. */
+  record Response(int status) {}
+
+  private static final Response OK = new Response(200);
+  private static final CompletableFuture<Response> ANSWERED = CompletableFuture.completedFuture(OK);
+  private static final URI URI_OF_HOST = URI.create("http://bench.test/resource");
+
+  /** An exchange answered at once, the same for every call: the engine allocates, it does not. */
+  static final class AnsweredExchange implements Exchange<Response> {
+    @Override
+    public URI uri() {
+      return URI_OF_HOST;
+    }
+
+    @Override
+    public String method() {
+      return "GET";
+    }
+
+    @Override
+    public boolean canResend() {
+      return true;
+    }
+
+    @Override
+    public CompletableFuture<Response> send() {
+      return ANSWERED;
+    }
+
+    @Override
+    public int status(Response response) {
+      return response.status();
+    }
+
+    @Override
+    public String header(Response response, String name) {
+      return null;
+    }
+
+    @Override
+    public void discard(Response response) {}
+  }
+
+  private Hostpace engine;
+  private AnsweredExchange exchange;
+  private Semaphore semaphore;
+  private AtomicRateLimiter rateLimiter;
+
+  @Setup(Level.Trial)
+  public void setUp() {
+    engine = Hostpace.builder().limits(Limits.inFlight(Integer.MAX_VALUE)).build();
+    exchange = new AnsweredExchange();
+    CompletableFuture<Response> first = engine.execute(exchange);
+    if (!first.isDone() || first.join() != OK) {
+      throw new IllegalStateException("the call did not complete on the calling thread: " + first);
+    }
+    semaphore = new Semaphore(Integer.MAX_VALUE);
+    // Integer.MAX_VALUE permits a second: far more than any thread can take (some 10^8 a
+    // second at most), so it never waits; a zero timeout would fail rather than wait anyway.
+    rateLimiter = new AtomicRateLimiter("bench", RateLimiterConfig.custom()
+        .limitForPeriod(Integer.MAX_VALUE)
+        .limitRefreshPeriod(Duration.ofSeconds(1))
+        .timeoutDuration(Duration.ZERO)
+        .build());
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    // Every call ended, so the engine holds nothing: a leak would show here.
+    List<HostSnapshot> left = engine.snapshot();
+    for (HostSnapshot host : left) {
+      if (host.inFlight() != 0 || host.waiting() != 0) {
+        throw new IllegalStateException("requests left in the engine: " + host);
+      }
+    }
+    if (rateLimiter.getMetrics().getNumberOfWaitingThreads() != 0) {
+      throw new IllegalStateException("the rate limiter made a thread wait");
+    }
+  }
+
+  private void hostpaceCall(Blackhole blackhole) {
+    blackhole.consume(engine.execute(exchange).getNow(null));
+  }
+
+  private void semaphorePair(Blackhole blackhole) {
+    boolean acquired = semaphore.tryAcquire();
+    if (acquired) {
+      semaphore.release();
+    }
+    blackhole.consume(acquired);
+  }
+
+  private void rateLimiterPermission(Blackhole blackhole) {
+    blackhole.consume(rateLimiter.acquirePermission());
+  }
+
+  /** One request through the engine, on one thread. */
+  @Benchmark
+  @Threads(1)
+  public void hostpace_1thread(Blackhole blackhole) {
+    hostpaceCall(blackhole);
+  }
+
+  /** One request through the engine, two threads to the same host at once. */
+  @Benchmark
+  @Threads(2)
+  public void hostpace_2threads(Blackhole blackhole) {
+    hostpaceCall(blackhole);
+  }
+
+  /** Baseline: a semaphore's tryAcquire and release, on one thread. */
+  @Benchmark
+  @Threads(1)
+  public void semaphore_1thread(Blackhole blackhole) {
+    semaphorePair(blackhole);
+  }
+
+  /** Baseline: a semaphore's tryAcquire and release, two threads on the same semaphore. */
+  @Benchmark
+  @Threads(2)
+  public void semaphore_2threads(Blackhole blackhole) {
+    semaphorePair(blackhole);
+  }
+
+  /** Baseline: Resilience4j's AtomicRateLimiter.acquirePermission, never waiting, on one thread. */
+  @Benchmark
+  @Threads(1)
+  public void resilience4j_1thread(Blackhole blackhole) {
+    rateLimiterPermission(blackhole);
+  }
+
+  /** Baseline: Resilience4j's AtomicRateLimiter.acquirePermission, two threads on the same limiter. */
+  @Benchmark
+  @Threads(2)
+  public void resilience4j_2threads(Blackhole blackhole) {
+    rateLimiterPermission(blackhole);
+  }
+}

@@ -1,0 +1,128 @@
+package io.hostpace;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+
+/** Reads {@code inFlight:1,perSecond:0.5} or {@code rate:100/m}; see {@link Limits#parse(String)}. */
+final class LimitsParser {
+
+  private final String spec;
+
+  LimitsParser(String spec) {
+    this.spec = spec;
+  }
+
+  Limits parse() {
+    if (spec.isBlank()) {
+      throw new IllegalArgumentException("limits '" + spec + "' are empty: expected inFlight:N, perSecond:R or rate:N/PERIOD");
+    }
+    @Nullable Integer inFlight = null;
+    @Nullable Rate rate = null;
+    for (String part : spec.split(",", -1)) {
+      String field = part.strip();
+      int colon = field.indexOf(':');
+      if (colon < 0) {
+        throw new IllegalArgumentException(
+            "limit '" + field + "' has no value: expected inFlight:N, perSecond:R or rate:N/PERIOD");
+      }
+      String name = field.substring(0, colon).strip();
+      String value = field.substring(colon + 1).strip();
+      switch (name) {
+        case "inFlight" -> {
+          if (inFlight != null) {
+            throw twice(name);
+          }
+          inFlight = inFlight(value);
+        }
+        case "perSecond" -> {
+          if (rate != null) {
+            throw twice("rate");
+          }
+          rate = perSecond(value);
+        }
+        case "rate" -> {
+          if (rate != null) {
+            throw twice("rate");
+          }
+          rate = rate(value);
+        }
+        default -> throw new IllegalArgumentException(
+            "limit '" + name + "' is unknown: expected inFlight, perSecond or rate");
+      }
+    }
+    return new Limits(inFlight, rate);
+  }
+
+  private static IllegalArgumentException twice(String name) {
+    return new IllegalArgumentException("limit " + name + " is given twice");
+  }
+
+  private static int inFlight(String value) {
+    int parsed;
+    try {
+      parsed = Integer.parseInt(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("inFlight '" + value + "' is not a whole number", e);
+    }
+    if (parsed < 1) {
+      throw new IllegalArgumentException("inFlight must be at least 1, got " + value);
+    }
+    return parsed;
+  }
+
+  private static Rate perSecond(String value) {
+    return Rate.perSecond(decimal("perSecond", value));
+  }
+
+  private static double decimal(String name, String value) {
+    try {
+      // BigDecimal: no NaN, no Infinity, no hex floats, no trailing 'd'.
+      return new BigDecimal(value).doubleValue();
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(name + " '" + value + "' is not a decimal number", e);
+    }
+  }
+
+  private static Rate rate(String value) {
+    int slash = value.indexOf('/');
+    if (slash < 0) {
+      throw new IllegalArgumentException("rate '" + value + "' is not N/PERIOD, such as 100/m or 2/s");
+    }
+    String permits = value.substring(0, slash).strip();
+    int count;
+    try {
+      count = Integer.parseInt(permits);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("rate '" + value + "' does not start with a whole number", e);
+    }
+    if (count < 1) {
+      throw new IllegalArgumentException("rate '" + value + "' must allow at least 1 start");
+    }
+    return Rate.of(count, period(value, value.substring(slash + 1).strip().toLowerCase(Locale.ROOT)));
+  }
+
+  private static Duration period(String rate, String period) {
+    int unitAt = 0;
+    while (unitAt < period.length() && (Character.isDigit(period.charAt(unitAt)) || period.charAt(unitAt) == '.')) {
+      unitAt++;
+    }
+    String number = period.substring(0, unitAt);
+    String unit = period.substring(unitAt);
+    long unitNanos = switch (unit) {
+      case "ms" -> 1_000_000L;
+      case "s" -> 1_000_000_000L;
+      case "m", "min" -> 60_000_000_000L;
+      case "h" -> 3_600_000_000_000L;
+      default -> throw new IllegalArgumentException(
+          "rate '" + rate + "' has an unknown period unit '" + unit + "': expected ms, s, m or h");
+    };
+    double amount = number.isEmpty() ? 1 : decimal("rate period", number);
+    double nanos = amount * unitNanos;
+    if (!(nanos >= 1) || nanos > Long.MAX_VALUE / 4.0) {
+      throw new IllegalArgumentException("rate '" + rate + "' has a period out of range");
+    }
+    return Duration.ofNanos(Math.round(nanos));
+  }
+}

@@ -1,0 +1,161 @@
+package io.hostpace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hostpace.spi.Exchange;
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The blocking entry point: a blocking client's attempts are sent on the calling thread, the
+ * waiting stays in the engine's queue, an interrupt cancels the call, and an IOException stays one.
+ * Time is virtual; the test thread moves it while the caller blocks.
+ */
+class BlockingSendTest {
+
+  final VirtualTime time = VirtualTime.create();
+  final ExecutorService callers = Executors.newCachedThreadPool();
+
+  @AfterEach
+  void stop() {
+    callers.shutdownNow();
+  }
+
+  /** A blocking client: it "sends" in send() and hands back what it got. */
+  static final class BlockingExchange implements Exchange<Integer> {
+    final URI uri;
+    final List<Integer> statuses;
+    final List<Thread> threads = new CopyOnWriteArrayList<>();
+    @Nullable IOException failure;
+
+    BlockingExchange(String uri, Integer... statuses) {
+      this.uri = URI.create(uri);
+      this.statuses = List.of(statuses);
+    }
+
+    @Override
+    public URI uri() {
+      return uri;
+    }
+
+    @Override
+    public String method() {
+      return "GET";
+    }
+
+    @Override
+    public boolean canResend() {
+      return true;
+    }
+
+    @Override
+    public CompletableFuture<Integer> send() {
+      threads.add(Thread.currentThread());
+      if (failure != null) {
+        return CompletableFuture.failedFuture(failure);
+      }
+      return CompletableFuture.completedFuture(statuses.get(Math.min(threads.size(), statuses.size()) - 1));
+    }
+
+    @Override
+    public int status(Integer response) {
+      return response;
+    }
+
+    @Override
+    public @Nullable String header(Integer response, String name) {
+      return response == 429 && name.equalsIgnoreCase("Retry-After") ? "1" : null;
+    }
+
+    @Override
+    public void discard(Integer response) {}
+  }
+
+  static void await(BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("condition not reached in 10 s");
+      }
+      Thread.onSpinWait();
+      Thread.yield();
+    }
+  }
+
+  static int waiting(Hostpace engine) {
+    return engine.snapshot().stream().mapToInt(HostSnapshot::waiting).sum();
+  }
+
+  @Test
+  void everyAttemptIsSentOnTheCallingThreadWhileTheWaitStaysInTheQueue() throws Exception {
+    Hostpace engine = Hostpace.builder().time(time).build();
+    BlockingExchange exchange = new BlockingExchange("http://a.test/", 429, 200);
+    Thread[] caller = new Thread[1];
+    Future<Integer> result = callers.submit(() -> {
+      caller[0] = Thread.currentThread();
+      return engine.send(exchange);
+    });
+
+    await(() -> waiting(engine) == 1); // refused with Retry-After: 1, the retry waits in the queue
+    time.advance(Duration.ofSeconds(1));
+
+    assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    assertThat(exchange.threads).hasSize(2).containsOnly(caller[0]);
+  }
+
+  @Test
+  void T5_interruptingABlockedCallerCancelsItsCall() throws Exception {
+    Hostpace engine = Hostpace.builder().time(time).limit("a.test", Limits.perSecond(0.01)).build();
+    assertThat(engine.send(new BlockingExchange("http://a.test/first", 200))).isEqualTo(200);
+    Future<Integer> second = callers.submit(() -> engine.send(new BlockingExchange("http://a.test/second", 200)));
+    await(() -> waiting(engine) == 1);
+
+    second.cancel(true); // interrupts the caller
+
+    await(() -> waiting(engine) == 0);
+    assertThat(engine.snapshot()).allSatisfy(h -> assertThat(h.inFlight()).isZero());
+  }
+
+  @Test
+  void theExchangesIoExceptionReachesTheCallerAsItIs() {
+    Hostpace engine = Hostpace.builder().time(time).build();
+    BlockingExchange exchange = new BlockingExchange("http://a.test/");
+    exchange.failure = new IOException("connection refused");
+
+    assertThatThrownBy(() -> engine.send(exchange)).isSameAs(exchange.failure);
+    assertThat(engine.snapshot()).isEmpty();
+  }
+
+  @Test
+  void manyBlockedCallersShareOneQueueWithoutAThreadPerWait() throws Exception {
+    Hostpace engine = Hostpace.builder().time(time).limit("a.test", Limits.perSecond(1)).build();
+    List<Future<Integer>> results = new CopyOnWriteArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      int n = i;
+      results.add(callers.submit(() -> engine.send(new BlockingExchange("http://a.test/" + n, 200))));
+    }
+    await(() -> waiting(engine) == 4);
+    // Four callers wait, and the engine holds one wake-up for their queue (and at most one more, to
+    // drop the host's rate spacing once it is idle): no thread or task per wait.
+    assertThat(time.pendingTasks()).isBetween(1, 2);
+    for (int i = 0; i < 4; i++) {
+      time.advance(Duration.ofSeconds(1));
+    }
+    for (Future<Integer> result : results) {
+      assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    }
+  }
+}

@@ -1,0 +1,84 @@
+package io.hostpace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Limits that make no sense are rejected where they are configured, with the key and the field named. */
+class ConfigurationTest {
+
+  @Test
+  void inFlightMustBeAtLeastOne() {
+    assertThatThrownBy(() -> Limits.inFlight(0)).hasMessage("inFlight must be at least 1, got 0");
+    assertThatThrownBy(() -> Limits.inFlight(-3)).hasMessage("inFlight must be at least 1, got -3");
+  }
+
+  @ParameterizedTest
+  @ValueSource(doubles = {0, -1, Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY})
+  void aRatePerSecondMustBePositiveAndFinite(double perSecond) {
+    assertThatThrownBy(() -> Rate.perSecond(perSecond))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("rate per second must be a positive finite number, got " + perSecond);
+  }
+
+  @Test
+  void aRateNeedsAPermitAndAPositiveInterval() {
+    assertThatThrownBy(() -> Rate.of(0, Duration.ofSeconds(1))).hasMessageContaining("permits must be at least 1, got 0");
+    assertThatThrownBy(() -> Rate.of(1, Duration.ZERO)).hasMessageContaining("interval must be positive");
+  }
+
+  @Test
+  void aKeyThatIsNeitherAHostNorADomainGroupIsRejectedNamingTheKey() {
+    assertThatThrownBy(() -> Hostpace.builder().limit("*.wikidata", Limits.inFlight(1)))
+        .hasMessageStartingWith("host limit '*.wikidata' is not a domain: expected '*.' followed by a domain name");
+    assertThatThrownBy(() -> CallContext.builder().limit("exa mple.org", Limits.inFlight(1)))
+        .hasMessageContaining("'exa mple.org'");
+    assertThatThrownBy(() -> Hostpace.builder().limit("http://example.org", Limits.inFlight(1)))
+        .hasMessageContaining("'http://example.org'");
+  }
+
+  @Test
+  void limitsWrittenAsTextNameTheKeyTheFieldAndTheValue() {
+    assertThatThrownBy(() -> Hostpace.builder().limit("x.org", "inFlight:zero"))
+        .hasMessage("host limit 'x.org': inFlight 'zero' is not a whole number");
+    assertThatThrownBy(() -> Hostpace.builder().limit("x.org", "inFlight:0"))
+        .hasMessage("host limit 'x.org': inFlight must be at least 1, got 0");
+    assertThatThrownBy(() -> Hostpace.builder().limit("x.org", "perSecond:NaN"))
+        .hasMessage("host limit 'x.org': perSecond 'NaN' is not a decimal number");
+    assertThatThrownBy(() -> Hostpace.builder().limit("x.org", "perSecond:-1"))
+        .hasMessage("host limit 'x.org': rate per second must be a positive finite number, got -1.0");
+    assertThatThrownBy(() -> Hostpace.builder().limit("x.org", "speed:3"))
+        .hasMessage("host limit 'x.org': limit 'speed' is unknown: expected inFlight, perSecond or rate");
+    assertThatThrownBy(() -> Hostpace.builder().limit("x.org", "rate:5/fortnight"))
+        .hasMessageContaining("unknown period unit 'fortnight'");
+  }
+
+  @Test
+  void limitsParseFromText() {
+    assertThat(Limits.parse("inFlight:1,perSecond:1")).isEqualTo(new Limits(1, Rate.perSecond(1)));
+    assertThat(Limits.parse(" perSecond: 0.5 ")).isEqualTo(Limits.perSecond(0.5));
+    assertThat(Limits.parse("rate:100/m")).isEqualTo(Limits.rate(Rate.of(100, Duration.ofMinutes(1))));
+    assertThat(Limits.parse("rate:10/500ms,inFlight:4")).isEqualTo(new Limits(4, Rate.of(10, Duration.ofMillis(500))));
+  }
+
+  @Test
+  void retriesAndDelaysMustNotBeNegative() {
+    assertThatThrownBy(() -> Hostpace.builder().retries(-1)).hasMessage("retries must be zero or more, got -1");
+    assertThatThrownBy(() -> CallContext.builder().retries(-1)).hasMessage("retries must be zero or more, got -1");
+    assertThatThrownBy(() -> Hostpace.builder().retryDelayLimit(Duration.ofSeconds(-1)))
+        .hasMessageContaining("retry delay limit must not be negative");
+    assertThatThrownBy(() -> CallContext.builder().retryFallbackDelay(Duration.ofSeconds(-1)))
+        .hasMessageContaining("retry fallback delay must not be negative");
+  }
+
+  @Test
+  void aKeyGivenTwiceInDifferentSpellingsIsRejected() {
+    assertThatThrownBy(() -> Hostpace.builder().limit("Example.org", Limits.inFlight(1))
+            .limit("example.org.", Limits.inFlight(2)).build())
+        .hasMessageContaining("is given twice");
+  }
+}

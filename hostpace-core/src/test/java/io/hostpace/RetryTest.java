@@ -1,0 +1,241 @@
+package io.hostpace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hostpace.FakeServer.Reply;
+import io.hostpace.FakeServer.Response;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** SPEC T1 to T6: retries, the last response, bodies, cancellation. */
+class RetryTest {
+
+  final VirtualTime time = VirtualTime.create();
+  final FakeServer server = new FakeServer(time, exchange -> Reply.ok());
+
+  Hostpace.Builder engine() {
+    return Hostpace.builder().time(time);
+  }
+
+  @Test
+  void T1_aRefusedRequestIsRetriedThroughItsQueueAheadOfRequestsThatArrivedAfterIt() {
+    Hostpace engine = engine().limit("a.test", Limits.inFlight(1)).build();
+    server.script(exchange -> exchange.uri.getPath().equals("/1") && exchange.sends == 1
+        ? Reply.refuse(429, "1")
+        : Reply.ok());
+    engine.execute(server.get("http://a.test/1"));
+    engine.execute(server.get("http://a.test/2"));
+    time.advance(Duration.ofMillis(500));
+    engine.execute(server.get("http://a.test/3"));
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(server.starts()).containsExactly("0.000 /1", "1.100 /1", "1.200 /2", "1.300 /3");
+  }
+
+  @Test
+  void T1_retriesAreFiveUnlessTheContextSetsACount() {
+    Hostpace engine = engine().build();
+    server.script(exchange -> Reply.refuse(429, "0"));
+    CompletableFuture<Response> byDefault = engine.execute(server.get("http://a.test/"));
+    CompletableFuture<Response> two = engine.execute(server.get("http://b.test/"), CallContext.builder().retries(2).build());
+    time.advance(Duration.ofSeconds(10));
+
+    assertThat(byDefault.join().attempt()).isEqualTo(6);
+    assertThat(two.join().attempt()).isEqualTo(3);
+  }
+
+  @Test
+  void T2_withARetryCountInTheContextA504OrAListedStatusIsRetriedAfterTheFallbackDelay() {
+    Hostpace engine = engine().build();
+    AtomicInteger n = new AtomicInteger();
+    server.script(exchange -> switch (n.incrementAndGet()) {
+      case 1 -> Reply.status(504).after(Duration.ZERO);
+      case 2 -> Reply.status(502).after(Duration.ZERO);
+      default -> Reply.ok().after(Duration.ZERO);
+    });
+    CallContext context = CallContext.builder().retries(3).retryStatuses(Set.of(502))
+        .retryFallbackDelay(Duration.ofSeconds(2)).build();
+    CompletableFuture<Response> call = engine.execute(server.get("http://a.test/"), context);
+    time.advance(Duration.ofSeconds(10));
+
+    assertThat(call.join().status()).isEqualTo(200);
+    assertThat(server.startTimes("a.test")).containsExactly("0.000", "2.000", "4.000");
+  }
+
+  @Test
+  void T2_withoutARetryCountInTheContextA504IsReturnedAsItIs() {
+    Hostpace engine = engine().build();
+    server.script(exchange -> Reply.status(504));
+    CompletableFuture<Response> call = engine.execute(server.get("http://a.test/"));
+    time.advance(Duration.ofSeconds(10));
+    assertThat(call.join().status()).isEqualTo(504);
+    assertThat(server.log).hasSize(1);
+  }
+
+  @Test
+  void T3_whenRetriesRunOutTheLastResponseIsReturnedAsItIs() {
+    Hostpace engine = engine().build();
+    server.script(exchange -> Reply.refuse(503, "0").header("x-attempt", Integer.toString(exchange.sends)));
+    CompletableFuture<Response> call = engine.execute(server.get("http://a.test/"), CallContext.builder().retries(1).build());
+    time.advance(Duration.ofSeconds(5));
+
+    Response last = call.join();
+    assertThat(last.status()).isEqualTo(503);
+    assertThat(last.headers()).containsEntry("x-attempt", "2");
+    assertThat(last.discarded(server)).isFalse();
+    assertThat(server.discarded).hasSize(1).allSatisfy(r -> assertThat(r.attempt()).isEqualTo(1));
+  }
+
+  @Test
+  void T4_aBodyThatCanBeSentOnlyOnceIsSentOnce() {
+    Hostpace engine = engine().build();
+    server.script(exchange -> Reply.refuse(429, "0"));
+    FakeServer.FakeExchange stream = server.post("http://a.test/upload", false);
+    CompletableFuture<Response> call = engine.execute(stream);
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(stream.sends).isEqualTo(1);
+    assertThat(call.join().status()).isEqualTo(429);
+  }
+
+  @Test
+  void T4_aBodyThatCanBeProducedAgainIsSentWholeOnEveryAttempt() {
+    Hostpace engine = engine().build();
+    server.script(RefusalTest.refuseFirst(2, Reply.refuse(429, "0")));
+    FakeServer.FakeExchange replayable = server.post("http://a.test/sparql", true);
+    CompletableFuture<Response> call = engine.execute(replayable);
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(replayable.sends).isEqualTo(3);
+    assertThat(call.join().status()).isEqualTo(200);
+  }
+
+  @Test
+  void T5_cancellingAWaitingRequestRemovesItAndFreesNothingItDoesNotHold() {
+    Hostpace engine = engine().limit("a.test", Limits.inFlight(1)).build();
+    server.script(exchange -> Reply.ok().after(Duration.ofSeconds(1)));
+    engine.execute(server.get("http://a.test/1"));
+    CompletableFuture<Response> second = engine.execute(server.get("http://a.test/2"));
+    engine.execute(server.get("http://a.test/3"));
+    time.runDue();
+
+    second.cancel(true);
+
+    assertThat(engine.snapshot()).singleElement().satisfies(host -> {
+      assertThat(host.inFlight()).isEqualTo(1);
+      assertThat(host.waiting()).isEqualTo(1);
+    });
+    time.runDue();
+    assertThat(server.log).hasSize(1); // /3 still waits for /1's place
+    time.advance(Duration.ofSeconds(3));
+    assertThat(server.starts()).containsExactly("0.000 /1", "1.000 /3");
+  }
+
+  @Test
+  void T5_cancellingAStartedRequestFreesItsPlaceAndCancelsTheAttempt() {
+    Hostpace engine = engine().limit("a.test", Limits.inFlight(1)).build();
+    server.script(exchange -> exchange.uri.getPath().equals("/1") ? Reply.never() : Reply.ok());
+    FakeServer.FakeExchange hanging = server.get("http://a.test/1");
+    CompletableFuture<Response> first = engine.execute(hanging);
+    engine.execute(server.get("http://a.test/2"));
+    time.advance(Duration.ofSeconds(5));
+    assertThat(server.log).hasSize(1);
+
+    first.cancel(true);
+    time.runDue();
+
+    assertThat(hanging.pending).isCancelled();
+    assertThat(server.starts()).containsExactly("0.000 /1", "5.000 /2");
+  }
+
+  @Test
+  void T5_cancellingARequestThatWaitsToBeRetriedTakesItOut() {
+    Hostpace engine = engine().build();
+    server.script(exchange -> Reply.status(504).after(Duration.ZERO));
+    CompletableFuture<Response> call = engine.execute(server.get("http://a.test/"),
+        CallContext.builder().retries(3).retryFallbackDelay(Duration.ofSeconds(10)).build());
+    time.advance(Duration.ofSeconds(1));
+    call.cancel(true);
+    time.advance(Duration.ofSeconds(30));
+    assertThat(server.log).hasSize(1);
+    assertThat(engine.snapshot()).isEmpty();
+  }
+
+  @Test
+  void T6_aPostIsRetriedOnARefusalButNeverOnATimeoutOrAFailure() {
+    Hostpace engine = engine().build();
+    server.script(RefusalTest.refuseFirst(1, Reply.refuse(429, "0")));
+    CompletableFuture<Response> refused = engine.execute(server.post("http://a.test/refused", true));
+    time.advance(Duration.ofSeconds(1));
+    assertThat(refused.join().status()).isEqualTo(200);
+
+    server.script(exchange -> Reply.fail(new UncheckedIOException(new IOException("timed out"))));
+    CompletableFuture<Response> failed = engine.execute(server.post("http://a.test/failed", true),
+        CallContext.builder().retries(3).build());
+    time.advance(Duration.ofSeconds(1));
+    assertThatThrownBy(failed::join).isInstanceOf(CompletionException.class)
+        .hasRootCauseMessage("timed out");
+
+    server.script(exchange -> Reply.status(504));
+    CompletableFuture<Response> gatewayTimeout = engine.execute(server.post("http://a.test/504", true),
+        CallContext.builder().retries(3).build());
+    time.advance(Duration.ofSeconds(10));
+    assertThat(gatewayTimeout.join().status()).isEqualTo(504);
+    assertThat(server.startTimes("/failed")).hasSize(1);
+    assertThat(server.startTimes("/504")).hasSize(1);
+  }
+
+  @Test
+  void aUriWithoutAHostFailsTheCallAndHoldsNothing() {
+    Hostpace engine = engine().build();
+    CompletableFuture<Response> call = engine.execute(server.get("mailto:someone@example.org"));
+    assertThatThrownBy(call::join).hasCauseInstanceOf(IllegalArgumentException.class);
+    assertThat(engine.snapshot()).isEmpty();
+  }
+
+  @Test
+  void anythingTheServerSendsNeverThrowsOutOfTheEngineOrLeavesAPlaceHeld() {
+    List<Integer> statuses = List.of(-1, 0, 99, 100, 199, 304, 405, 429, 503, 600, 999, Integer.MAX_VALUE, Integer.MIN_VALUE);
+    List<String> retryAfters = List.of("", " ", "-1", "1e9", "99999999999999999999999", "\u0000", "Sun, 31 Feb 2026 00:00:00 GMT",
+        "0.0000000001", "9".repeat(10_000));
+    Hostpace engine = engine().retries(1).build();
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (int status : statuses) {
+      for (String retryAfter : retryAfters) {
+        server.script(exchange -> Reply.refuse(status, retryAfter));
+        calls.add(engine.execute(server.get("http://a.test/" + status)));
+        time.advance(Duration.ofSeconds(61));
+      }
+    }
+    time.advance(Duration.ofSeconds(120));
+    assertThat(calls).allSatisfy(call -> assertThat(call).isCompleted());
+    assertThat(engine.snapshot()).allSatisfy(h -> assertThat(h.inFlight()).isZero());
+  }
+
+  @Test
+  void anExchangeThatThrowsReadingTheAnswerFailsTheCallAndFreesItsPlace() {
+    Hostpace engine = engine().limit("a.test", Limits.inFlight(1)).build();
+    FakeServer.FakeExchange broken = server.new FakeExchange(java.net.URI.create("http://a.test/broken"), "GET", true) {
+      @Override
+      public int status(Response response) {
+        throw new IllegalStateException("malformed status line");
+      }
+    };
+    CompletableFuture<Response> call = engine.execute(broken);
+    CompletableFuture<Response> next = engine.execute(server.get("http://a.test/next"));
+    time.advance(Duration.ofSeconds(1));
+
+    assertThatThrownBy(call::join).hasRootCauseMessage("malformed status line");
+    assertThat(next.join().status()).isEqualTo(200);
+    assertThat(server.discarded).hasSize(1);
+  }
+}
