@@ -60,7 +60,6 @@ final class Call<R> {
 
   private volatile @Nullable CompletableFuture<R> attemptInFlight;
 
-  @SuppressWarnings("NullAway.Init")
   Call(Hostpace engine, Exchange<R> exchange, CallContext context, Executor executor) {
     this.engine = engine;
     this.exchange = exchange;
@@ -87,6 +86,9 @@ final class Call<R> {
   }
 
   private void send(int number) {
+    if (result.isCancelled()) {
+      return; // cancelled between its start and its turn on the executor: its place is already free
+    }
     CompletableFuture<R> future;
     try {
       future = exchange.send();
@@ -196,13 +198,16 @@ final class Call<R> {
     }
   }
 
+  /**
+   * The caller cancelled. An attempt in flight is cancelled first, so that its place is freed
+   * only once the client has let the request go; its failure frees the place as any failure does.
+   */
   private void cancelled() {
-    if (engine.scheduler().cancel(this)) {
-      CompletableFuture<R> future = attemptInFlight;
-      if (future != null) {
-        future.cancel(true);
-      }
+    CompletableFuture<R> future = attemptInFlight;
+    if (future != null) {
+      future.cancel(true);
     }
+    engine.scheduler().cancel(this);
   }
 
   private void discard(R response) {

@@ -148,7 +148,10 @@ public final class Hostpace {
     } catch (ExecutionException e) {
       throw rethrow(e.getCause());
     } catch (CancellationException e) {
-      throw new InterruptedIOException("the call was cancelled", e);
+      // Only this method holds the future; should it be cancelled anyway, say so as I/O does.
+      java.io.InterruptedIOException cancelled = new java.io.InterruptedIOException("the call was cancelled");
+      cancelled.initCause(e);
+      throw cancelled;
     }
   }
 
@@ -180,14 +183,6 @@ public final class Hostpace {
       throw error;
     }
     return new IOException(cause);
-  }
-
-  /** An {@link IOException} for a cancelled blocking call, as {@code java.io.InterruptedIOException}. */
-  private static final class InterruptedIOException extends java.io.InterruptedIOException {
-    InterruptedIOException(String message, Throwable cause) {
-      super(message);
-      initCause(cause);
-    }
   }
 
   // ---------------------------------------------------------------- limits

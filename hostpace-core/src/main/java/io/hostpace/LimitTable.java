@@ -92,8 +92,4 @@ final class LimitTable {
     Limits limits = byHost.get(groupKey);
     return limits != null ? limits : Limits.NONE;
   }
-
-  boolean isEmpty() {
-    return byHost.isEmpty() && everyHost.equals(Limits.NONE);
-  }
 }

@@ -49,8 +49,17 @@ final class RateState {
     return used && readyAt() - now > 0;
   }
 
-  /** When the spacing stops mattering: the time the next start could go. */
+  /**
+   * Whether the state still matters at {@code now}: until {@code next}, some of the burst is
+   * used up, so a fresh state would allow more than the rate. Example: {@code Rate.of(2, 1 s)},
+   * two starts at 0 s: the third may go at 0.5 s, but a fresh state at 0.5 s would let two go.
+   */
+  boolean mattersAt(long now) {
+    return used && next - now > 0;
+  }
+
+  /** When the state stops mattering: once the whole burst is available again. */
   long expiresAt() {
-    return next - slack;
+    return next;
   }
 }

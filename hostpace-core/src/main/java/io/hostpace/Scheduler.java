@@ -139,7 +139,9 @@ final class Scheduler {
         case RETRY -> {
           count(queue, Counter.RETRIES);
           call.attempt++;
-          event(() -> new HostpaceEvent.Retried(queue.node.key, call.uri(), call.attempt, Duration.ZERO, now));
+          if (listener != null) {
+            emit(new HostpaceEvent.Retried(queue.node.key, call.uri(), call.attempt, Duration.ZERO, now));
+          }
           enqueue(call, now, false);
           candidates.add(queue);
         }
@@ -147,14 +149,18 @@ final class Scheduler {
           count(queue, Counter.RETRIES);
           call.attempt++;
           long delay = verdict.delayNanos();
-          event(() -> new HostpaceEvent.Retried(queue.node.key, call.uri(), call.attempt, Duration.ofNanos(delay), now));
+          if (listener != null) {
+            emit(new HostpaceEvent.Retried(queue.node.key, call.uri(), call.attempt, Duration.ofNanos(delay), now));
+          }
           call.state = Call.State.PARKED;
           call.parked = timer.schedule(() -> unpark(call), delay);
         }
         case GIVE_UP -> {
           count(queue, Counter.GAVE_UPS);
-          event(() -> new HostpaceEvent.GaveUp(
-              queue.node.key, call.uri(), call.attempt, verdict.status(), verdict.reason(), now));
+          if (listener != null) {
+            emit(new HostpaceEvent.GaveUp(
+                queue.node.key, call.uri(), call.attempt, verdict.status(), verdict.reason(), now));
+          }
           finish(call, Call.State.DONE, now);
         }
         case DONE -> finish(call, Call.State.DONE, now);
@@ -191,10 +197,8 @@ final class Scheduler {
   /**
    * The caller gave up on the call (SPEC T5): it leaves its queue if it waits, and frees its
    * place if it holds one. It frees nothing it does not hold.
-   *
-   * @return whether the call held a place, so its attempt is to be cancelled
    */
-  boolean cancel(Call<?> call) {
+  void cancel(Call<?> call) {
     lock.lock();
     try {
       long now = clock.nanoTime();
@@ -204,13 +208,11 @@ final class Scheduler {
           call.state = Call.State.CANCELLED;
           leaveWaiting(queue);
           finish(call, Call.State.CANCELLED, now);
-          return false;
         }
         case IN_FLIGHT -> {
           Set<HostQueue> candidates = release(call.queue);
           finish(call, Call.State.CANCELLED, now);
           pump(candidates, now);
-          return true;
         }
         case PARKED -> {
           Timer.Cancellable parked = call.parked;
@@ -218,10 +220,9 @@ final class Scheduler {
             parked.cancel();
           }
           finish(call, Call.State.CANCELLED, now);
-          return false;
         }
         default -> {
-          return false;
+          // DONE or CANCELLED already: nothing held.
         }
       }
     } finally {
@@ -338,7 +339,9 @@ final class Scheduler {
         gate.waitingQueues.add(queue);
       }
     }
-    event(() -> new HostpaceEvent.Queued(queue.node.key, call.uri(), call.attempt, now));
+    if (listener != null) {
+      emit(new HostpaceEvent.Queued(queue.node.key, call.uri(), call.attempt, now));
+    }
     if (pump && (headBefore == null || call.seq < headBefore.seq)) {
       pump(Set.of(queue), now);
     }
@@ -444,8 +447,10 @@ final class Scheduler {
       take(gate, now);
     }
     started.add(call);
-    event(() -> new HostpaceEvent.Started(
-        queue.node.key, call.uri(), call.attempt, Duration.ofNanos(now - call.queuedAt), now));
+    if (listener != null) {
+      emit(new HostpaceEvent.Started(
+          queue.node.key, call.uri(), call.attempt, Duration.ofNanos(now - call.queuedAt), now));
+    }
   }
 
   private static void take(Limiter limiter, long now) {
@@ -529,9 +534,11 @@ final class Scheduler {
     HostQueue queue = call.queue;
     if (verdict.refusal()) {
       count(queue, Counter.REFUSALS);
-      event(() -> new HostpaceEvent.Refused(
-          queue.node.key, call.uri(), call.attempt, verdict.status(),
-          verdict.retryAfterNanos() < 0 ? null : Duration.ofNanos(verdict.retryAfterNanos()), now));
+      if (listener != null) {
+        emit(new HostpaceEvent.Refused(
+            queue.node.key, call.uri(), call.attempt, verdict.status(),
+            verdict.retryAfterNanos() < 0 ? null : Duration.ofNanos(verdict.retryAfterNanos()), now));
+      }
     }
     teach(queue.node, call, verdict, now);
     for (GroupGate gate : queue.gates) {
@@ -546,7 +553,9 @@ final class Scheduler {
       long until = now + pause;
       if (!state.paused() || until - state.pausedUntil() > 0) {
         state.pauseUntil(until);
-        event(() -> new HostpaceEvent.Paused(node.key, Duration.ofNanos(pause), now));
+        if (listener != null) {
+          emit(new HostpaceEvent.Paused(node.key, Duration.ofNanos(pause), now));
+        }
       }
       return;
     }
@@ -558,7 +567,9 @@ final class Scheduler {
     if (next != interval) {
       state.interval(next, now);
       long to = next;
-      event(() -> new HostpaceEvent.IntervalChanged(node.key, Duration.ofNanos(interval), Duration.ofNanos(to), now));
+      if (listener != null) {
+        emit(new HostpaceEvent.IntervalChanged(node.key, Duration.ofNanos(interval), Duration.ofNanos(to), now));
+      }
     }
   }
 
@@ -652,7 +663,7 @@ final class Scheduler {
   }
 
   private static void letGo(Node node, @Nullable RateState rate, long now) {
-    if (rate != null && --rate.users == 0 && !rate.holdsAt(now)) {
+    if (rate != null && --rate.users == 0 && !rate.mattersAt(now)) {
       node.rates.remove(rate.limits);
     }
   }
@@ -665,7 +676,7 @@ final class Scheduler {
     if (!node.queues.isEmpty() || !node.gates.isEmpty() || node.state.interval() > 0) {
       return;
     }
-    node.rates.values().removeIf(rate -> rate.users == 0 && !rate.holdsAt(now));
+    node.rates.values().removeIf(rate -> rate.users == 0 && !rate.mattersAt(now));
     boolean waitFor = false;
     long until = now;
     HostState state = node.state;
@@ -710,19 +721,13 @@ final class Scheduler {
 
   // ---------------------------------------------------------------- after the lock
 
-  private interface EventFactory {
-    HostpaceEvent create();
-  }
-
   // @GuardedBy("lock"): how many events were built, for the test that none is without a listener
   private long eventsBuilt;
 
-  /** Records an event, built only when somebody listens. */
-  private void event(EventFactory factory) {
-    if (listener != null) {
-      events.add(factory.create());
-      eventsBuilt++;
-    }
+  /** Records an event; every caller builds it only when somebody listens (STYLE principle 9). */
+  private void emit(HostpaceEvent event) {
+    events.add(event);
+    eventsBuilt++;
   }
 
   long eventsBuilt() {

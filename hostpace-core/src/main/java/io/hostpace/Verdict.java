@@ -1,7 +1,5 @@
 package io.hostpace;
 
-import org.jspecify.annotations.Nullable;
-
 /**
  * What an answer means for its call, decided from the answer and the call alone before the
  * engine's lock is taken.
@@ -44,9 +42,5 @@ record Verdict(int status, boolean refusal, long retryAfterNanos, Next next, lon
 
   boolean retries() {
     return next == Next.RETRY || next == Next.RETRY_LATER;
-  }
-
-  @Nullable String reasonOrNull() {
-    return reason.isEmpty() ? null : reason;
   }
 }

@@ -1,0 +1,123 @@
+package io.hostpace.examples;
+
+import io.hostpace.HostSnapshot;
+import io.hostpace.Hostpace;
+import io.hostpace.HostpaceEvent;
+import io.hostpace.Limits;
+import io.hostpace.VirtualTime;
+import io.hostpace.spi.Exchange;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Prints, in virtual time, how the engine meets a host that accepts one request a second and
+ * refuses the rest with a bare 429, as QLever's Wikidata endpoint does: twenty requests arrive
+ * at once; every one completes; the trace shows each start, refusal and change of pace.
+ *
+ * <p>Uses only the public API, as a user's own test would.
+ */
+public final class PacingTrace {
+
+  private PacingTrace() {}
+
+  /** The server: a token bucket of one request a second, 50 ms to answer. */
+  static final class OneASecond {
+    final VirtualTime time;
+    long nextFree;
+    int refused;
+
+    OneASecond(VirtualTime time) {
+      this.time = time;
+      this.nextFree = time.nanoTime();
+    }
+
+    int admit() {
+      long now = time.nanoTime();
+      if (now - nextFree >= 0) {
+        nextFree = now + 1_000_000_000L;
+        return 200;
+      }
+      refused++;
+      return 429;
+    }
+  }
+
+  public static void main(String[] args) {
+    VirtualTime time = VirtualTime.create();
+    long origin = time.nanoTime();
+    OneASecond server = new OneASecond(time);
+    List<String> trace = new ArrayList<>();
+    Hostpace engine = Hostpace.builder()
+        .time(time)
+        .limits(Limits.inFlight(32))
+        .retries(20)
+        .listener(event -> trace.add(describe(event, origin)))
+        .build();
+
+    List<CompletableFuture<Integer>> calls = new ArrayList<>();
+    for (int i = 1; i <= 20; i++) {
+      calls.add(engine.execute(new ServerExchange(URI.create("https://qlever.test/sparql?q=" + i), server)));
+    }
+    Duration took = time.runUntilIdle(Duration.ofHours(1));
+
+    trace.forEach(System.out::println);
+    long completed = calls.stream().filter(call -> call.join() == 200).count();
+    HostSnapshot host = engine.snapshot().stream().filter(h -> h.key().equals("qlever.test")).findFirst().orElseThrow();
+    System.out.printf(Locale.ROOT, "%n%d of %d requests completed in %.1f s of virtual time; %d refusals; "
+            + "learned interval now %d ms.%n",
+        completed, calls.size(), took.toMillis() / 1e3, server.refused, host.interval().toMillis());
+  }
+
+  private static String describe(HostpaceEvent event, long origin) {
+    String at = String.format(Locale.ROOT, "%8.3f s  ", (event.atNanos() - origin) / 1e9);
+    if (event instanceof HostpaceEvent.Started started) {
+      return at + "start    " + started.uri().getQuery() + " attempt " + started.attempt();
+    } else if (event instanceof HostpaceEvent.Refused refused) {
+      return at + "refused  " + refused.uri().getQuery() + " with " + refused.status();
+    } else if (event instanceof HostpaceEvent.IntervalChanged changed) {
+      return at + "interval " + changed.from().toMillis() + " ms -> " + changed.to().toMillis() + " ms";
+    } else if (event instanceof HostpaceEvent.GaveUp gaveUp) {
+      return at + "gave up  " + gaveUp.uri().getQuery() + ": " + gaveUp.reason();
+    }
+    return at + event.getClass().getSimpleName();
+  }
+
+  /** One request to the model server, answered 50 ms after it starts. */
+  private record ServerExchange(URI uri, OneASecond server) implements Exchange<Integer> {
+    @Override
+    public String method() {
+      return "GET";
+    }
+
+    @Override
+    public boolean canResend() {
+      return true;
+    }
+
+    @Override
+    public CompletableFuture<Integer> send() {
+      CompletableFuture<Integer> answer = new CompletableFuture<>();
+      int status = server.admit();
+      server.time.schedule(() -> answer.complete(status), 50_000_000L);
+      return answer;
+    }
+
+    @Override
+    public int status(Integer response) {
+      return response;
+    }
+
+    @Override
+    public @Nullable String header(Integer response, String name) {
+      return null;
+    }
+
+    @Override
+    public void discard(Integer response) {}
+  }
+}
