@@ -3,22 +3,31 @@ package io.hostpace;
 import java.time.Duration;
 
 /**
- * How often requests may start: {@code permits} per {@code per}, allowing a burst of
- * {@code permits} (SPEC P11).
+ * How often requests may start: at most {@code permits} in any interval of length {@code per},
+ * allowing that burst (SPEC P11).
  *
  * <p>{@code Rate.perSecond(2)} spaces starts 500 ms apart; {@code Rate.of(2, Duration.ofSeconds(1))}
- * lets two start at once and then one every 500 ms on average; {@code Rate.of(100,
- * Duration.ofMinutes(1))} lets 100 go at once and then one every 600 ms.
+ * lets two start at once, two more a second later, and so on; {@code Rate.of(100,
+ * Duration.ofMinutes(1))} lets 100 go at once and the next once the first is a minute ago:
+ * never more than a server that counts "100 a minute" accepts.
  *
- * @param permits how many starts the interval allows, at least 1
+ * @param permits how many starts the interval allows, 1 to 100,000
  * @param per the interval, positive
  */
 public record Rate(int permits, Duration per) {
+
+  /** The largest burst a rate may allow. */
+  public static final int MAX_PERMITS = 100_000;
 
   /** Validates the fields. */
   public Rate {
     if (permits < 1) {
       throw new IllegalArgumentException("rate permits must be at least 1, got " + permits);
+    }
+    if (permits > MAX_PERMITS) {
+      // The engine keeps the time of each start in the interval; beyond this, give a shorter interval.
+      throw new IllegalArgumentException(
+          "rate permits must be at most " + MAX_PERMITS + ", got " + permits + ": give the rate over a shorter interval");
     }
     if (per.isNegative() || per.isZero()) {
       throw new IllegalArgumentException("rate interval must be positive, got " + per);
@@ -49,11 +58,6 @@ public record Rate(int permits, Duration per) {
   /** {@code permits} starts every {@code per}, allowing that burst. */
   public static Rate of(int permits, Duration per) {
     return new Rate(permits, per);
-  }
-
-  /** The average time between starts, in nanoseconds. */
-  long spacingNanos() {
-    return Math.max(1, per.toNanos() / permits);
   }
 
   /** How many starts per second this rate allows on average. */

@@ -1,65 +1,68 @@
 package io.hostpace;
 
 /**
- * The spacing one rate imposes, in the manner of the generic cell rate algorithm: the state is
- * the time the next start may go at the rate's average pace ({@code next}), and a start may go
- * as long as {@code next} is no more than the burst's slack ahead of now.
+ * The spacing one rate imposes: at most {@code permits} starts in any window of length
+ * {@code per} (SPEC P11), kept as the times of the last {@code permits} starts. A start may go
+ * once the oldest of them is {@code per} ago.
  *
- * <p>Example, {@code Rate.of(2, 1 s)}: spacing 500 ms, slack 500 ms. At 0 s two requests
- * start (next becomes 0.5 s, then 1 s); the third may go once next − slack ≤ now, at 0.5 s.
- * With {@code Rate.perSecond(1)} the slack is zero: one start a second, the first at once.
+ * <p>Example, {@code Rate.of(2, 1 s)}: two requests start at 0 s; the third and fourth may go
+ * at 1 s, the fifth at 2 s: what a server that allows "2 a second" (in any second) accepts. With
+ * {@code Rate.perSecond(4)} (one permit per 250 ms) it is plain spacing: starts 250 ms apart,
+ * the first at once.
  *
- * <p>Guarded by the engine's lock. It outlives the queues that use it while {@code next} is
- * still ahead, so the next context with the same limits keeps the spacing (SPEC P8).
+ * <p>A token bucket would be cheaper, but would let up to {@code 2 × permits − 1} go within one
+ * interval (a full bucket, then the refill), which a server counting "100 a minute" refuses.
+ *
+ * <p>Guarded by the engine's lock. It outlives the queues that use it while its last start is
+ * less than {@code per} ago, so the next context with the same limits keeps the spacing (SPEC P8).
  */
 final class RateState {
 
   final Limits limits;
-  private final long spacing;
-  private final long slack;
+  private final long per;
+  /** The last starts, a ring: {@code starts[oldest]} is the oldest once {@code count == starts.length}. */
+  private final long[] starts;
   // @GuardedBy("Scheduler.lock")
-  private boolean used;
+  private int count;
   // @GuardedBy("Scheduler.lock")
-  private long next;
+  private int oldest;
   // @GuardedBy("Scheduler.lock")
   int users;
 
   RateState(Limits limits, Rate rate) {
     this.limits = limits;
-    this.spacing = rate.spacingNanos();
-    this.slack = rate.per().toNanos() - spacing;
+    this.per = rate.per().toNanos();
+    this.starts = new long[rate.permits()];
   }
 
-  /** The earliest time a start may go; meaningful only when {@link #used()}. */
+  /** Whether the rate holds a start back at {@code now}; then {@link #readyAt()} says until when. */
+  boolean holdsAt(long now) {
+    return count == starts.length && readyAt() - now > 0;
+  }
+
+  /** When the next start may go, once every permit is used. */
   long readyAt() {
-    return next - slack;
-  }
-
-  boolean used() {
-    return used;
+    return starts[oldest] + per;
   }
 
   void start(long now) {
-    next = (used && next - now > 0 ? next : now) + spacing;
-    used = true;
-  }
-
-  /** Whether the spacing still holds anything back at {@code now}. */
-  boolean holdsAt(long now) {
-    return used && readyAt() - now > 0;
+    starts[oldest] = now;
+    oldest = (oldest + 1) % starts.length;
+    if (count < starts.length) {
+      count++;
+    }
   }
 
   /**
-   * Whether the state still matters at {@code now}: until {@code next}, some of the burst is
-   * used up, so a fresh state would allow more than the rate. Example: {@code Rate.of(2, 1 s)},
-   * two starts at 0 s: the third may go at 0.5 s, but a fresh state at 0.5 s would let two go.
+   * Whether the state still matters at {@code now}: until its last start is {@code per} ago,
+   * a fresh state would allow more than the rate.
    */
   boolean mattersAt(long now) {
-    return used && next - now > 0;
+    return count > 0 && expiresAt() - now > 0;
   }
 
-  /** When the state stops mattering: once the whole burst is available again. */
+  /** When the state stops mattering: {@code per} after its last start. */
   long expiresAt() {
-    return next;
+    return starts[(oldest + starts.length - 1) % starts.length] + per;
   }
 }

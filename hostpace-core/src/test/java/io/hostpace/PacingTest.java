@@ -143,7 +143,7 @@ class PacingTest {
     time.advance(Duration.ofSeconds(5));
 
     assertThat(server.starts())
-        .containsExactly("0.000 /1", "0.000 /2", "0.500 /3", "1.000 /4", "1.500 /5");
+        .containsExactly("0.000 /1", "0.000 /2", "1.000 /3", "1.000 /4", "2.000 /5");
   }
 
   @Test

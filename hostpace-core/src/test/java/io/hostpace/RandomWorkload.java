@@ -1,0 +1,892 @@
+package io.hostpace;
+
+import io.hostpace.spi.Exchange;
+import io.hostpace.spi.LearningRule;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.Tuple;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Random workloads for {@link EnginePropertiesTest}, and a fake server of its own that runs
+ * one in virtual time and records what it saw: every send with its time, host and attempt,
+ * every end of an attempt (answered, failed, or cancelled by the engine), every discard, and
+ * how each call's future completed.
+ *
+ * <p>The checks read only those observations and an independent model of the limits (which
+ * limits a call gets for its host and groups, SPEC P4 to P6, P8), never the engine's own
+ * bookkeeping, except for the snapshot and queue counts they are meant to check.
+ *
+ * <p>Everything is generated from jqwik {@link Arbitraries}, including the virtual clock's
+ * origin, so a failing seed reproduces exactly and shrinks to a small workload.
+ */
+final class RandomWorkload {
+
+  /** The hosts a workload may use: three under {@code *.example.org}, one also under {@code *.c.example.org}. */
+  static final List<String> HOSTS =
+      List.of("a.example.org", "b.example.org", "deep.c.example.org", "example.org", "x.test:8080");
+
+  /** The groups a workload may limit. The apex {@code example.org} is in neither (SPEC P5). */
+  static final List<String> GROUPS = List.of("*.example.org", "*.c.example.org");
+
+  static final int DEFAULT_IN_FLIGHT = 32;
+  static final int DEFAULT_RETRIES = 5;
+  static final Duration DEFAULT_RETRY_DELAY_LIMIT = Duration.ofSeconds(60);
+
+  private RandomWorkload() {}
+
+  // ---------------------------------------------------------------- the workload
+
+  /**
+   * What the server answers one attempt: a status (and Retry-After) after a latency, an
+   * IOException after a latency, or nothing, until the test cancels the call {@code
+   * latencyMillis} after the send. A latency of 0 answers inside {@code send()} itself.
+   */
+  record Reply(int status, @Nullable String retryAfter, int latencyMillis, boolean fail, boolean hang) {
+    /** What attempts beyond a call's script get. */
+    static final Reply AFTER_SCRIPT = new Reply(200, null, 100, false, false);
+
+    @Override
+    public String toString() {
+      if (hang) {
+        return "hang(cancelled after " + latencyMillis + "ms)";
+      }
+      String what = fail ? "IOException" : status + (retryAfter != null ? "(RA " + retryAfter + ")" : "");
+      return what + "@" + latencyMillis + "ms";
+    }
+  }
+
+  /**
+   * One call: its host (an index into the workload's hosts, modulo their number), whether it
+   * goes with the second context, the virtual time before it is submitted, the server's script
+   * by attempt, when the test cancels it (after submission), and whether its body can be resent.
+   */
+  record CallSpec(
+      int host, boolean second, int gapMillis, List<Reply> script, @Nullable Integer cancelAfterMillis,
+      boolean canResend) {
+
+    Reply reply(int attempt) {
+      return attempt <= script.size() ? script.get(attempt - 1) : Reply.AFTER_SCRIPT;
+    }
+
+    @Override
+    public String toString() {
+      return "call(host " + host + (second ? ", ctx2" : "") + ", +" + gapMillis + "ms, " + script
+          + (cancelAfterMillis != null ? ", cancel@" + cancelAfterMillis + "ms" : "")
+          + (canResend ? "" : ", stream") + ")";
+    }
+  }
+
+  /** The second context: limits by host and by group (null: none), a retry count, and SPEC T2's 500. */
+  record ContextSpec(
+      List<@Nullable Limits> hosts, List<@Nullable Limits> groups, @Nullable Integer retries,
+      boolean retry500, int fallbackMillis) {}
+
+  /** The engine: retries and retry delay limit (null: defaults), learning rule, the clock's origin. */
+  record EngineSpec(@Nullable Integer retries, @Nullable Integer retryDelayLimitMillis, boolean forgetful, long origin) {}
+
+  /** Engine limits for the first hosts of {@link #HOSTS} (null: none) and for {@link #GROUPS}. */
+  record Workload(
+      EngineSpec engine, List<@Nullable Limits> hosts, List<@Nullable Limits> groups,
+      @Nullable ContextSpec second, List<CallSpec> calls) {}
+
+  // ---------------------------------------------------------------- generators
+
+  static Arbitrary<Workload> workloads() {
+    return Combinators.combine(
+            engines(),
+            limits().injectNull(0.25).list().ofMinSize(1).ofMaxSize(HOSTS.size()),
+            limits().injectNull(0.4).list().ofSize(GROUPS.size()),
+            contexts().injectNull(0.4),
+            calls().list().ofMinSize(1).ofMaxSize(25))
+        .as(Workload::new);
+  }
+
+  static Arbitrary<EngineSpec> engines() {
+    Arbitrary<Long> origin = Arbitraries.frequencyOf(
+        Tuple.of(1, Arbitraries.just(0L)),
+        Tuple.of(8, Arbitraries.longs().between(-(1L << 62), 1L << 62)),
+        // the monotonic clock wraps around during the run
+        Tuple.of(1, Arbitraries.just(Long.MAX_VALUE - Duration.ofSeconds(2).toNanos())));
+    return Combinators.combine(
+            Arbitraries.integers().between(0, 5).injectNull(0.5),
+            Arbitraries.integers().between(0, 12).map(n -> n * 250).injectNull(0.6),
+            Arbitraries.of(false, true),
+            origin)
+        .as(EngineSpec::new);
+  }
+
+  static Arbitrary<ContextSpec> contexts() {
+    return Combinators.combine(
+            limits().injectNull(0.5).list().ofSize(HOSTS.size()),
+            limits().injectNull(0.7).list().ofSize(GROUPS.size()),
+            Arbitraries.integers().between(0, 3).injectNull(0.5),
+            Arbitraries.of(false, true),
+            Arbitraries.integers().between(0, 8).map(n -> n * 250))
+        .as(ContextSpec::new);
+  }
+
+  /** inFlight 1 to 5 or unset; no rate, a perSecond of 0.5 to 20, or a burst of 2 to 5 per 0.5 to 3 s. */
+  static Arbitrary<Limits> limits() {
+    Arbitrary<Rate> perSecond = Arbitraries.doubles().between(0.5, 20).ofScale(1).map(Rate::perSecond);
+    Arbitrary<Rate> burst = Combinators.combine(
+            Arbitraries.integers().between(2, 5), Arbitraries.integers().between(2, 12))
+        .as((permits, quarters) -> Rate.of(permits, Duration.ofMillis(quarters * 250L)));
+    Arbitrary<Rate> rate = Arbitraries.frequencyOf(Tuple.of(1, perSecond), Tuple.of(1, burst));
+    return Combinators.combine(Arbitraries.integers().between(1, 5).injectNull(0.2), rate.injectNull(0.4))
+        .as(Limits::new);
+  }
+
+  static Arbitrary<CallSpec> calls() {
+    Arbitrary<Integer> gap = Arbitraries.frequencyOf(
+        Tuple.of(5, Arbitraries.just(0)),
+        Tuple.of(3, Arbitraries.integers().between(1, 10).map(n -> n * 50)),
+        Tuple.of(3, Arbitraries.integers().between(1, 40).map(n -> n * 50)),
+        Tuple.of(1, Arbitraries.integers().between(1, 20).map(n -> n * 500)));
+    Arbitrary<Integer> cancel = Arbitraries.integers().between(0, 100).map(n -> n * 50).injectNull(0.75);
+    return Combinators.combine(
+            Arbitraries.integers().between(0, HOSTS.size() - 1),
+            Arbitraries.of(false, true),
+            gap,
+            replies().list().ofMinSize(1).ofMaxSize(7),
+            cancel,
+            Arbitraries.frequencyOf(Tuple.of(5, Arbitraries.just(true)), Tuple.of(1, Arbitraries.just(false))))
+        .as(CallSpec::new);
+  }
+
+  static Arbitrary<Reply> replies() {
+    Arbitrary<Integer> latency = Arbitraries.frequencyOf(
+        Tuple.of(2, Arbitraries.just(0)),
+        Tuple.of(4, Arbitraries.integers().between(1, 10).map(n -> n * 50)),
+        Tuple.of(4, Arbitraries.integers().between(1, 60).map(n -> n * 50)));
+    Arbitrary<String> retryAfter = Arbitraries.of("0", "0.25", "0.5", "1", "1.5", "2", "2.75", "3");
+    return Arbitraries.frequencyOf(
+        Tuple.of(6, latency.map(ms -> new Reply(200, null, ms, false, false))),
+        Tuple.of(2, latency.map(ms -> new Reply(429, null, ms, false, false))),
+        Tuple.of(3, Combinators.combine(Arbitraries.of(429, 503), retryAfter, latency)
+            .as((status, after, ms) -> new Reply(status, after, ms, false, false))),
+        Tuple.of(1, latency.map(ms -> new Reply(405, null, ms, false, false))),
+        Tuple.of(1, Combinators.combine(retryAfter, latency).as((after, ms) -> new Reply(405, after, ms, false, false))),
+        Tuple.of(1, latency.map(ms -> new Reply(500, null, ms, false, false))),
+        Tuple.of(1, latency.map(ms -> new Reply(0, null, ms, true, false))),
+        Tuple.of(1, Arbitraries.integers().between(0, 20).map(n -> new Reply(0, null, n * 500, false, true))));
+  }
+
+  // ---------------------------------------------------------------- the model
+
+  static String hostName(int host) {
+    return HOSTS.get(host);
+  }
+
+  static boolean inGroup(int host, int group) {
+    String name = HOSTS.get(host);
+    int colon = name.indexOf(':');
+    if (colon >= 0) {
+      name = name.substring(0, colon);
+    }
+    return name.endsWith(GROUPS.get(group).substring(1));
+  }
+
+  /** Each field from the first level that sets it (SPEC P4). */
+  private static Limits fallThrough(@Nullable Limits context, @Nullable Limits engine, @Nullable Integer inFlight) {
+    Limits c = context != null ? context : Limits.NONE;
+    Limits e = engine != null ? engine : Limits.NONE;
+    Integer places = c.inFlight() != null ? c.inFlight() : e.inFlight() != null ? e.inFlight() : inFlight;
+    Rate rate = c.rate() != null ? c.rate() : e.rate();
+    return new Limits(places, rate);
+  }
+
+  // ---------------------------------------------------------------- a run
+
+  /** What the fake server answered. Compared by identity. */
+  static final class Answer {
+    final Attempt attempt;
+    final int status;
+    final @Nullable String retryAfter;
+    int discards;
+
+    Answer(Attempt attempt, int status, @Nullable String retryAfter) {
+      this.attempt = attempt;
+      this.status = status;
+      this.retryAfter = retryAfter;
+    }
+
+    @Override
+    public String toString() {
+      return status + " of call #" + attempt.call.id + " attempt " + attempt.number;
+    }
+  }
+
+  /** One send() of a call. */
+  static final class Attempt {
+    final CallRecord call;
+    final int number;
+    final Reply reply;
+    final long startSeq;
+    final long startNanos;
+    /** Queue and gate identities this attempt passes, with their caps (SPEC P1, P6, P8). */
+    final Map<String, Integer> caps;
+    /** Rate identities this attempt is spaced by. */
+    final Map<String, Rate> rates;
+    boolean ended;
+    long endNanos;
+    @Nullable Answer answer;
+    @Nullable IOException failure;
+    boolean cancelledByEngine;
+
+    Attempt(CallRecord call, int number, Reply reply, long startSeq, long startNanos,
+        Map<String, Integer> caps, Map<String, Rate> rates) {
+      this.call = call;
+      this.number = number;
+      this.reply = reply;
+      this.startSeq = startSeq;
+      this.startNanos = startNanos;
+      this.caps = caps;
+      this.rates = rates;
+    }
+  }
+
+  /** What the test knows of one call. */
+  static final class CallRecord {
+    final int id;
+    final CallSpec spec;
+    final int host;
+    final boolean second;
+    final List<Attempt> attempts = new ArrayList<>();
+    @Nullable CompletableFuture<Answer> future;
+    int completions;
+    @Nullable Object value;
+    @Nullable Throwable failure;
+    long completedNanos = -1;
+    boolean cancelledByTest;
+    /** Where the call was when the test cancelled it: "waiting", "in flight", "between attempts". */
+    @Nullable String cancelledWhile;
+
+    CallRecord(int id, CallSpec spec, int host, boolean second) {
+      this.id = id;
+      this.spec = spec;
+      this.host = host;
+      this.second = second;
+    }
+
+    @Nullable Attempt last() {
+      return attempts.isEmpty() ? null : attempts.get(attempts.size() - 1);
+    }
+  }
+
+  /** A start or an end of an attempt, in the order the server saw them. */
+  record Event(boolean start, Attempt attempt) {}
+
+  /** What the model expects of a call nobody cancels: how many attempts, and the last one's reply. */
+  record Expected(int attempts, Reply last) {}
+
+  /** One workload run to idle on a fresh engine in virtual time. */
+  static final class Run {
+    final Workload workload;
+    final VirtualTime time;
+    final long origin;
+    final Hostpace engine;
+    final @Nullable CallContext second;
+    final List<CallRecord> calls = new ArrayList<>();
+    final List<Event> events = new ArrayList<>();
+    final List<String> trace = new ArrayList<>();
+    /** Breaches of the Exchange contract seen by the fake server as they happened. */
+    final List<String> contract = new ArrayList<>();
+    long seq;
+
+    // at the end
+    int pendingTasksAtEnd;
+    List<HostSnapshot> snapshotAtEnd = List.of();
+    int queueCountAtEnd;
+    int nodeCountAfterForget;
+    List<HostSnapshot> snapshotAfterForget = List.of();
+
+    private Run(Workload workload) {
+      this.workload = workload;
+      this.origin = workload.engine().origin();
+      this.time = VirtualTime.startingAt(origin, Instant.parse("2026-01-01T00:00:00Z"));
+      Hostpace.Builder builder = Hostpace.builder().time(time);
+      for (int i = 0; i < workload.hosts().size(); i++) {
+        Limits limits = workload.hosts().get(i);
+        if (limits != null) {
+          builder.limit(HOSTS.get(i), limits);
+        }
+      }
+      for (int g = 0; g < GROUPS.size(); g++) {
+        Limits limits = workload.groups().get(g);
+        if (limits != null) {
+          builder.limit(GROUPS.get(g), limits);
+        }
+      }
+      EngineSpec spec = workload.engine();
+      if (spec.retries() != null) {
+        builder.retries(spec.retries());
+      }
+      if (spec.retryDelayLimitMillis() != null) {
+        builder.retryDelayLimit(Duration.ofMillis(spec.retryDelayLimitMillis()));
+      }
+      if (spec.forgetful()) {
+        builder.learningRule(new LearningRule() {
+          @Override
+          public long onRefusal(long now, long startedAt, long interval, long changedAt) {
+            return LearningRule.seed().onRefusal(now, startedAt, interval, changedAt);
+          }
+
+          @Override
+          public long onAnswer(long now, long startedAt, long interval, long changedAt) {
+            return 0;
+          }
+
+          @Override
+          public String toString() {
+            return "forgetful";
+          }
+        });
+      }
+      this.engine = builder.build();
+      ContextSpec context = workload.second();
+      if (context == null) {
+        this.second = null;
+      } else {
+        CallContext.Builder b = CallContext.builder();
+        for (int i = 0; i < HOSTS.size(); i++) {
+          Limits limits = context.hosts().get(i);
+          if (limits != null) {
+            b.limit(HOSTS.get(i), limits);
+          }
+        }
+        for (int g = 0; g < GROUPS.size(); g++) {
+          Limits limits = context.groups().get(g);
+          if (limits != null) {
+            b.limit(GROUPS.get(g), limits);
+          }
+        }
+        if (context.retries() != null) {
+          b.retries(context.retries());
+        }
+        if (context.retry500()) {
+          b.retryStatuses(Set.of(500));
+        }
+        b.retryFallbackDelay(Duration.ofMillis(context.fallbackMillis()));
+        this.second = b.build();
+      }
+    }
+
+    /** Runs {@code workload} to idle, then forgets everything and runs to idle again. */
+    static Run of(Workload workload) {
+      Run run = new Run(workload);
+      run.go();
+      return run;
+    }
+
+    private void go() {
+      for (CallSpec spec : workload.calls()) {
+        time.advance(Duration.ofMillis(spec.gapMillis()));
+        int host = spec.host() % workload.hosts().size();
+        boolean useSecond = spec.second() && second != null;
+        CallRecord call = new CallRecord(calls.size(), spec, host, useSecond);
+        calls.add(call);
+        log("submit #" + call.id + " " + hostName(host) + (useSecond ? " ctx2" : "") + " " + spec);
+        CompletableFuture<Answer> future =
+            engine.execute(new FakeExchange(call), useSecond ? second : CallContext.DEFAULT);
+        call.future = future;
+        future.whenComplete((value, failure) -> {
+          call.completions++;
+          call.value = value;
+          call.failure = failure;
+          call.completedNanos = now();
+          log("completed #" + call.id + " with " + (failure != null ? failure : value));
+        });
+        Integer cancelAfter = spec.cancelAfterMillis();
+        if (cancelAfter != null) {
+          time.schedule(() -> cancelByTest(call, "at random"), Duration.ofMillis(cancelAfter).toNanos());
+        }
+      }
+      time.runUntilIdle(Duration.ofDays(1));
+      pendingTasksAtEnd = time.pendingTasks();
+      snapshotAtEnd = engine.snapshot();
+      queueCountAtEnd = engine.scheduler().queueCount();
+      engine.forgetAll();
+      time.runUntilIdle(Duration.ofDays(1));
+      nodeCountAfterForget = engine.scheduler().nodeCount();
+      snapshotAfterForget = engine.snapshot();
+    }
+
+    private void cancelByTest(CallRecord call, String why) {
+      CompletableFuture<Answer> future = call.future;
+      if (future == null || future.isDone()) {
+        return;
+      }
+      Attempt last = call.last();
+      String where = last == null ? "waiting" : !last.ended ? "in flight" : "between attempts";
+      log("test cancels #" + call.id + " (" + why + ", " + where + ")");
+      if (future.cancel(true)) {
+        call.cancelledByTest = true;
+        call.cancelledWhile = where;
+      }
+    }
+
+    long now() {
+      return time.nanoTime() - origin;
+    }
+
+    void log(String line) {
+      trace.add(String.format(Locale.ROOT, "%9.3f %s", now() / 1e9, line));
+    }
+
+    /** The trace of the run, for a failure's message. */
+    String trace() {
+      StringBuilder text = new StringBuilder("engine ").append(engine).append('\n');
+      if (second != null) {
+        text.append("ctx2 ").append(second).append('\n');
+      }
+      for (String line : trace) {
+        text.append(line).append('\n');
+      }
+      return text.toString();
+    }
+
+    // ---------------------------------------------------------------- the model of limits
+
+    Limits hostLimits(int host, boolean useSecond) {
+      ContextSpec context = workload.second();
+      Limits fromContext = useSecond && context != null ? context.hosts().get(host) : null;
+      return fallThrough(fromContext, workload.hosts().get(host), DEFAULT_IN_FLIGHT);
+    }
+
+    Limits groupLimits(int group, boolean useSecond) {
+      ContextSpec context = workload.second();
+      Limits fromContext = useSecond && context != null ? context.groups().get(group) : null;
+      return fallThrough(fromContext, workload.groups().get(group), null);
+    }
+
+    int retries(CallRecord call) {
+      ContextSpec context = workload.second();
+      if (call.second && context != null && context.retries() != null) {
+        return context.retries();
+      }
+      Integer engineRetries = workload.engine().retries();
+      return engineRetries != null ? engineRetries : DEFAULT_RETRIES;
+    }
+
+    Duration retryDelayLimit() {
+      Integer millis = workload.engine().retryDelayLimitMillis();
+      return millis != null ? Duration.ofMillis(millis) : DEFAULT_RETRY_DELAY_LIMIT;
+    }
+
+    /** SPEC R1 to R3, T1 to T4: what happens to a call nobody cancels. */
+    Expected expected(CallRecord call) {
+      ContextSpec context = call.second ? workload.second() : null;
+      Integer contextRetries = context != null ? context.retries() : null;
+      int retries = retries(call);
+      for (int attempt = 1; ; attempt++) {
+        Reply reply = call.spec.reply(attempt);
+        if (reply.hang() || reply.fail()) {
+          return new Expected(attempt, reply);
+        }
+        boolean hasRetryAfter = reply.retryAfter() != null;
+        boolean refusal = reply.status() == 429 || reply.status() == 503 || (reply.status() == 405 && hasRetryAfter);
+        if (refusal) {
+          if (hasRetryAfter
+              && new BigDecimal(reply.retryAfter()).movePointRight(9).longValueExact() > retryDelayLimit().toNanos()) {
+            return new Expected(attempt, reply);
+          }
+          if (attempt > retries || !call.spec.canResend()) {
+            return new Expected(attempt, reply);
+          }
+          continue;
+        }
+        if (contextRetries == null || attempt > retries) {
+          return new Expected(attempt, reply);
+        }
+        boolean listed = context.retry500() && reply.status() == 500;
+        if (!listed || !call.spec.canResend()) {
+          return new Expected(attempt, reply);
+        }
+      }
+    }
+
+    /** The queue and gate identities a call passes, with their caps. */
+    private Map<String, Integer> caps(CallRecord call) {
+      Map<String, Integer> caps = new LinkedHashMap<>();
+      Limits host = hostLimits(call.host, call.second);
+      StringBuilder queue = new StringBuilder("queue " + hostName(call.host) + " " + host);
+      for (int g = 0; g < GROUPS.size(); g++) {
+        Limits group = groupLimits(g, call.second);
+        if (inGroup(call.host, g) && !group.equals(Limits.NONE)) {
+          queue.append(" via ").append(GROUPS.get(g)).append(' ').append(group);
+          if (group.inFlight() != null) {
+            caps.put("group " + GROUPS.get(g) + " " + group, group.inFlight());
+          }
+        }
+      }
+      caps.put(queue.toString(), host.inFlight());
+      return caps;
+    }
+
+    /** The rate identities a call is spaced by: a rate belongs to a host or group and the limits it comes in (SPEC P8). */
+    private Map<String, Rate> rates(CallRecord call) {
+      Map<String, Rate> rates = new LinkedHashMap<>();
+      Limits host = hostLimits(call.host, call.second);
+      if (host.rate() != null) {
+        rates.put("host " + hostName(call.host) + " " + host, host.rate());
+      }
+      for (int g = 0; g < GROUPS.size(); g++) {
+        Limits group = groupLimits(g, call.second);
+        if (inGroup(call.host, g) && group.rate() != null) {
+          rates.put("group " + GROUPS.get(g) + " " + group, group.rate());
+        }
+      }
+      return rates;
+    }
+
+    // ---------------------------------------------------------------- the fake exchange
+
+    private void end(Attempt attempt, String how) {
+      attempt.ended = true;
+      attempt.endNanos = now();
+      events.add(new Event(false, attempt));
+      seq++;
+      log("end #" + attempt.call.id + "." + attempt.number + " " + how);
+    }
+
+    /**
+     * An attempt's future that ends the attempt at the server the moment the engine cancels it,
+     * before any of its dependents run: the engine's own dependent frees the place and may send
+     * the next request at once, and by then this one is no longer in flight.
+     */
+    final class AttemptFuture extends CompletableFuture<Answer> {
+      private final Attempt attempt;
+
+      AttemptFuture(Attempt attempt) {
+        this.attempt = attempt;
+      }
+
+      @Override
+      public boolean cancel(boolean mayInterruptIfRunning) {
+        if (!isDone() && !attempt.ended) {
+          attempt.cancelledByEngine = true;
+          end(attempt, "cancelled by the engine");
+        }
+        return super.cancel(mayInterruptIfRunning);
+      }
+
+      @Override
+      public boolean completeExceptionally(Throwable failure) {
+        if (!isDone() && !attempt.ended) {
+          end(attempt, "completed exceptionally by someone else: " + failure);
+        }
+        return super.completeExceptionally(failure);
+      }
+    }
+
+    /** A call's exchange with the fake server. */
+    final class FakeExchange implements Exchange<Answer> {
+      private final CallRecord call;
+      private final URI uri;
+
+      FakeExchange(CallRecord call) {
+        this.call = call;
+        this.uri = URI.create("http://" + hostName(call.host) + "/" + call.id);
+      }
+
+      @Override
+      public URI uri() {
+        return uri;
+      }
+
+      @Override
+      public String method() {
+        return call.spec.canResend() ? "GET" : "POST";
+      }
+
+      @Override
+      public boolean canResend() {
+        return call.spec.canResend();
+      }
+
+      @Override
+      public CompletableFuture<Answer> send() {
+        int number = call.attempts.size() + 1;
+        Attempt previous = call.last();
+        if (previous != null && !previous.ended) {
+          contract.add("call #" + call.id + " sent attempt " + number + " while attempt " + previous.number
+              + " was still in flight");
+        }
+        if (previous != null && previous.answer != null && previous.answer.discards == 0) {
+          contract.add("call #" + call.id + " sent attempt " + number + " before the response of attempt "
+              + previous.number + " was discarded");
+        }
+        if (call.completions > 0 || call.cancelledByTest) {
+          contract.add("call #" + call.id + " sent attempt " + number + " after its future completed"
+              + (call.cancelledByTest ? " (cancelled by the test)" : ""));
+        }
+        Reply reply = call.spec.reply(number);
+        Attempt attempt = new Attempt(call, number, reply, seq++, now(), caps(call), rates(call));
+        call.attempts.add(attempt);
+        events.add(new Event(true, attempt));
+        log("send #" + call.id + "." + number + " " + uri.getAuthority() + " -> " + reply);
+        CompletableFuture<Answer> future = new AttemptFuture(attempt);
+        if (reply.hang()) {
+          time.schedule(() -> cancelByTest(call, "hung"), Duration.ofMillis(reply.latencyMillis()).toNanos());
+          return future;
+        }
+        Runnable answer = () -> {
+          if (future.isDone()) {
+            return;
+          }
+          // The server is done before its answer is heard: the place is free from here on.
+          end(attempt, reply.fail() ? "failed" : "answered " + reply.status());
+          if (reply.fail()) {
+            IOException failure = new IOException("call #" + call.id + " attempt " + number + " failed");
+            attempt.failure = failure;
+            future.completeExceptionally(failure);
+          } else {
+            Answer response = new Answer(attempt, reply.status(), reply.retryAfter());
+            attempt.answer = response;
+            future.complete(response);
+          }
+        };
+        if (reply.latencyMillis() == 0) {
+          answer.run();
+        } else {
+          time.schedule(answer, Duration.ofMillis(reply.latencyMillis()).toNanos());
+        }
+        return future;
+      }
+
+      @Override
+      public int status(Answer response) {
+        return response.status;
+      }
+
+      @Override
+      public @Nullable String header(Answer response, String name) {
+        return name.equalsIgnoreCase("Retry-After") ? response.retryAfter : null;
+      }
+
+      @Override
+      public void discard(Answer response) {
+        response.discards++;
+        log("discard " + response);
+      }
+
+      @Override
+      public String toString() {
+        return method() + " " + uri;
+      }
+    }
+
+    // ---------------------------------------------------------------- the checks
+
+    /** SPEC P1, P2, P6, P8: no queue and no group gate ever has more in flight than its cap. */
+    List<String> inFlightProblems() {
+      List<String> problems = new ArrayList<>();
+      Map<String, Integer> inFlight = new LinkedHashMap<>();
+      for (Event event : events) {
+        Attempt attempt = event.attempt();
+        for (Map.Entry<String, Integer> limiter : attempt.caps.entrySet()) {
+          int count = inFlight.merge(limiter.getKey(), event.start() ? 1 : -1, Integer::sum);
+          if (event.start() && count > limiter.getValue()) {
+            problems.add(String.format(Locale.ROOT, "%.3f: %s had %d in flight, cap %d, on send #%d.%d",
+                attempt.startNanos / 1e9, limiter.getKey(), count, limiter.getValue(), attempt.call.id, attempt.number));
+          }
+        }
+      }
+      for (Map.Entry<String, Integer> left : inFlight.entrySet()) {
+        if (left.getValue() != 0) {
+          problems.add(left.getKey() + " still had " + left.getValue() + " in flight at the end");
+        }
+      }
+      return problems;
+    }
+
+    /** The start times of each rate identity, in the order they started. */
+    Map<String, List<Long>> startsByRate() {
+      Map<String, List<Long>> starts = new LinkedHashMap<>();
+      for (Event event : events) {
+        if (event.start()) {
+          for (String key : event.attempt().rates.keySet()) {
+            starts.computeIfAbsent(key, k -> new ArrayList<>()).add(event.attempt().startNanos);
+          }
+        }
+      }
+      return starts;
+    }
+
+    Map<String, Rate> rateOf() {
+      Map<String, Rate> rates = new LinkedHashMap<>();
+      for (Event event : events) {
+        rates.putAll(event.attempt().rates);
+      }
+      return rates;
+    }
+
+    /**
+     * SPEC P1, P6, P8, P11, as {@link Rate} defines a rate: at most {@code permits} starts in any
+     * window of length {@code per} (half open).
+     */
+    List<String> rateProblems() {
+      List<String> problems = new ArrayList<>();
+      Map<String, Rate> rates = rateOf();
+      for (Map.Entry<String, List<Long>> entry : startsByRate().entrySet()) {
+        Rate rate = rates.get(entry.getKey());
+        long per = rate.per().toNanos();
+        List<Long> starts = entry.getValue();
+        int from = 0;
+        for (int to = 0; to < starts.size(); to++) {
+          while (starts.get(to) - starts.get(from) >= per) {
+            from++;
+          }
+          if (to - from + 1 > rate.permits()) {
+            problems.add(String.format(Locale.ROOT, "%s: %d starts from %.3f to %.3f, within %s",
+                entry.getKey(), to - from + 1, starts.get(from) / 1e9, starts.get(to) / 1e9, rate.per()));
+            break;
+          }
+        }
+      }
+      return problems;
+    }
+
+    /** Every future is done, once, and how the model says: its last answer, its failure, or cancelled by the test. */
+    List<String> completionProblems() {
+      List<String> problems = new ArrayList<>();
+      for (CallRecord call : calls) {
+        String name = "call #" + call.id;
+        CompletableFuture<Answer> future = call.future;
+        if (future == null || !future.isDone()) {
+          problems.add(name + " never completed");
+          continue;
+        }
+        if (call.completions != 1) {
+          problems.add(name + " completed " + call.completions + " times");
+        }
+        Expected expected = expected(call);
+        if (call.cancelledByTest) {
+          if (!future.isCancelled() || !(call.failure instanceof CancellationException)) {
+            problems.add(name + " was cancelled by the test but completed with " + describe(call));
+          }
+          if (call.attempts.size() > expected.attempts()) {
+            problems.add(name + " was sent " + call.attempts.size() + " times, the model expects at most "
+                + expected.attempts());
+          }
+          continue;
+        }
+        if (future.isCancelled()) {
+          problems.add(name + " was cancelled, but not by the test");
+          continue;
+        }
+        if (call.attempts.size() != expected.attempts()) {
+          problems.add(name + " was sent " + call.attempts.size() + " times, the model expects "
+              + expected.attempts() + " (ending with " + expected.last() + ")");
+          continue;
+        }
+        Attempt last = call.last();
+        if (expected.last().fail()) {
+          if (call.failure != last.failure || last.failure == null) {
+            problems.add(name + " should have failed with " + last.failure + ", but completed with " + describe(call));
+          }
+        } else if (expected.last().hang()) {
+          problems.add(name + " hung and yet was not cancelled by the test: " + describe(call));
+        } else if (call.value != last.answer || last.answer == null) {
+          problems.add(name + " should have completed with " + last.answer + ", but completed with " + describe(call));
+        }
+        // a 200 on some attempt is what the caller gets
+        for (Attempt attempt : call.attempts) {
+          if (attempt.answer != null && attempt.answer.status == 200 && call.value != attempt.answer) {
+            problems.add(name + " was answered 200 on attempt " + attempt.number + " but completed with "
+                + describe(call));
+          }
+        }
+        if (call.completedNanos < last.endNanos) {
+          problems.add(name + " completed before its last attempt ended");
+        }
+      }
+      return problems;
+    }
+
+    private static String describe(CallRecord call) {
+      return call.failure != null ? call.failure.toString() : String.valueOf(call.value);
+    }
+
+    /** SPEC T1, T3, T4, T5 and the Exchange contract: how often and when each call is sent, and what is discarded. */
+    List<String> sendProblems() {
+      List<String> problems = new ArrayList<>(contract);
+      for (CallRecord call : calls) {
+        String name = "call #" + call.id;
+        int retries = retries(call);
+        int sends = call.attempts.size();
+        if (sends > 1 + retries) {
+          problems.add(name + " was sent " + sends + " times with " + retries + " retries");
+        }
+        if (!call.spec.canResend()) {
+          if (sends > 1) {
+            problems.add(name + " cannot be resent but was sent " + sends + " times");
+          }
+          if (sends == 0 && !call.cancelledByTest) {
+            problems.add(name + " cannot be resent and was never sent");
+          }
+        }
+        if (sends == 0 && !call.cancelledByTest) {
+          problems.add(name + " was never sent, yet nobody cancelled it");
+        }
+        for (Attempt attempt : call.attempts) {
+          Answer answer = attempt.answer;
+          if (answer == null) {
+            continue;
+          }
+          boolean returned = call.value == answer;
+          if (returned && answer.discards != 0) {
+            problems.add(name + " returned " + answer + " and also discarded it");
+          }
+          if (!returned && answer.discards != 1) {
+            problems.add(name + " discarded " + answer + " " + answer.discards + " times instead of once");
+          }
+        }
+      }
+      return problems;
+    }
+
+    /** SPEC P2, P10, T5: nothing is left in flight or waiting, and no queue, gate or node is held. */
+    List<String> releaseProblems() {
+      List<String> problems = new ArrayList<>();
+      if (pendingTasksAtEnd != 0) {
+        problems.add(pendingTasksAtEnd + " timer tasks still pending after a day of virtual time");
+      }
+      for (HostSnapshot host : snapshotAtEnd) {
+        if (host.inFlight() != 0 || host.waiting() != 0) {
+          problems.add("at the end " + host);
+        }
+      }
+      if (queueCountAtEnd != 0) {
+        problems.add("at the end the engine still holds " + queueCountAtEnd + " queues: " + snapshotAtEnd);
+      }
+      if (nodeCountAfterForget != 0 || !snapshotAfterForget.isEmpty()) {
+        problems.add("after forgetAll() and time to idle the engine still holds " + nodeCountAfterForget
+            + " hosts and groups: " + snapshotAfterForget);
+      }
+      for (CallRecord call : calls) {
+        for (Attempt attempt : call.attempts) {
+          if (!attempt.ended) {
+            problems.add("call #" + call.id + " attempt " + attempt.number + " never ended at the server");
+          }
+        }
+      }
+      return problems;
+    }
+  }
+}
