@@ -5,7 +5,6 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -67,8 +66,9 @@ final class Call<R> {
     this.executor = executor;
     Integer contextRetries = context.retries();
     this.retries = contextRetries != null ? contextRetries : engine.retries();
+    // The caller may end the call by ending its future: cancel, orTimeout, completeExceptionally.
     result.whenComplete((response, failure) -> {
-      if (failure instanceof CancellationException) {
+      if (failure != null) {
         cancelled();
       }
     });
@@ -199,7 +199,8 @@ final class Call<R> {
   }
 
   /**
-   * The caller cancelled. An attempt in flight is cancelled first, so that its place is freed
+   * The call's future ended exceptionally: the caller cancelled it or timed it out, or the call
+   * failed (then this finds it done and does nothing). An attempt in flight is cancelled first, so that its place is freed
    * only once the client has let the request go; its failure frees the place as any failure does.
    */
   private void cancelled() {

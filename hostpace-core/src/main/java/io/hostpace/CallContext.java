@@ -125,11 +125,14 @@ public final class CallContext {
      * @throws IllegalArgumentException naming the key, the field and the value that is wrong
      */
     public Builder limit(String key, String limits) {
+      HostKey.normaliseLimitKey(key);
+      Limits parsed;
       try {
-        return limit(key, Limits.parse(limits));
+        parsed = Limits.parse(limits);
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("host limit '" + key + "': " + e.getMessage(), e);
       }
+      return limit(key, parsed);
     }
 
     /** Retries of a refused request, 0 for none (SPEC T1); also turns on the retries of SPEC T2. */

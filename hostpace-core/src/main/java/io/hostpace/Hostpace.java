@@ -78,8 +78,8 @@ public final class Hostpace {
   private final LimitTable limits;
   private final int retries;
   private final Duration retryDelayLimit;
-  private final Set<Integer> refusalStatuses;
-  private final Set<Integer> refusalStatusesWithRetryAfter;
+  /** Per status 100 to 599: 1 a refusal, 2 a refusal when it carries Retry-After (no boxing per answer). */
+  private final byte[] refusalKinds = new byte[600];
   private final String userAgent;
   private final LearningRule learningRule;
   private final Scheduler scheduler;
@@ -89,8 +89,12 @@ public final class Hostpace {
     this.limits = LimitTable.of(builder.everyHost, builder.byKey);
     this.retries = builder.retries;
     this.retryDelayLimit = builder.retryDelayLimit;
-    this.refusalStatuses = Set.copyOf(builder.refusalStatuses);
-    this.refusalStatusesWithRetryAfter = Set.copyOf(builder.refusalStatusesWithRetryAfter);
+    for (int status : builder.refusalStatusesWithRetryAfter) {
+      refusalKinds[status] = 2;
+    }
+    for (int status : builder.refusalStatuses) {
+      refusalKinds[status] = 1;
+    }
     this.userAgent = builder.userAgent;
     this.learningRule = builder.learningRule;
     this.scheduler = new Scheduler(
@@ -113,7 +117,8 @@ public final class Hostpace {
   /**
    * Runs a call through its host's queue, with retries, without blocking: the future completes
    * with the last response (an answer, or a refusal when retries ran out) or with the exchange's
-   * failure. Cancelling the future takes the call out of its queue, or frees its place (SPEC T5).
+   * failure. Cancelling the future, or ending it any other way ({@code orTimeout},
+   * {@code completeExceptionally}), takes the call out of its queue, or frees its place (SPEC T5).
    * A URI without a valid host fails the future with {@link IllegalArgumentException}.
    */
   public <R> CompletableFuture<R> execute(Exchange<R> exchange, CallContext context) {
@@ -281,7 +286,11 @@ public final class Hostpace {
 
   /** Whether an answer with {@code status} is a refusal (SPEC R1). */
   boolean isRefusal(int status, boolean hasRetryAfter) {
-    return refusalStatuses.contains(status) || (hasRetryAfter && refusalStatusesWithRetryAfter.contains(status));
+    if (status < 0 || status >= refusalKinds.length) {
+      return false;
+    }
+    int kind = refusalKinds[status];
+    return kind == 1 || (kind == 2 && hasRetryAfter);
   }
 
   Scheduler scheduler() {
@@ -353,11 +362,14 @@ public final class Hostpace {
      * @throws IllegalArgumentException naming the key, the field and the value that is wrong
      */
     public Builder limit(String key, String limits) {
+      HostKey.normaliseLimitKey(key);
+      Limits parsed;
       try {
-        return limit(key, Limits.parse(limits));
+        parsed = Limits.parse(limits);
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("host limit '" + key + "': " + e.getMessage(), e);
       }
+      return limit(key, parsed);
     }
 
     /** Retries of a refused request when its context sets none; 5 unless set (SPEC T1). */

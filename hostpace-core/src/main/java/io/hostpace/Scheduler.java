@@ -82,6 +82,8 @@ final class Scheduler {
   private final ArrayList<Call<?>> started = new ArrayList<>();
   // @GuardedBy("lock")
   private final ArrayList<HostpaceEvent> events = new ArrayList<>();
+  // @GuardedBy("lock"): the candidates of the last release; see release()
+  private final Set<HostQueue> releaseCandidates = new LinkedHashSet<>();
   // @GuardedBy("lock"): scratch of readiness(), to return two values without allocating
   private boolean blockedByPlaces;
   // @GuardedBy("lock")
@@ -472,10 +474,14 @@ final class Scheduler {
     }
   }
 
-  /** Frees the places of a call of {@code queue}; returns the queues that may now start one. */
-  private static Set<HostQueue> release(HostQueue queue) {
+  /**
+   * Frees the places of a call of {@code queue}; returns the queues that may now start one, in
+   * a set of the scheduler's own that the next release reuses (no allocation per answer).
+   */
+  private Set<HostQueue> release(HostQueue queue) {
     queue.inFlight--;
-    Set<HostQueue> candidates = new LinkedHashSet<>();
+    Set<HostQueue> candidates = releaseCandidates;
+    candidates.clear();
     for (HostQueue sibling : queue.node.queues.values()) {
       if (sibling.live > 0) {
         candidates.add(sibling);

@@ -14,19 +14,24 @@ final class Trampoline implements Executor {
 
   static final Trampoline INSTANCE = new Trampoline();
 
-  private static final ThreadLocal<ArrayDeque<Runnable>> PENDING = new ThreadLocal<>();
+  /** A thread's tasks waiting for the one it runs; kept for the thread, so nothing is made per dispatch. */
+  private static final class Pending {
+    final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+    boolean draining;
+  }
+
+  private static final ThreadLocal<Pending> PENDING = ThreadLocal.withInitial(Pending::new);
 
   private Trampoline() {}
 
   @Override
   public void execute(Runnable task) {
-    ArrayDeque<Runnable> pending = PENDING.get();
-    if (pending != null) {
-      pending.add(task);
+    Pending pending = PENDING.get();
+    if (pending.draining) {
+      pending.tasks.add(task);
       return;
     }
-    pending = new ArrayDeque<>();
-    PENDING.set(pending);
+    pending.draining = true;
     try {
       Runnable next = task;
       while (next != null) {
@@ -36,10 +41,10 @@ final class Trampoline implements Executor {
           Thread current = Thread.currentThread();
           current.getUncaughtExceptionHandler().uncaughtException(current, e);
         }
-        next = pending.poll();
+        next = pending.tasks.poll();
       }
     } finally {
-      PENDING.remove();
+      pending.draining = false;
     }
   }
 }

@@ -158,6 +158,24 @@ class RetryTest {
   }
 
   @Test
+  void T5_aFutureTimedOutByTheCallerEndsTheCallAsACancellationDoes() {
+    Hostpace engine = engine().limit("a.test", Limits.inFlight(1)).build();
+    server.script(exchange -> exchange.uri.getPath().equals("/1") ? Reply.never() : Reply.ok());
+    FakeServer.FakeExchange hanging = server.get("http://a.test/1");
+    CompletableFuture<Response> first = engine.execute(hanging);
+    CompletableFuture<Response> waiting = engine.execute(server.get("http://a.test/2"));
+    time.runDue();
+
+    first.completeExceptionally(new java.util.concurrent.TimeoutException("the caller's own deadline"));
+    time.runDue();
+
+    assertThat(hanging.pending).isCancelled();
+    assertThat(server.starts()).containsExactly("0.000 /1", "0.000 /2");
+    waiting.completeExceptionally(new java.util.concurrent.TimeoutException());
+    assertThat(engine.snapshot()).allSatisfy(host -> assertThat(host.inFlight()).isZero());
+  }
+
+  @Test
   void T5_cancellingARequestThatWaitsToBeRetriedTakesItOut() {
     Hostpace engine = engine().build();
     server.script(exchange -> Reply.status(504).after(Duration.ZERO));

@@ -38,6 +38,13 @@ import org.openjdk.jmh.infra.Blackhole;
  * shared by all benchmark threads, so the two-thread figure includes contention on the
  * engine's lock.
  *
+ * <p>The {@code busyHost} variants run the same call against an engine where one other request
+ * to {@code bench.test} is in flight all along (its attempt never answers), as on a host that
+ * is being crawled: the host's queue then outlives each call. Without it the host is idle
+ * between calls, and the engine lets its queue and state go after each call and makes them
+ * anew for the next (memory follows the hosts in use); the difference between the two is the
+ * cost of that.
+ *
  * <p>Why: the project's target is under 1 µs a request on one thread; an HTTP request costs
  * milliseconds, so the pacing in front of it must be noise. The baselines put the figure in
  * proportion: a bare {@link Semaphore} {@code tryAcquire}/{@code release} pair (the least a
@@ -94,6 +101,70 @@ public class AcquireReleaseBenchmark {
 
     @Override
     public void discard(Response response) {}
+  }
+
+  /** An attempt that never answers: it holds its place for as long as the engine runs. */
+  static final class NeverAnswered implements Exchange<Response> {
+    @Override
+    public URI uri() {
+      return URI_OF_HOST;
+    }
+
+    @Override
+    public String method() {
+      return "GET";
+    }
+
+    @Override
+    public boolean canResend() {
+      return true;
+    }
+
+    @Override
+    public CompletableFuture<Response> send() {
+      return new CompletableFuture<>();
+    }
+
+    @Override
+    public int status(Response response) {
+      return response.status();
+    }
+
+    @Override
+    public String header(Response response, String name) {
+      return null;
+    }
+
+    @Override
+    public void discard(Response response) {}
+  }
+
+  /** An engine whose host {@code bench.test} has one request in flight all along. */
+  @State(Scope.Benchmark)
+  public static class BusyHost {
+    Hostpace engine;
+    AnsweredExchange exchange;
+    CompletableFuture<Response> held;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+      engine = Hostpace.builder().limits(Limits.inFlight(Integer.MAX_VALUE)).build();
+      exchange = new AnsweredExchange();
+      held = engine.execute(new NeverAnswered());
+      CompletableFuture<Response> first = engine.execute(exchange);
+      if (held.isDone() || !first.isDone() || first.join() != OK) {
+        throw new IllegalStateException("expected one call held and one answered: " + held + ", " + first);
+      }
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+      List<HostSnapshot> hosts = engine.snapshot();
+      if (hosts.size() != 1 || hosts.get(0).inFlight() != 1 || hosts.get(0).waiting() != 0) {
+        throw new IllegalStateException("expected only the held call in the engine: " + hosts);
+      }
+      held.cancel(true);
+    }
   }
 
   private Hostpace engine;
@@ -161,6 +232,20 @@ public class AcquireReleaseBenchmark {
   @Threads(2)
   public void hostpace_2threads(Blackhole blackhole) {
     hostpaceCall(blackhole);
+  }
+
+  /** One request through the engine, on one thread, to a host with another request in flight. */
+  @Benchmark
+  @Threads(1)
+  public void hostpace_busyHost_1thread(BusyHost busy, Blackhole blackhole) {
+    blackhole.consume(busy.engine.execute(busy.exchange).getNow(null));
+  }
+
+  /** One request through the engine, two threads at once, to a host with another request in flight. */
+  @Benchmark
+  @Threads(2)
+  public void hostpace_busyHost_2threads(BusyHost busy, Blackhole blackhole) {
+    blackhole.consume(busy.engine.execute(busy.exchange).getNow(null));
   }
 
   /** Baseline: a semaphore's tryAcquire and release, on one thread. */

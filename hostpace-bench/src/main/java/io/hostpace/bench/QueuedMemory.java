@@ -7,7 +7,9 @@ import io.hostpace.VirtualTime;
 import io.hostpace.spi.Exchange;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryMXBean;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
 import java.lang.ref.Reference;
 import java.net.URI;
 import java.util.ArrayList;
@@ -42,8 +44,9 @@ import java.util.concurrent.CompletableFuture;
  * queue hundreds of thousands of requests without a thread or much memory for each.
  *
  * <p>Run: {@code java -cp hostpace-bench/target/benchmarks.jar io.hostpace.bench.QueuedMemory
- * [rounds]}; the figures depend on the collector only through what it counts as used, and on
- * compressed references (on by default below 32 GB of heap).
+ * [rounds]}. The figures assume compressed references (on by default below 32 GB of heap). With
+ * the serial collector add {@code -XX:MarkSweepDeadRatio=0}: by default its full collections
+ * leave some dead objects in place, which counts them as used and makes the figures too low.
  */
 public final class QueuedMemory {
 
@@ -213,20 +216,37 @@ public final class QueuedMemory {
     return (after - before) / (double) QUEUED;
   }
 
-  /** The heap in use after full collections, once two readings in a row agree within 1 KiB. */
+  /**
+   * The heap in use after a full collection, as the collector itself recorded it at the end of
+   * the collection ({@link MemoryPoolMXBean#getCollectionUsage()}, summed over the heap's pools):
+   * a reading taken afterwards would also count the allocation buffer this thread has taken
+   * since, a granularity of megabytes. Collects until two readings in a row agree within 1 KiB.
+   */
   private static long usedHeap() throws InterruptedException {
-    MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
     long previous = -1;
     for (int i = 0; i < 20; i++) {
       System.gc();
       Thread.sleep(20);
-      long used = memory.getHeapMemoryUsage().getUsed();
+      long used = usedAfterLastCollection();
       if (i >= 2 && Math.abs(used - previous) < 1024) {
         return used;
       }
       previous = used;
     }
     return previous;
+  }
+
+  private static long usedAfterLastCollection() {
+    long used = 0;
+    boolean recorded = false;
+    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+      MemoryUsage usage = pool.getType() == MemoryType.HEAP ? pool.getCollectionUsage() : null;
+      if (usage != null) {
+        used += usage.getUsed();
+        recorded = true;
+      }
+    }
+    return recorded ? used : ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
   }
 
   private static String collectors() {
