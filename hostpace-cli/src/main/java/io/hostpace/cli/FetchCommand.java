@@ -1,0 +1,311 @@
+package io.hostpace.cli;
+
+import io.hostpace.CallContext;
+import io.hostpace.HostSnapshot;
+import io.hostpace.Hostpace;
+import io.hostpace.jdk.PacedHttpClient;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.UnknownHostException;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpTimeoutException;
+import java.nio.channels.UnresolvedAddressException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code hostpace fetch}: every URL through one engine, a JSON line per URL as each finishes,
+ * and a table per host at the end. Exit status 0 when every URL got an HTTP answer, whatever
+ * its status; 1 when any did not; 2 for a usage error, before anything is fetched.
+ */
+@Command(name = "fetch", mixinStandardHelpOptions = true,
+    description = "Fetch URLs through Hostpace: paced per host, refusals retried, a JSON line per URL.")
+final class FetchCommand implements java.util.concurrent.Callable<Integer> {
+
+  private final Main.Streams streams;
+
+  @Mixin
+  PacingOptions pacing = new PacingOptions();
+
+  @Parameters(paramLabel = "URL", arity = "0..*", description = "the URLs to fetch")
+  List<String> urls = new ArrayList<>();
+
+  @Option(names = "--input", paramLabel = "FILE",
+      description = "URLs one a line ('-' is standard input; blank lines and lines starting with # are skipped)")
+  @Nullable String input;
+
+  @Option(names = "--method", paramLabel = "M", description = "the method (default GET, or POST with --data)")
+  @Nullable String method;
+
+  @Option(names = "--header", paramLabel = "'Name: value'", description = "a request header; repeatable")
+  List<String> headers = new ArrayList<>();
+
+  @Option(names = "--data", paramLabel = "TEXT|@FILE", description = "the request body, or @FILE to read it from a file")
+  @Nullable String data;
+
+  @Option(names = "--output", paramLabel = "FILE", description = "where the JSON lines go (default: standard output)")
+  @Nullable Path output;
+
+  @Option(names = "--quiet", description = "no progress and no summary")
+  boolean quiet;
+
+  FetchCommand(Main.Streams streams) {
+    this.streams = streams;
+  }
+
+  @Override
+  public Integer call() throws IOException, InterruptedException {
+    // Every usage error is found before anything is fetched.
+    List<String> targets = targets();
+    CallContext context = pacing.context();
+    java.time.Duration timeout = pacing.timeout();
+    byte[] body = body();
+    String verb = method != null ? method.strip().toUpperCase(Locale.ROOT) : body != null ? "POST" : "GET";
+    if (!verb.matches("[A-Z][A-Z0-9_-]*")) {
+      throw pacing.usage("--method '" + method + "' is not a method name");
+    }
+    List<String[]> requestHeaders = headers();
+    HostSummary summary = new HostSummary();
+    Hostpace engine = pacing.engine(summary);
+
+    OutputStream sink = output != null ? Files.newOutputStream(output) : streams.out();
+    try (PrintStream records = new PrintStream(sink, true, StandardCharsets.UTF_8)) {
+      HttpClient delegate = HttpClient.newBuilder().connectTimeout(timeout).build();
+      PacedHttpClient client = PacedHttpClient.wrap(delegate, engine);
+      Progress progress = new Progress(engine, targets.size(), quiet || System.console() == null ? null : streams.err());
+      AtomicInteger unanswered = new AtomicInteger();
+      List<CompletableFuture<Void>> calls = new ArrayList<>();
+      for (String target : targets) {
+        calls.add(fetch(client, context, target, verb, requestHeaders, body, timeout, summary).thenAccept(record -> {
+          if (!record.answered()) {
+            unanswered.incrementAndGet();
+          }
+          synchronized (records) {
+            records.println(record.toJson());
+          }
+          progress.done();
+        }));
+      }
+      CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0])).join();
+      progress.stop();
+      if (!quiet) {
+        summary.print(streams.err());
+      }
+      return unanswered.get() == 0 ? Main.OK : Main.FAILED;
+    }
+  }
+
+  private CompletableFuture<FetchRecord> fetch(PacedHttpClient client, CallContext context, String target,
+      String verb, List<String[]> requestHeaders, byte @Nullable [] body, java.time.Duration timeout,
+      HostSummary summary) {
+    long start = System.nanoTime();
+    AttemptClock clock = new AttemptClock(start);
+    URI uri;
+    HttpRequest request;
+    try {
+      uri = uri(target);
+      HttpRequest.Builder builder = HttpRequest.newBuilder(uri).timeout(timeout)
+          .method(verb, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
+      for (String[] header : requestHeaders) {
+        builder.header(header[0], header[1]);
+      }
+      request = builder.build();
+    } catch (IllegalArgumentException e) {
+      return CompletableFuture.completedFuture(new FetchRecord(target, FetchRecord.NO_ANSWER, 0, 0, 0, 0, e.getMessage()));
+    }
+    CallContext timed = context.toBuilder().attemptListener(clock).build();
+    return client.withContext(timed)
+        .sendAsync(request, ByteCounter.HANDLER)
+        .handle((response, failure) -> {
+          FetchRecord record = failure == null
+              ? new FetchRecord(target, response.statusCode(), clock.attempts(), clock.elapsedMillis(),
+                  clock.waitedMillis(), response.body(), null)
+              : new FetchRecord(target, FetchRecord.NO_ANSWER, clock.attempts(), clock.elapsedMillis(),
+                  clock.waitedMillis(), 0, describe(failure));
+          summary.outcome(uri, record);
+          return record;
+        });
+  }
+
+  /** A URL as the user wrote it, or a usage of its own: an invalid URL is its record's error. */
+  private static URI uri(String target) {
+    URI uri;
+    try {
+      uri = new URI(target);
+    } catch (URISyntaxException e) {
+      throw new IllegalArgumentException("invalid URL: " + e.getMessage());
+    }
+    String scheme = uri.getScheme();
+    if (scheme == null) {
+      throw new IllegalArgumentException("invalid URL: no scheme, expected http:// or https://");
+    }
+    if (!scheme.equalsIgnoreCase("http") && !scheme.equalsIgnoreCase("https")) {
+      throw new IllegalArgumentException("unsupported scheme '" + scheme + "': expected http or https");
+    }
+    if (uri.getRawAuthority() == null || uri.getRawAuthority().isEmpty()) {
+      throw new IllegalArgumentException("invalid URL: no host");
+    }
+    return uri;
+  }
+
+  /** A short message for a call that got no HTTP answer. */
+  static String describe(Throwable failure) {
+    Throwable cause = failure;
+    while (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    for (Throwable t = cause; t != null; t = t.getCause()) {
+      if (t instanceof HttpConnectTimeoutException) {
+        return "connect timeout";
+      }
+      if (t instanceof HttpTimeoutException) {
+        return "timeout: no response headers in time";
+      }
+      if (t instanceof UnknownHostException || t instanceof UnresolvedAddressException) {
+        return "DNS failure: the host name does not resolve";
+      }
+      if (t instanceof ConnectException) {
+        return "connection refused";
+      }
+      if (t instanceof IllegalArgumentException) {
+        return "invalid URL: " + t.getMessage();
+      }
+    }
+    String message = cause.getMessage();
+    return message == null || message.isBlank() ? cause.getClass().getSimpleName() : message;
+  }
+
+  private List<String> targets() throws IOException {
+    List<String> targets = new ArrayList<>(urls);
+    if (input != null) {
+      BufferedReader reader;
+      if (input.equals("-")) {
+        reader = new BufferedReader(new InputStreamReader(streams.in(), StandardCharsets.UTF_8));
+      } else {
+        Path path = Path.of(input);
+        if (!Files.isReadable(path)) {
+          throw pacing.usage("--input '" + input + "' is not a readable file");
+        }
+        reader = Files.newBufferedReader(path, StandardCharsets.UTF_8);
+      }
+      try (reader) {
+        for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+          String url = line.strip();
+          if (!url.isEmpty() && !url.startsWith("#")) {
+            targets.add(url);
+          }
+        }
+      }
+    }
+    if (targets.isEmpty()) {
+      throw pacing.usage("no URL to fetch: give URLs as arguments or --input FILE");
+    }
+    return targets;
+  }
+
+  private byte @Nullable [] body() throws IOException {
+    if (data == null) {
+      return null;
+    }
+    if (!data.startsWith("@")) {
+      return data.getBytes(StandardCharsets.UTF_8);
+    }
+    Path path = Path.of(data.substring(1));
+    if (!Files.isReadable(path)) {
+      throw pacing.usage("--data '" + data + "': '" + path + "' is not a readable file");
+    }
+    return Files.readAllBytes(path);
+  }
+
+  private List<String[]> headers() {
+    List<String[]> parsed = new ArrayList<>();
+    for (String header : headers) {
+      int colon = header.indexOf(':');
+      if (colon <= 0) {
+        throw pacing.usage("--header '" + header + "' is not 'Name: value'");
+      }
+      String name = header.substring(0, colon).strip();
+      String value = header.substring(colon + 1).strip();
+      try {
+        HttpRequest.newBuilder(URI.create("http://check.invalid/")).header(name, value);
+      } catch (IllegalArgumentException e) {
+        throw pacing.usage("--header '" + header + "': " + e.getMessage());
+      }
+      parsed.add(new String[] {name, value});
+    }
+    return parsed;
+  }
+
+  /** A progress line on standard error, while it runs, when that is a terminal. */
+  private static final class Progress {
+    private final Hostpace engine;
+    private final int total;
+    private final @Nullable PrintStream terminal;
+    private final AtomicInteger done = new AtomicInteger();
+    private final @Nullable ScheduledExecutorService ticker;
+
+    Progress(Hostpace engine, int total, @Nullable PrintStream terminal) {
+      this.engine = engine;
+      this.total = total;
+      this.terminal = terminal;
+      if (terminal == null) {
+        ticker = null;
+        return;
+      }
+      ticker = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "hostpace-progress");
+        thread.setDaemon(true);
+        return thread;
+      });
+      ticker.scheduleAtFixedRate(this::print, 200, 200, TimeUnit.MILLISECONDS);
+    }
+
+    void done() {
+      done.incrementAndGet();
+    }
+
+    private void print() {
+      int inFlight = 0;
+      int waiting = 0;
+      for (HostSnapshot host : engine.snapshot()) {
+        if (!host.group()) {
+          inFlight += host.inFlight();
+          waiting += host.waiting();
+        }
+      }
+      terminal.printf("\r%d of %d done, %d in flight, %d waiting   ", done.get(), total, inFlight, waiting);
+      terminal.flush();
+    }
+
+    void stop() {
+      if (ticker != null) {
+        ticker.shutdownNow();
+        print();
+        terminal.println();
+      }
+    }
+  }
+}

@@ -1,0 +1,88 @@
+package io.hostpace.cli;
+
+import io.hostpace.HostpaceEvent;
+import io.hostpace.HostpaceListener;
+import java.io.PrintStream;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The table {@code hostpace fetch} prints at the end, a row per host (and group): requests,
+ * answers by status, refusals, retries, the learned interval and the longest pause. Built from
+ * the engine's events, so it outlives the engine letting an idle host go.
+ */
+final class HostSummary implements HostpaceListener {
+
+  private static final class Row {
+    int requests;
+    final Map<Integer, Integer> statuses = new TreeMap<>();
+    int noAnswer;
+    int refusals;
+    int retries;
+    Duration interval = Duration.ZERO;
+    Duration longestPause = Duration.ZERO;
+  }
+
+  private final Map<String, Row> rows = new TreeMap<>();
+  private final Map<URI, String> hostOf = new ConcurrentHashMap<>();
+
+  @Override
+  public synchronized void onEvent(HostpaceEvent event) {
+    Row row = rows.computeIfAbsent(event.key(), key -> new Row());
+    if (event instanceof HostpaceEvent.Queued queued) {
+      hostOf.putIfAbsent(queued.uri(), queued.key());
+      if (queued.attempt() == 1) {
+        row.requests++;
+      }
+    } else if (event instanceof HostpaceEvent.Refused) {
+      row.refusals++;
+    } else if (event instanceof HostpaceEvent.Retried) {
+      row.retries++;
+    } else if (event instanceof HostpaceEvent.IntervalChanged changed) {
+      row.interval = changed.to();
+    } else if (event instanceof HostpaceEvent.Paused paused) {
+      if (paused.pause().compareTo(row.longestPause) > 0) {
+        row.longestPause = paused.pause();
+      }
+    }
+  }
+
+  /** Counts the outcome of one call. */
+  synchronized void outcome(URI uri, FetchRecord record) {
+    String host = hostOf.get(uri);
+    if (host == null) {
+      return; // never reached a queue: a bad URL
+    }
+    Row row = rows.get(host);
+    if (record.answered()) {
+      row.statuses.merge(record.status(), 1, Integer::sum);
+    } else {
+      row.noAnswer++;
+    }
+  }
+
+  synchronized void print(PrintStream err) {
+    if (rows.isEmpty()) {
+      return;
+    }
+    String format = "%-32s %8s  %-24s %8s %8s %10s %10s%n";
+    err.printf(format, "host", "requests", "answers (status:count)", "refusals", "retries", "interval", "max pause");
+    for (Map.Entry<String, Row> entry : rows.entrySet()) {
+      Row row = entry.getValue();
+      StringBuilder answers = new StringBuilder();
+      row.statuses.forEach((status, count) -> answers.append(answers.length() > 0 ? " " : "").append(status).append(':').append(count));
+      if (row.noAnswer > 0) {
+        answers.append(answers.length() > 0 ? " " : "").append("none:").append(row.noAnswer);
+      }
+      err.printf(format, entry.getKey(), entry.getKey().startsWith("*.") ? "-" : Integer.toString(row.requests),
+          answers.length() == 0 ? "-" : answers, row.refusals, row.retries, millis(row.interval), millis(row.longestPause));
+    }
+  }
+
+  private static String millis(Duration duration) {
+    return duration.isZero() ? "-" : duration.toMillis() + " ms";
+  }
+}

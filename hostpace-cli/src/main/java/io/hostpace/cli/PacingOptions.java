@@ -1,0 +1,142 @@
+package io.hostpace.cli;
+
+import io.hostpace.CallContext;
+import io.hostpace.Hostpace;
+import io.hostpace.HostpaceListener;
+import io.hostpace.Limits;
+import io.hostpace.Rate;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * The options every command that sends requests shares: limits, retries, timeout, User-Agent
+ * (SPEC I5: {@code --max-in-flight} and {@code --max-rate} set the context's limits). Each
+ * check throws a usage error whose one line names the option and what is wrong.
+ */
+final class PacingOptions {
+
+  @Spec(Spec.Target.MIXEE)
+  @SuppressWarnings("NullAway.Init")
+  CommandSpec spec;
+
+  @Option(names = "--max-in-flight", paramLabel = "N",
+      description = "requests in flight per host (default 32)")
+  @Nullable Integer maxInFlight;
+
+  @Option(names = "--max-rate", paramLabel = "R",
+      description = "starts per second per host, a decimal (default none)")
+  @Nullable String maxRate;
+
+  @Option(names = "--host", paramLabel = "KEY=SPEC",
+      description = "limits for a host (host or host:port) or a *.domain group; SPEC is inFlight:N and/or "
+          + "perSecond:R (or rate:N/PERIOD), comma separated; repeatable, e.g. --host 'qlever.dev=inFlight:1,perSecond:1'")
+  List<String> hosts = new ArrayList<>();
+
+  @Option(names = "--retries", paramLabel = "N", defaultValue = "5",
+      description = "retries of a refused request (default ${DEFAULT-VALUE})")
+  int retries;
+
+  @Option(names = "--retry-delay-limit", paramLabel = "S", defaultValue = "60",
+      description = "the longest pause a Retry-After may impose, seconds (default ${DEFAULT-VALUE})")
+  String retryDelayLimit = "60";
+
+  @Option(names = "--timeout", paramLabel = "S", defaultValue = "60",
+      description = "per attempt, until the response headers, seconds (default ${DEFAULT-VALUE})")
+  String timeout = "60";
+
+  @Option(names = "--user-agent", paramLabel = "UA", description = "the User-Agent of requests that set none")
+  @Nullable String userAgent;
+
+  /** The engine these options describe, heard by {@code listener}. */
+  Hostpace engine(HostpaceListener listener) {
+    if (retries < 0) {
+      throw usage("--retries must be zero or more, got " + retries);
+    }
+    Hostpace.Builder builder = Hostpace.builder()
+        .retries(retries)
+        .retryDelayLimit(seconds("--retry-delay-limit", retryDelayLimit, true))
+        .listener(listener);
+    if (userAgent != null) {
+      if (userAgent.isBlank()) {
+        throw usage("--user-agent must not be blank");
+      }
+      builder.userAgent(userAgent);
+    }
+    return builder.build();
+  }
+
+  /** The context these options describe: the limits for every host and per key. */
+  CallContext context() {
+    CallContext.Builder context = CallContext.builder();
+    Limits everyHost = Limits.NONE;
+    if (maxInFlight != null) {
+      if (maxInFlight < 1) {
+        throw usage("--max-in-flight must be at least 1, got " + maxInFlight);
+      }
+      everyHost = everyHost.withInFlight(maxInFlight);
+    }
+    if (maxRate != null) {
+      everyHost = everyHost.withRate(rate(maxRate));
+    }
+    context.limits(everyHost);
+    for (String host : hosts) {
+      int equals = host.indexOf('=');
+      if (equals <= 0) {
+        throw usage("--host '" + host + "' is not KEY=SPEC, such as 'qlever.dev=inFlight:1,perSecond:1'");
+      }
+      try {
+        context.limit(host.substring(0, equals).strip(), Limits.parse(host.substring(equals + 1)));
+      } catch (IllegalArgumentException e) {
+        throw usage("--host '" + host + "': " + e.getMessage());
+      }
+    }
+    return context.build();
+  }
+
+  /** The per-attempt timeout. */
+  Duration timeout() {
+    return seconds("--timeout", timeout, false);
+  }
+
+  private Rate rate(String value) {
+    BigDecimal perSecond = decimal("--max-rate", value);
+    if (perSecond.signum() <= 0) {
+      throw usage("--max-rate must be a positive number, got " + value);
+    }
+    try {
+      return Rate.perSecond(perSecond.doubleValue());
+    } catch (IllegalArgumentException e) {
+      throw usage("--max-rate " + value + ": " + e.getMessage());
+    }
+  }
+
+  private Duration seconds(String option, String value, boolean zeroAllowed) {
+    BigDecimal seconds = decimal(option, value);
+    if (seconds.signum() < 0 || (!zeroAllowed && seconds.signum() == 0)) {
+      throw usage(option + " must be " + (zeroAllowed ? "zero or more" : "more than zero") + " seconds, got " + value);
+    }
+    if (seconds.compareTo(BigDecimal.valueOf(365L * 24 * 3600)) > 0) {
+      throw usage(option + " must be at most a year, got " + value + " seconds");
+    }
+    return Duration.ofNanos(seconds.movePointRight(9).longValue());
+  }
+
+  private BigDecimal decimal(String option, String value) {
+    try {
+      return new BigDecimal(value.strip());
+    } catch (NumberFormatException e) {
+      throw usage(option + " '" + value + "' is not a decimal number");
+    }
+  }
+
+  CommandLine.ParameterException usage(String message) {
+    return new CommandLine.ParameterException(spec.commandLine(), message);
+  }
+}

@@ -1,0 +1,233 @@
+package io.hostpace.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hostpace.Hostpace;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Every rule of {@code hostpace fetch}, run in this process against a server on 127.0.0.1 (SPEC I5). */
+class FetchCommandTest {
+
+  final LocalServer server;
+  String stdin = "";
+  String out;
+  String err;
+
+  FetchCommandTest() throws IOException {
+    server = new LocalServer();
+  }
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  int run(String... args) {
+    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+    ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+    int status = Main.run(args, new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
+        new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(stderr, true, StandardCharsets.UTF_8));
+    out = stdout.toString(StandardCharsets.UTF_8);
+    err = stderr.toString(StandardCharsets.UTF_8);
+    return status;
+  }
+
+  List<String> records() {
+    return out.isEmpty() ? List.of() : Arrays.asList(out.split("\n"));
+  }
+
+  static int closedPort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  @Test
+  void I5_printsOneJsonRecordPerUrlAndExitsZeroWhenEveryUrlGotAnAnswer() {
+    int status = run("fetch", server.url("/ok"), server.url("/missing"));
+
+    assertThat(status).isZero();
+    assertThat(records()).hasSize(2);
+    assertThat(records()).anySatisfy(line -> assertThat(line)
+        .startsWith("{\"url\":\"" + server.url("/ok") + "\",\"status\":200,\"attempts\":1,\"elapsedMs\":")
+        .contains("\"waitedMs\":").endsWith("\"bytes\":5}"));
+    assertThat(records()).anySatisfy(line -> assertThat(line).contains("\"status\":404"));
+  }
+
+  @Test
+  void aRefusedUrlIsRetriedAndItsRecordCountsTheAttempts() {
+    assertThat(run("fetch", server.url("/refuse-once"))).isZero();
+    assertThat(out).contains("\"status\":200,\"attempts\":2");
+    assertThat(server.seen.get("/refuse-once").get()).isEqualTo(2);
+  }
+
+  @Test
+  void urlsComeFromAFileOrStandardInputSkippingBlankLinesAndComments(@TempDir Path dir) throws IOException {
+    Path list = dir.resolve("urls.txt");
+    Files.writeString(list, "# a comment\n\n" + server.url("/a") + "\n   \n" + server.url("/b") + "\n");
+    assertThat(run("fetch", "--input", list.toString())).isZero();
+    assertThat(records()).hasSize(2);
+
+    stdin = server.url("/c") + "\n#" + server.url("/skipped") + "\n";
+    assertThat(run("fetch", "--input", "-", server.url("/d"))).isZero();
+    assertThat(records()).hasSize(2);
+    assertThat(server.requests).containsExactlyInAnyOrder("GET /a", "GET /b", "GET /c", "GET /d");
+  }
+
+  @Test
+  void aUrlWithNoAnswerHasAnErrorAndNoStatusAndTheExitStatusIsOne() throws IOException {
+    String refused = "http://127.0.0.1:" + closedPort() + "/";
+    int status = run("fetch", refused, server.url("/ok"));
+
+    assertThat(status).isEqualTo(1);
+    assertThat(records()).anySatisfy(line -> assertThat(line)
+        .startsWith("{\"url\":\"" + refused + "\",\"attempts\":1,")
+        .doesNotContain("\"status\"")
+        .endsWith("\"error\":\"connection refused\"}"));
+    assertThat(records()).anySatisfy(line -> assertThat(line).contains("\"status\":200"));
+  }
+
+  @Test
+  void aBadUrlIsReportedInItsRecordAndDoesNotStopTheOthers() {
+    int status = run("fetch", "ht tp://broken", "ftp://example.org/file", "not-a-url", server.url("/ok"));
+
+    assertThat(status).isEqualTo(1);
+    assertThat(records()).hasSize(4);
+    assertThat(out).contains("\"url\":\"ht tp://broken\",\"attempts\":0,\"elapsedMs\":0,\"waitedMs\":0,\"bytes\":0,\"error\":\"invalid URL: ");
+    assertThat(out).contains("\"error\":\"unsupported scheme 'ftp': expected http or https\"");
+    assertThat(out).contains("\"url\":\"not-a-url\"");
+    assertThat(server.requests).containsExactly("GET /ok");
+  }
+
+  @Test
+  void aUsageErrorPrintsOneLineNamingTheOptionAndFetchesNothing() {
+    assertThat(run("fetch", "--max-in-flight", "0", server.url("/ok"))).isEqualTo(2);
+    assertThat(err.strip()).isEqualTo("hostpace: --max-in-flight must be at least 1, got 0");
+
+    assertThat(run("fetch", "--host", "x.org=inFlight:zero", server.url("/ok"))).isEqualTo(2);
+    assertThat(err.strip()).isEqualTo("hostpace: --host 'x.org=inFlight:zero': inFlight 'zero' is not a whole number");
+
+    assertThat(run("fetch", "--frobnicate", server.url("/ok"))).isEqualTo(2);
+    assertThat(err.strip()).isEqualTo("hostpace: Unknown option: '--frobnicate'");
+
+    assertThat(run("fetch", "--max-rate", "fast", server.url("/ok"))).isEqualTo(2);
+    assertThat(err.strip()).isEqualTo("hostpace: --max-rate 'fast' is not a decimal number");
+
+    assertThat(run("fetch", "--host", "*.wikidata=inFlight:1", server.url("/ok"))).isEqualTo(2);
+    assertThat(err.strip()).startsWith("hostpace: --host '*.wikidata=inFlight:1': host limit '*.wikidata' is not a domain");
+
+    assertThat(run("fetch", "--timeout", "0", server.url("/ok"))).isEqualTo(2);
+    assertThat(err.strip()).isEqualTo("hostpace: --timeout must be more than zero seconds, got 0");
+
+    assertThat(run("fetch")).isEqualTo(2);
+    assertThat(err.strip()).isEqualTo("hostpace: no URL to fetch: give URLs as arguments or --input FILE");
+
+    assertThat(err.lines()).hasSize(1);
+    assertThat(out).isEmpty();
+    assertThat(server.requests).isEmpty();
+  }
+
+  @Test
+  void maxInFlightHoldsEachHostToThatManyRequestsAtOnce() {
+    String[] args = new String[8];
+    args[0] = "fetch";
+    args[1] = "--max-in-flight";
+    args[2] = "1";
+    for (int i = 3; i < args.length; i++) {
+      args[i] = server.url("/slow");
+    }
+    assertThat(run(args)).isZero();
+    assertThat(server.maxInFlight.get()).isEqualTo(1);
+  }
+
+  @Test
+  void hostLimitsApplyToTheirHost() {
+    String key = "127.0.0.1:" + server.server.getAddress().getPort();
+    assertThat(run("fetch", "--host", key + "=inFlight:1", server.url("/slow"), server.url("/slow"), server.url("/slow")))
+        .isZero();
+    assertThat(server.maxInFlight.get()).isEqualTo(1);
+  }
+
+  @Test
+  void maxRateSpacesTheStarts() {
+    long start = System.nanoTime();
+    assertThat(run("fetch", "--max-rate", "10", server.url("/1"), server.url("/2"), server.url("/3"))).isZero();
+    // Three starts at 10 a second take at least 200 ms; the precise spacing is tested in virtual time in core.
+    assertThat((System.nanoTime() - start) / 1_000_000).isGreaterThanOrEqualTo(200);
+  }
+
+  @Test
+  void methodHeadersAndBodyAreSentAndTheDefaultUserAgentNamesHostpace(@TempDir Path dir) throws IOException {
+    assertThat(run("fetch", "--header", "X-Test: yes", "--data", "q=1", server.url("/echo"))).isZero();
+    assertThat(server.requests).containsExactly("POST /echo");
+    assertThat(out).contains("\"bytes\":" + ("POST|" + Hostpace.DEFAULT_USER_AGENT + "|yes|q=1").length());
+
+    Path body = dir.resolve("query.rq");
+    Files.writeString(body, "SELECT * {}");
+    assertThat(run("fetch", "--method", "put", "--user-agent", "test-agent/1", "--data", "@" + body, server.url("/echo")))
+        .as(out + err).isZero();
+    assertThat(out).contains("\"bytes\":" + "PUT|test-agent/1|null|SELECT * {}".length());
+  }
+
+  @Test
+  void outputGoesToAFileWhenAsked(@TempDir Path dir) throws IOException {
+    Path file = dir.resolve("out.jsonl");
+    assertThat(run("fetch", "--output", file.toString(), server.url("/ok"))).isZero();
+    assertThat(out).isEmpty();
+    assertThat(Files.readAllLines(file)).singleElement().satisfies(line -> assertThat(line).contains("\"status\":200"));
+  }
+
+  @Test
+  void theSummaryTablePerHostGoesToStandardErrorUnlessQuiet() {
+    assertThat(run("fetch", server.url("/refuse-once"), server.url("/ok"))).isZero();
+    String host = "127.0.0.1:" + server.server.getAddress().getPort();
+    assertThat(err).contains("host").contains("requests").contains("refusals");
+    assertThat(err.lines().filter(line -> line.startsWith(host)).findFirst().orElseThrow())
+        .contains(" 2 ").contains("200:2").contains(" 1 ");
+
+    assertThat(run("fetch", "--quiet", server.url("/ok"))).isZero();
+    assertThat(err).isEmpty();
+  }
+
+  @Test
+  void timeoutEndsAnAttemptThatGetsNoHeadersInTime() {
+    assertThat(run("fetch", "--timeout", "0.3", server.url("/hang"))).isEqualTo(1);
+    assertThat(out).contains("\"attempts\":1").contains("\"error\":\"timeout: no response headers in time\"");
+    assertThat(server.seen.get("/hang").get()).isEqualTo(1);
+  }
+
+  @Test
+  void retriesZeroReturnsTheFirstRefusalAsItIs() {
+    assertThat(run("fetch", "--retries", "0", server.url("/refuse-once"))).isZero();
+    assertThat(out).contains("\"status\":429,\"attempts\":1");
+  }
+
+  @Test
+  void aRetryAfterPastTheDelayLimitReturnsTheRefusalAtOnce() {
+    assertThat(run("fetch", "--retry-delay-limit", "1", server.url("/come-back-later"))).isZero();
+    assertThat(out).contains("\"status\":503,\"attempts\":1");
+  }
+
+  @Test
+  void noAnswerErrorsAreShortAndSayWhatHappened() {
+    assertThat(FetchCommand.describe(new java.util.concurrent.CompletionException(new java.net.UnknownHostException("x.invalid"))))
+        .isEqualTo("DNS failure: the host name does not resolve");
+    assertThat(FetchCommand.describe(new java.net.ConnectException())).isEqualTo("connection refused");
+    assertThat(FetchCommand.describe(new java.net.http.HttpConnectTimeoutException("slow"))).isEqualTo("connect timeout");
+    assertThat(FetchCommand.describe(new java.net.http.HttpTimeoutException("request timed out")))
+        .isEqualTo("timeout: no response headers in time");
+    assertThat(FetchCommand.describe(new IOException("connection reset"))).isEqualTo("connection reset");
+  }
+}

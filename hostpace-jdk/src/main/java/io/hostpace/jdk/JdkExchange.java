@@ -1,0 +1,209 @@
+package io.hostpace.jdk;
+
+import io.hostpace.spi.Exchange;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandler;
+import java.net.http.HttpResponse.BodySubscriber;
+import java.net.http.HttpResponse.BodySubscribers;
+import java.net.http.HttpResponse.PushPromiseHandler;
+import java.net.http.HttpResponse.ResponseInfo;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One call of a {@link PacedHttpClient} as the engine sees it. An attempt's response, for the
+ * engine, is its {@link Head}: what arrived with the headers. The body is read after the engine
+ * has let the place go (SPEC P2), and only then is it read into the caller's own handler.
+ *
+ * <pre>
+ * engine: send() ─→ delegate.sendAsync(request, head::apply)
+ * JDK:    headers arrive ─→ head.apply(info)
+ *           ├─ head.answered.complete(head)      the engine judges it here, and frees the place:
+ *           │     a refusal to retry → discard(head)   a last answer → the caller's future takes it
+ *           └─ returns the subscriber for the body: replacing(null) for a discarded head,
+ *              the caller's handler.apply(info) for the one that is kept
+ * JDK:    body read ─→ the head's response completes ─→ the caller's future
+ * </pre>
+ *
+ * <p>A head is <em>kept</em> when the call ends with it, <em>let go</em> when the engine
+ * discards it or the call ends otherwise (cancelled, failed). Which one is usually known when
+ * {@code apply} returns; when the answer came too soon for that, a {@link DeferredSubscriber}
+ * holds the body until it is known.
+ */
+final class JdkExchange<T> implements Exchange<JdkExchange.Head<T>> {
+
+  private final HttpClient delegate;
+  private final HttpRequest request;
+  private final BodyHandler<T> handler;
+  private final @Nullable PushPromiseHandler<T> pushPromiseHandler;
+  private final boolean canResend;
+  /** The last attempt's head: the one a cancelled or failed call lets go. */
+  private volatile @Nullable Head<T> latest;
+
+  JdkExchange(HttpClient delegate, HttpRequest request, BodyHandler<T> handler,
+      @Nullable PushPromiseHandler<T> pushPromiseHandler) {
+    this.delegate = delegate;
+    this.request = request;
+    this.handler = handler;
+    this.pushPromiseHandler = pushPromiseHandler;
+    this.canResend = Bodies.canResend(request);
+  }
+
+  @Override
+  public URI uri() {
+    return request.uri();
+  }
+
+  @Override
+  public String method() {
+    return request.method();
+  }
+
+  @Override
+  public boolean canResend() {
+    return canResend;
+  }
+
+  @Override
+  public CompletableFuture<Head<T>> send() {
+    Head<T> head = new Head<>(handler);
+    latest = head;
+    CompletableFuture<HttpResponse<T>> sent = pushPromiseHandler == null
+        ? delegate.sendAsync(request, head::apply)
+        : delegate.sendAsync(request, head::apply, pushPromiseHandler);
+    head.attach(sent);
+    return head.answered;
+  }
+
+  @Override
+  public int status(Head<T> head) {
+    return head.info().statusCode();
+  }
+
+  @Override
+  public @Nullable String header(Head<T> head, String name) {
+    return head.info().headers().firstValue(name).orElse(null);
+  }
+
+  @Override
+  public void discard(Head<T> head) {
+    head.letGo();
+  }
+
+  /** The call ended without a head (failed or cancelled): nothing of its last attempt reaches the caller. */
+  void abandon() {
+    Head<T> head = latest;
+    if (head != null) {
+      head.cancel();
+    }
+  }
+
+  static Throwable unwrap(Throwable failure) {
+    Throwable current = failure;
+    while ((current instanceof CompletionException || current instanceof ExecutionException)
+        && current.getCause() != null) {
+      current = current.getCause();
+    }
+    return current;
+  }
+
+  @Override
+  public String toString() {
+    return request.method() + " " + request.uri();
+  }
+
+  /**
+   * One attempt's answer: its status and headers, and the future of its whole response.
+   * {@code answered} is what the engine waits for; {@code kept} says who gets the body.
+   */
+  static final class Head<T> {
+    private final BodyHandler<T> handler;
+    /** Completes with this head when the headers arrive, or with the attempt's failure. */
+    final CompletableFuture<Head<T>> answered = new CompletableFuture<>();
+    /** True: the body is the caller's; false: it is thrown away. */
+    private final CompletableFuture<Boolean> kept = new CompletableFuture<>();
+    /** The delegate's response, body read; completes after {@code answered}. */
+    private final CompletableFuture<HttpResponse<T>> response = new CompletableFuture<>();
+    private volatile @Nullable ResponseInfo info;
+    private volatile @Nullable CompletableFuture<HttpResponse<T>> sent;
+    private volatile boolean cancelled;
+
+    Head(BodyHandler<T> handler) {
+      this.handler = handler;
+      // The engine cancels the attempt when the caller cancels the call (SPEC T5).
+      answered.whenComplete((head, failure) -> {
+        if (failure instanceof CancellationException) {
+          cancel();
+        }
+      });
+    }
+
+    ResponseInfo info() {
+      ResponseInfo current = info;
+      if (current == null) {
+        throw new IllegalStateException("the attempt has no answer yet");
+      }
+      return current;
+    }
+
+    /** The JDK's body handler for this attempt: called when the headers arrive. */
+    BodySubscriber<T> apply(ResponseInfo answer) {
+      info = answer;
+      if (!answered.complete(this)) {
+        letGo(); // cancelled meanwhile
+      }
+      Boolean keep = kept.getNow(null);
+      if (keep != null) {
+        return subscriber(keep, answer);
+      }
+      return new DeferredSubscriber<>(kept.thenApply(decided -> subscriber(decided, answer)));
+    }
+
+    private BodySubscriber<T> subscriber(boolean keep, ResponseInfo answer) {
+      return keep ? handler.apply(answer) : BodySubscribers.replacing(null);
+    }
+
+    void attach(CompletableFuture<HttpResponse<T>> delegateResponse) {
+      sent = delegateResponse;
+      delegateResponse.whenComplete((done, failure) -> {
+        if (failure == null) {
+          response.complete(done);
+          return;
+        }
+        Throwable cause = unwrap(failure);
+        answered.completeExceptionally(cause); // failed before its headers: the engine hears it
+        response.completeExceptionally(cause); // or while its body was read: the caller does
+        letGo();
+      });
+      if (cancelled) {
+        delegateResponse.cancel(true);
+      }
+    }
+
+    /** The call ends with this head: its body goes to the caller's handler. */
+    CompletableFuture<HttpResponse<T>> keep() {
+      kept.complete(true);
+      return response;
+    }
+
+    void letGo() {
+      kept.complete(false);
+    }
+
+    /** Aborts the exchange, whatever it is doing: waiting for headers, or reading the body. */
+    void cancel() {
+      cancelled = true;
+      letGo();
+      CompletableFuture<HttpResponse<T>> current = sent;
+      if (current != null) {
+        current.cancel(true);
+      }
+    }
+  }
+}

@@ -1,0 +1,322 @@
+package io.hostpace.jdk;
+
+import io.hostpace.CallContext;
+import io.hostpace.Hostpace;
+import java.io.IOException;
+import java.net.Authenticator;
+import java.net.CookieHandler;
+import java.net.ProxySelector;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublisher;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandler;
+import java.net.http.HttpResponse.PushPromiseHandler;
+import java.net.http.WebSocket;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A drop-in {@link HttpClient} whose requests wait in a {@link Hostpace} engine's host queues
+ * (SPEC I1): it paces them per host, retries the ones a host refuses, honours
+ * {@code Retry-After}, and gives back the host's last answer when retries run out.
+ *
+ * <pre>{@code
+ * Hostpace engine = Hostpace.builder()
+ *     .limit("query.wikidata.org", Limits.perSecond(5))
+ *     .userAgent("my-pipeline/1.0 (+https://example.org; ops@example.org)")
+ *     .build();
+ * HttpClient client = PacedHttpClient.wrap(HttpClient.newHttpClient(), engine);
+ *
+ * HttpResponse<String> answer = client.send(
+ *     HttpRequest.newBuilder(URI.create("https://query.wikidata.org/sparql?query=...")).build(),
+ *     BodyHandlers.ofString());
+ *
+ * // a batch with its own limits: a view that shares the engine and the delegate
+ * PacedHttpClient batch = PacedHttpClient.wrap(HttpClient.newHttpClient(), engine)
+ *     .withContext(CallContext.builder().limits(Limits.inFlight(2)).retries(2).build());
+ * }</pre>
+ *
+ * <p>What it does with each request:
+ * <ul>
+ * <li>{@link #send}, and both {@link #sendAsync} forms, hand it to the engine, which sends each
+ *     attempt through the delegate's {@code sendAsync}. An attempt holds its host's place until
+ *     its response headers arrive; its body is read after, outside the queue (SPEC P2). The body
+ *     of a refusal that is retried is thrown away; the caller's body handler sees only the
+ *     response the call ends with: an answer, or the last refusal with its status and body
+ *     (SPEC T3), never an exception for it.
+ * <li>A body the JDK can produce again ({@code ofString}, {@code ofByteArray},
+ *     {@code ofByteArrays}, {@code ofFile}, {@code noBody}) is sent whole on every attempt; any
+ *     other ({@code ofInputStream}, {@code fromPublisher}, {@code concat}, your own) is sent once,
+ *     and its refusal returned, unless you say otherwise with {@link #replayable} (SPEC T4).
+ * <li>A request without a {@code User-Agent} is sent with the engine's
+ *     {@link Hostpace#userAgent()}; one that names its own keeps it (SPEC U1).
+ * <li>The request's {@link HttpRequest#timeout() timeout} holds for each attempt, as the JDK
+ *     applies it; an {@link java.net.http.HttpTimeoutException} reaches the caller as it is and
+ *     is never retried, nor is any other failure (SPEC T6). Cancelling the future of
+ *     {@code sendAsync}, or interrupting a thread blocked in {@code send}, takes the call out of
+ *     its queue or frees its place, and aborts the exchange (SPEC T5).
+ * <li>The context's {@link io.hostpace.AttemptListener} hears each attempt (SPEC A1).
+ * <li>A {@link PushPromiseHandler} is handed to the delegate with every attempt, and so hears
+ *     the pushes of a refused attempt too.
+ * </ul>
+ *
+ * <p>Everything else is the delegate's: its configuration, its redirects and authentication
+ * (which happen inside one attempt), and its {@linkplain #newWebSocketBuilder() WebSockets},
+ * which are not paced. On Java 21 and later, {@link #shutdown()}, {@link #shutdownNow()},
+ * {@link #awaitTermination(Duration)}, {@link #isTerminated()} and {@link #close()} are the
+ * delegate's; a call still waiting in its queue when the delegate shuts down fails as the
+ * delegate fails new requests. On Java 17 they do what {@code HttpClient} does by default on 21:
+ * nothing.
+ *
+ * <p>Thread-safe and immutable; {@link #withContext} views share the engine and the delegate.
+ */
+public final class PacedHttpClient extends HttpClient implements AutoCloseable {
+
+  private final HttpClient delegate;
+  private final Hostpace engine;
+  private final CallContext context;
+
+  private PacedHttpClient(HttpClient delegate, Hostpace engine, CallContext context) {
+    this.delegate = delegate;
+    this.engine = engine;
+    this.context = context;
+  }
+
+  /** A client that sends through {@code delegate}, paced by {@code engine}, with the default context. */
+  public static PacedHttpClient wrap(HttpClient delegate, Hostpace engine) {
+    return new PacedHttpClient(
+        Objects.requireNonNull(delegate, "delegate"), Objects.requireNonNull(engine, "engine"), CallContext.DEFAULT);
+  }
+
+  /**
+   * A view of this client whose calls carry {@code context}: its limits, retry count and attempt
+   * listener. It shares this client's engine, and so its queues, and its delegate.
+   */
+  public PacedHttpClient withContext(CallContext context) {
+    return new PacedHttpClient(delegate, engine, Objects.requireNonNull(context, "context"));
+  }
+
+  /** The engine whose queues this client's requests wait in. */
+  public Hostpace engine() {
+    return engine;
+  }
+
+  /** The context this client's calls carry; {@link CallContext#DEFAULT} unless set with {@link #withContext}. */
+  public CallContext context() {
+    return context;
+  }
+
+  /** The client that sends each attempt. */
+  public HttpClient delegate() {
+    return delegate;
+  }
+
+  /**
+   * {@code body}, marked as one that can be sent whole again on every attempt: a refused request
+   * with it is retried (SPEC T4). For a publisher that produces its bytes anew for each
+   * subscriber, such as {@code ofInputStream} with a supplier that opens a new stream each time.
+   */
+  public static BodyPublisher replayable(BodyPublisher body) {
+    return Bodies.mark(Objects.requireNonNull(body, "body"), true);
+  }
+
+  /**
+   * {@code body}, marked as one that can be sent only once: a refused request with it is not
+   * retried, and the refusal is returned (SPEC T4). For an {@code ofByteArrays} whose
+   * {@code Iterable} can be iterated only once, say.
+   */
+  public static BodyPublisher oneShot(BodyPublisher body) {
+    return Bodies.mark(Objects.requireNonNull(body, "body"), false);
+  }
+
+  // ---------------------------------------------------------------- sending
+
+  /**
+   * Sends {@code request} through the engine and waits for the response the call ends with. It
+   * throws what {@link HttpClient#send} throws: the delegate's {@code IOException} as it is (an
+   * {@code HttpTimeoutException}, a {@code ConnectException}, a reset connection), an
+   * {@code IllegalArgumentException} or {@code SecurityException} as it is, and any other failure
+   * (a body handler that threw, say) as the cause of an {@code IOException}.
+   *
+   * @throws IOException when the exchange failed; never for a refusal, whose response is returned
+   * @throws InterruptedException when the thread is interrupted; the call is cancelled (SPEC T5)
+   */
+  @Override
+  public <T> HttpResponse<T> send(HttpRequest request, BodyHandler<T> responseBodyHandler)
+      throws IOException, InterruptedException {
+    if (Thread.interrupted()) {
+      throw new InterruptedException(); // before it takes a place in a queue
+    }
+    CompletableFuture<HttpResponse<T>> call = sendAsync(request, responseBodyHandler);
+    try {
+      return call.get();
+    } catch (InterruptedException e) {
+      call.cancel(true);
+      throw e;
+    } catch (ExecutionException e) {
+      throw rethrow(e.getCause());
+    }
+  }
+
+  @Override
+  public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> responseBodyHandler) {
+    return call(request, responseBodyHandler, null);
+  }
+
+  @Override
+  public <T> CompletableFuture<HttpResponse<T>> sendAsync(
+      HttpRequest request, BodyHandler<T> responseBodyHandler, @Nullable PushPromiseHandler<T> pushPromiseHandler) {
+    return call(request, responseBodyHandler, pushPromiseHandler);
+  }
+
+  private <T> CompletableFuture<HttpResponse<T>> call(
+      HttpRequest request, BodyHandler<T> handler, @Nullable PushPromiseHandler<T> pushPromiseHandler) {
+    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(handler, "responseBodyHandler");
+    JdkExchange<T> exchange = new JdkExchange<>(delegate, withUserAgent(request), handler, pushPromiseHandler);
+    CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
+    CompletableFuture<JdkExchange.Head<T>> call = engine.execute(exchange, context);
+    call.whenComplete((head, failure) -> {
+      if (failure != null) {
+        exchange.abandon();
+        result.completeExceptionally(JdkExchange.unwrap(failure));
+        return;
+      }
+      head.keep().whenComplete((response, bodyFailure) -> {
+        if (bodyFailure != null) {
+          result.completeExceptionally(JdkExchange.unwrap(bodyFailure));
+        } else {
+          result.complete(response);
+        }
+      });
+    });
+    // The caller gave up (SPEC T5): out of the queue, the place freed, the exchange aborted.
+    result.whenComplete((response, failure) -> {
+      if (failure instanceof CancellationException) {
+        call.cancel(true);
+        exchange.abandon();
+      }
+    });
+    return result;
+  }
+
+  /** The request, with the engine's User-Agent if it names none (SPEC U1). */
+  private HttpRequest withUserAgent(HttpRequest request) {
+    if (request.headers().firstValue("User-Agent").isPresent()) {
+      return request;
+    }
+    return HttpRequest.newBuilder(request, (name, value) -> true)
+        .setHeader("User-Agent", engine.userAgent())
+        .build();
+  }
+
+  /** What {@link HttpClient#send} throws for a failure of its future. */
+  private static IOException rethrow(@Nullable Throwable cause) {
+    if (cause instanceof IOException io) {
+      return io;
+    }
+    if (cause instanceof IllegalArgumentException || cause instanceof SecurityException) {
+      throw (RuntimeException) cause;
+    }
+    return new IOException(cause == null ? null : cause.getMessage(), cause);
+  }
+
+  // ---------------------------------------------------------------- the delegate's
+
+  @Override
+  public Optional<CookieHandler> cookieHandler() {
+    return delegate.cookieHandler();
+  }
+
+  @Override
+  public Optional<Duration> connectTimeout() {
+    return delegate.connectTimeout();
+  }
+
+  @Override
+  public Redirect followRedirects() {
+    return delegate.followRedirects();
+  }
+
+  @Override
+  public Optional<ProxySelector> proxy() {
+    return delegate.proxy();
+  }
+
+  @Override
+  public SSLContext sslContext() {
+    return delegate.sslContext();
+  }
+
+  @Override
+  public SSLParameters sslParameters() {
+    return delegate.sslParameters();
+  }
+
+  @Override
+  public Optional<Authenticator> authenticator() {
+    return delegate.authenticator();
+  }
+
+  @Override
+  public Version version() {
+    return delegate.version();
+  }
+
+  @Override
+  public Optional<Executor> executor() {
+    return delegate.executor();
+  }
+
+  /** The delegate's: WebSockets are not paced. */
+  @Override
+  public WebSocket.Builder newWebSocketBuilder() {
+    return delegate.newWebSocketBuilder();
+  }
+
+  // Java 21's lifecycle: no @Override, so that this compiles for 17; see Lifecycle.
+
+  /** The delegate's {@code shutdown()} on Java 21 and later; nothing on 17. */
+  public void shutdown() {
+    Lifecycle.shutdown(delegate);
+  }
+
+  /** The delegate's {@code shutdownNow()} on Java 21 and later; nothing on 17. */
+  public void shutdownNow() {
+    Lifecycle.shutdownNow(delegate);
+  }
+
+  /** The delegate's {@code awaitTermination(duration)} on Java 21 and later; true on 17. */
+  public boolean awaitTermination(Duration duration) throws InterruptedException {
+    return Lifecycle.awaitTermination(delegate, duration);
+  }
+
+  /** The delegate's {@code isTerminated()} on Java 21 and later; false on 17. */
+  public boolean isTerminated() {
+    return Lifecycle.isTerminated(delegate);
+  }
+
+  /**
+   * The delegate's {@code close()} on Java 21 and later, which waits for its requests to
+   * complete; nothing on 17. The engine is not closed: other clients share it. Views made with
+   * {@link #withContext} share the delegate, so closing one closes them all.
+   */
+  @Override
+  public void close() {
+    Lifecycle.close(delegate);
+  }
+
+  @Override
+  public String toString() {
+    return "PacedHttpClient{delegate=" + delegate + ", context=" + context + "}";
+  }
+}

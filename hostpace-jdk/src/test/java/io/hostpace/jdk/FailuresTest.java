@@ -1,0 +1,150 @@
+package io.hostpace.jdk;
+
+import static io.hostpace.jdk.Waiting.get;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hostpace.Hostpace;
+import io.hostpace.HostpaceEvent;
+import io.hostpace.Limits;
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SPEC T5 and T6 against a server that misbehaves: failures reach the caller as the JDK raises
+ * them, are never retried, and free the place; so does a caller who gives up. The engine allows
+ * the server one request in flight, so the next request starting shows the place is free.
+ */
+class FailuresTest {
+
+  RawServer server;
+  Hostpace engine;
+  PacedHttpClient client;
+  final List<HostpaceEvent> events = new CopyOnWriteArrayList<>();
+
+  @BeforeEach
+  void start() throws IOException {
+    server = RawServer.start();
+    engine = Hostpace.builder().limit(server.hostKey(), Limits.inFlight(1)).listener(events::add).build();
+    client = PacedHttpClient.wrap(HttpClient.newHttpClient(), engine);
+  }
+
+  @AfterEach
+  void stop() throws IOException {
+    server.close();
+    client.shutdownNow();
+  }
+
+  /** The attempts the engine started, as "path attempt". */
+  List<String> started() {
+    return events.stream().filter(e -> e instanceof HostpaceEvent.Started).map(e -> (HostpaceEvent.Started) e)
+        .map(e -> e.uri().getPath() + " " + e.attempt()).collect(Collectors.toList());
+  }
+
+  void theNextRequestStarts() throws Exception {
+    HttpResponse<String> next = client.sendAsync(get(server.uri("/ok")), BodyHandlers.ofString()).get(10, TimeUnit.SECONDS);
+    assertThat(next.body()).isEqualTo("ok");
+    assertThat(Waiting.inFlight(engine)).isZero();
+  }
+
+  @Test
+  void T6_aResetConnectionReachesTheCallerAsAnIOExceptionAndIsNotRetried() throws Exception {
+    // A POST: the JDK itself sends a GET once more when its connection closes before any answer.
+    HttpRequest request = HttpRequest.newBuilder(server.uri("/reset"))
+        .POST(BodyPublishers.ofString("INSERT DATA { <a> <b> <c> }"))
+        .build();
+
+    assertThatThrownBy(() -> client.send(request, BodyHandlers.ofString()))
+        .isInstanceOf(IOException.class)
+        .isNotInstanceOf(HttpTimeoutException.class);
+
+    assertThat(started()).containsExactly("/reset 1");
+    assertThat(server.paths()).containsExactly("/reset");
+    theNextRequestStarts();
+  }
+
+  @Test
+  void T6_aPostThatTimesOutFailsWithHttpTimeoutExceptionAndIsNotRetried() throws Exception {
+    HttpRequest request = HttpRequest.newBuilder(server.uri("/hang"))
+        .timeout(Duration.ofMillis(500))
+        .POST(BodyPublishers.ofString("INSERT DATA { <a> <b> <c> }"))
+        .build();
+    long startedAt = System.nanoTime();
+
+    assertThatThrownBy(() -> client.send(request, BodyHandlers.ofString())).isInstanceOf(HttpTimeoutException.class);
+
+    assertThat(Duration.ofNanos(System.nanoTime() - startedAt)).isBetween(Duration.ofMillis(450), Duration.ofSeconds(5));
+    assertThat(started()).containsExactly("/hang 1");
+    assertThat(server.paths()).containsExactly("/hang");
+    theNextRequestStarts();
+  }
+
+  @Test
+  void T5_cancellingTheFutureFreesThePlaceForTheRequestQueuedBehindIt() throws Exception {
+    CompletableFuture<HttpResponse<String>> hanging = client.sendAsync(get(server.uri("/hang")), BodyHandlers.ofString());
+    Waiting.until(() -> server.paths().contains("/hang"));
+    CompletableFuture<HttpResponse<String>> next = client.sendAsync(get(server.uri("/ok")), BodyHandlers.ofString());
+    Waiting.until(() -> Waiting.waiting(engine) == 1);
+    assertThat(next).isNotDone();
+
+    hanging.cancel(true);
+
+    assertThat(next.get(10, TimeUnit.SECONDS).body()).isEqualTo("ok");
+    assertThat(hanging).isCancelled();
+    Waiting.until(() -> server.abandoned().contains("/hang")); // the JDK let the exchange go
+    assertThat(server.paths()).containsExactly("/hang", "/ok");
+  }
+
+  @Test
+  void T5_cancellingAQueuedRequestTakesItOutOfItsQueue() throws Exception {
+    CompletableFuture<HttpResponse<String>> hanging = client.sendAsync(get(server.uri("/hang")), BodyHandlers.ofString());
+    Waiting.until(() -> server.paths().contains("/hang"));
+    CompletableFuture<HttpResponse<String>> queued = client.sendAsync(get(server.uri("/queued")), BodyHandlers.ofString());
+    Waiting.until(() -> Waiting.waiting(engine) == 1);
+
+    queued.cancel(true);
+    Waiting.until(() -> Waiting.waiting(engine) == 0);
+    hanging.cancel(true);
+
+    theNextRequestStarts();
+    assertThat(server.paths()).containsExactly("/hang", "/ok");
+    assertThatThrownBy(queued::join).isInstanceOf(CancellationException.class);
+  }
+
+  @Test
+  void T5_interruptingAThreadBlockedInSendCancelsTheCall() throws Exception {
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    Thread caller = new Thread(() -> {
+      try {
+        client.send(get(server.uri("/hang")), BodyHandlers.ofString());
+      } catch (Throwable t) {
+        thrown.set(t);
+      }
+    });
+    caller.start();
+    Waiting.until(() -> server.paths().contains("/hang"));
+
+    caller.interrupt();
+    caller.join(10_000);
+
+    assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
+    Waiting.until(() -> server.abandoned().contains("/hang")); // the JDK let the exchange go
+    theNextRequestStarts();
+  }
+}

@@ -1,0 +1,166 @@
+package io.hostpace.jdk;
+
+import static io.hostpace.jdk.Waiting.get;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hostpace.AttemptListener;
+import io.hostpace.CallContext;
+import io.hostpace.Hostpace;
+import io.hostpace.Limits;
+import java.io.OutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** SPEC P2, P3, U1 and A1 through a real HttpClient: places, contexts, identity and attempt events. */
+class PacingTest {
+
+  final Hostpace engine = Hostpace.create();
+  final PacedHttpClient client = PacedHttpClient.wrap(HttpClient.newHttpClient(), engine);
+  TestServer server;
+
+  @AfterEach
+  void stop() {
+    if (server != null) {
+      server.close();
+    }
+    client.shutdownNow();
+  }
+
+  CallContext oneAtATime() {
+    return CallContext.builder().limit(server.hostKey(), Limits.inFlight(1)).build();
+  }
+
+  List<HttpResponse<String>> getAll(PacedHttpClient through, String path, int n) {
+    List<CompletableFuture<HttpResponse<String>>> calls = IntStream.range(0, n)
+        .mapToObj(i -> through.sendAsync(get(server.uri(path)), BodyHandlers.ofString()))
+        .collect(Collectors.toList());
+    return calls.stream().map(call -> call.orTimeout(10, TimeUnit.SECONDS).join()).collect(Collectors.toList());
+  }
+
+  @Test
+  void P2_thePlaceIsFreedWhenHeadersArriveAndTheBodyIsReadAfter() throws Exception {
+    List<String> trace = new CopyOnWriteArrayList<>();
+    server = TestServer.start((request, exchange) -> {
+      if (request.path().equals("/fast")) {
+        trace.add("fast arrives");
+        TestServer.reply(exchange, 200, "fast");
+        return;
+      }
+      // Headers now; the body over a second, ten parts 100 ms apart.
+      exchange.sendResponseHeaders(200, 0);
+      OutputStream body = exchange.getResponseBody();
+      body.flush();
+      for (int i = 0; i < 10; i++) {
+        Thread.sleep(100);
+        body.write(("part " + i + "\n").getBytes(StandardCharsets.UTF_8));
+        body.flush();
+      }
+      trace.add("slow body complete");
+      body.close();
+    });
+    PacedHttpClient oneAtATime = client.withContext(oneAtATime());
+
+    CompletableFuture<HttpResponse<String>> slow = oneAtATime.sendAsync(get(server.uri("/slow")), BodyHandlers.ofString());
+    Waiting.until(() -> !server.requests("/slow").isEmpty());
+    CompletableFuture<HttpResponse<String>> fast = oneAtATime.sendAsync(get(server.uri("/fast")), BodyHandlers.ofString());
+
+    assertThat(fast.get(10, TimeUnit.SECONDS).body()).isEqualTo("fast");
+    assertThat(slow.get(10, TimeUnit.SECONDS).body()).startsWith("part 0\n").endsWith("part 9\n");
+    assertThat(trace).containsExactly("fast arrives", "slow body complete");
+  }
+
+  @Test
+  void P3_aViewBoundToAContextHoldsItsRequestsToItsLimitsWhileTheUnboundClientIsNotHeld() throws Exception {
+    server = TestServer.start((request, exchange) -> {
+      Thread.sleep(150);
+      TestServer.reply(exchange, 200, "ok");
+    });
+
+    List<HttpResponse<String>> bound = getAll(client.withContext(oneAtATime()), "/bound", 3);
+    int boundConcurrency = server.maxConcurrent();
+    server.resetConcurrency();
+    List<HttpResponse<String>> unbound = getAll(client, "/unbound", 3);
+
+    assertThat(bound).extracting(HttpResponse::statusCode).containsOnly(200);
+    assertThat(unbound).extracting(HttpResponse::statusCode).containsOnly(200);
+    assertThat(boundConcurrency).isEqualTo(1);
+    assertThat(server.maxConcurrent()).isEqualTo(3);
+  }
+
+  @Test
+  void U1_aRequestWithoutUserAgentIsSentWithTheEnginesAndOneThatNamesItsOwnKeepsIt() throws Exception {
+    server = TestServer.start((request, exchange) -> TestServer.reply(exchange, 200, "ok"));
+    PacedHttpClient named = PacedHttpClient.wrap(HttpClient.newHttpClient(),
+        Hostpace.builder().userAgent("my-pipeline/1.0 (+https://example.org; ops@example.org)").build());
+
+    client.send(get(server.uri("/default")), BodyHandlers.discarding());
+    named.send(get(server.uri("/configured")), BodyHandlers.discarding());
+    client.send(HttpRequest.newBuilder(server.uri("/own")).header("User-Agent", "my-bot/2.0").build(), BodyHandlers.discarding());
+
+    assertThat(server.requests("/default").get(0).header("User-Agent")).isEqualTo(Hostpace.DEFAULT_USER_AGENT);
+    assertThat(Hostpace.DEFAULT_USER_AGENT).startsWith("hostpace/");
+    assertThat(server.requests("/configured").get(0).header("User-Agent"))
+        .isEqualTo("my-pipeline/1.0 (+https://example.org; ops@example.org)");
+    assertThat(server.requests("/own").get(0).headers().get("User-Agent")).containsExactly("my-bot/2.0");
+  }
+
+  @Test
+  void A1_theContextsAttemptListenerHearsEachAttemptSentSettledAndRetried() throws Exception {
+    server = TestServer.start(RefuseFirst.refuse(1));
+    List<String> heard = new CopyOnWriteArrayList<>();
+    AttemptListener listener = new AttemptListener() {
+      @Override
+      public void sent(URI uri, int attempt) {
+        heard.add("sent " + attempt);
+      }
+
+      @Override
+      public void settled(URI uri, int attempt, int status, @Nullable Throwable failure) {
+        heard.add("settled " + attempt + " " + status);
+      }
+
+      @Override
+      public void retrying(URI uri, int attempt) {
+        heard.add("retrying " + attempt);
+      }
+    };
+    PacedHttpClient listened = client.withContext(CallContext.builder().attemptListener(listener).build());
+
+    HttpResponse<String> response = listened.send(get(server.uri("/")), BodyHandlers.ofString());
+
+    assertThat(response.body()).isEqualTo("answer 2");
+    assertThat(heard).containsExactly("sent 1", "settled 1 429", "retrying 1", "sent 2", "settled 2 200");
+  }
+
+  @Test
+  void A1_aFailedAttemptIsHeardAsSettledWithItsFailure() throws Exception {
+    List<String> heard = new CopyOnWriteArrayList<>();
+    AttemptListener listener = new AttemptListener() {
+      @Override
+      public void settled(URI uri, int attempt, int status, @Nullable Throwable failure) {
+        heard.add("settled " + attempt + " " + status + " " + (failure == null ? null : failure.getClass().getSimpleName()));
+      }
+    };
+    try (RawServer raw = RawServer.start()) {
+      HttpRequest request = HttpRequest.newBuilder(raw.uri("/hang")).timeout(Duration.ofMillis(200)).build();
+      CompletableFuture<HttpResponse<String>> call = client.withContext(CallContext.builder().attemptListener(listener).build())
+          .sendAsync(request, BodyHandlers.ofString());
+      assertThat(call).failsWithin(Duration.ofSeconds(10));
+    }
+    assertThat(heard).containsExactly("settled 1 -1 HttpTimeoutException");
+  }
+}

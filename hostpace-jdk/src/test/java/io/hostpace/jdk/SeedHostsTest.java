@@ -1,0 +1,126 @@
+package io.hostpace.jdk;
+
+import static io.hostpace.jdk.Waiting.get;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hostpace.Hostpace;
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The hosts of the seeds, played by real servers on 127.0.0.1, through a real
+ * {@link HttpClient} and an engine on the system clock. Timing is checked with generous bounds;
+ * the exact timing is tested in virtual time in core.
+ */
+class SeedHostsTest {
+
+  final Hostpace engine = Hostpace.create();
+  final PacedHttpClient client = PacedHttpClient.wrap(HttpClient.newHttpClient(), engine);
+  TestServer server;
+
+  @AfterEach
+  void stop() {
+    if (server != null) {
+      server.close();
+    }
+    client.shutdownNow();
+  }
+
+  List<HttpResponse<String>> getAll(String prefix, int n) {
+    List<CompletableFuture<HttpResponse<String>>> calls = IntStream.rangeClosed(1, n)
+        .mapToObj(i -> client.sendAsync(get(server.uri(prefix + i)), BodyHandlers.ofString()))
+        .collect(Collectors.toList());
+    return calls.stream().map(call -> call.orTimeout(20, TimeUnit.SECONDS).join()).collect(Collectors.toList());
+  }
+
+  @Test
+  void R4_qleverRefusesBeyondOneASecondAndTheLearnedIntervalLetsEveryRequestThrough() throws Exception {
+    QleverLike qlever = new QleverLike();
+    server = TestServer.start(qlever);
+
+    // At 0 s six requests arrive at a host the engine has no limit for.
+    List<HttpResponse<String>> responses = getAll("/q/", 6);
+
+    assertThat(responses).extracting(HttpResponse::statusCode).containsOnly(200);
+    assertThat(responses).extracting(HttpResponse::body)
+        .containsExactly("results of /q/1", "results of /q/2", "results of /q/3",
+            "results of /q/4", "results of /q/5", "results of /q/6");
+    // The burst was refused, each refusal slowed the host, and the later ones went through.
+    assertThat(qlever.refusals()).as("%s", qlever.answers).isBetween(5L, 20L);
+    assertThat(Waiting.interval(engine, server.hostKey())).isGreaterThanOrEqualTo(Duration.ofMillis(500));
+  }
+
+  @Test
+  void R2_kgfAdmitsFourAtOnceAndTheRestWaitForItsRetryAfter() throws Exception {
+    KgfLike kgf = new KgfLike();
+    server = TestServer.start(kgf);
+
+    List<HttpResponse<String>> responses = getAll("/kgf/", 10);
+
+    assertThat(responses).extracting(HttpResponse::statusCode).containsOnly(200);
+    assertThat(kgf.maxWorking()).isLessThanOrEqualTo(KgfLike.CAPACITY);
+    // After a refusal the host starts nothing for a second: each request is sent again no sooner.
+    List<TestServer.Request> requests = server.requests();
+    for (int i = 1; i <= 10; i++) {
+      List<Duration> sends = server.requests("/kgf/" + i).stream().map(TestServer.Request::at).collect(Collectors.toList());
+      for (int k = 1; k < sends.size(); k++) {
+        assertThat(sends.get(k).minus(sends.get(k - 1))).as("/kgf/%d in %s", i, kgf.answers)
+            .isGreaterThan(Duration.ofMillis(900));
+      }
+    }
+    assertThat(requests).hasSizeBetween(12, 20);
+  }
+
+  @Test
+  void R1_dbpediasBusy405WithRetryAfterIsRetriedAndAPlain405IsReturnedAsItIs() throws Exception {
+    server = TestServer.start(new DbpediaLike());
+
+    HttpResponse<String> query = client.send(get(server.uri("/sparql")), BodyHandlers.ofString());
+    HttpResponse<String> update = client.send(get(server.uri("/update")), BodyHandlers.ofString());
+
+    assertThat(query.statusCode()).isEqualTo(200);
+    assertThat(query.body()).isEqualTo("results");
+    assertThat(server.requests("/sparql")).hasSize(2);
+    assertThat(server.requests("/sparql").get(1).at().minus(server.requests("/sparql").get(0).at()))
+        .isGreaterThan(Duration.ofMillis(900));
+    assertThat(update.statusCode()).isEqualTo(405);
+    assertThat(update.body()).isEqualTo("Method Not Allowed");
+    assertThat(server.requests("/update")).hasSize(1);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {
+      "EEE, dd MMM yyyy HH:mm:ss 'GMT'",        // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
+      "EEEE, dd-MMM-yy HH:mm:ss 'GMT'",         // RFC 850:     Sunday, 06-Nov-94 08:49:37 GMT
+      "EEE MMM ppd HH:mm:ss yyyy"})             // asctime:     Sun Nov  6 08:49:37 1994
+  void R2_aRetryAfterDateInEachOfTheThreeFormsIsWaitedFor(String form) throws Exception {
+    DateTimeFormatter format = DateTimeFormatter.ofPattern(form, Locale.US);
+    server = TestServer.start(new RefuseFirst(1, 503,
+        () -> format.format(ZonedDateTime.now(ZoneOffset.UTC).plusSeconds(2))));
+
+    HttpResponse<String> response = client.send(get(server.uri("/")), BodyHandlers.ofString());
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    List<TestServer.Request> requests = server.requests();
+    assertThat(requests).hasSize(2);
+    // Two seconds ahead, to the second: the retry waits between 1 and 2 s.
+    assertThat(requests.get(1).at().minus(requests.get(0).at()))
+        .isGreaterThanOrEqualTo(Duration.ofMillis(950))
+        .isLessThan(Duration.ofSeconds(3));
+  }
+}
