@@ -125,14 +125,7 @@ public final class CallContext {
      * @throws IllegalArgumentException naming the key, the field and the value that is wrong
      */
     public Builder limit(String key, String limits) {
-      HostKey.normaliseLimitKey(key);
-      Limits parsed;
-      try {
-        parsed = Limits.parse(limits);
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("host limit '" + key + "': " + e.getMessage(), e);
-      }
-      return limit(key, parsed);
+      return limit(key, LimitsParser.forKey(key, limits));
     }
 
     /** Retries of a refused request, 0 for none (SPEC T1); also turns on the retries of SPEC T2. */

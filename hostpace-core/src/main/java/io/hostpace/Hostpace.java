@@ -362,14 +362,7 @@ public final class Hostpace {
      * @throws IllegalArgumentException naming the key, the field and the value that is wrong
      */
     public Builder limit(String key, String limits) {
-      HostKey.normaliseLimitKey(key);
-      Limits parsed;
-      try {
-        parsed = Limits.parse(limits);
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("host limit '" + key + "': " + e.getMessage(), e);
-      }
-      return limit(key, parsed);
+      return limit(key, LimitsParser.forKey(key, limits));
     }
 
     /** Retries of a refused request when its context sets none; 5 unless set (SPEC T1). */

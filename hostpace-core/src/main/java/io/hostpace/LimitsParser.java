@@ -14,6 +14,16 @@ final class LimitsParser {
     this.spec = spec;
   }
 
+  /** Limits given as text for {@code key}: a bad key or value is reported with the key. */
+  static Limits forKey(String key, String spec) {
+    HostKey.normaliseLimitKey(key);
+    try {
+      return new LimitsParser(spec).parse();
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("host limit '" + key + "': " + e.getMessage(), e);
+    }
+  }
+
   Limits parse() {
     if (spec.isBlank()) {
       throw new IllegalArgumentException("limits '" + spec + "' are empty: expected inFlight:N, perSecond:R or rate:N/PERIOD");
