@@ -1,0 +1,447 @@
+package io.hostpace.timeout;
+
+import io.hostpace.timeout.Budget.Basis;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The adaptive timeout policy (SPEC D1 to D5). Its rules are listed in {@link AdaptiveTimeouts};
+ * this comment says why they are so, and what state carries them.
+ *
+ * <h2>From the naive version up</h2>
+ * Seed 003's policy kept one bit per endpoint: after two timeouts in a row, every request got
+ * 10 s, until one answered within 10 s. Two heavy attempts of one query (each cut off by the
+ * server at 300 s) clamped every later query, heavy or not, to 10 s; their timeouts kept it
+ * clamped; only a lucky fast query relaxed it. Ten of twenty stages of a healthy endpoint were
+ * lost. Three mistakes, and what this class does instead:
+ *
+ * <ol>
+ * <li><b>It learnt from timeouts.</b> A timeout says only "longer than the budget". Here only
+ *     successes are evidence of what a kind takes, kept per (endpoint, kind) ({@link Kind}); a
+ *     timeout below the full budget sends the kind back to the full budget, and a timeout at the
+ *     full budget changes nothing of the kind's own budget: no shorter one could serve it, and
+ *     no longer one is allowed.
+ * <li><b>It mixed "dead" with "slow".</b> A dead endpoint fails at once (refused, reset, DNS), and
+ *     that is the signal to fail fast ({@link Endpoint#down}). A slow one is still answering: it
+ *     only ever reduces the budget of kinds that showed nothing, only when different kinds were
+ *     slow at the full budget with no success between ({@link Endpoint#degraded}), and never
+ *     below what a kind has been seen to need.
+ * <li><b>Its tightened state fed itself.</b> Timeouts at a reduced budget are not evidence of
+ *     anything here, and every reduced state decays: a down endpoint gets a trial after a
+ *     cool-down that doubles; a degraded one gets the full budget again after a set time or
+ *     number of requests. A success of any kind ends degraded; an answer of any kind ends down.
+ * </ol>
+ *
+ * <h2>A worked example</h2>
+ * Default 300 s, floor 30 s, margin 2. {@code subjects} succeeds in 95 s: its budget is 190 s.
+ * {@code datatypes} is answered 504 at 300 s, and again on its retry: one kind slow, so nothing
+ * else changes, and {@code triples} gets 300 s (it showed nothing). Had {@code triples} been cut
+ * off at 300 s too, two kinds would be slow with no success between: degraded, so
+ * {@code class-partition} would get 30 s, {@code subjects} still 190 s, and after 4 reduced budgets
+ * (or 5 minutes) one kind would get 300 s again. Separately, three refusals in a row make the
+ * endpoint down: attempts fail fast for 1 s (or 2 failed-fast attempts), then one trial goes; if
+ * it is refused too, the cool-down is 2 s (4 attempts), then 4 s, up to 60 s (64).
+ *
+ * <h2>Invariants</h2>
+ * After every locked section: an endpoint is {@code down} iff, since its last answer, it was
+ * unreachable {@code failFastAfter} times in a row; while down, an attempt goes only as the one
+ * trial in flight or after a probe it asked for answered. An endpoint is {@code degraded} iff,
+ * since its last success, {@code degradeAfterKinds} different kinds were slow at the full budget;
+ * {@code slowKinds} holds the fewer distinct kinds slow since the last success or since it became
+ * degraded. A kind's {@code learned} budget is 0 or in [floor, default budget], and comes from its
+ * successes only.
+ *
+ * <p>Thread-safe: all state is guarded by {@code lock}, held for a few map lookups and some
+ * arithmetic; events are delivered after it is let go. Memory is bounded: at most
+ * {@code capacity} endpoints and {@code capacity} (endpoint, kind) pairs, the least recently
+ * used forgotten (as if never seen). {@link #budget} of an endpoint never reported on allocates
+ * nothing and stores nothing.
+ */
+final class AdaptivePolicy implements TimeoutPolicy {
+
+  /** What the policy knows of one endpoint. */
+  private static final class Endpoint {
+    // The unreachable side.
+    int unreachableInARow;
+    boolean down;
+    /** When the cool-down ends. */
+    long downUntil;
+    /** The current cool-down: doubles with each failed trial, back to the first on an answer. */
+    long coolDown;
+    int coolDownRequests;
+    /** Attempts failed fast since the cool-down began. */
+    int failedFast;
+    boolean trialOut;
+    long trialAt;
+    boolean probeOut;
+    long probeAt;
+
+    // The slow side.
+    final String[] slowKinds;
+    int slowCount;
+    boolean degraded;
+    /** Since when the full budget has not been tried while degraded. */
+    long decayFrom;
+    /** Reduced budgets given since then. */
+    int reducedSince;
+
+    Endpoint(int kinds) {
+      this.slowKinds = new String[kinds];
+    }
+  }
+
+  /** What the policy knows of one kind at one endpoint. */
+  private static final class Kind {
+    /** The last successes' durations, a ring. */
+    final long[] recent;
+    int size;
+    int next;
+    /** The budget learned from them; 0 when nothing is learned. */
+    long learned;
+    /** Cut off below the full budget since its last success: it gets the full budget next. */
+    boolean restore;
+
+    Kind(int window) {
+      this.recent = new long[window];
+    }
+  }
+
+  private record KindKey(String endpoint, String kind) {}
+
+  private final AdaptiveTimeouts config;
+  private final long full;
+  private final long floor;
+  private final double margin;
+  private final double percentile;
+  private final int window;
+  private final int failFastAfter;
+  private final long firstCoolDown;
+  private final long maxCoolDown;
+  private final int firstCoolDownRequests;
+  private final int maxCoolDownRequests;
+  private final int degradeAfterKinds;
+  private final long decayAfter;
+  private final int decayAfterRequests;
+  /** The probe's budget; 0 when there is no probe. */
+  private final long probe;
+  private final @Nullable Consumer<TimeoutEvent> listener;
+  private final Budget fullBudget;
+  private final Budget reducedBudget;
+
+  private final ReentrantLock lock = new ReentrantLock();
+  // @GuardedBy("lock")
+  private final Lru<String, Endpoint> endpoints;
+  // @GuardedBy("lock")
+  private final Lru<KindKey, Kind> kinds;
+  // @GuardedBy("lock"): the events of the current locked section, delivered after it
+  private final List<TimeoutEvent> events = new ArrayList<>();
+
+  AdaptivePolicy(AdaptiveTimeouts config) {
+    this.config = config;
+    this.full = config.defaultBudget().toNanos();
+    this.floor = config.floor().toNanos();
+    this.margin = config.margin();
+    this.percentile = config.percentile();
+    this.window = config.window();
+    this.failFastAfter = config.failFastAfter();
+    this.firstCoolDown = config.coolDown().toNanos();
+    this.maxCoolDown = config.maxCoolDown().toNanos();
+    this.firstCoolDownRequests = config.coolDownRequests();
+    this.maxCoolDownRequests = config.maxCoolDownRequests();
+    this.degradeAfterKinds = config.degradeAfterKinds();
+    this.decayAfter = config.decayAfter().toNanos();
+    this.decayAfterRequests = config.decayAfterRequests();
+    this.probe = config.probeBudget() == null ? 0 : config.probeBudget().toNanos();
+    this.listener = config.listener();
+    this.fullBudget = Budget.send(full, Basis.DEFAULT);
+    this.reducedBudget = Budget.send(config.degradedBudget().toNanos(), Basis.DEGRADED);
+    this.endpoints = new Lru<>(config.capacity());
+    this.kinds = new Lru<>(config.capacity());
+  }
+
+  // ---------------------------------------------------------------- decisions
+
+  @Override
+  public Budget budget(long now, String endpoint, String kind) {
+    lock.lock();
+    try {
+      Endpoint state = endpoints.get(endpoint);
+      if (state == null) {
+        return fullBudget;
+      }
+      return decide(now, state, kinds.get(new KindKey(endpoint, kind)), true);
+    } finally {
+      unlockAndDeliver();
+    }
+  }
+
+  @Override
+  public Budget afterProbe(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {
+    lock.lock();
+    try {
+      Endpoint state = endpoints.get(endpoint);
+      if (state == null) {
+        return fullBudget;
+      }
+      state.probeOut = false;
+      switch (outcome) {
+        // Up, and a cheap query answered in time: not busy either.
+        case SUCCESS, REJECTED -> {
+          reachable(state, now, endpoint);
+          if (state.degraded) {
+            recover(state, now, endpoint);
+          }
+        }
+        // Up, but failing or slow: busy.
+        case SERVER_ERROR, SERVER_TIMEOUT -> reachable(state, now, endpoint);
+        // Busy, or a black hole: either way no reason to change state.
+        case TIMED_OUT -> { }
+        case UNREACHABLE -> unreachable(state, now, endpoint, false);
+      }
+      return decide(now, state, kinds.get(new KindKey(endpoint, kind)), false);
+    } finally {
+      unlockAndDeliver();
+    }
+  }
+
+  /** The decision for an attempt of {@code kind}; may change the counters of a reduced state. */
+  private Budget decide(long now, Endpoint state, @Nullable Kind kind, boolean mayProbe) {
+    if (state.down) {
+      boolean trialInFlight = state.trialOut && now - state.trialAt < state.coolDown;
+      boolean trialDue = now - state.downUntil >= 0
+          || (probe == 0 && state.failedFast >= state.coolDownRequests);
+      if (!trialInFlight && trialDue) {
+        state.trialOut = true;
+        state.trialAt = now;
+        return Budget.send(own(kind), Basis.TRIAL);
+      }
+      if (mayProbe && probeFree(state, now)) {
+        return askProbe(state, now);
+      }
+      state.failedFast++;
+      return Budget.failFast(state.downUntil - now);
+    }
+    if (kind != null && kind.restore) {
+      return fullBudget;
+    }
+    if (kind != null && kind.learned > 0) {
+      return Budget.send(kind.learned, Basis.LEARNED);
+    }
+    if (!state.degraded) {
+      return fullBudget;
+    }
+    if (now - state.decayFrom >= decayAfter || state.reducedSince >= decayAfterRequests) {
+      state.decayFrom = now;
+      state.reducedSince = 0;
+      return Budget.send(full, Basis.DECAY);
+    }
+    if (mayProbe && probeFree(state, now)) {
+      return askProbe(state, now);
+    }
+    state.reducedSince++;
+    return reducedBudget;
+  }
+
+  /** The kind's own budget, as if the endpoint were healthy. */
+  private long own(@Nullable Kind kind) {
+    return kind != null && !kind.restore && kind.learned > 0 ? kind.learned : full;
+  }
+
+  /** No probe in flight (one not reported within twice its budget is taken as lost). */
+  private boolean probeFree(Endpoint state, long now) {
+    return probe > 0 && (!state.probeOut || now - state.probeAt >= 2 * probe);
+  }
+
+  private Budget askProbe(Endpoint state, long now) {
+    state.probeOut = true;
+    state.probeAt = now;
+    return Budget.probe(probe);
+  }
+
+  // ---------------------------------------------------------------- outcomes
+
+  @Override
+  public void onOutcome(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {
+    lock.lock();
+    try {
+      Endpoint state = endpoints.get(endpoint);
+      if (state == null) {
+        state = new Endpoint(degradeAfterKinds);
+        endpoints.put(endpoint, state);
+      }
+      switch (outcome) {
+        case SUCCESS -> {
+          reachable(state, now, endpoint);
+          learn(kind(endpoint, kind), durationNanos);
+          state.slowCount = 0;
+          Arrays.fill(state.slowKinds, null);
+          if (state.degraded) {
+            recover(state, now, endpoint);
+          }
+        }
+        case REJECTED, SERVER_ERROR -> reachable(state, now, endpoint);
+        case SERVER_TIMEOUT -> {
+          reachable(state, now, endpoint);
+          slow(state, now, endpoint, kind);
+        }
+        case TIMED_OUT -> {
+          // The connection was made and the endpoint is working on it: slow, not dead (D3).
+          reachable(state, now, endpoint);
+          // At the full budget, give or take the adapter's timing (1 %): slow evidence; below it,
+          // the kind was cut off at a learned or reduced budget and needs more.
+          if (durationNanos >= full - full / 100) {
+            slow(state, now, endpoint, kind);
+          } else {
+            kind(endpoint, kind).restore = true;
+          }
+        }
+        case UNREACHABLE -> unreachable(state, now, endpoint, true);
+      }
+    } finally {
+      unlockAndDeliver();
+    }
+  }
+
+  private Kind kind(String endpoint, String kind) {
+    KindKey key = new KindKey(endpoint, kind);
+    Kind state = kinds.get(key);
+    if (state == null) {
+      state = new Kind(window);
+      kinds.put(key, state);
+    }
+    return state;
+  }
+
+  private void learn(Kind kind, long durationNanos) {
+    kind.recent[kind.next] = Math.max(0, durationNanos);
+    kind.next = (kind.next + 1) % window;
+    kind.size = Math.min(kind.size + 1, window);
+    kind.restore = false;
+    long sample;
+    if (percentile >= 1) {
+      sample = 0;
+      for (int i = 0; i < kind.size; i++) {
+        sample = Math.max(sample, kind.recent[i]);
+      }
+    } else {
+      long[] sorted = Arrays.copyOf(kind.recent, kind.size);
+      Arrays.sort(sorted);
+      sample = sorted[Math.max(0, (int) Math.ceil(percentile * kind.size) - 1)];
+    }
+    double budget = sample * margin;
+    kind.learned = budget >= full ? full : Math.max(floor, (long) Math.ceil(budget));
+  }
+
+  /** Slow at the full budget: evidence against the endpoint only together with other kinds. */
+  private void slow(Endpoint state, long now, String endpoint, String kind) {
+    if (state.degraded) {
+      // The full budget was tried again, and it was not enough: the decay starts over.
+      state.decayFrom = now;
+      state.reducedSince = 0;
+      return;
+    }
+    for (int i = 0; i < state.slowCount; i++) {
+      if (state.slowKinds[i].equals(kind)) {
+        return; // the retries of one query are one kind
+      }
+    }
+    state.slowKinds[state.slowCount++] = kind;
+    if (state.slowCount >= degradeAfterKinds) {
+      state.slowCount = 0;
+      Arrays.fill(state.slowKinds, null);
+      state.degraded = true;
+      state.decayFrom = now;
+      state.reducedSince = 0;
+      emit(now, endpoint, TimeoutEvent.Type.DEGRADED, 0);
+    }
+  }
+
+  private void recover(Endpoint state, long now, String endpoint) {
+    state.degraded = false;
+    state.slowCount = 0;
+    Arrays.fill(state.slowKinds, null);
+    emit(now, endpoint, TimeoutEvent.Type.RECOVERED, 0);
+  }
+
+  /** An answer, or at least a connection: the endpoint is up. */
+  private void reachable(Endpoint state, long now, String endpoint) {
+    state.unreachableInARow = 0;
+    state.coolDown = firstCoolDown;
+    state.coolDownRequests = firstCoolDownRequests;
+    if (state.down) {
+      state.down = false;
+      state.trialOut = false;
+      state.failedFast = 0;
+      emit(now, endpoint, TimeoutEvent.Type.UP, 0);
+    }
+  }
+
+  /**
+   * Refused, reset, DNS, TLS. {@code attempt} is false for a probe, which is never the trial: a
+   * refused probe fails the asking attempt, but does not lengthen the cool-down.
+   */
+  private void unreachable(Endpoint state, long now, String endpoint, boolean attempt) {
+    state.unreachableInARow++;
+    if (state.down) {
+      if (attempt && state.trialOut) {
+        state.trialOut = false;
+        state.coolDown = state.coolDown > maxCoolDown / 2 ? maxCoolDown : Math.min(maxCoolDown, state.coolDown * 2);
+        state.coolDownRequests = Math.min(maxCoolDownRequests, state.coolDownRequests * 2);
+        state.downUntil = now + state.coolDown;
+        state.failedFast = 0;
+        emit(now, endpoint, TimeoutEvent.Type.DOWN, state.coolDown);
+      }
+    } else if (state.unreachableInARow >= failFastAfter) {
+      state.down = true;
+      state.coolDown = firstCoolDown;
+      state.coolDownRequests = firstCoolDownRequests;
+      state.downUntil = now + firstCoolDown;
+      state.failedFast = 0;
+      state.trialOut = false;
+      emit(now, endpoint, TimeoutEvent.Type.DOWN, firstCoolDown);
+    }
+  }
+
+  // ---------------------------------------------------------------- events
+
+  private void emit(long now, String endpoint, TimeoutEvent.Type type, long nanos) {
+    if (listener != null) {
+      events.add(new TimeoutEvent(now, endpoint, type, nanos));
+    }
+  }
+
+  private void unlockAndDeliver() {
+    if (events.isEmpty()) {
+      lock.unlock();
+      return;
+    }
+    List<TimeoutEvent> delivered = List.copyOf(events);
+    events.clear();
+    lock.unlock();
+    Consumer<TimeoutEvent> to = listener;
+    if (to == null) {
+      return;
+    }
+    for (TimeoutEvent event : delivered) {
+      try {
+        to.accept(event);
+      } catch (RuntimeException ignored) {
+        // a listener that throws cannot break the policy
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "adaptive(default " + Durations.format(full) + ", floor " + Durations.format(floor)
+        + ", margin " + margin + (probe > 0 ? ", probe " + Durations.format(probe) : "") + ")";
+  }
+
+  AdaptiveTimeouts config() {
+    return config;
+  }
+}

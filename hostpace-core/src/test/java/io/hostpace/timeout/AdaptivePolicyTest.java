@@ -1,0 +1,462 @@
+package io.hostpace.timeout;
+
+import static io.hostpace.timeout.Outcome.REJECTED;
+import static io.hostpace.timeout.Outcome.SERVER_TIMEOUT;
+import static io.hostpace.timeout.Outcome.SUCCESS;
+import static io.hostpace.timeout.Outcome.TIMED_OUT;
+import static io.hostpace.timeout.Outcome.UNREACHABLE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SPEC D1 to D4: the adaptive policy, fed literal numbers. Times are seconds since a random
+ * origin (so a confusion of a time with a duration, or an overflow, fails here); the endpoint is
+ * {@code e} unless said. The budgets are the seed's: 300 s by default, so the floor and the
+ * reduced budget are 30 s.
+ */
+class AdaptivePolicyTest {
+
+  static final long T0 = ThreadLocalRandom.current().nextLong();
+
+  final List<String> events = new ArrayList<>();
+
+  AdaptiveTimeouts.Builder settings() {
+    return AdaptiveTimeouts.builder()
+        .defaultBudget(Duration.ofSeconds(300))
+        .listener(event -> events.add("at " + seconds(event.at() - T0) + " " + event));
+  }
+
+  TimeoutPolicy policy = TimeoutPolicy.adaptive(settings().build());
+
+  static long at(double seconds) {
+    return T0 + nanos(seconds);
+  }
+
+  static long nanos(double seconds) {
+    return Math.round(seconds * 1e9);
+  }
+
+  static String seconds(long nanos) {
+    return Durations.format(nanos);
+  }
+
+  String ask(double at, String kind) {
+    return policy.budget(at(at), "e", kind).toString();
+  }
+
+  void report(double at, String kind, Outcome outcome, double took) {
+    policy.onOutcome(at(at), "e", kind, outcome, nanos(took));
+  }
+
+  /** Three refusals in a row, 5 ms each, 1 s and 2 s apart as a caller's backoff spaces them. */
+  void refusedThreeTimes(String kind) {
+    report(0.005, kind, UNREACHABLE, 0.005);
+    report(1.010, kind, UNREACHABLE, 0.005);
+    report(3.015, kind, UNREACHABLE, 0.005);
+  }
+
+  /** Two different kinds cut off at the full budget, with no success between. */
+  void degradeAt600() {
+    report(300, "a", TIMED_OUT, 300);
+    report(600, "b", SERVER_TIMEOUT, 300);
+  }
+
+  // ---------------------------------------------------------------- D1
+
+  @Test
+  void D1_budgetsAreKeptPerEndpointAndPerKind() {
+    assertThat(ask(0, "subjects")).isEqualTo("send 300 s (default)");
+    report(95, "subjects", SUCCESS, 95);
+
+    assertThat(ask(95, "subjects")).isEqualTo("send 190 s (learned)");
+    assertThat(ask(95, "properties")).isEqualTo("send 300 s (default)");
+    assertThat(policy.budget(at(95), "f", "subjects")).hasToString("send 300 s (default)");
+  }
+
+  @Test
+  void D1_aCallerWithoutAKindHasOneKindPerEndpoint() {
+    policy.onOutcome(at(40), "e", SUCCESS, nanos(40));
+
+    assertThat(policy.budget(at(40), "e")).hasToString("send 80 s (learned)");
+    assertThat(policy.budget(at(40), "e", TimeoutPolicy.DEFAULT_KIND)).hasToString("send 80 s (learned)");
+    assertThat(ask(40, "triples")).isEqualTo("send 300 s (default)");
+  }
+
+  // ---------------------------------------------------------------- D2
+
+  @Test
+  void D2_theBudgetIsTheSlowestRecentSuccessTimesTheMarginBetweenTheFloorAndTheDefault() {
+    report(9, "q", SUCCESS, 9);
+    assertThat(ask(9, "q")).as("9 s x 2 is below the floor").isEqualTo("send 30 s (learned)");
+    report(49, "q", SUCCESS, 40);
+    assertThat(ask(49, "q")).isEqualTo("send 80 s (learned)");
+    report(69, "q", SUCCESS, 20);
+    assertThat(ask(69, "q")).as("the slowest recent one counts").isEqualTo("send 80 s (learned)");
+    report(269, "q", SUCCESS, 200);
+    assertThat(ask(269, "q")).as("never above the default").isEqualTo("send 300 s (learned)");
+  }
+
+  @Test
+  void D2_onlyTheLastEightSuccessesCount() {
+    report(60, "q", SUCCESS, 60);
+    for (int i = 1; i <= 7; i++) {
+      report(60 + 20 * i, "q", SUCCESS, 20);
+    }
+    assertThat(ask(200, "q")).as("60 s is one of the last eight").isEqualTo("send 120 s (learned)");
+    report(220, "q", SUCCESS, 20);
+    assertThat(ask(220, "q")).as("60 s has dropped out").isEqualTo("send 40 s (learned)");
+  }
+
+  @Test
+  void D2_aPercentileInsteadOfTheSlowest() {
+    policy = TimeoutPolicy.adaptive(settings().window(4).percentile(0.5).floor(Duration.ofSeconds(1)).build());
+    report(10, "q", SUCCESS, 10);
+    report(30, "q", SUCCESS, 20);
+    report(60, "q", SUCCESS, 30);
+    report(100, "q", SUCCESS, 40);
+
+    assertThat(ask(100, "q")).as("the median of 10, 20, 30 and 40 s, times 2").isEqualTo("send 40 s (learned)");
+  }
+
+  @Test
+  void D2_ourOwnTimeoutShrinksNothingAndSendsTheKindBackToTheFullBudget() {
+    report(40, "q", SUCCESS, 40);
+    assertThat(ask(40, "q")).isEqualTo("send 80 s (learned)");
+
+    report(120, "q", TIMED_OUT, 80);
+    assertThat(ask(120, "q")).as("longer than 80 s, and nothing more is known").isEqualTo("send 300 s (default)");
+
+    report(240, "q", SUCCESS, 120);
+    assertThat(ask(240, "q")).isEqualTo("send 240 s (learned)");
+  }
+
+  @Test
+  void D2_theRetriesOfOneSlowQueryDoNotClampAnyOtherKind() {
+    // Seed 003: datatypes is answered 504 at the server's 300 s limit, on every attempt.
+    for (int attempt = 1; attempt <= 4; attempt++) {
+      assertThat(ask(300 * attempt - 300, "datatypes")).isEqualTo("send 300 s (default)");
+      report(300 * attempt, "datatypes", SERVER_TIMEOUT, 300);
+    }
+
+    assertThat(ask(1200, "triples")).isEqualTo("send 300 s (default)");
+    assertThat(ask(1200, "class-partition")).isEqualTo("send 300 s (default)");
+    assertThat(events).isEmpty();
+  }
+
+  @Test
+  void D2_differentKindsSlowWithNoSuccessBetweenDegradeTheEndpointButNotTheKindsThatShowedWhatTheyNeed() {
+    report(95, "subjects", SUCCESS, 95);
+    report(395, "a", TIMED_OUT, 300);
+    assertThat(ask(395, "c")).as("one slow kind is not evidence against the endpoint").isEqualTo("send 300 s (default)");
+    report(695, "b", SERVER_TIMEOUT, 300);
+
+    assertThat(events).containsExactly("at 695 s e degraded");
+    assertThat(ask(695, "c")).isEqualTo("send 30 s (degraded)");
+    assertThat(ask(695, "subjects")).as("never below what it was seen to need").isEqualTo("send 190 s (learned)");
+  }
+
+  @Test
+  void D2_aSuccessBetweenTheSlowKindsMeansTheyWereJustHeavy() {
+    report(300, "a", TIMED_OUT, 300);
+    report(309, "triples", SUCCESS, 9);
+    report(609, "b", TIMED_OUT, 300);
+
+    assertThat(ask(609, "c")).isEqualTo("send 300 s (default)");
+    assertThat(events).isEmpty();
+  }
+
+  @Test
+  void D2_aKindCutOffAtTheReducedBudgetGetsTheFullBudgetNext() {
+    degradeAt600();
+    assertThat(ask(600, "c")).isEqualTo("send 30 s (degraded)");
+    report(630, "c", TIMED_OUT, 30);
+
+    assertThat(ask(630, "c")).isEqualTo("send 300 s (default)");
+    assertThat(ask(630, "d")).isEqualTo("send 30 s (degraded)");
+  }
+
+  // ---------------------------------------------------------------- D3
+
+  @Test
+  void D3_threeRefusalsInARowFailFastAndEachFailedTrialDoublesTheCoolDown() {
+    policy = TimeoutPolicy.adaptive(settings().coolDownRequests(1000, 1000).build());
+    refusedThreeTimes("q");
+    assertThat(events).containsExactly("at 3.015 s e down for 1 s");
+
+    assertThat(ask(3.5, "q")).isEqualTo("fail fast (down; next trial in 515 ms)");
+    assertThat(ask(3.5, "other")).as("down is the endpoint, not the kind").startsWith("fail fast");
+    assertThat(ask(4.015, "q")).isEqualTo("send 300 s (trial)");
+    assertThat(ask(4.016, "q")).as("one trial at a time").startsWith("fail fast");
+    report(4.020, "q", UNREACHABLE, 0.005);
+
+    long now = at(4.020);
+    long coolDown = nanos(2);
+    for (int trial = 2; trial <= 9; trial++) {
+      now += coolDown;
+      assertThat(policy.budget(now, "e", "q")).hasToString("send 300 s (trial)");
+      now += nanos(0.005);
+      policy.onOutcome(now, "e", "q", UNREACHABLE, nanos(0.005));
+      coolDown = Math.min(nanos(60), 2 * coolDown);
+    }
+    assertThat(events).extracting(e -> e.substring(e.indexOf(" e ") + 3)).containsExactly(
+        "down for 1 s", "down for 2 s", "down for 4 s", "down for 8 s", "down for 16 s", "down for 32 s",
+        "down for 60 s", "down for 60 s", "down for 60 s", "down for 60 s");
+  }
+
+  @Test
+  void D3_aTrialAlsoGoesAfterTwoFailedFastAttemptsThenFourThenEight() {
+    refusedThreeTimes("q");
+
+    assertThat(ask(3.015, "a")).startsWith("fail fast");
+    assertThat(ask(3.015, "b")).startsWith("fail fast");
+    assertThat(ask(3.015, "c")).isEqualTo("send 300 s (trial)");
+    report(3.020, "c", UNREACHABLE, 0.005);
+    for (String kind : List.of("d", "e", "f", "g")) {
+      assertThat(ask(3.020, kind)).startsWith("fail fast");
+    }
+    assertThat(ask(3.020, "h")).isEqualTo("send 300 s (trial)");
+  }
+
+  @Test
+  void D3_anAnswerOfAnyKindEndsDownAndTheCoolDownStartsOverAt1s() {
+    refusedThreeTimes("q");
+    assertThat(ask(4.015, "q")).isEqualTo("send 300 s (trial)");
+    report(4.020, "q", UNREACHABLE, 0.005);
+    assertThat(ask(6.020, "q")).isEqualTo("send 300 s (trial)");
+    report(6.100, "q", REJECTED, 0.080);
+
+    assertThat(ask(6.100, "q")).isEqualTo("send 300 s (default)");
+    report(7, "q", UNREACHABLE, 0.005);
+    report(8, "q", UNREACHABLE, 0.005);
+    report(9, "q", UNREACHABLE, 0.005);
+    assertThat(events).containsExactly(
+        "at 3.015 s e down for 1 s", "at 4.02 s e down for 2 s", "at 6.1 s e up", "at 9 s e down for 1 s");
+  }
+
+  @Test
+  void D3_aSlowQueryDoesNotMakeTheEndpointLookDead() {
+    for (int i = 1; i <= 5; i++) {
+      report(300 * i, "datatypes", TIMED_OUT, 300);
+    }
+    report(1501, "q", UNREACHABLE, 0.005);
+    report(1502, "q", UNREACHABLE, 0.005);
+    report(1802, "datatypes", TIMED_OUT, 300);
+    report(1803, "q", UNREACHABLE, 0.005);
+
+    assertThat(ask(1803, "q")).as("the timeout broke the row of refusals").isEqualTo("send 300 s (default)");
+    assertThat(events).isEmpty();
+  }
+
+  @Test
+  void D3_withAProbeADownEndpointIsProbedRatherThanFailedBlind() {
+    policy = TimeoutPolicy.adaptive(settings().probe(Duration.ofSeconds(2)).build());
+    refusedThreeTimes("q");
+
+    assertThat(ask(3.015, "a")).isEqualTo("probe 2 s");
+    assertThat(ask(3.016, "b")).as("one probe at a time").startsWith("fail fast");
+    assertThat(policy.afterProbe(at(3.020), "e", "a", UNREACHABLE, nanos(0.005)))
+        .hasToString("fail fast (down; next trial in 995 ms)");
+
+    assertThat(ask(3.020, "c")).isEqualTo("probe 2 s");
+    assertThat(policy.afterProbe(at(3.070), "e", "c", SUCCESS, nanos(0.050))).hasToString("send 300 s (default)");
+    assertThat(events).containsExactly("at 3.015 s e down for 1 s", "at 3.07 s e up");
+  }
+
+  @Test
+  void D3_whileDegradedAProbeTellsBusyFromHealthyAndDown() {
+    policy = TimeoutPolicy.adaptive(settings().probe(Duration.ofSeconds(2)).build());
+    degradeAt600();
+
+    assertThat(ask(600, "c")).isEqualTo("probe 2 s");
+    assertThat(policy.afterProbe(at(602), "e", "c", TIMED_OUT, nanos(2)))
+        .as("busy").hasToString("send 30 s (degraded)");
+
+    assertThat(ask(632, "d")).isEqualTo("probe 2 s");
+    assertThat(policy.afterProbe(at(632.05), "e", "d", SUCCESS, nanos(0.05)))
+        .as("a cheap query answered at once: the slow kinds were just heavy").hasToString("send 300 s (default)");
+    assertThat(events).containsExactly("at 600 s e degraded", "at 632.05 s e recovered");
+  }
+
+  // ---------------------------------------------------------------- D4
+
+  @Test
+  void D4_aDegradedEndpointTriesTheFullBudgetAgainAfterFourReducedBudgets() {
+    degradeAt600();
+
+    assertThat(List.of(ask(600, "c1"), ask(630, "c2"), ask(660, "c3"), ask(690, "c4"), ask(720, "c5"), ask(720, "c6")))
+        .containsExactly("send 30 s (degraded)", "send 30 s (degraded)", "send 30 s (degraded)",
+            "send 30 s (degraded)", "send 300 s (decay)", "send 30 s (degraded)");
+  }
+
+  @Test
+  void D4_orAfterFiveMinutes() {
+    degradeAt600();
+
+    assertThat(ask(650, "c1")).isEqualTo("send 30 s (degraded)");
+    assertThat(ask(899, "c2")).isEqualTo("send 30 s (degraded)");
+    assertThat(ask(900, "c3")).isEqualTo("send 300 s (decay)");
+    assertThat(ask(901, "c4")).isEqualTo("send 30 s (degraded)");
+  }
+
+  @Test
+  void D4_aDecayAttemptCutOffAtTheFullBudgetStartsTheDecayOver() {
+    degradeAt600();
+    ask(600, "c1");
+    ask(630, "c2");
+    ask(660, "c3");
+    ask(690, "c4");
+    assertThat(ask(720, "c5")).isEqualTo("send 300 s (decay)");
+    report(1020, "c5", TIMED_OUT, 300);
+
+    assertThat(ask(1020, "c6")).isEqualTo("send 30 s (degraded)");
+    assertThat(ask(1319, "c7")).isEqualTo("send 30 s (degraded)");
+    assertThat(ask(1320, "c8")).isEqualTo("send 300 s (decay)");
+  }
+
+  @Test
+  void D4_timeoutsAtTheReducedBudgetDoNotFeedTheDegradedState() {
+    degradeAt600();
+    List<String> budgets = new ArrayList<>();
+    double now = 600;
+    for (int i = 1; i <= 10; i++) {
+      budgets.add(ask(now, "c" + i));
+      report(now + 30, "c" + i, TIMED_OUT, 30);
+      now += 30;
+    }
+
+    assertThat(budgets).filteredOn(b -> b.endsWith("(decay)")).hasSize(2);
+    assertThat(budgets.get(4)).isEqualTo("send 300 s (decay)");
+  }
+
+  @Test
+  void D4_aSuccessOfAnyKindEndsTheDegradedState() {
+    degradeAt600();
+    assertThat(ask(600, "licenses")).isEqualTo("send 30 s (degraded)");
+    report(601.4, "shacl-sample", SUCCESS, 1.4);
+
+    assertThat(ask(601.4, "iiif")).isEqualTo("send 300 s (default)");
+    assertThat(events).containsExactly("at 600 s e degraded", "at 601.4 s e recovered");
+  }
+
+  // ---------------------------------------------------------------- D5
+
+  @Test
+  void D5_theRunOfSeed003GivesEveryStageAfterDatatypesTheBudgetItNeeds() {
+    // The stages of the seed's table, with the time each needs on the healthy endpoint.
+    Object[][] run = {
+        {"subjects", 95.0}, {"properties", 11.9}, {"object-literals", 128.0}, {"object-uris", 126.0},
+        {"datatypes", -1.0}, {"triples", 9.0}, {"class-partition", 64.0}, {"class-properties-CreativeWork", 118.0},
+        {"class-properties-Person", 47.0}, {"class-properties-Place", 23.0}, {"class-properties-Organization", 35.0},
+        {"class-properties-Event", 20.5}, {"class-properties-Book", 86.0}, {"licenses", 14.0},
+        {"entity-properties", 52.0}, {"subject-uri-space", 33.0}, {"object-uri-space", 71.0},
+        {"shacl-sample-CreativeWork", 1.4}, {"media", 27.0}, {"iiif", 239.0}};
+    double now = 0;
+    for (Object[] stage : run) {
+      String kind = (String) stage[0];
+      double needs = (Double) stage[1];
+      if (needs < 0) { // answered 504 at the 300 s limit on each of 4 attempts, 1, 2 and 4 s apart
+        for (int attempt = 0; attempt < 4; attempt++) {
+          assertThat(ask(now, kind)).isEqualTo("send 300 s (default)");
+          now += 300;
+          report(now, kind, SERVER_TIMEOUT, 300);
+          now += attempt < 3 ? Math.pow(2, attempt) : 0;
+        }
+        continue;
+      }
+      assertThat(policy.budget(at(now), "e", kind).nanos()).as(kind).isGreaterThanOrEqualTo(nanos(needs));
+      now += needs;
+      report(now, kind, SUCCESS, needs);
+    }
+    assertThat(events).isEmpty();
+  }
+
+  // ---------------------------------------------------------------- bounds, threads, settings
+
+  @Test
+  void atMostCapacityEndpointsAndKindsAreKeptTheLeastRecentlyUsedForgotten() {
+    policy = TimeoutPolicy.adaptive(settings().capacity(2).build());
+    policy.onOutcome(at(10), "e1", "q", SUCCESS, nanos(10));
+    policy.onOutcome(at(20), "e2", "q", SUCCESS, nanos(20));
+    assertThat(policy.budget(at(20), "e1", "q")).hasToString("send 30 s (learned)");
+    policy.onOutcome(at(40), "e3", "q", SUCCESS, nanos(40));
+
+    assertThat(policy.budget(at(40), "e2", "q")).as("forgotten").hasToString("send 300 s (default)");
+    assertThat(policy.budget(at(40), "e1", "q")).hasToString("send 30 s (learned)");
+    assertThat(policy.budget(at(40), "e3", "q")).hasToString("send 80 s (learned)");
+  }
+
+  @Test
+  void manyThreadsAtOnce() throws InterruptedException {
+    List<Thread> threads = new ArrayList<>();
+    for (int t = 0; t < 8; t++) {
+      int id = t;
+      threads.add(new Thread(() -> {
+        for (int i = 0; i < 20_000; i++) {
+          long now = at(i * 0.001);
+          String endpoint = "e" + (i % 3);
+          Budget budget = policy.budget(now, endpoint, "k" + id);
+          Outcome outcome = Outcome.values()[(i + id) % Outcome.values().length];
+          if (budget.isProbe()) {
+            policy.afterProbe(now, endpoint, "k" + id, outcome, nanos(0.001));
+          } else if (budget.isSend()) {
+            policy.onOutcome(now, endpoint, "k" + id, outcome, Math.min(budget.nanos(), nanos(1)));
+          }
+        }
+      }));
+    }
+    threads.forEach(Thread::start);
+    for (Thread thread : threads) {
+      thread.join();
+    }
+    policy.onOutcome(at(100), "e0", "k0", SUCCESS, nanos(50));
+    assertThat(policy.budget(at(100), "e0", "k0").isSend()).isTrue();
+  }
+
+  @Test
+  void aListenerThatThrowsCannotBreakThePolicy() {
+    policy = TimeoutPolicy.adaptive(settings().listener(event -> {
+      throw new IllegalStateException("listener");
+    }).build());
+    refusedThreeTimes("q");
+
+    assertThat(ask(3.5, "q")).startsWith("fail fast");
+  }
+
+  @Test
+  void settingsThatMakeNoSenseAreRefusedWithAMessageThatNamesThem() {
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(
+            () -> settings().floor(Duration.ofSeconds(400)).build()))
+        .hasMessage("adaptive timeouts: floor 400 s is above the default budget 300 s: "
+            + "expected a floor at most the default budget");
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> settings().margin(0.5).build()))
+        .hasMessage("adaptive timeouts: margin 0.5 is not a factor of 1 or more: "
+            + "a budget below what a kind took would cut it off");
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> settings().percentile(95).build()))
+        .hasMessageStartingWith("adaptive timeouts: percentile 95.0 is not in (0, 1]");
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> settings().window(0).build()))
+        .hasMessage("adaptive timeouts: window 0 is not a count: expected 1 or more");
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(
+            () -> settings().coolDown(Duration.ofSeconds(10), Duration.ofSeconds(5)).build()))
+        .hasMessage("adaptive timeouts: maxCoolDown 5 s is below coolDown 10 s: "
+            + "expected the cool-down to grow, not shrink");
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(
+            () -> settings().defaultBudget(Duration.ZERO).build()))
+        .hasMessage("adaptive timeouts: defaultBudget PT0S is not positive: expected a duration above 0");
+  }
+
+  @Test
+  void theDefaults() {
+    AdaptiveTimeouts defaults = AdaptiveTimeouts.defaults();
+
+    assertThat(defaults.defaultBudget()).hasSeconds(60);
+    assertThat(defaults.floor()).hasSeconds(6);
+    assertThat(defaults.degradedBudget()).hasSeconds(6);
+    assertThat(defaults.toBuilder().build()).isEqualTo(defaults);
+    assertThat(TimeoutPolicy.adaptive()).hasToString("adaptive(default 60 s, floor 6 s, margin 2.0)");
+  }
+}
