@@ -1,6 +1,9 @@
 package io.hostpace;
 
 import io.hostpace.spi.Exchange;
+import io.hostpace.timeout.Budget;
+import io.hostpace.timeout.Outcome;
+import io.hostpace.timeout.TimeoutPolicy;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Comparator;
@@ -58,9 +61,13 @@ final class Call<R> {
   Timer.@Nullable Cancellable parked;
 
   private volatile @Nullable CompletableFuture<R> attemptInFlight;
+  /** The number of the attempt that its budget ended, 0 for none. */
+  private volatile int timedOut;
+  private final String hostKey;
 
-  Call(Hostpace engine, Exchange<R> exchange, CallContext context, Executor executor) {
+  Call(Hostpace engine, Exchange<R> exchange, String hostKey, CallContext context, Executor executor) {
     this.engine = engine;
+    this.hostKey = hostKey;
     this.exchange = exchange;
     this.context = context;
     this.executor = executor;
@@ -89,7 +96,18 @@ final class Call<R> {
     if (result.isCancelled()) {
       return; // cancelled between its start and its turn on the executor: its place is already free
     }
+    TimeoutPolicy policy = engine.timeoutPolicy();
+    Budget budget = null;
+    if (policy != null) {
+      budget = policy.budget(engine.clock().nanoTime(), hostKey, context.kind());
+      // A dead endpoint fails in seconds, without sending (SPEC D3).
+      if (budget.isFailFast()) {
+        failed(number, new EndpointDownException(hostKey, budget.timeout()));
+        return;
+      }
+    }
     CompletableFuture<R> future;
+    long sentAt = engine.clock().nanoTime();
     try {
       future = exchange.send();
     } catch (RuntimeException e) {
@@ -100,18 +118,56 @@ final class Call<R> {
     if (result.isCancelled()) {
       future.cancel(true);
     }
+    Timer.Cancellable deadline = budget == null ? null : arm(number, future, budget.timeout());
     future.whenComplete((response, failure) -> {
+      if (deadline != null) {
+        deadline.cancel();
+      }
+      long took = engine.clock().nanoTime() - sentAt;
       if (failure != null) {
-        failed(number, unwrap(failure));
+        Throwable cause = timedOut == number
+            ? new AttemptTimeoutException(hostKey, Duration.ofNanos(took))
+            : unwrap(failure);
+        report(Outcomes.ofFailure(cause), took);
+        failed(number, cause);
       } else if (response == null) {
         failed(number, new NullPointerException("the exchange answered with no response"));
       } else {
-        answered(number, response);
+        answered(number, response, took);
       }
     });
   }
 
-  private void answered(int number, R response) {
+  /** Ends the attempt at its budget (SPEC D1): the client is told to let it go, and it fails as a timeout. */
+  private Timer.Cancellable arm(int number, CompletableFuture<R> future, Duration budget) {
+    return engine.timer().schedule(() -> {
+      if (!future.isDone()) {
+        timedOut = number;
+        future.cancel(true);
+      }
+    }, budget.toNanos());
+  }
+
+  /** Tells the timeout policy how an attempt ended, if there is a policy and the outcome says anything. */
+  private void report(@Nullable Outcome outcome, long took) {
+    TimeoutPolicy policy = engine.timeoutPolicy();
+    if (policy != null && outcome != null) {
+      try {
+        policy.onOutcome(engine.clock().nanoTime(), hostKey, context.kind(), outcome, took);
+      } catch (RuntimeException e) {
+        // A policy that throws cannot break the call.
+      }
+    }
+  }
+
+  /** An answer with {@code status}, whatever a server sent: a status out of range tells the policy nothing. */
+  private void reportAnswer(int status, long took) {
+    if (engine.timeoutPolicy() != null && status >= 100 && status <= 599) {
+      report(Outcome.ofStatus(status), took);
+    }
+  }
+
+  private void answered(int number, R response, long took) {
     Verdict verdict;
     try {
       verdict = judge(response, number);
@@ -121,6 +177,7 @@ final class Call<R> {
       failed(number, e);
       return;
     }
+    reportAnswer(verdict.status(), took);
     listen(() -> context.attemptListener().settled(exchange.uri(), number, verdict.status(), null));
     if (verdict.retries()) {
       discard(response);

@@ -33,6 +33,7 @@ public final class CallContext {
   private final Set<Integer> retryStatuses;
   private final Duration retryFallbackDelay;
   private final AttemptListener attemptListener;
+  private final String kind;
 
   private CallContext(Builder builder) {
     this.limits = LimitTable.of(builder.everyHost, builder.byKey);
@@ -40,6 +41,7 @@ public final class CallContext {
     this.retryStatuses = Set.copyOf(builder.retryStatuses);
     this.retryFallbackDelay = builder.retryFallbackDelay;
     this.attemptListener = builder.attemptListener;
+    this.kind = builder.kind;
   }
 
   /** A builder of a context that overrides nothing yet. */
@@ -56,6 +58,7 @@ public final class CallContext {
     builder.retryStatuses.addAll(retryStatuses);
     builder.retryFallbackDelay = retryFallbackDelay;
     builder.attemptListener = attemptListener;
+    builder.kind = kind;
     return builder;
   }
 
@@ -83,9 +86,17 @@ public final class CallContext {
     return attemptListener;
   }
 
+  /**
+   * The kind of query this context's requests are, for the engine's timeout policy (SPEC D1): a
+   * stage or query name. {@code ""} unless set: one kind per endpoint.
+   */
+  public String kind() {
+    return kind;
+  }
+
   @Override
   public String toString() {
-    return "CallContext{limits=" + limits.everyHost() + ", byKey=" + limits.byKey()
+    return "CallContext{kind=" + kind + ", limits=" + limits.everyHost() + ", byKey=" + limits.byKey()
         + ", retries=" + retries + ", retryStatuses=" + new TreeSet<>(retryStatuses)
         + ", retryFallbackDelay=" + retryFallbackDelay + "}";
   }
@@ -98,8 +109,15 @@ public final class CallContext {
     private final Set<Integer> retryStatuses = new TreeSet<>();
     private Duration retryFallbackDelay = Duration.ofSeconds(1);
     private AttemptListener attemptListener = AttemptListener.NONE;
+    private String kind = "";
 
     private Builder() {}
+
+    /** The kind of query, for the timeout policy: a stage or query name (SPEC D1). */
+    public Builder kind(String kind) {
+      this.kind = kind;
+      return this;
+    }
 
     /** Limits for every host this context's requests go to (SPEC P3). */
     public Builder limits(Limits everyHost) {

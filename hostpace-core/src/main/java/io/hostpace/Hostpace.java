@@ -3,6 +3,7 @@ package io.hostpace;
 import io.hostpace.spi.Exchange;
 import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
+import io.hostpace.timeout.TimeoutPolicy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -82,6 +83,8 @@ public final class Hostpace {
   private final byte[] refusalKinds = new byte[600];
   private final String userAgent;
   private final LearningRule learningRule;
+  private final Timer timer;
+  private final @Nullable TimeoutPolicy timeoutPolicy;
   private final Scheduler scheduler;
 
   private Hostpace(Builder builder) {
@@ -97,6 +100,8 @@ public final class Hostpace {
     }
     this.userAgent = builder.userAgent;
     this.learningRule = builder.learningRule;
+    this.timer = builder.timer;
+    this.timeoutPolicy = builder.timeoutPolicy;
     this.scheduler = new Scheduler(
         builder.clock, builder.timer, builder.store, builder.learningRule, builder.retryDelayLimit,
         builder.listener);
@@ -172,7 +177,7 @@ public final class Hostpace {
     } catch (IllegalArgumentException e) {
       return CompletableFuture.failedFuture(e);
     }
-    Call<R> call = new Call<>(this, exchange, context, executor);
+    Call<R> call = new Call<>(this, exchange, hostKey, context, executor);
     scheduler.submit(call, hostKey, queueKey(hostKey, context));
     return call.result;
   }
@@ -279,6 +284,16 @@ public final class Hostpace {
     return clock;
   }
 
+  /** The engine's timer. */
+  Timer timer() {
+    return timer;
+  }
+
+  /** The policy that budgets each attempt's time, or {@code null} when the clients' own timeouts hold. */
+  public @Nullable TimeoutPolicy timeoutPolicy() {
+    return timeoutPolicy;
+  }
+
   /** The rule by which hosts that refuse without {@code Retry-After} are slowed. */
   public LearningRule learningRule() {
     return learningRule;
@@ -319,6 +334,7 @@ public final class Hostpace {
     private LearningRule learningRule = LearningRule.seed();
     private HostStateStore store = HostStateStore.inMemory();
     private @Nullable HostpaceListener listener;
+    private @Nullable TimeoutPolicy timeoutPolicy;
 
     private Builder() {}
 
@@ -424,6 +440,19 @@ public final class Hostpace {
     /** Where what hosts taught is kept; in memory unless set. */
     public Builder hostStateStore(HostStateStore store) {
       this.store = store;
+      return this;
+    }
+
+    /**
+     * Budgets each attempt's time by {@code policy} (SPEC D1 to D4): the engine ends an attempt
+     * that gets no answer within its budget with an {@link AttemptTimeoutException}, fails a call
+     * at once with an {@link EndpointDownException} while the policy says its endpoint is down,
+     * and tells the policy how every attempt ended. The endpoint is the host key; the kind is
+     * the context's {@link CallContext#kind()}. None unless set: then the clients' own timeouts
+     * hold. The engine sends no probes: a policy configured with one should not be used here.
+     */
+    public Builder timeoutPolicy(TimeoutPolicy policy) {
+      this.timeoutPolicy = policy;
       return this;
     }
 
