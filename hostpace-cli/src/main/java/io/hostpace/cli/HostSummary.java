@@ -64,6 +64,18 @@ final class HostSummary implements HostpaceListener {
     }
   }
 
+  /** The last interval the engine learned for {@code key}, zero when none. */
+  synchronized Duration interval(String key) {
+    Row row = rows.get(key);
+    return row == null ? Duration.ZERO : row.interval;
+  }
+
+  /** The longest pause a {@code Retry-After} of {@code key} imposed, zero when none. */
+  synchronized Duration longestPause(String key) {
+    Row row = rows.get(key);
+    return row == null ? Duration.ZERO : row.longestPause;
+  }
+
   synchronized void print(PrintStream err) {
     if (rows.isEmpty()) {
       return;

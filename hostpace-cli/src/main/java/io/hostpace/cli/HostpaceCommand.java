@@ -9,13 +9,13 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = HostpaceCommand.Version.class,
     description = "Fetch from shared public HTTP endpoints politely: paced per host, refusals retried.",
-    subcommands = {FetchCommand.class})
+    subcommands = {FetchCommand.class, SparqlCommand.class, DemoCommand.class})
 final class HostpaceCommand implements Runnable {
 
   @Override
   public void run() {
     throw new picocli.CommandLine.ParameterException(
-        new picocli.CommandLine(this), "a command is missing: try 'hostpace fetch --help'");
+        new picocli.CommandLine(this), "a command is missing: try 'hostpace demo', 'hostpace fetch --help' or 'hostpace sparql --help'");
   }
 
   /** {@code hostpace --version}. */

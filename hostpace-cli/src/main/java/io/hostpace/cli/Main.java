@@ -46,14 +46,15 @@ public final class Main {
   /** The standard streams a command runs with. */
   record Streams(InputStream in, PrintStream out, PrintStream err) {}
 
-  /** Hands each command the streams of this run. */
+  /** Hands each command that takes them the streams of this run. */
   private record StreamsFactory(Streams streams) implements CommandLine.IFactory {
     @Override
     public <K> K create(Class<K> type) throws Exception {
-      if (type == FetchCommand.class) {
-        return type.cast(new FetchCommand(streams));
+      try {
+        return type.cast(type.getDeclaredConstructor(Streams.class).newInstance(streams));
+      } catch (NoSuchMethodException e) {
+        return CommandLine.defaultFactory().create(type);
       }
-      return CommandLine.defaultFactory().create(type);
     }
   }
 }

@@ -1,0 +1,180 @@
+package io.hostpace.cli;
+
+import io.hostpace.Hostpace;
+import io.hostpace.fuseki.Gate;
+import io.hostpace.fuseki.GatedEndpoint;
+import io.hostpace.jena.HostpaceJena;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.jena.query.QueryExecution;
+import org.apache.jena.query.QueryExecutionFactory;
+import org.apache.jena.query.QuerySolution;
+import org.apache.jena.query.ResultSet;
+import org.apache.jena.query.DatasetFactory;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code hostpace demo}: what Hostpace is for, on this machine, with no network. Two embedded
+ * SPARQL endpoints on 127.0.0.1 refuse like public ones (one like QLever, one like KGF's gate);
+ * the same federated workload runs against them first with plain Jena, then through Hostpace;
+ * a table compares the two. Leaves nothing running.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+    description = "Show, on this machine, plain Jena losing federated queries that Hostpace completes.")
+final class DemoCommand implements java.util.concurrent.Callable<Integer> {
+
+  private final Main.Streams streams;
+
+  @Option(names = "--queries", paramLabel = "N", defaultValue = "16",
+      description = "federated queries in the workload, all sent at once (default ${DEFAULT-VALUE})")
+  int queries = 16;
+
+  DemoCommand(Main.Streams streams) {
+    this.streams = streams;
+  }
+
+  /** What one run of the workload did. */
+  record Run(int completed, int correct, long peopleRequests, long peopleRefusals, long cityRequests,
+      long cityRefusals, Duration wall, Duration peopleInterval, Duration cityPause) {}
+
+  @Override
+  public Integer call() throws Exception {
+    if (queries < 1 || queries > 200) {
+      throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+          "--queries must be 1 to 200, got " + queries);
+    }
+    PrintStream out = streams.out();
+    DemoWorkload workload = new DemoWorkload(queries);
+    out.println("Hostpace demo: one federated workload, two SPARQL endpoints on this machine that refuse");
+    out.println("clients who ask too often, run first with plain Apache Jena, then through Hostpace.");
+    out.println();
+    out.println("  people    (like QLever): one request a second, the rest refused with 429 and no Retry-After");
+    out.println("  cities    (like KGF):    four at once, the rest refused with 429 and Retry-After: 1");
+    out.println("  workload:  " + queries + " queries sent at once, each joining both endpoints with SERVICE");
+    out.println();
+
+    Run plain = run("plain Jena", workload, null);
+    Run paced = run("Hostpace", workload, new HostSummary());
+
+    out.println();
+    String row = "  %-34s %14s %14s%n";
+    out.printf(row, "", "plain Jena", "Hostpace");
+    out.printf(row, "queries completed", plain.completed() + " / " + queries, paced.completed() + " / " + queries);
+    out.printf(row, "results correct", plain.correct() + " / " + queries, paced.correct() + " / " + queries);
+    out.printf(row, "requests to people", plain.peopleRequests(), paced.peopleRequests());
+    out.printf(row, "refusals by people", plain.peopleRefusals(), paced.peopleRefusals());
+    out.printf(row, "requests to cities", plain.cityRequests(), paced.cityRequests());
+    out.printf(row, "refusals by cities", plain.cityRefusals(), paced.cityRefusals());
+    out.printf(row, "wall time", seconds(plain.wall()), seconds(paced.wall()));
+    out.printf(row, "interval learned for people", "-", millis(paced.peopleInterval()));
+    out.printf(row, "longest pause asked by cities", "-", millis(paced.cityPause()));
+    out.println();
+    if (paced.correct() == queries) {
+      out.println("Hostpace completed every query: it paced each endpoint by what its refusals taught, and");
+      out.println("retried the refused requests through the same queue. Plain Jena lost "
+          + (queries - plain.completed()) + " of " + queries + ".");
+      return Main.OK;
+    }
+    out.println("Hostpace did not complete every query: " + paced.correct() + " of " + queries + " correct.");
+    return Main.FAILED;
+  }
+
+  /**
+   * Runs the workload against two new endpoints: with plain Jena when {@code summary} is null,
+   * else through a new engine, installed for Jena, whose events {@code summary} hears.
+   */
+  private Run run(String name, DemoWorkload workload, @Nullable HostSummary summary) throws InterruptedException {
+    try (GatedEndpoint people = GatedEndpoint.start(workload.people(), Gate.oneEvery(Duration.ofSeconds(1)));
+         GatedEndpoint cities = GatedEndpoint.start(workload.cities(), Gate.concurrent(4, Duration.ofSeconds(1)));
+         HostpaceJena.Installation installation = summary == null ? null : HostpaceJena.install(
+             Hostpace.builder().retries(10).listener(summary).build())) {
+      List<String> texts = workload.queries(people.sparql(), cities.sparql());
+      AtomicInteger done = new AtomicInteger();
+      ExecutorService pool = Executors.newFixedThreadPool(texts.size());
+      ScheduledExecutorService ticker = progress(name, done, texts.size());
+      long start = System.nanoTime();
+      try {
+        List<Future<String>> results = new ArrayList<>();
+        for (String text : texts) {
+          results.add(pool.submit(() -> {
+            try {
+              return answer(text);
+            } finally {
+              done.incrementAndGet();
+            }
+          }));
+        }
+        int completed = 0;
+        int correct = 0;
+        for (int i = 0; i < results.size(); i++) {
+          String answer;
+          try {
+            answer = results.get(i).get(90, TimeUnit.SECONDS);
+          } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            continue;
+          }
+          completed++;
+          if (answer.equals(workload.expected(i))) {
+            correct++;
+          }
+        }
+        Duration wall = Duration.ofNanos(System.nanoTime() - start);
+        return new Run(completed, correct, people.requests(), people.refusals(), cities.requests(), cities.refusals(),
+            wall, summary == null ? Duration.ZERO : summary.interval(people.hostKey()),
+            summary == null ? Duration.ZERO : summary.longestPause(cities.hostKey()));
+      } finally {
+        pool.shutdownNow();
+        ticker.shutdownNow();
+        streams.err().printf("\r  %-12s %d of %d queries done%n", name, done.get(), texts.size());
+      }
+    }
+  }
+
+  /** One query's one row, as "city country"; fails as the query fails. */
+  private static String answer(String text) {
+    try (QueryExecution execution = QueryExecutionFactory.create(text, DatasetFactory.create())) {
+      ResultSet results = execution.execSelect();
+      StringBuilder rows = new StringBuilder();
+      while (results.hasNext()) {
+        QuerySolution row = results.next();
+        rows.append(rows.length() > 0 ? "; " : "").append(row.get("city")).append(' ').append(row.get("country"));
+      }
+      return rows.toString();
+    }
+  }
+
+  private ScheduledExecutorService progress(String name, AtomicInteger done, int total) {
+    ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(runnable -> {
+      Thread thread = new Thread(runnable, "hostpace-demo-progress");
+      thread.setDaemon(true);
+      return thread;
+    });
+    boolean terminal = System.console() != null;
+    ticker.scheduleAtFixedRate(() -> {
+      if (terminal) {
+        streams.err().printf("\r  %-12s %d of %d queries done", name, done.get(), total);
+        streams.err().flush();
+      }
+    }, 0, terminal ? 200 : 5_000, TimeUnit.MILLISECONDS);
+    return ticker;
+  }
+
+  private static String seconds(Duration duration) {
+    return String.format(Locale.ROOT, "%.1f s", duration.toMillis() / 1000.0);
+  }
+
+  private static String millis(Duration duration) {
+    return duration.isZero() ? "-" : duration.toMillis() + " ms";
+  }
+}

@@ -1,0 +1,120 @@
+package io.hostpace.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hostpace.fuseki.Gate;
+import io.hostpace.fuseki.GatedEndpoint;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.apache.jena.query.Dataset;
+import org.apache.jena.query.DatasetFactory;
+import org.apache.jena.rdf.model.Model;
+import org.apache.jena.rdf.model.ModelFactory;
+import org.apache.jena.rdf.model.Property;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code hostpace sparql}, in this process, against embedded Fuseki on 127.0.0.1 (SPEC I5, I2). */
+class SparqlCommandTest {
+
+  static final String SELECT = "PREFIX ex: <http://example.org/> SELECT ?s ?name WHERE { ?s ex:name ?name } ORDER BY ?s";
+
+  String out;
+  String err;
+
+  static Dataset dataset() {
+    Model model = ModelFactory.createDefaultModel();
+    Property name = model.createProperty("http://example.org/name");
+    model.createResource("http://example.org/a").addProperty(name, "Ada");
+    model.createResource("http://example.org/b").addProperty(name, "Bea");
+    return DatasetFactory.create(model);
+  }
+
+  int run(String... args) {
+    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+    ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+    int status = Main.run(args, new ByteArrayInputStream(new byte[0]),
+        new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(stderr, true, StandardCharsets.UTF_8));
+    out = stdout.toString(StandardCharsets.UTF_8);
+    err = stderr.toString(StandardCharsets.UTF_8);
+    return status;
+  }
+
+  @Test
+  void I5_aSelectPrintsATableByDefaultAndCsvTsvOrStandardJsonWhenAsked() {
+    try (GatedEndpoint endpoint = GatedEndpoint.start(dataset(), Gate.open())) {
+      String url = endpoint.sparql().toString();
+
+      assertThat(run("sparql", "--endpoint", url, "--query", SELECT)).as(err).isZero();
+      assertThat(out).contains("| s", "| name").contains("ex:a").contains("\"Ada\"");
+
+      assertThat(run("sparql", "--endpoint", url, "--query", SELECT, "--format", "csv")).isZero();
+      assertThat(out.lines()).containsExactly("s,name", "http://example.org/a,Ada", "http://example.org/b,Bea");
+
+      assertThat(run("sparql", "--endpoint", url, "--query", SELECT, "--format", "tsv")).isZero();
+      assertThat(out.lines().findFirst()).hasValue("?s\t?name");
+
+      assertThat(run("sparql", "--endpoint", url, "--query", SELECT, "--format", "json")).isZero();
+      assertThat(out).contains("\"head\"").contains("\"vars\"").contains("\"bindings\"").contains("\"Bea\"");
+    }
+  }
+
+  @Test
+  void askAndConstructQueriesPrintTheirResults(@TempDir Path dir) throws IOException {
+    try (GatedEndpoint endpoint = GatedEndpoint.start(dataset(), Gate.open())) {
+      String url = endpoint.sparql().toString();
+      assertThat(run("sparql", "--endpoint", url, "--query", "ASK { ?s ?p \"Ada\" }")).isZero();
+      assertThat(out.strip()).isEqualTo("yes");
+
+      Path query = dir.resolve("construct.rq");
+      Files.writeString(query, "CONSTRUCT { ?s <http://example.org/label> ?n } WHERE { ?s <http://example.org/name> ?n }");
+      assertThat(run("sparql", "--endpoint", url, "--query-file", query.toString())).isZero();
+      assertThat(out).contains("<http://example.org/label>").contains("\"Bea\"");
+    }
+  }
+
+  @Test
+  void aSyntaxErrorIsReportedWithItsLineAndColumnAndNoRequestIsSent() {
+    try (GatedEndpoint endpoint = GatedEndpoint.start(dataset(), Gate.open())) {
+      int status = run("sparql", "--endpoint", endpoint.sparql().toString(), "--query", "SELECT * WHERE {\n  ?s ?p \n");
+
+      assertThat(status).isEqualTo(2);
+      assertThat(err.strip()).isEqualTo("hostpace: query syntax error at line 2, column 9: Encountered \"<EOF>\"");
+      assertThat(err.lines()).hasSize(1);
+      assertThat(endpoint.requests()).isZero();
+    }
+  }
+
+  @Test
+  void anEndpointThatAnswersWithAnErrorPrintsItsStatusAndMessage() {
+    try (GatedEndpoint endpoint = GatedEndpoint.start(dataset(), Gate.oneEvery(Duration.ofHours(1)))) {
+      String url = endpoint.sparql().toString();
+      assertThat(run("sparql", "--endpoint", url, "--query", SELECT)).isZero(); // the gate's one
+      int status = run("sparql", "--retries", "0", "--endpoint", url, "--query", SELECT);
+
+      assertThat(status).isEqualTo(1);
+      assertThat(err.strip()).isEqualTo("hostpace: the endpoint answered 429: Too many requests: slow down");
+    }
+  }
+
+  @Test
+  void I2_aQueryToAnEndpointThatRefusesLikeKgfCompletesThroughHostpace() {
+    try (GatedEndpoint endpoint = GatedEndpoint.start(dataset(), Gate.concurrent(1, Duration.ofSeconds(1)))) {
+      String url = endpoint.sparql().toString();
+      assertThat(run("sparql", "--endpoint", url, "--query", SELECT, "--format", "csv")).as(err).isZero();
+      assertThat(out.lines()).hasSize(3);
+    }
+  }
+
+  @Test
+  void anEndpointThatIsNotAnHttpUrlIsAUsageError() {
+    assertThat(run("sparql", "--endpoint", "ftp://example.org/sparql", "--query", SELECT)).isEqualTo(2);
+    assertThat(err.strip()).isEqualTo("hostpace: --endpoint 'ftp://example.org/sparql' is not an http or https URL");
+  }
+}

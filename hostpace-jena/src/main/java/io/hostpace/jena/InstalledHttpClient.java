@@ -1,0 +1,138 @@
+package io.hostpace.jena;
+
+import io.hostpace.CallContext;
+import io.hostpace.jdk.PacedHttpClient;
+import java.io.IOException;
+import java.net.Authenticator;
+import java.net.CookieHandler;
+import java.net.ProxySelector;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandler;
+import java.net.http.HttpResponse.PushPromiseHandler;
+import java.net.http.WebSocket;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The {@link HttpClient} an {@link HostpaceJena.Installation} puts wherever Jena looks for one:
+ * a {@link PacedHttpClient} whose context is chosen per request. A request that Jena built for a
+ * query whose Jena context carries a {@link CallContext} arrives marked with the
+ * {@link CallContextMarker#HEADER} header; this client takes the mark off and sends the request
+ * with that context. A request without a mark goes with the paced client's own context.
+ *
+ * <p>Immutable and thread-safe, as {@link PacedHttpClient} is.
+ */
+final class InstalledHttpClient extends HttpClient {
+
+  private final PacedHttpClient paced;
+
+  InstalledHttpClient(PacedHttpClient paced) {
+    this.paced = paced;
+  }
+
+  /** The paced client that sends for this one. */
+  PacedHttpClient paced() {
+    return paced;
+  }
+
+  @Override
+  public <T> HttpResponse<T> send(HttpRequest request, BodyHandler<T> handler)
+      throws IOException, InterruptedException {
+    CallContext context = contextOf(request);
+    return paced.withContext(context).send(unmarked(request), handler);
+  }
+
+  @Override
+  public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler) {
+    CallContext context = contextOf(request);
+    return paced.withContext(context).sendAsync(unmarked(request), handler);
+  }
+
+  @Override
+  public <T> CompletableFuture<HttpResponse<T>> sendAsync(
+      HttpRequest request, BodyHandler<T> handler, @Nullable PushPromiseHandler<T> pushPromiseHandler) {
+    CallContext context = contextOf(request);
+    return paced.withContext(context).sendAsync(unmarked(request), handler, pushPromiseHandler);
+  }
+
+  /** The context the request's mark names, or else the paced client's own. */
+  private CallContext contextOf(HttpRequest request) {
+    String mark = request.headers().firstValue(CallContextMarker.HEADER).orElse(null);
+    CallContext marked = mark == null ? null : CallContextMarker.contextFor(mark);
+    return marked != null ? marked : paced.context();
+  }
+
+  /** The request without its mark: the mark is for this client, never for the server. */
+  private static HttpRequest unmarked(HttpRequest request) {
+    if (request.headers().firstValue(CallContextMarker.HEADER).isEmpty()) {
+      return request;
+    }
+    return HttpRequest.newBuilder(request, (name, value) -> !name.equalsIgnoreCase(CallContextMarker.HEADER))
+        .build();
+  }
+
+  // ---------------------------------------------------------------- the paced client's
+
+  @Override
+  public Optional<CookieHandler> cookieHandler() {
+    return paced.cookieHandler();
+  }
+
+  @Override
+  public Optional<Duration> connectTimeout() {
+    return paced.connectTimeout();
+  }
+
+  @Override
+  public Redirect followRedirects() {
+    return paced.followRedirects();
+  }
+
+  @Override
+  public Optional<ProxySelector> proxy() {
+    return paced.proxy();
+  }
+
+  @Override
+  public SSLContext sslContext() {
+    return paced.sslContext();
+  }
+
+  @Override
+  public SSLParameters sslParameters() {
+    return paced.sslParameters();
+  }
+
+  @Override
+  public Optional<Authenticator> authenticator() {
+    return paced.authenticator();
+  }
+
+  @Override
+  public Version version() {
+    return paced.version();
+  }
+
+  @Override
+  public Optional<Executor> executor() {
+    return paced.executor();
+  }
+
+  /** The delegate's: WebSockets are not paced. */
+  @Override
+  public WebSocket.Builder newWebSocketBuilder() {
+    return paced.newWebSocketBuilder();
+  }
+
+  @Override
+  public String toString() {
+    return "InstalledHttpClient{" + paced + "}";
+  }
+}

@@ -1,0 +1,515 @@
+package io.hostpace.micrometer;
+
+import io.hostpace.Hostpace;
+import io.hostpace.HostpaceEvent;
+import io.hostpace.HostpaceListener;
+import io.hostpace.HostSnapshot;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Publishes what a {@link Hostpace} engine knows and decides to Micrometer, per host and per
+ * {@code *.domain} group, with a bounded number of host tags.
+ *
+ * <pre>{@code
+ * HostpaceMetrics metrics = HostpaceMetrics.create();                  // 100 host tags, then "other"
+ * Hostpace engine = Hostpace.builder().listener(metrics.listener()).build();
+ * metrics.watch(engine).bindTo(registry);                              // or let Spring Boot bind it
+ * }</pre>
+ *
+ * <p>The engine takes one listener when it is built, so the metrics hear its decisions through
+ * {@link #listener()}, and read what it knows from {@link Hostpace#snapshot()} once it is
+ * {@linkplain #watch watched}. To give the engine another listener as well, pass
+ * {@link #combine combine(metrics.listener(), yours)}.
+ *
+ * <h2>Meters</h2>
+ * Every meter has the tags {@code host} (the host key, {@code example.org:8080}, the group key,
+ * {@code *.example.org}, or {@code other}) and {@code scope} ({@code host} or {@code group}),
+ * and those given to {@link Builder#tags}. A group's meters count its hosts' requests together,
+ * so a sum over all series counts each request once per scope: filter on {@code scope}.
+ * <pre>
+ * hostpace.requests.in.flight   gauge       requests started and not yet answered   (snapshot)
+ * hostpace.requests.waiting     gauge       requests waiting in the queues          (snapshot)
+ * hostpace.learned.interval     time gauge  the learned interval between starts     (snapshot)
+ * hostpace.pause.remaining      time gauge  how long the host still starts nothing  (snapshot)
+ * hostpace.requests.started     counter     attempts started                        (Started events)
+ * hostpace.requests.refused     counter     attempts refused                        (Refused)
+ * hostpace.requests.retried     counter     attempts sent back to the queue         (Retried)
+ * hostpace.requests.gave.up     counter     calls that ended with their refusal     (GaveUp)
+ * hostpace.requests.wait        timer       how long each attempt waited to start   (Started.waited)
+ * </pre>
+ * Names and units follow Micrometer's conventions (dotted, lower case; times in the registry's
+ * base unit), so Prometheus shows {@code hostpace_requests_started_total} and
+ * {@code hostpace_requests_wait_seconds}.
+ *
+ * <h2>Bounded tags</h2>
+ * The first {@linkplain Builder#maxHosts 100} hosts the metrics see get a {@code host} tag of
+ * their own, for as long as the metrics live; every later host is counted under
+ * {@code host=other}. Groups have a cap of their own (100 unless set). So a crawler that meets a
+ * million hosts makes at most 101 series per meter and scope, and the metrics hold no more
+ * than that: a host past the cap is not remembered at all. For {@code other}, the in-flight and
+ * waiting gauges are sums, the interval and pause gauges the longest.
+ *
+ * <h2>Hosts the engine lets go</h2>
+ * The engine forgets a host when nothing uses it (SPEC P10). Its counters and timer stay, as
+ * counters must only grow; its gauges read 0 from then on, as the host is not in the snapshot.
+ *
+ * <h2>How current</h2>
+ * Counters and the timer move with each event. Gauges read one snapshot of the engine, taken
+ * when a gauge is read and the last one is older than {@linkplain Builder#snapshotMaxAge 1 s}
+ * by the engine's clock, so one scrape of many gauges costs one snapshot.
+ *
+ * <p>Events name the host only, so a group's counters and timer count the events of the hosts
+ * under it (as core decides membership) once the metrics know of the group: from a snapshot,
+ * taken at once when a tagged host is first seen, and otherwise when an event arrives and the
+ * last snapshot is a second old. A group whose hosts are all past the host cap may so miss up to
+ * its first second of events.
+ *
+ * <p>Invariant: a key has meters of its own exactly when it is in {@code byKey}, which holds at
+ * most {@code maxHosts} hosts and {@code maxGroups} groups, first come, and never lets one go,
+ * so a series never restarts from zero and memory stays bounded whatever the engine meets. With
+ * the defaults and 10,000 hosts: {@code byKey} holds 100 of them, the registry 101 × 9 meters,
+ * and {@code host=other} counts the 9,900 others' starts.
+ *
+ * <p>Thread-safe: the listener may be called on any of the engine's threads, and gauges read on
+ * the registry's. Tags are assigned and meters registered under {@code this}; a snapshot is
+ * taken and shown under {@code refreshLock}, which may take {@code this} but never the reverse.
+ */
+public final class HostpaceMetrics implements MeterBinder {
+
+  /** The {@code host} tag of the hosts, and of the groups, past their cap. */
+  public static final String OTHER = "other";
+
+  private static final String HOST = "host";
+  private static final String GROUP = "group";
+  /** A guard: engines are configured with a handful of groups, not thousands. */
+  private static final int MAX_KNOWN_GROUPS = 1000;
+  /** How old a snapshot may be when an event looks for new groups in it: so each event costs no snapshot. */
+  private static final long DISCOVERY_MAX_AGE_NANOS = 1_000_000_000L;
+
+  private final int maxHosts;
+  private final int maxGroups;
+  private final Tags tags;
+  private final long snapshotMaxAgeNanos;
+  private final HostpaceListener listener = this::onEvent;
+
+  private volatile @Nullable Hostpace engine;
+
+  /** The tagged hosts and groups; at most {@code maxHosts + maxGroups} entries. Written under {@code this}. */
+  private final ConcurrentHashMap<String, KeyMeters> byKey = new ConcurrentHashMap<>();
+  private final KeyMeters otherHosts = new KeyMeters(OTHER, HOST);
+  private final KeyMeters otherGroups = new KeyMeters(OTHER, GROUP);
+  // @GuardedBy("this")
+  private final List<MeterRegistry> registries = new ArrayList<>();
+  // @GuardedBy("this")
+  private int hostCount;
+  // @GuardedBy("this")
+  private int groupCount;
+  /** Whether the caps are reached, so that hosts past them cost no lock. Written under {@code this}. */
+  private volatile boolean hostsFull;
+  private volatile boolean groupsFull;
+  /** The groups known to the engine, for counting their hosts' events; replaced whole, under {@code this}. */
+  private volatile String[] knownGroups = new String[0];
+
+  private final Object refreshLock = new Object();
+  // @GuardedBy("refreshLock")
+  private boolean refreshed;
+  // @GuardedBy("refreshLock")
+  private long refreshedAt;
+
+  private HostpaceMetrics(Builder builder) {
+    this.maxHosts = builder.maxHosts;
+    this.maxGroups = builder.maxGroups;
+    this.tags = builder.tags;
+    this.snapshotMaxAgeNanos = builder.snapshotMaxAge.toNanos();
+    this.hostsFull = maxHosts == 0;
+    this.groupsFull = maxGroups == 0;
+  }
+
+  /** Metrics with the defaults: 100 host tags, 100 group tags, snapshots at most 1 s old. */
+  public static HostpaceMetrics create() {
+    return builder().build();
+  }
+
+  /** A builder with the defaults. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The listener to build the engine with: {@code Hostpace.builder().listener(metrics.listener())}. */
+  public HostpaceListener listener() {
+    return listener;
+  }
+
+  /**
+   * One listener that tells each of {@code listeners} in turn, so an engine can have the metrics'
+   * and others; one that throws does not keep the others from hearing.
+   */
+  public static HostpaceListener combine(HostpaceListener... listeners) {
+    HostpaceListener[] all = listeners.clone();
+    return event -> {
+      for (HostpaceListener each : all) {
+        try {
+          each.onEvent(event);
+        } catch (RuntimeException e) {
+          // as the engine does: a listener that throws cannot break the others
+        }
+      }
+    };
+  }
+
+  /**
+   * The engine whose snapshot the gauges read: the one built with {@link #listener()}. Until it
+   * is set, the gauges read 0.
+   *
+   * @throws IllegalStateException when another engine is watched already
+   */
+  public HostpaceMetrics watch(Hostpace engine) {
+    synchronized (this) {
+      Hostpace watched = this.engine;
+      if (watched != null && watched != engine) {
+        throw new IllegalStateException("these metrics watch an engine already (" + watched
+            + "); make one HostpaceMetrics per engine, with its own tags to tell them apart");
+      }
+      this.engine = engine;
+    }
+    refresh(0);
+    return this;
+  }
+
+  /**
+   * Registers the meters of every host and group seen so far, and of those seen later, with
+   * {@code registry}. Counters include the events before; the timer records from now on.
+   * Binding a registry twice binds it once.
+   */
+  @Override
+  public void bindTo(MeterRegistry registry) {
+    synchronized (this) {
+      for (MeterRegistry bound : registries) {
+        if (bound == registry) {
+          return;
+        }
+      }
+      registries.add(registry);
+      for (KeyMeters meters : byKey.values()) {
+        register(meters, registry);
+      }
+      for (KeyMeters other : List.of(otherHosts, otherGroups)) {
+        if (other.registered) {
+          register(other, registry);
+        }
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- events
+
+  private void onEvent(HostpaceEvent event) {
+    if (event instanceof HostpaceEvent.Queued queued) {
+      boolean unseen = !byKey.containsKey(queued.key());
+      meters(queued.key(), false);
+      if (unseen && byKey.containsKey(queued.key())) {
+        refresh(0); // a host tagged just now: learn at once which groups it is in, while it is held
+      } else {
+        refresh(Math.max(snapshotMaxAgeNanos, DISCOVERY_MAX_AGE_NANOS));
+      }
+    } else if (event instanceof HostpaceEvent.Started started) {
+      Duration waited = started.waited();
+      forHostAndGroups(started.key(), meters -> {
+        meters.started.increment();
+        for (Timer timer : meters.timers) {
+          timer.record(waited);
+        }
+      });
+    } else if (event instanceof HostpaceEvent.Refused refused) {
+      forHostAndGroups(refused.key(), meters -> meters.refused.increment());
+    } else if (event instanceof HostpaceEvent.Retried retried) {
+      forHostAndGroups(retried.key(), meters -> meters.retried.increment());
+    } else if (event instanceof HostpaceEvent.GaveUp gaveUp) {
+      forHostAndGroups(gaveUp.key(), meters -> meters.gaveUp.increment());
+    } else if (isGroup(event.key())) {
+      learnGroup(event.key()); // Paused, IntervalChanged: they come for groups too
+    }
+  }
+
+  private void forHostAndGroups(String hostKey, Consumer<KeyMeters> action) {
+    action.accept(meters(hostKey, false));
+    for (String group : knownGroups) {
+      if (inGroup(hostKey, group)) {
+        action.accept(meters(group, true));
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- tags
+
+  /** The meters of a key: its own while the cap allows, else {@code other}'s. */
+  private KeyMeters meters(String key, boolean group) {
+    KeyMeters meters = byKey.get(key);
+    if (meters != null) {
+      return meters;
+    }
+    if (group ? groupsFull : hostsFull) {
+      return other(group);
+    }
+    synchronized (this) {
+      meters = byKey.get(key);
+      if (meters != null) {
+        return meters;
+      }
+      if (group ? groupCount >= maxGroups : hostCount >= maxHosts) {
+        return other(group);
+      }
+      meters = new KeyMeters(key, group ? GROUP : HOST);
+      for (MeterRegistry registry : registries) {
+        register(meters, registry);
+      }
+      meters.registered = true;
+      byKey.put(key, meters);
+      if (group) {
+        groupsFull = ++groupCount >= maxGroups;
+      } else {
+        hostsFull = ++hostCount >= maxHosts;
+      }
+      return meters;
+    }
+  }
+
+  private KeyMeters other(boolean group) {
+    KeyMeters other = group ? otherGroups : otherHosts;
+    if (!other.registered) {
+      synchronized (this) {
+        if (!other.registered) {
+          for (MeterRegistry registry : registries) {
+            register(other, registry);
+          }
+          other.registered = true;
+        }
+      }
+    }
+    return other;
+  }
+
+  private void learnGroup(String group) {
+    String[] groups = knownGroups;
+    if (Arrays.asList(groups).contains(group)) {
+      return;
+    }
+    synchronized (this) {
+      groups = knownGroups;
+      if (groups.length < MAX_KNOWN_GROUPS && !Arrays.asList(groups).contains(group)) {
+        String[] more = Arrays.copyOf(groups, groups.length + 1);
+        more[groups.length] = group;
+        knownGroups = more;
+      }
+    }
+  }
+
+  /** Whether {@code hostKey} ({@code a.example.org:8080}) is under {@code groupKey} ({@code *.example.org}), as core decides. */
+  static boolean inGroup(String hostKey, String groupKey) {
+    int end = hostKey.startsWith("[") ? hostKey.indexOf(']') + 1 : hostKey.indexOf(':');
+    if (end <= 0) {
+      end = hostKey.length();
+    }
+    int suffix = groupKey.length() - 1; // ".example.org"
+    return end > suffix && hostKey.regionMatches(end - suffix, groupKey, 1, suffix);
+  }
+
+  private static boolean isGroup(String key) {
+    return key.startsWith("*.");
+  }
+
+  // ---------------------------------------------------------------- the snapshot
+
+  /** Takes a snapshot unless the last is younger than {@code maxAgeNanos} by the engine's clock. */
+  private void refresh(long maxAgeNanos) {
+    Hostpace watched = engine;
+    if (watched == null) {
+      return;
+    }
+    synchronized (refreshLock) {
+      long now = watched.clock().nanoTime();
+      if (refreshed && now - refreshedAt < maxAgeNanos) {
+        return;
+      }
+      refreshed = true;
+      refreshedAt = now;
+      Map<KeyMeters, long[]> shown = new IdentityHashMap<>();
+      for (HostSnapshot host : watched.snapshot()) {
+        if (host.group()) {
+          learnGroup(host.key());
+        }
+        long[] values = shown.computeIfAbsent(meters(host.key(), host.group()), meters -> new long[4]);
+        values[0] += host.inFlight();
+        values[1] += host.waiting();
+        values[2] = Math.max(values[2], host.pausedFor().toNanos());
+        values[3] = Math.max(values[3], host.interval().toNanos());
+      }
+      for (KeyMeters meters : byKey.values()) {
+        meters.show(shown.get(meters));
+      }
+      otherHosts.show(shown.get(otherHosts));
+      otherGroups.show(shown.get(otherGroups));
+    }
+  }
+
+  // ---------------------------------------------------------------- registering
+
+  private void register(KeyMeters meters, MeterRegistry registry) {
+    Tags tagged = tags.and(Tag.of("host", meters.tag), Tag.of("scope", meters.scope));
+    Gauge.builder("hostpace.requests.in.flight", meters, m -> {
+          refresh(snapshotMaxAgeNanos);
+          return (double) m.inFlight;
+        })
+        .tags(tagged).baseUnit("requests").strongReference(true)
+        .description("Requests started and not yet answered").register(registry);
+    Gauge.builder("hostpace.requests.waiting", meters, m -> {
+          refresh(snapshotMaxAgeNanos);
+          return (double) m.waiting;
+        })
+        .tags(tagged).baseUnit("requests").strongReference(true)
+        .description("Requests waiting in the queues to start").register(registry);
+    TimeGauge.builder("hostpace.learned.interval", meters, TimeUnit.NANOSECONDS, m -> {
+          refresh(snapshotMaxAgeNanos);
+          return (double) m.intervalNanos;
+        })
+        .tags(tagged).strongReference(true)
+        .description("The interval between starts learned from refusals without Retry-After").register(registry);
+    TimeGauge.builder("hostpace.pause.remaining", meters, TimeUnit.NANOSECONDS, m -> {
+          refresh(snapshotMaxAgeNanos);
+          return (double) m.pauseNanos;
+        })
+        .tags(tagged).strongReference(true)
+        .description("How long the host still starts nothing, as Retry-After asked").register(registry);
+    FunctionCounter.builder("hostpace.requests.started", meters.started, LongAdder::doubleValue)
+        .tags(tagged).baseUnit("requests").description("Attempts started").register(registry);
+    FunctionCounter.builder("hostpace.requests.refused", meters.refused, LongAdder::doubleValue)
+        .tags(tagged).baseUnit("requests").description("Attempts refused (429, 503, 405 with Retry-After)")
+        .register(registry);
+    FunctionCounter.builder("hostpace.requests.retried", meters.retried, LongAdder::doubleValue)
+        .tags(tagged).baseUnit("requests").description("Attempts sent back to their queue to be tried again")
+        .register(registry);
+    FunctionCounter.builder("hostpace.requests.gave.up", meters.gaveUp, LongAdder::doubleValue)
+        .tags(tagged).baseUnit("requests").description("Calls that ended with their last refusal")
+        .register(registry);
+    meters.timers.add(Timer.builder("hostpace.requests.wait")
+        .tags(tagged).description("How long each attempt waited in its queue before it started")
+        .register(registry));
+  }
+
+  @Override
+  public String toString() {
+    return "HostpaceMetrics{maxHosts=" + maxHosts + ", maxGroups=" + maxGroups + ", tags=" + tags
+        + ", snapshotMaxAge=" + Duration.ofNanos(snapshotMaxAgeNanos) + "}";
+  }
+
+  /** The meters of one tag: a host, a group, or {@code other}. */
+  private static final class KeyMeters {
+    final String tag;
+    final String scope;
+    final LongAdder started = new LongAdder();
+    final LongAdder refused = new LongAdder();
+    final LongAdder retried = new LongAdder();
+    final LongAdder gaveUp = new LongAdder();
+    /** One per registry bound. */
+    final List<Timer> timers = new CopyOnWriteArrayList<>();
+    /** Whether its meters are in every registry bound; written under the metrics' lock. */
+    volatile boolean registered;
+    // written under refreshLock
+    volatile long inFlight;
+    volatile long waiting;
+    volatile long pauseNanos;
+    volatile long intervalNanos;
+
+    KeyMeters(String tag, String scope) {
+      this.tag = tag;
+      this.scope = scope;
+    }
+
+    /** Shows a snapshot's values: in flight, waiting, pause, interval; all 0 when absent from it. */
+    void show(long @Nullable [] values) {
+      inFlight = values == null ? 0 : values[0];
+      waiting = values == null ? 0 : values[1];
+      pauseNanos = values == null ? 0 : values[2];
+      intervalNanos = values == null ? 0 : values[3];
+    }
+  }
+
+  /** Builds {@link HostpaceMetrics}; {@link #build()} copies, so a builder can be reused. */
+  public static final class Builder {
+    private int maxHosts = 100;
+    private int maxGroups = 100;
+    private Tags tags = Tags.empty();
+    private Duration snapshotMaxAge = Duration.ofSeconds(1);
+
+    private Builder() {}
+
+    /**
+     * How many hosts get a {@code host} tag of their own; the rest are {@code other}. 100 unless
+     * set. Each of them costs one snapshot of the engine when it is first seen (to learn its
+     * groups), so a cap of thousands costs thousands of snapshots while the engine warms up.
+     */
+    public Builder maxHosts(int maxHosts) {
+      if (maxHosts < 0) {
+        throw new IllegalArgumentException("maxHosts must be zero or more, got " + maxHosts);
+      }
+      this.maxHosts = maxHosts;
+      return this;
+    }
+
+    /** How many groups get a {@code host} tag of their own; the rest are {@code other}. 100 unless set. */
+    public Builder maxGroups(int maxGroups) {
+      if (maxGroups < 0) {
+        throw new IllegalArgumentException("maxGroups must be zero or more, got " + maxGroups);
+      }
+      this.maxGroups = maxGroups;
+      return this;
+    }
+
+    /** Tags for every meter, such as the engine's name when an application has more than one. */
+    public Builder tags(Iterable<Tag> tags) {
+      for (Tag tag : tags) {
+        if (tag.getKey().equals("host") || tag.getKey().equals("scope")) {
+          throw new IllegalArgumentException("tag '" + tag.getKey() + "' is the metrics' own; choose another name");
+        }
+      }
+      this.tags = Tags.of(tags);
+      return this;
+    }
+
+    /**
+     * How old, by the engine's clock, a snapshot may be when a gauge is read; 1 s unless set.
+     * {@link Duration#ZERO} takes one for every gauge read.
+     */
+    public Builder snapshotMaxAge(Duration maxAge) {
+      if (maxAge.isNegative()) {
+        throw new IllegalArgumentException("snapshot max age must not be negative, got " + maxAge);
+      }
+      this.snapshotMaxAge = maxAge;
+      return this;
+    }
+
+    /** The metrics. */
+    public HostpaceMetrics build() {
+      return new HostpaceMetrics(this);
+    }
+  }
+}

@@ -1,0 +1,428 @@
+package io.hostpace.micrometer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hostpace.CallContext;
+import io.hostpace.Hostpace;
+import io.hostpace.HostpaceEvent;
+import io.hostpace.HostpaceListener;
+import io.hostpace.Limits;
+import io.hostpace.VirtualTime;
+import io.hostpace.micrometer.ScriptedServer.Reply;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.config.NamingConvention;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The metrics of a real engine in virtual time, read from a {@link SimpleMeterRegistry}. Each
+ * test reads as a trace: "at 0 s three requests arrive; at 1 s two are in flight".
+ */
+class HostpaceMetricsTest {
+
+  final VirtualTime time = VirtualTime.create();
+  final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+  /** Metrics that take a snapshot for every gauge read, so a trace can read them at any instant. */
+  HostpaceMetrics.Builder metrics() {
+    return HostpaceMetrics.builder().snapshotMaxAge(Duration.ZERO);
+  }
+
+  Hostpace engine(HostpaceMetrics metrics, Hostpace.Builder builder) {
+    Hostpace engine = builder.time(time).listener(metrics.listener()).build();
+    metrics.watch(engine).bindTo(registry);
+    return engine;
+  }
+
+  static ScriptedServer server(VirtualTime time, BiFunction<URI, Integer, Reply> script) {
+    return new ScriptedServer(time, script);
+  }
+
+  double gauge(String name, String host) {
+    return registry.get(name).tag("host", host).gauge().value();
+  }
+
+  double millis(String name, String host) {
+    return registry.get(name).tag("host", host).timeGauge().value(TimeUnit.MILLISECONDS);
+  }
+
+  double count(String name, String host) {
+    return registry.get(name).tag("host", host).functionCounter().count();
+  }
+
+  Timer waits(String host) {
+    return registry.get("hostpace.requests.wait").tag("host", host).timer();
+  }
+
+  void at(double seconds) {
+    long target = Math.round(seconds * 1e9);
+    time.advance(Duration.ofNanos(target - time.elapsed().toNanos()));
+  }
+
+  // ---------------------------------------------------------------- gauges from the snapshot
+
+  @Test
+  void P2_requestsInFlightAndWaitingAreGaugesOfTheSnapshot() {
+    HostpaceMetrics metrics = metrics().build();
+    Hostpace engine = engine(metrics, Hostpace.builder().limit("a.test", Limits.inFlight(2)));
+    ScriptedServer server = server(time, (uri, attempt) -> Reply.ok().after(Duration.ofSeconds(3)));
+
+    // at 0 s three requests arrive; two start, one waits
+    for (int i = 1; i <= 3; i++) {
+      engine.execute(server.get("http://a.test/" + i));
+    }
+    at(1);
+    assertThat(gauge("hostpace.requests.in.flight", "a.test")).isEqualTo(2);
+    assertThat(gauge("hostpace.requests.waiting", "a.test")).isEqualTo(1);
+    // at 3 s two answers; the third starts
+    at(3.5);
+    assertThat(gauge("hostpace.requests.in.flight", "a.test")).isEqualTo(1);
+    assertThat(gauge("hostpace.requests.waiting", "a.test")).isZero();
+    at(7);
+    assertThat(gauge("hostpace.requests.in.flight", "a.test")).isZero();
+    assertThat(count("hostpace.requests.started", "a.test")).isEqualTo(3);
+  }
+
+  @Test
+  void R2_R4_theLearnedIntervalAndThePauseAreTimeGauges() {
+    HostpaceMetrics metrics = metrics().build();
+    Hostpace engine = engine(metrics, Hostpace.builder());
+    ScriptedServer server = server(time, (uri, attempt) -> {
+      if (attempt > 1) {
+        return Reply.ok();
+      }
+      return uri.getHost().equals("bare.test") ? Reply.status(429) : Reply.refuse(503, "5");
+    });
+
+    engine.execute(server.get("http://bare.test/"));
+    engine.execute(server.get("http://paused.test/"));
+    // at 0.1 s both are refused: bare.test learns 250 ms; paused.test starts nothing until 5.1 s
+    at(0.2);
+    assertThat(millis("hostpace.learned.interval", "bare.test")).isEqualTo(250);
+    assertThat(millis("hostpace.pause.remaining", "paused.test")).isEqualTo(4900);
+    assertThat(millis("hostpace.pause.remaining", "bare.test")).isZero();
+    // at 0.25 s bare.test's retry starts, answered at 0.35 s: a tenth off, 225 ms
+    at(2.1);
+    assertThat(millis("hostpace.learned.interval", "bare.test")).isEqualTo(225);
+    assertThat(millis("hostpace.pause.remaining", "paused.test")).isEqualTo(3000);
+    at(6);
+    assertThat(millis("hostpace.pause.remaining", "paused.test")).isZero();
+    assertThat(registry.get("hostpace.learned.interval").tag("host", "bare.test").timeGauge().value())
+        .as("in the registry's base unit, seconds").isEqualTo(0.225);
+  }
+
+  // ---------------------------------------------------------------- counters and the timer from events
+
+  @Test
+  void T1_T3_countersCountStartsRefusalsRetriesAndGaveUps() {
+    HostpaceMetrics metrics = metrics().build();
+    Hostpace engine = engine(metrics, Hostpace.builder());
+    ScriptedServer server = server(time, (uri, attempt) ->
+        uri.getHost().equals("twice.test") && attempt > 2 ? Reply.ok() : Reply.refuse(429, "1"));
+
+    // twice.test: refused at 0.1 s and 1.2 s, answered at 2.3 s
+    engine.execute(server.get("http://twice.test/"));
+    // always.test, one retry allowed: refused at 0.1 s and 1.2 s, then gives up
+    engine.execute(server.get("http://always.test/"), CallContext.builder().retries(1).build());
+    at(5);
+
+    assertThat(count("hostpace.requests.started", "twice.test")).isEqualTo(3);
+    assertThat(count("hostpace.requests.refused", "twice.test")).isEqualTo(2);
+    assertThat(count("hostpace.requests.retried", "twice.test")).isEqualTo(2);
+    assertThat(count("hostpace.requests.gave.up", "twice.test")).isZero();
+    assertThat(count("hostpace.requests.started", "always.test")).isEqualTo(2);
+    assertThat(count("hostpace.requests.refused", "always.test")).isEqualTo(2);
+    assertThat(count("hostpace.requests.retried", "always.test")).isEqualTo(1);
+    assertThat(count("hostpace.requests.gave.up", "always.test")).isEqualTo(1);
+    // twice.test's attempts waited 0 s, then 1 s and 1 s for the pauses Retry-After asked
+    assertThat(waits("twice.test").count()).isEqualTo(3);
+    assertThat(waits("twice.test").totalTime(TimeUnit.MILLISECONDS)).isEqualTo(2000);
+    assertThat(waits("twice.test").max(TimeUnit.MILLISECONDS)).isEqualTo(1000);
+  }
+
+  @Test
+  void P1_theTimeSpentWaitingIsATimer() {
+    HostpaceMetrics metrics = metrics().build();
+    Hostpace engine = engine(metrics, Hostpace.builder().limit("a.test", Limits.perSecond(1)));
+    ScriptedServer server = server(time, (uri, attempt) -> Reply.ok());
+
+    // at 0 s three requests arrive; they start at 0 s, 1 s and 2 s
+    for (int i = 1; i <= 3; i++) {
+      engine.execute(server.get("http://a.test/" + i));
+    }
+    at(3);
+
+    assertThat(waits("a.test").count()).isEqualTo(3);
+    assertThat(waits("a.test").totalTime(TimeUnit.SECONDS)).isEqualTo(3);
+    assertThat(waits("a.test").max(TimeUnit.SECONDS)).isEqualTo(2);
+  }
+
+  // ---------------------------------------------------------------- groups
+
+  @Test
+  void P5_P7_aGroupHasMetersOfItsOwnThatCountItsHostsTogether() {
+    HostpaceMetrics metrics = metrics().build();
+    Hostpace engine = engine(metrics, Hostpace.builder().limit("*.wikidata.org", Limits.inFlight(1)));
+    ScriptedServer server = server(time, (uri, attempt) -> Reply.ok().after(Duration.ofSeconds(1)));
+
+    // at 0 s: query/1, query/2, commons/1 arrive; one place for the group; they start at 0, 1, 2 s
+    engine.execute(server.get("https://query.wikidata.org/1"));
+    engine.execute(server.get("https://query.wikidata.org/2"));
+    engine.execute(server.get("https://commons.wikidata.org/1"));
+    at(0.5);
+    assertThat(gauge("hostpace.requests.in.flight", "*.wikidata.org")).isEqualTo(1);
+    assertThat(gauge("hostpace.requests.waiting", "*.wikidata.org")).isEqualTo(2);
+    assertThat(gauge("hostpace.requests.waiting", "query.wikidata.org")).isEqualTo(1);
+    assertThat(gauge("hostpace.requests.waiting", "commons.wikidata.org")).isEqualTo(1);
+    at(3.5);
+
+    assertThat(count("hostpace.requests.started", "*.wikidata.org")).isEqualTo(3);
+    assertThat(count("hostpace.requests.started", "query.wikidata.org")).isEqualTo(2);
+    assertThat(count("hostpace.requests.started", "commons.wikidata.org")).isEqualTo(1);
+    assertThat(waits("*.wikidata.org").totalTime(TimeUnit.SECONDS)).isEqualTo(0 + 1 + 2);
+    assertThat(registry.get("hostpace.requests.started").tag("host", "*.wikidata.org").functionCounter()
+        .getId().getTag("scope")).isEqualTo("group");
+    assertThat(registry.get("hostpace.requests.started").tag("host", "query.wikidata.org").functionCounter()
+        .getId().getTag("scope")).isEqualTo("host");
+  }
+
+  @Test
+  void P5_aHostIsInAGroupAsCoreDecides() {
+    assertThat(HostpaceMetrics.inGroup("query.wikidata.org", "*.wikidata.org")).isTrue();
+    assertThat(HostpaceMetrics.inGroup("a.b.wikidata.org", "*.wikidata.org")).as("any depth").isTrue();
+    assertThat(HostpaceMetrics.inGroup("query.wikidata.org:8443", "*.wikidata.org")).as("with port").isTrue();
+    assertThat(HostpaceMetrics.inGroup("wikidata.org", "*.wikidata.org")).as("not the apex").isFalse();
+    assertThat(HostpaceMetrics.inGroup("notwikidata.org", "*.wikidata.org")).isFalse();
+    assertThat(HostpaceMetrics.inGroup("[::1]:8080", "*.wikidata.org")).isFalse();
+  }
+
+  // ---------------------------------------------------------------- bounded tags
+
+  @Test
+  void hostTagsAreCappedSoTenThousandHostsMakeAHundredAndOneSeriesPerMeter() {
+    HostpaceMetrics metrics = metrics().build(); // 100 host tags
+    Hostpace engine = engine(metrics, Hostpace.builder());
+    ScriptedServer server = server(time, (uri, attempt) -> Reply.ok().after(Duration.ofSeconds(1)));
+
+    // at 0 s one request to each of 10,000 hosts
+    for (int i = 0; i < 10_000; i++) {
+      engine.execute(server.get("http://h" + i + ".test/"));
+    }
+    at(0.5);
+    assertThat(gauge("hostpace.requests.in.flight", "h0.test")).isEqualTo(1);
+    assertThat(gauge("hostpace.requests.in.flight", "h99.test")).isEqualTo(1);
+    assertThat(gauge("hostpace.requests.in.flight", HostpaceMetrics.OTHER)).isEqualTo(9_900);
+    at(2);
+
+    assertThat(count("hostpace.requests.started", HostpaceMetrics.OTHER)).isEqualTo(9_900);
+    assertThat(registry.get("hostpace.requests.started").functionCounters().stream()
+        .mapToDouble(counter -> counter.count()).sum()).isEqualTo(10_000);
+    assertThat(gauge("hostpace.requests.in.flight", HostpaceMetrics.OTHER)).isZero();
+    Set<String> hostTags = new TreeSet<>();
+    for (Meter meter : registry.getMeters()) {
+      hostTags.add(meter.getId().getTag("host"));
+    }
+    assertThat(hostTags).hasSize(101).contains("h0.test", "h99.test", "other").doesNotContain("h100.test");
+    assertThat(registry.getMeters()).hasSize(101 * 9);
+  }
+
+  @Test
+  void theCapIsConfigurableAndOtherSumsInFlightAndShowsTheLongestPause() {
+    HostpaceMetrics metrics = metrics().maxHosts(1).build();
+    Hostpace engine = engine(metrics, Hostpace.builder());
+    ScriptedServer server = server(time, (uri, attempt) -> switch (uri.getHost()) {
+      case "b.test" -> attempt == 1 ? Reply.refuse(503, "5") : Reply.ok();
+      case "c.test" -> attempt == 1 ? Reply.refuse(503, "3") : Reply.ok();
+      default -> Reply.ok().after(Duration.ofSeconds(1));
+    });
+
+    engine.execute(server.get("http://a.test/"));
+    engine.execute(server.get("http://b.test/"));
+    engine.execute(server.get("http://c.test/"));
+    at(0.05);
+    assertThat(gauge("hostpace.requests.in.flight", "a.test")).isEqualTo(1);
+    assertThat(gauge("hostpace.requests.in.flight", HostpaceMetrics.OTHER)).isEqualTo(2);
+    // at 0.1 s b.test is paused until 5.1 s, c.test until 3.1 s
+    at(0.1 + 1);
+    assertThat(millis("hostpace.pause.remaining", HostpaceMetrics.OTHER)).isEqualTo(4000);
+    assertThat(gauge("hostpace.requests.waiting", HostpaceMetrics.OTHER)).isEqualTo(2);
+    at(6);
+    assertThat(count("hostpace.requests.refused", HostpaceMetrics.OTHER)).isEqualTo(2);
+    assertThat(count("hostpace.requests.started", HostpaceMetrics.OTHER)).isEqualTo(4);
+  }
+
+  @Test
+  void theListenerCountsEveryEventFromManyThreadsAtOnceWithinTheCap() throws Exception {
+    HostpaceMetrics metrics = metrics().maxHosts(50).build();
+    metrics.bindTo(registry);
+    HostpaceListener listener = metrics.listener();
+    List<Thread> threads = new ArrayList<>();
+    for (int t = 0; t < 8; t++) {
+      int offset = t;
+      threads.add(new Thread(() -> {
+        for (int i = 0; i < 5_000; i++) {
+          String host = "h" + ((i * 8 + offset) % 1_000) + ".test";
+          listener.onEvent(new HostpaceEvent.Started(host, URI.create("http://" + host + "/"), 1, Duration.ofMillis(10), 0));
+        }
+      }));
+    }
+    threads.forEach(Thread::start);
+    for (Thread thread : threads) {
+      thread.join();
+    }
+
+    assertThat(registry.get("hostpace.requests.started").functionCounters().stream()
+        .mapToDouble(counter -> counter.count()).sum()).isEqualTo(8 * 5_000);
+    assertThat(registry.get("hostpace.requests.started").functionCounters()).hasSize(51);
+    assertThat(registry.get("hostpace.requests.wait").timers().stream().mapToLong(Timer::count).sum())
+        .isEqualTo(8 * 5_000);
+  }
+
+  // ---------------------------------------------------------------- hosts let go
+
+  @Test
+  void P10_aHostTheEngineLetGoReadsZeroInItsGaugesAndKeepsItsCounts() {
+    HostpaceMetrics metrics = metrics().build();
+    Hostpace engine = engine(metrics, Hostpace.builder());
+    ScriptedServer server = server(time, (uri, attempt) -> attempt == 1 ? Reply.refuse(503, "2") : Reply.ok());
+
+    engine.execute(server.get("http://gone.test/"));
+    // refused at 0.1 s, paused until 2.1 s
+    at(0.5);
+    assertThat(millis("hostpace.pause.remaining", "gone.test")).isEqualTo(1600);
+    assertThat(gauge("hostpace.requests.waiting", "gone.test")).isEqualTo(1);
+    // the retry starts at 2.1 s and is answered at 2.2 s; nothing is left to teach
+    at(10);
+
+    assertThat(engine.snapshot()).isEmpty();
+    assertThat(gauge("hostpace.requests.waiting", "gone.test")).isZero();
+    assertThat(gauge("hostpace.requests.in.flight", "gone.test")).isZero();
+    assertThat(millis("hostpace.pause.remaining", "gone.test")).isZero();
+    assertThat(count("hostpace.requests.started", "gone.test")).isEqualTo(2);
+    assertThat(count("hostpace.requests.refused", "gone.test")).isEqualTo(1);
+  }
+
+  // ---------------------------------------------------------------- how current
+
+  @Test
+  void gaugesReadASnapshotAtMostASecondOldByTheEnginesClock() {
+    HostpaceMetrics metrics = HostpaceMetrics.create();
+    Hostpace engine = engine(metrics, Hostpace.builder());
+    ScriptedServer server = server(time, (uri, attempt) -> Reply.ok().after(Duration.ofMillis(300)));
+
+    // at 0 s a request starts (a snapshot is taken as its host is first seen); answered at 0.3 s
+    engine.execute(server.get("http://a.test/"));
+    at(0.2);
+    assertThat(gauge("hostpace.requests.in.flight", "a.test")).isEqualTo(1);
+    at(0.5);
+    assertThat(gauge("hostpace.requests.in.flight", "a.test")).as("the snapshot of 0 s").isEqualTo(1);
+    at(1);
+    assertThat(gauge("hostpace.requests.in.flight", "a.test")).as("a new snapshot").isZero();
+  }
+
+  @Test
+  void gaugesReadZeroUntilAnEngineIsWatched() {
+    HostpaceMetrics metrics = metrics().build();
+    Hostpace engine = Hostpace.builder().time(time).listener(metrics.listener()).build();
+    metrics.bindTo(registry);
+    engine.execute(server(time, (uri, attempt) -> Reply.ok().after(Duration.ofSeconds(1))).get("http://a.test/"));
+    at(0.5);
+
+    assertThat(gauge("hostpace.requests.in.flight", "a.test")).isZero();
+    assertThat(count("hostpace.requests.started", "a.test")).isEqualTo(1);
+    metrics.watch(engine);
+    assertThat(gauge("hostpace.requests.in.flight", "a.test")).isEqualTo(1);
+  }
+
+  // ---------------------------------------------------------------- listeners and registries
+
+  @Test
+  void aCombinedListenerTellsEveryListenerThoughOneThrows() {
+    HostpaceMetrics metrics = metrics().build();
+    List<String> heard = new ArrayList<>();
+    HostpaceListener throwing = event -> {
+      throw new IllegalStateException("a listener that breaks");
+    };
+    Hostpace engine = Hostpace.builder().time(time)
+        .listener(HostpaceMetrics.combine(throwing, metrics.listener(), event -> heard.add(event.getClass().getSimpleName())))
+        .build();
+    metrics.watch(engine).bindTo(registry);
+
+    engine.execute(server(time, (uri, attempt) -> Reply.ok()).get("http://a.test/"));
+    at(1);
+
+    assertThat(heard).containsExactly("Queued", "Started");
+    assertThat(count("hostpace.requests.started", "a.test")).isEqualTo(1);
+  }
+
+  @Test
+  void aRegistryBoundLaterSeesEveryCountAndTheWaitsFromThenOn() {
+    HostpaceMetrics metrics = metrics().build();
+    Hostpace engine = engine(metrics, Hostpace.builder().limit("a.test", Limits.perSecond(1)));
+    ScriptedServer server = server(time, (uri, attempt) -> Reply.ok());
+    SimpleMeterRegistry later = new SimpleMeterRegistry();
+
+    engine.execute(server.get("http://a.test/1"));
+    engine.execute(server.get("http://a.test/2"));
+    at(0.5); // /1 started at 0 s; /2 starts at 1 s
+    metrics.bindTo(later);
+    metrics.bindTo(later); // twice is once
+    at(2);
+
+    assertThat(later.get("hostpace.requests.started").tag("host", "a.test").functionCounter().count()).isEqualTo(2);
+    assertThat(later.get("hostpace.requests.wait").tag("host", "a.test").timer().count()).isEqualTo(1);
+    assertThat(waits("a.test").count()).isEqualTo(2);
+  }
+
+  // ---------------------------------------------------------------- names
+
+  @Test
+  void namesAndTagsFollowMicrometersConventions() {
+    HostpaceMetrics metrics = metrics().tags(Tags.of("engine", "crawler")).build();
+    Hostpace engine = engine(metrics, Hostpace.builder());
+    engine.execute(server(time, (uri, attempt) -> Reply.ok()).get("http://a.test/"));
+    at(1);
+
+    Set<String> names = new TreeSet<>();
+    for (Meter meter : registry.getMeters()) {
+      names.add(meter.getId().getName());
+      assertThat(meter.getId().getTags()).extracting(tag -> tag.getKey()).containsExactlyInAnyOrder("engine", "host", "scope");
+    }
+    assertThat(names).containsExactly(
+        "hostpace.learned.interval", "hostpace.pause.remaining", "hostpace.requests.gave.up",
+        "hostpace.requests.in.flight", "hostpace.requests.refused", "hostpace.requests.retried",
+        "hostpace.requests.started", "hostpace.requests.wait", "hostpace.requests.waiting");
+    assertThat(names).allMatch(name -> name.matches("[a-z]+(\\.[a-z]+)+"));
+    assertThat(NamingConvention.snakeCase.name("hostpace.requests.in.flight", Meter.Type.GAUGE))
+        .isEqualTo("hostpace_requests_in_flight");
+    assertThat(registry.get("hostpace.requests.in.flight").gauge().getId().getBaseUnit()).isEqualTo("requests");
+    assertThat(registry.get("hostpace.requests.started").functionCounter().getId().getBaseUnit()).isEqualTo("requests");
+    assertThat(registry.get("hostpace.pause.remaining").timeGauge().getId().getBaseUnit()).isEqualTo("seconds");
+  }
+
+  @Test
+  void badSettingsAreRejectedNamingTheValue() {
+    HostpaceMetrics metrics = metrics().build();
+    metrics.watch(Hostpace.builder().time(time).build());
+
+    assertThatThrownBy(() -> metrics.watch(Hostpace.builder().time(time).build()))
+        .isInstanceOf(IllegalStateException.class).hasMessageStartingWith("these metrics watch an engine already");
+    assertThatThrownBy(() -> HostpaceMetrics.builder().maxHosts(-1))
+        .hasMessage("maxHosts must be zero or more, got -1");
+    assertThatThrownBy(() -> HostpaceMetrics.builder().tags(Tags.of("host", "x")))
+        .hasMessage("tag 'host' is the metrics' own; choose another name");
+    assertThatThrownBy(() -> HostpaceMetrics.builder().snapshotMaxAge(Duration.ofSeconds(-1)))
+        .hasMessage("snapshot max age must not be negative, got PT-1S");
+  }
+}

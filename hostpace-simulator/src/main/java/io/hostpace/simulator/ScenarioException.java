@@ -1,0 +1,23 @@
+package io.hostpace.simulator;
+
+/**
+ * A scenario that does not parse or makes no sense. Its message starts with the field it is
+ * about, as a path into the scenario ({@code stages[3].requests[0]: expected a number of ms,
+ * "hang" or {"fail": ...}}), so a command line can print it as it is and exit with status 2.
+ */
+public final class ScenarioException extends RuntimeException {
+
+  private static final long serialVersionUID = 1L;
+
+  private final String field;
+
+  ScenarioException(String field, String problem) {
+    super(field.isEmpty() ? problem : field + ": " + problem);
+    this.field = field;
+  }
+
+  /** The path of the field at fault ({@code stages[3].requests[0]}), empty for the scenario as a whole. */
+  public String field() {
+    return field;
+  }
+}

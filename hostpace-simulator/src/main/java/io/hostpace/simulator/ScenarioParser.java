@@ -1,0 +1,405 @@
+package io.hostpace.simulator;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.hostpace.simulator.Scenario.Fail;
+import io.hostpace.simulator.Scenario.Failure;
+import io.hostpace.simulator.Scenario.Hang;
+import io.hostpace.simulator.Scenario.Idle;
+import io.hostpace.simulator.Scenario.PolicySpec;
+import io.hostpace.simulator.Scenario.Request;
+import io.hostpace.simulator.Scenario.Stage;
+import io.hostpace.timeout.AdaptiveTimeouts;
+import io.hostpace.timeout.TimeoutPolicy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads a timeout scenario (the format is in {@code scenarios/timeouts/README.md}) and checks
+ * every field, so that a bad one is reported by its path: {@code stages[3].requests[0]: expected
+ * a number of ms, "hang" or {"fail": ...}}. Unknown fields are refused too, so that a misspelt
+ * one ({@code serverLimitMS}) does not pass for a default. {@code //} and {@code /* *}{@code /}
+ * comments are allowed, as in the issue's example.
+ */
+final class ScenarioParser {
+
+  private static final ObjectMapper JSON = JsonMapper.builder()
+      .enable(JsonReadFeature.ALLOW_JAVA_COMMENTS)
+      .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
+      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+      .build();
+
+  private static final Set<String> TOP = Set.of(
+      "serverLimitMs", "abortedSlowdown", "maxSlowdown", "retries", "retryBackoffMs", "stages", "policies",
+      "probeIdleMs", "outages", "overloads");
+  private static final Set<String> STAGE = Set.of("name", "tag", "requests");
+  private static final Set<String> FAIL = Set.of("fail", "afterMs");
+  private static final Set<String> OUTAGE = Set.of("fromStage", "toStage", "fail", "afterMs");
+  private static final Set<String> OVERLOAD = Set.of("fromStage", "toStage", "factor");
+  private static final Set<String> FIXED = Set.of("name", "kind", "defaultMs");
+  private static final Set<String> SEED = Set.of("name", "kind", "defaultMs", "tightenedMs", "tightenAfterTimeouts");
+  private static final Set<String> ADAPTIVE = Set.of(
+      "name", "kind", "defaultMs", "floorMs", "degradedMs", "margin", "window", "percentile", "failFastAfter",
+      "coolDownMs", "maxCoolDownMs", "coolDownRequests", "maxCoolDownRequests", "degradeAfterKinds",
+      "decayAfterMs", "decayAfterRequests", "probeMs");
+
+  private ScenarioParser() {}
+
+  static Scenario parse(String text) {
+    JsonNode root;
+    try {
+      root = JSON.readTree(text);
+    } catch (JsonProcessingException e) {
+      JsonLocation at = e.getLocation();
+      throw new ScenarioException("", "scenario is not JSON: " + e.getOriginalMessage()
+          + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
+    }
+    if (root == null || !root.isObject()) {
+      throw new ScenarioException("", "scenario: expected a JSON object {\"stages\": [...], \"policies\": [...]}");
+    }
+    onlyFields(root, "", TOP, "a scenario");
+
+    @Nullable Long serverLimit = root.has("serverLimitMs") ? positiveMs(root.get("serverLimitMs"), "serverLimitMs") : null;
+    double abortedSlowdown = root.has("abortedSlowdown") ? number(root.get("abortedSlowdown"), "abortedSlowdown", 0) : 0;
+    double maxSlowdown = root.has("maxSlowdown") ? number(root.get("maxSlowdown"), "maxSlowdown", 1) : Double.POSITIVE_INFINITY;
+    int retries = root.has("retries") ? count(root.get("retries"), "retries", 0) : 0;
+    List<Long> backoff = new ArrayList<>();
+    if (root.has("retryBackoffMs")) {
+      JsonNode list = root.get("retryBackoffMs");
+      if (!list.isArray()) {
+        throw new ScenarioException("retryBackoffMs", "expected a list of ms, such as [1000, 2000, 4000]");
+      }
+      for (int i = 0; i < list.size(); i++) {
+        backoff.add(ms(list.get(i), "retryBackoffMs[" + i + "]"));
+      }
+    }
+    long probeIdle = root.has("probeIdleMs") ? ms(root.get("probeIdleMs"), "probeIdleMs") : 50_000_000L;
+
+    List<StageDraft> drafts = stages(required(root, "stages", "", "a list of stages"));
+    Map<String, Integer> index = new HashMap<>();
+    for (int i = 0; i < drafts.size(); i++) {
+      index.put(drafts.get(i).name, i);
+    }
+    if (root.has("outages")) {
+      JsonNode list = list(root.get("outages"), "outages", "a list of outages");
+      for (int i = 0; i < list.size(); i++) {
+        String path = "outages[" + i + "]";
+        JsonNode outage = object(list.get(i), path, "{\"fromStage\": ..., \"toStage\": ..., \"fail\": \"refused\"}");
+        onlyFields(outage, path, OUTAGE, "an outage");
+        int[] range = range(outage, path, index, drafts);
+        Fail fail = new Fail(
+            failure(required(outage, "fail", path, "\"refused\", \"reset\", \"dns\" or \"tls\""), path + ".fail"),
+            outage.has("afterMs") ? ms(outage.get("afterMs"), path + ".afterMs") : 5_000_000L);
+        for (int s = range[0]; s <= range[1]; s++) {
+          drafts.get(s).outage = fail;
+        }
+      }
+    }
+    if (root.has("overloads")) {
+      JsonNode list = list(root.get("overloads"), "overloads", "a list of overloads");
+      for (int i = 0; i < list.size(); i++) {
+        String path = "overloads[" + i + "]";
+        JsonNode overload = object(list.get(i), path, "{\"fromStage\": ..., \"factor\": 250}");
+        onlyFields(overload, path, OVERLOAD, "an overload");
+        int[] range = range(overload, path, index, drafts);
+        double factor = number(required(overload, "factor", path, "a factor of 1 or more"), path + ".factor", 1);
+        for (int s = range[0]; s <= range[1]; s++) {
+          drafts.get(s).overload *= factor;
+        }
+      }
+    }
+    List<Stage> stages = new ArrayList<>();
+    for (StageDraft draft : drafts) {
+      stages.add(new Stage(draft.name, draft.tag, draft.requests, draft.outage, draft.overload));
+    }
+
+    List<PolicySpec> policies = policies(required(root, "policies", "", "a list of policies to replay"));
+    return new Scenario(serverLimit, abortedSlowdown, maxSlowdown, retries, List.copyOf(backoff), probeIdle,
+        List.copyOf(stages), policies);
+  }
+
+  // ---------------------------------------------------------------- stages
+
+  private static final class StageDraft {
+    final String name;
+    final String tag;
+    final List<Request> requests;
+    @Nullable Fail outage;
+    double overload = 1;
+
+    StageDraft(String name, String tag, List<Request> requests) {
+      this.name = name;
+      this.tag = tag;
+      this.requests = requests;
+    }
+  }
+
+  private static List<StageDraft> stages(JsonNode list) {
+    list(list, "stages", "a list of stages");
+    if (list.isEmpty()) {
+      throw new ScenarioException("stages", "expected at least one stage");
+    }
+    List<StageDraft> stages = new ArrayList<>();
+    Map<String, Integer> seen = new HashMap<>();
+    for (int i = 0; i < list.size(); i++) {
+      String path = "stages[" + i + "]";
+      JsonNode stage = object(list.get(i), path, "{\"name\": ..., \"requests\": [...]}");
+      onlyFields(stage, path, STAGE, "a stage");
+      String name = text(required(stage, "name", path, "the stage's name"), path + ".name");
+      Integer before = seen.putIfAbsent(name, i);
+      if (before != null) {
+        throw new ScenarioException(path + ".name", "\"" + name + "\" is already the name of stages[" + before + "]");
+      }
+      String tag = stage.has("tag") ? text(stage.get("tag"), path + ".tag") : name;
+      JsonNode requests = list(required(stage, "requests", path, "a list of requests"), path + ".requests",
+          "a list of requests");
+      if (requests.isEmpty()) {
+        throw new ScenarioException(path + ".requests", "expected at least one request");
+      }
+      List<Request> parsed = new ArrayList<>();
+      for (int r = 0; r < requests.size(); r++) {
+        parsed.add(request(requests.get(r), path + ".requests[" + r + "]"));
+      }
+      stages.add(new StageDraft(name, tag, List.copyOf(parsed)));
+    }
+    return stages;
+  }
+
+  private static Request request(JsonNode node, String path) {
+    if (node.isNumber()) {
+      return new Idle(ms(node, path));
+    }
+    if (node.isTextual() && node.asText().equals("hang")) {
+      return new Hang();
+    }
+    if (node.isObject() && node.has("fail")) {
+      onlyFields(node, path, FAIL, "a failing request");
+      return new Fail(failure(node.get("fail"), path + ".fail"),
+          node.has("afterMs") ? ms(node.get("afterMs"), path + ".afterMs") : 0);
+    }
+    throw new ScenarioException(path, "expected a number of ms, \"hang\" or {\"fail\": ...}");
+  }
+
+  private static Failure failure(JsonNode node, String path) {
+    if (node.isTextual()) {
+      for (Failure failure : Failure.values()) {
+        if (failure.label().equals(node.asText())) {
+          return failure;
+        }
+      }
+    }
+    throw new ScenarioException(path, "expected \"refused\", \"reset\", \"dns\" or \"tls\", got " + node);
+  }
+
+  /** The stages from {@code fromStage} to {@code toStage} (the last, when absent), by index. */
+  private static int[] range(JsonNode node, String path, Map<String, Integer> index, List<StageDraft> stages) {
+    int from = stage(required(node, "fromStage", path, "the name of the first stage it covers"), path + ".fromStage", index);
+    int to = node.has("toStage") ? stage(node.get("toStage"), path + ".toStage", index) : stages.size() - 1;
+    if (to < from) {
+      throw new ScenarioException(path + ".toStage", "\"" + stages.get(to).name + "\" comes before fromStage \""
+          + stages.get(from).name + "\": expected a stage at or after it");
+    }
+    return new int[] {from, to};
+  }
+
+  private static int stage(JsonNode node, String path, Map<String, Integer> index) {
+    String name = text(node, path);
+    Integer at = index.get(name);
+    if (at == null) {
+      throw new ScenarioException(path, "no stage is named \"" + name + "\"");
+    }
+    return at;
+  }
+
+  // ---------------------------------------------------------------- policies
+
+  private static List<PolicySpec> policies(JsonNode list) {
+    list(list, "policies", "a list of policies to replay");
+    if (list.isEmpty()) {
+      throw new ScenarioException("policies", "expected at least one policy");
+    }
+    List<PolicySpec> policies = new ArrayList<>();
+    Map<String, Integer> seen = new HashMap<>();
+    for (int i = 0; i < list.size(); i++) {
+      String path = "policies[" + i + "]";
+      JsonNode policy = object(list.get(i), path, "{\"name\": ..., \"kind\": \"adaptive\", \"defaultMs\": ...}");
+      String name = text(required(policy, "name", path, "the policy's name"), path + ".name");
+      Integer before = seen.putIfAbsent(name, i);
+      if (before != null) {
+        throw new ScenarioException(path + ".name", "\"" + name + "\" is already the name of policies[" + before + "]");
+      }
+      JsonNode kindNode = required(policy, "kind", path, "\"adaptive\", \"seed\" or \"fixed\"");
+      String kind = text(kindNode, path + ".kind");
+      Supplier<TimeoutPolicy> factory = switch (kind) {
+        case "fixed" -> fixed(policy, path);
+        case "seed" -> seed(policy, path);
+        case "adaptive" -> adaptive(policy, path);
+        default -> throw new ScenarioException(path + ".kind",
+            "unknown policy kind \"" + kind + "\": expected \"adaptive\", \"seed\" or \"fixed\"");
+      };
+      try {
+        factory.get(); // the policy checks its own settings: report them here, by the policy's path
+      } catch (IllegalArgumentException e) {
+        throw new ScenarioException(path, e.getMessage());
+      }
+      policies.add(new PolicySpec(name, factory));
+    }
+    return List.copyOf(policies);
+  }
+
+  private static Supplier<TimeoutPolicy> fixed(JsonNode policy, String path) {
+    onlyFields(policy, path, FIXED, "a fixed policy");
+    Duration budget = duration(required(policy, "defaultMs", path, "the timeout of every attempt"), path + ".defaultMs");
+    return () -> TimeoutPolicy.fixed(budget);
+  }
+
+  private static Supplier<TimeoutPolicy> seed(JsonNode policy, String path) {
+    onlyFields(policy, path, SEED, "a seed policy");
+    Duration full = duration(required(policy, "defaultMs", path, "the budget while healthy"), path + ".defaultMs");
+    Duration tightened = duration(required(policy, "tightenedMs", path, "the budget once tightened"), path + ".tightenedMs");
+    int after = count(required(policy, "tightenAfterTimeouts", path, "the timeouts in a row that tighten it"),
+        path + ".tightenAfterTimeouts", 1);
+    return () -> TimeoutPolicy.seed(full, tightened, after);
+  }
+
+  private static Supplier<TimeoutPolicy> adaptive(JsonNode policy, String path) {
+    onlyFields(policy, path, ADAPTIVE, "an adaptive policy");
+    AdaptiveTimeouts defaults = AdaptiveTimeouts.defaults();
+    AdaptiveTimeouts.Builder builder = AdaptiveTimeouts.builder()
+        .defaultBudget(duration(required(policy, "defaultMs", path, "the full budget"), path + ".defaultMs"));
+    if (policy.has("floorMs")) {
+      builder.floor(duration(policy.get("floorMs"), path + ".floorMs"));
+    }
+    if (policy.has("degradedMs")) {
+      builder.degradedBudget(duration(policy.get("degradedMs"), path + ".degradedMs"));
+    }
+    if (policy.has("margin")) {
+      builder.margin(number(policy.get("margin"), path + ".margin", 1));
+    }
+    if (policy.has("window")) {
+      builder.window(count(policy.get("window"), path + ".window", 1));
+    }
+    if (policy.has("percentile")) {
+      builder.percentile(number(policy.get("percentile"), path + ".percentile", 0));
+    }
+    if (policy.has("failFastAfter")) {
+      builder.failFastAfter(count(policy.get("failFastAfter"), path + ".failFastAfter", 1));
+    }
+    builder.coolDown(
+        policy.has("coolDownMs") ? duration(policy.get("coolDownMs"), path + ".coolDownMs") : defaults.coolDown(),
+        policy.has("maxCoolDownMs") ? duration(policy.get("maxCoolDownMs"), path + ".maxCoolDownMs") : defaults.maxCoolDown());
+    builder.coolDownRequests(
+        policy.has("coolDownRequests") ? count(policy.get("coolDownRequests"), path + ".coolDownRequests", 1)
+            : defaults.coolDownRequests(),
+        policy.has("maxCoolDownRequests") ? count(policy.get("maxCoolDownRequests"), path + ".maxCoolDownRequests", 1)
+            : defaults.maxCoolDownRequests());
+    if (policy.has("degradeAfterKinds")) {
+      builder.degradeAfterKinds(count(policy.get("degradeAfterKinds"), path + ".degradeAfterKinds", 1));
+    }
+    builder.decayAfter(
+        policy.has("decayAfterMs") ? duration(policy.get("decayAfterMs"), path + ".decayAfterMs") : defaults.decayAfter(),
+        policy.has("decayAfterRequests") ? count(policy.get("decayAfterRequests"), path + ".decayAfterRequests", 1)
+            : defaults.decayAfterRequests());
+    if (policy.has("probeMs")) {
+      builder.probe(duration(policy.get("probeMs"), path + ".probeMs"));
+    }
+    return () -> TimeoutPolicy.adaptive(builder.build());
+  }
+
+  // ---------------------------------------------------------------- values
+
+  private static JsonNode required(JsonNode object, String field, String path, String what) {
+    JsonNode value = object.get(field);
+    if (value == null || value.isNull()) {
+      throw new ScenarioException(path.isEmpty() ? field : path + "." + field, "required: " + what);
+    }
+    return value;
+  }
+
+  private static void onlyFields(JsonNode object, String path, Set<String> allowed, String what) {
+    for (Iterator<String> names = object.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!allowed.contains(name)) {
+        throw new ScenarioException(path.isEmpty() ? name : path + "." + name,
+            "unknown field of " + what + ": expected one of " + String.join(", ", allowed.stream().sorted().toList()));
+      }
+    }
+  }
+
+  private static JsonNode object(JsonNode node, String path, String shape) {
+    if (!node.isObject()) {
+      throw new ScenarioException(path, "expected an object " + shape + ", got " + node);
+    }
+    return node;
+  }
+
+  private static JsonNode list(JsonNode node, String path, String what) {
+    if (!node.isArray()) {
+      throw new ScenarioException(path, "expected " + what + " [...], got " + brief(node));
+    }
+    return node;
+  }
+
+  private static String text(JsonNode node, String path) {
+    if (!node.isTextual() || node.asText().isEmpty()) {
+      throw new ScenarioException(path, "expected a non-empty string, got " + brief(node));
+    }
+    return node.asText();
+  }
+
+  /** A number of milliseconds, 0 or more, as nanoseconds. */
+  private static long ms(JsonNode node, String path) {
+    if (!node.isNumber() || !Double.isFinite(node.asDouble()) || node.asDouble() < 0
+        || node.asDouble() > Long.MAX_VALUE / 1e6 / 4) {
+      throw new ScenarioException(path, "expected a number of ms of 0 or more, got " + brief(node));
+    }
+    return Math.round(node.asDouble() * 1e6);
+  }
+
+  private static long positiveMs(JsonNode node, String path) {
+    long nanos = node.isNumber() && node.asDouble() > 0 ? ms(node, path) : 0;
+    if (nanos <= 0) {
+      throw new ScenarioException(path, "expected a positive number of ms, got " + brief(node));
+    }
+    return nanos;
+  }
+
+  private static Duration duration(JsonNode node, String path) {
+    return Duration.ofNanos(positiveMs(node, path));
+  }
+
+  private static double number(JsonNode node, String path, double least) {
+    if (!node.isNumber() || !Double.isFinite(node.asDouble()) || node.asDouble() < least) {
+      throw new ScenarioException(path, "expected a number of " + plain(least) + " or more, got " + brief(node));
+    }
+    return node.asDouble();
+  }
+
+  private static int count(JsonNode node, String path, int least) {
+    if (!node.isIntegralNumber() || !node.canConvertToInt() || node.asInt() < least) {
+      throw new ScenarioException(path, "expected a whole number of " + least + " or more, got " + brief(node));
+    }
+    return node.asInt();
+  }
+
+  private static String plain(double value) {
+    return value == Math.rint(value) ? Long.toString((long) value) : Double.toString(value);
+  }
+
+  private static String brief(JsonNode node) {
+    String text = node.toString();
+    return text.length() > 60 ? text.substring(0, 57) + "..." : text;
+  }
+}

@@ -1,0 +1,123 @@
+package io.hostpace.simulator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hostpace.simulator.SimulationResult.Policy;
+import io.hostpace.simulator.SimulationResult.Stage;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The four scenarios of issue 5, run from the files shipped in {@code scenarios/timeouts/}, and
+ * the claims the issue makes of them. {@code hostpace} is the adaptive policy with a 2 s probe;
+ * {@code hostpace-no-probe} the same without one.
+ */
+class ShippedScenariosTest {
+
+  static SimulationResult replay(String file) throws IOException {
+    return TimeoutSimulation.simulate(Path.of("scenarios/timeouts", file));
+  }
+
+  @Test
+  void D5_onTheRunOfSeed003TheSeedPolicyLosesThirteenStagesAndOursOnlyDatatypes() throws IOException {
+    SimulationResult result = replay("seed-003.json");
+    Policy seed = result.policy("seed");
+    Policy ours = result.policy("hostpace");
+
+    assertThat(seed.lost()).hasSizeGreaterThanOrEqualTo(8).containsExactly(
+        "datatypes", "triples", "class-partition", "class-properties-CreativeWork", "class-properties-Person",
+        "class-properties-Place", "class-properties-Organization", "class-properties-Event",
+        "class-properties-Book", "licenses", "entity-properties", "subject-uri-space", "object-uri-space");
+    assertThat(ours.lost()).containsExactly("datatypes");
+    assertThat(result.policy("fixed").lost()).containsExactly("datatypes");
+  }
+
+  @Test
+  void D5_theSeedPolicyReplaysTheSeedsLog() throws IOException {
+    Policy seed = replay("seed-003.json").policy("seed");
+
+    // datatypes: 504 at the 300 s limit, retried, 504 again: tightened to 10 s
+    assertThat(seed.stage("datatypes").budgetsMs()).containsExactly(300_000L, 300_000L, 10_000L);
+    // triples needs 9 s, but the aborted datatypes query still runs and slows it 1.5x
+    assertThat(seed.stage("triples").outcome()).isEqualTo("timeout");
+    // the fast SHACL sample fits in 10 s and relaxes the endpoint; iiif then succeeds
+    assertThat(seed.stage("shacl-sample-CreativeWork").outcome()).isEqualTo("ok");
+    assertThat(seed.stage("shacl-sample-CreativeWork").budgetsMs()).containsExactly(10_000L);
+    assertThat(seed.stage("iiif").outcome()).isEqualTo("ok");
+  }
+
+  @Test
+  void D2_onTheRunOfSeed003OursGivesEveryAttemptTheFullBudget() throws IOException {
+    Policy ours = replay("seed-003.json").policy("hostpace");
+
+    assertThat(ours.stages()).flatExtracting(Stage::budgetsMs).containsOnly(300_000L);
+    assertThat(ours.stage("datatypes").attempts()).as("504 on every attempt, retried 3 times").isEqualTo(4);
+  }
+
+  @Test
+  void D3_onADeadEndpointOursFailsEveryStageWithin10sOfTheFirstRefusal() throws IOException {
+    SimulationResult result = replay("dead-endpoint.json");
+    long firstRefusalMs = 5;
+
+    for (String name : List.of("hostpace", "hostpace-no-probe")) {
+      Policy ours = result.policy(name);
+      assertThat(ours.lost()).as(name).hasSize(20);
+      assertThat(ours.stages().get(19).endMs() - firstRefusalMs).as(name).isLessThanOrEqualTo(10_000);
+    }
+    assertThat(result.policy("hostpace").totalMs()).isEqualTo(7_115);
+    assertThat(result.policy("hostpace-no-probe").totalMs()).isEqualTo(9_030);
+    // The fixed timeout waits out the caller's back-off on every stage: 1 + 2 + 4 s, 20 times.
+    assertThat(result.policy("fixed").totalMs()).isEqualTo(140_400);
+  }
+
+  @Test
+  void D4_onAnEndpointOverloadedForEveryoneOursLosesNoMoreThanAFixedTimeoutInAQuarterOfItsTime() throws IOException {
+    SimulationResult result = replay("overloaded.json");
+    Policy fixed = result.policy("fixed");
+    Policy ours = result.policy("hostpace");
+
+    assertThat(fixed.lost()).containsAll(ours.lost());
+    assertThat(ours.lost()).hasSize(15);
+    assertThat(ours.totalMs()).as("at most a quarter of the fixed timeout's").isLessThanOrEqualTo(fixed.totalMs() / 4);
+    assertThat(ours.totalMs() * 100 / fixed.totalMs()).as("per cent, as measured").isEqualTo(18);
+  }
+
+  @Test
+  void D4_afterAnOutageOursLosesOnlyTheStagesInsideItAndGivesTheNextTheFullBudgetWithinOneCoolDown()
+      throws IOException {
+    SimulationResult result = replay("outage.json");
+    List<String> inside = List.of(
+        "class-partition", "class-properties-CreativeWork", "class-properties-Person", "class-properties-Place");
+    Policy ours = result.policy("hostpace");
+
+    assertThat(ours.lost()).isEqualTo(inside);
+    assertThat(result.policy("fixed").lost()).isEqualTo(inside);
+    Stage lastInside = ours.stage("class-properties-Place");
+    Stage firstAfter = ours.stage("class-properties-Organization");
+    assertThat(firstAfter.outcome()).isEqualTo("ok");
+    assertThat(firstAfter.budgetsMs()).containsExactly(300_000L);
+    // It ran 35 s on an idle server; what came before its full-budget attempt (one probe) took
+    // less than the first cool-down, 1 s.
+    long fullBudgetAttemptStartedMs = firstAfter.endMs() - 35_000;
+    assertThat(fullBudgetAttemptStartedMs - lastInside.endMs()).isBetween(0L, 1_000L);
+  }
+
+  @Test
+  void withoutAProbeTheFirstStageAfterAnOutageIsFailedFastAndTheNextOneIsTheTrial() throws IOException {
+    Policy noProbe = replay("outage.json").policy("hostpace-no-probe");
+
+    assertThat(noProbe.lost()).containsExactly("class-partition", "class-properties-CreativeWork",
+        "class-properties-Person", "class-properties-Place", "class-properties-Organization");
+    assertThat(noProbe.stage("class-properties-Event").budgetsMs()).containsExactly(300_000L);
+  }
+
+  @Test
+  void everyShippedScenarioRunsAsTheCommandLineWillRunIt() throws IOException {
+    for (String file : List.of("seed-003.json", "dead-endpoint.json", "overloaded.json", "outage.json")) {
+      String json = TimeoutSimulation.run(Path.of("scenarios/timeouts", file));
+      assertThat(json).as(file).startsWith("{\"policies\":[{\"name\":\"seed\",\"lost\":[").doesNotContain("\n");
+    }
+  }
+}
