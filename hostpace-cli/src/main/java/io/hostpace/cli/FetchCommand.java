@@ -178,6 +178,9 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
       cause = cause.getCause();
     }
     for (Throwable t = cause; t != null; t = t.getCause()) {
+      if (t instanceof io.hostpace.EndpointDownException || t instanceof io.hostpace.AttemptTimeoutException) {
+        return t.getMessage();
+      }
       if (t instanceof HttpConnectTimeoutException) {
         return "connect timeout";
       }

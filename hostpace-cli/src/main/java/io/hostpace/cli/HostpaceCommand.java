@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = HostpaceCommand.Version.class,
     description = "Fetch from shared public HTTP endpoints politely: paced per host, refusals retried.",
-    subcommands = {FetchCommand.class, SparqlCommand.class, DemoCommand.class})
+    subcommands = {FetchCommand.class, SparqlCommand.class, DemoCommand.class, SimulateCommand.class})
 final class HostpaceCommand implements Runnable {
 
   @Override

@@ -5,6 +5,8 @@ import io.hostpace.Hostpace;
 import io.hostpace.HostpaceListener;
 import io.hostpace.Limits;
 import io.hostpace.Rate;
+import io.hostpace.timeout.AdaptiveTimeouts;
+import io.hostpace.timeout.TimeoutPolicy;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,6 +56,14 @@ final class PacingOptions {
   @Option(names = "--user-agent", paramLabel = "UA", description = "the User-Agent of requests that set none")
   @Nullable String userAgent;
 
+  /** How each attempt's time is budgeted. */
+  enum TimeoutPolicyName { fixed, adaptive }
+
+  @Option(names = "--timeout-policy", paramLabel = "POLICY", defaultValue = "fixed",
+      description = "fixed: every attempt gets --timeout; adaptive: each endpoint's budget follows what its "
+          + "answers took, up to --timeout, and an endpoint that fails at once fails fast (default ${DEFAULT-VALUE})")
+  TimeoutPolicyName timeoutPolicy = TimeoutPolicyName.fixed;
+
   /** The engine these options describe, heard by {@code listener}. */
   Hostpace engine(HostpaceListener listener) {
     if (retries < 0) {
@@ -63,6 +73,11 @@ final class PacingOptions {
         .retries(retries)
         .retryDelayLimit(seconds("--retry-delay-limit", retryDelayLimit, true))
         .listener(listener);
+    if (timeoutPolicy == TimeoutPolicyName.adaptive) {
+      Duration budget = timeout();
+      builder.timeoutPolicy(TimeoutPolicy.adaptive(AdaptiveTimeouts.builder()
+          .defaultBudget(budget).floor(budget.dividedBy(10)).build()));
+    }
     if (userAgent != null) {
       if (userAgent.isBlank()) {
         throw usage("--user-agent must not be blank");

@@ -230,4 +230,22 @@ class FetchCommandTest {
         .isEqualTo("timeout: no response headers in time");
     assertThat(FetchCommand.describe(new IOException("connection reset"))).isEqualTo("connection reset");
   }
+
+  @Test
+  void D3_withTheAdaptiveTimeoutPolicyAnEndpointThatRefusesConnectionsFailsFast() throws IOException {
+    String dead = "http://127.0.0.1:" + closedPort() + "/";
+    int status = run("fetch", "--timeout-policy", "adaptive", "--max-in-flight", "1",
+        dead + "1", dead + "2", dead + "3", dead + "4", dead + "5");
+
+    assertThat(status).isEqualTo(1);
+    assertThat(records()).filteredOn(line -> line.contains("\"error\":\"connection refused\"")).hasSize(3);
+    assertThat(records()).filteredOn(line -> line.contains("is unreachable: failing fast")).hasSize(2);
+  }
+
+  @Test
+  void anUnknownTimeoutPolicyIsAUsageError() {
+    assertThat(run("fetch", "--timeout-policy", "psychic", server.url("/ok"))).isEqualTo(2);
+    assertThat(err.strip()).startsWith("hostpace: Invalid value for option '--timeout-policy'");
+    assertThat(server.requests).isEmpty();
+  }
 }

@@ -1,0 +1,58 @@
+package io.hostpace.cli;
+
+import io.hostpace.simulator.ScenarioException;
+import io.hostpace.simulator.TimeoutSimulation;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code hostpace simulate timeouts SCENARIO.json}: replays a scenario in virtual time against
+ * each policy it names and prints one JSON object. A scenario that does not parse, or names an
+ * unknown policy kind, gets a message naming the field, exit status 2.
+ */
+@Command(name = "simulate", mixinStandardHelpOptions = true,
+    description = "Replay a scenario in virtual time against policies, and print the results as JSON.",
+    subcommands = {SimulateCommand.Timeouts.class})
+final class SimulateCommand implements Runnable {
+
+  @Override
+  public void run() {
+    throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+        "a simulation is missing: try 'hostpace simulate timeouts SCENARIO.json'");
+  }
+
+  /** The timeout policies of a scenario of stages (SPEC D1 to D5). */
+  @Command(name = "timeouts", mixinStandardHelpOptions = true,
+      description = "Replay a scenario of query stages against timeout policies (see hostpace-simulator/scenarios/timeouts).")
+  static final class Timeouts implements java.util.concurrent.Callable<Integer> {
+
+    private final Main.Streams streams;
+
+    @Parameters(paramLabel = "SCENARIO.json", description = "the scenario")
+    Path scenario = Path.of("");
+
+    Timeouts(Main.Streams streams) {
+      this.streams = streams;
+    }
+
+    @Override
+    public Integer call() throws IOException {
+      if (!Files.isReadable(scenario)) {
+        throw usage("'" + scenario + "' is not a readable file");
+      }
+      try {
+        streams.out().println(TimeoutSimulation.run(scenario));
+        return Main.OK;
+      } catch (ScenarioException e) {
+        throw usage(scenario + ": " + e.getMessage());
+      }
+    }
+
+    private picocli.CommandLine.ParameterException usage(String message) {
+      return new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), message);
+    }
+  }
+}
