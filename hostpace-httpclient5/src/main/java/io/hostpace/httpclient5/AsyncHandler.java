@@ -1,0 +1,297 @@
+package io.hostpace.httpclient5;
+
+import io.hostpace.CallContext;
+import io.hostpace.Hostpace;
+import io.hostpace.spi.Exchange;
+import java.io.IOException;
+import java.net.URI;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import org.apache.hc.client5.http.async.AsyncExecCallback;
+import org.apache.hc.client5.http.async.AsyncExecChain;
+import org.apache.hc.client5.http.async.AsyncExecChainHandler;
+import org.apache.hc.client5.http.async.AsyncExecRuntime;
+import org.apache.hc.client5.http.impl.classic.RequestFailedException;
+import org.apache.hc.core5.http.EntityDetails;
+import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpException;
+import org.apache.hc.core5.http.HttpHeaders;
+import org.apache.hc.core5.http.HttpRequest;
+import org.apache.hc.core5.http.HttpResponse;
+import org.apache.hc.core5.http.nio.AsyncDataConsumer;
+import org.apache.hc.core5.http.nio.AsyncEntityProducer;
+import org.apache.hc.core5.http.support.BasicRequestBuilder;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The async client's handler: each call goes through the engine without blocking, and each
+ * attempt is {@code chain.proceed} with a callback of its own, an {@link Answer}. An attempt's
+ * response, for the engine, is that answer: what arrived with the headers. Its body goes to the
+ * caller's consumer if the call ends with it, and is read and dropped if the engine retries.
+ *
+ * <pre>
+ * engine: send() ─→ chain.proceed(copy of request, producer, scope, answer)
+ * client: headers ─→ answer.handleResponse(response, entity)
+ *           ├─ answer.answered.complete(answer)    the engine judges it here, and frees the place:
+ *           │     a refusal to retry → discard: the body is dropped
+ *           │     the last answer → the call's future → keep: upstream.handleResponse(...)
+ *           └─ returns the answer's {@link DeferredConsumer}, which hands the body to whichever was chosen
+ * client: body, streamEnd, completed ─→ the chosen target: the caller's consumer and callback, or nothing
+ * engine: the next attempt proceeds only once the last one is over, as the client's own redirects do
+ * </pre>
+ */
+final class AsyncHandler implements AsyncExecChainHandler {
+
+  private final Hostpace engine;
+  private final CallContext context;
+
+  AsyncHandler(Hostpace engine, CallContext context) {
+    this.engine = engine;
+    this.context = context;
+  }
+
+  @Override
+  public void execute(HttpRequest request, @Nullable AsyncEntityProducer entityProducer, AsyncExecChain.Scope scope,
+      AsyncExecChain chain, AsyncExecCallback callback) throws HttpException, IOException {
+    Attempts attempts = new Attempts(request, entityProducer, scope, chain, callback, engine.userAgent());
+    // The caller's cancel comes here, whenever it comes: waiting or in flight, the engine cancels the
+    // call, and with it the attempt in flight, whose own dependencies then abort the exchange (see
+    // Answer); once the call is done, the last attempt's dependencies abort the reading of its body.
+    CompletableFuture<Void> cancelRequested = new CompletableFuture<>();
+    scope.cancellableDependency.setDependency(() -> {  // run at once if already cancelled
+      cancelRequested.complete(null);
+      attempts.abortLatest();
+      return true;
+    });
+    CompletableFuture<Answer> call = engine.execute(attempts, HostpaceHttpClient5.callContext(scope.clientContext, context));
+    cancelRequested.thenRun(() -> call.cancel(true));
+    call.whenComplete((answer, failure) -> {
+      if (failure == null) {
+        answer.keep();
+      } else {
+        callback.failed(asException(failure));
+      }
+    });
+  }
+
+  private static Exception asException(Throwable failure) {
+    Throwable cause = failure;
+    while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    if (cause instanceof CancellationException) {
+      return new RequestFailedException("Request aborted", cause);
+    }
+    return cause instanceof Exception exception ? exception : new ExecutionException(cause);
+  }
+
+  @Override
+  public String toString() {
+    return "Hostpace async exec handler";
+  }
+
+  /** One call: the engine's exchange. */
+  private static final class Attempts implements Exchange<Answer> {
+    private final HttpRequest request;
+    private final @Nullable AsyncEntityProducer entityProducer;
+    private final AsyncExecChain.Scope scope;
+    private final AsyncExecChain chain;
+    private final AsyncExecCallback upstream;
+    private final String userAgent;
+    private final URI uri;
+    private final boolean canResend;
+    /** The last attempt's answer: the next attempt goes once it has completed. */
+    private volatile @Nullable Answer latest;
+
+    Attempts(HttpRequest request, @Nullable AsyncEntityProducer entityProducer, AsyncExecChain.Scope scope,
+        AsyncExecChain chain, AsyncExecCallback upstream, String userAgent) throws HttpException {
+      this.request = request;
+      this.userAgent = userAgent;
+      this.entityProducer = entityProducer;
+      this.scope = scope;
+      this.chain = chain;
+      this.upstream = upstream;
+      this.uri = HostpaceHttpClient5.uri(request, scope.route);
+      this.canResend = entityProducer == null || entityProducer.isRepeatable();
+    }
+
+    /** Aborts the last attempt's exchange, if there is one. */
+    void abortLatest() {
+      Answer answer = latest;
+      if (answer != null) {
+        answer.dependency.cancel();
+      }
+    }
+
+    @Override
+    public URI uri() {
+      return uri;
+    }
+
+    @Override
+    public String method() {
+      return request.getMethod();
+    }
+
+    @Override
+    public boolean canResend() {
+      return canResend;
+    }
+
+    @Override
+    public CompletableFuture<Answer> send() {
+      Answer previous = latest;
+      Answer answer = new Answer(upstream, scope.execRuntime);
+      latest = answer;
+      if (previous == null) {
+        proceed(answer, chain);
+      } else {
+        // As the client's own redirects do: once the refused exchange is over, on the thread that ended it.
+        previous.finished.whenComplete((done, failure) -> {
+          if (previous.failedAfterAnswer) {
+            scope.execRuntime.discardEndpoint(); // the refused exchange broke off: a connection afresh
+          }
+          if (entityProducer != null) {
+            entityProducer.releaseResources(); // rewinds a repeatable body
+          }
+          proceed(answer, chain);
+        });
+      }
+      return answer.answered;
+    }
+
+    private void proceed(Answer answer, AsyncExecChain next) {
+      if (answer.answered.isDone()) {
+        return; // the call ended before this attempt's turn
+      }
+      try {
+        // A copy per attempt, as the client's own retries make: the chain below adds headers to what it is given.
+        HttpRequest attempt = BasicRequestBuilder.copy(request).build();
+        if (!attempt.containsHeader(HttpHeaders.USER_AGENT)) {
+          attempt.setHeader(HttpHeaders.USER_AGENT, userAgent); // SPEC U1; the client adds its own only when none is set
+        }
+        AsyncExecChain.Scope below = new AsyncExecChain.Scope(scope.exchangeId, scope.route, scope.originalRequest,
+            answer.dependency, scope.clientContext, scope.execRuntime, scope.scheduler, scope.execCount);
+        next.proceed(attempt, entityProducer, below, answer);
+      } catch (HttpException | IOException | RuntimeException e) {
+        answer.answered.completeExceptionally(e);
+      }
+    }
+
+    @Override
+    public int status(Answer answer) {
+      return answer.response().getCode();
+    }
+
+    @Override
+    public @Nullable String header(Answer answer, String name) {
+      Header header = answer.response().getFirstHeader(name);
+      return header == null ? null : header.getValue();
+    }
+
+    @Override
+    public void discard(Answer answer) {
+      answer.letGo();
+    }
+
+    @Override
+    public String toString() {
+      return request.getMethod() + " " + uri;
+    }
+  }
+
+  /** One attempt's callback: its answer, and where its body goes. */
+  static final class Answer implements AsyncExecCallback {
+    /** Completes with this answer when the headers arrive, or with the attempt's failure. */
+    final CompletableFuture<Answer> answered = new CompletableFuture<>();
+    /** Completes when the client is done with the attempt: completed or failed. */
+    final CompletableFuture<Void> finished = new CompletableFuture<>();
+    /** What the chain below sets as cancellable for this attempt; cancelled with the attempt. */
+    final EveryDependency dependency = new EveryDependency();
+    private final AsyncExecCallback upstream;
+    private final AsyncExecRuntime runtime;
+    private final DeferredConsumer body;
+    private volatile @Nullable HttpResponse response;
+    private volatile @Nullable EntityDetails entity;
+    volatile boolean failedAfterAnswer;
+
+    Answer(AsyncExecCallback upstream, AsyncExecRuntime runtime) {
+      this.upstream = upstream;
+      this.runtime = runtime;
+      this.body = new DeferredConsumer(failure -> abort(failure));
+      // The engine cancels the attempt when the call is cancelled (SPEC T5): the exchange is aborted.
+      answered.whenComplete((answer, failure) -> {
+        if (failure instanceof CancellationException) {
+          dependency.cancel();
+        }
+      });
+    }
+
+    HttpResponse response() {
+      HttpResponse current = response;
+      if (current == null) {
+        throw new IllegalStateException("the attempt has no answer yet");
+      }
+      return current;
+    }
+
+    @Override
+    public @Nullable AsyncDataConsumer handleResponse(HttpResponse response, @Nullable EntityDetails entity) {
+      this.response = response;
+      this.entity = entity;
+      if (!answered.complete(this)) {
+        letGo(); // the call ended meanwhile
+      }
+      return entity == null ? null : body;
+    }
+
+    @Override
+    public void handleInformationResponse(HttpResponse response) throws HttpException, IOException {
+      upstream.handleInformationResponse(response);
+    }
+
+    @Override
+    public void completed() {
+      finished.complete(null);
+      body.signalQuietly(DeferredConsumer.Target::completed);
+    }
+
+    @Override
+    public void failed(Exception cause) {
+      if (answered.isDone()) {
+        failedAfterAnswer = true;
+      }
+      finished.complete(null);
+      if (answered.completeExceptionally(cause)) {
+        return; // failed before its headers: the engine hears it
+      }
+      body.signalQuietly(target -> target.failed(cause));
+    }
+
+    /** The call ends with this answer: its body and completion are the caller's. */
+    void keep() {
+      AsyncDataConsumer consumer;
+      try {
+        consumer = upstream.handleResponse(response(), entity);
+      } catch (HttpException | IOException | RuntimeException e) {
+        body.choose(DeferredConsumer.DISCARD);
+        abort(e);
+        return;
+      }
+      body.choose(new DeferredConsumer.Kept(consumer, upstream));
+    }
+
+    /** Another attempt follows, or the call ended otherwise: the body is read and dropped. */
+    void letGo() {
+      body.choose(DeferredConsumer.DISCARD);
+    }
+
+    /** The caller's consumer failed on a body handed over late: the exchange is dropped, and the caller hears why. */
+    private void abort(Exception failure) {
+      runtime.discardEndpoint();
+      upstream.failed(failure);
+    }
+  }
+}

@@ -1,0 +1,147 @@
+package io.hostpace.httpclient5;
+
+import io.hostpace.CallContext;
+import io.hostpace.Hostpace;
+import java.io.IOException;
+import java.net.URI;
+import org.apache.hc.client5.http.classic.ExecChain;
+import org.apache.hc.client5.http.classic.ExecChainHandler;
+import org.apache.hc.client5.http.impl.classic.RequestFailedException;
+import org.apache.hc.core5.concurrent.Cancellable;
+import org.apache.hc.core5.concurrent.CancellableDependency;
+import org.apache.hc.core5.http.ClassicHttpRequest;
+import org.apache.hc.core5.http.ClassicHttpResponse;
+import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpEntity;
+import org.apache.hc.core5.http.HttpException;
+import org.apache.hc.core5.http.HttpHeaders;
+import org.apache.hc.core5.http.ProtocolException;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
+import org.apache.hc.core5.http.io.support.ClassicRequestBuilder;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The classic client's handler: each call goes through the engine, each attempt is
+ * {@code chain.proceed} on the calling thread. The rest of the chain (redirects, the client's own
+ * I/O retries, the connection) is below it, inside one attempt.
+ */
+final class ClassicHandler implements ExecChainHandler {
+
+  private final Hostpace engine;
+  private final CallContext context;
+
+  ClassicHandler(Hostpace engine, CallContext context) {
+    this.engine = engine;
+    this.context = context;
+  }
+
+  @Override
+  public ClassicHttpResponse execute(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain)
+      throws IOException, HttpException {
+    Attempts attempts = new Attempts(request, scope, chain, engine.userAgent());
+    return CallingThread.call(engine, attempts, HostpaceHttpClient5.callContext(scope.clientContext, context),
+        attempts::onCancel, () -> new RequestFailedException("Request aborted"));
+  }
+
+  @Override
+  public String toString() {
+    return "Hostpace classic exec handler";
+  }
+
+  /** The call's attempts; the client's cancel reaches the engine while the call waits in its queue. */
+  private static final class Attempts implements CallingThread.BlockingExchange<ClassicHttpResponse> {
+    private final ClassicHttpRequest request;
+    private final ExecChain.Scope scope;
+    private final ExecChain chain;
+    private final String userAgent;
+    private final URI uri;
+    private final boolean canResend;
+    private @Nullable Cancellable cancelWait;
+
+    Attempts(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain, String userAgent) throws ProtocolException {
+      this.request = request;
+      this.userAgent = userAgent;
+      this.scope = scope;
+      this.chain = chain;
+      this.uri = HostpaceHttpClient5.uri(request, scope.route);
+      HttpEntity entity = request.getEntity();
+      this.canResend = entity == null || entity.isRepeatable();
+    }
+
+    /**
+     * Makes the request's own cancel ({@code HttpUriRequestBase.cancel()}) cancel the call while it
+     * waits. While an attempt is sent, the client's connection handling takes the request's
+     * dependency over, and so its cancel aborts the exchange; after a refusal, the wait for the
+     * next attempt takes it back (see {@link #discard}).
+     */
+    void onCancel(Runnable cancel) {
+      cancelWait = () -> {
+        cancel.run();
+        return true;
+      };
+      waitCancellably();
+    }
+
+    private void waitCancellably() {
+      if (scope.originalRequest instanceof CancellableDependency dependency && cancelWait != null) {
+        dependency.setDependency(cancelWait); // runs cancelWait at once if the request is already cancelled
+      }
+    }
+
+    @Override
+    public URI uri() {
+      return uri;
+    }
+
+    @Override
+    public String method() {
+      return request.getMethod();
+    }
+
+    @Override
+    public boolean canResend() {
+      return canResend;
+    }
+
+    @Override
+    public ClassicHttpResponse send() throws IOException, HttpException {
+      // A copy per attempt, as the client's own retries make: the chain below adds headers to what it is given.
+      ClassicHttpRequest attempt = ClassicRequestBuilder.copy(request).build();
+      if (!attempt.containsHeader(HttpHeaders.USER_AGENT)) {
+        attempt.setHeader(HttpHeaders.USER_AGENT, userAgent); // SPEC U1; the client adds its own only when none is set
+      }
+      return chain.proceed(attempt, scope);
+    }
+
+    @Override
+    public int status(ClassicHttpResponse response) {
+      return response.getCode();
+    }
+
+    @Override
+    public @Nullable String header(ClassicHttpResponse response, String name) {
+      Header header = response.getFirstHeader(name);
+      return header == null ? null : header.getValue();
+    }
+
+    @Override
+    public void discard(ClassicHttpResponse response) {
+      try {
+        EntityUtils.consume(response.getEntity()); // a refusal's body is short: read it, and keep the connection
+      } catch (IOException e) {
+        // the connection is let go below
+      }
+      try {
+        response.close();
+      } catch (IOException e) {
+        // nothing left to let go
+      }
+      waitCancellably();
+    }
+
+    @Override
+    public String toString() {
+      return request.getMethod() + " " + uri;
+    }
+  }
+}

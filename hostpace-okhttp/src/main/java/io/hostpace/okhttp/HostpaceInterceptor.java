@@ -1,0 +1,193 @@
+package io.hostpace.okhttp;
+
+import io.hostpace.CallContext;
+import io.hostpace.Hostpace;
+import java.io.IOException;
+import java.net.URI;
+import java.util.Objects;
+import okhttp3.Call;
+import okhttp3.EventListener;
+import okhttp3.Interceptor;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An OkHttp application interceptor that sends each request through a {@link Hostpace} engine
+ * (SPEC I3): the request waits in its host's queue, holds its place until the response headers
+ * arrive, and is sent again through the queue when the host refuses it.
+ *
+ * <pre>{@code
+ * Hostpace engine = Hostpace.builder().limit("qlever.dev", "inFlight:1,perSecond:1").build();
+ * OkHttpClient client = new OkHttpClient.Builder().addInterceptor(HostpaceInterceptor.of(engine)).build();
+ * Request request = new Request.Builder().url("https://qlever.dev/api/wikidata?query=...")
+ *     .tag(CallContext.class, batch)                      // optional: this call's limits, retries, listener
+ *     .build();
+ * try (Response response = client.newCall(request).execute()) { ... }
+ * }</pre>
+ *
+ * <p>What it does with each call:
+ * <ul>
+ * <li>Each attempt is {@code chain.proceed(request)}, on the thread that runs the interceptor,
+ *     as OkHttp requires. OkHttp's {@code proceed} returns at the response headers, so the place is
+ *     freed there and the body is read after, outside the queue (SPEC P2). A refused attempt's
+ *     response is closed before the next {@code proceed}; OkHttp allows an application interceptor
+ *     to proceed more than once.
+ * <li>A body whose {@link RequestBody#isOneShot()} is true is sent once, and its refusal returned;
+ *     any other body is sent whole on every attempt (SPEC T4). When retries run out, the last
+ *     refusal is returned as it is, status and body (SPEC T3).
+ * <li>The call's {@link CallContext} is the request's tag of type {@code CallContext}, or else the
+ *     interceptor's default ({@link #of(Hostpace, CallContext)}).
+ * <li>A request without a {@code User-Agent} is sent with the engine's (SPEC U1); OkHttp adds its
+ *     own {@code okhttp/x} only when none is set, so it does not.
+ * <li>{@link Call#cancel()} takes a waiting call out of its queue, or frees its place, and the
+ *     call fails with {@code IOException("Canceled")}, as OkHttp's do (SPEC T5); an interrupted
+ *     thread fails it with an {@link java.io.InterruptedIOException}. Every failure of an attempt
+ *     (a reset, a {@link java.net.SocketTimeoutException}) reaches the caller as OkHttp raised it,
+ *     and is never retried (SPEC T6).
+ * </ul>
+ *
+ * <p><b>Where it goes.</b> Add it with {@code addInterceptor} (an application interceptor), not
+ * {@code addNetworkInterceptor}: a network interceptor must proceed exactly once. Interceptors
+ * added before it see the call once; those after it, and network interceptors, see each attempt.
+ * Within one attempt OkHttp still does what it does: follow redirects (all paced as the first
+ * host), retry a failed connection, and repeat a {@code 503} that says {@code Retry-After: 0}
+ * once by itself.
+ *
+ * <p><b>{@code enqueue} and the dispatcher.</b> The interceptor runs on the dispatcher's thread,
+ * and a call that waits in its queue waits there, holding that thread and one of the
+ * dispatcher's places ({@code maxRequests}, 64 by default, and {@code maxRequestsPerHost}, 5).
+ * So the dispatcher caps what the engine allows: size {@code maxRequestsPerHost} to at least the
+ * host's {@code inFlight} plus the calls you expect to wait for it; calls beyond wait in the
+ * dispatcher's own queue, in order, without a thread. Mind {@code maxRequests}, shared by all
+ * hosts: calls waiting out a long {@code Retry-After} of one host hold places that calls to other
+ * hosts then wait for, so raise it (each place is a thread only while used), or give each busy
+ * host a client of its own ({@code client.newBuilder().dispatcher(...)}). A waiting call costs a
+ * blocked thread, not CPU. For many waiting calls, use {@code execute} on threads of your own
+ * (virtual threads, say). Why not a non-blocking {@code enqueue}: an interceptor must return a
+ * response, so only a {@code Call.Factory} that waits in the engine before it hands the call to
+ * OkHttp could avoid the thread; that wraps all of {@code Call} (timeouts, events, tags), and is
+ * left for later.
+ *
+ * <p>Thread-safe and stateless; share one per engine.
+ */
+public final class HostpaceInterceptor implements Interceptor {
+
+  private final Hostpace engine;
+  private final CallContext context;
+
+  private HostpaceInterceptor(Hostpace engine, CallContext context) {
+    this.engine = engine;
+    this.context = context;
+  }
+
+  /** An interceptor for {@code engine}; a request without a {@code CallContext} tag gets the default context. */
+  public static HostpaceInterceptor of(Hostpace engine) {
+    return of(engine, CallContext.DEFAULT);
+  }
+
+  /** An interceptor for {@code engine}; a request without a {@code CallContext} tag gets {@code context}. */
+  public static HostpaceInterceptor of(Hostpace engine, CallContext context) {
+    return new HostpaceInterceptor(Objects.requireNonNull(engine, "engine"), Objects.requireNonNull(context, "context"));
+  }
+
+  /** The engine whose queues the calls wait in. */
+  public Hostpace engine() {
+    return engine;
+  }
+
+  /** The context of a request that carries none. */
+  public CallContext context() {
+    return context;
+  }
+
+  @Override
+  public Response intercept(Chain chain) throws IOException {
+    Request request = withUserAgent(chain.request());
+    CallContext tagged = request.tag(CallContext.class);
+    Call call = chain.call();
+    return CallingThread.call(engine, new Attempts(chain, request), tagged != null ? tagged : context,
+        cancel -> {
+          call.addEventListener(new EventListener() {
+            @Override
+            public void canceled(Call canceled) {
+              cancel.run();
+            }
+          });
+          if (call.isCanceled()) {
+            cancel.run(); // cancelled before the listener was there
+          }
+        },
+        () -> new IOException("Canceled"));
+  }
+
+  /** The request, with the engine's User-Agent if it names none (SPEC U1). */
+  private Request withUserAgent(Request request) {
+    if (request.header("User-Agent") != null) {
+      return request;
+    }
+    return request.newBuilder().header("User-Agent", engine.userAgent()).build();
+  }
+
+  @Override
+  public String toString() {
+    return "HostpaceInterceptor{context=" + context + "}";
+  }
+
+  /** The call's attempts: each one is {@code chain.proceed}, on the interceptor's thread. */
+  private static final class Attempts implements CallingThread.BlockingExchange<Response> {
+    private final Chain chain;
+    private final Request request;
+    private final URI uri;
+    private final boolean canResend;
+
+    Attempts(Chain chain, Request request) {
+      this.chain = chain;
+      this.request = request;
+      this.uri = request.url().uri();
+      RequestBody body = request.body();
+      this.canResend = body == null || !body.isOneShot();
+    }
+
+    @Override
+    public URI uri() {
+      return uri;
+    }
+
+    @Override
+    public String method() {
+      return request.method();
+    }
+
+    @Override
+    public boolean canResend() {
+      return canResend;
+    }
+
+    @Override
+    public Response send() throws IOException {
+      return chain.proceed(request);
+    }
+
+    @Override
+    public int status(Response response) {
+      return response.code();
+    }
+
+    @Override
+    public @Nullable String header(Response response, String name) {
+      return response.header(name);
+    }
+
+    @Override
+    public void discard(Response response) {
+      response.close();
+    }
+
+    @Override
+    public String toString() {
+      return request.method() + " " + uri;
+    }
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * Hostpace for OkHttp: {@link io.hostpace.okhttp.HostpaceInterceptor}, an application interceptor
+ * that paces every call of an {@code OkHttpClient} through the engine's host queues (SPEC I3).
+ */
+@NullMarked
+package io.hostpace.okhttp;
+
+import org.jspecify.annotations.NullMarked;

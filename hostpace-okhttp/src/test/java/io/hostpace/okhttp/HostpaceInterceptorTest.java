@@ -1,0 +1,261 @@
+package io.hostpace.okhttp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hostpace.CallContext;
+import io.hostpace.Hostpace;
+import io.hostpace.HostSnapshot;
+import io.hostpace.HostpaceEvent;
+import io.hostpace.Limits;
+import io.hostpace.testkit.RawServer;
+import io.hostpace.testkit.Refusing;
+import io.hostpace.testkit.TestServer;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.Interceptor;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** What is OkHttp's own around the interceptor: tags, its place among interceptors, the dispatcher, call timeouts. */
+class HostpaceInterceptorTest {
+
+  final List<HostpaceEvent> events = new CopyOnWriteArrayList<>();
+  final Hostpace engine = Hostpace.builder().listener(events::add).build();
+  final List<AutoCloseable> closing = new ArrayList<>();
+
+  @AfterEach
+  void close() throws Exception {
+    for (AutoCloseable closeable : closing) {
+      closeable.close();
+    }
+  }
+
+  <T extends AutoCloseable> T opened(T closeable) {
+    closing.add(closeable);
+    return closeable;
+  }
+
+  static Request get(TestServer server, String path) {
+    return new Request.Builder().url(server.uri(path).toString()).build();
+  }
+
+  static String body(Response response) throws IOException {
+    try (response) {
+      return response.code() + " " + response.body().string();
+    }
+  }
+
+  static void until(BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("condition not reached in 10 s");
+      }
+      Thread.sleep(5);
+    }
+  }
+
+  int waiting() {
+    return engine.snapshot().stream().filter(h -> !h.group()).mapToInt(HostSnapshot::waiting).sum();
+  }
+
+  List<String> started() {
+    return events.stream().filter(e -> e instanceof HostpaceEvent.Started).map(e -> (HostpaceEvent.Started) e)
+        .map(e -> e.uri().getPath() + " " + e.attempt()).collect(Collectors.toList());
+  }
+
+  @Test
+  void I3_aRequestWithoutACallContextTagGetsTheInterceptorsDefaultContext() throws Exception {
+    TestServer server = opened(TestServer.start((request, exchange) -> {
+      Thread.sleep(100);
+      TestServer.reply(exchange, 200, "ok");
+    }));
+    OkHttpClient client = new OkHttpClient.Builder()
+        .addInterceptor(HostpaceInterceptor.of(engine, CallContext.builder().limit(server.hostKey(), Limits.inFlight(1)).build()))
+        .build();
+
+    List<CompletableFuture<String>> calls = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      Call call = client.newCall(get(server, "/" + i));
+      calls.add(CompletableFuture.supplyAsync(() -> {
+        try {
+          return body(call.execute());
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }));
+    }
+
+    assertThat(calls).allSatisfy(call -> assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo("200 ok"));
+    assertThat(server.maxConcurrent()).isEqualTo(1);
+  }
+
+  @Test
+  void I3_interceptorsBeforeItSeeTheCallOnceAndThoseAfterItAndNetworkInterceptorsSeeEachAttempt() throws Exception {
+    TestServer server = opened(TestServer.start(Refusing.first(2, 429, "0")));
+    AtomicInteger before = new AtomicInteger();
+    AtomicInteger after = new AtomicInteger();
+    List<String> userAgents = new CopyOnWriteArrayList<>();
+    Interceptor network = chain -> {
+      userAgents.add(chain.request().header("User-Agent"));
+      return chain.proceed(chain.request());
+    };
+    OkHttpClient client = new OkHttpClient.Builder()
+        .addInterceptor(chain -> {
+          before.incrementAndGet();
+          return chain.proceed(chain.request());
+        })
+        .addInterceptor(HostpaceInterceptor.of(engine))
+        .addInterceptor(chain -> {
+          after.incrementAndGet();
+          return chain.proceed(chain.request());
+        })
+        .addNetworkInterceptor(network)
+        .build();
+
+    assertThat(body(client.newCall(get(server, "/")).execute())).isEqualTo("200 answer 3");
+
+    assertThat(before).hasValue(1);
+    assertThat(after).hasValue(3);
+    assertThat(userAgents).as("OkHttp's bridge keeps the engine's User-Agent").containsExactly(
+        Hostpace.DEFAULT_USER_AGENT, Hostpace.DEFAULT_USER_AGENT, Hostpace.DEFAULT_USER_AGENT);
+  }
+
+  @Test
+  void I3_okHttpItselfRepeatsA503WithRetryAfterZeroOnceInsideOneAttempt() throws Exception {
+    TestServer server = opened(TestServer.start(Refusing.always(503, "0")));
+    OkHttpClient client = new OkHttpClient.Builder().addInterceptor(HostpaceInterceptor.of(engine)).build();
+    Request request = get(server, "/").newBuilder().tag(CallContext.class, CallContext.builder().retries(1).build()).build();
+
+    assertThat(body(client.newCall(request).execute())).isEqualTo("503 refused 4");
+
+    assertThat(started()).as("the engine's attempts").containsExactly("/ 1", "/ 2");
+    assertThat(server.requests()).as("OkHttp's RetryAndFollowUpInterceptor sends each attempt twice").hasSize(4);
+  }
+
+  @Test
+  void T5_okHttpsCallTimeoutSpansTheWaitAndTakesAWaitingCallOutOfItsQueue() throws Exception {
+    RawServer raw = opened(RawServer.start());
+    OkHttpClient client = new OkHttpClient.Builder()
+        .addInterceptor(HostpaceInterceptor.of(engine, CallContext.builder().limit(raw.hostKey(), Limits.inFlight(1)).build()))
+        .build();
+    Call hanging = client.newCall(new Request.Builder().url(raw.uri("/hang").toString()).build());
+    hanging.enqueue(new Callback() {
+      @Override
+      public void onFailure(Call call, IOException e) {}
+
+      @Override
+      public void onResponse(Call call, Response response) {
+        response.close();
+      }
+    });
+    until(() -> raw.paths().contains("/hang"));
+    Call waiting = client.newBuilder().callTimeout(300, TimeUnit.MILLISECONDS).build()
+        .newCall(new Request.Builder().url(raw.uri("/ok").toString()).build());
+    long startedAt = System.nanoTime();
+
+    assertThatThrownBy(waiting::execute).isInstanceOf(InterruptedIOException.class).hasMessage("timeout");
+
+    assertThat(Duration.ofNanos(System.nanoTime() - startedAt)).isBetween(Duration.ofMillis(250), Duration.ofSeconds(5));
+    assertThat(waiting()).isZero();
+    assertThat(raw.paths()).containsExactly("/hang");
+    hanging.cancel();
+  }
+
+  @Test
+  void T5_interruptingAThreadWhoseCallWaitsFailsItWithInterruptedIOExceptionAndKeepsTheInterrupt() throws Exception {
+    RawServer raw = opened(RawServer.start());
+    OkHttpClient client = new OkHttpClient.Builder()
+        .addInterceptor(HostpaceInterceptor.of(engine, CallContext.builder().limit(raw.hostKey(), Limits.inFlight(1)).build()))
+        .build();
+    Call hanging = client.newCall(new Request.Builder().url(raw.uri("/hang").toString()).build());
+    CompletableFuture.runAsync(() -> {
+      try {
+        hanging.execute().close();
+      } catch (IOException e) {
+        // cancelled below
+      }
+    });
+    until(() -> raw.paths().contains("/hang"));
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    AtomicReference<Boolean> interruptKept = new AtomicReference<>();
+    Thread caller = new Thread(() -> {
+      try {
+        client.newCall(new Request.Builder().url(raw.uri("/ok").toString()).build()).execute().close();
+      } catch (Throwable t) {
+        thrown.set(t);
+        interruptKept.set(Thread.currentThread().isInterrupted());
+      }
+    });
+    caller.start();
+    until(() -> waiting() == 1);
+
+    caller.interrupt();
+    caller.join(10_000);
+
+    assertThat(thrown.get()).isInstanceOf(InterruptedIOException.class);
+    assertThat(interruptKept.get()).isTrue();
+    assertThat(waiting()).isZero();
+    hanging.cancel();
+    assertThat(raw.paths()).containsExactly("/hang");
+  }
+
+  @Test
+  void I3_enqueuedCallsThatWaitHoldDispatcherThreadsUpToMaxRequestsPerHostAndTheRestWaitInTheDispatcher() throws Exception {
+    TestServer server = opened(TestServer.start((request, exchange) -> {
+      Thread.sleep(50);
+      TestServer.reply(exchange, 200, "ok");
+    }));
+    AtomicInteger inInterceptor = new AtomicInteger();
+    AtomicInteger most = new AtomicInteger();
+    OkHttpClient client = new OkHttpClient.Builder()
+        .addInterceptor(chain -> {
+          most.accumulateAndGet(inInterceptor.incrementAndGet(), Math::max);
+          try {
+            return chain.proceed(chain.request());
+          } finally {
+            inInterceptor.decrementAndGet();
+          }
+        })
+        .addInterceptor(HostpaceInterceptor.of(engine, CallContext.builder().limit(server.hostKey(), Limits.inFlight(1)).build()))
+        .build();
+    List<CompletableFuture<String>> calls = new ArrayList<>();
+
+    for (int i = 0; i < 10; i++) {
+      CompletableFuture<String> outcome = new CompletableFuture<>();
+      client.newCall(get(server, "/" + i)).enqueue(new Callback() {
+        @Override
+        public void onFailure(Call call, IOException e) {
+          outcome.completeExceptionally(e);
+        }
+
+        @Override
+        public void onResponse(Call call, Response response) throws IOException {
+          outcome.complete(body(response));
+        }
+      });
+      calls.add(outcome);
+    }
+
+    assertThat(calls).allSatisfy(call -> assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo("200 ok"));
+    assertThat(server.maxConcurrent()).isEqualTo(1);
+    assertThat(most.get()).as("dispatcher threads in the interceptor at once")
+        .isGreaterThan(1).isLessThanOrEqualTo(client.dispatcher().getMaxRequestsPerHost());
+  }
+}

@@ -1,0 +1,141 @@
+package io.hostpace.okhttp;
+
+import io.hostpace.Hostpace;
+import io.hostpace.testkit.AdapterUnderTest;
+import io.hostpace.testkit.Outcome;
+import io.hostpace.testkit.Pending;
+import io.hostpace.testkit.TestRequest;
+import java.io.IOException;
+import java.net.SocketTimeoutException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import okio.BufferedSink;
+import org.jspecify.annotations.Nullable;
+
+/** OkHttp as the shared scenarios drive it: a client with the interceptor, called with execute or enqueue. */
+final class OkHttpClients {
+
+  static final MediaType TEXT = MediaType.get("text/plain; charset=utf-8");
+
+  private OkHttpClients() {}
+
+  /** A body that says it can be sent only once, as a stream does. */
+  static RequestBody oneShot(byte[] bytes) {
+    return new RequestBody() {
+      @Override
+      public @Nullable MediaType contentType() {
+        return TEXT;
+      }
+
+      @Override
+      public long contentLength() {
+        return bytes.length;
+      }
+
+      @Override
+      public void writeTo(BufferedSink sink) throws IOException {
+        sink.write(bytes);
+      }
+
+      @Override
+      public boolean isOneShot() {
+        return true;
+      }
+    };
+  }
+
+  static Request request(TestRequest request) {
+    RequestBody body = null;
+    if (request.body() != null) {
+      body = request.replayable() ? RequestBody.create(request.body(), TEXT) : oneShot(request.body());
+    } else if (request.method().equals("POST")) {
+      body = RequestBody.create(new byte[0], TEXT);
+    }
+    Request.Builder builder = new Request.Builder().url(request.uri().toString()).method(request.method(), body)
+        .tag(io.hostpace.CallContext.class, request.context());
+    request.headers().forEach(builder::header);
+    return builder.build();
+  }
+
+  static Outcome outcome(Response response) throws IOException {
+    try (response) {
+      return Outcome.answer(response.code(), response.body().string());
+    }
+  }
+
+  abstract static class Adapter implements AdapterUnderTest {
+    final OkHttpClient client;
+
+    Adapter(Hostpace engine) {
+      client = new OkHttpClient.Builder().addInterceptor(HostpaceInterceptor.of(engine)).build();
+    }
+
+    Call newCall(TestRequest request) {
+      OkHttpClient through = request.timeout() == null ? client
+          : client.newBuilder().readTimeout(request.timeout().toMillis(), TimeUnit.MILLISECONDS).build();
+      return through.newCall(request(request));
+    }
+
+    @Override
+    public Class<? extends Throwable> networkFailure() {
+      return IOException.class;
+    }
+
+    @Override
+    public Class<? extends Throwable> timeoutFailure() {
+      return SocketTimeoutException.class;
+    }
+
+    @Override
+    public void close() {
+      client.dispatcher().cancelAll();
+      client.dispatcher().executorService().shutdown();
+      client.connectionPool().evictAll();
+    }
+  }
+
+  /** {@code call.execute()} on a thread of its own, cancelled with {@code call.cancel()}. */
+  static AdapterUnderTest execute(Hostpace engine) {
+    return new Adapter(engine) {
+      @Override
+      public Pending start(TestRequest request) {
+        Call call = newCall(request);
+        return Pending.onNewThread("okhttp-execute " + request, () -> outcome(call.execute()), call::cancel);
+      }
+    };
+  }
+
+  /** {@code call.enqueue(callback)}, cancelled with {@code call.cancel()}. */
+  static AdapterUnderTest enqueue(Hostpace engine) {
+    return new Adapter(engine) {
+      @Override
+      public Pending start(TestRequest request) {
+        Call call = newCall(request);
+        CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+        call.enqueue(new Callback() {
+          @Override
+          public void onResponse(Call call, Response response) {
+            try {
+              outcome.complete(OkHttpClients.outcome(response));
+            } catch (IOException e) {
+              outcome.completeExceptionally(e);
+            }
+          }
+
+          @Override
+          public void onFailure(Call call, IOException e) {
+            outcome.completeExceptionally(e);
+          }
+        });
+        return Pending.of(outcome, call::cancel);
+      }
+    };
+  }
+}

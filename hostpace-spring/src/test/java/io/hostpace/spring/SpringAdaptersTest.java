@@ -1,0 +1,199 @@
+package io.hostpace.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hostpace.CallContext;
+import io.hostpace.HostSnapshot;
+import io.hostpace.Hostpace;
+import io.hostpace.Limits;
+import io.hostpace.testkit.RawServer;
+import io.hostpace.testkit.Refusing;
+import io.hostpace.testkit.TestServer;
+import java.io.InterruptedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.http.client.JdkClientHttpRequestFactory;
+import org.springframework.http.client.reactive.ReactorClientHttpConnector;
+import org.springframework.web.client.HttpClientErrorException;
+import org.springframework.web.client.ResourceAccessException;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.reactive.function.client.WebClient;
+import org.springframework.web.reactive.function.client.WebClientResponseException;
+import reactor.core.publisher.Mono;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.resources.LoopResources;
+
+/** What is Spring's own around the interceptor and the filter: event loops, its exceptions, its interceptor chain, interrupts. */
+class SpringAdaptersTest {
+
+  final Hostpace engine = Hostpace.create();
+  final List<AutoCloseable> closing = new ArrayList<>();
+
+  @AfterEach
+  void close() throws Exception {
+    for (AutoCloseable closeable : closing) {
+      closeable.close();
+    }
+  }
+
+  <T extends AutoCloseable> T opened(T closeable) {
+    closing.add(closeable);
+    return closeable;
+  }
+
+  int waiting() {
+    return engine.snapshot().stream().filter(h -> !h.group()).mapToInt(HostSnapshot::waiting).sum();
+  }
+
+  static void until(BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("condition not reached in 10 s");
+      }
+      Thread.sleep(2);
+    }
+  }
+
+  RestClient.Builder restClient() {
+    return RestClient.builder().requestFactory(new JdkClientHttpRequestFactory(java.net.http.HttpClient.newHttpClient()));
+  }
+
+  @Test
+  void I3_webClientsWaitingRequestsNeverBlockAnEventLoopBurstOfTenThroughOneLoopThread() throws Exception {
+    TestServer server = opened(TestServer.start((request, exchange) -> {
+      Thread.sleep(50);
+      TestServer.reply(exchange, 200, "ok " + request.path());
+    }));
+    LoopResources oneLoop = LoopResources.create("one-loop", 1, true);
+    opened(oneLoop::dispose);
+    Set<String> attemptThreads = ConcurrentHashMap.newKeySet();
+    WebClient client = WebClient.builder()
+        .clientConnector(new ReactorClientHttpConnector(HttpClient.create().runOn(oneLoop)))
+        .filter(HostpaceExchangeFilter.of(engine, CallContext.builder().limit(server.hostKey(), Limits.inFlight(1)).build()))
+        .filter((request, next) -> {
+          attemptThreads.add(Thread.currentThread().getName());
+          return next.exchange(request);
+        })
+        .build();
+    AtomicInteger mostWaiting = new AtomicInteger();
+
+    // If a waiting request held the only event-loop thread, the answer that frees the place could
+    // never be read: the burst would never finish.
+    List<CompletableFuture<String>> calls = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      calls.add(client.get().uri(server.uri("/" + i)).retrieve().bodyToMono(String.class).toFuture());
+    }
+    mostWaiting.set(waiting());
+
+    for (int i = 0; i < 10; i++) {
+      assertThat(calls.get(i).get(10, TimeUnit.SECONDS)).isEqualTo("ok /" + i);
+    }
+    assertThat(mostWaiting.get()).as("requests waiting in the engine after the burst").isEqualTo(9);
+    assertThat(server.maxConcurrent()).isEqualTo(1);
+    assertThat(attemptThreads).as("threads that sent an attempt").filteredOn(name -> name.startsWith("one-loop"))
+        .hasSizeLessThanOrEqualTo(1);
+  }
+
+  @Test
+  void T3_restClientsRetrieveRaisesSpringsOwnExceptionForTheLastRefusalWithItsBody() throws Exception {
+    TestServer server = opened(TestServer.start(Refusing.always(429, "0")));
+    RestClient client = restClient().requestInterceptor(HostpaceRequestInterceptor.of(engine)).build();
+
+    assertThatThrownBy(() -> client.get().uri(server.uri("/"))
+            .attribute(HostpaceRequestInterceptor.CALL_CONTEXT, CallContext.builder().retries(1).build())
+            .retrieve().body(String.class))
+        .isInstanceOfSatisfying(HttpClientErrorException.TooManyRequests.class,
+            e -> assertThat(e.getResponseBodyAsString()).isEqualTo("refused 2"));
+    assertThat(server.requests()).hasSize(2);
+  }
+
+  @Test
+  void T3_webClientsRetrieveRaisesSpringsOwnExceptionForTheLastRefusalWithItsBody() throws Exception {
+    TestServer server = opened(TestServer.start(Refusing.always(503, "0")));
+    WebClient client = WebClient.builder().clientConnector(new ReactorClientHttpConnector())
+        .filter(HostpaceExchangeFilter.of(engine, CallContext.builder().retries(1).build())).build();
+
+    Mono<String> call = client.get().uri(server.uri("/")).retrieve().bodyToMono(String.class);
+
+    assertThatThrownBy(() -> call.block(Duration.ofSeconds(10)))
+        .isInstanceOfSatisfying(WebClientResponseException.ServiceUnavailable.class,
+            e -> assertThat(e.getResponseBodyAsString()).isEqualTo("refused 2"));
+    assertThat(server.requests()).hasSize(2);
+  }
+
+  @Test
+  void I3_interceptorsBeforeItSeeTheCallOnceAndThoseAfterItSeeEachAttempt() throws Exception {
+    TestServer server = opened(TestServer.start(Refusing.first(2, 429, "0")));
+    AtomicInteger before = new AtomicInteger();
+    AtomicInteger after = new AtomicInteger();
+    RestClient client = restClient()
+        .requestInterceptor((request, body, execution) -> {
+          before.incrementAndGet();
+          return execution.execute(request, body);
+        })
+        .requestInterceptor(HostpaceRequestInterceptor.of(engine))
+        .requestInterceptor((request, body, execution) -> {
+          after.incrementAndGet();
+          return execution.execute(request, body);
+        })
+        .build();
+
+    assertThat(client.post().uri(server.uri("/")).body("ASK {}").retrieve().body(String.class)).isEqualTo("answer 3");
+
+    assertThat(before).hasValue(1);
+    assertThat(after).hasValue(3);
+    assertThat(server.requests()).allSatisfy(request -> assertThat(request.bodyText()).isEqualTo("ASK {}"));
+  }
+
+  @Test
+  void T5_interruptingARestClientCallerWhoseCallWaitsCancelsItAndKeepsTheInterrupt() throws Exception {
+    RawServer raw = opened(RawServer.start());
+    RestClient client = restClient()
+        .requestInterceptor(HostpaceRequestInterceptor.of(engine, CallContext.builder().limit(raw.hostKey(), Limits.inFlight(1)).build()))
+        .build();
+    Thread first = new Thread(() -> {
+      try {
+        client.get().uri(raw.uri("/hang")).retrieve().toBodilessEntity();
+      } catch (RuntimeException e) {
+        // interrupted below
+      }
+    });
+    first.start();
+    until(() -> raw.paths().contains("/hang"));
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    AtomicReference<Boolean> interruptKept = new AtomicReference<>();
+    Thread caller = new Thread(() -> {
+      try {
+        client.get().uri(raw.uri("/ok")).retrieve().body(String.class);
+      } catch (Throwable t) {
+        thrown.set(t);
+        interruptKept.set(Thread.currentThread().isInterrupted());
+      }
+    });
+    caller.start();
+    until(() -> waiting() == 1);
+
+    caller.interrupt();
+    caller.join(10_000);
+
+    assertThat(thrown.get()).isInstanceOf(ResourceAccessException.class).hasCauseInstanceOf(InterruptedIOException.class);
+    assertThat(interruptKept.get()).isTrue();
+    assertThat(waiting()).isZero();
+    first.interrupt(); // the JDK request factory cancels the exchange in flight
+    first.join(10_000);
+    until(() -> raw.abandoned().contains("/hang"));
+    assertThat(raw.paths()).containsExactly("/hang");
+  }
+}

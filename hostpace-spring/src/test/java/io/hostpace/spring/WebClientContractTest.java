@@ -1,0 +1,13 @@
+package io.hostpace.spring;
+
+import io.hostpace.Hostpace;
+import io.hostpace.testkit.AdapterContract;
+import io.hostpace.testkit.AdapterUnderTest;
+
+/** The shared scenarios through {@code WebClient}. */
+class WebClientContractTest extends AdapterContract {
+  @Override
+  protected AdapterUnderTest adapter(Hostpace engine) {
+    return SpringClients.webClient(engine);
+  }
+}

@@ -1,0 +1,82 @@
+package io.hostpace.testkit;
+
+import io.hostpace.Hostpace;
+import io.hostpace.jdk.PacedHttpClient;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublisher;
+import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpTimeoutException;
+import java.io.IOException;
+
+/** The java.net.http adapter as the contract drives it: the testkit's proof that its scenarios can be met. */
+final class JdkClients {
+
+  private JdkClients() {}
+
+  static HttpRequest request(PacedHttpClient client, TestRequest request) {
+    BodyPublisher body = request.body() == null ? BodyPublishers.noBody() : BodyPublishers.ofByteArray(request.body());
+    if (!request.replayable()) {
+      body = PacedHttpClient.oneShot(body);
+    }
+    HttpRequest.Builder builder = HttpRequest.newBuilder(request.uri()).method(request.method(), body);
+    request.headers().forEach(builder::header);
+    if (request.timeout() != null) {
+      builder.timeout(request.timeout());
+    }
+    return builder.build();
+  }
+
+  static Outcome outcome(HttpResponse<String> response) {
+    return Outcome.answer(response.statusCode(), response.body());
+  }
+
+  abstract static class Jdk implements AdapterUnderTest {
+    final HttpClient delegate = HttpClient.newHttpClient();
+    final PacedHttpClient client;
+
+    Jdk(Hostpace engine) {
+      client = PacedHttpClient.wrap(delegate, engine);
+    }
+
+    PacedHttpClient client(TestRequest request) {
+      return client.withContext(request.context());
+    }
+
+    @Override
+    public Class<? extends Throwable> networkFailure() {
+      return IOException.class;
+    }
+
+    @Override
+    public Class<? extends Throwable> timeoutFailure() {
+      return HttpTimeoutException.class;
+    }
+
+    @Override
+    public void close() {
+      client.shutdownNow();
+    }
+  }
+
+  static AdapterUnderTest async(Hostpace engine) {
+    return new Jdk(engine) {
+      @Override
+      public Pending start(TestRequest request) {
+        var call = client(request).sendAsync(request(client, request), BodyHandlers.ofString());
+        return Pending.of(call.thenApply(JdkClients::outcome), () -> call.cancel(true));
+      }
+    };
+  }
+
+  static AdapterUnderTest blocking(Hostpace engine) {
+    return new Jdk(engine) {
+      @Override
+      public Pending start(TestRequest request) {
+        return Pending.onNewThread("jdk-send " + request, () -> outcome(client(request).send(request(client, request), BodyHandlers.ofString())));
+      }
+    };
+  }
+}
