@@ -144,9 +144,35 @@ public final class Hostpace {
    * @throws InterruptedException when the thread is interrupted; the call is cancelled
    */
   public <R> R send(Exchange<R> exchange, CallContext context) throws IOException, InterruptedException {
+    return send(exchange, context, cancel -> {});
+  }
+
+  /**
+   * send(), and {@code onCancel} receives, before the call is queued, the action that cancels it,
+   * for clients whose own cancel interrupts no thread; a call cancelled so throws
+   * InterruptedIOException ("the call was cancelled").
+   *
+   * <p>The action may run on any thread, at any time, and more than once: before the call is
+   * queued, nothing is sent; while it waits, it leaves its queue; while an attempt is sent, its
+   * place is freed at once (letting the request go is the client's own cancel's part); after the
+   * call ended, it does nothing.
+   *
+   * @throws IOException the exchange's own failure, as it is
+   * @throws java.io.InterruptedIOException "the call was cancelled", its cause a
+   *     {@link CancellationException}, when the action ended the call
+   * @throws InterruptedException when the thread is interrupted; the call is cancelled
+   */
+  public <R> R send(Exchange<R> exchange, CallContext context, java.util.function.Consumer<Runnable> onCancel)
+      throws IOException, InterruptedException {
+    CancelAction cancel = new CancelAction();
+    onCancel.accept(cancel);
+    if (cancel.requested) {
+      throw cancelled(new CancellationException("cancelled before it was queued"));
+    }
     Mailbox mailbox = new Mailbox();
     CompletableFuture<R> future = start(exchange, context, mailbox);
     future.whenComplete((response, failure) -> mailbox.wake());
+    cancel.attach(future);
     try {
       mailbox.runUntil(future::isDone);
     } catch (InterruptedException e) {
@@ -158,10 +184,40 @@ public final class Hostpace {
     } catch (ExecutionException e) {
       throw rethrow(e.getCause());
     } catch (CancellationException e) {
-      // Only this method holds the future; should it be cancelled anyway, say so as I/O does.
-      java.io.InterruptedIOException cancelled = new java.io.InterruptedIOException("the call was cancelled");
-      cancelled.initCause(e);
-      throw cancelled;
+      // The cancel action ended the call (it leaves its queue, or frees its place): say so as I/O does.
+      throw cancelled(e);
+    }
+  }
+
+  private static java.io.InterruptedIOException cancelled(CancellationException cause) {
+    java.io.InterruptedIOException cancelled = new java.io.InterruptedIOException("the call was cancelled");
+    cancelled.initCause(cause);
+    return cancelled;
+  }
+
+  /**
+   * The action {@code send} hands out: it may run before the call's future exists, while it
+   * runs, or after. Each side writes its own field, then reads the other's (both volatile), so at
+   * least one of them sees both and cancels the future; cancelling it twice does nothing more.
+   */
+  private static final class CancelAction implements Runnable {
+    private volatile boolean requested;
+    private volatile @Nullable CompletableFuture<?> future;
+
+    @Override
+    public void run() {
+      requested = true;
+      CompletableFuture<?> started = future;
+      if (started != null) {
+        started.cancel(true);
+      }
+    }
+
+    void attach(CompletableFuture<?> started) {
+      future = started;
+      if (requested) {
+        started.cancel(true);
+      }
     }
   }
 

@@ -5,15 +5,20 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hostpace.spi.Exchange;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -21,7 +26,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The blocking entry point: a blocking client's attempts are sent on the calling thread, the
- * waiting stays in the engine's queue, an interrupt cancels the call, and an IOException stays one.
+ * waiting stays in the engine's queue, an interrupt cancels the call, and an IOException stays one;
+ * a client whose own cancel interrupts no thread cancels the call with the action send hands it.
  * Time is virtual; the test thread moves it while the caller blocks.
  */
 class BlockingSendTest {
@@ -157,5 +163,148 @@ class BlockingSendTest {
     for (Future<Integer> result : results) {
       assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo(200);
     }
+  }
+
+  /** A blocking client whose attempt hangs until the test lets it answer, as a server that is slow to. */
+  static final class HangingExchange implements Exchange<Integer> {
+    final URI uri;
+    final CountDownLatch sent = new CountDownLatch(1);
+    final CountDownLatch answer = new CountDownLatch(1);
+    final List<Integer> discarded = new CopyOnWriteArrayList<>();
+
+    HangingExchange(String uri) {
+      this.uri = URI.create(uri);
+    }
+
+    @Override
+    public URI uri() {
+      return uri;
+    }
+
+    @Override
+    public String method() {
+      return "GET";
+    }
+
+    @Override
+    public boolean canResend() {
+      return true;
+    }
+
+    @Override
+    public CompletableFuture<Integer> send() {
+      sent.countDown();
+      try {
+        if (!answer.await(10, TimeUnit.SECONDS)) {
+          return CompletableFuture.failedFuture(new IOException("the test never let the attempt answer"));
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return CompletableFuture.failedFuture(new InterruptedIOException("interrupted"));
+      }
+      return CompletableFuture.completedFuture(200);
+    }
+
+    @Override
+    public int status(Integer response) {
+      return response;
+    }
+
+    @Override
+    public @Nullable String header(Integer response, String name) {
+      return null;
+    }
+
+    @Override
+    public void discard(Integer response) {
+      discarded.add(response);
+    }
+  }
+
+  /** What send threw on a caller's thread: the failure of its future, unwrapped. */
+  static Throwable thrownBy(Future<?> result) throws Exception {
+    try {
+      result.get(10, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      return e.getCause();
+    }
+    throw new AssertionError("the call did not fail");
+  }
+
+  static void assertCancelled(Throwable thrown) {
+    assertThat(thrown).isInstanceOf(InterruptedIOException.class).hasMessage("the call was cancelled")
+        .hasCauseInstanceOf(CancellationException.class);
+  }
+
+  @Test
+  void T5_theCancelActionRunWhileTheCallWaitsTakesItOutOfItsQueue() throws Exception {
+    Hostpace engine = Hostpace.builder().time(time).limit("a.test", Limits.perSecond(0.01)).build();
+    assertThat(engine.send(new BlockingExchange("http://a.test/first", 200))).isEqualTo(200);
+    BlockingExchange second = new BlockingExchange("http://a.test/second", 200);
+    AtomicReference<Runnable> cancel = new AtomicReference<>();
+    Future<Integer> result = callers.submit(() -> engine.send(second, CallContext.DEFAULT, cancel::set));
+    await(() -> waiting(engine) == 1);
+
+    cancel.get().run(); // on another thread than the caller's, which it does not interrupt
+
+    assertCancelled(thrownBy(result));
+    assertThat(waiting(engine)).isZero();
+    assertThat(engine.snapshot()).allSatisfy(h -> assertThat(h.inFlight()).isZero());
+    assertThat(second.threads).as("the cancelled call's attempts").isEmpty();
+  }
+
+  @Test
+  void T5_theCancelActionRunWhileAnAttemptIsSentFreesItsPlaceAtOnce() throws Exception {
+    Hostpace engine = Hostpace.builder().time(time).limit("a.test", Limits.inFlight(1)).build();
+    HangingExchange hanging = new HangingExchange("http://a.test/hang");
+    AtomicReference<Runnable> cancel = new AtomicReference<>();
+    Future<Integer> result = callers.submit(() -> engine.send(hanging, CallContext.DEFAULT, cancel::set));
+    assertThat(hanging.sent.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(engine.snapshot()).singleElement().satisfies(h -> assertThat(h.inFlight()).isEqualTo(1));
+
+    cancel.get().run();
+
+    // The place is free while the attempt still hangs: the next call to the host is sent at once.
+    assertThat(engine.snapshot()).allSatisfy(h -> assertThat(h.inFlight()).isZero());
+    assertThat(engine.send(new BlockingExchange("http://a.test/next", 200))).isEqualTo(200);
+    assertThat(result.isDone()).as("the caller, still in its attempt").isFalse();
+    hanging.answer.countDown(); // the client lets the request go, here with a late answer
+    assertCancelled(thrownBy(result));
+    assertThat(hanging.discarded).as("the late answer, let go").containsExactly(200);
+    assertThat(engine.snapshot()).allSatisfy(h -> assertThat(h.inFlight()).isZero());
+  }
+
+  @Test
+  void T5_theCancelActionRunBeforeTheCallIsQueuedSendsNothing() {
+    Hostpace engine = Hostpace.builder().time(time).build();
+    BlockingExchange exchange = new BlockingExchange("http://a.test/", 200);
+
+    // A client already cancelled runs the action as it is handed over.
+    assertThatThrownBy(() -> engine.send(exchange, CallContext.DEFAULT, Runnable::run))
+        .satisfies(BlockingSendTest::assertCancelled);
+
+    assertThat(exchange.threads).isEmpty();
+    assertThat(engine.snapshot()).allSatisfy(h -> {
+      assertThat(h.starts()).isZero();
+      assertThat(h.waiting()).isZero();
+    });
+  }
+
+  @Test
+  void theCancelActionRunAfterTheCallEndedDoesNothing() throws Exception {
+    Hostpace engine = Hostpace.builder().time(time).limit("a.test", Limits.inFlight(1)).build();
+    BlockingExchange exchange = new BlockingExchange("http://a.test/", 200);
+    AtomicReference<Runnable> cancel = new AtomicReference<>();
+    assertThat(engine.send(exchange, CallContext.DEFAULT, cancel::set)).isEqualTo(200);
+
+    cancel.get().run();
+    cancel.get().run();
+
+    assertThat(exchange.threads).hasSize(1);
+    assertThat(engine.snapshot()).allSatisfy(h -> {
+      assertThat(h.inFlight()).isZero();
+      assertThat(h.waiting()).isZero();
+    });
+    assertThat(engine.send(new BlockingExchange("http://a.test/next", 200))).isEqualTo(200);
   }
 }

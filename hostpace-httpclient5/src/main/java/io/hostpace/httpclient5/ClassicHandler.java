@@ -2,8 +2,12 @@ package io.hostpace.httpclient5;
 
 import io.hostpace.CallContext;
 import io.hostpace.Hostpace;
+import io.hostpace.spi.Exchange;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.URI;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import org.apache.hc.client5.http.classic.ExecChain;
 import org.apache.hc.client5.http.classic.ExecChainHandler;
 import org.apache.hc.client5.http.impl.classic.RequestFailedException;
@@ -24,6 +28,11 @@ import org.jspecify.annotations.Nullable;
  * The classic client's handler: each call goes through the engine, each attempt is
  * {@code chain.proceed} on the calling thread. The rest of the chain (redirects, the client's own
  * I/O retries, the connection) is below it, inside one attempt.
+ *
+ * <p>The call goes to {@link Hostpace#send(Exchange, CallContext, java.util.function.Consumer)}:
+ * the request's own cancel ({@code HttpUriRequestBase.cancel()}) interrupts no thread, so it is
+ * handed the engine's cancel action. The engine keeps an attempt's {@link HttpException}, which is
+ * not an {@code IOException}, as the cause of one; the handler throws it again as it is.
  */
 final class ClassicHandler implements ExecChainHandler {
 
@@ -39,8 +48,23 @@ final class ClassicHandler implements ExecChainHandler {
   public ClassicHttpResponse execute(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain)
       throws IOException, HttpException {
     Attempts attempts = new Attempts(request, scope, chain, engine.userAgent());
-    return CallingThread.call(engine, attempts, HostpaceHttpClient5.callContext(scope.clientContext, context),
-        attempts::onCancel, () -> new RequestFailedException("Request aborted"));
+    try {
+      return engine.send(attempts, HostpaceHttpClient5.callContext(scope.clientContext, context), attempts::onCancel);
+    } catch (InterruptedIOException e) {
+      if (e.getCause() instanceof CancellationException) {
+        throw new RequestFailedException("Request aborted"); // the engine's cancel: as the client's own aborted requests fail
+      }
+      throw e; // the attempt's own: a SocketTimeoutException, HttpClient's RequestFailedException
+    } catch (IOException e) {
+      HttpException protocolFailure = attempts.protocolFailure;
+      if (protocolFailure != null && e.getCause() == protocolFailure) {
+        throw protocolFailure; // the attempt's own, as it is
+      }
+      throw e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new RequestFailedException("Request aborted", e);
+    }
   }
 
   @Override
@@ -48,8 +72,11 @@ final class ClassicHandler implements ExecChainHandler {
     return "Hostpace classic exec handler";
   }
 
-  /** The call's attempts; the client's cancel reaches the engine while the call waits in its queue. */
-  private static final class Attempts implements CallingThread.BlockingExchange<ClassicHttpResponse> {
+  /**
+   * The call's attempts, each {@code chain.proceed} on the calling thread, its outcome a completed
+   * future; the client's cancel reaches the engine while the call waits in its queue.
+   */
+  private static final class Attempts implements Exchange<ClassicHttpResponse> {
     private final ClassicHttpRequest request;
     private final ExecChain.Scope scope;
     private final ExecChain chain;
@@ -57,6 +84,8 @@ final class ClassicHandler implements ExecChainHandler {
     private final URI uri;
     private final boolean canResend;
     private @Nullable Cancellable cancelWait;
+    /** The HttpException an attempt failed with: the engine hands it back as an IOException's cause. */
+    volatile @Nullable HttpException protocolFailure;
 
     Attempts(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain, String userAgent) throws ProtocolException {
       this.request = request;
@@ -104,13 +133,20 @@ final class ClassicHandler implements ExecChainHandler {
     }
 
     @Override
-    public ClassicHttpResponse send() throws IOException, HttpException {
+    public CompletableFuture<ClassicHttpResponse> send() {
       // A copy per attempt, as the client's own retries make: the chain below adds headers to what it is given.
       ClassicHttpRequest attempt = ClassicRequestBuilder.copy(request).build();
       if (!attempt.containsHeader(HttpHeaders.USER_AGENT)) {
         attempt.setHeader(HttpHeaders.USER_AGENT, userAgent); // SPEC U1; the client adds its own only when none is set
       }
-      return chain.proceed(attempt, scope);
+      try {
+        return CompletableFuture.completedFuture(chain.proceed(attempt, scope));
+      } catch (HttpException e) {
+        protocolFailure = e;
+        return CompletableFuture.failedFuture(e);
+      } catch (IOException | RuntimeException | Error e) {
+        return CompletableFuture.failedFuture(e);
+      }
     }
 
     @Override

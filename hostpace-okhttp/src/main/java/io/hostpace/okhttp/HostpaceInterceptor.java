@@ -2,9 +2,13 @@ package io.hostpace.okhttp;
 
 import io.hostpace.CallContext;
 import io.hostpace.Hostpace;
+import io.hostpace.spi.Exchange;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.URI;
 import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import okhttp3.Call;
 import okhttp3.EventListener;
 import okhttp3.Interceptor;
@@ -102,24 +106,39 @@ public final class HostpaceInterceptor implements Interceptor {
     return context;
   }
 
+  /**
+   * Sends the call with {@link Hostpace#send(Exchange, CallContext, java.util.function.Consumer)}:
+   * each attempt on this thread, and OkHttp's {@code Call.cancel()}, which interrupts no thread,
+   * handed the engine's cancel action.
+   */
   @Override
   public Response intercept(Chain chain) throws IOException {
     Request request = withUserAgent(chain.request());
     CallContext tagged = request.tag(CallContext.class);
     Call call = chain.call();
-    return CallingThread.call(engine, new Attempts(chain, request), tagged != null ? tagged : context,
-        cancel -> {
-          call.addEventListener(new EventListener() {
-            @Override
-            public void canceled(Call canceled) {
-              cancel.run();
-            }
-          });
-          if (call.isCanceled()) {
-            cancel.run(); // cancelled before the listener was there
+    try {
+      return engine.send(new Attempts(chain, request), tagged != null ? tagged : context, cancel -> {
+        call.addEventListener(new EventListener() {
+          @Override
+          public void canceled(Call canceled) {
+            cancel.run();
           }
-        },
-        () -> new IOException("Canceled"));
+        });
+        if (call.isCanceled()) {
+          cancel.run(); // cancelled before the listener was there
+        }
+      });
+    } catch (InterruptedIOException e) {
+      if (e.getCause() instanceof CancellationException) {
+        throw new IOException("Canceled"); // the engine's cancel: as OkHttp's own cancelled calls fail
+      }
+      throw e; // the attempt's own, a SocketTimeoutException say
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      InterruptedIOException interrupted = new InterruptedIOException("interrupted");
+      interrupted.initCause(e);
+      throw interrupted;
+    }
   }
 
   /** The request, with the engine's User-Agent if it names none (SPEC U1). */
@@ -135,8 +154,8 @@ public final class HostpaceInterceptor implements Interceptor {
     return "HostpaceInterceptor{context=" + context + "}";
   }
 
-  /** The call's attempts: each one is {@code chain.proceed}, on the interceptor's thread. */
-  private static final class Attempts implements CallingThread.BlockingExchange<Response> {
+  /** The call's attempts: each one is {@code chain.proceed}, on the interceptor's thread, its outcome a completed future. */
+  private static final class Attempts implements Exchange<Response> {
     private final Chain chain;
     private final Request request;
     private final URI uri;
@@ -166,8 +185,12 @@ public final class HostpaceInterceptor implements Interceptor {
     }
 
     @Override
-    public Response send() throws IOException {
-      return chain.proceed(request);
+    public CompletableFuture<Response> send() {
+      try {
+        return CompletableFuture.completedFuture(chain.proceed(request));
+      } catch (IOException | RuntimeException | Error e) {
+        return CompletableFuture.failedFuture(e); // the engine hands it to the caller as it is
+      }
     }
 
     @Override
