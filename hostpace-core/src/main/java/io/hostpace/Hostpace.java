@@ -387,7 +387,7 @@ public final class Hostpace {
     private final Set<Integer> refusalStatuses = new LinkedHashSet<>(List.of(429, 503));
     private final Set<Integer> refusalStatusesWithRetryAfter = new LinkedHashSet<>(List.of(405));
     private String userAgent = DEFAULT_USER_AGENT;
-    private LearningRule learningRule = LearningRule.seed();
+    private LearningRule learningRule = LearningRule.hostpace();
     private HostStateStore store = HostStateStore.inMemory();
     private @Nullable HostpaceListener listener;
     private @Nullable TimeoutPolicy timeoutPolicy;
@@ -487,7 +487,7 @@ public final class Hostpace {
       return this;
     }
 
-    /** How hosts that refuse without {@code Retry-After} are slowed; {@link LearningRule#seed()} unless set. */
+    /** How hosts that refuse without {@code Retry-After} are slowed; {@link LearningRule#hostpace()} unless set ({@link LearningRule#seed()} is SPEC R4). */
     public Builder learningRule(LearningRule rule) {
       this.learningRule = rule;
       return this;
@@ -506,6 +506,12 @@ public final class Hostpace {
      * and tells the policy how every attempt ended. The endpoint is the host key; the kind is
      * the context's {@link CallContext#kind()}. None unless set: then the clients' own timeouts
      * hold. The engine sends no probes: a policy configured with one should not be used here.
+     *
+     * <p>The budget is enforced on attempts sent through {@link #execute}; an attempt of
+     * {@link #send} runs on the calling thread inside {@link Exchange#send()}, which the engine
+     * cannot cut short, so blocking clients (OkHttp's {@code execute}, HttpClient 5 classic,
+     * {@code RestClient}) keep their own timeouts, while their outcomes still teach the policy
+     * and a down endpoint still fails fast.
      */
     public Builder timeoutPolicy(TimeoutPolicy policy) {
       this.timeoutPolicy = policy;

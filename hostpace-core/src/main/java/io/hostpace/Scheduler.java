@@ -275,6 +275,7 @@ final class Scheduler {
     long now = clock.nanoTime();
     node.state.clearPause();
     node.state.interval(0, now);
+    node.state.memory(null);
     Set<HostQueue> candidates = new LinkedHashSet<>();
     if (node.group) {
       for (GroupGate gate : node.gates.values()) {
@@ -567,8 +568,8 @@ final class Scheduler {
     }
     long interval = state.interval();
     long next = verdict.refusal()
-        ? rule.onRefusal(now, call.startedAt, interval, state.intervalChangedAt())
-        : rule.onAnswer(now, call.startedAt, interval, state.intervalChangedAt());
+        ? rule.onRefusal(now, call.startedAt, state)
+        : rule.onAnswer(now, call.startedAt, state);
     next = Math.max(0, Math.min(next, Long.MAX_VALUE / 4));
     if (next != interval) {
       state.interval(next, now);

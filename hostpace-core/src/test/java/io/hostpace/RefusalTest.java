@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hostpace.FakeServer.Reply;
 import io.hostpace.FakeServer.Response;
+import io.hostpace.spi.LearningRule;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.ZoneOffset;
@@ -193,7 +194,7 @@ class RefusalTest {
 
   @Test
   void R4_withoutRetryAfterTheIntervalDoublesFrom250msUpTo10s() {
-    Hostpace engine = engine().retries(20).build();
+    Hostpace engine = engine().learningRule(LearningRule.seed()).retries(20).build(); // the seed's numbers
     server.script(exchange -> Reply.status(429).after(Duration.ZERO));
     get(engine, "http://qlever.test/");
     List<Duration> seen = new ArrayList<>();
@@ -210,7 +211,7 @@ class RefusalTest {
 
   @Test
   void R4_everyAnswerThatIsNotARefusalTakesATenthOff() {
-    Hostpace engine = engine().build();
+    Hostpace engine = engine().learningRule(LearningRule.seed()).build(); // the seed's numbers
     AtomicInteger n = new AtomicInteger();
     server.script(exchange -> n.incrementAndGet() <= 3 ? Reply.status(429).after(Duration.ZERO) : Reply.ok().after(Duration.ZERO));
     get(engine, "http://a.test/");

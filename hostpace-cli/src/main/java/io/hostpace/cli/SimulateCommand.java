@@ -15,13 +15,13 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "simulate", mixinStandardHelpOptions = true,
     description = "Replay a scenario in virtual time against policies, and print the results as JSON.",
-    subcommands = {SimulateCommand.Timeouts.class})
+    subcommands = {SimulateCommand.Timeouts.class, SimulateCommand.Pacing.class})
 final class SimulateCommand implements Runnable {
 
   @Override
   public void run() {
     throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
-        "a simulation is missing: try 'hostpace simulate timeouts SCENARIO.json'");
+        "a simulation is missing: try 'hostpace simulate pacing SCENARIO.json' or 'hostpace simulate timeouts SCENARIO.json'");
   }
 
   /** The timeout policies of a scenario of stages (SPEC D1 to D5). */
@@ -49,6 +49,47 @@ final class SimulateCommand implements Runnable {
       } catch (ScenarioException e) {
         throw usage(scenario + ": " + e.getMessage());
       }
+    }
+
+    private picocli.CommandLine.ParameterException usage(String message) {
+      return new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), message);
+    }
+  }
+
+  /** The learning rules of a scenario of servers and clients (SPEC R4 and the performance goal). */
+  @Command(name = "pacing", mixinStandardHelpOptions = true,
+      description = "Replay a scenario of servers and clients against pacing policies (see hostpace-simulator/scenarios/pacing).")
+  static final class Pacing implements java.util.concurrent.Callable<Integer> {
+
+    private final Main.Streams streams;
+
+    @Parameters(paramLabel = "SCENARIO.json", description = "the scenario")
+    Path scenario = Path.of("");
+
+    @picocli.CommandLine.Option(names = "--chart", paramLabel = "FILE.png",
+        description = "also draw, per policy, starts and refusals over time")
+    @org.jspecify.annotations.Nullable Path chart;
+
+    Pacing(Main.Streams streams) {
+      this.streams = streams;
+    }
+
+    @Override
+    public Integer call() throws IOException {
+      if (!Files.isReadable(scenario)) {
+        throw usage("'" + scenario + "' is not a readable file");
+      }
+      io.hostpace.simulator.PacingResult result;
+      try {
+        result = io.hostpace.simulator.PacingSimulation.simulate(scenario);
+      } catch (ScenarioException e) {
+        throw usage(scenario + ": " + e.getMessage());
+      }
+      streams.out().println(result.toJson());
+      if (chart != null) {
+        io.hostpace.simulator.PacingSimulation.chart(result, chart);
+      }
+      return Main.OK;
     }
 
     private picocli.CommandLine.ParameterException usage(String message) {

@@ -63,4 +63,23 @@ class SimulateCommandTest {
     assertThat(run("simulate", "timeouts", bad.toString())).isEqualTo(2);
     assertThat(err).contains("policies[0].kind").contains("magic");
   }
+
+  @Test
+  void pacingPrintsTheResultOfEachPolicyAndDrawsTheChartWhenAsked(@TempDir Path dir) {
+    Path chart = dir.resolve("qlever.png");
+    Path scenario = Path.of("..", "hostpace-simulator", "scenarios", "pacing", "qlever-like.json");
+
+    assertThat(run("simulate", "pacing", scenario.toString(), "--chart", chart.toString())).as(err).isZero();
+
+    assertThat(out).startsWith("{\"policies\":[").contains("\"name\":\"seed\"").contains("\"goodputRatio\"");
+    assertThat(chart).isNotEmptyFile();
+  }
+
+  @Test
+  void aBadPacingScenarioIsAUsageError(@TempDir Path dir) throws IOException {
+    Path bad = dir.resolve("bad.json");
+    Files.writeString(bad, "{\"servers\":[{\"host\":\"a.test\",\"model\":\"teapot\"}]}");
+    assertThat(run("simulate", "pacing", bad.toString())).isEqualTo(2);
+    assertThat(err).contains("model");
+  }
 }

@@ -1,5 +1,7 @@
 package io.hostpace.spi;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What a host (or a group) has taught, shared by all its queues (SPEC P10): until when it
  * is paused, the interval between its starts, and when it last started a request.
@@ -42,4 +44,16 @@ public interface HostState {
 
   /** Records a start at {@code now}. */
   void start(long now);
+
+  /**
+   * What the learning rule keeps of this host beyond its interval (the rule owns the type and
+   * mutates it under the engine's lock), or null when it keeps nothing. A store that cannot keep
+   * it returns null; the rules then learn from the interval alone.
+   */
+  default @Nullable Object memory() {
+    return null;
+  }
+
+  /** Keeps {@code memory} for the learning rule; null forgets it (SPEC R7). */
+  default void memory(@Nullable Object memory) {}
 }

@@ -1,5 +1,7 @@
 package io.hostpace.spi;
 
+import org.jspecify.annotations.Nullable;
+
 /** States that live in the engine's own memory, as long as it holds them. */
 final class InMemoryHostStateStore implements HostStateStore {
 
@@ -29,6 +31,7 @@ final class InMemoryHostStateStore implements HostStateStore {
     private long intervalChangedAt;
     private boolean started;
     private long lastStart;
+    private @Nullable Object memory;
 
     MemoryState(String key) {
       this.key = key;
@@ -90,6 +93,16 @@ final class InMemoryHostStateStore implements HostStateStore {
     public void start(long now) {
       started = true;
       lastStart = now;
+    }
+
+    @Override
+    public @Nullable Object memory() {
+      return memory;
+    }
+
+    @Override
+    public void memory(@Nullable Object memory) {
+      this.memory = memory;
     }
   }
 }

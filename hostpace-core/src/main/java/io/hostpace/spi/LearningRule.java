@@ -2,11 +2,17 @@ package io.hostpace.spi;
 
 /**
  * How a host's interval between starts follows its refusals and answers, when it refuses
- * without saying when to come back (no {@code Retry-After}). A pure function of its inputs,
- * so that the engine and the simulator run the same rule and a test can feed it numbers.
+ * without saying when to come back (no {@code Retry-After}). A state machine fed
+ * {@code (now, outcome)}, so that the engine and the simulator run the same rule and a test can
+ * feed it numbers.
  *
  * <p>All times are the engine's clock in nanoseconds; an interval of 0 means the host has
  * taught nothing and its starts are not spaced.
+ *
+ * <p>The engine calls the {@link HostState} forms; a rule that needs only the interval and when
+ * it changed implements the two plain forms, which the others call by default. A rule that needs
+ * more keeps it in {@link HostState#memory()}, a value of its own type that lives and is
+ * forgotten with the host's interval.
  */
 public interface LearningRule {
 
@@ -24,11 +30,34 @@ public interface LearningRule {
   long onAnswer(long now, long startedAt, long interval, long changedAt);
 
   /**
+   * The interval after a refusal without {@code Retry-After}; the rule may read and replace
+   * {@code host}'s {@link HostState#memory() memory}, but sets nothing else: the engine sets the
+   * interval it returns.
+   */
+  default long onRefusal(long now, long startedAt, HostState host) {
+    return onRefusal(now, startedAt, host.interval(), host.intervalChangedAt());
+  }
+
+  /** The interval after an answer that is not a refusal; as {@link #onRefusal(long, long, HostState)}. */
+  default long onAnswer(long now, long startedAt, HostState host) {
+    return onAnswer(now, startedAt, host.interval(), host.intervalChangedAt());
+  }
+
+  /**
    * The seed's rule (SPEC R4): a refusal doubles the interval, from 250 ms up to 10 s; every
    * answer takes a tenth off; only refusals of requests started since the interval last
    * changed count, so a burst refused together doubles it once.
    */
   static LearningRule seed() {
     return SeedRule.INSTANCE;
+  }
+
+  /**
+   * The engine's default: measures the rate at which a refusing host accepts, settles a little
+   * under it, and probes above it ever more rarely while the host stays the same (CUBIC's
+   * concave approach and convex probe). See {@code HostpaceRule} for the design and numbers.
+   */
+  static LearningRule hostpace() {
+    return HostpaceRule.INSTANCE;
   }
 }

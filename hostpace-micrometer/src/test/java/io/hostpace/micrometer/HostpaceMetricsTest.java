@@ -97,7 +97,8 @@ class HostpaceMetricsTest {
   @Test
   void R2_R4_theLearnedIntervalAndThePauseAreTimeGauges() {
     HostpaceMetrics metrics = metrics().build();
-    Hostpace engine = engine(metrics, Hostpace.builder());
+    // The seed's rule (SPEC R4), for its literal numbers: 250 ms, then a tenth off.
+    Hostpace engine = engine(metrics, Hostpace.builder().learningRule(io.hostpace.spi.LearningRule.seed()));
     ScriptedServer server = server(time, (uri, attempt) -> {
       if (attempt > 1) {
         return Reply.ok();

@@ -1,9 +1,11 @@
 /**
  * Replays scenarios in virtual time against several policies, and reports what each lost and
- * how long it took: Caffeine's simulator, for Hostpace's timeout policies.
+ * how long it took: Caffeine's simulator, for Hostpace's timeout policies and learning rules.
  *
- * <p>The entry point is {@link io.hostpace.simulator.TimeoutSimulation}: a scenario file (its
- * format is in {@code scenarios/timeouts/README.md}) in, one JSON object out.
+ * <p>The entry points are {@link io.hostpace.simulator.TimeoutSimulation} (format in
+ * {@code scenarios/timeouts/README.md}) and {@link io.hostpace.simulator.PacingSimulation}, which
+ * runs the real engine against server models (format in {@code scenarios/pacing/README.md}): a
+ * scenario file in, one JSON object out. {@link io.hostpace.simulator.Main} is the command line.
  */
 @NullMarked
 package io.hostpace.simulator;

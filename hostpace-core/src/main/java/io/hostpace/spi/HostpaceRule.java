@@ -1,0 +1,238 @@
+package io.hostpace.spi;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The default learning rule: find the rate a host accepts by measuring it, settle a little under
+ * it, and probe above it ever more rarely while the host stays the same.
+ *
+ * <h2>From the naive version up</h2>
+ * The seed's rule (SPEC R4) doubles the interval on a refusal and takes a tenth off per answer.
+ * Against a host that accepts one request a second it never rests: ten answers undo a doubling,
+ * so it climbs back over the host's rate within seconds and is refused again, about one request
+ * in five. Three ideas fix that:
+ * <ol>
+ *   <li><b>Measure, don't guess</b> (the AWS SDK's adaptive retry mode measures its fill rate from
+ *       successes). While a host refuses some of what we send, the rate of the answers it
+ *       accepts <em>is</em> its rate. The rule keeps the times of the last {@value #SAMPLES}
+ *       accepted answers; at a refusal, one over the median gap between those of the last
+ *       {@value #WINDOW_SECONDS} s is the measured rate {@code m} (the median, because gaps
+ *       while we had less to send say nothing of the host).
+ *   <li><b>Remember the limit</b> (TCP CUBIC's {@code W_max}). After a refusal the rate drops to
+ *       {@code base}: {@code 0.96 m} when the host accepted slower than we sent (then {@code m} is
+ *       its rate), else a multiplicative cut ({@code × 0.9}; {@code × 0.7} when refused again
+ *       within {@code K/2}). It climbs back concave to {@code wmax = 0.99 m} by time {@code K},
+ *       stays flat there, then probes convex beyond: {@code wmax − (wmax − base)(1 − t/K)³} before
+ *       {@code K}, {@code wmax (1 + 0.1 ((t − K)/K)³)} after. The plateau is spent where nothing is
+ *       refused; the probe finds a host that got faster.
+ *   <li><b>Probe less while nothing changes</b> (Netflix's concurrency limits trust a stable
+ *       measurement). A refusal met only while probing beyond the plateau, at the same measured
+ *       rate, doubles {@code K} (from {@value #K_MIN_SECONDS} s up to {@value #K_MAX_SECONDS} s);
+ *       a refusal soon after a drop, or a lower measured rate, sets it back to
+ *       {@value #K_MIN_SECONDS} s, so a host whose rate halves is followed within a few refusals.
+ * </ol>
+ * Only a refusal of a request started since the last drop counts (as in SPEC R4): a burst
+ * refused together drops the rate once. Before anything is measured the rule starts at 4 a
+ * second and doubles each second (TCP's slow start); a refusal with too few accepted answers to
+ * measure halves the rate the first time and cuts it by 0.7 after.
+ *
+ * <h2>A worked example</h2>
+ * A host accepts one request a second (a token bucket) and we send 1.05 a second: refused; the
+ * accepted answers came 1 s apart, so {@code m = 1.0/s}; the rate drops to {@code base = 0.96/s}
+ * (an interval of 1042 ms) with {@code wmax = 0.99/s}. With {@code K = 10 s} it is 0.986/s at
+ * 5 s, 0.99/s at 10 s, and crosses 1.0/s at 14.7 s: refused there, beyond the plateau at the same
+ * {@code m}, it doubles {@code K} to 20 s, so the next refusal comes 29 s later, then 59 s, then
+ * every 88 s: fewer than 1 % of requests refused, at 97 to 99 % of the host's rate.
+ *
+ * <p>The rule holds no state of its own: what it learns of a host is a {@link Memory} kept in
+ * that host's {@link HostState#memory()}, guarded by the engine's lock. A store that cannot keep
+ * it (returns null) gets the seed's slowing and a hundredth off per answer: safe, not clever.
+ */
+final class HostpaceRule implements LearningRule {
+
+  static final HostpaceRule INSTANCE = new HostpaceRule();
+
+  static final int SAMPLES = 8;
+  static final int WINDOW_SECONDS = 30;
+  static final double SLOW_START_PER_SECOND = 4.0;
+  static final double K_MIN_SECONDS = 10;
+  static final double K_MAX_SECONDS = 60;
+  static final double UNDER_MEASURED = 0.96;
+  static final double PLATEAU = 0.99;
+  static final double BETA = 0.9;
+  static final double BETA_AGAIN = 0.7;
+  static final double SLOW_START_DOUBLING_SECONDS = 1;
+  static final double PROBE = 0.1;
+  static final long MAX_INTERVAL = 60_000_000_000L;
+  static final long FORGOTTEN_BELOW = 1_000_000L;
+
+  private static final double NANOS = 1e9;
+
+  private HostpaceRule() {}
+
+  /** What the rule knows of one host. Guarded by the engine's lock, as the host's state is. */
+  static final class Memory {
+    /** The times of the last accepted answers, a ring; {@code answers[next]} is the oldest once full. */
+    final long[] answers = new long[SAMPLES];
+    int count;
+    int next;
+    /** When the rate last dropped; {@code rate(t)} counts from here. */
+    long epoch;
+    /** The rate right after the last drop, per second. */
+    double base;
+    /** The rate the host was last measured to accept, a little under; 0 before a measurement (slow start). */
+    double wmax;
+    /** Seconds from the drop to the plateau at {@code wmax}. */
+    double k = K_MIN_SECONDS;
+
+    void answered(long now) {
+      answers[next] = now;
+      next = (next + 1) % SAMPLES;
+      if (count < SAMPLES) {
+        count++;
+      }
+    }
+
+    /**
+     * The accepted answers' rate, per second, or NaN: one over the median gap between the
+     * answers of the last {@value #WINDOW_SECONDS} s (the lower median, at least 3 answers). The
+     * median, not the mean, because the gaps while we sent slower than the host accepts say
+     * nothing of its rate, and the first answers of a refused burst come together.
+     */
+    double measured(long now) {
+      long[] gaps = new long[SAMPLES];
+      int n = 0;
+      long later = 0;
+      for (int i = 0; i < count; i++) {
+        long at = answers[(next - 1 - i + SAMPLES) % SAMPLES];
+        if (now - at > WINDOW_SECONDS * 1_000_000_000L) {
+          break;
+        }
+        if (i > 0) {
+          gaps[n++] = later - at;
+        }
+        later = at;
+      }
+      if (n < 2) {
+        return Double.NaN;
+      }
+      java.util.Arrays.sort(gaps, 0, n);
+      long median = gaps[(n - 1) / 2];
+      return median < 1_000_000L ? Double.NaN : NANOS / median;
+    }
+
+    /**
+     * The rate at {@code now}, per second: concave from {@code base} up to {@code wmax} at
+     * {@code K}, flat there, then convex beyond, {@value #PROBE} of {@code wmax} more at {@code 2K}.
+     */
+    double rate(long now) {
+      double t = Math.max(0, (now - epoch) / NANOS);
+      if (wmax == 0) {
+        return base * Math.pow(2, Math.min(t / SLOW_START_DOUBLING_SECONDS, 60));
+      }
+      if (t < k) {
+        double x = 1 - t / k;
+        return wmax - (wmax - base) * x * x * x;
+      }
+      double x = (t - k) / k;
+      return wmax * (1 + PROBE * x * x * x);
+    }
+  }
+
+  @Override
+  public long onRefusal(long now, long startedAt, HostState host) {
+    long interval = host.interval();
+    Memory memory = memoryOf(host);
+    if (memory == null) {
+      return onRefusal(now, startedAt, interval, host.intervalChangedAt());
+    }
+    if (interval > 0 && startedAt - memory.epoch < 0) {
+      return interval; // went at the pace before the last drop: that drop already answered it
+    }
+    double current = interval > 0 ? NANOS / interval : Double.POSITIVE_INFINITY;
+    double m = memory.measured(now);
+    double since = (now - memory.epoch) / NANOS;
+    boolean soon = interval > 0 && since < memory.k / 2;
+    double target;
+    double wmax;
+    if (!Double.isNaN(m)) {
+      // Accepted slower than sent: m is the host's rate. Else m is our own pace: cut by β.
+      target = m < 0.97 * current ? UNDER_MEASURED * m : Math.min(UNDER_MEASURED * m, (soon ? BETA_AGAIN : BETA) * current);
+      wmax = PLATEAU * Math.min(m, current);
+      boolean beyondPlateau = interval > 0 && since >= memory.k;
+      boolean same = memory.wmax > 0 && wmax >= 0.95 * memory.wmax;
+      memory.k = beyondPlateau && same ? Math.min(K_MAX_SECONDS, 2 * memory.k) : soon || !same ? K_MIN_SECONDS : memory.k;
+    } else if (Double.isInfinite(current)) {
+      target = SLOW_START_PER_SECOND;
+      wmax = 0;
+    } else {
+      // Refused with too little accepted to measure: cut (halve the first time), as CUBIC does.
+      target = (memory.wmax == 0 ? 0.5 : BETA_AGAIN) * current;
+      wmax = current;
+      memory.k = K_MIN_SECONDS;
+    }
+    memory.base = target;
+    memory.wmax = wmax == 0 ? 0 : Math.max(wmax, target * 1.03);
+    memory.epoch = now;
+    return toInterval(target);
+  }
+
+  @Override
+  public long onAnswer(long now, long startedAt, HostState host) {
+    long interval = host.interval();
+    Memory memory = memoryOf(host);
+    if (memory == null) {
+      return onAnswer(now, startedAt, interval, host.intervalChangedAt());
+    }
+    // Answers count before any refusal too: the first answers of a refused burst are what the
+    // first measurement needs. The cost: one memory of 136 B per host the engine holds.
+    memory.answered(now);
+    if (interval == 0) {
+      return 0; // nothing refused yet: nothing to pace
+    }
+    long next = toInterval(memory.rate(now));
+    if (next < FORGOTTEN_BELOW) {
+      host.memory(null);
+      return 0;
+    }
+    return next;
+  }
+
+  /** The host's memory, made on first use; null when the store cannot keep one. */
+  private static @Nullable Memory memoryOf(HostState host) {
+    Object kept = host.memory();
+    if (kept instanceof Memory memory) {
+      return memory;
+    }
+    Memory fresh = new Memory();
+    host.memory(fresh);
+    return host.memory() == fresh ? fresh : null;
+  }
+
+  private static long toInterval(double perSecond) {
+    if (!(perSecond > 0)) {
+      return MAX_INTERVAL;
+    }
+    double nanos = NANOS / perSecond;
+    return nanos >= MAX_INTERVAL ? MAX_INTERVAL : Math.round(nanos);
+  }
+
+  // Without a memory (a store that keeps none): slow down on a refusal, as the seed does, and
+  // recover by a hundredth per answer, so a forgetful store is safe if slow.
+
+  @Override
+  public long onRefusal(long now, long startedAt, long interval, long changedAt) {
+    return SeedRule.INSTANCE.onRefusal(now, startedAt, interval, changedAt);
+  }
+
+  @Override
+  public long onAnswer(long now, long startedAt, long interval, long changedAt) {
+    long next = interval - interval / 100;
+    return next < FORGOTTEN_BELOW ? 0 : next;
+  }
+
+  @Override
+  public String toString() {
+    return "hostpace";
+  }
+}

@@ -1,0 +1,160 @@
+package io.hostpace.spi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The default learning rule fed {@code (now, outcome)} by hand, as the engine's {@code teach()}
+ * does: times in seconds from a random origin near the wrap of the nanosecond count, intervals in
+ * nanoseconds. Each answer is 50 ms after its start.
+ */
+class HostpaceRuleTest {
+
+  static final long ORIGIN = Long.MAX_VALUE - 20_000_000_000L; // wraps 20 s in
+  final LearningRule rule = LearningRule.hostpace();
+  final HostState host = HostStateStore.inMemory().open("qlever.test");
+
+  static long at(double seconds) {
+    return ORIGIN + Math.round(seconds * 1e9);
+  }
+
+  long refused(double seconds) {
+    return teach(rule.onRefusal(at(seconds), at(seconds - 0.05), host), seconds);
+  }
+
+  long refusedStartedAt(double seconds, double startedAt) {
+    return teach(rule.onRefusal(at(seconds), at(startedAt), host), seconds);
+  }
+
+  long answered(double seconds) {
+    return teach(rule.onAnswer(at(seconds), at(seconds - 0.05), host), seconds);
+  }
+
+  private long teach(long next, double seconds) {
+    if (next != host.interval()) {
+      host.interval(next, at(seconds));
+    }
+    return next;
+  }
+
+  @Test
+  void aHostThatNeverRefusedIsNotPaced() {
+    assertThat(answered(0.05)).isZero();
+    assertThat(answered(0.10)).isZero();
+    assertThat(rule.toString()).isEqualTo("hostpace");
+  }
+
+  @Test
+  void theFirstRefusalStartsSlowlyAt250msAndABurstRefusedTogetherCountsOnce() {
+    assertThat(refusedStartedAt(0.05, 0)).isEqualTo(250_000_000L);
+    assertThat(refusedStartedAt(0.05, 0)).isEqualTo(250_000_000L);
+    assertThat(refusedStartedAt(0.06, 0)).isEqualTo(250_000_000L);
+  }
+
+  @Test
+  void beforeAMeasurementTheRateDoublesEverySecondAsTcpsSlowStart() {
+    refusedStartedAt(0.05, 0);
+    assertThat(answered(1.05)).isEqualTo(125_000_000L);   // 8 a second
+    assertThat(answered(2.05)).isEqualTo(62_500_000L);    // 16
+    assertThat(answered(3.05)).isEqualTo(31_250_000L);    // 32
+  }
+
+  @Test
+  void whileRefusedTheRateOfAcceptedAnswersIsTheHostsRateAndTheRuleSettlesUnderIt() {
+    refusedStartedAt(0.05, 0);
+    answered(1.05);
+    answered(2.05);
+    answered(3.05);   // accepted one a second while sending 32 a second
+    assertThat(refused(3.5)).isEqualTo(1_041_666_667L);   // 0.96 × 1.0 a second
+  }
+
+  @Test
+  void afterADropTheRateClimbsConcaveToThePlateauAt99PercentThenProbesConvexBeyond() {
+    refusedStartedAt(0.05, 0);
+    answered(1.05);
+    answered(2.05);
+    answered(3.05);
+    refused(3.5);                                                              // base 0.96, wmax 0.99, K 10 s
+    assertThat(answered(8.5)).isCloseTo(1_013_941_698L, within(1_000L));       // 0.98625 a second
+    assertThat(answered(13.5)).isCloseTo(1_010_101_010L, within(1_000L));      // 0.99: the plateau at K
+    assertThat(answered(16.0)).isCloseTo(1_008_525_189L, within(1_000L));      // 0.99155: still nearly flat
+    assertThat(answered(23.5)).isCloseTo(918_273_646L, within(1_000L));        // 1.089 at 2K: probing
+  }
+
+  @Test
+  void aRefusalMetOnlyWhileProbingAtTheSameMeasuredRateDoublesTheTimeToThePlateau() {
+    refusedStartedAt(0.05, 0);
+    for (double t = 1.05; t < 3.1; t++) {
+      answered(t);
+    }
+    refused(3.5);
+    for (double t = 4.5; t < 23.6; t++) {
+      answered(t);   // accepted one a second, whatever we sent
+    }
+    // sent 1.089 a second, accepted 1.0: back to 0.96, and K from 10 s to 20 s
+    assertThat(refused(24.0)).isEqualTo(1_041_666_667L);
+    assertThat(answered(34.0)).isCloseTo(1_013_941_698L, within(1_000L));      // halfway up at 10 s, not at 5 s
+    assertThat(answered(44.0)).isCloseTo(1_010_101_010L, within(1_000L));      // the plateau, now 20 s after
+  }
+
+  @Test
+  void theMeasuredRateIsTheMedianGapSoSlowGapsWhileNotRefusedDoNotLowerIt() {
+    refusedStartedAt(0.05, 0);
+    answered(1.05);
+    answered(2.05);
+    answered(6.05);   // a 4 s gap: we had nothing to send
+    answered(7.05);
+    assertThat(refused(7.5)).isEqualTo(1_041_666_667L);   // gaps 1, 1, 4, 1: the median is 1 s
+  }
+
+  @Test
+  void refusalsWithNothingAcceptedToMeasureHalveAtFirstThenCutByThreeTenths() {
+    assertThat(refusedStartedAt(0.0, 0.0)).isEqualTo(250_000_000L);            // 4 a second
+    assertThat(refusedStartedAt(0.3, 0.25)).isEqualTo(500_000_000L);           // 2
+    assertThat(refusedStartedAt(0.9, 0.75)).isEqualTo(714_285_714L);           // 1.4
+  }
+
+  @Test
+  void aRefusalOfARequestStartedBeforeTheLastDropChangesNothing() {
+    refusedStartedAt(0.05, 0);
+    refusedStartedAt(0.3, 0.25);
+    assertThat(refusedStartedAt(0.35, 0.29)).isEqualTo(500_000_000L);
+  }
+
+  @Test
+  void aStoreThatKeepsNoMemoryGetsTheSeedsSlowingAndAHundredthOffPerAnswer() {
+    HostState forgetful = new ForgetfulState();
+    assertThat(rule.onRefusal(at(0), at(0), forgetful)).isEqualTo(250_000_000L);
+    forgetful.interval(250_000_000L, at(0));
+    assertThat(rule.onAnswer(at(1), at(0.95), forgetful)).isEqualTo(247_500_000L);
+  }
+
+  @Test
+  void forgettingTheMemoryStartsTheHostOverAsNew() {
+    refusedStartedAt(0.05, 0);
+    host.interval(0, at(1));
+    host.memory(null);
+    assertThat(answered(1.05)).isZero();
+    assertThat(refusedStartedAt(1.10, 1.05)).isEqualTo(250_000_000L);
+  }
+
+  /** A state whose store cannot keep the rule's memory. */
+  static final class ForgetfulState implements HostState {
+    private long interval;
+    private long changedAt;
+
+    @Override public String key() { return "forgetful.test"; }
+    @Override public boolean paused() { return false; }
+    @Override public long pausedUntil() { return 0; }
+    @Override public void pauseUntil(long until) {}
+    @Override public void clearPause() {}
+    @Override public long interval() { return interval; }
+    @Override public long intervalChangedAt() { return changedAt; }
+    @Override public void interval(long interval, long now) { this.interval = interval; this.changedAt = now; }
+    @Override public boolean started() { return false; }
+    @Override public long lastStart() { return 0; }
+    @Override public void start(long now) {}
+  }
+}

@@ -1,0 +1,100 @@
+package io.hostpace.simulator;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.NoSuchElementException;
+
+/**
+ * What a pacing scenario did under each of its policies, in the order the scenario names them:
+ * the output of {@code hostpace simulate pacing}, written by {@link #toJson()} as
+ *
+ * <pre>{@code
+ * {"policies":[{"name":"seed","completed":300,"lost":0,"refusals":79,"refusalPct":20.8,
+ *   "finishSeconds":476.5,"goodputRatio":0.63,"p50WaitMs":...,"p99WaitMs":...}]}
+ * }</pre>
+ *
+ * @param idealSeconds the shortest time in which the server models could accept every request
+ */
+public record PacingResult(double idealSeconds, List<Policy> policies) {
+
+  private static final ObjectMapper JSON = JsonMapper.builder().build();
+
+  public PacingResult {
+    policies = List.copyOf(policies);
+  }
+
+  /**
+   * One policy's replay. The first eight fields are the JSON's; the others are for tests, the
+   * chart and BENCHMARKS.md.
+   *
+   * @param refusalPct refusals in percent of all attempts, one decimal
+   * @param finishSeconds when the last request ended (answered or given up), one decimal; the
+   *     scenario's {@code maxSeconds} when some were still unfinished then
+   * @param goodputRatio {@link PacingResult#idealSeconds()} divided by the unrounded finish, two decimals
+   * @param p50WaitMs median, from a request's arrival to the start of its last attempt
+   * @param lateRefusals refusals of attempts started after the first ten seconds
+   * @param lateRefusalPct those, in percent of the requests, one decimal
+   * @param starts the start time of every attempt, seconds from the run's start
+   * @param refused the start time of every refused attempt, seconds
+   */
+  public record Policy(
+      String name, int completed, int lost, int refusals, double refusalPct, double finishSeconds,
+      double goodputRatio, long p50WaitMs, long p99WaitMs, int lateRefusals, double lateRefusalPct,
+      double[] starts, double[] refused) {
+
+    /** The refusals of attempts started within {@code [fromSeconds, toSeconds)}. */
+    public int refusalsBetween(double fromSeconds, double toSeconds) {
+      return count(refused, fromSeconds, toSeconds);
+    }
+
+    /** The attempts started within {@code [fromSeconds, toSeconds)}. */
+    public int startsBetween(double fromSeconds, double toSeconds) {
+      return count(starts, fromSeconds, toSeconds);
+    }
+
+    private static int count(double[] times, double from, double to) {
+      int n = 0;
+      for (double t : times) {
+        if (t >= from && t < to) {
+          n++;
+        }
+      }
+      return n;
+    }
+
+    @Override
+    public String toString() {
+      return name + "{completed=" + completed + ", lost=" + lost + ", refusals=" + refusals + ", refusalPct="
+          + refusalPct + ", finishSeconds=" + finishSeconds + ", goodputRatio=" + goodputRatio + ", p50WaitMs="
+          + p50WaitMs + ", p99WaitMs=" + p99WaitMs + ", lateRefusalPct=" + lateRefusalPct + "}";
+    }
+  }
+
+  /** The replay of the policy named {@code name}. */
+  public Policy policy(String name) {
+    return policies.stream().filter(p -> p.name().equals(name)).findFirst()
+        .orElseThrow(() -> new NoSuchElementException("no policy '" + name + "' in this result"));
+  }
+
+  /** The JSON: one object, the eight fields per policy. */
+  public String toJson() {
+    ObjectNode root = JSON.createObjectNode();
+    ArrayNode list = root.putArray("policies");
+    for (Policy p : policies) {
+      ObjectNode node = list.addObject();
+      node.put("name", p.name());
+      node.put("completed", p.completed());
+      node.put("lost", p.lost());
+      node.put("refusals", p.refusals());
+      node.put("refusalPct", p.refusalPct());
+      node.put("finishSeconds", p.finishSeconds());
+      node.put("goodputRatio", p.goodputRatio());
+      node.put("p50WaitMs", p.p50WaitMs());
+      node.put("p99WaitMs", p.p99WaitMs());
+    }
+    return root.toString();
+  }
+}

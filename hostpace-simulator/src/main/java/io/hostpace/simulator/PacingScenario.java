@@ -1,0 +1,46 @@
+package io.hostpace.simulator;
+
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A pacing scenario, parsed and checked ({@link PacingScenarioParser}; the format is in
+ * {@code scenarios/pacing/README.md}). Times in nanoseconds from the run's start.
+ *
+ * @param seed all randomness (the arrival times of {@code {"perSecond": ...}}) comes from it
+ * @param maxNanos how long a replay may run; what is not done by then is lost
+ */
+record PacingScenario(long seed, long maxNanos, List<ServerSpec> servers, List<ClientSpec> clients, List<Policy> policies) {
+
+  enum Model { TOKEN_BUCKET, FIXED_WINDOW, GATE }
+
+  enum RetryAfter { NONE, SECONDS, DATE, UNTIL_FREE }
+
+  enum Policy {
+    SEED, HOSTPACE, CONFIGURED, UNPACED;
+
+    String label() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /**
+   * A server model. {@code rate}/{@code burst} are the token bucket's, {@code limit}/{@code window}
+   * the fixed window's, {@code maxConcurrent} the gate's; the others are unused by that model.
+   */
+  record ServerSpec(
+      String host, Model model, double rate, int burst, int limit, long window, int maxConcurrent,
+      int status, RetryAfter retryAfter, long latency, boolean refusalsCount, List<Change> changes) {}
+
+  /** From {@code at} on, the fields given replace the server's; null ones stay. */
+  record Change(long at, @Nullable Double rate, @Nullable Integer burst, @Nullable Integer limit,
+      @Nullable Integer maxConcurrent) {}
+
+  /**
+   * A client of one host.
+   *
+   * @param perSecond the mean arrival rate (Poisson arrivals from the seed); 0 for a burst at 0 s
+   * @param processes engines that share the requests (split as evenly as they go) and the server
+   */
+  record ClientSpec(String host, int requests, double perSecond, int inFlight, int processes) {}
+}

@@ -1,0 +1,343 @@
+package io.hostpace.simulator;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.hostpace.simulator.PacingScenario.Change;
+import io.hostpace.simulator.PacingScenario.ClientSpec;
+import io.hostpace.simulator.PacingScenario.Model;
+import io.hostpace.simulator.PacingScenario.Policy;
+import io.hostpace.simulator.PacingScenario.RetryAfter;
+import io.hostpace.simulator.PacingScenario.ServerSpec;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads a pacing scenario (the format of issue 6, in {@code scenarios/pacing/README.md}) and
+ * checks every field, so that a bad one is reported by its path: {@code servers[0].model: expected
+ * "token-bucket", "fixed-window" or "gate", got "bucket"}. Unknown fields are refused, so a
+ * misspelt one does not pass for a default; {@code //} comments are allowed, as in the issue.
+ */
+final class PacingScenarioParser {
+
+  private static final ObjectMapper JSON = JsonMapper.builder()
+      .enable(JsonReadFeature.ALLOW_JAVA_COMMENTS)
+      .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
+      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+      .build();
+
+  private static final Set<String> TOP = Set.of("seed", "maxSeconds", "servers", "clients", "policies");
+  private static final Set<String> SERVER = Set.of(
+      "host", "model", "rate", "burst", "limit", "windowSeconds", "maxConcurrent", "status", "retryAfter",
+      "latencyMs", "refusalsCount", "changes");
+  private static final Set<String> CHANGE = Set.of("atSeconds", "rate", "burst", "limit", "maxConcurrent");
+  private static final Set<String> CLIENT = Set.of("host", "requests", "arrival", "inFlight", "processes");
+  private static final Set<String> ARRIVAL = Set.of("perSecond");
+
+  private PacingScenarioParser() {}
+
+  static PacingScenario parse(String text) {
+    JsonNode root;
+    try {
+      root = JSON.readTree(text);
+    } catch (JsonProcessingException e) {
+      JsonLocation at = e.getLocation();
+      throw new ScenarioException("", "scenario is not JSON: " + e.getOriginalMessage()
+          + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
+    }
+    if (root == null || !root.isObject()) {
+      throw new ScenarioException("", "scenario: expected a JSON object {\"servers\": [...], \"clients\": [...], \"policies\": [...]}");
+    }
+    onlyFields(root, "", TOP, "a pacing scenario");
+    long seed = root.has("seed") ? whole(root.get("seed"), "seed") : 1;
+    long max = root.has("maxSeconds") ? seconds(root.get("maxSeconds"), "maxSeconds", true) : 3_600_000_000_000L;
+
+    JsonNode servers = list(required(root, "servers", "", "a list of servers"), "servers", "a list of servers");
+    if (servers.isEmpty()) {
+      throw new ScenarioException("servers", "expected at least one server");
+    }
+    List<ServerSpec> serverSpecs = new ArrayList<>();
+    Set<String> hosts = new HashSet<>();
+    for (int i = 0; i < servers.size(); i++) {
+      ServerSpec server = server(servers.get(i), "servers[" + i + "]");
+      if (!hosts.add(server.host())) {
+        throw new ScenarioException("servers[" + i + "].host", "host '" + server.host() + "' has a server already");
+      }
+      serverSpecs.add(server);
+    }
+
+    JsonNode clients = list(required(root, "clients", "", "a list of clients"), "clients", "a list of clients");
+    if (clients.isEmpty()) {
+      throw new ScenarioException("clients", "expected at least one client");
+    }
+    List<ClientSpec> clientSpecs = new ArrayList<>();
+    for (int i = 0; i < clients.size(); i++) {
+      String path = "clients[" + i + "]";
+      ClientSpec client = client(clients.get(i), path);
+      if (!hosts.contains(client.host())) {
+        throw new ScenarioException(path + ".host", "no server has host '" + client.host() + "': expected one of "
+            + String.join(", ", serverSpecs.stream().map(ServerSpec::host).toList()));
+      }
+      clientSpecs.add(client);
+    }
+
+    JsonNode policies = list(required(root, "policies", "", "a list of policies"), "policies", "a list of policies");
+    if (policies.isEmpty()) {
+      throw new ScenarioException("policies", "expected at least one of \"seed\", \"hostpace\", \"configured\", \"unpaced\"");
+    }
+    List<Policy> policySpecs = new ArrayList<>();
+    for (int i = 0; i < policies.size(); i++) {
+      String path = "policies[" + i + "]";
+      Policy policy = switch (text(policies.get(i), path)) {
+        case "seed" -> Policy.SEED;
+        case "hostpace" -> Policy.HOSTPACE;
+        case "configured" -> Policy.CONFIGURED;
+        case "unpaced" -> Policy.UNPACED;
+        default -> throw new ScenarioException(path,
+            "expected \"seed\", \"hostpace\", \"configured\" or \"unpaced\", got " + brief(policies.get(i)));
+      };
+      if (policySpecs.contains(policy)) {
+        throw new ScenarioException(path, "policy \"" + policy.label() + "\" is named twice");
+      }
+      policySpecs.add(policy);
+    }
+    return new PacingScenario(seed, max, List.copyOf(serverSpecs), List.copyOf(clientSpecs), List.copyOf(policySpecs));
+  }
+
+  private static ServerSpec server(JsonNode node, String path) {
+    object(node, path, "{\"host\": \"qlever.test\", \"model\": \"token-bucket\", ...}");
+    onlyFields(node, path, SERVER, "a server");
+    String host = host(required(node, "host", path, "the host it serves, such as \"qlever.test\""), path + ".host");
+    String modelName = text(required(node, "model", path, "\"token-bucket\", \"fixed-window\" or \"gate\""), path + ".model");
+    Model model = switch (modelName) {
+      case "token-bucket" -> Model.TOKEN_BUCKET;
+      case "fixed-window" -> Model.FIXED_WINDOW;
+      case "gate" -> Model.GATE;
+      default -> throw new ScenarioException(path + ".model",
+          "expected \"token-bucket\", \"fixed-window\" or \"gate\", got " + brief(node.get("model")));
+    };
+    double rate = 0;
+    int burst = 1;
+    int limit = 0;
+    long window = 0;
+    int maxConcurrent = 0;
+    switch (model) {
+      case TOKEN_BUCKET -> {
+        rate = positive(required(node, "rate", path, "requests a second the bucket refills, such as 1.0"), path + ".rate");
+        burst = node.has("burst") ? count(node.get("burst"), path + ".burst", 1) : 1;
+      }
+      case FIXED_WINDOW -> {
+        limit = count(required(node, "limit", path, "requests a window accepts, such as 60"), path + ".limit", 1);
+        window = seconds(required(node, "windowSeconds", path, "the window's length, such as 60"), path + ".windowSeconds", true);
+      }
+      case GATE -> maxConcurrent = count(
+          required(node, "maxConcurrent", path, "how many it serves at once, such as 4"), path + ".maxConcurrent", 1);
+    }
+    for (String field : List.of("rate", "burst", "limit", "windowSeconds", "maxConcurrent")) {
+      boolean belongs = switch (model) {
+        case TOKEN_BUCKET -> field.equals("rate") || field.equals("burst");
+        case FIXED_WINDOW -> field.equals("limit") || field.equals("windowSeconds");
+        case GATE -> field.equals("maxConcurrent");
+      };
+      if (node.has(field) && !belongs) {
+        throw new ScenarioException(path + "." + field, "not a field of model \"" + modelName + "\"");
+      }
+    }
+    int status = node.has("status") ? count(node.get("status"), path + ".status", 100) : 429;
+    if (status > 599) {
+      throw new ScenarioException(path + ".status", "expected an HTTP status from 100 to 599, got " + status);
+    }
+    RetryAfter retryAfter = RetryAfter.NONE;
+    if (node.has("retryAfter")) {
+      retryAfter = switch (text(node.get("retryAfter"), path + ".retryAfter")) {
+        case "none" -> RetryAfter.NONE;
+        case "seconds" -> RetryAfter.SECONDS;
+        case "date" -> RetryAfter.DATE;
+        case "until-free" -> RetryAfter.UNTIL_FREE;
+        default -> throw new ScenarioException(path + ".retryAfter",
+            "expected \"none\", \"seconds\", \"date\" or \"until-free\", got " + brief(node.get("retryAfter")));
+      };
+    }
+    long latency = node.has("latencyMs") ? ms(node.get("latencyMs"), path + ".latencyMs") : 50_000_000L;
+    boolean refusalsCount = false;
+    if (node.has("refusalsCount")) {
+      if (!node.get("refusalsCount").isBoolean()) {
+        throw new ScenarioException(path + ".refusalsCount", "expected true or false, got " + brief(node.get("refusalsCount")));
+      }
+      refusalsCount = node.get("refusalsCount").asBoolean();
+    }
+    List<Change> changes = new ArrayList<>();
+    if (node.has("changes")) {
+      JsonNode list = list(node.get("changes"), path + ".changes", "a list of changes");
+      long previous = -1;
+      for (int i = 0; i < list.size(); i++) {
+        String at = path + ".changes[" + i + "]";
+        JsonNode change = object(list.get(i), at, "{\"atSeconds\": 300, \"rate\": 0.5}");
+        onlyFields(change, at, CHANGE, "a change");
+        long when = seconds(required(change, "atSeconds", at, "when it happens, in seconds from the start"), at + ".atSeconds", false);
+        if (when < previous) {
+          throw new ScenarioException(at + ".atSeconds", "changes must come in time order");
+        }
+        previous = when;
+        @Nullable Double newRate = null;
+        @Nullable Integer newBurst = null;
+        @Nullable Integer newLimit = null;
+        @Nullable Integer newMax = null;
+        for (String field : List.of("rate", "burst", "limit", "maxConcurrent")) {
+          if (!change.has(field)) {
+            continue;
+          }
+          boolean belongs = switch (model) {
+            case TOKEN_BUCKET -> field.equals("rate") || field.equals("burst");
+            case FIXED_WINDOW -> field.equals("limit");
+            case GATE -> field.equals("maxConcurrent");
+          };
+          if (!belongs) {
+            throw new ScenarioException(at + "." + field, "not a field of model \"" + modelName + "\"");
+          }
+          switch (field) {
+            case "rate" -> newRate = positive(change.get(field), at + ".rate");
+            case "burst" -> newBurst = count(change.get(field), at + ".burst", 1);
+            case "limit" -> newLimit = count(change.get(field), at + ".limit", 1);
+            default -> newMax = count(change.get(field), at + ".maxConcurrent", 1);
+          }
+        }
+        if (newRate == null && newBurst == null && newLimit == null && newMax == null) {
+          throw new ScenarioException(at, "a change must set one of rate, burst (token-bucket), limit (fixed-window), maxConcurrent (gate)");
+        }
+        changes.add(new Change(when, newRate, newBurst, newLimit, newMax));
+      }
+    }
+    return new ServerSpec(host, model, rate, burst, limit, window, maxConcurrent, status, retryAfter, latency,
+        refusalsCount, List.copyOf(changes));
+  }
+
+  private static ClientSpec client(JsonNode node, String path) {
+    object(node, path, "{\"host\": \"qlever.test\", \"requests\": 300, \"arrival\": \"burst\"}");
+    onlyFields(node, path, CLIENT, "a client");
+    String host = host(required(node, "host", path, "the host it calls"), path + ".host");
+    int requests = count(required(node, "requests", path, "how many requests it sends, such as 300"), path + ".requests", 1);
+    double perSecond = 0;
+    if (node.has("arrival")) {
+      JsonNode arrival = node.get("arrival");
+      if (arrival.isTextual()) {
+        if (!arrival.asText().equals("burst")) {
+          throw new ScenarioException(path + ".arrival", "expected \"burst\" or {\"perSecond\": 2.0}, got " + brief(arrival));
+        }
+      } else if (arrival.isObject()) {
+        onlyFields(arrival, path + ".arrival", ARRIVAL, "an arrival");
+        perSecond = positive(required(arrival, "perSecond", path + ".arrival", "requests arriving a second, such as 2.0"),
+            path + ".arrival.perSecond");
+      } else {
+        throw new ScenarioException(path + ".arrival", "expected \"burst\" or {\"perSecond\": 2.0}, got " + brief(arrival));
+      }
+    }
+    int inFlight = node.has("inFlight") ? count(node.get("inFlight"), path + ".inFlight", 1) : 32;
+    int processes = node.has("processes") ? count(node.get("processes"), path + ".processes", 1) : 1;
+    if (processes > requests) {
+      throw new ScenarioException(path + ".processes", "expected at most as many processes as requests (" + requests + "), got " + processes);
+    }
+    return new ClientSpec(host, requests, perSecond, inFlight, processes);
+  }
+
+  // ---------------------------------------------------------------- values
+
+  private static JsonNode required(JsonNode object, String field, String path, String what) {
+    JsonNode value = object.get(field);
+    if (value == null || value.isNull()) {
+      throw new ScenarioException(path.isEmpty() ? field : path + "." + field, "required: " + what);
+    }
+    return value;
+  }
+
+  private static void onlyFields(JsonNode object, String path, Set<String> allowed, String what) {
+    for (Iterator<String> names = object.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!allowed.contains(name)) {
+        throw new ScenarioException(path.isEmpty() ? name : path + "." + name,
+            "unknown field of " + what + ": expected one of " + String.join(", ", allowed.stream().sorted().toList()));
+      }
+    }
+  }
+
+  private static JsonNode object(JsonNode node, String path, String shape) {
+    if (!node.isObject()) {
+      throw new ScenarioException(path, "expected an object " + shape + ", got " + brief(node));
+    }
+    return node;
+  }
+
+  private static JsonNode list(JsonNode node, String path, String what) {
+    if (!node.isArray()) {
+      throw new ScenarioException(path, "expected " + what + " [...], got " + brief(node));
+    }
+    return node;
+  }
+
+  private static String text(JsonNode node, String path) {
+    if (!node.isTextual() || node.asText().isEmpty()) {
+      throw new ScenarioException(path, "expected a non-empty string, got " + brief(node));
+    }
+    return node.asText();
+  }
+
+  private static String host(JsonNode node, String path) {
+    String host = text(node, path);
+    if (!host.matches("[A-Za-z0-9.-]+(:[0-9]{1,5})?") || host.startsWith(".") || host.endsWith(".")) {
+      throw new ScenarioException(path, "expected a host name such as \"qlever.test\", got " + brief(node));
+    }
+    return host.toLowerCase(Locale.ROOT);
+  }
+
+  private static long whole(JsonNode node, String path) {
+    if (!node.isIntegralNumber() || !node.canConvertToLong()) {
+      throw new ScenarioException(path, "expected a whole number, got " + brief(node));
+    }
+    return node.asLong();
+  }
+
+  /** Seconds as nanoseconds; positive when {@code positive}, else 0 or more. */
+  private static long seconds(JsonNode node, String path, boolean positive) {
+    if (!node.isNumber() || !Double.isFinite(node.asDouble()) || node.asDouble() < 0
+        || (positive && node.asDouble() <= 0) || node.asDouble() > 1e7) {
+      throw new ScenarioException(path, "expected a number of seconds " + (positive ? "above 0" : "of 0 or more")
+          + " (at most 10000000), got " + brief(node));
+    }
+    return Math.round(node.asDouble() * 1e9);
+  }
+
+  private static long ms(JsonNode node, String path) {
+    if (!node.isNumber() || !Double.isFinite(node.asDouble()) || node.asDouble() < 0 || node.asDouble() > 1e9) {
+      throw new ScenarioException(path, "expected a number of ms of 0 or more, got " + brief(node));
+    }
+    return Math.round(node.asDouble() * 1e6);
+  }
+
+  private static double positive(JsonNode node, String path) {
+    if (!node.isNumber() || !Double.isFinite(node.asDouble()) || node.asDouble() <= 0 || node.asDouble() > 1e6) {
+      throw new ScenarioException(path, "expected a positive number (at most 1000000), got " + brief(node));
+    }
+    return node.asDouble();
+  }
+
+  private static int count(JsonNode node, String path, int least) {
+    if (!node.isIntegralNumber() || !node.canConvertToInt() || node.asInt() < least) {
+      throw new ScenarioException(path, "expected a whole number of " + least + " or more, got " + brief(node));
+    }
+    return node.asInt();
+  }
+
+  private static String brief(JsonNode node) {
+    String text = node.toString();
+    return text.length() > 60 ? text.substring(0, 57) + "..." : text;
+  }
+}

@@ -1,0 +1,431 @@
+package io.hostpace.simulator;
+
+import io.hostpace.Hostpace;
+import io.hostpace.Limits;
+import io.hostpace.Rate;
+import io.hostpace.VirtualTime;
+import io.hostpace.simulator.PacingScenario.ClientSpec;
+import io.hostpace.simulator.PacingScenario.Policy;
+import io.hostpace.simulator.PacingScenario.ServerSpec;
+import io.hostpace.spi.Exchange;
+import io.hostpace.spi.LearningRule;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Replays a pacing scenario in virtual time against each policy it names, and reports what each
+ * completed, how much the servers refused, and how close it came to the fastest the servers allow
+ * (issue 6's {@code hostpace simulate pacing SCENARIO.json [--chart FILE.png]}).
+ *
+ * <pre>{@code
+ * String json = PacingSimulation.run(Path.of("scenarios/pacing/qlever-like.json"));   // one JSON object
+ * PacingResult result = PacingSimulation.simulate(Path.of("..."));                      // the same, as a value
+ * PacingSimulation.chart(result, Path.of("docs/qlever-like.png"));                      // starts and refusals
+ * }</pre>
+ *
+ * <h2>What runs</h2>
+ * The real engine: each process of each client is a {@link Hostpace} built on one shared
+ * {@link VirtualTime} (clock and timer), with the client's {@code inFlight} as its limit for every
+ * host, the engine's default 5 retries and 60 s retry delay limit. Its requests go through a small
+ * {@link Exchange} to a {@link ServerModel}, one per server, shared by every process that calls
+ * it, which decides at the start and answers {@code latencyMs} later. The policies:
+ * <ul>
+ *   <li>{@code seed}: the engine with {@link LearningRule#seed()} (SPEC R4 exactly);
+ *   <li>{@code hostpace}: the engine as built by default ({@link LearningRule#hostpace()});
+ *   <li>{@code configured}: the default engine told the server's rate at the start: a token
+ *       bucket's {@code Rate.of(burst, burst / rate)}, a fixed window's {@code Rate.of(limit,
+ *       window)}, a gate's {@code inFlight: maxConcurrent}; with several processes each gets its
+ *       share (a third of the rate for three). Not the changes: the user knows the documented
+ *       limit, not tomorrow's;
+ *   <li>{@code unpaced}: no engine: what plain client code does. {@code inFlight} workers per
+ *       process take requests in arrival order; a refused attempt waits a fixed 1 s holding its
+ *       worker, then goes again, up to 5 retries; nothing is learned and Retry-After is not read.
+ * </ul>
+ * Each policy gets fresh servers, engines and clock; a replay is deterministic.
+ *
+ * <h2>The numbers</h2>
+ * A request is completed when its last answer is accepted, lost when it gave up after its
+ * retries or was unfinished at {@code maxSeconds}. {@code refusalPct} is refusals in percent of
+ * all attempts; {@code goodputRatio} is the shortest time in which the server models could
+ * accept every request ({@link ServerModel#idealFinish}) divided by the time the policy took
+ * (the last request's end). For a policy that lost requests the numerator is the shortest time
+ * for the requests it completed (each host's first arrivals, as many as it completed), so that
+ * losing requests does not score as finishing early; read it with {@code lost}. The wait is from a request's arrival to the start of its last
+ * attempt.
+ */
+public final class PacingSimulation {
+
+  /** The clock's origin: near the nanosecond count's wrap, so that times are compared by difference. */
+  static final long ORIGIN = Long.MAX_VALUE - Duration.ofMinutes(10).toNanos();
+  static final Instant WALL_ORIGIN = Instant.parse("2026-01-01T00:00:00Z");
+  /** The unpaced client's back-off after a refusal. */
+  static final long UNPACED_BACKOFF = 1_000_000_000L;
+  static final int RETRIES = 5;
+  /** Refusals of attempts started after this count as late: the target allows the first ten seconds to learn. */
+  static final double LATE_AFTER_SECONDS = 10;
+
+  private PacingSimulation() {}
+
+  /**
+   * Replays the scenario in {@code scenarioFile} and returns the result as one JSON object.
+   *
+   * @throws ScenarioException when the scenario does not parse or makes no sense; its message
+   *     names the field
+   * @throws IOException when the file cannot be read
+   */
+  public static String run(Path scenarioFile) throws IOException {
+    return simulate(scenarioFile).toJson();
+  }
+
+  /** {@link #run(Path)}, as a value. */
+  public static PacingResult simulate(Path scenarioFile) throws IOException {
+    return simulate(Files.readString(scenarioFile, StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Replays the scenario given as JSON text.
+   *
+   * @throws ScenarioException when it does not parse or makes no sense
+   */
+  public static PacingResult simulate(String scenarioJson) {
+    return simulate(PacingScenarioParser.parse(scenarioJson), ORIGIN);
+  }
+
+  /** Draws, per policy, starts and refusals over time into a PNG at {@code png}. */
+  public static void chart(PacingResult result, Path png) throws IOException {
+    PacingChart.write(result, png);
+  }
+
+  static PacingResult simulate(PacingScenario scenario, long origin) {
+    Workload workload = new Workload(scenario);
+    List<PacingResult.Policy> results = new ArrayList<>();
+    for (Policy policy : scenario.policies()) {
+      results.add(new Replay(scenario, workload, policy, origin).run());
+    }
+    return new PacingResult(round(workload.idealNanos / 1e9, 1), results);
+  }
+
+  /** The requests of a scenario: for each client, when each arrives, and its ideal finish. */
+  private static final class Workload {
+    final List<long[]> arrivals = new ArrayList<>();
+    final Map<String, long[]> byHostSorted = new HashMap<>();
+    final Map<String, ServerSpec> servers = new HashMap<>();
+    final long idealNanos;
+
+    Workload(PacingScenario scenario) {
+      Random random = new Random(scenario.seed());
+      Map<String, List<Long>> byHost = new HashMap<>();
+      for (ClientSpec client : scenario.clients()) {
+        long[] times = new long[client.requests()];
+        double t = 0;
+        for (int i = 0; i < times.length; i++) {
+          if (client.perSecond() > 0) {
+            t += -Math.log(1 - random.nextDouble()) / client.perSecond();
+          }
+          times[i] = Math.round(t * 1e9);
+        }
+        arrivals.add(times);
+        List<Long> all = byHost.computeIfAbsent(client.host(), h -> new ArrayList<>());
+        for (long time : times) {
+          all.add(time);
+        }
+      }
+      for (ServerSpec server : scenario.servers()) {
+        List<Long> all = byHost.get(server.host());
+        if (all != null) {
+          byHostSorted.put(server.host(), all.stream().mapToLong(Long::longValue).sorted().toArray());
+          servers.put(server.host(), server);
+        }
+      }
+      this.idealNanos = ideal(null);
+    }
+
+    /**
+     * The shortest time in which the servers accept every request, or with {@code completed}
+     * only as many of each host's requests (its first arrivals) as a policy completed.
+     */
+    long ideal(@Nullable Map<String, Integer> completed) {
+      long ideal = 0;
+      for (Map.Entry<String, long[]> host : byHostSorted.entrySet()) {
+        long[] sorted = host.getValue();
+        int n = completed == null ? sorted.length : completed.getOrDefault(host.getKey(), 0);
+        if (n > 0) {
+          ideal = Math.max(ideal, ServerModel.idealFinish(servers.get(host.getKey()), Arrays.copyOf(sorted, n), WALL_ORIGIN));
+        }
+      }
+      return ideal;
+    }
+  }
+
+  /** What became of one request. */
+  private static final class Request {
+    final String host;
+    final long arrival;
+    long lastStart = -1;
+    long endedAt = -1;
+    boolean completed;
+
+    Request(String host, long arrival) {
+      this.host = host;
+      this.arrival = arrival;
+    }
+  }
+
+  /** One policy's replay. */
+  private static final class Replay {
+    private final PacingScenario scenario;
+    private final Workload workload;
+    private final Policy policy;
+    private final VirtualTime time;
+    private final long origin;
+    private final Map<String, ServerModel> servers = new HashMap<>();
+    private final List<Request> requests = new ArrayList<>();
+    private final List<Long> starts = new ArrayList<>();
+    private final List<Long> refused = new ArrayList<>();
+
+    Replay(PacingScenario scenario, Workload workload, Policy policy, long origin) {
+      this.scenario = scenario;
+      this.workload = workload;
+      this.policy = policy;
+      this.origin = origin;
+      this.time = VirtualTime.startingAt(origin, WALL_ORIGIN);
+      for (ServerSpec server : scenario.servers()) {
+        servers.put(server.host(), new ServerModel(server, WALL_ORIGIN));
+      }
+    }
+
+    PacingResult.Policy run() {
+      for (int c = 0; c < scenario.clients().size(); c++) {
+        ClientSpec client = scenario.clients().get(c);
+        long[] arrivals = workload.arrivals.get(c);
+        ServerModel server = servers.get(client.host());
+        for (int p = 0; p < client.processes(); p++) {
+          List<Request> mine = new ArrayList<>();
+          for (int i = p; i < arrivals.length; i += client.processes()) {
+            Request request = new Request(client.host(), arrivals[i]);
+            requests.add(request);
+            mine.add(request);
+          }
+          if (policy == Policy.UNPACED) {
+            unpaced(client, server, mine);
+          } else {
+            paced(client, server, engine(client, server.spec), mine);
+          }
+        }
+      }
+      time.runUntilIdle(Duration.ofNanos(scenario.maxNanos()));
+      return result();
+    }
+
+    private Hostpace engine(ClientSpec client, ServerSpec server) {
+      Hostpace.Builder builder = Hostpace.builder().time(time).limits(Limits.inFlight(client.inFlight()));
+      switch (policy) {
+        case SEED -> builder.learningRule(LearningRule.seed());
+        case CONFIGURED -> builder.limit(server.host(), configured(server, client.processes()));
+        default -> { }
+      }
+      return builder.build();
+    }
+
+    /** The server's limits at the start, each process given its share. */
+    private static Limits configured(ServerSpec server, int processes) {
+      return switch (server.model()) {
+        case TOKEN_BUCKET -> Limits.rate(Rate.of(Math.max(1, server.burst() / processes),
+            Duration.ofNanos(Math.round(Math.max(1, server.burst() / processes) * processes / server.rate() * 1e9))));
+        case FIXED_WINDOW -> Limits.rate(Rate.of(Math.max(1, server.limit() / processes),
+            Duration.ofNanos(server.window() * Math.max(1, server.limit() / processes) * processes / server.limit())));
+        case GATE -> Limits.inFlight(Math.max(1, server.maxConcurrent() / processes));
+      };
+    }
+
+    private void paced(ClientSpec client, ServerModel server, Hostpace engine, List<Request> mine) {
+      for (int i = 0; i < mine.size(); i++) {
+        Request request = mine.get(i);
+        URI uri = URI.create("http://" + client.host() + "/q/" + i);
+        time.schedule(() -> {
+          CompletableFuture<ServerModel.Answer> call = engine.execute(new ModelExchange(uri, server, request));
+          call.whenComplete((answer, failure) -> {
+            request.endedAt = elapsed();
+            request.completed = answer != null && answer.accepted();
+          });
+        }, request.arrival);
+      }
+    }
+
+    /** Plain client code: a pool of workers, a fixed back-off, no learning. */
+    private void unpaced(ClientSpec client, ServerModel server, List<Request> mine) {
+      ArrayDeque<Request> arrived = new ArrayDeque<>();
+      int[] idle = {client.inFlight()};
+      Runnable[] work = new Runnable[1];
+      work[0] = () -> {
+        while (idle[0] > 0 && !arrived.isEmpty()) {
+          idle[0]--;
+          attempt(server, arrived.poll(), 0, () -> {
+            idle[0]++;
+            work[0].run();
+          });
+        }
+      };
+      for (Request request : mine) {
+        time.schedule(() -> {
+          arrived.add(request);
+          work[0].run();
+        }, request.arrival);
+      }
+    }
+
+    private void attempt(ServerModel server, Request request, int retry, Runnable done) {
+      long now = elapsed();
+      ServerModel.Answer answer = admit(server, request, now);
+      time.schedule(() -> {
+        if (answer.accepted() || retry >= RETRIES) {
+          request.endedAt = elapsed();
+          request.completed = answer.accepted();
+          done.run();
+        } else {
+          time.schedule(() -> attempt(server, request, retry + 1, done), UNPACED_BACKOFF);
+        }
+      }, server.spec.latency());
+    }
+
+    ServerModel.Answer admit(ServerModel server, Request request, long now) {
+      ServerModel.Answer answer = server.admit(now);
+      request.lastStart = now;
+      starts.add(now);
+      if (!answer.accepted()) {
+        refused.add(now);
+      }
+      return answer;
+    }
+
+    long elapsed() {
+      return time.nanoTime() - origin;
+    }
+
+    private PacingResult.Policy result() {
+      int completed = 0;
+      Map<String, Integer> completedByHost = new HashMap<>();
+      long finish = 0;
+      boolean unfinished = false;
+      long[] waits = new long[requests.size()];
+      for (int i = 0; i < requests.size(); i++) {
+        Request request = requests.get(i);
+        if (request.completed) {
+          completed++;
+          completedByHost.merge(request.host, 1, Integer::sum);
+        }
+        if (request.endedAt < 0) {
+          unfinished = true;
+        } else {
+          finish = Math.max(finish, request.endedAt);
+        }
+        waits[i] = request.lastStart < 0 ? scenario.maxNanos() - request.arrival : request.lastStart - request.arrival;
+      }
+      if (unfinished) {
+        finish = scenario.maxNanos();
+      }
+      Arrays.sort(waits);
+      int late = 0;
+      for (long t : refused) {
+        if (t > LATE_AFTER_SECONDS * 1e9) {
+          late++;
+        }
+      }
+      int attempts = starts.size();
+      return new PacingResult.Policy(
+          policy.label(), completed, requests.size() - completed, refused.size(),
+          attempts == 0 ? 0 : round(100.0 * refused.size() / attempts, 1),
+          round(finish / 1e9, 1),
+          finish == 0 ? 0 : round((double) (completed == requests.size() ? workload.idealNanos
+              : workload.ideal(completedByHost)) / finish, 2),
+          Math.round(percentile(waits, 50) / 1e6), Math.round(percentile(waits, 99) / 1e6),
+          late, round(100.0 * late / requests.size(), 1),
+          seconds(starts), seconds(refused));
+    }
+
+    /** An attempt of a paced request: the model decides at the start, answers after its latency. */
+    private final class ModelExchange implements Exchange<ServerModel.Answer> {
+      private final URI uri;
+      private final ServerModel server;
+      private final Request request;
+
+      ModelExchange(URI uri, ServerModel server, Request request) {
+        this.uri = uri;
+        this.server = server;
+        this.request = request;
+      }
+
+      @Override
+      public URI uri() {
+        return uri;
+      }
+
+      @Override
+      public String method() {
+        return "GET";
+      }
+
+      @Override
+      public boolean canResend() {
+        return true;
+      }
+
+      @Override
+      public CompletableFuture<ServerModel.Answer> send() {
+        ServerModel.Answer answer = admit(server, request, elapsed());
+        CompletableFuture<ServerModel.Answer> future = new CompletableFuture<>();
+        time.schedule(() -> future.complete(answer), server.spec.latency());
+        return future;
+      }
+
+      @Override
+      public int status(ServerModel.Answer response) {
+        return response.status();
+      }
+
+      @Override
+      public @Nullable String header(ServerModel.Answer response, String name) {
+        return name.equalsIgnoreCase("Retry-After") ? response.retryAfter() : null;
+      }
+
+      @Override
+      public void discard(ServerModel.Answer response) {}
+    }
+  }
+
+  private static double[] seconds(List<Long> nanos) {
+    double[] out = new double[nanos.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = nanos.get(i) / 1e9;
+    }
+    return out;
+  }
+
+  /** Nearest rank. */
+  private static long percentile(long[] sorted, int p) {
+    if (sorted.length == 0) {
+      return 0;
+    }
+    int rank = (int) Math.ceil(p / 100.0 * sorted.length);
+    return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+  }
+
+  static double round(double value, int decimals) {
+    double scale = Math.pow(10, decimals);
+    return Math.round(value * scale) / scale;
+  }
+}

@@ -1,0 +1,75 @@
+package io.hostpace.simulator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/** A bad pacing scenario is reported by the path of its field, with what was expected and what came. */
+class PacingScenarioParserTest {
+
+  static final String SERVER = "{\"host\":\"q.test\",\"model\":\"token-bucket\",\"rate\":1.0}";
+  static final String CLIENT = "{\"host\":\"q.test\",\"requests\":10}";
+
+  static String scenario(String server, String client, String policies) {
+    return "{\"servers\":[" + server + "],\"clients\":[" + client + "],\"policies\":" + policies + "}";
+  }
+
+  static void fails(String json, String field, String message) {
+    assertThatThrownBy(() -> PacingScenarioParser.parse(json))
+        .isInstanceOfSatisfying(ScenarioException.class, e -> assertThat(e.field()).isEqualTo(field))
+        .hasMessage(field.isEmpty() ? message : field + ": " + message);
+  }
+
+  @Test
+  void theIssuesExampleWithItsCommentsParses() {
+    PacingScenario scenario = PacingScenarioParser.parse("""
+        { "seed": 1,                                  // all randomness comes from this
+          "maxSeconds": 3600,
+          "servers": [ { "host": "qlever.test",
+                         "model": "token-bucket",     // token-bucket | fixed-window | gate
+                         "rate": 1.0, "burst": 1,     // token-bucket: per second, and burst
+                         "status": 429,               // what a refusal answers
+                         "retryAfter": "none",        // none | seconds | date | until-free
+                         "latencyMs": 50,             // time to answer a request it accepts
+                         "refusalsCount": false,      // do refused requests use up quota?
+                         "changes": [ { "atSeconds": 300, "rate": 0.5 } ] } ],
+          "clients": [ { "host": "qlever.test", "requests": 300,
+                         "arrival": "burst",          // burst | { "perSecond": 2.0 }
+                         "inFlight": 32, "processes": 1 } ],
+          "policies": [ "seed", "hostpace", "configured", "unpaced" ] }
+        """);
+    assertThat(scenario.servers().get(0).changes()).hasSize(1);
+    assertThat(scenario.servers().get(0).changes().get(0).rate()).isEqualTo(0.5);
+    assertThat(scenario.clients().get(0).inFlight()).isEqualTo(32);
+    assertThat(scenario.policies()).hasSize(4);
+  }
+
+  @Test
+  void eachFieldAtFaultIsNamed() {
+    fails("[1]", "", "scenario: expected a JSON object {\"servers\": [...], \"clients\": [...], \"policies\": [...]}");
+    fails(scenario(SERVER, CLIENT, "[\"seed\"]").replace("\"servers\"", "\"server\""), "server",
+        "unknown field of a pacing scenario: expected one of clients, maxSeconds, policies, seed, servers");
+    fails(scenario("{\"host\":\"q.test\",\"model\":\"token-bucket\"}", CLIENT, "[\"seed\"]"), "servers[0].rate",
+        "required: requests a second the bucket refills, such as 1.0");
+    fails(scenario("{\"host\":\"q.test\",\"model\":\"token-bucket\",\"rate\":-1}", CLIENT, "[\"seed\"]"),
+        "servers[0].rate", "expected a positive number (at most 1000000), got -1");
+    fails(scenario("{\"host\":\"q.test\",\"model\":\"gate\",\"maxConcurrent\":4,\"rate\":1}", CLIENT, "[\"seed\"]"),
+        "servers[0].rate", "not a field of model \"gate\"");
+    fails(scenario("{\"host\":\"q.test\",\"model\":\"gate\",\"maxConcurrent\":4,\"retryAfter\":\"later\"}", CLIENT,
+        "[\"seed\"]"), "servers[0].retryAfter", "expected \"none\", \"seconds\", \"date\" or \"until-free\", got \"later\"");
+    fails(scenario(SERVER.replace("}", ",\"changes\":[{\"atSeconds\":10}]}"), CLIENT, "[\"seed\"]"),
+        "servers[0].changes[0]", "a change must set one of rate, burst (token-bucket), limit (fixed-window), maxConcurrent (gate)");
+    fails(scenario(SERVER, "{\"host\":\"other.test\",\"requests\":10}", "[\"seed\"]"), "clients[0].host",
+        "no server has host 'other.test': expected one of q.test");
+    fails(scenario(SERVER, "{\"host\":\"q.test\",\"requests\":10,\"arrival\":\"poisson\"}", "[\"seed\"]"),
+        "clients[0].arrival", "expected \"burst\" or {\"perSecond\": 2.0}, got \"poisson\"");
+    fails(scenario(SERVER, "{\"host\":\"q.test\",\"requests\":10,\"arrival\":{\"perSecond\":0}}", "[\"seed\"]"),
+        "clients[0].arrival.perSecond", "expected a positive number (at most 1000000), got 0");
+    fails(scenario(SERVER, "{\"host\":\"q.test\",\"requests\":0}", "[\"seed\"]"), "clients[0].requests",
+        "expected a whole number of 1 or more, got 0");
+    fails(scenario(SERVER, CLIENT, "[\"seed\",\"aimd\"]"), "policies[1]",
+        "expected \"seed\", \"hostpace\", \"configured\" or \"unpaced\", got \"aimd\"");
+    fails(scenario(SERVER, CLIENT, "[]"), "policies", "expected at least one of \"seed\", \"hostpace\", \"configured\", \"unpaced\"");
+  }
+}

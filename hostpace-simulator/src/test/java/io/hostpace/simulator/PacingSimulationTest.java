@@ -1,0 +1,159 @@
+package io.hostpace.simulator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.awt.image.BufferedImage;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 6's pacing simulator on the scenarios shipped in {@code scenarios/pacing/}: the seed's
+ * figures on the QLever-like server pinned to the last digit (so the model cannot drift
+ * silently), and the targets of the default rule where it reaches them. BENCHMARKS.md lists where
+ * it does not.
+ */
+class PacingSimulationTest {
+
+  static final Path DIR = Path.of("scenarios/pacing");
+
+  static PacingResult replay(String file) throws IOException {
+    return PacingSimulation.simulate(DIR.resolve(file));
+  }
+
+  @Test
+  void R4_theSeedsRuleOnTheQleverLikeServerGetsTwoThirdsOfItsRateWithOneRequestInFiveRefused() throws IOException {
+    PacingResult.Policy seed = replay("qlever-like.json").policy("seed");
+
+    // The issue's discrete-event model said 79 refusals, 20.8 %, 476.5 s, 0.63: the real engine agrees.
+    assertThat(seed.completed()).isEqualTo(300);
+    assertThat(seed.lost()).isZero();
+    assertThat(seed.refusals()).isEqualTo(79);
+    assertThat(seed.refusalPct()).isEqualTo(20.8);
+    assertThat(seed.finishSeconds()).isEqualTo(476.3);
+    assertThat(seed.goodputRatio()).isEqualTo(0.63);
+    assertThat(seed.p50WaitMs()).isEqualTo(237_858);
+    assertThat(seed.p99WaitMs()).isEqualTo(470_897);
+    assertThat(seed.lateRefusals()).isEqualTo(45);
+  }
+
+  @Test
+  void onTheQleverLikeServerOursGetsNineTenthsOfItsRateAndAfterTenSecondsRefusesFourRequests() throws IOException {
+    PacingResult result = replay("qlever-like.json");
+    PacingResult.Policy ours = result.policy("hostpace");
+
+    assertThat(result.idealSeconds()).isEqualTo(299.1);
+    assertThat(ours.completed()).isEqualTo(300);
+    assertThat(ours.goodputRatio()).isGreaterThanOrEqualTo(0.9);
+    assertThat(ours.lateRefusalPct()).isLessThanOrEqualTo(3.0);
+    // pinned, so that a change of the rule shows here and in BENCHMARKS.md
+    assertThat(ours.refusals()).isEqualTo(39);
+    assertThat(ours.lateRefusals()).isEqualTo(4);
+    assertThat(ours.finishSeconds()).isEqualTo(325.2);
+    // the first 31 are the burst of 32 at 0 s that any engine sends an unknown host (SPEC P11)
+    assertThat(ours.refusalsBetween(0, 0.01)).isEqualTo(31);
+  }
+
+  @Test
+  void configuredWithTheServersRateNothingIsRefusedAndUnpacedLosesMostRequests() throws IOException {
+    PacingResult result = replay("qlever-like.json");
+
+    assertThat(result.policy("configured").refusals()).isZero();
+    assertThat(result.policy("configured").goodputRatio()).isEqualTo(1.0);
+    assertThat(result.policy("unpaced").lost()).isGreaterThan(200);
+  }
+
+  @Test
+  void fromHalfARequestASecondToFiftyOursGetsNineTenthsWithAtMostThreePercentRefusedAfterTenSeconds() throws IOException {
+    for (String file : List.of("rate-0.5.json", "rate-2.json", "rate-5.json", "rate-20.json")) {
+      PacingResult.Policy ours = replay(file).policy("hostpace");
+      assertThat(ours.lost()).as(file).isZero();
+      assertThat(ours.goodputRatio()).as(file).isGreaterThanOrEqualTo(0.9);
+      assertThat(ours.lateRefusalPct()).as(file).isLessThanOrEqualTo(3.0);
+    }
+  }
+
+  @Test
+  void whenTheServersRateHalvesAt120sOursFollowsWithin30s() throws IOException {
+    PacingResult.Policy ours = replay("rate-halves.json").policy("hostpace");
+
+    // From 150 s on: at most one refusal a minute, and at least 90 % of the new rate of 1 a second.
+    double end = ours.finishSeconds();
+    assertThat(ours.refusalsBetween(150, end)).isLessThanOrEqualTo((int) Math.ceil((end - 150) / 60));
+    assertThat(ours.startsBetween(150, 250)).isGreaterThanOrEqualTo(90);
+    assertThat(ours.lost()).isZero();
+  }
+
+  @Test
+  void theOutputIsTheIssuesJsonWithItsEightFieldsPerPolicy() throws IOException {
+    String json = PacingSimulation.run(DIR.resolve("qlever-like.json"));
+
+    assertThat(json).startsWith("{\"policies\":[{\"name\":\"seed\",\"completed\":300,\"lost\":0,\"refusals\":79,"
+        + "\"refusalPct\":20.8,\"finishSeconds\":476.3,\"goodputRatio\":0.63,\"p50WaitMs\":237858,\"p99WaitMs\":470897}");
+    assertThat(json).contains("{\"name\":\"hostpace\",", "{\"name\":\"configured\",", "{\"name\":\"unpaced\",");
+  }
+
+  @Test
+  void aReplayDoesNotDependOnTheClocksOrigin() throws IOException {
+    PacingScenario scenario = PacingScenarioParser.parse(Files.readString(DIR.resolve("qlever-like.json")));
+    PacingResult a = PacingSimulation.simulate(scenario, PacingSimulation.ORIGIN);
+    PacingResult b = PacingSimulation.simulate(scenario, -123_456_789_000L);
+    assertThat(b.toJson()).isEqualTo(a.toJson());
+  }
+
+  @Test
+  void everyShippedScenarioParses() throws IOException {
+    try (Stream<Path> files = Files.list(DIR)) {
+      List<Path> scenarios = files.filter(p -> p.toString().endsWith(".json")).sorted().toList();
+      assertThat(scenarios).hasSizeGreaterThanOrEqualTo(11);
+      for (Path file : scenarios) {
+        PacingScenario scenario = PacingScenarioParser.parse(Files.readString(file));
+        assertThat(scenario.policies()).as(file.toString()).hasSize(4);
+      }
+    }
+  }
+
+  @Test
+  void theChartIsAPngWithAPanelPerPolicy(@TempDir Path dir) throws IOException {
+    Path png = dir.resolve("charts/qlever-like.png");
+    PacingSimulation.chart(replay("qlever-like.json"), png);
+
+    BufferedImage image = ImageIO.read(png.toFile());
+    assertThat(image.getWidth()).isEqualTo(1000);
+    assertThat(image.getHeight()).isEqualTo(40 + 4 * 170 + 30);
+  }
+
+  @Test
+  void theCommandPrintsTheJsonAndWritesTheChart(@TempDir Path dir) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    Path png = dir.resolve("q.png");
+    int status = Main.run(new String[] {"pacing", DIR.resolve("qlever-like.json").toString(), "--chart", png.toString()},
+        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+
+    assertThat(status).isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("{\"policies\":[");
+    assertThat(png).exists();
+  }
+
+  @Test
+  void aBadScenarioIsOneLineNamingTheFieldAndExitStatus2(@TempDir Path dir) throws IOException {
+    Path bad = dir.resolve("bad.json");
+    Files.writeString(bad, "{\"servers\":[{\"host\":\"a.test\",\"model\":\"bucket\"}],\"clients\":[],\"policies\":[]}");
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int status = Main.run(new String[] {"pacing", bad.toString()}, new PrintStream(new ByteArrayOutputStream()),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+
+    assertThat(status).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo(bad + ": servers[0].model: expected \"token-bucket\", "
+        + "\"fixed-window\" or \"gate\", got \"bucket\"" + System.lineSeparator());
+  }
+}
