@@ -1,12 +1,15 @@
 package io.hostpace.simulator;
 
+import static io.hostpace.simulator.ScenarioJson.brief;
+import static io.hostpace.simulator.ScenarioJson.list;
+import static io.hostpace.simulator.ScenarioJson.object;
+import static io.hostpace.simulator.ScenarioJson.onlyFields;
+import static io.hostpace.simulator.ScenarioJson.required;
+import static io.hostpace.simulator.ScenarioJson.text;
+
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.json.JsonReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.hostpace.simulator.PacingScenario.Change;
 import io.hostpace.simulator.PacingScenario.ClientSpec;
 import io.hostpace.simulator.PacingScenario.Model;
@@ -15,7 +18,6 @@ import io.hostpace.simulator.PacingScenario.RetryAfter;
 import io.hostpace.simulator.PacingScenario.ServerSpec;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -28,12 +30,6 @@ import org.jspecify.annotations.Nullable;
  * misspelt one does not pass for a default; {@code //} comments are allowed, as in the issue.
  */
 final class PacingScenarioParser {
-
-  private static final ObjectMapper JSON = JsonMapper.builder()
-      .enable(JsonReadFeature.ALLOW_JAVA_COMMENTS)
-      .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
-      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-      .build();
 
   private static final Set<String> TOP = Set.of("seed", "maxSeconds", "servers", "clients", "policies");
   private static final Set<String> SERVER = Set.of(
@@ -48,7 +44,7 @@ final class PacingScenarioParser {
   static PacingScenario parse(String text) {
     JsonNode root;
     try {
-      root = JSON.readTree(text);
+      root = ScenarioJson.MAPPER.readTree(text);
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();
       throw new ScenarioException("", "scenario is not JSON: " + e.getOriginalMessage()
@@ -251,45 +247,6 @@ final class PacingScenarioParser {
 
   // ---------------------------------------------------------------- values
 
-  private static JsonNode required(JsonNode object, String field, String path, String what) {
-    JsonNode value = object.get(field);
-    if (value == null || value.isNull()) {
-      throw new ScenarioException(path.isEmpty() ? field : path + "." + field, "required: " + what);
-    }
-    return value;
-  }
-
-  private static void onlyFields(JsonNode object, String path, Set<String> allowed, String what) {
-    for (Iterator<String> names = object.fieldNames(); names.hasNext(); ) {
-      String name = names.next();
-      if (!allowed.contains(name)) {
-        throw new ScenarioException(path.isEmpty() ? name : path + "." + name,
-            "unknown field of " + what + ": expected one of " + String.join(", ", allowed.stream().sorted().toList()));
-      }
-    }
-  }
-
-  private static JsonNode object(JsonNode node, String path, String shape) {
-    if (!node.isObject()) {
-      throw new ScenarioException(path, "expected an object " + shape + ", got " + brief(node));
-    }
-    return node;
-  }
-
-  private static JsonNode list(JsonNode node, String path, String what) {
-    if (!node.isArray()) {
-      throw new ScenarioException(path, "expected " + what + " [...], got " + brief(node));
-    }
-    return node;
-  }
-
-  private static String text(JsonNode node, String path) {
-    if (!node.isTextual() || node.asText().isEmpty()) {
-      throw new ScenarioException(path, "expected a non-empty string, got " + brief(node));
-    }
-    return node.asText();
-  }
-
   private static String host(JsonNode node, String path) {
     String host = text(node, path);
     if (!host.matches("[A-Za-z0-9.-]+(:[0-9]{1,5})?") || host.startsWith(".") || host.endsWith(".")) {
@@ -336,8 +293,4 @@ final class PacingScenarioParser {
     return node.asInt();
   }
 
-  private static String brief(JsonNode node) {
-    String text = node.toString();
-    return text.length() > 60 ? text.substring(0, 57) + "..." : text;
-  }
 }

@@ -1,12 +1,15 @@
 package io.hostpace.simulator;
 
+import static io.hostpace.simulator.ScenarioJson.brief;
+import static io.hostpace.simulator.ScenarioJson.list;
+import static io.hostpace.simulator.ScenarioJson.object;
+import static io.hostpace.simulator.ScenarioJson.onlyFields;
+import static io.hostpace.simulator.ScenarioJson.required;
+import static io.hostpace.simulator.ScenarioJson.text;
+
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.json.JsonReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.hostpace.simulator.Scenario.Fail;
 import io.hostpace.simulator.Scenario.Failure;
 import io.hostpace.simulator.Scenario.Hang;
@@ -19,7 +22,6 @@ import io.hostpace.timeout.TimeoutPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -34,12 +36,6 @@ import org.jspecify.annotations.Nullable;
  * comments are allowed, as in the issue's example.
  */
 final class ScenarioParser {
-
-  private static final ObjectMapper JSON = JsonMapper.builder()
-      .enable(JsonReadFeature.ALLOW_JAVA_COMMENTS)
-      .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
-      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-      .build();
 
   private static final Set<String> TOP = Set.of(
       "serverLimitMs", "abortedSlowdown", "maxSlowdown", "retries", "retryBackoffMs", "stages", "policies",
@@ -60,7 +56,7 @@ final class ScenarioParser {
   static Scenario parse(String text) {
     JsonNode root;
     try {
-      root = JSON.readTree(text);
+      root = ScenarioJson.MAPPER.readTree(text);
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();
       throw new ScenarioException("", "scenario is not JSON: " + e.getOriginalMessage()
@@ -320,45 +316,6 @@ final class ScenarioParser {
 
   // ---------------------------------------------------------------- values
 
-  private static JsonNode required(JsonNode object, String field, String path, String what) {
-    JsonNode value = object.get(field);
-    if (value == null || value.isNull()) {
-      throw new ScenarioException(path.isEmpty() ? field : path + "." + field, "required: " + what);
-    }
-    return value;
-  }
-
-  private static void onlyFields(JsonNode object, String path, Set<String> allowed, String what) {
-    for (Iterator<String> names = object.fieldNames(); names.hasNext(); ) {
-      String name = names.next();
-      if (!allowed.contains(name)) {
-        throw new ScenarioException(path.isEmpty() ? name : path + "." + name,
-            "unknown field of " + what + ": expected one of " + String.join(", ", allowed.stream().sorted().toList()));
-      }
-    }
-  }
-
-  private static JsonNode object(JsonNode node, String path, String shape) {
-    if (!node.isObject()) {
-      throw new ScenarioException(path, "expected an object " + shape + ", got " + node);
-    }
-    return node;
-  }
-
-  private static JsonNode list(JsonNode node, String path, String what) {
-    if (!node.isArray()) {
-      throw new ScenarioException(path, "expected " + what + " [...], got " + brief(node));
-    }
-    return node;
-  }
-
-  private static String text(JsonNode node, String path) {
-    if (!node.isTextual() || node.asText().isEmpty()) {
-      throw new ScenarioException(path, "expected a non-empty string, got " + brief(node));
-    }
-    return node.asText();
-  }
-
   /** A number of milliseconds, 0 or more, as nanoseconds. */
   private static long ms(JsonNode node, String path) {
     if (!node.isNumber() || !Double.isFinite(node.asDouble()) || node.asDouble() < 0
@@ -398,8 +355,4 @@ final class ScenarioParser {
     return value == Math.rint(value) ? Long.toString((long) value) : Double.toString(value);
   }
 
-  private static String brief(JsonNode node) {
-    String text = node.toString();
-    return text.length() > 60 ? text.substring(0, 57) + "..." : text;
-  }
 }
