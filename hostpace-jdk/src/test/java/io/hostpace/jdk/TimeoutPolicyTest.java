@@ -1,5 +1,6 @@
 package io.hostpace.jdk;
 
+import io.hostpace.testkit.RawServer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

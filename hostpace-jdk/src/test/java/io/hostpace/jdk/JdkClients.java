@@ -1,4 +1,9 @@
-package io.hostpace.testkit;
+package io.hostpace.jdk;
+
+import io.hostpace.testkit.AdapterUnderTest;
+import io.hostpace.testkit.Outcome;
+import io.hostpace.testkit.Pending;
+import io.hostpace.testkit.TestRequest;
 
 import io.hostpace.Hostpace;
 import io.hostpace.jdk.PacedHttpClient;
@@ -11,7 +16,7 @@ import java.net.http.HttpResponse.BodyHandlers;
 import java.net.http.HttpTimeoutException;
 import java.io.IOException;
 
-/** The java.net.http adapter as the contract drives it: the testkit's proof that its scenarios can be met. */
+/** The java.net.http adapter as the testkit's contract drives it, sync and async. */
 final class JdkClients {
 
   private JdkClients() {}

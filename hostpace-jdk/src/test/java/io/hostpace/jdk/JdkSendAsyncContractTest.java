@@ -1,4 +1,7 @@
-package io.hostpace.testkit;
+package io.hostpace.jdk;
+
+import io.hostpace.testkit.AdapterContract;
+import io.hostpace.testkit.AdapterUnderTest;
 
 import io.hostpace.Hostpace;
 
