@@ -57,6 +57,9 @@ final class Call<R> {
   long queuedAt;
   // @GuardedBy("scheduler.lock")
   long startedAt;
+  /** How many of its host's requests were in flight when this attempt started, itself included. */
+  // @GuardedBy("scheduler.lock")
+  int inFlightAtStart;
   // @GuardedBy("scheduler.lock")
   Timer.@Nullable Cancellable parked;
 

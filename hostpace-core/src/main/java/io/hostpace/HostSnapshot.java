@@ -12,6 +12,8 @@ import java.time.Duration;
  * @param waiting requests waiting in its queues (for a group: in its hosts' queues)
  * @param pausedFor how long it still starts nothing, zero when not paused
  * @param interval the learned interval between starts, zero when nothing was learned
+ * @param inFlightLimit how many requests at once the host was learned to hold, 0 when nothing was
+ *     learned (always 0 for a group)
  * @param starts attempts started since the engine began to hold the key
  * @param refusals refusals, likewise
  * @param retries retries, likewise
@@ -25,6 +27,7 @@ public record HostSnapshot(
     int waiting,
     Duration pausedFor,
     Duration interval,
+    int inFlightLimit,
     long starts,
     long refusals,
     long retries,

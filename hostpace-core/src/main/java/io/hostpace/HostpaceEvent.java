@@ -40,6 +40,12 @@ public sealed interface HostpaceEvent {
   /** The learned interval between starts of the host or group went from {@code from} to {@code to}. */
   record IntervalChanged(String key, Duration from, Duration to, long atNanos) implements HostpaceEvent {}
 
+  /**
+   * The learned in-flight limit of the host went from {@code from} to {@code to} (0: none), after a
+   * refusal with {@code Retry-After} or while probing above it.
+   */
+  record InFlightLimitChanged(String key, int from, int to, long atNanos) implements HostpaceEvent {}
+
   /** A call goes back to its queue for attempt {@code attempt}, after {@code delay} (zero for a refusal). */
   record Retried(String key, URI uri, int attempt, Duration delay, long atNanos) implements HostpaceEvent {}
 

@@ -1,5 +1,7 @@
 package io.hostpace;
 
+import org.jspecify.annotations.Nullable;
+
 import io.hostpace.spi.HostState;
 import java.util.HashMap;
 import java.util.Map;
@@ -18,6 +20,15 @@ final class Node {
   final Map<Scheduler.QueueKey, HostQueue> queues;
   final Map<Limits, GroupGate> gates;
   final Map<Limits, RateState> rates = new HashMap<>(2);
+  /** A host's requests in flight, over all its queues; 0 for a group (its gates count theirs). */
+  int inFlight;
+  /**
+   * The host's requests started within {@link Scheduler#SAME_MOMENT} of {@link #recentAt}: an
+   * answer that arrives that soon after they started was not in flight beside them at the server,
+   * though the engine saw it only later. Null until the host's first start.
+   */
+  java.util.@Nullable ArrayList<Call<?>> recent;
+  long recentAt;
   long starts;
   long refusals;
   long retries;

@@ -54,6 +54,9 @@ final class Scheduler {
   /** A queue's registered wake-up; stale when the queue has since registered another. */
   private record Wake(long at, HostQueue queue) {}
 
+  /** Answers and starts this close are taken as one moment; see {@link #uncount}. */
+  static final long SAME_MOMENT = 1_000_000L;
+
   private static final Comparator<HostQueue> BY_HEAD =
       Comparator.comparingLong(queue -> queue.waiting.peek().seq);
 
@@ -136,7 +139,7 @@ final class Scheduler {
       long now = clock.nanoTime();
       HostQueue queue = call.queue;
       learn(call, verdict, now);
-      Set<HostQueue> candidates = release(queue);
+      Set<HostQueue> candidates = release(call, now);
       switch (verdict.next()) {
         case RETRY -> {
           count(queue, Counter.RETRIES);
@@ -187,7 +190,7 @@ final class Scheduler {
         return false;
       }
       long now = clock.nanoTime();
-      Set<HostQueue> candidates = release(call.queue);
+      Set<HostQueue> candidates = release(call, now);
       finish(call, Call.State.DONE, now);
       pump(candidates, now);
       return true;
@@ -212,7 +215,7 @@ final class Scheduler {
           finish(call, Call.State.CANCELLED, now);
         }
         case IN_FLIGHT -> {
-          Set<HostQueue> candidates = release(call.queue);
+          Set<HostQueue> candidates = release(call, now);
           finish(call, Call.State.CANCELLED, now);
           pump(candidates, now);
         }
@@ -275,6 +278,7 @@ final class Scheduler {
     long now = clock.nanoTime();
     node.state.clearPause();
     node.state.interval(0, now);
+    node.state.inFlightLimit(0);
     node.state.memory(null);
     Set<HostQueue> candidates = new LinkedHashSet<>();
     if (node.group) {
@@ -318,7 +322,7 @@ final class Scheduler {
         long pausedFor = state.paused() ? Math.max(0, state.pausedUntil() - now) : 0;
         hosts.add(new HostSnapshot(
             node.key, node.group, queues, inFlight, waiting,
-            Duration.ofNanos(pausedFor), Duration.ofNanos(state.interval()),
+            Duration.ofNanos(pausedFor), Duration.ofNanos(state.interval()), state.inFlightLimit(),
             node.starts, node.refusals, node.retries, node.gaveUps));
       }
       hosts.sort(Comparator.comparing(HostSnapshot::key));
@@ -403,6 +407,10 @@ final class Scheduler {
     blockedByPlaces = false;
     readyAt = now;
     consider(queue, now);
+    int learned = queue.node.state.inFlightLimit();
+    if (learned > 0 && queue.node.inFlight >= learned) {
+      blockedByPlaces = true;
+    }
     for (GroupGate gate : queue.gates) {
       consider(gate, now);
     }
@@ -446,6 +454,17 @@ final class Scheduler {
     call.state = Call.State.IN_FLIGHT;
     call.startedAt = now;
     take(queue, now);
+    Node host = queue.node;
+    call.inFlightAtStart = ++host.inFlight;
+    ArrayList<Call<?>> recent = host.recent;
+    if (recent == null) {
+      recent = host.recent = new ArrayList<>(4);
+    }
+    if (recent.isEmpty() || now - host.recentAt > SAME_MOMENT) {
+      recent.clear();
+      host.recentAt = now;
+    }
+    recent.add(call);
     for (GroupGate gate : queue.gates) {
       take(gate, now);
     }
@@ -479,8 +498,10 @@ final class Scheduler {
    * Frees the places of a call of {@code queue}; returns the queues that may now start one, in
    * a set of the scheduler's own that the next release reuses (no allocation per answer).
    */
-  private Set<HostQueue> release(HostQueue queue) {
+  private Set<HostQueue> release(Call<?> call, long now) {
+    HostQueue queue = call.queue;
     queue.inFlight--;
+    uncount(queue.node, call, now);
     Set<HostQueue> candidates = releaseCandidates;
     candidates.clear();
     for (HostQueue sibling : queue.node.queues.values()) {
@@ -493,6 +514,26 @@ final class Scheduler {
       candidates.addAll(gate.waitingQueues);
     }
     return candidates;
+  }
+
+  /**
+   * {@code call} of {@code host} no longer holds a place. The requests that started in the same
+   * moment had counted it in flight beside them; it was answered before they reached the server,
+   * so they count it no more (with virtual time, several answers of one moment are settled one
+   * after another, and the requests started in between would otherwise count those still to come).
+   */
+  private static void uncount(Node host, Call<?> call, long now) {
+    host.inFlight--;
+    ArrayList<Call<?>> recent = host.recent;
+    if (recent == null || now - host.recentAt > SAME_MOMENT) {
+      return;
+    }
+    for (int i = 0, n = recent.size(); i < n; i++) {
+      Call<?> other = recent.get(i);
+      if (other != call && other.state == Call.State.IN_FLIGHT && other.inFlightAtStart > 1) {
+        other.inFlightAtStart--;
+      }
+    }
   }
 
   private void registerWake(HostQueue queue, long at) {
@@ -550,6 +591,28 @@ final class Scheduler {
     teach(queue.node, call, verdict, now);
     for (GroupGate gate : queue.gates) {
       teach(gate.node, call, verdict, now);
+    }
+    learnInFlight(queue.node, call, verdict, now);
+  }
+
+  /** What the host's answer says of how many requests it holds at once; hosts only, not groups. */
+  private void learnInFlight(Node node, Call<?> call, Verdict verdict, long now) {
+    HostState state = node.state;
+    int before = state.inFlightLimit();
+    int after;
+    if (!verdict.refusal()) {
+      after = rule.inFlightAfterAnswer(now, call.startedAt, call.inFlightAtStart, state);
+    } else if (verdict.retryAfterNanos() >= 0) {
+      after = rule.inFlightAfterPause(now, call.startedAt, call.inFlightAtStart, state);
+    } else {
+      return;
+    }
+    after = Math.max(0, after);
+    if (after != before) {
+      state.inFlightLimit(after);
+      if (listener != null) {
+        emit(new HostpaceEvent.InFlightLimitChanged(node.key, before, after, now));
+      }
     }
   }
 
@@ -680,7 +743,8 @@ final class Scheduler {
    * spacing still ahead, no learned interval. When only time stands in the way, looks again then.
    */
   private void dropIfIdle(Node node, long now) {
-    if (!node.queues.isEmpty() || !node.gates.isEmpty() || node.state.interval() > 0) {
+    if (!node.queues.isEmpty() || !node.gates.isEmpty() || node.state.interval() > 0
+        || node.state.inFlightLimit() > 0) {
       return;
     }
     node.rates.values().removeIf(rate -> rate.users == 0 && !rate.mattersAt(now));

@@ -36,6 +36,20 @@ public interface HostState {
   /** Sets the interval, changed at {@code now}. */
   void interval(long interval, long now);
 
+  /**
+   * How many requests at once the host was seen to hold, as the learning rule decided
+   * ({@link LearningRule#inFlightAfterPause}), or 0 when nothing was learned. The engine starts no
+   * request of the host while this many of its requests are in flight, whatever the limits allow.
+   * A store that cannot keep it returns 0 (the default): the host is then limited by its
+   * configured limits alone.
+   */
+  default int inFlightLimit() {
+    return 0;
+  }
+
+  /** Sets the learned in-flight limit; 0 forgets it (SPEC R7). */
+  default void inFlightLimit(int limit) {}
+
   /** Whether the host has started a request, and so whether {@link #lastStart()} means anything. */
   boolean started();
 

@@ -85,6 +85,34 @@ final class HostpaceRule implements LearningRule {
     /** Seconds from the drop to the plateau at {@code wmax}. */
     double k = K_MIN_SECONDS;
 
+    /** How many were in flight when the last accepted requests started, a ring. */
+    final int[] acceptedInFlight = new int[SAMPLES];
+    int acceptedCount;
+    int acceptedNext;
+    /** When the in-flight limit last changed. */
+    long limitChangedAt;
+    /** Seconds at the in-flight limit, every request accepted, before one more is tried. */
+    double limitProbe = K_MIN_SECONDS;
+    /** The limit a probe went up from, while its answer is awaited; 0 when not probing. */
+    int probedFrom;
+
+    void accepted(int inFlightAtStart) {
+      acceptedInFlight[acceptedNext] = inFlightAtStart;
+      acceptedNext = (acceptedNext + 1) % SAMPLES;
+      if (acceptedCount < SAMPLES) {
+        acceptedCount++;
+      }
+    }
+
+    /** The most requests in flight with which one of the last accepted ones started; 0 for none. */
+    int mostAccepted() {
+      int most = 0;
+      for (int i = 0; i < acceptedCount; i++) {
+        most = Math.max(most, acceptedInFlight[i]);
+      }
+      return most;
+    }
+
     void answered(long now) {
       answers[next] = now;
       next = (next + 1) % SAMPLES;
@@ -196,6 +224,64 @@ final class HostpaceRule implements LearningRule {
       return 0;
     }
     return next;
+  }
+
+  /**
+   * A host that refused, asking for a pause, the request that started as its {@code k}-th in
+   * flight, when none of the last accepted ones started with {@code k} or more, holds fewer than
+   * {@code k} at once (a gate, as KGF's admission control): its limit becomes {@code k - 1}. A
+   * refusal where others with as many in flight were accepted, or of a request that had the host
+   * to itself, is about something else (a rate, other clients) and changes nothing. A probe above the limit that is refused doubles the time
+   * before the next one (up to {@value #K_MAX_SECONDS} s); a cut sets it back to
+   * {@value #K_MIN_SECONDS} s.
+   */
+  @Override
+  public int inFlightAfterPause(long now, long startedAt, int k, HostState host) {
+    int limit = host.inFlightLimit();
+    Memory memory = memoryOf(host);
+    if (memory == null || k <= 1 || k <= memory.mostAccepted()) {
+      return limit;
+    }
+    int next = Math.max(1, limit == 0 ? k - 1 : Math.min(limit, k - 1));
+    if (memory.probedFrom > 0 && next == memory.probedFrom) {
+      memory.limitProbe = Math.min(K_MAX_SECONDS, 2 * memory.limitProbe);
+    } else if (next < limit || limit == 0) {
+      memory.limitProbe = K_MIN_SECONDS;
+    }
+    memory.probedFrom = 0;
+    memory.limitChangedAt = now;
+    return next;
+  }
+
+  /**
+   * Counts how many were in flight when an accepted request started; after
+   * {@code limitProbe} seconds at the limit with every request accepted, tries one more
+   * (additive increase, as Netflix's AIMD limit, but rarely, since a refused probe costs a pause).
+   * A probe that is accepted halves the time before the next, so a host that grew is followed.
+   */
+  @Override
+  public int inFlightAfterAnswer(long now, long startedAt, int k, HostState host) {
+    int limit = host.inFlightLimit();
+    Memory memory = memoryOf(host);
+    if (memory == null) {
+      return limit;
+    }
+    memory.accepted(k);
+    if (limit == 0 || k < limit) {
+      return limit;
+    }
+    if (memory.probedFrom > 0) {
+      memory.probedFrom = 0; // the probe's level was accepted
+      memory.limitProbe = Math.max(1, memory.limitProbe / 2);
+      memory.limitChangedAt = now;
+      return limit;
+    }
+    if ((now - memory.limitChangedAt) / NANOS >= memory.limitProbe) {
+      memory.probedFrom = limit;
+      memory.limitChangedAt = now;
+      return limit + 1;
+    }
+    return limit;
   }
 
   /** The host's memory, made on first use; null when the store cannot keep one. */

@@ -29,6 +29,7 @@ final class InMemoryHostStateStore implements HostStateStore {
     private long pausedUntil;
     private long interval;
     private long intervalChangedAt;
+    private int inFlightLimit;
     private boolean started;
     private long lastStart;
     private @Nullable Object memory;
@@ -77,6 +78,16 @@ final class InMemoryHostStateStore implements HostStateStore {
     public void interval(long interval, long now) {
       this.interval = interval;
       this.intervalChangedAt = now;
+    }
+
+    @Override
+    public int inFlightLimit() {
+      return inFlightLimit;
+    }
+
+    @Override
+    public void inFlightLimit(int limit) {
+      this.inFlightLimit = limit;
     }
 
     @Override

@@ -44,6 +44,31 @@ public interface LearningRule {
   }
 
   /**
+   * The host's in-flight limit after a refusal that carried {@code Retry-After}. The engine pauses
+   * the host as the refusal asked and changes no interval (SPEC R2); what a pause does not say is
+   * how many requests to send when it ends, and this may learn it: a host that refused the
+   * request that started as its {@code inFlightAtStart}-th at once, and accepted those that started
+   * with fewer, holds fewer than that. Called for hosts only, not for groups.
+   *
+   * @param inFlightAtStart how many of the host's requests were in flight when the refused one
+   *     started, itself included
+   * @return the learned limit ({@link HostState#inFlightLimit()}), 0 for none; the default keeps
+   *     what the host has
+   */
+  default int inFlightAfterPause(long now, long startedAt, int inFlightAtStart, HostState host) {
+    return host.inFlightLimit();
+  }
+
+  /**
+   * The host's in-flight limit after an answer that is not a refusal, of a request that started
+   * as the host's {@code inFlightAtStart}-th in flight; called after
+   * {@link #onAnswer(long, long, HostState)}. The default keeps what the host has.
+   */
+  default int inFlightAfterAnswer(long now, long startedAt, int inFlightAtStart, HostState host) {
+    return host.inFlightLimit();
+  }
+
+  /**
    * The seed's rule (SPEC R4): a refusal doubles the interval, from 250 ms up to 10 s; every
    * answer takes a tenth off; only refusals of requests started since the interval last
    * changed count, so a burst refused together doubles it once.

@@ -140,6 +140,72 @@ class HostpaceRuleTest {
     assertThat(refusedStartedAt(1.10, 1.05)).isEqualTo(250_000_000L);
   }
 
+  // ------------------------------------------------------------- how many at once (Retry-After)
+
+  int pausedAt(double seconds, int inFlightAtStart) {
+    int next = rule.inFlightAfterPause(at(seconds), at(seconds - 0.5), inFlightAtStart, host);
+    host.inFlightLimit(next);
+    return next;
+  }
+
+  int acceptedAt(double seconds, int inFlightAtStart) {
+    int next = rule.inFlightAfterAnswer(at(seconds), at(seconds - 0.5), inFlightAtStart, host);
+    host.inFlightLimit(next);
+    return next;
+  }
+
+  @Test
+  void aRefusalWithRetryAfterOfTheFifthAtOnceWhenFourWereAcceptedLimitsTheHostToFour() {
+    for (int k = 1; k <= 4; k++) {
+      assertThat(acceptedAt(0.5, k)).isZero();
+    }
+    assertThat(pausedAt(0.5, 9)).isEqualTo(8);
+    assertThat(pausedAt(0.5, 5)).isEqualTo(4);
+    assertThat(pausedAt(0.5, 7)).isEqualTo(4); // the lowest refused counts
+  }
+
+  @Test
+  void aRefusalWhereAsManyWereAcceptedOrOfARequestAloneSaysNothingOfHowManyAtOnce() {
+    assertThat(pausedAt(0.5, 1)).isZero();
+    acceptedAt(1.0, 3);
+    assertThat(pausedAt(1.5, 3)).isZero();
+    assertThat(pausedAt(1.5, 2)).isZero();
+  }
+
+  @Test
+  void atTheLimitItTriesOneMoreAfter10sAndARefusedProbeDoublesTheWaitUpTo60s() {
+    acceptedAt(0.5, 1);
+    pausedAt(0.5, 2); // limit 1 from 0.5 s
+    assertThat(acceptedAt(10.4, 1)).isEqualTo(1);
+    assertThat(acceptedAt(10.5, 1)).isEqualTo(2); // 10 s at the limit
+    assertThat(pausedAt(11.0, 2)).isEqualTo(1);
+    assertThat(acceptedAt(30.9, 1)).isEqualTo(1);
+    assertThat(acceptedAt(31.0, 1)).isEqualTo(2); // 20 s
+    assertThat(pausedAt(31.5, 2)).isEqualTo(1);
+    assertThat(acceptedAt(71.5, 1)).isEqualTo(2); // 40 s
+    assertThat(pausedAt(72.0, 2)).isEqualTo(1);
+    assertThat(acceptedAt(132.0, 1)).isEqualTo(2); // 60 s, and no longer after that
+  }
+
+  @Test
+  void anAcceptedProbeHalvesTheWaitForTheNextAndACutSetsItBackTo10s() {
+    acceptedAt(0.5, 3);
+    pausedAt(0.5, 4); // limit 3
+    assertThat(acceptedAt(10.5, 3)).isEqualTo(4);
+    assertThat(acceptedAt(11.0, 4)).isEqualTo(4); // the fourth was accepted: 5 s to the next probe
+    assertThat(acceptedAt(16.0, 4)).isEqualTo(5);
+    assertThat(acceptedAt(16.5, 5)).isEqualTo(5); // 2.5 s
+    assertThat(acceptedAt(19.0, 5)).isEqualTo(6);
+    assertThat(pausedAt(19.5, 6)).isEqualTo(5);
+    // The host shrank: refused at the third while as many are no longer among the last accepted.
+    for (int i = 0; i < 8; i++) {
+      acceptedAt(20 + i, 2);
+    }
+    assertThat(pausedAt(28.5, 3)).isEqualTo(2);
+    assertThat(acceptedAt(38.4, 2)).isEqualTo(2);
+    assertThat(acceptedAt(38.5, 2)).isEqualTo(3); // 10 s after the cut
+  }
+
   /** A state whose store cannot keep the rule's memory. */
   static final class ForgetfulState implements HostState {
     private long interval;
