@@ -1,6 +1,7 @@
 package io.hostpace;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the engine knows of one host or group at one moment.
@@ -14,6 +15,8 @@ import java.time.Duration;
  * @param interval the learned interval between starts, zero when nothing was learned
  * @param inFlightLimit how many requests at once the host was learned to hold, 0 when nothing was
  *     learned (always 0 for a group)
+ * @param quota the quota the host was learned to count in (at most so many starts in a window),
+ *     null when none
  * @param starts attempts started since the engine began to hold the key
  * @param refusals refusals, likewise
  * @param retries retries, likewise
@@ -28,6 +31,7 @@ public record HostSnapshot(
     Duration pausedFor,
     Duration interval,
     int inFlightLimit,
+    @Nullable Rate quota,
     long starts,
     long refusals,
     long retries,

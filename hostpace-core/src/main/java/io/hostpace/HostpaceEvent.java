@@ -46,6 +46,12 @@ public sealed interface HostpaceEvent {
    */
   record InFlightLimitChanged(String key, int from, int to, long atNanos) implements HostpaceEvent {}
 
+  /**
+   * The quota the host or group was learned to count in went from {@code from} to {@code to}
+   * (null: none): the engine starts at most so many of its requests in any such window.
+   */
+  record QuotaChanged(String key, @Nullable Rate from, @Nullable Rate to, long atNanos) implements HostpaceEvent {}
+
   /** A call goes back to its queue for attempt {@code attempt}, after {@code delay} (zero for a refusal). */
   record Retried(String key, URI uri, int attempt, Duration delay, long atNanos) implements HostpaceEvent {}
 

@@ -20,6 +20,8 @@ final class Node {
   final Map<Scheduler.QueueKey, HostQueue> queues;
   final Map<Limits, GroupGate> gates;
   final Map<Limits, RateState> rates = new HashMap<>(2);
+  /** The quota the learning rule set on {@link #state}; null when none. */
+  @Nullable LearnedQuota quota;
   /** A host's requests in flight, over all its queues; 0 for a group (its gates count theirs). */
   int inFlight;
   /**

@@ -279,6 +279,8 @@ final class Scheduler {
     node.state.clearPause();
     node.state.interval(0, now);
     node.state.inFlightLimit(0);
+    node.state.quota(0, 0);
+    node.quota = null;
     node.state.memory(null);
     Set<HostQueue> candidates = new LinkedHashSet<>();
     if (node.group) {
@@ -323,6 +325,7 @@ final class Scheduler {
         hosts.add(new HostSnapshot(
             node.key, node.group, queues, inFlight, waiting,
             Duration.ofNanos(pausedFor), Duration.ofNanos(state.interval()), state.inFlightLimit(),
+            quotaOf(node.quota),
             node.starts, node.refusals, node.retries, node.gaveUps));
       }
       hosts.sort(Comparator.comparing(HostSnapshot::key));
@@ -425,6 +428,14 @@ final class Scheduler {
     if (rate != null && rate.holdsAt(now)) {
       later(rate.readyAt());
     }
+    LearnedQuota quota = limiter.node.quota;
+    if (quota != null) {
+      if (quota.probing()) {
+        blockedByPlaces = true; // the probe's answer pumps the host's queues
+      } else {
+        later(quota.readyAt(now));
+      }
+    }
     HostState state = limiter.node.state;
     if (state.paused()) {
       if (state.pausedUntil() - now > 0) {
@@ -454,6 +465,10 @@ final class Scheduler {
     call.state = Call.State.IN_FLIGHT;
     call.startedAt = now;
     take(queue, now);
+    startQuota(queue.node, call, now);
+    for (GroupGate gate : queue.gates) {
+      startQuota(gate.node, call, now);
+    }
     Node host = queue.node;
     call.inFlightAtStart = ++host.inFlight;
     ArrayList<Call<?>> recent = host.recent;
@@ -481,8 +496,28 @@ final class Scheduler {
     if (rate != null) {
       rate.start(now);
     }
-    limiter.node.state.start(now);
-    limiter.node.starts++;
+    Node node = limiter.node;
+    node.state.start(now);
+    node.starts++;
+  }
+
+  private static void startQuota(Node node, Call<?> call, long now) {
+    LearnedQuota quota = node.quota;
+    if (quota != null) {
+      quota.start(call, now);
+    }
+  }
+
+  /** {@code call} no longer holds a place; a quota's probe that got no answer lets another go. */
+  private static void letGoQuota(HostQueue queue, Call<?> call) {
+    if (queue.node.quota != null) {
+      queue.node.quota.letGo(call);
+    }
+    for (GroupGate gate : queue.gates) {
+      if (gate.node.quota != null) {
+        gate.node.quota.letGo(call);
+      }
+    }
   }
 
   private static void leaveWaiting(HostQueue queue) {
@@ -502,6 +537,7 @@ final class Scheduler {
     HostQueue queue = call.queue;
     queue.inFlight--;
     uncount(queue.node, call, now);
+    letGoQuota(queue, call);
     Set<HostQueue> candidates = releaseCandidates;
     candidates.clear();
     for (HostQueue sibling : queue.node.queues.values()) {
@@ -630,9 +666,17 @@ final class Scheduler {
       return;
     }
     long interval = state.interval();
+    int permits = state.quotaPermits();
+    long window = state.quotaWindow();
+    if (node.quota != null) {
+      node.quota.answered(call, !verdict.refusal());
+    }
     long next = verdict.refusal()
         ? rule.onRefusal(now, call.startedAt, state)
         : rule.onAnswer(now, call.startedAt, state);
+    if (state.quotaPermits() != permits || state.quotaWindow() != window) {
+      learnQuota(node, call, now);
+    }
     next = Math.max(0, Math.min(next, Long.MAX_VALUE / 4));
     if (next != interval) {
       state.interval(next, now);
@@ -641,6 +685,31 @@ final class Scheduler {
         emit(new HostpaceEvent.IntervalChanged(node.key, Duration.ofNanos(interval), Duration.ofNanos(to), now));
       }
     }
+  }
+
+  /**
+   * The rule changed the host's quota: the engine holds the host's starts to it from now on, its
+   * windows counted as before, or, for a new quota, from the start of the request that taught it.
+   */
+  private void learnQuota(Node node, Call<?> call, long now) {
+    HostState state = node.state;
+    int permits = state.quotaPermits();
+    long window = state.quotaWindow();
+    LearnedQuota before = node.quota;
+    if (permits <= 0 || window <= 0) {
+      node.quota = null;
+    } else if (before == null) {
+      node.quota = new LearnedQuota(permits, window, call.startedAt);
+    } else {
+      node.quota = new LearnedQuota(permits, window, before);
+    }
+    if (listener != null) {
+      emit(new HostpaceEvent.QuotaChanged(node.key, quotaOf(before), quotaOf(node.quota), now));
+    }
+  }
+
+  private static @Nullable Rate quotaOf(@Nullable LearnedQuota quota) {
+    return quota == null ? null : quota.rate();
   }
 
   private enum Counter { REFUSALS, RETRIES, GAVE_UPS }
@@ -744,7 +813,7 @@ final class Scheduler {
    */
   private void dropIfIdle(Node node, long now) {
     if (!node.queues.isEmpty() || !node.gates.isEmpty() || node.state.interval() > 0
-        || node.state.inFlightLimit() > 0) {
+        || node.state.inFlightLimit() > 0 || node.quota != null) {
       return;
     }
     node.rates.values().removeIf(rate -> rate.users == 0 && !rate.mattersAt(now));

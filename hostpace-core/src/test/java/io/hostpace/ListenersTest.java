@@ -97,9 +97,9 @@ class ListenersTest {
     time.advance(Duration.ofSeconds(1));
 
     assertThat(engine.snapshot()).containsExactly(
-        new HostSnapshot("*.example.org", true, 1, 1, 1, Duration.ZERO, Duration.ZERO, 0, 1, 0, 0, 0),
-        new HostSnapshot("a.example.org", false, 1, 1, 1, Duration.ZERO, Duration.ZERO, 0, 1, 0, 0, 0),
-        new HostSnapshot("b.test", false, 1, 0, 1, Duration.ofSeconds(29), Duration.ZERO, 0, 1, 1, 1, 0));
+        new HostSnapshot("*.example.org", true, 1, 1, 1, Duration.ZERO, Duration.ZERO, 0, null, 1, 0, 0, 0),
+        new HostSnapshot("a.example.org", false, 1, 1, 1, Duration.ZERO, Duration.ZERO, 0, null, 1, 0, 0, 0),
+        new HostSnapshot("b.test", false, 1, 0, 1, Duration.ofSeconds(29), Duration.ZERO, 0, null, 1, 1, 1, 0));
   }
 
   @Test

@@ -50,6 +50,26 @@ public interface HostState {
   /** Sets the learned in-flight limit; 0 forgets it (SPEC R7). */
   default void inFlightLimit(int limit) {}
 
+  /**
+   * How many starts the host was seen to allow in a window of {@link #quotaWindow()} (a quota
+   * counted in fixed windows, learned by the rule), or 0 when none: the engine then starts at most
+   * this many of the host's requests in any such window.
+   */
+  default int quotaPermits() {
+    return 0;
+  }
+
+  /** The window of the learned quota, in nanoseconds; meaningful only when {@link #quotaPermits()} > 0. */
+  default long quotaWindow() {
+    return 0;
+  }
+
+  /**
+   * Sets the learned quota: at most {@code permits} starts in any window of {@code window}
+   * nanoseconds; {@code permits} 0 forgets it (SPEC R7). A store that cannot keep it ignores it.
+   */
+  default void quota(int permits, long window) {}
+
   /** Whether the host has started a request, and so whether {@link #lastStart()} means anything. */
   boolean started();
 

@@ -72,6 +72,9 @@ final class HostpaceRule implements LearningRule {
 
   /** What the rule knows of one host. Guarded by the engine's lock, as the host's state is. */
   static final class Memory {
+    /** A quota counted in fixed windows, when the host shows one. */
+    final WindowQuota window = new WindowQuota();
+
     /** The times of the last accepted answers, a ring; {@code answers[next]} is the oldest once full. */
     final long[] answers = new long[SAMPLES];
     int count;
@@ -174,6 +177,10 @@ final class HostpaceRule implements LearningRule {
     if (memory == null) {
       return onRefusal(now, startedAt, interval, host.intervalChangedAt());
     }
+    if (memory.window.refused(now, startedAt, host)) {
+      return 0; // the quota spaces the starts
+    }
+    long wall = memory.window.wallInterval(now);
     if (interval > 0 && startedAt - memory.epoch < 0) {
       return interval; // went at the pace before the last drop: that drop already answered it
     }
@@ -199,6 +206,9 @@ final class HostpaceRule implements LearningRule {
       wmax = current;
       memory.k = K_MIN_SECONDS;
     }
+    if (wall > 0 && NANOS / wall < target) {
+      target = NANOS / wall; // a wall after a run: probe for its end at twice the time each
+    }
     memory.base = target;
     memory.wmax = wmax == 0 ? 0 : Math.max(wmax, target * 1.03);
     memory.epoch = now;
@@ -215,6 +225,9 @@ final class HostpaceRule implements LearningRule {
     // Answers count before any refusal too: the first answers of a refused burst are what the
     // first measurement needs. The cost: one memory of 136 B per host the engine holds.
     memory.answered(now);
+    if (memory.window.accepted(now, startedAt, host)) {
+      return 0; // the quota spaces the starts
+    }
     if (interval == 0) {
       return 0; // nothing refused yet: nothing to pace
     }

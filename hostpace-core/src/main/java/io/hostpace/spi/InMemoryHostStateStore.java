@@ -30,6 +30,8 @@ final class InMemoryHostStateStore implements HostStateStore {
     private long interval;
     private long intervalChangedAt;
     private int inFlightLimit;
+    private int quotaPermits;
+    private long quotaWindow;
     private boolean started;
     private long lastStart;
     private @Nullable Object memory;
@@ -88,6 +90,22 @@ final class InMemoryHostStateStore implements HostStateStore {
     @Override
     public void inFlightLimit(int limit) {
       this.inFlightLimit = limit;
+    }
+
+    @Override
+    public int quotaPermits() {
+      return quotaPermits;
+    }
+
+    @Override
+    public long quotaWindow() {
+      return quotaWindow;
+    }
+
+    @Override
+    public void quota(int permits, long window) {
+      this.quotaPermits = permits;
+      this.quotaWindow = permits > 0 ? window : 0;
     }
 
     @Override

@@ -82,6 +82,35 @@ class PacingSimulationTest {
   }
 
   @Test
+  void onTheKgfLikeGateOursLearnsFourAtOnceFromItsRetryAfterAndLosesNothing() throws IOException {
+    PacingResult result = replay("kgf-like.json");
+    PacingResult.Policy ours = result.policy("hostpace");
+    PacingResult.Policy seed = result.policy("seed");
+
+    assertThat(ours.lost()).isZero();
+    assertThat(ours.goodputRatio()).isGreaterThanOrEqualTo(0.9);
+    assertThat(ours.lateRefusalPct()).isLessThanOrEqualTo(3.0);
+    // After the opening burst only its probes for a fifth at once are refused: at 10.5 s and 31 s.
+    assertThat(ours.refusalsBetween(1, ours.finishSeconds())).isEqualTo(2);
+    // The seed's rule keeps SPEC R2 to the letter: it pauses, then sends 32 at once again.
+    assertThat(seed.lost()).isEqualTo(56);
+  }
+
+  @Test
+  void onTheFixedWindowOursFindsTheWindowAndItsBoundaries() throws IOException {
+    PacingResult.Policy ours = replay("fixed-window.json").policy("hostpace");
+
+    assertThat(ours.goodputRatio()).isGreaterThanOrEqualTo(0.9);
+    assertThat(ours.lateRefusalPct()).isLessThanOrEqualTo(3.0);
+    // One lost: refused in the opening burst and then at each probe for the first window's end
+    // (the oldest request goes first, SPEC T1), six attempts in all.
+    assertThat(ours.lost()).isEqualTo(1);
+    // From the third window on, at most three refused probes a window.
+    assertThat(ours.refusalsBetween(120, ours.finishSeconds())).isLessThanOrEqualTo(3 * 8);
+    assertThat(ours.finishSeconds()).isLessThan(545);
+  }
+
+  @Test
   void whenTheServersRateHalvesAt120sOursFollowsWithin30s() throws IOException {
     PacingResult.Policy ours = replay("rate-halves.json").policy("hostpace");
 

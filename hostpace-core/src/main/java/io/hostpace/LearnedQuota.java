@@ -1,0 +1,90 @@
+package io.hostpace;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A quota the learning rule found a host or group to count in: at most {@code permits} starts in
+ * each window of {@code window} nanoseconds, the windows as the host counts them. The engine does
+ * not know where the host's windows begin, so each window begins with a <em>probe</em>: its first
+ * start goes alone, and only once the host accepted it do the others follow, the window then
+ * counted from the probe's start. A refused probe began no window: the next one goes a window
+ * after the last window began (by then the rule may have changed the window).
+ *
+ * <p>Example: 60 a minute, the last window begun at 0 s by a probe accepted, 59 more started at
+ * 0.05 s. At 60 s one request starts; when its acceptance arrives at 60.05 s, 59 more start.
+ *
+ * <p>Guarded by the engine's lock. Times compared by difference.
+ */
+final class LearnedQuota {
+
+  final int permits;
+  final long window;
+  /** When the current window began (its probe's start), and the starts in it. */
+  private long from;
+  private int used;
+  /** The probe in flight, whose answer says whether a window began. */
+  private @Nullable Call<?> probe;
+
+  /** A quota learned from {@code taught}, which started the window that taught it. */
+  LearnedQuota(int permits, long window, long windowFrom) {
+    this.permits = permits;
+    this.window = window;
+    this.from = windowFrom;
+    this.used = 1;
+  }
+
+  /** The same windows, counted from where {@code before} counts them, with other numbers. */
+  LearnedQuota(int permits, long window, LearnedQuota before) {
+    this.permits = permits;
+    this.window = window;
+    this.from = before.from;
+    this.used = before.used;
+    this.probe = before.probe;
+  }
+
+  /** Whether a probe is in flight: nothing else starts until its answer. */
+  boolean probing() {
+    return probe != null;
+  }
+
+  /** When the next start may go, if it may not at {@code now}; {@code now} itself when it may. */
+  long readyAt(long now) {
+    if (used < permits || now - (from + window) >= 0) {
+      return now;
+    }
+    return from + window;
+  }
+
+  /** {@code call} starts at {@code now}, which {@link #readyAt} allows. */
+  void start(Call<?> call, long now) {
+    if (now - (from + window) >= 0) {
+      probe = call; // the first of a window goes alone
+    } else {
+      used++;
+    }
+  }
+
+  /** {@code call} was answered; {@code accepted} unless refused. */
+  void answered(Call<?> call, boolean accepted) {
+    if (call != probe) {
+      return;
+    }
+    probe = null;
+    if (accepted) {
+      from = call.startedAt;
+      used = 1;
+    }
+  }
+
+  /** {@code call} ended without an answer (failed, cancelled): if it was the probe, another may go. */
+  void letGo(Call<?> call) {
+    if (call == probe) {
+      probe = null;
+    }
+  }
+
+  /** The quota as a rate, for snapshots and events. */
+  Rate rate() {
+    return Rate.of(Math.min(permits, Rate.MAX_PERMITS), java.time.Duration.ofNanos(window));
+  }
+}

@@ -1,0 +1,194 @@
+package io.hostpace.spi;
+
+/**
+ * Recognises a quota counted in fixed windows ("60 a minute", reset on the minute) from refusals
+ * that say nothing, and then follows the window: part of the default rule ({@link HostpaceRule}).
+ *
+ * <h2>Recognising it</h2>
+ * A host that counts in fixed windows accepts everything up to its quota, then refuses whatever
+ * the pace until its window resets, then accepts a burst again. So: a <em>run</em> of at least
+ * {@value #MIN_PERMITS} accepted answers, then a <em>wall</em> of at least {@value #MIN_PERMITS}
+ * refusals lasting at least {@value #MIN_WALL_SECONDS} s and longer than the run took, ended by
+ * an accepted answer. A token bucket answers a refused client within one token's time once it
+ * slows down, so it builds no such wall; one that it does build (a bucket in debt) teaches a quota
+ * that the next refusals undo.
+ *
+ * <h2>Following it</h2>
+ * The quota is {@code permits} starts (the run's length) a window. The engine starts a window's
+ * first request alone (a probe) and the rest once it is accepted, the window then counted from
+ * it; the rule says when the probe goes. It keeps, for each window boundary it has seen, when the
+ * boundary must have been: after the last refused start before it and by the accepted probe
+ * after it. Counting boundaries from the run's first start (taken as the host's first boundary),
+ * {@code k} boundaries bound the window's length: between {@code L_k / k} and {@code U_k / k}. The
+ * next boundary then lies between {@code L_k + lo} and {@code U_k + hi}; the probe goes in the
+ * middle while that span is wider than {@value #NARROW_ENOUGH} of the window (a refused probe
+ * raises the lower end, and the next goes in the middle of what is left), else at its end. So the
+ * span narrows as boundaries add up, and the probes are refused at most a few times in all, at
+ * most {@value #MAX_REFUSED_PROBES} times for one boundary (each is a retry of the oldest request).
+ * A refusal within a window, after fewer accepted than the quota, means the host counts more than
+ * ours (other clients, a lower quota): the quota comes down to what was accepted, and below
+ * {@value #MIN_PERMITS} it is dropped and the rate rule takes over.
+ *
+ * <p>Example, 60 a minute from 0 s: 60 accepted at 0 s, the wall's last refusal at 31.6 s and the
+ * burst accepted at 63.6 s: the window lasts 31.6 s to 63.6 s, the next boundary lies in 63.2 s to
+ * 127.2 s; probes refused at 95.2, 111.2 and 119.2 s, the fourth goes at 127.2 s and is accepted:
+ * the window is now 59.6 s to 63.6 s and the next boundary 178.8 s to 190.8 s; the probe at
+ * 184.8 s is accepted: 59.6 s to 61.6 s, and so on, one window lost to the search in all.
+ *
+ * <p>Guarded by the engine's lock, as the host's state is. Times are the engine's clock in
+ * nanoseconds, compared by difference; the quota's own are seconds from the run's first start.
+ */
+final class WindowQuota {
+
+  static final int MIN_PERMITS = 3;
+  static final double MIN_WALL_SECONDS = 5;
+  static final double NARROW_ENOUGH = 0.02;
+  static final int MAX_REFUSED_PROBES = 3;
+  private static final double NANOS = 1e9;
+
+  // Recognising: the run of accepted answers since the last wall, and the wall since the last answer.
+  private int runAccepted;
+  private long runFirstStart;
+  private long runLastAnswer;
+  private int wallRefusals;
+  private long wallFrom;
+  private long wallLastRefusedStart;
+
+  // Following, in seconds from origin (the run's first start): the quota, 0 when none.
+  private int permits;
+  private long origin;
+  /** Boundaries seen, and the bounds of the last one. */
+  private int boundaries;
+  private double lastLower;
+  private double lastUpper;
+  /** Bounds of the window's length. */
+  private double lo;
+  private double hi;
+  /** Bounds of the next boundary, and when its probe goes. */
+  private double nextLower;
+  private double nextUpper;
+  private double probeAt;
+  private int refusedProbes;
+  private int acceptedInWindow;
+
+  /** Whether a quota is followed. */
+  boolean active() {
+    return permits > 0;
+  }
+
+  /** A refusal without Retry-After; true when the quota accounts for it (the rate rule then does not). */
+  boolean refused(long now, long startedAt, HostState host) {
+    if (wallRefusals++ == 0) {
+      wallFrom = now;
+      wallLastRefusedStart = startedAt;
+    } else if (startedAt - wallLastRefusedStart > 0) {
+      wallLastRefusedStart = startedAt;
+    }
+    if (permits == 0) {
+      return false;
+    }
+    double at = seconds(startedAt);
+    if (at >= probeAt - 0.001) {
+      // The probe, refused: the boundary is later.
+      nextLower = Math.max(nextLower, at);
+      if (nextLower >= nextUpper) {
+        nextUpper = nextLower + 0.1 * hi;
+      }
+      refusedProbes++;
+      plan(host);
+      return true;
+    }
+    if (acceptedInWindow >= MIN_PERMITS) {
+      permits = acceptedInWindow;
+      host.quota(permits, host.quotaWindow());
+      return true;
+    }
+    permits = 0;
+    runAccepted = 0;
+    host.quota(0, 0);
+    return false;
+  }
+
+  /**
+   * While no quota is followed, the interval a wall of refusals after a run asks for, or 0 when
+   * there is no such wall: the time since the wall began, so that the probes for its end come at
+   * twice the time each (fewer refusals than the rate rule's cuts, each one a retry of the oldest
+   * request), and the end is found no later than twice its time.
+   */
+  long wallInterval(long now) {
+    if (permits > 0 || runAccepted < MIN_PERMITS || wallRefusals < 2) {
+      return 0;
+    }
+    return Math.max(0, now - wallFrom);
+  }
+
+  /** An accepted answer; true when the quota accounts for it. */
+  boolean accepted(long now, long startedAt, HostState host) {
+    if (permits > 0) {
+      double at = seconds(startedAt);
+      if (at >= probeAt - 0.001) {
+        boundary(nextLower, at, host);
+      } else {
+        acceptedInWindow++;
+      }
+      wallRefusals = 0;
+      return true;
+    }
+    if (wallRefusals > 0) {
+      boolean window = wallRefusals >= MIN_PERMITS
+          && runAccepted >= MIN_PERMITS
+          && (now - wallFrom) / NANOS >= MIN_WALL_SECONDS
+          && wallFrom - runLastAnswer >= 0
+          && runLastAnswer - runFirstStart < now - wallFrom;
+      if (window) {
+        permits = runAccepted;
+        origin = runFirstStart;
+        boundaries = 0;
+        wallRefusals = 0;
+        boundary(Math.max(0, seconds(wallLastRefusedStart)), seconds(startedAt), host);
+        return true;
+      }
+      wallRefusals = 0;
+      runAccepted = 0;
+    }
+    if (runAccepted++ == 0) {
+      runFirstStart = startedAt;
+    }
+    runLastAnswer = now;
+    return false;
+  }
+
+  /** A window began between {@code lower} and {@code upper} (the accepted probe's start). */
+  private void boundary(double lower, double upper, HostState host) {
+    int k = boundaries + 1;
+    if (boundaries > 0 && upper > nextUpper) {
+      // A quiet host probed late: the boundaries it let pass count too.
+      k += (int) ((upper - nextUpper) / hi);
+    }
+    boundaries = k;
+    lastLower = Math.min(lower, upper);
+    lastUpper = upper;
+    lo = lastLower / k;
+    hi = Math.max(lastUpper / k, 0.001);
+    acceptedInWindow = 1;
+    nextLower = lastLower + lo;
+    nextUpper = Math.max(lastUpper + hi, nextLower);
+    refusedProbes = 0;
+    plan(host);
+  }
+
+  /** When the next probe goes, told to the engine as the window it counts from the last probe. */
+  private void plan(HostState host) {
+    boolean wide = nextUpper - nextLower > NARROW_ENOUGH * hi && refusedProbes < MAX_REFUSED_PROBES;
+    probeAt = Math.max(wide ? (nextLower + nextUpper) / 2 : nextUpper, lastUpper + 0.001);
+    host.quota(permits, nanos(probeAt - lastUpper));
+  }
+
+  private double seconds(long time) {
+    return (time - origin) / NANOS;
+  }
+
+  private static long nanos(double seconds) {
+    return Math.max(1_000_000L, Math.round(seconds * NANOS));
+  }
+}

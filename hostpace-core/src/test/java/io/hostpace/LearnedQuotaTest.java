@@ -1,0 +1,87 @@
+package io.hostpace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hostpace.FakeServer.Reply;
+import io.hostpace.FakeServer.Response;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The default rule recognises a quota counted in fixed windows from bare refusals, and the engine
+ * then spaces the host's starts by it (issue 6's fixed-window scenario, smaller).
+ */
+class LearnedQuotaTest {
+
+  final VirtualTime time = VirtualTime.create();
+  final long origin = time.nanoTime();
+  final List<HostpaceEvent> events = new ArrayList<>();
+  long window = -1;
+  int used;
+  final FakeServer server = new FakeServer(time, exchange -> fixedWindow());
+
+  /** 20 requests in each window of 30 s from 0 s; beyond them a bare 429. */
+  Reply fixedWindow() {
+    long current = (time.nanoTime() - origin) / 30_000_000_000L;
+    if (current != window) {
+      window = current;
+      used = 0;
+    }
+    return ++used <= 20 ? Reply.ok().after(Duration.ofMillis(50)) : Reply.status(429).after(Duration.ofMillis(50));
+  }
+
+  @Test
+  void afterTheFirstWindowTheEngineStartsAWindowsQuotaAtOnceAndFindsWhereTheWindowsBegin() {
+    Hostpace engine = Hostpace.builder().time(time).listener(events::add).build();
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      calls.add(engine.execute(server.get("http://api.test/" + i)));
+    }
+    time.advance(Duration.ofMinutes(10));
+
+    HostpaceEvent.QuotaChanged learned = (HostpaceEvent.QuotaChanged) events.stream()
+        .filter(HostpaceEvent.QuotaChanged.class::isInstance).findFirst().orElseThrow();
+    assertThat(learned.from()).isNull();
+    assertThat(learned.to().permits()).isEqualTo(20);
+    // Learned when the wall ended: its probes came at twice the time each, the last at 20.3 s.
+    assertThat(seconds(learned.atNanos())).isBetween(40.0, 41.0);
+    assertThat(engine.snapshot().get(0).quota().per().toMillis()).isBetween(29_700L, 30_300L);
+
+    // Ten windows for 200 requests: the last starts within half a second of 270 s.
+    List<String> starts = server.startTimes("api.test");
+    assertThat(Double.parseDouble(starts.get(starts.size() - 1))).isBetween(270.0, 270.5);
+    // Once learned, only probes for where a window begins are refused, at most three a window.
+    long refusedAfter = events.stream()
+        .filter(e -> e instanceof HostpaceEvent.Refused && e.atNanos() - learned.atNanos() > 0).count();
+    assertThat(refusedAfter).isEqualTo(7);
+    // The one request lost: refused in the opening burst, then at each of the wall's first five
+    // probes (SPEC T1: the oldest goes first), so its six attempts ran out at 10 s.
+    List<HostpaceEvent.GaveUp> gaveUp = events.stream()
+        .filter(HostpaceEvent.GaveUp.class::isInstance).map(HostpaceEvent.GaveUp.class::cast).toList();
+    assertThat(gaveUp).hasSize(1);
+    assertThat(gaveUp.get(0).uri().getPath()).isEqualTo("/20");
+    assertThat(seconds(gaveUp.get(0).atNanos())).isLessThan(11);
+    assertThat(calls.stream().filter(call -> call.join().status() == 200).count()).isEqualTo(199);
+  }
+
+  @Test
+  void R7_forgettingTheHostForgetsItsQuota() {
+    Hostpace engine = Hostpace.builder().time(time).build();
+    for (int i = 0; i < 200; i++) {
+      engine.execute(server.get("http://api.test/" + i));
+    }
+    time.advance(Duration.ofSeconds(50));
+    assertThat(engine.snapshot().get(0).quota()).isNotNull();
+
+    engine.forget("api.test");
+
+    assertThat(engine.snapshot().get(0).quota()).isNull();
+  }
+
+  double seconds(long at) {
+    return (at - origin) / 1e9;
+  }
+}

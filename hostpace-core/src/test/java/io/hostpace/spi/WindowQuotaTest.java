@@ -1,0 +1,148 @@
+package io.hostpace.spi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * A quota counted in fixed windows, recognised and followed by the default rule: times in
+ * seconds from an origin near the wrap of the nanosecond count; each answer 50 ms after its start.
+ */
+class WindowQuotaTest {
+
+  static final long ORIGIN = Long.MAX_VALUE - 20_000_000_000L;
+  final WindowQuota quota = new WindowQuota();
+  final HostState host = HostStateStore.inMemory().open("api.test");
+
+  static long at(double seconds) {
+    return ORIGIN + Math.round(seconds * 1e9);
+  }
+
+  boolean accepted(double startedAt) {
+    return quota.accepted(at(startedAt + 0.05), at(startedAt), host);
+  }
+
+  boolean refused(double startedAt) {
+    return quota.refused(at(startedAt + 0.05), at(startedAt), host);
+  }
+
+  double window() {
+    return host.quotaWindow() / 1e9;
+  }
+
+  /** 60 accepted at once from 0 s, then refused at 0.1 s and at growing gaps up to 31.6 s. */
+  void firstWindow() {
+    for (int i = 0; i < 60; i++) {
+      assertThat(accepted(0)).isFalse();
+    }
+    for (double t : new double[] {0.1, 1, 3, 7, 15, 31.6}) {
+      assertThat(refused(t)).isFalse();
+    }
+  }
+
+  /** The burst of a window whose probe started at {@code probe}. */
+  void burst(double probe) {
+    assertThat(accepted(probe)).isTrue();
+    for (int i = 1; i < 60; i++) {
+      assertThat(accepted(probe + 0.05)).isTrue();
+    }
+  }
+
+  @Test
+  void aRunAcceptedAtOnceThenAWallOfRefusalsThenABurstAcceptedIsAQuota() {
+    firstWindow();
+    assertThat(accepted(63.6)).isTrue();
+
+    assertThat(host.quotaPermits()).isEqualTo(60);
+    // The window lasts 31.6 s to 63.6 s; the next boundary lies in 63.2 s to 127.2 s: the probe
+    // goes in the middle, at 95.2 s, which the engine counts from the last probe, at 63.6 s.
+    assertThat(window()).isCloseTo(31.6, within(1e-6));
+  }
+
+  @Test
+  void aRefusedProbeRaisesTheLowerEndAndAfterThreeTheProbeGoesAtTheUpperEnd() {
+    firstWindow();
+    burst(63.6);
+    assertThat(refused(95.2)).isTrue();
+    assertThat(window()).isCloseTo(111.2 - 63.6, within(1e-6));
+    assertThat(refused(111.2)).isTrue();
+    assertThat(window()).isCloseTo(119.2 - 63.6, within(1e-6));
+    assertThat(refused(119.2)).isTrue();
+    assertThat(window()).isCloseTo(127.2 - 63.6, within(1e-6));
+  }
+
+  @Test
+  void eachAcceptedProbeIsABoundaryAndTheBoundariesNarrowTheWindow() {
+    firstWindow();
+    burst(63.6);
+    refused(95.2);
+    refused(111.2);
+    refused(119.2);
+    burst(127.2);
+    // Two boundaries: the window is 59.6 s to 63.6 s; the next lies in 178.8 s to 190.8 s.
+    assertThat(window()).isCloseTo(184.8 - 127.2, within(1e-6));
+    burst(184.8);
+    // Three: 59.6 s to 61.6 s; the next in 238.4 s to 246.4 s.
+    assertThat(window()).isCloseTo(242.4 - 184.8, within(1e-6));
+    burst(242.4);
+    // Four: 59.6 s to 60.6 s; the next in 298 s to 303 s.
+    assertThat(window()).isCloseTo(300.5 - 242.4, within(1e-6));
+  }
+
+  @Test
+  void whenTheNextBoundaryIsKnownWithinTwoPercentTheProbeGoesAtItsUpperEnd() {
+    for (int i = 0; i < 10; i++) {
+      accepted(0);
+    }
+    for (double t : new double[] {0.1, 1, 3, 7, 15, 31, 59.9}) {
+      refused(t);
+    }
+    accepted(60);
+    assertThat(host.quotaPermits()).isEqualTo(10);
+    assertThat(window()).isCloseTo(60, within(1e-6)); // the next in 119.8 s to 120 s: at 120 s
+  }
+
+  @Test
+  void aRefusalWithinTheWindowAfterFewerThanTheQuotaBringsTheQuotaDownAndBelowThreeDropsIt() {
+    firstWindow();
+    accepted(63.6);
+    for (int i = 1; i < 40; i++) {
+      accepted(63.65);
+    }
+    assertThat(refused(63.7)).isTrue(); // 40 accepted: somebody else counts in it too
+    assertThat(host.quotaPermits()).isEqualTo(40);
+
+    accepted(95.2); // the probe
+    accepted(95.25);
+    assertThat(refused(95.3)).isFalse(); // two: no quota worth the name; the rate rule takes it
+    assertThat(host.quotaPermits()).isZero();
+  }
+
+  @Test
+  void aTokenBucketThatAnswersWithinSecondsOfSlowingDownBuildsNoWall() {
+    // One a second, refused at the start of each probe above it, accepted a second later.
+    for (int i = 0; i < 30; i++) {
+      accepted(i);
+      if (i % 5 == 4) {
+        refused(i + 0.5);
+        refused(i + 0.7);
+        refused(i + 0.9);
+      }
+    }
+    assertThat(host.quotaPermits()).isZero();
+  }
+
+  @Test
+  void aShortRunBeforeTheWallIsNoQuotaAsABucketInDebtShowsIt() {
+    accepted(0); // a burst of 32 into a bucket of 1 whose refusals count: one accepted
+    for (int i = 0; i < 31; i++) {
+      refused(0);
+    }
+    for (double t : new double[] {1, 3, 7, 15, 31}) {
+      refused(t);
+    }
+    assertThat(accepted(40)).isFalse();
+    assertThat(host.quotaPermits()).isZero();
+  }
+}
