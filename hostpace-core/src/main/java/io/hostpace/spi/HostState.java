@@ -51,9 +51,11 @@ public interface HostState {
   default void inFlightLimit(int limit) {}
 
   /**
-   * How many starts the host was seen to allow in a window of {@link #quotaWindow()} (a quota
-   * counted in fixed windows, learned by the rule), or 0 when none: the engine then starts at most
-   * this many of the host's requests in any such window.
+   * How many starts the host was seen to allow in a window (a quota counted in fixed windows,
+   * learned by the rule), or 0 when none. The engine then starts at most this many of the host's
+   * requests a window: a window's first request alone, the others once the host accepted it, the
+   * window counted from that first request's start; the next first request goes
+   * {@link #quotaWindow()} after it.
    */
   default int quotaPermits() {
     return 0;
@@ -65,8 +67,9 @@ public interface HostState {
   }
 
   /**
-   * Sets the learned quota: at most {@code permits} starts in any window of {@code window}
-   * nanoseconds; {@code permits} 0 forgets it (SPEC R7). A store that cannot keep it ignores it.
+   * Sets the learned quota: {@code permits} starts a window, the next window's first request
+   * {@code window} nanoseconds after the current one's; {@code permits} 0 forgets it (SPEC R7). A
+   * store that cannot keep it ignores it.
    */
   default void quota(int permits, long window) {}
 

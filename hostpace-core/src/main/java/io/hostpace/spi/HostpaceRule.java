@@ -44,6 +44,13 @@ import org.jspecify.annotations.Nullable;
  * {@code m}, it doubles {@code K} to 20 s, so the next refusal comes 29 s later, then 59 s, then
  * every 88 s: fewer than 1 % of requests refused, at 97 to 99 % of the host's rate.
  *
+ * <h2>Beyond the interval</h2>
+ * Two kinds of host defeat any interval. One that refuses with {@code Retry-After} beyond so many
+ * at once (KGF's admission gate) is paused as asked, and then 32 start at once again: the rule
+ * learns the number it holds ({@link #inFlightAfterPause}). One that counts in fixed windows
+ * refuses whatever the pace until its window resets: {@link WindowQuota} recognises it and
+ * follows its windows, and while it does the interval is 0.
+ *
  * <p>The rule holds no state of its own: what it learns of a host is a {@link Memory} kept in
  * that host's {@link HostState#memory()}, guarded by the engine's lock. A store that cannot keep
  * it (returns null) gets the seed's slowing and a hundredth off per answer: safe, not clever.
@@ -223,7 +230,7 @@ final class HostpaceRule implements LearningRule {
       return onAnswer(now, startedAt, interval, host.intervalChangedAt());
     }
     // Answers count before any refusal too: the first answers of a refused burst are what the
-    // first measurement needs. The cost: one memory of 136 B per host the engine holds.
+    // first measurement needs. The cost: one memory per host the engine holds.
     memory.answered(now);
     if (memory.window.accepted(now, startedAt, host)) {
       return 0; // the quota spaces the starts

@@ -1,10 +1,12 @@
 package io.hostpace.spi;
 
 /**
- * How a host's interval between starts follows its refusals and answers, when it refuses
- * without saying when to come back (no {@code Retry-After}). A state machine fed
- * {@code (now, outcome)}, so that the engine and the simulator run the same rule and a test can
- * feed it numbers.
+ * What a host's refusals and answers teach: above all the interval between its starts, when it
+ * refuses without saying when to come back (no {@code Retry-After}); a rule may also learn how
+ * many requests the host holds at once ({@link #inFlightAfterPause}) and a quota it counts in
+ * fixed windows ({@link HostState#quota(int, long)}, set from {@code onRefusal} and
+ * {@code onAnswer}). A state machine fed {@code (now, outcome)}, so that the engine and the
+ * simulator run the same rule and a test can feed it numbers.
  *
  * <p>All times are the engine's clock in nanoseconds; an interval of 0 means the host has
  * taught nothing and its starts are not spaced.
@@ -31,8 +33,8 @@ public interface LearningRule {
 
   /**
    * The interval after a refusal without {@code Retry-After}; the rule may read and replace
-   * {@code host}'s {@link HostState#memory() memory}, but sets nothing else: the engine sets the
-   * interval it returns.
+   * {@code host}'s {@link HostState#memory() memory} and set its {@link HostState#quota(int, long)
+   * quota}, but sets nothing else: the engine sets the interval it returns.
    */
   default long onRefusal(long now, long startedAt, HostState host) {
     return onRefusal(now, startedAt, host.interval(), host.intervalChangedAt());
@@ -80,7 +82,9 @@ public interface LearningRule {
   /**
    * The engine's default: measures the rate at which a refusing host accepts, settles a little
    * under it, and probes above it ever more rarely while the host stays the same (CUBIC's
-   * concave approach and convex probe). See {@code HostpaceRule} for the design and numbers.
+   * concave approach and convex probe); learns how many at once a host that refuses with
+   * {@code Retry-After} holds; and recognises and follows a quota counted in fixed windows. See
+   * {@code HostpaceRule} and {@code WindowQuota} for the design and numbers.
    */
   static LearningRule hostpace() {
     return HostpaceRule.INSTANCE;
