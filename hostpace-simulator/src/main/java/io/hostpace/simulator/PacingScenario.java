@@ -41,6 +41,8 @@ record PacingScenario(long seed, long maxNanos, List<ServerSpec> servers, List<C
    *
    * @param perSecond the mean arrival rate (Poisson arrivals from the seed); 0 for a burst at 0 s
    * @param processes engines that share the requests (split as evenly as they go) and the server
+   * @param sharedState whether the processes' engines share one state per host (a model of SPEC
+   *     S2, which shares it through Redis, without Redis's latency), or each learns on its own
    */
-  record ClientSpec(String host, int requests, double perSecond, int inFlight, int processes) {}
+  record ClientSpec(String host, int requests, double perSecond, int inFlight, int processes, boolean sharedState) {}
 }

@@ -36,7 +36,7 @@ final class PacingScenarioParser {
       "host", "model", "rate", "burst", "limit", "windowSeconds", "maxConcurrent", "status", "retryAfter",
       "latencyMs", "refusalsCount", "changes");
   private static final Set<String> CHANGE = Set.of("atSeconds", "rate", "burst", "limit", "maxConcurrent");
-  private static final Set<String> CLIENT = Set.of("host", "requests", "arrival", "inFlight", "processes");
+  private static final Set<String> CLIENT = Set.of("host", "requests", "arrival", "inFlight", "processes", "sharedState");
   private static final Set<String> ARRIVAL = Set.of("perSecond");
 
   private PacingScenarioParser() {}
@@ -164,13 +164,7 @@ final class PacingScenarioParser {
       };
     }
     long latency = node.has("latencyMs") ? ms(node.get("latencyMs"), path + ".latencyMs") : 50_000_000L;
-    boolean refusalsCount = false;
-    if (node.has("refusalsCount")) {
-      if (!node.get("refusalsCount").isBoolean()) {
-        throw new ScenarioException(path + ".refusalsCount", "expected true or false, got " + brief(node.get("refusalsCount")));
-      }
-      refusalsCount = node.get("refusalsCount").asBoolean();
-    }
+    boolean refusalsCount = flag(node, "refusalsCount", path);
     List<Change> changes = new ArrayList<>();
     if (node.has("changes")) {
       JsonNode list = list(node.get("changes"), path + ".changes", "a list of changes");
@@ -242,7 +236,8 @@ final class PacingScenarioParser {
     if (processes > requests) {
       throw new ScenarioException(path + ".processes", "expected at most as many processes as requests (" + requests + "), got " + processes);
     }
-    return new ClientSpec(host, requests, perSecond, inFlight, processes);
+    boolean sharedState = flag(node, "sharedState", path);
+    return new ClientSpec(host, requests, perSecond, inFlight, processes, sharedState);
   }
 
   // ---------------------------------------------------------------- values
@@ -263,6 +258,17 @@ final class PacingScenarioParser {
   }
 
   /** Seconds as nanoseconds; positive when {@code positive}, else 0 or more. */
+  /** The boolean {@code field} of {@code node}, false when absent. */
+  private static boolean flag(JsonNode node, String field, String path) {
+    if (!node.has(field)) {
+      return false;
+    }
+    if (!node.get(field).isBoolean()) {
+      throw new ScenarioException(path + "." + field, "expected true or false, got " + brief(node.get(field)));
+    }
+    return node.get(field).asBoolean();
+  }
+
   private static long seconds(JsonNode node, String path, boolean positive) {
     if (!node.isNumber() || !Double.isFinite(node.asDouble()) || node.asDouble() < 0
         || (positive && node.asDouble() <= 0) || node.asDouble() > 1e7) {

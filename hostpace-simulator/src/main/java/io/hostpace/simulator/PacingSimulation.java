@@ -8,6 +8,7 @@ import io.hostpace.simulator.PacingScenario.ClientSpec;
 import io.hostpace.simulator.PacingScenario.Policy;
 import io.hostpace.simulator.PacingScenario.ServerSpec;
 import io.hostpace.spi.Exchange;
+import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
 import java.io.IOException;
 import java.net.URI;
@@ -55,6 +56,8 @@ import org.jspecify.annotations.Nullable;
  *       process take requests in arrival order; a refused attempt waits a fixed 1 s holding its
  *       worker, then goes again, up to 5 retries; nothing is learned and Retry-After is not read.
  * </ul>
+ * With {@code sharedState}, a client's processes share one state per host ({@link SharedStates}: a
+ * model of SPEC S2 without Redis's latency), so they learn together; else each learns on its own.
  * Each policy gets fresh servers, engines and clock; a replay is deterministic.
  *
  * <h2>The numbers</h2>
@@ -213,6 +216,7 @@ public final class PacingSimulation {
         ClientSpec client = scenario.clients().get(c);
         long[] arrivals = workload.arrivals.get(c);
         ServerModel server = servers.get(client.host());
+        HostStateStore store = client.sharedState() ? new SharedStates() : HostStateStore.inMemory();
         for (int p = 0; p < client.processes(); p++) {
           List<Request> mine = new ArrayList<>();
           for (int i = p; i < arrivals.length; i += client.processes()) {
@@ -223,7 +227,7 @@ public final class PacingSimulation {
           if (policy == Policy.UNPACED) {
             unpaced(client, server, mine);
           } else {
-            paced(client, server, engine(client, server.spec), mine);
+            paced(client, server, engine(client, server.spec, store), mine);
           }
         }
       }
@@ -231,8 +235,9 @@ public final class PacingSimulation {
       return result();
     }
 
-    private Hostpace engine(ClientSpec client, ServerSpec server) {
-      Hostpace.Builder builder = Hostpace.builder().time(time).limits(Limits.inFlight(client.inFlight()));
+    private Hostpace engine(ClientSpec client, ServerSpec server, HostStateStore store) {
+      Hostpace.Builder builder = Hostpace.builder().time(time).limits(Limits.inFlight(client.inFlight()))
+          .hostStateStore(store);
       switch (policy) {
         case SEED -> builder.learningRule(LearningRule.seed());
         case CONFIGURED -> builder.limit(server.host(), configured(server, client.processes()));

@@ -43,6 +43,14 @@ class PacingScenarioParserTest {
     assertThat(scenario.servers().get(0).changes().get(0).rate()).isEqualTo(0.5);
     assertThat(scenario.clients().get(0).inFlight()).isEqualTo(32);
     assertThat(scenario.policies()).hasSize(4);
+    assertThat(scenario.clients().get(0).sharedState()).isFalse();
+  }
+
+  @Test
+  void processesShareWhatTheyLearnOnlyWhenTheScenarioSaysSo() {
+    PacingScenario scenario = PacingScenarioParser.parse(scenario(SERVER,
+        "{\"host\":\"q.test\",\"requests\":10,\"processes\":2,\"sharedState\":true}", "[\"seed\"]"));
+    assertThat(scenario.clients().get(0).sharedState()).isTrue();
   }
 
   @Test
@@ -68,6 +76,8 @@ class PacingScenarioParserTest {
         "clients[0].arrival.perSecond", "expected a positive number (at most 1000000), got 0");
     fails(scenario(SERVER, "{\"host\":\"q.test\",\"requests\":0}", "[\"seed\"]"), "clients[0].requests",
         "expected a whole number of 1 or more, got 0");
+    fails(scenario(SERVER, "{\"host\":\"q.test\",\"requests\":10,\"sharedState\":\"yes\"}", "[\"seed\"]"),
+        "clients[0].sharedState", "expected true or false, got \"yes\"");
     fails(scenario(SERVER, CLIENT, "[\"seed\",\"aimd\"]"), "policies[1]",
         "expected \"seed\", \"hostpace\", \"configured\" or \"unpaced\", got \"aimd\"");
     fails(scenario(SERVER, CLIENT, "[]"), "policies", "expected at least one of \"seed\", \"hostpace\", \"configured\", \"unpaced\"");

@@ -111,6 +111,19 @@ class PacingSimulationTest {
   }
 
   @Test
+  void threeProcessesThatShareWhatTheyLearnGetNineTenthsAndThoseThatLearnAloneDoNot() throws IOException {
+    PacingResult.Policy alone = replay("three-processes.json").policy("hostpace");
+    PacingResult.Policy shared = replay("three-processes-shared.json").policy("hostpace");
+
+    assertThat(shared.lost()).isZero();
+    assertThat(shared.goodputRatio()).isGreaterThanOrEqualTo(0.9);
+    assertThat(shared.lateRefusalPct()).isLessThanOrEqualTo(3.0);
+    // Learning alone, one process takes the server's whole rate and the others starve (BENCHMARKS.md).
+    assertThat(alone.goodputRatio()).isLessThan(0.8);
+    assertThat(alone.lateRefusalPct()).isGreaterThan(3.0);
+  }
+
+  @Test
   void whenTheServersRateHalvesAt120sOursFollowsWithin30s() throws IOException {
     PacingResult.Policy ours = replay("rate-halves.json").policy("hostpace");
 
