@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hostpace.CallContext;
 import io.hostpace.Hostpace;
+import io.hostpace.testkit.Refusing;
+import io.hostpace.testkit.TestServer;
 import java.io.ByteArrayInputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -75,7 +77,7 @@ class BodiesTest {
 
   @Test
   void T4_aOneShotBodyIsSentOnceAndTheCallerGetsTheRefusalWithItsBody() throws Exception {
-    server = TestServer.start(RefuseFirst.refuse(1));
+    server = TestServer.start(Refusing.first(1, 429, "0"));
 
     HttpResponse<String> response = client.send(
         post("/upload", BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(QUERY.getBytes(StandardCharsets.UTF_8)))),
@@ -83,35 +85,35 @@ class BodiesTest {
 
     assertThat(response.statusCode()).isEqualTo(429);
     assertThat(response.body()).isEqualTo("refused 1");
-    assertThat(server.requests()).extracting(TestServer.Request::body).containsExactly(QUERY);
+    assertThat(server.requests()).extracting(TestServer.Request::bodyText).containsExactly(QUERY);
   }
 
   @Test
   void T4_aReplayableBodyIsSentWholeOnEveryAttempt() throws Exception {
-    server = TestServer.start(RefuseFirst.refuse(1));
+    server = TestServer.start(Refusing.first(1, 429, "0"));
 
     HttpResponse<String> response = client.send(post("/sparql", BodyPublishers.ofString(QUERY)), BodyHandlers.ofString());
 
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(response.body()).isEqualTo("answer 2");
     assertThat(server.requests()).extracting(TestServer.Request::method).containsExactly("POST", "POST");
-    assertThat(server.requests()).extracting(TestServer.Request::body).containsExactly(QUERY, QUERY);
+    assertThat(server.requests()).extracting(TestServer.Request::bodyText).containsExactly(QUERY, QUERY);
   }
 
   @Test
   void T4_aStreamTheCallerMarksReplayableIsSentAgain() throws Exception {
-    server = TestServer.start(RefuseFirst.refuse(1));
+    server = TestServer.start(Refusing.first(1, 429, "0"));
     BodyPublisher stream = BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(QUERY.getBytes(StandardCharsets.UTF_8)));
 
     HttpResponse<String> response = client.send(post("/sparql", PacedHttpClient.replayable(stream)), BodyHandlers.ofString());
 
     assertThat(response.statusCode()).isEqualTo(200);
-    assertThat(server.requests()).extracting(TestServer.Request::body).containsExactly(QUERY, QUERY);
+    assertThat(server.requests()).extracting(TestServer.Request::bodyText).containsExactly(QUERY, QUERY);
   }
 
   @Test
   void T3_whenRetriesRunOutTheCallerGetsTheLast503WithItsBody() throws Exception {
-    server = TestServer.start(RefuseFirst.always(503, "0"));
+    server = TestServer.start(Refusing.always(503, "0"));
     PacedHttpClient twoRetries = client.withContext(CallContext.builder().retries(2).build());
 
     HttpResponse<String> response = twoRetries.send(Waiting.get(server.uri("/")), BodyHandlers.ofString());

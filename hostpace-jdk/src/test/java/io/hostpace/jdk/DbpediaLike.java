@@ -1,6 +1,7 @@
 package io.hostpace.jdk;
 
 import com.sun.net.httpserver.HttpExchange;
+import io.hostpace.testkit.TestServer;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicInteger;
 

@@ -1,6 +1,5 @@
 package io.hostpace.jdk;
 
-import io.hostpace.testkit.RawServer;
 import static io.hostpace.jdk.Waiting.get;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,13 +7,15 @@ import io.hostpace.AttemptListener;
 import io.hostpace.CallContext;
 import io.hostpace.Hostpace;
 import io.hostpace.Limits;
-import java.io.OutputStream;
+import io.hostpace.testkit.RawServer;
+import io.hostpace.testkit.Refusing;
+import io.hostpace.testkit.SlowBody;
+import io.hostpace.testkit.TestServer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -54,25 +55,9 @@ class PacingTest {
 
   @Test
   void P2_thePlaceIsFreedWhenHeadersArriveAndTheBodyIsReadAfter() throws Exception {
-    List<String> trace = new CopyOnWriteArrayList<>();
-    server = TestServer.start((request, exchange) -> {
-      if (request.path().equals("/fast")) {
-        trace.add("fast arrives");
-        TestServer.reply(exchange, 200, "fast");
-        return;
-      }
-      // Headers now; the body over a second, ten parts 100 ms apart.
-      exchange.sendResponseHeaders(200, 0);
-      OutputStream body = exchange.getResponseBody();
-      body.flush();
-      for (int i = 0; i < 10; i++) {
-        Thread.sleep(100);
-        body.write(("part " + i + "\n").getBytes(StandardCharsets.UTF_8));
-        body.flush();
-      }
-      trace.add("slow body complete");
-      body.close();
-    });
+    // Headers now; the body over a second, ten parts 100 ms apart. /fast is answered at once.
+    SlowBody slowBody = new SlowBody(10, Duration.ofMillis(100));
+    server = TestServer.start(slowBody);
     PacedHttpClient oneAtATime = client.withContext(oneAtATime());
 
     CompletableFuture<HttpResponse<String>> slow = oneAtATime.sendAsync(get(server.uri("/slow")), BodyHandlers.ofString());
@@ -81,7 +66,7 @@ class PacingTest {
 
     assertThat(fast.get(10, TimeUnit.SECONDS).body()).isEqualTo("fast");
     assertThat(slow.get(10, TimeUnit.SECONDS).body()).startsWith("part 0\n").endsWith("part 9\n");
-    assertThat(trace).containsExactly("fast arrives", "slow body complete");
+    assertThat(slowBody.trace()).containsExactly("/fast arrives", "/slow body complete");
   }
 
   @Test
@@ -116,12 +101,12 @@ class PacingTest {
     assertThat(Hostpace.DEFAULT_USER_AGENT).startsWith("hostpace/");
     assertThat(server.requests("/configured").get(0).header("User-Agent"))
         .isEqualTo("my-pipeline/1.0 (+https://example.org; ops@example.org)");
-    assertThat(server.requests("/own").get(0).headers().get("User-Agent")).containsExactly("my-bot/2.0");
+    assertThat(server.requests("/own").get(0).headers("User-Agent")).containsExactly("my-bot/2.0");
   }
 
   @Test
   void A1_theContextsAttemptListenerHearsEachAttemptSentSettledAndRetried() throws Exception {
-    server = TestServer.start(RefuseFirst.refuse(1));
+    server = TestServer.start(Refusing.first(1, 429, "0"));
     List<String> heard = new CopyOnWriteArrayList<>();
     AttemptListener listener = new AttemptListener() {
       @Override

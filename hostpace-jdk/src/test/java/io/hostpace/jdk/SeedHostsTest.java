@@ -4,6 +4,10 @@ import static io.hostpace.jdk.Waiting.get;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hostpace.Hostpace;
+import io.hostpace.testkit.KgfLike;
+import io.hostpace.testkit.QleverLike;
+import io.hostpace.testkit.Refusing;
+import io.hostpace.testkit.TestServer;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
@@ -61,7 +65,7 @@ class SeedHostsTest {
         .containsExactly("results of /q/1", "results of /q/2", "results of /q/3",
             "results of /q/4", "results of /q/5", "results of /q/6");
     // The burst was refused, each refusal slowed the host, and the later ones went through.
-    assertThat(qlever.refusals()).as("%s", qlever.answers).isBetween(5L, 20L);
+    assertThat(qlever.refusals()).as("%s", qlever.answers()).isBetween(5L, 20L);
     assertThat(Waiting.interval(engine, server.hostKey())).isGreaterThanOrEqualTo(Duration.ofMillis(500));
   }
 
@@ -73,13 +77,13 @@ class SeedHostsTest {
     List<HttpResponse<String>> responses = getAll("/kgf/", 10);
 
     assertThat(responses).extracting(HttpResponse::statusCode).containsOnly(200);
-    assertThat(kgf.maxWorking()).isLessThanOrEqualTo(KgfLike.CAPACITY);
+    assertThat(kgf.maxWorking()).isLessThanOrEqualTo(KgfLike.SEED_CAPACITY);
     // After a refusal the host starts nothing for a second: each request is sent again no sooner.
     List<TestServer.Request> requests = server.requests();
     for (int i = 1; i <= 10; i++) {
       List<Duration> sends = server.requests("/kgf/" + i).stream().map(TestServer.Request::at).collect(Collectors.toList());
       for (int k = 1; k < sends.size(); k++) {
-        assertThat(sends.get(k).minus(sends.get(k - 1))).as("/kgf/%d in %s", i, kgf.answers)
+        assertThat(sends.get(k).minus(sends.get(k - 1))).as("/kgf/%d in %s", i, kgf.answers())
             .isGreaterThan(Duration.ofMillis(900));
       }
     }
@@ -110,7 +114,7 @@ class SeedHostsTest {
       "EEE MMM ppd HH:mm:ss yyyy"})             // asctime:     Sun Nov  6 08:49:37 1994
   void R2_aRetryAfterDateInEachOfTheThreeFormsIsWaitedFor(String form) throws Exception {
     DateTimeFormatter format = DateTimeFormatter.ofPattern(form, Locale.US);
-    server = TestServer.start(new RefuseFirst(1, 503,
+    server = TestServer.start(Refusing.first(1, 503,
         () -> format.format(ZonedDateTime.now(ZoneOffset.UTC).plusSeconds(2))));
 
     HttpResponse<String> response = client.send(get(server.uri("/")), BodyHandlers.ofString());
