@@ -15,8 +15,10 @@ import org.jspecify.annotations.Nullable;
  * @param interval the learned interval between starts, zero when nothing was learned
  * @param inFlightLimit how many requests at once the host was learned to hold, 0 when nothing was
  *     learned (always 0 for a group)
- * @param quota the quota the host was learned to count in (at most so many starts in a window),
- *     null when none
+ * @param quota the quota the host was learned to count in fixed windows, null when none: its
+ *     permits are the starts a window; its interval is how long after the current window's first
+ *     start the next window's goes, which narrows to the host's window as the rule finds where
+ *     the host's windows begin
  * @param starts attempts started since the engine began to hold the key
  * @param refusals refusals, likewise
  * @param retries retries, likewise

@@ -104,7 +104,7 @@ public final class Hostpace {
     this.timeoutPolicy = builder.timeoutPolicy;
     this.scheduler = new Scheduler(
         builder.clock, builder.timer, builder.store, builder.learningRule, builder.retryDelayLimit,
-        builder.listener);
+        builder.forgetIdleAfter, builder.listener);
   }
 
   /** A builder with the defaults: 32 in flight per host, 5 retries, a 60 s retry delay limit. */
@@ -384,6 +384,7 @@ public final class Hostpace {
     private final Map<String, Limits> byKey = new HashMap<>();
     private int retries = 5;
     private Duration retryDelayLimit = Duration.ofSeconds(60);
+    private Duration forgetIdleAfter = Duration.ofHours(1);
     private final Set<Integer> refusalStatuses = new LinkedHashSet<>(List.of(429, 503));
     private final Set<Integer> refusalStatusesWithRetryAfter = new LinkedHashSet<>(List.of(405));
     private String userAgent = DEFAULT_USER_AGENT;
@@ -475,6 +476,24 @@ public final class Hostpace {
       refusalStatuses.addAll(always);
       refusalStatusesWithRetryAfter.clear();
       refusalStatusesWithRetryAfter.addAll(withRetryAfter);
+      return this;
+    }
+
+    /**
+     * How long a host (or group) that nothing uses keeps what it taught (a learned interval,
+     * in-flight limit or quota), counted from its last start; an hour unless set. Then the engine
+     * forgets it and lets the host go, so that memory follows the hosts in use (SPEC P10) even for
+     * a crawler refused by a million hosts once each; a host asked again after that is learned
+     * anew. A pause still ahead is kept whatever this says.
+     */
+    public Builder forgetIdleAfter(Duration idle) {
+      if (idle.isNegative()) {
+        throw new IllegalArgumentException("forget idle after must not be negative, got " + idle);
+      }
+      if (idle.compareTo(Duration.ofDays(365)) > 0) {
+        throw new IllegalArgumentException("forget idle after must be at most a year, got " + idle);
+      }
+      this.forgetIdleAfter = idle;
       return this;
     }
 

@@ -66,6 +66,7 @@ final class Scheduler {
   private final HostStateStore store;
   private final LearningRule rule;
   private final long retryDelayLimit;
+  private final long forgetIdleAfter;
   private final @Nullable HostpaceListener listener;
 
   // @GuardedBy("lock")
@@ -98,12 +99,14 @@ final class Scheduler {
       HostStateStore store,
       LearningRule rule,
       Duration retryDelayLimit,
+      Duration forgetIdleAfter,
       @Nullable HostpaceListener listener) {
     this.clock = clock;
     this.timer = timer;
     this.store = store;
     this.rule = rule;
     this.retryDelayLimit = retryDelayLimit.toNanos();
+    this.forgetIdleAfter = forgetIdleAfter.toNanos();
     this.listener = listener;
   }
 
@@ -809,21 +812,35 @@ final class Scheduler {
 
   /**
    * Drops {@code node} when nothing of it matters any more: no queue or gate, no pause or rate
-   * spacing still ahead, no learned interval. When only time stands in the way, looks again then.
+   * spacing still ahead, and what it taught (a learned interval, in-flight limit or quota)
+   * forgotten, which it is once the node has started nothing for {@code forgetIdleAfter}. When
+   * only time stands in the way, looks again then.
    */
   private void dropIfIdle(Node node, long now) {
-    if (!node.queues.isEmpty() || !node.gates.isEmpty() || node.state.interval() > 0
-        || node.state.inFlightLimit() > 0 || node.quota != null) {
+    if (!node.queues.isEmpty() || !node.gates.isEmpty()) {
       return;
     }
-    node.rates.values().removeIf(rate -> rate.users == 0 && !rate.mattersAt(now));
-    boolean waitFor = false;
-    long until = now;
     HostState state = node.state;
+    long forgetAt = now;
+    if (state.interval() > 0 || state.inFlightLimit() > 0 || node.quota != null) {
+      forgetAt = (state.started() ? state.lastStart() : now) + forgetIdleAfter;
+      if (forgetAt - now <= 0) {
+        state.interval(0, now);
+        state.inFlightLimit(0);
+        state.quota(0, 0);
+        state.memory(null);
+        node.quota = null;
+      }
+    }
+    node.rates.values().removeIf(rate -> rate.users == 0 && !rate.mattersAt(now));
+    boolean waitFor = forgetAt - now > 0;
+    long until = forgetAt;
     if (state.paused()) {
       if (state.pausedUntil() - now > 0) {
         waitFor = true;
-        until = state.pausedUntil();
+        if (state.pausedUntil() - until > 0) {
+          until = state.pausedUntil();
+        }
       } else {
         state.clearPause();
       }

@@ -73,6 +73,10 @@ class ConfigurationTest {
         .hasMessageContaining("retry delay limit must not be negative");
     assertThatThrownBy(() -> CallContext.builder().retryFallbackDelay(Duration.ofSeconds(-1)))
         .hasMessageContaining("retry fallback delay must not be negative");
+    assertThatThrownBy(() -> Hostpace.builder().forgetIdleAfter(Duration.ofSeconds(-1)))
+        .hasMessage("forget idle after must not be negative, got PT-1S");
+    assertThatThrownBy(() -> Hostpace.builder().forgetIdleAfter(Duration.ofDays(400)))
+        .hasMessage("forget idle after must be at most a year, got PT9600H");
   }
 
   @Test

@@ -3,8 +3,10 @@ package io.hostpace;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hostpace.FakeServer.Reply;
+import io.hostpace.spi.LearningRule;
 import java.net.URI;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** SPEC P5 to P8 and P10: groups, contexts with limits of their own, and what queues share. */
@@ -208,6 +210,45 @@ class GroupAndContextTest {
 
     assertThat(engine.scheduler().queueCount()).isZero();
     assertThat(engine.scheduler().nodeCount()).isZero();
+    assertThat(engine.snapshot()).isEmpty();
+  }
+
+  @Test
+  void P10_whatAHostTaughtIsKeptWhileItIsIdleForAnHourThenForgottenAndTheHostLetGo() {
+    // The seed's rule, so that one refusal and one answer leave an interval (225 ms) to keep.
+    Hostpace engine = Hostpace.builder().time(time).learningRule(LearningRule.seed()).build();
+    java.util.Set<String> refused = new java.util.HashSet<>();
+    server.script(exchange -> refused.add(exchange.uri.getHost()) ? Reply.status(429) : Reply.ok());
+    for (int i = 0; i < 1000; i++) {
+      engine.execute(server.get("http://host" + i + ".test/")); // each refused once: an interval each
+      time.advance(Duration.ofMillis(500));
+    }
+    time.advance(Duration.ofSeconds(10));
+    assertThat(engine.scheduler().queueCount()).isZero();
+    assertThat(engine.scheduler().nodeCount()).isEqualTo(1000); // what each taught is kept
+    assertThat(engine.snapshot().get(0).interval()).isPositive();
+
+    // Host i last started at 0.5 i + 0.25 s (its retry); an hour after that it goes.
+    time.advance(Duration.ofSeconds(3800 - 510));
+    assertThat(engine.scheduler().nodeCount()).isEqualTo(600); // hosts 400 to 999
+    time.advance(Duration.ofSeconds(300));
+    assertThat(engine.scheduler().nodeCount()).isZero();
+    assertThat(engine.snapshot()).isEmpty();
+  }
+
+  @Test
+  void P10_aHostBusyAgainBeforeTheHourKeepsWhatItTaught() {
+    Hostpace engine = Hostpace.builder().time(time).learningRule(LearningRule.seed())
+        .forgetIdleAfter(Duration.ofMinutes(10)).build();
+    AtomicInteger seen = new AtomicInteger();
+    server.script(exchange -> seen.incrementAndGet() == 1 ? Reply.status(429) : Reply.ok());
+    engine.execute(server.get("http://a.test/1"));
+    time.advance(Duration.ofMinutes(9));
+    engine.execute(server.get("http://a.test/2"));
+    time.advance(Duration.ofMinutes(9));
+    assertThat(engine.snapshot()).singleElement().satisfies(host -> assertThat(host.interval()).isPositive());
+
+    time.advance(Duration.ofMinutes(2));
     assertThat(engine.snapshot()).isEmpty();
   }
 
