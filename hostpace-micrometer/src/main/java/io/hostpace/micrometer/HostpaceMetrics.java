@@ -4,6 +4,7 @@ import io.hostpace.Hostpace;
 import io.hostpace.HostpaceEvent;
 import io.hostpace.HostpaceListener;
 import io.hostpace.HostSnapshot;
+import io.hostpace.Rate;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -46,15 +47,18 @@ import org.jspecify.annotations.Nullable;
  * and those given to {@link Builder#tags}. A group's meters count its hosts' requests together,
  * so a sum over all series counts each request once per scope: filter on {@code scope}.
  * <pre>
- * hostpace.requests.in.flight   gauge       requests started and not yet answered   (snapshot)
- * hostpace.requests.waiting     gauge       requests waiting in the queues          (snapshot)
- * hostpace.learned.interval     time gauge  the learned interval between starts     (snapshot)
- * hostpace.pause.remaining      time gauge  how long the host still starts nothing  (snapshot)
- * hostpace.requests.started     counter     attempts started                        (Started events)
- * hostpace.requests.refused     counter     attempts refused                        (Refused)
- * hostpace.requests.retried     counter     attempts sent back to the queue         (Retried)
- * hostpace.requests.gave.up     counter     calls that ended with their refusal     (GaveUp)
- * hostpace.requests.wait        timer       how long each attempt waited to start   (Started.waited)
+ * hostpace.requests.in.flight       gauge       requests started and not yet answered      (snapshot)
+ * hostpace.requests.waiting         gauge       requests waiting in the queues             (snapshot)
+ * hostpace.learned.interval         time gauge  the learned interval between starts        (snapshot)
+ * hostpace.pause.remaining          time gauge  how long the host still starts nothing     (snapshot)
+ * hostpace.learned.in.flight.limit  gauge       the learned requests at once, 0 if none    (snapshot)
+ * hostpace.learned.quota.permits    gauge       the learned quota's starts a window, or 0  (snapshot)
+ * hostpace.learned.quota.window     time gauge  the learned quota's window, or 0           (snapshot)
+ * hostpace.requests.started         counter     attempts started                           (Started events)
+ * hostpace.requests.refused         counter     attempts refused                           (Refused)
+ * hostpace.requests.retried         counter     attempts sent back to the queue            (Retried)
+ * hostpace.requests.gave.up         counter     calls that ended with their refusal        (GaveUp)
+ * hostpace.requests.wait            timer       how long each attempt waited to start      (Started.waited)
  * </pre>
  * Names and units follow Micrometer's conventions (dotted, lower case; times in the registry's
  * base unit), so Prometheus shows {@code hostpace_requests_started_total} and
@@ -66,7 +70,10 @@ import org.jspecify.annotations.Nullable;
  * {@code host=other}. Groups have a cap of their own (100 unless set). So a crawler that meets a
  * million hosts makes at most 101 series per meter and scope, and the metrics hold no more
  * than that: a host past the cap is not remembered at all. For {@code other}, the in-flight and
- * waiting gauges are sums, the interval and pause gauges the longest.
+ * waiting gauges are sums, the interval and pause gauges the longest, the in-flight limit the
+ * smallest that is not 0 (the most restrictive; 0 when none of them has one), and the two quota
+ * gauges show one quota, that of the host whose quota allows the fewest starts a second (of
+ * those that tie, the first in the snapshot): 20 per 30 s rather than 100 per minute.
  *
  * <h2>Hosts the engine lets go</h2>
  * The engine forgets a host when nothing uses it (SPEC P10). Its counters and timer stay, as
@@ -86,7 +93,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Invariant: a key has meters of its own exactly when it is in {@code byKey}, which holds at
  * most {@code maxHosts} hosts and {@code maxGroups} groups, first come, and never lets one go,
  * so a series never restarts from zero and memory stays bounded whatever the engine meets. With
- * the defaults and 10,000 hosts: {@code byKey} holds 100 of them, the registry 101 × 9 meters,
+ * the defaults and 10,000 hosts: {@code byKey} holds 100 of them, the registry 101 × 12 meters,
  * and {@code host=other} counts the 9,900 others' starts.
  *
  * <p>Thread-safe: the listener may be called on any of the engine's threads, and gauges read on
@@ -246,7 +253,7 @@ public final class HostpaceMetrics implements MeterBinder {
     } else if (event instanceof HostpaceEvent.GaveUp gaveUp) {
       forHostAndGroups(gaveUp.key(), meters -> meters.gaveUp.increment());
     } else if (isGroup(event.key())) {
-      learnGroup(event.key()); // Paused, IntervalChanged: they come for groups too
+      learnGroup(event.key()); // Paused, IntervalChanged, QuotaChanged: they come for groups too
     }
   }
 
@@ -357,11 +364,20 @@ public final class HostpaceMetrics implements MeterBinder {
         if (host.group()) {
           learnGroup(host.key());
         }
-        long[] values = shown.computeIfAbsent(meters(host.key(), host.group()), meters -> new long[4]);
+        long[] values = shown.computeIfAbsent(meters(host.key(), host.group()), meters -> new long[7]);
         values[0] += host.inFlight();
         values[1] += host.waiting();
         values[2] = Math.max(values[2], host.pausedFor().toNanos());
         values[3] = Math.max(values[3], host.interval().toNanos());
+        int limit = host.inFlightLimit();
+        if (limit > 0 && (values[4] == 0 || limit < values[4])) {
+          values[4] = limit; // the most restrictive
+        }
+        Rate quota = host.quota();
+        if (quota != null && (values[5] == 0 || fewerPerSecond(quota, values[5], values[6]))) {
+          values[5] = quota.permits();
+          values[6] = quota.per().toNanos();
+        }
       }
       for (KeyMeters meters : byKey.values()) {
         meters.show(shown.get(meters));
@@ -369,6 +385,12 @@ public final class HostpaceMetrics implements MeterBinder {
       otherHosts.show(shown.get(otherHosts));
       otherGroups.show(shown.get(otherGroups));
     }
+  }
+
+  /** Whether {@code quota} allows fewer starts a second than {@code permits} per {@code windowNanos}. */
+  private static boolean fewerPerSecond(Rate quota, long permits, long windowNanos) {
+    // a/b < c/d, as a·d < c·b; in doubles, as the windows' nanoseconds can be large
+    return (double) quota.permits() * windowNanos < (double) permits * quota.per().toNanos();
   }
 
   // ---------------------------------------------------------------- registering
@@ -399,6 +421,28 @@ public final class HostpaceMetrics implements MeterBinder {
         })
         .tags(tagged).strongReference(true)
         .description("How long the host still starts nothing, as Retry-After asked").register(registry);
+    Gauge.builder("hostpace.learned.in.flight.limit", meters, m -> {
+          refresh(snapshotMaxAgeNanos);
+          return (double) m.inFlightLimit;
+        })
+        .tags(tagged).baseUnit("requests").strongReference(true)
+        .description("How many requests at once the host was learned to hold, from refusals with Retry-After; "
+            + "0 when none was learned")
+        .register(registry);
+    Gauge.builder("hostpace.learned.quota.permits", meters, m -> {
+          refresh(snapshotMaxAgeNanos);
+          return (double) m.quotaPermits;
+        })
+        .tags(tagged).baseUnit("requests").strongReference(true)
+        .description("How many starts a window the quota learned for the host allows; 0 when none was learned")
+        .register(registry);
+    TimeGauge.builder("hostpace.learned.quota.window", meters, TimeUnit.NANOSECONDS, m -> {
+          refresh(snapshotMaxAgeNanos);
+          return (double) m.quotaWindowNanos;
+        })
+        .tags(tagged).strongReference(true)
+        .description("The fixed window the quota learned for the host is counted in; 0 when none was learned")
+        .register(registry);
     FunctionCounter.builder("hostpace.requests.started", meters.started, LongAdder::doubleValue)
         .tags(tagged).baseUnit("requests").description("Attempts started").register(registry);
     FunctionCounter.builder("hostpace.requests.refused", meters.refused, LongAdder::doubleValue)
@@ -438,18 +482,27 @@ public final class HostpaceMetrics implements MeterBinder {
     volatile long waiting;
     volatile long pauseNanos;
     volatile long intervalNanos;
+    volatile long inFlightLimit;
+    volatile long quotaPermits;
+    volatile long quotaWindowNanos;
 
     KeyMeters(String tag, String scope) {
       this.tag = tag;
       this.scope = scope;
     }
 
-    /** Shows a snapshot's values: in flight, waiting, pause, interval; all 0 when absent from it. */
+    /**
+     * Shows a snapshot's values: in flight, waiting, pause, interval, in-flight limit, quota permits,
+     * quota window; all 0 when absent from it.
+     */
     void show(long @Nullable [] values) {
       inFlight = values == null ? 0 : values[0];
       waiting = values == null ? 0 : values[1];
       pauseNanos = values == null ? 0 : values[2];
       intervalNanos = values == null ? 0 : values[3];
+      inFlightLimit = values == null ? 0 : values[4];
+      quotaPermits = values == null ? 0 : values[5];
+      quotaWindowNanos = values == null ? 0 : values[6];
     }
   }
 

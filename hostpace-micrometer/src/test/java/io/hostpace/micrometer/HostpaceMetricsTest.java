@@ -18,7 +18,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -68,6 +70,33 @@ class HostpaceMetricsTest {
   void at(double seconds) {
     long target = Math.round(seconds * 1e9);
     time.advance(Duration.ofNanos(target - time.elapsed().toNanos()));
+  }
+
+  /** Requests each gated host holds now, by host. */
+  final Map<String, Integer> held = new HashMap<>();
+
+  /** A KGF-like gate: {@code places} at once for 100 ms each; the rest refused at once with Retry-After: 1. */
+  Reply gate(String host, int places) {
+    if (held.getOrDefault(host, 0) >= places) {
+      return Reply.refuse(429, "1");
+    }
+    held.merge(host, 1, Integer::sum);
+    time.schedule(() -> held.merge(host, -1, Integer::sum), Reply.ok().latency().toNanos());
+    return Reply.ok();
+  }
+
+  /** The window each host counts in, and how many it took in it. */
+  final Map<String, long[]> windows = new HashMap<>();
+
+  /** A quota counted in fixed windows of {@code window} from 0 s; beyond {@code permits} a bare 429. */
+  Reply fixedWindow(String host, int permits, Duration window) {
+    long current = time.elapsed().toNanos() / window.toNanos();
+    long[] counted = windows.computeIfAbsent(host, h -> new long[] {-1, 0});
+    if (counted[0] != current) {
+      counted[0] = current;
+      counted[1] = 0;
+    }
+    return ++counted[1] <= permits ? Reply.ok().after(Duration.ofMillis(50)) : Reply.status(429).after(Duration.ofMillis(50));
   }
 
   // ---------------------------------------------------------------- gauges from the snapshot
@@ -121,6 +150,92 @@ class HostpaceMetricsTest {
     assertThat(millis("hostpace.pause.remaining", "paused.test")).isZero();
     assertThat(registry.get("hostpace.learned.interval").tag("host", "bare.test").timeGauge().value())
         .as("in the registry's base unit, seconds").isEqualTo(0.225);
+  }
+
+  @Test
+  void theLearnedInFlightLimitIsAGauge() {
+    HostpaceMetrics metrics = metrics().build();
+    Hostpace engine = engine(metrics, Hostpace.builder());
+    ScriptedServer server = server(time, (uri, attempt) -> gate(uri.getHost(), 4));
+
+    // at 0 s twenty requests arrive and start; four are answered at 0.1 s, sixteen refused with Retry-After: 1
+    for (int i = 0; i < 20; i++) {
+      engine.execute(server.get("http://kgf.test/" + i));
+    }
+    at(0.05);
+    assertThat(gauge("hostpace.learned.in.flight.limit", "kgf.test")).as("nothing learned yet").isZero();
+    at(0.5);
+    assertThat(gauge("hostpace.learned.in.flight.limit", "kgf.test")).isEqualTo(4);
+    assertThat(registry.get("hostpace.learned.in.flight.limit").gauge().getId().getBaseUnit()).isEqualTo("requests");
+  }
+
+  @Test
+  void otherShowsTheSmallestLearnedInFlightLimitOfItsHosts() {
+    HostpaceMetrics metrics = metrics().maxHosts(0).build(); // every host is "other"
+    Hostpace engine = engine(metrics, Hostpace.builder());
+    ScriptedServer server = server(time, (uri, attempt) -> switch (uri.getHost()) {
+      case "four.test" -> gate("four.test", 4);
+      case "two.test" -> gate("two.test", 2);
+      default -> Reply.ok().after(Duration.ofSeconds(5)); // learns no limit: it must not count as 0
+    });
+
+    for (int i = 0; i < 20; i++) {
+      engine.execute(server.get("http://four.test/" + i));
+      engine.execute(server.get("http://two.test/" + i));
+      engine.execute(server.get("http://unlimited.test/" + i));
+    }
+    at(0.5);
+    assertThat(engine.snapshot()).extracting(h -> h.key() + "=" + h.inFlightLimit())
+        .contains("four.test=4", "two.test=2", "unlimited.test=0");
+    assertThat(gauge("hostpace.learned.in.flight.limit", HostpaceMetrics.OTHER)).isEqualTo(2);
+  }
+
+  @Test
+  void theLearnedQuotaIsAGaugeOfItsPermitsAndATimeGaugeOfItsWindow() {
+    HostpaceMetrics metrics = metrics().build();
+    Hostpace engine = engine(metrics, Hostpace.builder());
+    ScriptedServer server = server(time, (uri, attempt) -> fixedWindow(uri.getHost(), 20, Duration.ofSeconds(30)));
+
+    // at 0 s 200 requests arrive for a host that takes 20 in each window of 30 s, and refuses the rest bare
+    for (int i = 0; i < 200; i++) {
+      engine.execute(server.get("http://api.test/" + i));
+    }
+    at(1);
+    assertThat(gauge("hostpace.requests.waiting", "api.test")).as("the host is in the snapshot").isPositive();
+    assertThat(gauge("hostpace.learned.quota.permits", "api.test")).as("nothing learned yet").isZero();
+    assertThat(millis("hostpace.learned.quota.window", "api.test")).isZero();
+    // the quota is learned at about 40 s, once the first window's wall of refusals ends; its window
+    // is first the wall's length, about 20 s
+    at(60);
+    assertThat(gauge("hostpace.learned.quota.permits", "api.test")).isEqualTo(20);
+    assertThat(millis("hostpace.learned.quota.window", "api.test")).isBetween(15_000.0, 30_300.0);
+    // by 150 s the engine has found where the windows begin: 30 s (the last requests start at 270 s)
+    at(180);
+    assertThat(gauge("hostpace.learned.quota.permits", "api.test")).isEqualTo(20);
+    assertThat(millis("hostpace.learned.quota.window", "api.test")).isBetween(29_700.0, 30_300.0);
+    assertThat(registry.get("hostpace.learned.quota.window").timeGauge().getId().getBaseUnit()).isEqualTo("seconds");
+  }
+
+  @Test
+  void otherShowsTheLearnedQuotaThatAllowsTheFewestStartsASecond() {
+    HostpaceMetrics metrics = metrics().maxHosts(0).build(); // every host is "other"
+    Hostpace engine = engine(metrics, Hostpace.builder());
+    ScriptedServer server = server(time, (uri, attempt) -> uri.getHost().equals("slow.test")
+        ? fixedWindow("slow.test", 20, Duration.ofSeconds(30))  // 0.67 a second
+        : fixedWindow("fast.test", 10, Duration.ofSeconds(5))); // 2 a second, with fewer permits
+
+    // at 0 s 600 requests arrive for fast.test and 200 for slow.test: both still busy at 180 s
+    for (int i = 0; i < 600; i++) {
+      engine.execute(server.get("http://fast.test/" + i));
+    }
+    for (int i = 0; i < 200; i++) {
+      engine.execute(server.get("http://slow.test/" + i));
+    }
+    at(180);
+    assertThat(engine.snapshot()).extracting(h -> h.key() + "=" + (h.quota() == null ? 0 : h.quota().permits()))
+        .contains("fast.test=10", "slow.test=20");
+    assertThat(gauge("hostpace.learned.quota.permits", HostpaceMetrics.OTHER)).isEqualTo(20);
+    assertThat(millis("hostpace.learned.quota.window", HostpaceMetrics.OTHER)).isBetween(29_700.0, 30_300.0);
   }
 
   // ---------------------------------------------------------------- counters and the timer from events
@@ -235,7 +350,7 @@ class HostpaceMetricsTest {
       hostTags.add(meter.getId().getTag("host"));
     }
     assertThat(hostTags).hasSize(101).contains("h0.test", "h99.test", "other").doesNotContain("h100.test");
-    assertThat(registry.getMeters()).hasSize(101 * 9);
+    assertThat(registry.getMeters()).hasSize(101 * 12);
   }
 
   @Test
@@ -401,7 +516,8 @@ class HostpaceMetricsTest {
       assertThat(meter.getId().getTags()).extracting(tag -> tag.getKey()).containsExactlyInAnyOrder("engine", "host", "scope");
     }
     assertThat(names).containsExactly(
-        "hostpace.learned.interval", "hostpace.pause.remaining", "hostpace.requests.gave.up",
+        "hostpace.learned.in.flight.limit", "hostpace.learned.interval", "hostpace.learned.quota.permits",
+        "hostpace.learned.quota.window", "hostpace.pause.remaining", "hostpace.requests.gave.up",
         "hostpace.requests.in.flight", "hostpace.requests.refused", "hostpace.requests.retried",
         "hostpace.requests.started", "hostpace.requests.wait", "hostpace.requests.waiting");
     assertThat(names).allMatch(name -> name.matches("[a-z]+(\\.[a-z]+)+"));
