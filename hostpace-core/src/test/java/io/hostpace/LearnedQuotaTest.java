@@ -45,7 +45,8 @@ class LearnedQuotaTest {
     HostpaceEvent.QuotaChanged learned = (HostpaceEvent.QuotaChanged) events.stream()
         .filter(HostpaceEvent.QuotaChanged.class::isInstance).findFirst().orElseThrow();
     assertThat(learned.from()).isNull();
-    assertThat(learned.to().permits()).isEqualTo(20);
+    // 20 a window, and in the first window one more, to see whether the quota holds.
+    assertThat(learned.to().permits()).isEqualTo(21);
     // Learned when the wall ended: its probes came at twice the time each, the last at 20.3 s.
     assertThat(seconds(learned.atNanos())).isBetween(40.0, 41.0);
     assertThat(engine.snapshot().get(0).quota().per().toMillis()).isBetween(29_700L, 30_300L);
@@ -53,10 +54,11 @@ class LearnedQuotaTest {
     // Ten windows for 200 requests: the last starts within half a second of 270 s.
     List<String> starts = server.startTimes("api.test");
     assertThat(Double.parseDouble(starts.get(starts.size() - 1))).isBetween(270.0, 270.5);
-    // Once learned, only probes for where a window begins are refused, at most three a window.
+    // Once learned, only probes are refused: seven for where a window begins (at most three a
+    // window), three of one more than the quota (in the first, third and seventh windows).
     long refusedAfter = events.stream()
         .filter(e -> e instanceof HostpaceEvent.Refused && e.atNanos() - learned.atNanos() > 0).count();
-    assertThat(refusedAfter).isEqualTo(7);
+    assertThat(refusedAfter).isEqualTo(10);
     // The one request lost: refused in the opening burst, then at each of the wall's first five
     // probes (SPEC T1: the oldest goes first), so its six attempts ran out at 10 s.
     List<HostpaceEvent.GaveUp> gaveUp = events.stream()
@@ -65,6 +67,32 @@ class LearnedQuotaTest {
     assertThat(gaveUp.get(0).uri().getPath()).isEqualTo("/20");
     assertThat(seconds(gaveUp.get(0).atNanos())).isLessThan(11);
     assertThat(calls.stream().filter(call -> call.join().status() == 200).count()).isEqualTo(199);
+  }
+
+  @Test
+  void aWallThatWasAnOutageTeachesAQuotaThatTheNextWindowDisprovesAtOnce() {
+    VirtualTime clock = time;
+    FakeServer healthy = new FakeServer(clock, exchange -> {
+      double at = seconds(clock.nanoTime());
+      // Down from 5 s to 35 s, refusing everything; before and after, it takes all we send.
+      return Reply.status(at >= 5 && at < 35 ? 503 : 200).after(Duration.ofMillis(50));
+    });
+    Hostpace engine = Hostpace.builder().time(time).listener(events::add).build();
+    for (int i = 0; i < 1200; i++) {
+      String uri = "http://api.test/" + i;
+      time.schedule(() -> engine.execute(healthy.get(uri)), Duration.ofMillis(50L * i).toNanos()); // 20 a second
+    }
+    time.advance(Duration.ofMinutes(5));
+
+    List<HostpaceEvent.QuotaChanged> quotas = events.stream()
+        .filter(HostpaceEvent.QuotaChanged.class::isInstance).map(HostpaceEvent.QuotaChanged.class::cast).toList();
+    // The 100 accepted in the first 5 s, then a wall of 30 s: it looks like 100 a window ...
+    assertThat(quotas).hasSize(2);
+    assertThat(quotas.get(0).to().permits()).isEqualTo(101); // 100, and one more tried
+    // ... until the 101st of the first window is accepted: no quota.
+    assertThat(quotas.get(1).to()).isNull();
+    assertThat(quotas.get(1).atNanos() - quotas.get(0).atNanos()).isLessThan(Duration.ofSeconds(10).toNanos());
+    assertThat(engine.snapshot()).allSatisfy(host -> assertThat(host.quota()).isNull());
   }
 
   @Test

@@ -29,6 +29,12 @@ package io.hostpace.spi;
  * ours (other clients, a lower quota): the quota comes down to what was accepted, and below
  * {@value #MIN_PERMITS} it is dropped and the rate rule takes over.
  *
+ * <p>A quota is a hypothesis, and a wall can have other causes (an outage of 30 s after a run of
+ * requests looks the same). So the window after it is learned allows one more than the quota: a
+ * host that accepts it counts no such quota, and the quota is dropped at once; one that refuses
+ * it keeps it, and the next such try comes two windows later, then four, up to
+ * {@value #MAX_PROBE_EVERY}.
+ *
  * <p>Example, 60 a minute from 0 s: 60 accepted at 0 s, the wall's last refusal at 31.6 s and the
  * burst accepted at 63.6 s: the window lasts 31.6 s to 63.6 s, the next boundary lies in 63.2 s to
  * 127.2 s; probes refused at 95.2, 111.2 and 119.2 s, the fourth goes at 127.2 s and is accepted:
@@ -44,6 +50,7 @@ final class WindowQuota {
   static final double MIN_WALL_SECONDS = 5;
   static final double NARROW_ENOUGH = 0.02;
   static final int MAX_REFUSED_PROBES = 3;
+  static final int MAX_PROBE_EVERY = 64;
   private static final double NANOS = 1e9;
 
   // Recognising: the run of accepted answers since the last wall, and the wall since the last answer.
@@ -70,6 +77,10 @@ final class WindowQuota {
   private double probeAt;
   private int refusedProbes;
   private int acceptedInWindow;
+  /** Whether this window allows one more than the quota, to see whether the quota still holds. */
+  private boolean extra;
+  private int windowsSinceExtra;
+  private int probeEvery = 1;
 
   /** Whether a quota is followed. */
   boolean active() {
@@ -98,15 +109,29 @@ final class WindowQuota {
       plan(host);
       return true;
     }
-    if (acceptedInWindow >= MIN_PERMITS) {
-      permits = acceptedInWindow;
+    if (extra && acceptedInWindow >= permits) {
+      // The one more tried in this window was refused: the quota holds; try again less often.
+      extra = false;
+      probeEvery = Math.min(MAX_PROBE_EVERY, 2 * probeEvery);
       host.quota(permits, host.quotaWindow());
       return true;
     }
+    if (acceptedInWindow >= MIN_PERMITS) {
+      permits = acceptedInWindow;
+      extra = false;
+      host.quota(permits, host.quotaWindow());
+      return true;
+    }
+    drop(host);
+    return false;
+  }
+
+  /** The host counts no quota of ours, or none worth the name: the rate rule takes over. */
+  private void drop(HostState host) {
     permits = 0;
     runAccepted = 0;
+    extra = false;
     host.quota(0, 0);
-    return false;
   }
 
   /**
@@ -126,12 +151,14 @@ final class WindowQuota {
   boolean accepted(long now, long startedAt, HostState host) {
     if (permits > 0) {
       double at = seconds(startedAt);
+      wallRefusals = 0;
       if (at >= probeAt - 0.001) {
         boundary(nextLower, at, host);
-      } else {
-        acceptedInWindow++;
+      } else if (++acceptedInWindow > permits) {
+        // More than the quota accepted in one window: there was none (an outage that ended, say).
+        drop(host);
+        return false;
       }
-      wallRefusals = 0;
       return true;
     }
     if (wallRefusals > 0) {
@@ -171,6 +198,10 @@ final class WindowQuota {
     lo = lastLower / k;
     hi = Math.max(lastUpper / k, 0.001);
     acceptedInWindow = 1;
+    if (++windowsSinceExtra >= probeEvery) {
+      extra = true;
+      windowsSinceExtra = 0;
+    }
     nextLower = lastLower + lo;
     nextUpper = Math.max(lastUpper + hi, nextLower);
     refusedProbes = 0;
@@ -181,7 +212,7 @@ final class WindowQuota {
   private void plan(HostState host) {
     boolean wide = nextUpper - nextLower > NARROW_ENOUGH * hi && refusedProbes < MAX_REFUSED_PROBES;
     probeAt = Math.max(wide ? (nextLower + nextUpper) / 2 : nextUpper, lastUpper + 0.001);
-    host.quota(permits, nanos(probeAt - lastUpper));
+    host.quota(permits + (extra ? 1 : 0), nanos(probeAt - lastUpper));
   }
 
   private double seconds(long time) {

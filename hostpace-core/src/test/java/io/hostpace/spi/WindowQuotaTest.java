@@ -3,6 +3,7 @@ package io.hostpace.spi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -54,7 +55,7 @@ class WindowQuotaTest {
     firstWindow();
     assertThat(accepted(63.6)).isTrue();
 
-    assertThat(host.quotaPermits()).isEqualTo(60);
+    assertThat(host.quotaPermits()).isEqualTo(61); // 60, and in this first window one more tried
     // The window lasts 31.6 s to 63.6 s; the next boundary lies in 63.2 s to 127.2 s: the probe
     // goes in the middle, at 95.2 s, which the engine counts from the last probe, at 63.6 s.
     assertThat(window()).isCloseTo(31.6, within(1e-6));
@@ -99,8 +100,36 @@ class WindowQuotaTest {
       refused(t);
     }
     accepted(60);
-    assertThat(host.quotaPermits()).isEqualTo(10);
+    assertThat(host.quotaPermits()).isEqualTo(11);
     assertThat(window()).isCloseTo(60, within(1e-6)); // the next in 119.8 s to 120 s: at 120 s
+  }
+
+  @Test
+  void whenTheOneMoreIsRefusedTheQuotaHoldsAndItIsTriedAgainTwoWindowsLaterThenFour() {
+    firstWindow();
+    burst(63.6);
+    assertThat(refused(63.7)).isTrue(); // the 61st
+    assertThat(host.quotaPermits()).isEqualTo(60);
+    List<Integer> permits = new java.util.ArrayList<>();
+    double at = 63.6;
+    for (int window = 2; window <= 8; window++) {
+      at += window();
+      burst(at); // each probe accepted where the rule put it
+      permits.add(host.quotaPermits());
+      if (host.quotaPermits() == 61) {
+        assertThat(refused(at + 0.1)).isTrue();
+      }
+    }
+    assertThat(permits).containsExactly(60, 61, 60, 60, 60, 61, 60);
+  }
+
+  @Test
+  void oneMoreThanTheQuotaAcceptedInAWindowMeansThereIsNoQuota() {
+    firstWindow();
+    burst(63.6);
+    assertThat(accepted(63.7)).isFalse(); // the 61st, accepted: the rate rule takes it from here
+    assertThat(host.quotaPermits()).isZero();
+    assertThat(quota.active()).isFalse();
   }
 
   @Test
