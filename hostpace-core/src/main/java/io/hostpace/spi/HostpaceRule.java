@@ -44,6 +44,16 @@ import org.jspecify.annotations.Nullable;
  * {@code m}, it doubles {@code K} to 20 s, so the next refusal comes 29 s later, then 59 s, then
  * every 88 s: fewer than 1 % of requests refused, at 97 to 99 % of the host's rate.
  *
+ * <h2>After an outage</h2>
+ * A busy host that refuses everything for a while (an outage, a maintenance window) drives the
+ * pace down cut after cut with nothing to measure; when it accepts again, climbing back from there
+ * would take minutes. So once a host that had answered {@value #SAMPLES} times in the
+ * {@value #WINDOW_SECONDS} s before its trouble has refused at least three times over
+ * {@value #RESTART_AFTER_SECONDS} s or more, and the pace is under a quarter of what it was before,
+ * its first accepted answer starts the rule over from that pace: slow start for a host that was
+ * not paced, half of it (climbing back to it) for one that was. A host that refused from its
+ * first requests (one in debt, say) is not started over: it has no pace before to go back to.
+ *
  * <h2>Beyond the interval</h2>
  * Two kinds of host defeat any interval. One that refuses with {@code Retry-After} beyond so many
  * at once (KGF's admission gate) is paused as asked, and then 32 start at once again: the rule
@@ -71,6 +81,7 @@ final class HostpaceRule implements LearningRule {
   static final double SLOW_START_DOUBLING_SECONDS = 1;
   static final double PROBE = 0.1;
   static final long MAX_INTERVAL = 60_000_000_000L;
+  static final double RESTART_AFTER_SECONDS = 5;
   static final long FORGOTTEN_BELOW = 1_000_000L;
 
   private static final double NANOS = 1e9;
@@ -94,6 +105,16 @@ final class HostpaceRule implements LearningRule {
     double wmax;
     /** Seconds from the drop to the plateau at {@code wmax}. */
     double k = K_MIN_SECONDS;
+    /**
+     * The current trouble: refusals since {@code troubleSince}, the first since the host last
+     * accepted {@value #SAMPLES} in a row; the rate before it; and whether the host had answered
+     * {@value #SAMPLES} times in the {@value #WINDOW_SECONDS} s before it.
+     */
+    int troubleRefusals;
+    long troubleSince;
+    int acceptedInARow;
+    double rateBefore;
+    boolean healthyBefore;
 
     /** How many were in flight when the last accepted requests started, a ring. */
     final int[] acceptedInFlight = new int[SAMPLES];
@@ -105,6 +126,9 @@ final class HostpaceRule implements LearningRule {
     double limitProbe = K_MIN_SECONDS;
     /** The limit a probe went up from, while its answer is awaited; 0 when not probing. */
     int probedFrom;
+    /** When a refusal with {@code Retry-After} was last heard, if ever. */
+    long lastPause;
+    boolean paused;
 
     void accepted(int inFlightAtStart) {
       acceptedInFlight[acceptedNext] = inFlightAtStart;
@@ -184,6 +208,14 @@ final class HostpaceRule implements LearningRule {
     if (memory == null) {
       return onRefusal(now, startedAt, interval, host.intervalChangedAt());
     }
+    memory.acceptedInARow = 0;
+    if (memory.troubleRefusals == 0) {
+      memory.troubleSince = now;
+      memory.rateBefore = interval > 0 ? NANOS / interval : Double.POSITIVE_INFINITY;
+      memory.healthyBefore = memory.count == SAMPLES
+          && now - memory.answers[memory.next] <= WINDOW_SECONDS * 1_000_000_000L;
+    }
+    memory.troubleRefusals++;
     if (memory.window.refused(now, startedAt, host)) {
       return 0; // the quota spaces the starts
     }
@@ -232,8 +264,29 @@ final class HostpaceRule implements LearningRule {
     // Answers count before any refusal too: the first answers of a refused burst are what the
     // first measurement needs. The cost: one memory per host the engine holds.
     memory.answered(now);
+    if (++memory.acceptedInARow >= SAMPLES) {
+      memory.troubleRefusals = 0; // healthy again
+    }
     if (memory.window.accepted(now, startedAt, host)) {
       return 0; // the quota spaces the starts
+    }
+    boolean afterTrouble = memory.troubleRefusals >= 3 && memory.healthyBefore
+        && (now - memory.troubleSince) / NANOS >= RESTART_AFTER_SECONDS
+        && interval > 0 && NANOS / interval < memory.rateBefore / 4;
+    if (afterTrouble) {
+      memory.troubleRefusals = 0;
+      // Refused for a long while, the pace cut to under a quarter of what the host took before,
+      // and now accepted: an outage that ended, say. What the cuts left says nothing of the host;
+      // start again from the pace before: slow start for a host that was not paced, half of it else.
+      memory.epoch = now;
+      if (Double.isInfinite(memory.rateBefore)) {
+        memory.base = SLOW_START_PER_SECOND;
+        memory.wmax = 0;
+      } else {
+        memory.base = 0.5 * memory.rateBefore;
+        memory.wmax = memory.rateBefore;
+        memory.k = K_MIN_SECONDS;
+      }
     }
     if (interval == 0) {
       return 0; // nothing refused yet: nothing to pace
@@ -259,6 +312,10 @@ final class HostpaceRule implements LearningRule {
   public int inFlightAfterPause(long now, long startedAt, int k, HostState host) {
     int limit = host.inFlightLimit();
     Memory memory = memoryOf(host);
+    if (memory != null) {
+      memory.lastPause = now;
+      memory.paused = true;
+    }
     if (memory == null || k <= 1 || k <= memory.mostAccepted()) {
       return limit;
     }
@@ -284,6 +341,11 @@ final class HostpaceRule implements LearningRule {
     int limit = host.inFlightLimit();
     Memory memory = memoryOf(host);
     if (memory == null) {
+      return limit;
+    }
+    if (memory.paused && memory.lastPause - startedAt > 0) {
+      // A refusal was heard while this one was in flight: it may have got in only because that one
+      // was refused, so how many were in flight at its start says nothing of the host.
       return limit;
     }
     memory.accepted(k);

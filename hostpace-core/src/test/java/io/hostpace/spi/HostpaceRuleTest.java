@@ -206,6 +206,18 @@ class HostpaceRuleTest {
     assertThat(acceptedAt(38.5, 2)).isEqualTo(3); // 10 s after the cut
   }
 
+  @Test
+  void anAcceptanceOfARequestInFlightWhenARefusalWasHeardSaysNothingOfHowManyAtOnce() {
+    acceptedAt(0.5, 3);
+    pausedAt(0.5, 4); // limit 3
+    // Started at 10 s beside a request that was refused at 10.2 s: it may have got in only
+    // because that one was refused, so it is no evidence that four at once are fine.
+    host.inFlightLimit(4);
+    rule.inFlightAfterPause(at(10.2), at(10), 2, host);
+    assertThat(rule.inFlightAfterAnswer(at(10.5), at(10), 4, host)).isEqualTo(4);
+    assertThat(pausedAt(11, 4)).isEqualTo(3); // the fourth refused: still a gate of three
+  }
+
   /** A state whose store cannot keep the rule's memory. */
   static final class ForgetfulState implements HostState {
     private long interval;
