@@ -474,15 +474,17 @@ final class Scheduler {
     }
     Node host = queue.node;
     call.inFlightAtStart = ++host.inFlight;
-    ArrayList<Call<?>> recent = host.recent;
-    if (recent == null) {
-      recent = host.recent = new ArrayList<>(4);
+    if (call.inFlightAtStart > 1) { // alone, it has nobody to stop counting: see uncount()
+      ArrayList<Call<?>> recent = host.recent;
+      if (recent == null) {
+        recent = host.recent = new ArrayList<>(4);
+      }
+      if (recent.isEmpty() || now - host.recentAt > SAME_MOMENT) {
+        recent.clear();
+        host.recentAt = now;
+      }
+      recent.add(call);
     }
-    if (recent.isEmpty() || now - host.recentAt > SAME_MOMENT) {
-      recent.clear();
-      host.recentAt = now;
-    }
-    recent.add(call);
     for (GroupGate gate : queue.gates) {
       take(gate, now);
     }
@@ -567,9 +569,14 @@ final class Scheduler {
     if (recent == null || now - host.recentAt > SAME_MOMENT) {
       return;
     }
-    for (int i = 0, n = recent.size(); i < n; i++) {
+    // Calls that hold no place any more leave the list, so it is never longer than what is in flight.
+    for (int i = recent.size() - 1; i >= 0; i--) {
       Call<?> other = recent.get(i);
-      if (other != call && other.state == Call.State.IN_FLIGHT && other.inFlightAtStart > 1) {
+      if (other == call || other.state != Call.State.IN_FLIGHT) {
+        int last = recent.size() - 1;
+        recent.set(i, recent.get(last));
+        recent.remove(last);
+      } else if (other.inFlightAtStart > 1) {
         other.inFlightAtStart--;
       }
     }

@@ -116,8 +116,11 @@ final class HostpaceRule implements LearningRule {
     double rateBefore;
     boolean healthyBefore;
 
-    /** How many were in flight when the last accepted requests started, a ring. */
-    final int[] acceptedInFlight = new int[SAMPLES];
+    /**
+     * How many were in flight when the last accepted requests started, a ring; made on the first
+     * refusal with {@code Retry-After}, as only such refusals read it.
+     */
+    int @Nullable [] acceptedInFlight;
     int acceptedCount;
     int acceptedNext;
     /** When the in-flight limit last changed. */
@@ -131,6 +134,10 @@ final class HostpaceRule implements LearningRule {
     boolean paused;
 
     void accepted(int inFlightAtStart) {
+      int[] acceptedInFlight = this.acceptedInFlight;
+      if (acceptedInFlight == null) {
+        return;
+      }
       acceptedInFlight[acceptedNext] = inFlightAtStart;
       acceptedNext = (acceptedNext + 1) % SAMPLES;
       if (acceptedCount < SAMPLES) {
@@ -141,7 +148,8 @@ final class HostpaceRule implements LearningRule {
     /** The most requests in flight with which one of the last accepted ones started; 0 for none. */
     int mostAccepted() {
       int most = 0;
-      for (int i = 0; i < acceptedCount; i++) {
+      int[] acceptedInFlight = this.acceptedInFlight;
+      for (int i = 0; acceptedInFlight != null && i < acceptedCount; i++) {
         most = Math.max(most, acceptedInFlight[i]);
       }
       return most;
@@ -315,6 +323,9 @@ final class HostpaceRule implements LearningRule {
     if (memory != null) {
       memory.lastPause = now;
       memory.paused = true;
+      if (memory.acceptedInFlight == null) {
+        memory.acceptedInFlight = new int[SAMPLES];
+      }
     }
     if (memory == null || k <= 1 || k <= memory.mostAccepted()) {
       return limit;
