@@ -129,9 +129,8 @@ final class HostpaceRule implements LearningRule {
     double limitProbe = K_MIN_SECONDS;
     /** The limit a probe went up from, while its answer is awaited; 0 when not probing. */
     int probedFrom;
-    /** When a refusal with {@code Retry-After} was last heard, if ever. */
+    /** When a refusal with {@code Retry-After} was last heard, once {@link #acceptedInFlight} is made. */
     long lastPause;
-    boolean paused;
 
     void accepted(int inFlightAtStart) {
       int[] acceptedInFlight = this.acceptedInFlight;
@@ -322,7 +321,6 @@ final class HostpaceRule implements LearningRule {
     Memory memory = memoryOf(host);
     if (memory != null) {
       memory.lastPause = now;
-      memory.paused = true;
       if (memory.acceptedInFlight == null) {
         memory.acceptedInFlight = new int[SAMPLES];
       }
@@ -354,7 +352,7 @@ final class HostpaceRule implements LearningRule {
     if (memory == null) {
       return limit;
     }
-    if (memory.paused && memory.lastPause - startedAt > 0) {
+    if (memory.acceptedInFlight != null && memory.lastPause - startedAt > 0) {
       // A refusal was heard while this one was in flight: it may have got in only because that one
       // was refused, so how many were in flight at its start says nothing of the host.
       return limit;
