@@ -449,13 +449,7 @@ public final class Hostpace {
 
     /** The longest pause a {@code Retry-After} may impose; 60 s unless set (SPEC R3). */
     public Builder retryDelayLimit(Duration limit) {
-      if (limit.isNegative()) {
-        throw new IllegalArgumentException("retry delay limit must not be negative, got " + limit);
-      }
-      if (limit.compareTo(Duration.ofDays(365)) > 0) {
-        throw new IllegalArgumentException("retry delay limit must be at most a year, got " + limit);
-      }
-      this.retryDelayLimit = limit;
+      this.retryDelayLimit = Durations.zeroToAYear(limit, "retry delay limit");
       return this;
     }
 
@@ -487,13 +481,7 @@ public final class Hostpace {
      * anew. A pause still ahead is kept whatever this says.
      */
     public Builder forgetIdleAfter(Duration idle) {
-      if (idle.isNegative()) {
-        throw new IllegalArgumentException("forget idle after must not be negative, got " + idle);
-      }
-      if (idle.compareTo(Duration.ofDays(365)) > 0) {
-        throw new IllegalArgumentException("forget idle after must be at most a year, got " + idle);
-      }
-      this.forgetIdleAfter = idle;
+      this.forgetIdleAfter = Durations.zeroToAYear(idle, "forget idle after");
       return this;
     }
 
