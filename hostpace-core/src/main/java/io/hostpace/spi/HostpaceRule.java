@@ -91,7 +91,19 @@ final class HostpaceRule implements LearningRule {
   /** What the rule knows of one host. Guarded by the engine's lock, as the host's state is. */
   static final class Memory {
     /** A quota counted in fixed windows, when the host shows one. */
-    final WindowQuota window = new WindowQuota();
+    /** Made on the first refusal; until then, the run of accepted answers it will start from. */
+    @Nullable WindowQuota window;
+    int runAccepted;
+    long runFirstStart;
+    long runLastAnswer;
+
+    WindowQuota window() {
+      WindowQuota quota = window;
+      if (quota == null) {
+        quota = window = new WindowQuota(runAccepted, runFirstStart, runLastAnswer);
+      }
+      return quota;
+    }
 
     /** The times of the last accepted answers, a ring; {@code answers[next]} is the oldest once full. */
     final long[] answers = new long[SAMPLES];
@@ -223,10 +235,10 @@ final class HostpaceRule implements LearningRule {
           && now - memory.answers[memory.next] <= WINDOW_SECONDS * 1_000_000_000L;
     }
     memory.troubleRefusals++;
-    if (memory.window.refused(now, startedAt, host)) {
+    if (memory.window().refused(now, startedAt, host)) {
       return 0; // the quota spaces the starts
     }
-    long wall = memory.window.wallInterval(now);
+    long wall = memory.window().wallInterval(now);
     if (interval > 0 && startedAt - memory.epoch < 0) {
       return interval; // went at the pace before the last drop: that drop already answered it
     }
@@ -274,7 +286,13 @@ final class HostpaceRule implements LearningRule {
     if (++memory.acceptedInARow >= SAMPLES) {
       memory.troubleRefusals = 0; // healthy again
     }
-    if (memory.window.accepted(now, startedAt, host)) {
+    WindowQuota window = memory.window;
+    if (window == null) {
+      if (memory.runAccepted++ == 0) {
+        memory.runFirstStart = startedAt;
+      }
+      memory.runLastAnswer = now;
+    } else if (window.accepted(now, startedAt, host)) {
       return 0; // the quota spaces the starts
     }
     boolean afterTrouble = memory.troubleRefusals >= 3 && memory.healthyBefore

@@ -82,6 +82,20 @@ final class WindowQuota {
   private int windowsSinceExtra;
   private int probeEvery = 1;
 
+  /** Knows nothing yet. */
+  WindowQuota() {}
+
+  /**
+   * Made on a host's first refusal, after a run of {@code runAccepted} accepted answers, the first
+   * started at {@code runFirstStart}, the last answered at {@code runLastAnswer} (counted until
+   * then by the rule, so that a host that never refuses costs none of this).
+   */
+  WindowQuota(int runAccepted, long runFirstStart, long runLastAnswer) {
+    this.runAccepted = runAccepted;
+    this.runFirstStart = runFirstStart;
+    this.runLastAnswer = runLastAnswer;
+  }
+
   /** Whether a quota is followed. */
   boolean active() {
     return permits > 0;
