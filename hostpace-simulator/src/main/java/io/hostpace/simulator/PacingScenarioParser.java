@@ -7,8 +7,6 @@ import static io.hostpace.simulator.ScenarioJson.onlyFields;
 import static io.hostpace.simulator.ScenarioJson.required;
 import static io.hostpace.simulator.ScenarioJson.text;
 
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hostpace.simulator.PacingScenario.Change;
 import io.hostpace.simulator.PacingScenario.ClientSpec;
@@ -42,18 +40,8 @@ final class PacingScenarioParser {
   private PacingScenarioParser() {}
 
   static PacingScenario parse(String text) {
-    JsonNode root;
-    try {
-      root = ScenarioJson.MAPPER.readTree(text);
-    } catch (JsonProcessingException e) {
-      JsonLocation at = e.getLocation();
-      throw new ScenarioException("", "scenario is not JSON: " + e.getOriginalMessage()
-          + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
-    }
-    if (root == null || !root.isObject()) {
-      throw new ScenarioException("", "scenario: expected a JSON object {\"servers\": [...], \"clients\": [...], \"policies\": [...]}");
-    }
-    onlyFields(root, "", TOP, "a pacing scenario");
+    JsonNode root = ScenarioJson.root(
+        text, "{\"servers\": [...], \"clients\": [...], \"policies\": [...]}", TOP, "a pacing scenario");
     long seed = root.has("seed") ? whole(root.get("seed"), "seed") : 1;
     long max = root.has("maxSeconds") ? seconds(root.get("maxSeconds"), "maxSeconds", true) : 3_600_000_000_000L;
 

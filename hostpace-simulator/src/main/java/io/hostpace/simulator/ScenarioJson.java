@@ -1,5 +1,7 @@
 package io.hostpace.simulator;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -22,6 +24,26 @@ final class ScenarioJson {
       .build();
 
   private ScenarioJson() {}
+
+  /**
+   * The scenario {@code text} as a JSON object with only the {@code allowed} fields; refused
+   * naming the line and column of bad JSON, or saying it expected {@code shape}.
+   */
+  static JsonNode root(String text, String shape, Set<String> allowed, String what) {
+    JsonNode root;
+    try {
+      root = MAPPER.readTree(text);
+    } catch (JsonProcessingException e) {
+      JsonLocation at = e.getLocation();
+      throw new ScenarioException("", "scenario is not JSON: " + e.getOriginalMessage()
+          + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
+    }
+    if (root == null || !root.isObject()) {
+      throw new ScenarioException("", "scenario: expected a JSON object " + shape);
+    }
+    onlyFields(root, "", allowed, what);
+    return root;
+  }
 
   static JsonNode required(JsonNode object, String field, String path, String what) {
     JsonNode value = object.get(field);

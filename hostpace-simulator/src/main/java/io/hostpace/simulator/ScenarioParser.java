@@ -7,8 +7,6 @@ import static io.hostpace.simulator.ScenarioJson.onlyFields;
 import static io.hostpace.simulator.ScenarioJson.required;
 import static io.hostpace.simulator.ScenarioJson.text;
 
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hostpace.simulator.Scenario.Fail;
 import io.hostpace.simulator.Scenario.Failure;
@@ -54,18 +52,7 @@ final class ScenarioParser {
   private ScenarioParser() {}
 
   static Scenario parse(String text) {
-    JsonNode root;
-    try {
-      root = ScenarioJson.MAPPER.readTree(text);
-    } catch (JsonProcessingException e) {
-      JsonLocation at = e.getLocation();
-      throw new ScenarioException("", "scenario is not JSON: " + e.getOriginalMessage()
-          + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
-    }
-    if (root == null || !root.isObject()) {
-      throw new ScenarioException("", "scenario: expected a JSON object {\"stages\": [...], \"policies\": [...]}");
-    }
-    onlyFields(root, "", TOP, "a scenario");
+    JsonNode root = ScenarioJson.root(text, "{\"stages\": [...], \"policies\": [...]}", TOP, "a scenario");
 
     @Nullable Long serverLimit = root.has("serverLimitMs") ? positiveMs(root.get("serverLimitMs"), "serverLimitMs") : null;
     double abortedSlowdown = root.has("abortedSlowdown") ? number(root.get("abortedSlowdown"), "abortedSlowdown", 0) : 0;
