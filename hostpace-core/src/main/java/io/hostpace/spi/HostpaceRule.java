@@ -44,15 +44,19 @@ import org.jspecify.annotations.Nullable;
  * {@code m}, it doubles {@code K} to 20 s, so the next refusal comes 29 s later, then 59 s, then
  * every 88 s: fewer than 1 % of requests refused, at 97 to 99 % of the host's rate.
  *
- * <h2>After an outage</h2>
- * A busy host that refuses everything for a while (an outage, a maintenance window) drives the
- * pace down cut after cut with nothing to measure; when it accepts again, climbing back from there
- * would take minutes. So once a host that had answered {@value #SAMPLES} times in the
- * {@value #WINDOW_SECONDS} s before its trouble has refused at least three times over
- * {@value #RESTART_AFTER_SECONDS} s or more, and the pace is under a quarter of what it was before,
- * its first accepted answer starts the rule over from that pace: slow start for a host that was
- * not paced, half of it (climbing back to it) for one that was. A host that refused from its
- * first requests (one in debt, say) is not started over: it has no pace before to go back to.
+ * <h2>After trouble</h2>
+ * A host that refuses everything for a while (an outage, a maintenance window, a debt to an
+ * earlier run, other clients that took its whole rate) drives the pace down cut after cut with
+ * nothing to measure; when it accepts again, climbing back from there would take minutes. So when
+ * a host that refused at least three times accepts a request after {@value #RESTART_AFTER_SECONDS}
+ * s or more with nothing accepted, the cuts are set aside. A host that had answered
+ * {@value #SAMPLES} times in the {@value #WINDOW_SECONDS} s before its trouble, and is now paced
+ * under a quarter of what it was then, starts over from that pace: slow start for a host that was
+ * not paced, half of it (climbing back to it) for one that was. A host with no pace before to go
+ * back to climbs from the pace just accepted, doubling it per answer to a request started at it
+ * (TCP's slow start after a timeout), up to {@value #SLOW_START_PER_SECOND} a second and slow start
+ * from there; refused on the way, it settles at the pace before the last doubling and probes
+ * beyond it as after any drop.
  *
  * <h2>Beyond the interval</h2>
  * Two kinds of host defeat any interval. One that refuses with {@code Retry-After} beyond so many
@@ -127,6 +131,10 @@ final class HostpaceRule implements LearningRule {
     int acceptedInARow;
     double rateBefore;
     boolean healthyBefore;
+    /** While climbing back after trouble with no pace before: the pace now, doubled per accepted answer; 0 when not. */
+    double ramp;
+    /** Refusals since the last accepted answer. */
+    int refusedSinceAnswer;
 
     /**
      * How many were in flight when the last accepted requests started, a ring; made on the first
@@ -228,6 +236,7 @@ final class HostpaceRule implements LearningRule {
       return onRefusal(now, startedAt, interval, host.intervalChangedAt());
     }
     memory.acceptedInARow = 0;
+    memory.refusedSinceAnswer++;
     if (memory.troubleRefusals == 0) {
       memory.troubleSince = now;
       memory.rateBefore = interval > 0 ? NANOS / interval : Double.POSITIVE_INFINITY;
@@ -243,6 +252,18 @@ final class HostpaceRule implements LearningRule {
       return interval; // went at the pace before the last drop: that drop already answered it
     }
     double current = interval > 0 ? NANOS / interval : Double.POSITIVE_INFINITY;
+    if (memory.ramp > 0) {
+      // Refused while climbing after trouble: the pace before the last doubling was accepted and
+      // this one was not. Settle at the accepted one; probe beyond it as after any drop.
+      memory.ramp = 0;
+      memory.count = 0;
+      memory.next = 0;
+      memory.base = current / 2;
+      memory.wmax = memory.base * 1.03;
+      memory.k = K_MIN_SECONDS;
+      memory.epoch = now;
+      return toInterval(memory.base);
+    }
     double m = memory.measured(now);
     double since = (now - memory.epoch) / NANOS;
     boolean soon = interval > 0 && since < memory.k / 2;
@@ -282,6 +303,9 @@ final class HostpaceRule implements LearningRule {
     }
     // Answers count before any refusal too: the first answers of a refused burst are what the
     // first measurement needs. The cost: one memory per host the engine holds.
+    long previous = memory.count == 0 ? memory.troubleSince : memory.answers[(memory.next - 1 + SAMPLES) % SAMPLES];
+    int refusedBetween = memory.refusedSinceAnswer;
+    memory.refusedSinceAnswer = 0;
     memory.answered(now);
     if (++memory.acceptedInARow >= SAMPLES) {
       memory.troubleRefusals = 0; // healthy again
@@ -295,14 +319,29 @@ final class HostpaceRule implements LearningRule {
     } else if (window.accepted(now, startedAt, host)) {
       return 0; // the quota spaces the starts
     }
-    boolean afterTrouble = memory.troubleRefusals >= 3 && memory.healthyBefore
-        && (now - memory.troubleSince) / NANOS >= RESTART_AFTER_SECONDS
-        && interval > 0 && NANOS / interval < memory.rateBefore / 4;
-    if (afterTrouble) {
+    if (memory.ramp > 0) {
+      // Climbing after trouble: an answer to a request started at this pace doubles it.
+      if (startedAt - memory.epoch < 0) {
+        return toInterval(memory.ramp);
+      }
+      memory.ramp *= 2;
+      memory.epoch = now;
+      if (memory.ramp < SLOW_START_PER_SECOND) {
+        return toInterval(memory.ramp);
+      }
+      memory.ramp = 0; // fast enough: slow start from here
+      memory.base = SLOW_START_PER_SECOND;
+      memory.wmax = 0;
+    }
+    // Trouble: refused at least three times, nothing accepted for RESTART_AFTER_SECONDS, and now
+    // accepted (an outage that ended, a debt paid, other clients gone). What the cuts left says
+    // nothing of the host. One that took more before starts again from that pace: slow start for
+    // a host that was not paced, half of it else. One that had no pace before climbs from here,
+    // doubling per answer.
+    boolean afterTrouble = memory.troubleRefusals >= 3 && refusedBetween > 0 && interval > 0
+        && (now - previous) / NANOS >= RESTART_AFTER_SECONDS;
+    if (afterTrouble && memory.healthyBefore && NANOS / interval < memory.rateBefore / 4) {
       memory.troubleRefusals = 0;
-      // Refused for a long while, the pace cut to under a quarter of what the host took before,
-      // and now accepted: an outage that ended, say. What the cuts left says nothing of the host;
-      // start again from the pace before: slow start for a host that was not paced, half of it else.
       memory.epoch = now;
       if (Double.isInfinite(memory.rateBefore)) {
         memory.base = SLOW_START_PER_SECOND;
@@ -312,6 +351,14 @@ final class HostpaceRule implements LearningRule {
         memory.wmax = memory.rateBefore;
         memory.k = K_MIN_SECONDS;
       }
+    } else if (afterTrouble && !memory.healthyBefore) {
+      memory.troubleRefusals = 0;
+      memory.epoch = now;
+      memory.count = 0; // the answers before say nothing of the host now
+      memory.next = 0;
+      memory.answered(now);
+      memory.ramp = 2 * NANOS / interval;
+      return toInterval(memory.ramp);
     }
     if (interval == 0) {
       return 0; // nothing refused yet: nothing to pace

@@ -28,6 +28,10 @@ class HostpaceRuleTest {
     return teach(rule.onRefusal(at(seconds), at(startedAt), host), seconds);
   }
 
+  long answeredStartedAt(double seconds, double startedAt) {
+    return teach(rule.onAnswer(at(seconds), at(startedAt), host), seconds);
+  }
+
   long answered(double seconds) {
     return teach(rule.onAnswer(at(seconds), at(seconds - 0.05), host), seconds);
   }
@@ -114,6 +118,43 @@ class HostpaceRuleTest {
     assertThat(refusedStartedAt(0.0, 0.0)).isEqualTo(250_000_000L);            // 4 a second
     assertThat(refusedStartedAt(0.3, 0.25)).isEqualTo(500_000_000L);           // 2
     assertThat(refusedStartedAt(0.9, 0.75)).isEqualTo(714_285_714L);           // 1.4
+  }
+
+  /** Refused from the first request on, three times over 6 s: 4, 2, then 1.4 a second. */
+  void refusedForAWhileWithNothingAccepted() {
+    refusedStartedAt(0.0, 0.0);
+    refusedStartedAt(0.3, 0.25);
+    refusedStartedAt(6.0, 5.95);
+  }
+
+  @Test
+  void acceptedAfterTroubleWithNoPaceBeforeItDoublesThePacePerAnswerUpToSlowStart() {
+    refusedForAWhileWithNothingAccepted();
+    assertThat(answered(6.8)).isEqualTo(357_142_857L);                       // 2.8 a second
+    assertThat(answeredStartedAt(6.9, 6.7)).isEqualTo(357_142_857L);         // started before: no doubling
+    assertThat(refusedStartedAt(7.0, 6.75)).isEqualTo(357_142_857L);         // started before too: nothing
+    assertThat(answeredStartedAt(7.2, 7.15)).isEqualTo(250_000_000L);        // 5.6: slow start from 4
+    assertThat(answered(8.2)).isEqualTo(125_000_000L);                       // doubling each second
+  }
+
+  @Test
+  void aRefusalWhileDoublingSettlesAtThePaceBeforeTheLastDoubling() {
+    refusedForAWhileWithNothingAccepted();
+    answered(6.8);                                                            // 2.8 a second
+    assertThat(refusedStartedAt(7.2, 7.15)).isEqualTo(714_285_714L);         // back to 1.4
+    assertThat(answered(17.2)).isEqualTo(693_481_276L);                      // 1.442: plateau, 3 % above
+  }
+
+  @Test
+  void twoRefusalsOrFewerThan5sWithoutAnAcceptedAnswerAreNoTrouble() {
+    refusedStartedAt(0.0, 0.0);
+    refusedStartedAt(0.3, 0.25);
+    assertThat(answered(6.0)).isEqualTo(260_349_816L);                       // climbing from 2 back to 4
+    HostpaceRuleTest other = new HostpaceRuleTest();
+    other.refusedStartedAt(0.0, 0.0);
+    other.refusedStartedAt(0.3, 0.25);
+    other.refusedStartedAt(0.9, 0.75);
+    assertThat(other.answered(4.0)).isEqualTo(554_663_595L);                 // 1.80: climbing from 1.4 back to 2
   }
 
   @Test
