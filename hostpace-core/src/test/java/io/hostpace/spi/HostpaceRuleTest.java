@@ -120,10 +120,11 @@ class HostpaceRuleTest {
     assertThat(refusedStartedAt(0.9, 0.75)).isEqualTo(714_285_714L);           // 1.4
   }
 
-  /** Refused from the first request on, three times over 6 s: 4, 2, then 1.4 a second. */
+  /** One accepted, then refused three times over 6 s, nothing accepted: 4, 2, then 1.4 a second. */
   void refusedForAWhileWithNothingAccepted() {
-    refusedStartedAt(0.0, 0.0);
+    answered(0.05);
     refusedStartedAt(0.3, 0.25);
+    refusedStartedAt(0.6, 0.55);
     refusedStartedAt(6.0, 5.95);
   }
 
@@ -138,11 +139,19 @@ class HostpaceRuleTest {
   }
 
   @Test
-  void aRefusalWhileDoublingSettlesAtThePaceBeforeTheLastDoubling() {
+  void aRefusalWhileDoublingDropsToThePaceBeforeTheLastDoublingAndClimbsBackAsAfterAnyDrop() {
     refusedForAWhileWithNothingAccepted();
     answered(6.8);                                                            // 2.8 a second
     assertThat(refusedStartedAt(7.2, 7.15)).isEqualTo(714_285_714L);         // back to 1.4
-    assertThat(answered(17.2)).isEqualTo(693_481_276L);                      // 1.442: plateau, 3 % above
+    assertThat(answered(17.2)).isEqualTo(357_142_857L);                      // at 2.8 again by K
+  }
+
+  @Test
+  void aHostThatNeverAcceptedARequestIsClimbedAsAfterAnyDrop() {
+    refusedStartedAt(0.3, 0.25);
+    refusedStartedAt(0.6, 0.55);
+    refusedStartedAt(6.0, 5.95);
+    assertThat(answered(6.8)).isEqualTo(652_406_283L);                       // 1.53: from 1.4 back to 2, no doubling
   }
 
   @Test
