@@ -48,7 +48,7 @@ import org.jspecify.annotations.Nullable;
  * A host that refuses everything for a while (an outage, a maintenance window, a debt to an
  * earlier run, other clients that took its whole rate) drives the pace down cut after cut with
  * nothing to measure; when it accepts again, climbing back from there would take minutes. So when
- * a host that refused at least three times accepts a request after {@value #RESTART_AFTER_SECONDS}
+ * a host that refused at least three times accepts a request after {@value WindowQuota#MIN_WALL_SECONDS}
  * s or more with nothing accepted, the cuts are set aside. A host that had answered
  * {@value #SAMPLES} times in the {@value #WINDOW_SECONDS} s before its trouble, and is now paced
  * under a quarter of what it was then, starts over from that pace: slow start for a host that was
@@ -88,7 +88,6 @@ final class HostpaceRule implements LearningRule {
   static final double SLOW_START_DOUBLING_SECONDS = 1;
   static final double PROBE = 0.1;
   static final long MAX_INTERVAL = 60_000_000_000L;
-  static final double RESTART_AFTER_SECONDS = 5;
   static final long FORGOTTEN_BELOW = 1_000_000L;
 
   private static final double NANOS = 1e9;
@@ -125,19 +124,17 @@ final class HostpaceRule implements LearningRule {
     /** Seconds from the drop to the plateau at {@code wmax}. */
     double k = K_MIN_SECONDS;
     /**
-     * The current trouble: refusals since {@code troubleSince}, the first since the host last
-     * accepted {@value #SAMPLES} in a row; the rate before it; and whether the host had answered
-     * {@value #SAMPLES} times in the {@value #WINDOW_SECONDS} s before it.
+     * The current trouble: refusals since the host last accepted {@value #SAMPLES} in a row; the
+     * rate before the first of them; and whether the host had answered {@value #SAMPLES} times in
+     * the {@value #WINDOW_SECONDS} s before it. (The wall of refusals since the last accepted
+     * answer is the {@link WindowQuota}'s.)
      */
     int troubleRefusals;
-    long troubleSince;
     int acceptedInARow;
     double rateBefore;
     boolean healthyBefore;
     /** While climbing back after trouble with no pace before: the pace now, doubled per accepted answer; 0 when not. */
     double ramp;
-    /** Refusals since the last accepted answer. */
-    int refusedSinceAnswer;
 
     /**
      * How many were in flight when the last accepted requests started, a ring; made on the first
@@ -239,9 +236,7 @@ final class HostpaceRule implements LearningRule {
       return onRefusal(now, startedAt, interval, host.intervalChangedAt());
     }
     memory.acceptedInARow = 0;
-    memory.refusedSinceAnswer++;
     if (memory.troubleRefusals == 0) {
-      memory.troubleSince = now;
       memory.rateBefore = interval > 0 ? NANOS / interval : Double.POSITIVE_INFINITY;
       memory.healthyBefore = memory.count == SAMPLES
           && now - memory.answers[memory.next] <= WINDOW_SECONDS * 1_000_000_000L;
@@ -308,14 +303,15 @@ final class HostpaceRule implements LearningRule {
     // first measurement needs. The cost: one memory per host the engine holds.
     // A host that never accepted a request before has nothing to climb back to (and may be one that
     // other clients keep busy: climbing there only costs refusals).
-    long previous = memory.count == 0 ? now : memory.answers[(memory.next - 1 + SAMPLES) % SAMPLES];
-    int refusedBetween = memory.refusedSinceAnswer;
-    memory.refusedSinceAnswer = 0;
+    boolean acceptedBefore = memory.count > 0;
     memory.answered(now);
     if (++memory.acceptedInARow >= SAMPLES) {
       memory.troubleRefusals = 0; // healthy again
     }
     WindowQuota window = memory.window;
+    // The wall of refusals since the last accepted answer, which this one ends.
+    int wallRefusals = window == null ? 0 : window.wallRefusals();
+    long wallFrom = window == null ? now : window.wallFrom();
     if (window == null) {
       if (memory.runAccepted++ == 0) {
         memory.runFirstStart = startedAt;
@@ -338,13 +334,13 @@ final class HostpaceRule implements LearningRule {
       memory.base = SLOW_START_PER_SECOND;
       memory.wmax = 0;
     }
-    // Trouble: refused at least three times, nothing accepted for RESTART_AFTER_SECONDS, and now
+    // Trouble: refused at least three times, nothing accepted for MIN_WALL_SECONDS, and now
     // accepted (an outage that ended, a debt paid, other clients gone). What the cuts left says
     // nothing of the host. One that took more before starts again from that pace: slow start for
     // a host that was not paced, half of it else. One that had no pace before climbs from here,
     // doubling per answer.
-    boolean afterTrouble = memory.troubleRefusals >= 3 && refusedBetween > 0 && interval > 0
-        && (now - previous) / NANOS >= RESTART_AFTER_SECONDS;
+    boolean afterTrouble = memory.troubleRefusals >= 3 && wallRefusals > 0 && acceptedBefore
+        && interval > 0 && (now - wallFrom) / NANOS >= WindowQuota.MIN_WALL_SECONDS;
     if (afterTrouble && memory.healthyBefore && NANOS / interval < memory.rateBefore / 4) {
       memory.troubleRefusals = 0;
       memory.epoch = now;

@@ -96,6 +96,19 @@ final class WindowQuota {
     this.runLastAnswer = runLastAnswer;
   }
 
+  /**
+   * How many refusals came since the last accepted answer (the wall), read before
+   * {@link #accepted} ends it; the rate rule reads it too.
+   */
+  int wallRefusals() {
+    return wallRefusals;
+  }
+
+  /** When the wall's first refusal came; meaningful only when {@link #wallRefusals()} > 0. */
+  long wallFrom() {
+    return wallFrom;
+  }
+
   /** Whether a quota is followed. */
   boolean active() {
     return permits > 0;
