@@ -2,17 +2,20 @@ package io.hostpace.cli;
 
 import io.hostpace.HostpaceEvent;
 import io.hostpace.HostpaceListener;
+import io.hostpace.Rate;
 import java.io.PrintStream;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The table {@code hostpace fetch} prints at the end, a row per host (and group): requests,
- * answers by status, refusals, retries, the learned interval and the longest pause. Built from
- * the engine's events, so it outlives the engine letting an idle host go.
+ * answers by status, refusals, retries, the learned interval and the longest pause, and what else
+ * the default rule learned: how many at once the host holds, and the quota it counts in fixed
+ * windows. Built from the engine's events, so it outlives the engine letting an idle host go.
  */
 final class HostSummary implements HostpaceListener {
 
@@ -24,6 +27,8 @@ final class HostSummary implements HostpaceListener {
     int retries;
     Duration interval = Duration.ZERO;
     Duration longestPause = Duration.ZERO;
+    int inFlightLimit;
+    @Nullable Rate quota;
   }
 
   private final Map<String, Row> rows = new TreeMap<>();
@@ -43,6 +48,10 @@ final class HostSummary implements HostpaceListener {
       row.retries++;
     } else if (event instanceof HostpaceEvent.IntervalChanged changed) {
       row.interval = changed.to();
+    } else if (event instanceof HostpaceEvent.InFlightLimitChanged changed) {
+      row.inFlightLimit = changed.to();
+    } else if (event instanceof HostpaceEvent.QuotaChanged changed) {
+      row.quota = changed.to();
     } else if (event instanceof HostpaceEvent.Paused paused) {
       if (paused.pause().compareTo(row.longestPause) > 0) {
         row.longestPause = paused.pause();
@@ -80,8 +89,9 @@ final class HostSummary implements HostpaceListener {
     if (rows.isEmpty()) {
       return;
     }
-    String format = "%-32s %8s  %-24s %8s %8s %10s %10s%n";
-    err.printf(format, "host", "requests", "answers (status:count)", "refusals", "retries", "interval", "max pause");
+    String format = "%-32s %8s  %-24s %8s %8s %10s %10s %8s %14s%n";
+    err.printf(format, "host", "requests", "answers (status:count)", "refusals", "retries", "interval", "max pause",
+        "at once", "quota");
     for (Map.Entry<String, Row> entry : rows.entrySet()) {
       Row row = entry.getValue();
       StringBuilder answers = new StringBuilder();
@@ -90,8 +100,18 @@ final class HostSummary implements HostpaceListener {
         answers.append(answers.length() > 0 ? " " : "").append("none:").append(row.noAnswer);
       }
       err.printf(format, entry.getKey(), entry.getKey().startsWith("*.") ? "-" : Integer.toString(row.requests),
-          answers.length() == 0 ? "-" : answers, row.refusals, row.retries, millis(row.interval), millis(row.longestPause));
+          answers.length() == 0 ? "-" : answers, row.refusals, row.retries, millis(row.interval), millis(row.longestPause),
+          row.inFlightLimit == 0 ? "-" : Integer.toString(row.inFlightLimit), quota(row.quota));
     }
+  }
+
+  /** {@code 60 per 60 s}: the window is the time from one window's first start to the next one's. */
+  private static String quota(@Nullable Rate quota) {
+    if (quota == null) {
+      return "-";
+    }
+    double seconds = quota.per().toMillis() / 1000.0;
+    return quota.permits() + " per " + (seconds == Math.rint(seconds) ? Long.toString((long) seconds) : Double.toString(seconds)) + " s";
   }
 
   private static String millis(Duration duration) {
