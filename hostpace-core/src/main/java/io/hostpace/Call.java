@@ -8,6 +8,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -109,19 +110,31 @@ final class Call<R> {
         return;
       }
     }
-    CompletableFuture<R> future;
     long sentAt = engine.clock().nanoTime();
+    // Armed before send(), so that it also ends an attempt that a blocking client sends there.
+    Deadline deadline = budget == null ? null : new Deadline(number, budget.timeout());
+    CompletableFuture<R> future;
     try {
       future = exchange.send();
     } catch (RuntimeException e) {
-      failed(number, e);
-      return;
+      future = CompletableFuture.failedFuture(e);
+    }
+    if (deadline != null && deadline.returned(future)) {
+      // The budget ran out while send() blocked, and the exchange aborted it: whatever came back
+      // came too late, and counts as the timeout it is.
+      CompletableFuture<R> late = future;
+      late.whenComplete((response, failure) -> {
+        if (response != null) {
+          discard(response);
+        }
+      });
+      late.cancel(true);
+      future = CompletableFuture.failedFuture(new CancellationException("aborted at its budget"));
     }
     attemptInFlight = future;
     if (result.isCancelled()) {
       future.cancel(true);
     }
-    Timer.Cancellable deadline = budget == null ? null : arm(number, future, budget.timeout());
     future.whenComplete((response, failure) -> {
       if (deadline != null) {
         deadline.cancel();
@@ -141,14 +154,65 @@ final class Call<R> {
     });
   }
 
-  /** Ends the attempt at its budget (SPEC D1): the client is told to let it go, and it fails as a timeout. */
-  private Timer.Cancellable arm(int number, CompletableFuture<R> future, Duration budget) {
-    return engine.timer().schedule(() -> {
-      if (!future.isDone()) {
-        timedOut = number;
-        future.cancel(true);
+  /**
+   * Ends an attempt at its budget (SPEC D1): one whose {@code send()} returned is cancelled (the
+   * client lets it go), one that a blocking client is still sending is aborted by the exchange
+   * ({@link Exchange#abort()}); either fails as a timeout. An exchange that cannot abort goes on
+   * until its answer, which then counts as it came.
+   */
+  private final class Deadline implements Runnable {
+    private final int number;
+    private final Timer.Cancellable timer;
+    // Guarded by this: the attempt's future once send() returned, and whether the deadline came first.
+    private @Nullable CompletableFuture<R> future;
+    private boolean inSend = true;
+    private boolean aborted;
+
+    Deadline(int number, Duration budget) {
+      this.number = number;
+      this.timer = engine.timer().schedule(this, budget.toNanos());
+    }
+
+    @Override
+    public void run() {
+      CompletableFuture<R> sent;
+      synchronized (this) {
+        if (inSend) {
+          // Under the lock, so that send() returning waits for the abort to be asked and answered.
+          inSend = false;
+          if (abort()) {
+            aborted = true;
+            timedOut = number;
+          }
+          return;
+        }
+        sent = future;
       }
-    }, budget.toNanos());
+      if (sent != null && !sent.isDone()) {
+        timedOut = number;
+        sent.cancel(true);
+      }
+    }
+
+    private boolean abort() {
+      try {
+        return exchange.abort();
+      } catch (RuntimeException e) {
+        return false; // an adapter's failure to abort is an attempt that goes on
+      }
+    }
+
+    /** send() returned {@code sent}; true when the deadline came first and the exchange aborted it. */
+    synchronized boolean returned(CompletableFuture<R> sent) {
+      boolean first = !inSend;
+      inSend = false;
+      future = sent;
+      return first && aborted;
+    }
+
+    void cancel() {
+      timer.cancel();
+    }
   }
 
   /** Tells the timeout policy how an attempt ended, if there is a policy and the outcome says anything. */

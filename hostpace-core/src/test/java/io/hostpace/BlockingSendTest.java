@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.URI;
 import java.time.Duration;
+import io.hostpace.timeout.TimeoutPolicy;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -18,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
@@ -171,6 +173,11 @@ class BlockingSendTest {
     final CountDownLatch sent = new CountDownLatch(1);
     final CountDownLatch answer = new CountDownLatch(1);
     final List<Integer> discarded = new CopyOnWriteArrayList<>();
+    /** What abort() answers; whether it also ends the attempt (else the answer comes when the test lets it). */
+    volatile boolean abortable;
+    volatile boolean abortEndsIt = true;
+    final AtomicInteger aborts = new AtomicInteger();
+    volatile boolean aborted;
 
     HangingExchange(String uri) {
       this.uri = URI.create(uri);
@@ -202,7 +209,17 @@ class BlockingSendTest {
         Thread.currentThread().interrupt();
         return CompletableFuture.failedFuture(new InterruptedIOException("interrupted"));
       }
-      return CompletableFuture.completedFuture(200);
+      return aborted ? CompletableFuture.failedFuture(new IOException("Socket closed")) : CompletableFuture.completedFuture(200);
+    }
+
+    @Override
+    public boolean abort() {
+      aborts.incrementAndGet();
+      if (abortable && abortEndsIt) {
+        aborted = true;
+        answer.countDown();
+      }
+      return abortable;
     }
 
     @Override
@@ -306,5 +323,62 @@ class BlockingSendTest {
       assertThat(h.waiting()).isZero();
     });
     assertThat(engine.send(new BlockingExchange("http://a.test/next", 200))).isEqualTo(200);
+  }
+
+  /** One blocking attempt on a caller's thread, under a fixed 2 s budget; the test moves time to it. */
+  Future<Integer> sendWithABudget(Hostpace engine, HangingExchange hanging) throws Exception {
+    Future<Integer> result = callers.submit(() -> engine.send(hanging));
+    assertThat(hanging.sent.await(10, TimeUnit.SECONDS)).isTrue();
+    time.advance(Duration.ofMillis(1999));
+    assertThat(hanging.aborts).hasValue(0);
+    time.advance(Duration.ofMillis(1));
+    return result;
+  }
+
+  Hostpace budgeted() {
+    return Hostpace.builder().time(time).timeoutPolicy(TimeoutPolicy.fixed(Duration.ofSeconds(2)))
+        .limit("a.test", Limits.inFlight(1)).build();
+  }
+
+  @Test
+  void D1_aBlockingAttemptPastItsBudgetIsAbortedAndEndsAsATimeoutThatFreesItsPlace() throws Exception {
+    Hostpace engine = budgeted();
+    HangingExchange hanging = new HangingExchange("http://a.test/hang");
+    hanging.abortable = true;
+
+    Future<Integer> result = sendWithABudget(engine, hanging);
+
+    assertThat(thrownBy(result)).isInstanceOf(AttemptTimeoutException.class)
+        .hasMessageContaining("no answer from a.test within 2 s");
+    assertThat(hanging.aborts).hasValue(1);
+    BlockingExchange next = new BlockingExchange("http://a.test/next", 200);
+    assertThat(callers.submit(() -> engine.send(next)).get(10, TimeUnit.SECONDS)).isEqualTo(200);
+  }
+
+  @Test
+  void D1_aBlockingExchangeThatCannotAbortKeepsTheAnswerThatCameLate() throws Exception {
+    Hostpace engine = budgeted();
+    HangingExchange hanging = new HangingExchange("http://a.test/hang");
+
+    Future<Integer> result = sendWithABudget(engine, hanging);
+    assertThat(hanging.aborts).hasValue(1);   // asked, and said it cannot
+    hanging.answer.countDown();
+
+    assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    assertThat(hanging.discarded).isEmpty();
+  }
+
+  @Test
+  void D1_anAnswerThatCameBackAfterTheAbortWasAskedIsLetGoAndTheAttemptIsATimeout() throws Exception {
+    Hostpace engine = budgeted();
+    HangingExchange hanging = new HangingExchange("http://a.test/hang");
+    hanging.abortable = true;
+    hanging.abortEndsIt = false;   // the answer was on its way: abort came too late to stop it
+
+    Future<Integer> result = sendWithABudget(engine, hanging);
+    hanging.answer.countDown();
+
+    assertThat(thrownBy(result)).isInstanceOf(AttemptTimeoutException.class);
+    assertThat(hanging.discarded).containsExactly(200);
   }
 }

@@ -12,7 +12,8 @@ import org.jspecify.annotations.Nullable;
  * <p>The engine calls {@link #send()} once per attempt, never twice at once, and after a
  * refusal it calls {@link #discard} on that attempt's response before sending again. An
  * adapter of a blocking client sends in {@link #send()} and returns a completed future: the
- * engine's blocking entry point calls it on the caller's thread.
+ * engine's blocking entry point calls it on the caller's thread; such an adapter aborts the
+ * attempt in {@link #abort()} when its budget runs out.
  *
  * @param <R> the client's response type
  */
@@ -37,6 +38,19 @@ public interface Exchange<R> {
    * cancels it when the call is cancelled.
    */
   CompletableFuture<R> send();
+
+  /**
+   * Aborts the attempt that a blocking {@link #send()} is still sending, because its timeout budget
+   * ran out (SPEC D1), so that send() returns or throws at once; true when it did or will, false
+   * when it cannot. The engine calls it from its timer's thread, at most once per attempt and only
+   * while send() has not returned, so it must not block; whatever send() then returns counts as the
+   * timeout. The default cannot: such an attempt goes on until its answer, which counts as it came,
+   * and the client's own timeouts are what bound it. An exchange whose send() returns at once needs
+   * none of this: the engine cancels the future it returned.
+   */
+  default boolean abort() {
+    return false;
+  }
 
   /** The status code of a response. */
   int status(R response);

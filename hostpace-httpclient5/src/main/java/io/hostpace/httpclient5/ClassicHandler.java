@@ -149,6 +149,20 @@ final class ClassicHandler implements ExecChainHandler {
       }
     }
 
+    /**
+     * Cancels the request (its {@code HttpUriRequestBase.cancel()}), which aborts the exchange in
+     * progress and keeps the client's own I/O retries from sending it again. A request that cannot
+     * be cancelled (one that is not a {@link CancellableDependency}) cannot be aborted: its own
+     * timeouts bound it.
+     */
+    @Override
+    public boolean abort() {
+      if (scope.originalRequest instanceof CancellableDependency dependency) {
+        return dependency.cancel();
+      }
+      return false;
+    }
+
     @Override
     public int status(ClassicHttpResponse response) {
       return response.getCode();

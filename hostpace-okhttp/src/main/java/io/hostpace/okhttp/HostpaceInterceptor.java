@@ -74,6 +74,11 @@ import org.jspecify.annotations.Nullable;
  * OkHttp could avoid the thread; that wraps all of {@code Call} (timeouts, events, tags), and is
  * left for later.
  *
+ * <p><b>Timeout budgets.</b> An engine's budget (SPEC D1) ends an attempt that gets no answer in
+ * time by cancelling the call (OkHttp has no other way to end an exchange from another thread):
+ * the call fails with the engine's {@code AttemptTimeoutException}, and, as any timeout, is not
+ * retried.
+ *
  * <p>Thread-safe and stateless; share one per engine.
  */
 public final class HostpaceInterceptor implements Interceptor {
@@ -116,12 +121,15 @@ public final class HostpaceInterceptor implements Interceptor {
     Request request = withUserAgent(chain.request());
     CallContext tagged = request.tag(CallContext.class);
     Call call = chain.call();
+    Attempts attempts = new Attempts(chain, request);
     try {
-      return engine.send(new Attempts(chain, request), tagged != null ? tagged : context, cancel -> {
+      return engine.send(attempts, tagged != null ? tagged : context, cancel -> {
         call.addEventListener(new EventListener() {
           @Override
           public void canceled(Call canceled) {
-            cancel.run();
+            if (!attempts.aborted) {
+              cancel.run(); // the caller's cancel, not the engine's abort at a budget
+            }
           }
         });
         if (call.isCanceled()) {
@@ -160,6 +168,8 @@ public final class HostpaceInterceptor implements Interceptor {
     private final Request request;
     private final URI uri;
     private final boolean canResend;
+    /** Whether the engine aborted an attempt at its timeout budget (by cancelling the call). */
+    volatile boolean aborted;
 
     Attempts(Chain chain, Request request) {
       this.chain = chain;
@@ -191,6 +201,17 @@ public final class HostpaceInterceptor implements Interceptor {
       } catch (IOException | RuntimeException | Error e) {
         return CompletableFuture.failedFuture(e); // the engine hands it to the caller as it is
       }
+    }
+
+    /**
+     * Cancels the call, which ends the exchange in progress: OkHttp has no other way to end one
+     * from another thread. A timed-out call has no other attempt, so nothing else is lost.
+     */
+    @Override
+    public boolean abort() {
+      aborted = true;
+      chain.call().cancel();
+      return true;
     }
 
     @Override

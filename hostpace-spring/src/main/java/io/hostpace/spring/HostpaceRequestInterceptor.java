@@ -53,6 +53,9 @@ import org.springframework.http.client.ClientHttpResponse;
  *     Interrupting the calling thread cancels the call (SPEC T5): out of its queue, or, in
  *     flight, as the request factory handles an interrupt (the JDK's does); the call then fails
  *     with an {@link InterruptedIOException} and the interrupt is kept.
+ * <li>An engine's timeout budget (SPEC D1) cannot end an attempt in progress: an execution cannot
+ *     be aborted from another thread, so the request factory's read timeout bounds it. (The
+ *     {@code WebClient} filter's attempts are cancelled at their budget.)
  * </ul>
  *
  * <p>Thread-safe and stateless; share one per engine.

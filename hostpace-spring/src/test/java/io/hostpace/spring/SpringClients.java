@@ -61,6 +61,11 @@ final class SpringClients {
     public boolean supportsOneShotBodies() {
       return false; // Spring hands interceptors the body as a byte array
     }
+
+    @Override
+    public boolean abortsAtBudget() {
+      return false; // an interceptor's execution cannot be aborted from another thread
+    }
   }
 
   static AdapterUnderTest restClient(Hostpace engine) {

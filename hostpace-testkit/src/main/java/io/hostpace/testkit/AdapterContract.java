@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.hostpace.AttemptListener;
+import io.hostpace.AttemptTimeoutException;
 import io.hostpace.CallContext;
 import io.hostpace.HostSnapshot;
 import io.hostpace.Hostpace;
 import io.hostpace.HostpaceEvent;
 import io.hostpace.Limits;
+import io.hostpace.timeout.TimeoutPolicy;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.URI;
@@ -396,6 +398,27 @@ public abstract class AdapterContract {
     assertThat(started()).containsExactly("/hang 1");
     assertThat(heard).containsExactly("settled 1 -1 true");
     theNextRequestStarts(raw, oneAtATime(raw.hostKey()));
+  }
+
+  // ---------------------------------------------------------------- timeout budgets
+
+  @Test
+  void D1_theEnginesTimeoutBudgetEndsAnAttemptThatGetsNoAnswerAndFreesItsPlace() throws Exception {
+    engine = Hostpace.builder().timeoutPolicy(TimeoutPolicy.fixed(Duration.ofMillis(500))).listener(events::add).build();
+    adapter = opened(adapter(engine));
+    assumeTrue(adapter.abortsAtBudget(), "a blocking client that cannot be aborted: its own timeouts bound an attempt");
+    RawServer raw = rawServer();
+    CallContext oneAtATime = oneAtATime(raw.hostKey());
+
+    Outcome outcome = send(TestRequest.get(raw.uri("/hang")).context(oneAtATime));
+
+    // The server never answers and the client's own timeouts are far off: only the budget ends it.
+    assertThat(outcome.isFailure()).as("%s", outcome).isTrue();
+    assertThat(chain(outcome.failure())).as("the chain of %s", outcome.failure())
+        .anyMatch(t -> t instanceof AttemptTimeoutException);
+    assertThat(started()).containsExactly("/hang 1");
+    until("the client lets the hanging exchange go", () -> raw.abandoned().contains("/hang"));
+    theNextRequestStarts(raw, oneAtATime);
   }
 
   // ---------------------------------------------------------------- cancellation

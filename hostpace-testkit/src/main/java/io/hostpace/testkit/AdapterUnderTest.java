@@ -36,6 +36,16 @@ public interface AdapterUnderTest extends AutoCloseable {
     return true;
   }
 
+  /**
+   * Whether the engine's timeout budget can end an attempt the client is sending (SPEC D1). True
+   * for an asynchronous client (the engine cancels the attempt's future) and for a blocking one
+   * whose adapter aborts the exchange ({@code Exchange.abort()}); false for a blocking client that
+   * cannot be aborted from another thread, whose own timeouts then bound an attempt.
+   */
+  default boolean abortsAtBudget() {
+    return true;
+  }
+
   /** Lets the client go after a scenario. */
   @Override
   default void close() throws Exception {}
