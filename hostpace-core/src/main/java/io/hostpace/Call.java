@@ -237,7 +237,8 @@ final class Call<R> {
   private void answered(int number, R response, long took) {
     Verdict verdict;
     try {
-      verdict = judge(response, number);
+      verdict = judge(response, number)
+          .withQuotaReset(AnnouncedQuota.pauseNanos(name -> exchange.header(response, name), engine.clock()));
     } catch (RuntimeException e) {
       // Nothing a server sends may throw out of the engine or leave a place held.
       discard(response);

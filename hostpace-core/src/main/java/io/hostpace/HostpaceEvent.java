@@ -34,7 +34,7 @@ public sealed interface HostpaceEvent {
   record Refused(String key, URI uri, int attempt, int status, @Nullable Duration retryAfter, long atNanos)
       implements HostpaceEvent {}
 
-  /** The host or group starts nothing for {@code pause}. */
+  /** The host or group starts nothing for {@code pause}: a {@code Retry-After} (SPEC R2), or a quota announced spent (R8). */
   record Paused(String key, Duration pause, long atNanos) implements HostpaceEvent {}
 
   /** The learned interval between starts of the host or group went from {@code from} to {@code to}. */

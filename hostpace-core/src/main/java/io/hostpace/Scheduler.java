@@ -639,6 +639,22 @@ final class Scheduler {
       teach(gate.node, call, verdict, now);
     }
     learnInFlight(queue.node, call, verdict, now);
+    if (verdict.quotaResetNanos() > 0) {
+      pause(queue.node, verdict.quotaResetNanos(), now); // the host's own quota, not its groups'
+    }
+  }
+
+  /** Pauses the host or group for {@code nanos}, at most the retry delay limit, unless it is paused longer already. */
+  private void pause(Node node, long nanos, long now) {
+    HostState state = node.state;
+    long pause = Math.min(nanos, retryDelayLimit);
+    long until = now + pause;
+    if (!state.paused() || until - state.pausedUntil() > 0) {
+      state.pauseUntil(until);
+      if (listener != null) {
+        emit(new HostpaceEvent.Paused(node.key, Duration.ofNanos(pause), now));
+      }
+    }
   }
 
   /** What the host's answer says of how many requests it holds at once; hosts only, not groups. */
@@ -665,14 +681,7 @@ final class Scheduler {
   private void teach(Node node, Call<?> call, Verdict verdict, long now) {
     HostState state = node.state;
     if (verdict.refusal() && verdict.retryAfterNanos() >= 0) {
-      long pause = Math.min(verdict.retryAfterNanos(), retryDelayLimit);
-      long until = now + pause;
-      if (!state.paused() || until - state.pausedUntil() > 0) {
-        state.pauseUntil(until);
-        if (listener != null) {
-          emit(new HostpaceEvent.Paused(node.key, Duration.ofNanos(pause), now));
-        }
-      }
+      pause(node, verdict.retryAfterNanos(), now);
       return;
     }
     long interval = state.interval();

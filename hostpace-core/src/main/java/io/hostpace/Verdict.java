@@ -10,8 +10,11 @@ package io.hostpace;
  * @param next what the call does next
  * @param delayNanos for {@link Next#RETRY_LATER}, how long it waits first
  * @param reason for {@link Next#GIVE_UP}, why
+ * @param quotaResetNanos when the answer announced that nothing of its quota remains, the time
+ *     to its reset (SPEC R8); -1 else
  */
-record Verdict(int status, boolean refusal, long retryAfterNanos, Next next, long delayNanos, String reason) {
+record Verdict(int status, boolean refusal, long retryAfterNanos, Next next, long delayNanos, String reason,
+    long quotaResetNanos) {
 
   enum Next {
     /** The answer goes to the caller. */
@@ -25,19 +28,24 @@ record Verdict(int status, boolean refusal, long retryAfterNanos, Next next, lon
   }
 
   static Verdict done(int status, boolean refusal, long retryAfterNanos) {
-    return new Verdict(status, refusal, retryAfterNanos, Next.DONE, 0, "");
+    return new Verdict(status, refusal, retryAfterNanos, Next.DONE, 0, "", -1);
   }
 
   static Verdict giveUp(int status, long retryAfterNanos, String reason) {
-    return new Verdict(status, true, retryAfterNanos, Next.GIVE_UP, 0, reason);
+    return new Verdict(status, true, retryAfterNanos, Next.GIVE_UP, 0, reason, -1);
   }
 
   static Verdict retry(int status, long retryAfterNanos) {
-    return new Verdict(status, true, retryAfterNanos, Next.RETRY, 0, "");
+    return new Verdict(status, true, retryAfterNanos, Next.RETRY, 0, "", -1);
   }
 
   static Verdict retryLater(int status, long delayNanos) {
-    return new Verdict(status, false, -1, Next.RETRY_LATER, delayNanos, "");
+    return new Verdict(status, false, -1, Next.RETRY_LATER, delayNanos, "", -1);
+  }
+
+  /** This verdict, with the quota reset the answer announced (SPEC R8). */
+  Verdict withQuotaReset(long nanos) {
+    return nanos < 0 ? this : new Verdict(status, refusal, retryAfterNanos, next, delayNanos, reason, nanos);
   }
 
   boolean retries() {

@@ -17,7 +17,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** SPEC R1 to R7: what refusals teach, and what they do not. With the seed's own numbers. */
+/**
+ * SPEC R1 to R8: what refusals teach, and what they do not, with the seed's own numbers; and what
+ * a server that announces its quota asks for before it refuses.
+ */
 class RefusalTest {
 
   final VirtualTime time = VirtualTime.create();
@@ -276,5 +279,77 @@ class RefusalTest {
     engine.forgetAll();
     time.runDue();
     assertThat(server.startTimes("b.test")).hasSize(2); // the retry went at once
+  }
+
+  // ---------------------------------------------------------------- announced quotas (R8)
+
+  @Test
+  void R8_aHostThatAnnouncesNothingRemainingStartsNothingUntilItsReset() {
+    Hostpace engine = engine().build();
+    server.script(exchange -> exchange.uri.getPath().equals("/last")
+        ? Reply.ok().header("X-RateLimit-Remaining", "0").header("X-RateLimit-Reset", "5")
+        : Reply.ok().header("X-RateLimit-Remaining", "7").header("X-RateLimit-Reset", "5"));
+    CompletableFuture<Response> last = get(engine, "http://api.test/last");
+    time.advance(Duration.ofSeconds(1));
+    CompletableFuture<Response> next = get(engine, "http://api.test/next");
+
+    time.advance(Duration.ofSeconds(10));
+
+    assertThat(last.join().status()).isEqualTo(200); // an answer, handed over as it is
+    assertThat(next.join().status()).isEqualTo(200);
+    assertThat(server.startTimes("api.test")).containsExactly("0.000", "5.100"); // answered at 0.1 s, reset 5 s on
+    assertThat(events).filteredOn(HostpaceEvent.Paused.class::isInstance).singleElement()
+        .satisfies(e -> assertThat(((HostpaceEvent.Paused) e).pause()).isEqualTo(Duration.ofSeconds(5)));
+    assertThat(interval(engine, "api.test")).isZero();
+  }
+
+  @Test
+  void R8_somethingRemainingPausesNothing() {
+    Hostpace engine = engine().build();
+    server.script(exchange -> Reply.ok().header("RateLimit", "\"default\";r=1;t=30"));
+    get(engine, "http://api.test/1");
+    time.advance(Duration.ofSeconds(1));
+    get(engine, "http://api.test/2");
+    time.runDue();
+    assertThat(server.startTimes("api.test")).containsExactly("0.000", "1.000");
+    assertThat(events).noneMatch(HostpaceEvent.Paused.class::isInstance);
+  }
+
+  @Test
+  void R8_aRefusalThatAnnouncesItsResetIsRetriedAtTheReset() {
+    Hostpace engine = engine().build();
+    server.script(refuseFirst(1, Reply.status(429).header("RateLimit", "\"default\";r=0;t=3")));
+    CompletableFuture<Response> call = get(engine, "http://api.test/");
+    time.advance(Duration.ofSeconds(10));
+    assertThat(call.join().status()).isEqualTo(200);
+    assertThat(server.startTimes("api.test")).containsExactly("0.000", "3.100");
+  }
+
+  @Test
+  void R8_anAnnouncedResetPastTheRetryDelayLimitPausesForTheLimit() {
+    Hostpace engine = engine().retryDelayLimit(Duration.ofSeconds(10)).build();
+    server.script(refuseFirst(1, Reply.ok().header("RateLimit-Remaining", "0").header("RateLimit-Reset", "3600")));
+    get(engine, "http://api.test/1");
+    time.advance(Duration.ofSeconds(1));
+    get(engine, "http://api.test/2");
+    time.advance(Duration.ofMinutes(1));
+    assertThat(server.startTimes("api.test")).containsExactly("0.000", "10.100");
+  }
+
+  @Test
+  void R8_aHostsAnnouncedQuotaPausesThatHostAndNotTheOthersOfItsGroup() {
+    Hostpace engine = engine().limit("*.example.test", Limits.inFlight(10)).build();
+    server.script(exchange -> exchange.uri.getHost().startsWith("a.")
+        ? Reply.ok().header("X-RateLimit-Remaining", "0").header("X-RateLimit-Reset", "30")
+        : Reply.ok());
+    get(engine, "http://a.example.test/1");
+    time.advance(Duration.ofSeconds(1));
+    get(engine, "http://a.example.test/2");
+    get(engine, "http://b.example.test/1");
+    time.advance(Duration.ofSeconds(1));
+    assertThat(server.startTimes("b.example.test")).containsExactly("1.000");
+    assertThat(server.startTimes("a.example.test")).containsExactly("0.000");
+    time.advance(Duration.ofSeconds(30));
+    assertThat(server.startTimes("a.example.test")).containsExactly("0.000", "30.100");
   }
 }

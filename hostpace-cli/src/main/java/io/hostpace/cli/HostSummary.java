@@ -79,7 +79,7 @@ final class HostSummary implements HostpaceListener {
     return row == null ? Duration.ZERO : row.interval;
   }
 
-  /** The longest pause a {@code Retry-After} of {@code key} imposed, zero when none. */
+  /** The longest pause {@code key} asked for (a {@code Retry-After}, an announced quota), zero when none. */
   synchronized Duration longestPause(String key) {
     Row row = rows.get(key);
     return row == null ? Duration.ZERO : row.longestPause;

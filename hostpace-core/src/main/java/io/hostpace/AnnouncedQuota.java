@@ -1,0 +1,152 @@
+package io.hostpace;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads the quota a server announces on its answers (SPEC R8) for the one thing the engine acts on:
+ * nothing remains, so the host is paused until the quota resets. Every answer is read, accepted or
+ * refused, before the host refuses anything.
+ *
+ * <p>The forms read, the first present winning:
+ * <ol>
+ *   <li>{@code RateLimit} of the IETF httpapi draft, as a list of policies with parameters
+ *       ({@code "default";r=0;t=30}, draft 07 and later: {@code r} remaining, {@code t} seconds to
+ *       the reset; with several policies the longest wait of those with nothing remaining), or as
+ *       the dictionary of the earlier drafts ({@code limit=100, remaining=0, reset=30});
+ *   <li>{@code RateLimit-Remaining} with {@code RateLimit-Reset} (drafts 00 to 06);
+ *   <li>{@code X-RateLimit-Remaining} with {@code X-RateLimit-Reset}, or else
+ *       {@code X-RateLimit-Reset-After} (GitHub, Twitter, Discord and many others).
+ * </ol>
+ * A reset is seconds to wait ({@code 30}, {@code 1.5}), or, as many servers send it, the time of
+ * the reset: a number of at least 10<sup>9</sup> is a Unix time in seconds, of at least
+ * 10<sup>12</sup> one in milliseconds; a time already past means no wait. Anything else (signs,
+ * junk, a remaining count that is not a whole number) announces nothing; nothing here throws. The
+ * wall clock is read only for a reset given as a time.
+ */
+final class AnnouncedQuota {
+
+  /** How an answer's header is read: its first value, or null. */
+  interface Headers {
+    @Nullable String get(String name);
+  }
+
+  static final long NONE = -1;
+  private static final long MAX_NANOS = 365L * 24 * 3600 * 1_000_000_000L;
+
+  private AnnouncedQuota() {}
+
+  /** Nanoseconds until the announced quota resets when nothing of it remains; {@link #NONE} else. */
+  static long pauseNanos(Headers headers, Clock now) {
+    try {
+      String combined = headers.get("RateLimit");
+      if (combined != null) {
+        return combined.indexOf('=') >= 0 && (combined.contains(";r=") || combined.contains("; r="))
+            ? fromPolicies(combined, now)
+            : fromDictionary(combined, now);
+      }
+      long draft = fromFields(headers.get("RateLimit-Remaining"), headers.get("RateLimit-Reset"), now);
+      if (draft != NONE) {
+        return draft;
+      }
+      String reset = headers.get("X-RateLimit-Reset");
+      return fromFields(headers.get("X-RateLimit-Remaining"),
+          reset != null ? reset : headers.get("X-RateLimit-Reset-After"), now);
+    } catch (RuntimeException e) {
+      return NONE; // whatever a server sends
+    }
+  }
+
+  /** {@code "burst";r=0;t=30, "daily";r=5;t=3600}: the longest wait of the policies with nothing remaining. */
+  private static long fromPolicies(String value, Clock now) {
+    long longest = NONE;
+    for (String item : splitOutsideQuotes(value)) {
+      String remaining = null;
+      String reset = null;
+      String[] parameters = item.split(";");
+      for (int i = 1; i < parameters.length; i++) {
+        String[] pair = parameters[i].trim().split("=", 2);
+        if (pair.length == 2 && pair[0].trim().equals("r")) {
+          remaining = pair[1].trim();
+        } else if (pair.length == 2 && pair[0].trim().equals("t")) {
+          reset = pair[1].trim();
+        }
+      }
+      longest = Math.max(longest, fromFields(remaining, reset, now));
+    }
+    return longest;
+  }
+
+  /** {@code limit=100, remaining=0, reset=30}. */
+  private static long fromDictionary(String value, Clock now) {
+    String remaining = null;
+    String reset = null;
+    for (String member : splitOutsideQuotes(value)) {
+      String[] pair = member.trim().split("=", 2);
+      if (pair.length == 2 && pair[0].trim().equals("remaining")) {
+        remaining = pair[1].trim();
+      } else if (pair.length == 2 && pair[0].trim().equals("reset")) {
+        reset = pair[1].trim();
+      }
+    }
+    return fromFields(remaining, reset, now);
+  }
+
+  private static long fromFields(@Nullable String remaining, @Nullable String reset, Clock now) {
+    if (remaining == null || reset == null || !isZero(remaining.trim())) {
+      return NONE;
+    }
+    return resetNanos(reset.trim(), now);
+  }
+
+  /** "0", "00": nothing remains; any other whole number, or anything else, does not say so. */
+  private static boolean isZero(String count) {
+    if (count.isEmpty()) {
+      return false;
+    }
+    for (int i = 0; i < count.length(); i++) {
+      if (count.charAt(i) != '0') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Seconds to wait, or a Unix time in seconds or milliseconds; NONE for anything else. */
+  private static long resetNanos(String reset, Clock now) {
+    if (!reset.matches("\\d{1,20}(\\.\\d{1,9})?")) {
+      return NONE;
+    }
+    double value = Double.parseDouble(reset);
+    double seconds;
+    if (value >= 1e12) {
+      seconds = (value - now.instant().toEpochMilli()) / 1e3;
+    } else if (value >= 1e9) {
+      java.time.Instant at = now.instant();
+      seconds = value - at.getEpochSecond() - at.getNano() / 1e9;
+    } else {
+      seconds = value;
+    }
+    if (!(seconds > 0)) {
+      return 0;
+    }
+    return seconds * 1e9 >= MAX_NANOS ? MAX_NANOS : Math.round(seconds * 1e9);
+  }
+
+  /** The members of a list or dictionary: split on commas that are not inside a quoted string. */
+  private static String[] splitOutsideQuotes(String value) {
+    java.util.List<String> members = new java.util.ArrayList<>();
+    boolean quoted = false;
+    int from = 0;
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c == '"' && (i == 0 || value.charAt(i - 1) != '\\')) {
+        quoted = !quoted;
+      } else if (c == ',' && !quoted) {
+        members.add(value.substring(from, i));
+        from = i + 1;
+      }
+    }
+    members.add(value.substring(from));
+    return members.toArray(new String[0]);
+  }
+}

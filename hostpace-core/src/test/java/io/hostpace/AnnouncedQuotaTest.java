@@ -1,0 +1,96 @@
+package io.hostpace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import org.junit.jupiter.api.Test;
+
+/** SPEC R8: the forms of an announced quota that the engine reads, and what it makes of them. */
+class AnnouncedQuotaTest {
+
+  /** 2026-12-01T10:00:00.250Z: 1_796_119_200 s and 250 ms since the epoch. */
+  static final Instant NOW = Instant.parse("2026-12-01T10:00:00.250Z");
+  static final Clock CLOCK = new Clock() {
+    @Override
+    public long nanoTime() {
+      return 0;
+    }
+
+    @Override
+    public Instant instant() {
+      return NOW;
+    }
+  };
+
+  static long pause(String... namesAndValues) {
+    Map<String, String> headers = new HashMap<>();
+    for (int i = 0; i < namesAndValues.length; i += 2) {
+      headers.put(namesAndValues[i].toLowerCase(Locale.ROOT), namesAndValues[i + 1]);
+    }
+    return AnnouncedQuota.pauseNanos(name -> headers.get(name.toLowerCase(Locale.ROOT)), CLOCK);
+  }
+
+  static long seconds(double seconds) {
+    return Math.round(seconds * 1e9);
+  }
+
+  @Test
+  void R8_theIetfDraftsListOfPoliciesWithNothingRemainingWaitsTheLongestOfThem() {
+    assertThat(pause("RateLimit", "\"default\";r=0;t=30")).isEqualTo(seconds(30));
+    assertThat(pause("RateLimit", "\"burst\";r=0;t=5, \"daily\";r=0;t=3600")).isEqualTo(seconds(3600));
+    assertThat(pause("RateLimit", "\"burst\";r=3;t=5, \"daily\";r=0;t=60")).isEqualTo(seconds(60));
+    assertThat(pause("RateLimit", "\"default\";r=50;t=30")).isEqualTo(AnnouncedQuota.NONE);
+  }
+
+  @Test
+  void R8_theEarlierDraftsDictionaryAndSeparateFields() {
+    assertThat(pause("RateLimit", "limit=100, remaining=0, reset=7")).isEqualTo(seconds(7));
+    assertThat(pause("RateLimit", "limit=100, remaining=1, reset=7")).isEqualTo(AnnouncedQuota.NONE);
+    assertThat(pause("RateLimit-Limit", "10", "RateLimit-Remaining", "0", "RateLimit-Reset", "2.5")).isEqualTo(seconds(2.5));
+  }
+
+  @Test
+  void R8_xRateLimitResetAsSecondsToWaitOrAsAUnixTimeInSecondsOrMilliseconds() {
+    assertThat(pause("X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "12")).isEqualTo(seconds(12));
+    assertThat(pause("X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "1796119230")).isEqualTo(seconds(29.75)); // GitHub
+    assertThat(pause("X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "1796119201250")).isEqualTo(seconds(1));
+    assertThat(pause("X-RateLimit-Remaining", "0", "X-RateLimit-Reset-After", "0.5")).isEqualTo(seconds(0.5)); // Discord
+    assertThat(pause("X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "1796119100")).isZero(); // past: no wait
+  }
+
+  @Test
+  void R8_somethingRemainingOrNoResetOrJunkAnnouncesNothing() {
+    assertThat(pause()).isEqualTo(AnnouncedQuota.NONE);
+    assertThat(pause("X-RateLimit-Remaining", "4", "X-RateLimit-Reset", "12")).isEqualTo(AnnouncedQuota.NONE);
+    assertThat(pause("X-RateLimit-Remaining", "0")).isEqualTo(AnnouncedQuota.NONE);
+    assertThat(pause("X-RateLimit-Remaining", "-0", "X-RateLimit-Reset", "12")).isEqualTo(AnnouncedQuota.NONE);
+    assertThat(pause("X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "soon")).isEqualTo(AnnouncedQuota.NONE);
+    assertThat(pause("X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "-5")).isEqualTo(AnnouncedQuota.NONE);
+    assertThat(pause("RateLimit", "\"default\";r=0")).isEqualTo(AnnouncedQuota.NONE);
+  }
+
+  @Test
+  void R8_aResetFarOffIsCutToAYear() {
+    assertThat(pause("RateLimit-Remaining", "0", "RateLimit-Reset", "999999999.5")).isEqualTo(Duration.ofDays(365).toNanos());
+  }
+
+  @Property
+  void R8_nothingAServerSendsThrowsOrAsksForLessThanNothing(
+      @ForAll String combined, @ForAll String remaining, @ForAll String reset) {
+    for (String[] form : new String[][] {
+        {"RateLimit", combined},
+        {"RateLimit", "\"p\";r=" + remaining + ";t=" + reset},
+        {"RateLimit", "limit=" + combined + ", remaining=" + remaining + ", reset=" + reset},
+        {"RateLimit-Remaining", remaining, "RateLimit-Reset", reset},
+        {"X-RateLimit-Remaining", remaining, "X-RateLimit-Reset", reset}}) {
+      long pause = pause(form);
+      assertThat(pause).isBetween(AnnouncedQuota.NONE, Duration.ofDays(365).toNanos());
+    }
+  }
+}
