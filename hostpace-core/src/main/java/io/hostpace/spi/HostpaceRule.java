@@ -448,6 +448,14 @@ final class HostpaceRule implements LearningRule {
       return memory;
     }
     Memory fresh = new Memory();
+    long interval = host.interval();
+    if (interval > 0) {
+      // A host paced already with nothing of this rule's memory (a store that kept the interval
+      // alone, from another run or process): go on at that pace, as if the rule had just set it.
+      fresh.base = NANOS / interval;
+      fresh.wmax = fresh.base;
+      fresh.epoch = host.intervalChangedAt();
+    }
     host.memory(fresh);
     return host.memory() == fresh ? fresh : null;
   }

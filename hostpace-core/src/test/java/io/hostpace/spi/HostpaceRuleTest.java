@@ -174,6 +174,14 @@ class HostpaceRuleTest {
   }
 
   @Test
+  void aHostPacedAlreadyWithNoMemoryOfTheRuleGoesOnAtThatPace() {
+    host.interval(1_000_000_000L, at(0));              // a store kept the interval, from another run
+    assertThat(answered(5.0)).isEqualTo(1_000_000_000L);   // the plateau: 1 a second until K
+    assertThat(answered(15.0)).isLessThan(1_000_000_000L); // then probing beyond it
+    assertThat(refused(15.5)).isGreaterThan(1_000_000_000L);
+  }
+
+  @Test
   void aStoreThatKeepsNoMemoryGetsTheSeedsSlowingAndAHundredthOffPerAnswer() {
     HostState forgetful = new ForgetfulState();
     assertThat(rule.onRefusal(at(0), at(0), forgetful)).isEqualTo(250_000_000L);
