@@ -1,13 +1,17 @@
 package io.hostpace.cli;
 
 import io.hostpace.CallContext;
+import io.hostpace.HostStateFile;
 import io.hostpace.Hostpace;
 import io.hostpace.HostpaceListener;
 import io.hostpace.Limits;
 import io.hostpace.Rate;
 import io.hostpace.timeout.AdaptiveTimeouts;
 import io.hostpace.timeout.TimeoutPolicy;
+import java.io.IOException;
+import java.io.PrintStream;
 import java.math.BigDecimal;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,6 +60,14 @@ final class PacingOptions {
   @Option(names = "--user-agent", paramLabel = "UA", description = "the User-Agent of requests that set none")
   @Nullable String userAgent;
 
+  @Option(names = "--state", paramLabel = "FILE",
+      description = "keep what hosts taught (their pace, in-flight limit, a pause not ended) in FILE across runs: "
+          + "read at the start if it exists, written at the end")
+  @Nullable Path state;
+
+  /** The store of {@code --state}, once the engine is made. */
+  private @Nullable HostStateFile kept;
+
   /** How each attempt's time is budgeted. */
   enum TimeoutPolicyName { fixed, adaptive }
 
@@ -84,7 +96,33 @@ final class PacingOptions {
       }
       builder.userAgent(userAgent);
     }
+    if (state != null) {
+      try {
+        kept = HostStateFile.load(state);
+      } catch (IOException e) {
+        throw usage("--state '" + state + "' cannot be read: " + e.getMessage());
+      } catch (IllegalArgumentException e) {
+        throw usage("--state: " + e.getMessage());
+      }
+      builder.hostStateStore(kept);
+    }
     return builder.build();
+  }
+
+  /**
+   * Writes what hosts taught to the {@code --state} file, if one was given; a file that cannot be
+   * written is said on {@code err} and changes nothing else.
+   */
+  void saveState(PrintStream err) {
+    HostStateFile store = kept;
+    if (store == null) {
+      return;
+    }
+    try {
+      store.save();
+    } catch (IOException e) {
+      err.println("hostpace: cannot save host state to " + store.file() + ": " + e.getMessage());
+    }
   }
 
   /** The context these options describe: the limits for every host and per key. */

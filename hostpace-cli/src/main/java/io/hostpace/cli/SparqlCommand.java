@@ -82,7 +82,8 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
     long timeoutMillis = pacing.timeout().toMillis();
     Hostpace engine = pacing.engine(event -> {});
     PrintStream out = streams.out();
-    try (HostpaceJena.Installation installation = HostpaceJena.install(engine)) {
+    try (HostpaceJena.Installation installation = HostpaceJena.install(engine);
+        StateSaved saved = () -> pacing.saveState(streams.err())) {
       QueryExecution execution = QueryExecutionHTTP.service(endpoint)
           .query(query)
           .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
@@ -172,5 +173,11 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
     String stripped = text.strip();
     int newline = stripped.indexOf('\n');
     return newline < 0 ? stripped : stripped.substring(0, newline).strip();
+  }
+
+  /** Saves the {@code --state} file however the query ended. */
+  private interface StateSaved extends AutoCloseable {
+    @Override
+    void close();
   }
 }

@@ -248,4 +248,27 @@ class FetchCommandTest {
     assertThat(err.strip()).startsWith("hostpace: Invalid value for option '--timeout-policy'");
     assertThat(server.requests).isEmpty();
   }
+
+  @Test
+  void stateKeepsWhatHostsTaughtInAFileAcrossRuns(@TempDir Path dir) throws IOException {
+    Path state = dir.resolve("state.tsv");
+    String host = "127.0.0.1:" + server.server.getAddress().getPort();
+
+    assertThat(run("fetch", "--state", state.toString(), server.url("/come-back-later"))).isZero();
+
+    // Asked to come back in 120 s, past the 60 s limit: the request gave up, the host is paused 60 s.
+    assertThat(Files.readAllLines(state)).hasSize(2).last().asString()
+        .matches(java.util.regex.Pattern.quote(host) + "\\t\\d+\\t0\\t0\\t\\d{13}");
+  }
+
+  @Test
+  void aStateFileItDidNotWriteIsAUsageErrorThatNamesTheLine(@TempDir Path dir) throws IOException {
+    Path state = dir.resolve("state.tsv");
+    Files.writeString(state, "# mine\nqlever.dev\tyesterday\t0\t0\t0\n");
+
+    assertThat(run("fetch", "--state", state.toString(), server.url("/ok"))).isEqualTo(2);
+
+    assertThat(err).contains("--state: host state file " + state + ", line 2: saved is not a whole number: 'yesterday'");
+    assertThat(server.seen).doesNotContainKey("/ok");
+  }
 }

@@ -117,4 +117,14 @@ class SparqlCommandTest {
     assertThat(run("sparql", "--endpoint", "ftp://example.org/sparql", "--query", SELECT)).isEqualTo(2);
     assertThat(err.strip()).isEqualTo("hostpace: --endpoint 'ftp://example.org/sparql' is not an http or https URL");
   }
+
+  @Test
+  void stateIsWrittenWhenTheQueryEnds(@TempDir Path dir) throws IOException {
+    Path state = dir.resolve("state.tsv");
+    try (GatedEndpoint endpoint = GatedEndpoint.start(dataset(), Gate.open())) {
+      assertThat(run("sparql", "--endpoint", endpoint.sparql().toString(), "--query", SELECT, "--state", state.toString()))
+          .as(err).isZero();
+    }
+    assertThat(java.nio.file.Files.readAllLines(state)).singleElement().asString().startsWith("# hostpace host state");
+  }
 }
