@@ -9,8 +9,11 @@ import org.jspecify.annotations.Nullable;
  *
  * @param seed all randomness (the arrival times of {@code {"perSecond": ...}}) comes from it
  * @param maxNanos how long a replay may run; what is not done by then is lost
+ * @param runs how many times each policy runs the workload, each run's engines starting from what
+ *     the last run's taught them (SPEC S1, {@code HostStateFile}); the figures are the last run's
  */
-record PacingScenario(long seed, long maxNanos, List<ServerSpec> servers, List<ClientSpec> clients, List<Policy> policies) {
+record PacingScenario(long seed, long maxNanos, int runs, List<ServerSpec> servers, List<ClientSpec> clients,
+    List<Policy> policies) {
 
   enum Model { TOKEN_BUCKET, FIXED_WINDOW, GATE }
 

@@ -29,13 +29,15 @@ import org.jspecify.annotations.Nullable;
  */
 final class PacingScenarioParser {
 
-  private static final Set<String> TOP = Set.of("seed", "maxSeconds", "servers", "clients", "policies");
+  private static final Set<String> TOP = Set.of("seed", "maxSeconds", "runs", "servers", "clients", "policies");
   private static final Set<String> SERVER = Set.of(
       "host", "model", "rate", "burst", "limit", "windowSeconds", "maxConcurrent", "status", "retryAfter",
       "latencyMs", "refusalsCount", "changes");
   private static final Set<String> CHANGE = Set.of("atSeconds", "rate", "burst", "limit", "maxConcurrent");
   private static final Set<String> CLIENT = Set.of("host", "requests", "arrival", "inFlight", "processes", "sharedState");
   private static final Set<String> ARRIVAL = Set.of("perSecond");
+
+  static final int MAX_RUNS = 10;
 
   private PacingScenarioParser() {}
 
@@ -44,6 +46,10 @@ final class PacingScenarioParser {
         text, "{\"servers\": [...], \"clients\": [...], \"policies\": [...]}", TOP, "a pacing scenario");
     long seed = root.has("seed") ? whole(root.get("seed"), "seed") : 1;
     long max = root.has("maxSeconds") ? seconds(root.get("maxSeconds"), "maxSeconds", true) : 3_600_000_000_000L;
+    long runs = root.has("runs") ? whole(root.get("runs"), "runs") : 1;
+    if (runs < 1 || runs > MAX_RUNS) {
+      throw new ScenarioException("runs", "expected 1 to " + MAX_RUNS + " runs, got " + runs);
+    }
 
     JsonNode servers = list(required(root, "servers", "", "a list of servers"), "servers", "a list of servers");
     if (servers.isEmpty()) {
@@ -94,7 +100,8 @@ final class PacingScenarioParser {
       }
       policySpecs.add(policy);
     }
-    return new PacingScenario(seed, max, List.copyOf(serverSpecs), List.copyOf(clientSpecs), List.copyOf(policySpecs));
+    return new PacingScenario(seed, max, (int) runs, List.copyOf(serverSpecs), List.copyOf(clientSpecs),
+        List.copyOf(policySpecs));
   }
 
   private static ServerSpec server(JsonNode node, String path) {
@@ -245,7 +252,6 @@ final class PacingScenarioParser {
     return node.asLong();
   }
 
-  /** Seconds as nanoseconds; positive when {@code positive}, else 0 or more. */
   /** The boolean {@code field} of {@code node}, false when absent. */
   private static boolean flag(JsonNode node, String field, String path) {
     if (!node.has(field)) {
@@ -257,6 +263,7 @@ final class PacingScenarioParser {
     return node.get(field).asBoolean();
   }
 
+  /** Seconds as nanoseconds; positive when {@code positive}, else 0 or more. */
   private static long seconds(JsonNode node, String path, boolean positive) {
     if (!node.isNumber() || !Double.isFinite(node.asDouble()) || node.asDouble() < 0
         || (positive && node.asDouble() <= 0) || node.asDouble() > 1e7) {

@@ -1,5 +1,6 @@
 package io.hostpace.simulator;
 
+import io.hostpace.HostStateFile;
 import io.hostpace.Hostpace;
 import io.hostpace.Limits;
 import io.hostpace.Rate;
@@ -11,6 +12,7 @@ import io.hostpace.spi.Exchange;
 import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -117,9 +119,41 @@ public final class PacingSimulation {
     Workload workload = new Workload(scenario);
     List<PacingResult.Policy> results = new ArrayList<>();
     for (Policy policy : scenario.policies()) {
-      results.add(new Replay(scenario, workload, policy, origin).run());
+      results.add(replay(scenario, workload, policy, origin));
     }
     return new PacingResult(round(workload.idealNanos / 1e9, 1), results);
+  }
+
+  /**
+   * One policy's replay; with several {@code runs}, each run an hour after the last one's
+   * {@code maxSeconds}, its engines' states kept in files between runs. The last run's figures.
+   */
+  private static PacingResult.Policy replay(PacingScenario scenario, Workload workload, Policy policy, long origin) {
+    if (scenario.runs() == 1) {
+      return new Replay(scenario, workload, policy, origin, 0, null).run();
+    }
+    Path kept;
+    try {
+      kept = Files.createTempDirectory("hostpace-simulation");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot make a folder for the states kept between runs", e);
+    }
+    try {
+      PacingResult.Policy last = null;
+      for (int run = 0; run < scenario.runs(); run++) {
+        last = new Replay(scenario, workload, policy, origin, run, kept).run();
+      }
+      return last;
+    } finally {
+      try (java.util.stream.Stream<Path> files = Files.list(kept)) {
+        for (Path file : files.toList()) {
+          Files.deleteIfExists(file);
+        }
+        Files.deleteIfExists(kept);
+      } catch (IOException e) {
+        // a temporary folder left behind
+      }
+    }
   }
 
   /** The requests of a scenario: for each client, when each arrives, and its ideal finish. */
@@ -199,13 +233,19 @@ public final class PacingSimulation {
     private final List<Request> requests = new ArrayList<>();
     private final List<Long> starts = new ArrayList<>();
     private final List<Long> refused = new ArrayList<>();
+    /** Where the engines keep their states between runs; null for a single run. */
+    private final @Nullable Path kept;
+    private final List<HostStateFile> keptStates = new ArrayList<>();
+    private int unfinished;
 
-    Replay(PacingScenario scenario, Workload workload, Policy policy, long origin) {
+    Replay(PacingScenario scenario, Workload workload, Policy policy, long origin, int run, @Nullable Path kept) {
       this.scenario = scenario;
       this.workload = workload;
       this.policy = policy;
       this.origin = origin;
-      this.time = VirtualTime.startingAt(origin, WALL_ORIGIN);
+      this.kept = kept;
+      Duration apart = Duration.ofNanos(scenario.maxNanos()).plusHours(1);
+      this.time = VirtualTime.startingAt(origin, WALL_ORIGIN.plus(apart.multipliedBy(run)));
       for (ServerSpec server : scenario.servers()) {
         servers.put(server.host(), new ServerModel(server, WALL_ORIGIN));
       }
@@ -216,8 +256,9 @@ public final class PacingSimulation {
         ClientSpec client = scenario.clients().get(c);
         long[] arrivals = workload.arrivals.get(c);
         ServerModel server = servers.get(client.host());
-        HostStateStore store = client.sharedState() ? new SharedStates() : HostStateStore.inMemory();
+        HostStateStore shared = client.sharedState() ? new SharedStates(store("client-" + c)) : null;
         for (int p = 0; p < client.processes(); p++) {
+          HostStateStore store = shared != null ? shared : store("client-" + c + "-process-" + p);
           List<Request> mine = new ArrayList<>();
           for (int i = p; i < arrivals.length; i += client.processes()) {
             Request request = new Request(client.host(), arrivals[i]);
@@ -258,6 +299,7 @@ public final class PacingSimulation {
     }
 
     private void paced(ClientSpec client, ServerModel server, Hostpace engine, List<Request> mine) {
+      unfinished += mine.size();
       for (int i = 0; i < mine.size(); i++) {
         Request request = mine.get(i);
         URI uri = URI.create("http://" + client.host() + "/q/" + i);
@@ -266,8 +308,31 @@ public final class PacingSimulation {
           call.whenComplete((answer, failure) -> {
             request.endedAt = elapsed();
             request.completed = answer != null && answer.accepted();
+            if (--unfinished == 0) {
+              saveKeptStates(); // as the run ends, before an idle hour makes the engines forget
+            }
           });
         }, request.arrival);
+      }
+    }
+
+    /** The store of one engine (or of a client's processes that share one): kept between runs when there are several. */
+    private HostStateStore store(String name) {
+      if (kept == null) {
+        return HostStateStore.inMemory();
+      }
+      try {
+        HostStateFile file = HostStateFile.load(kept.resolve(name + ".tsv"), time, Duration.ofDays(1));
+        keptStates.add(file);
+        return file;
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read the state kept from the last run", e);
+      }
+    }
+
+    private void saveKeptStates() {
+      for (HostStateFile file : keptStates) {
+        file.saveUnchecked();
       }
     }
 

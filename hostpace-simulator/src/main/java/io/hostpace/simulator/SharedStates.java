@@ -12,9 +12,14 @@ import java.util.Map;
  */
 final class SharedStates implements HostStateStore {
 
-  private final HostStateStore memory = HostStateStore.inMemory();
+  private final HostStateStore memory;
   private final Map<String, HostState> states = new HashMap<>();
   private final Map<String, Integer> users = new HashMap<>();
+
+  /** Shares the states {@code underlying} opens (kept in memory, or in a file between runs). */
+  SharedStates(HostStateStore underlying) {
+    this.memory = underlying;
+  }
 
   @Override
   public HostState open(String key) {
@@ -27,6 +32,7 @@ final class SharedStates implements HostStateStore {
     if (users.merge(state.key(), -1, Integer::sum) == 0) {
       users.remove(state.key());
       states.remove(state.key());
+      memory.close(state);
     }
   }
 

@@ -44,6 +44,7 @@ class PacingScenarioParserTest {
     assertThat(scenario.clients().get(0).inFlight()).isEqualTo(32);
     assertThat(scenario.policies()).hasSize(4);
     assertThat(scenario.clients().get(0).sharedState()).isFalse();
+    assertThat(scenario.runs()).isEqualTo(1);
   }
 
   @Test
@@ -57,7 +58,9 @@ class PacingScenarioParserTest {
   void eachFieldAtFaultIsNamed() {
     fails("[1]", "", "scenario: expected a JSON object {\"servers\": [...], \"clients\": [...], \"policies\": [...]}");
     fails(scenario(SERVER, CLIENT, "[\"seed\"]").replace("\"servers\"", "\"server\""), "server",
-        "unknown field of a pacing scenario: expected one of clients, maxSeconds, policies, seed, servers");
+        "unknown field of a pacing scenario: expected one of clients, maxSeconds, policies, runs, seed, servers");
+    fails(scenario(SERVER, CLIENT, "[\"seed\"]").replaceFirst("\\{", "{\"runs\":0,"), "runs", "expected 1 to 10 runs, got 0");
+    fails(scenario(SERVER, CLIENT, "[\"seed\"]").replaceFirst("\\{", "{\"runs\":1.5,"), "runs", "expected a whole number, got 1.5");
     fails(scenario("{\"host\":\"q.test\",\"model\":\"token-bucket\"}", CLIENT, "[\"seed\"]"), "servers[0].rate",
         "required: requests a second the bucket refills, such as 1.0");
     fails(scenario("{\"host\":\"q.test\",\"model\":\"token-bucket\",\"rate\":-1}", CLIENT, "[\"seed\"]"),

@@ -124,6 +124,19 @@ class PacingSimulationTest {
   }
 
   @Test
+  void S1_aSecondRunThatStartsFromWhatTheFirstTaughtReachesTheTargetWhereTheFirstCannot() throws IOException {
+    for (String name : new String[] {"refusals-count", "qlever-like"}) {
+      PacingResult.Policy first = replay(name + ".json").policy("hostpace");
+      PacingResult.Policy second = replay(name + "-second-run.json").policy("hostpace");
+      assertThat(second.lost()).as(name).isZero();
+      assertThat(second.goodputRatio()).as(name).isGreaterThanOrEqualTo(0.9);
+      assertThat(second.lateRefusalPct()).as(name).isLessThanOrEqualTo(3.0);
+      assertThat(second.refusalsBetween(0, 0.01)).as(name).isZero();                     // no opening burst refused
+      assertThat(first.refusalsBetween(0, 0.01)).as(name).isEqualTo(31);
+    }
+  }
+
+  @Test
   void whenTheServersRateHalvesAt120sOursFollowsWithin30s() throws IOException {
     PacingResult.Policy ours = replay("rate-halves.json").policy("hostpace");
 
