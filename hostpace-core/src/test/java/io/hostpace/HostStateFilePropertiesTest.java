@@ -1,0 +1,89 @@
+package io.hostpace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hostpace.spi.HostState;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.Size;
+
+/** Whatever hosts taught, a saved file loads back to the same, and what taught nothing is not kept (SPEC S1). */
+class HostStateFilePropertiesTest {
+
+  record Taught(String key, long interval, int limit, long pauseMillis) {
+    boolean nothing() {
+      return interval == 0 && limit == 0 && pauseMillis == 0;
+    }
+  }
+
+  @Provide
+  Arbitrary<Taught> taught() {
+    Arbitrary<String> keys = Combinators.combine(
+            Arbitraries.strings().withCharRange('a', 'z').ofMinLength(1).ofMaxLength(12),
+            Arbitraries.of("", ":8080", ".org"), Arbitraries.of("", "*."))
+        .as((name, tail, group) -> group + name + tail);
+    return Combinators.combine(keys,
+            Arbitraries.oneOf(Arbitraries.just(0L), Arbitraries.longs().between(1, 60_000_000_000L)),
+            Arbitraries.oneOf(Arbitraries.just(0), Arbitraries.integers().between(1, 1000)),
+            Arbitraries.oneOf(Arbitraries.just(0L), Arbitraries.longs().between(1, Duration.ofHours(2).toMillis())))
+        .as(Taught::new);
+  }
+
+  @Property(tries = 200)
+  void whatIsSavedLoadsBackAndWhatTaughtNothingIsNotKept(@ForAll @Size(max = 8) List<@net.jqwik.api.From("taught") Taught> hosts)
+      throws IOException {
+    Path dir = Files.createTempDirectory("host-state");
+    try {
+      VirtualTime time = VirtualTime.create();
+      Path file = dir.resolve("state.tsv");
+      HostStateFile first = HostStateFile.load(file, time, Duration.ofDays(1));
+      java.util.Map<String, Taught> last = new java.util.TreeMap<>();
+      for (Taught host : hosts) {
+        HostState state = first.open(host.key());
+        long now = time.nanoTime();
+        state.interval(host.interval(), now);
+        state.inFlightLimit(host.limit());
+        if (host.pauseMillis() > 0) {
+          state.pauseUntil(now + host.pauseMillis() * 1_000_000L);
+        }
+        first.close(state);
+        last.put(host.key(), host);
+      }
+      first.save();
+      time.advance(Duration.ofSeconds(1));
+
+      HostStateFile second = HostStateFile.load(file, time, Duration.ofDays(1));
+      for (Taught host : last.values()) {
+        HostState state = second.open(host.key());
+        assertThat(state.interval()).as(host.toString()).isEqualTo(host.interval());
+        assertThat(state.inFlightLimit()).as(host.toString()).isEqualTo(host.limit());
+        long pauseLeft = Math.max(0, host.pauseMillis() - 1000);
+        if (pauseLeft > 0) {
+          assertThat(state.paused()).as(host.toString()).isTrue();
+          assertThat(state.pausedUntil() - time.nanoTime()).as(host.toString())
+              .isBetween(pauseLeft * 1_000_000L - 1_000_000L, pauseLeft * 1_000_000L + 1_000_000L);
+        } else {
+          assertThat(state.paused() && state.pausedUntil() - time.nanoTime() > 0).as(host.toString()).isFalse();
+        }
+      }
+      assertThat(second.keys()).containsExactlyElementsOf(last.values().stream()
+          .filter(h -> h.interval() > 0 || h.limit() > 0 || h.pauseMillis() > 1000).map(Taught::key).sorted().toList());
+    } finally {
+      try (var files = Files.list(dir)) {
+        for (Path f : files.toList()) {
+          Files.delete(f);
+        }
+      }
+      Files.delete(dir);
+    }
+  }
+}
