@@ -32,7 +32,7 @@ final class PacingScenarioParser {
   private static final Set<String> TOP = Set.of("seed", "maxSeconds", "runs", "servers", "clients", "policies");
   private static final Set<String> SERVER = Set.of(
       "host", "model", "rate", "burst", "limit", "windowSeconds", "maxConcurrent", "status", "retryAfter",
-      "latencyMs", "refusalsCount", "changes");
+      "latencyMs", "refusalsCount", "announces", "changes");
   private static final Set<String> CHANGE = Set.of("atSeconds", "rate", "burst", "limit", "maxConcurrent");
   private static final Set<String> CLIENT = Set.of("host", "requests", "arrival", "inFlight", "processes", "sharedState");
   private static final Set<String> ARRIVAL = Set.of("perSecond");
@@ -160,6 +160,10 @@ final class PacingScenarioParser {
     }
     long latency = node.has("latencyMs") ? ms(node.get("latencyMs"), path + ".latencyMs") : 50_000_000L;
     boolean refusalsCount = flag(node, "refusalsCount", path);
+    boolean announces = flag(node, "announces", path);
+    if (announces && model == Model.GATE) {
+      throw new ScenarioException(path + ".announces", "a gate counts no quota to announce: token-bucket or fixed-window only");
+    }
     List<Change> changes = new ArrayList<>();
     if (node.has("changes")) {
       JsonNode list = list(node.get("changes"), path + ".changes", "a list of changes");
@@ -203,7 +207,7 @@ final class PacingScenarioParser {
       }
     }
     return new ServerSpec(host, model, rate, burst, limit, window, maxConcurrent, status, retryAfter, latency,
-        refusalsCount, List.copyOf(changes));
+        refusalsCount, announces, List.copyOf(changes));
   }
 
   private static ClientSpec client(JsonNode node, String path) {

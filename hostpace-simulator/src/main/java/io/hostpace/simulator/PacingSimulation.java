@@ -469,7 +469,10 @@ public final class PacingSimulation {
 
       @Override
       public @Nullable String header(ServerModel.Answer response, String name) {
-        return name.equalsIgnoreCase("Retry-After") ? response.retryAfter() : null;
+        if (name.equalsIgnoreCase("Retry-After")) {
+          return response.retryAfter();
+        }
+        return name.equalsIgnoreCase("RateLimit") ? response.rateLimit() : null;
       }
 
       @Override

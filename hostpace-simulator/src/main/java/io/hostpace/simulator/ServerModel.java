@@ -38,8 +38,8 @@ final class ServerModel {
   private static final DateTimeFormatter IMF_FIXDATE =
       DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.ENGLISH).withZone(ZoneOffset.UTC);
 
-  /** A decision: the status, and the Retry-After header or null. */
-  record Answer(int status, @Nullable String retryAfter) {
+  /** A decision: the status, the Retry-After header or null, the RateLimit header or null. */
+  record Answer(int status, @Nullable String retryAfter, @Nullable String rateLimit) {
     boolean accepted() {
       return status == 200;
     }
@@ -103,10 +103,30 @@ final class ServerModel {
         yield false;
       }
     };
+    String announced = spec.announces() ? announced(now) : null;
     if (accept) {
-      return new Answer(200, null);
+      return new Answer(200, null, announced);
     }
-    return new Answer(spec.status(), retryAfter(now));
+    return new Answer(spec.status(), retryAfter(now), announced);
+  }
+
+  /**
+   * The quota left after this decision, as the IETF httpapi draft's {@code RateLimit} says it:
+   * {@code r} requests remaining, {@code t} whole seconds (rounded up) until the quota resets: the
+   * window's end, or the bucket's next token when none is left (its refill when some are).
+   */
+  private String announced(long now) {
+    long remaining;
+    long resetNanos;
+    if (spec.model() == PacingScenario.Model.TOKEN_BUCKET) {
+      remaining = Math.max(0, (long) Math.floor(tokens + 1e-9));
+      resetNanos = remaining > 0 ? (long) Math.ceil((burst - tokens) / rate * 1e9) : freeAt(now) - now;
+    } else {
+      remaining = Math.max(0, limit - used);
+      resetNanos = (window + 1) * spec.window() - now;
+    }
+    long seconds = Math.max(0, (resetNanos + 999_999_999L) / 1_000_000_000L);
+    return "\"default\";r=" + remaining + ";t=" + seconds;
   }
 
   /** The earliest time from {@code now} at which the model, left alone and unchanged, accepts. */

@@ -69,6 +69,8 @@ class PacingScenarioParserTest {
         "servers[0].rate", "not a field of model \"gate\"");
     fails(scenario("{\"host\":\"q.test\",\"model\":\"gate\",\"maxConcurrent\":4,\"retryAfter\":\"later\"}", CLIENT,
         "[\"seed\"]"), "servers[0].retryAfter", "expected \"none\", \"seconds\", \"date\" or \"until-free\", got \"later\"");
+    fails(scenario("{\"host\":\"q.test\",\"model\":\"gate\",\"maxConcurrent\":4,\"announces\":true}", CLIENT,
+        "[\"seed\"]"), "servers[0].announces", "a gate counts no quota to announce: token-bucket or fixed-window only");
     fails(scenario(SERVER.replace("}", ",\"changes\":[{\"atSeconds\":10}]}"), CLIENT, "[\"seed\"]"),
         "servers[0].changes[0]", "a change must set one of rate, burst (token-bucket), limit (fixed-window), maxConcurrent (gate)");
     fails(scenario(SERVER, "{\"host\":\"other.test\",\"requests\":10}", "[\"seed\"]"), "clients[0].host",

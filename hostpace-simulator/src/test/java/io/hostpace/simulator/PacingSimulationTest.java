@@ -137,6 +137,16 @@ class PacingSimulationTest {
   }
 
   @Test
+  void R8_aFixedWindowThatAnnouncesItsQuotaIsPausedUntilEachResetAndRefusesNothingAfterTheOpening() throws IOException {
+    PacingResult.Policy ours = replay("fixed-window-announced.json").policy("hostpace");
+    PacingResult.Policy silent = replay("fixed-window.json").policy("hostpace");
+    assertThat(ours.lost()).isZero();
+    assertThat(ours.goodputRatio()).isGreaterThanOrEqualTo(0.9);
+    assertThat(ours.refusalsBetween(1, ours.finishSeconds())).isZero();   // each window: 60 and a pause
+    assertThat(silent.refusalsBetween(1, silent.finishSeconds())).isGreaterThan(10); // probing for the windows
+  }
+
+  @Test
   void whenTheServersRateHalvesAt120sOursFollowsWithin30s() throws IOException {
     PacingResult.Policy ours = replay("rate-halves.json").policy("hostpace");
 
