@@ -1,10 +1,13 @@
 package io.hostpace.cli;
 
+import io.hostpace.HostStateFile;
 import io.hostpace.Hostpace;
 import io.hostpace.fuseki.Gate;
 import io.hostpace.fuseki.GatedEndpoint;
 import io.hostpace.jena.HostpaceJena;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,8 +30,9 @@ import picocli.CommandLine.Option;
 /**
  * {@code hostpace demo}: what Hostpace is for, on this machine, with no network. Two embedded
  * SPARQL endpoints on 127.0.0.1 refuse like public ones (one like QLever, one like KGF's gate);
- * the same federated workload runs against them first with plain Jena, then through Hostpace;
- * a table compares the two. Leaves nothing running.
+ * the same federated workload runs against them first with plain Jena, then through Hostpace,
+ * then through Hostpace again, its engine starting from what the last one's was taught (SPEC S1,
+ * as {@code --state} keeps it); a table compares the three. Leaves nothing running.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
     description = "Show, on this machine, plain Jena losing federated queries that Hostpace completes.")
@@ -64,41 +68,97 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
     out.println("  workload:  " + queries + " queries sent at once, each joining both endpoints with SERVICE");
     out.println();
 
-    Run plain = run("plain Jena", workload, null);
-    Run paced = run("Hostpace", workload, new HostSummary());
+    Run plain;
+    try (Endpoints endpoints = Endpoints.start(workload)) {
+      plain = run("plain Jena", workload, endpoints, null, null);
+    }
+    Run paced;
+    Run next;
+    Path state = Files.createTempFile("hostpace-demo-state", ".tsv");
+    try (Endpoints endpoints = Endpoints.start(workload)) {
+      // Both runs through Hostpace meet the same endpoints, so that the second knows their hosts.
+      Files.delete(state);
+      HostStateFile kept = HostStateFile.load(state);
+      paced = run("Hostpace", workload, endpoints, new HostSummary(), kept);
+      kept.save();
+      Thread.sleep(1000); // the endpoints' last second passes, as between two runs
+      next = run("next run", workload, endpoints, new HostSummary(), HostStateFile.load(state));
+    } finally {
+      Files.deleteIfExists(state);
+    }
 
     out.println();
-    String row = "  %-34s %14s %14s%n";
-    out.printf(row, "", "plain Jena", "Hostpace");
-    out.printf(row, "queries completed", plain.completed() + " / " + queries, paced.completed() + " / " + queries);
-    out.printf(row, "results correct", plain.correct() + " / " + queries, paced.correct() + " / " + queries);
-    out.printf(row, "requests to people", plain.peopleRequests(), paced.peopleRequests());
-    out.printf(row, "refusals by people", plain.peopleRefusals(), paced.peopleRefusals());
-    out.printf(row, "requests to cities", plain.cityRequests(), paced.cityRequests());
-    out.printf(row, "refusals by cities", plain.cityRefusals(), paced.cityRefusals());
-    out.printf(row, "wall time", seconds(plain.wall()), seconds(paced.wall()));
-    out.printf(row, "interval learned for people", "-", millis(paced.peopleInterval()));
-    out.printf(row, "longest pause asked by cities", "-", millis(paced.cityPause()));
+    String row = "  %-34s %14s %14s %14s%n";
+    out.printf(row, "", "plain Jena", "Hostpace", "next run");
+    out.printf(row, "queries completed", plain.completed() + " / " + queries, paced.completed() + " / " + queries,
+        next.completed() + " / " + queries);
+    out.printf(row, "results correct", plain.correct() + " / " + queries, paced.correct() + " / " + queries,
+        next.correct() + " / " + queries);
+    out.printf(row, "requests to people", plain.peopleRequests(), paced.peopleRequests(), next.peopleRequests());
+    out.printf(row, "refusals by people", plain.peopleRefusals(), paced.peopleRefusals(), next.peopleRefusals());
+    out.printf(row, "requests to cities", plain.cityRequests(), paced.cityRequests(), next.cityRequests());
+    out.printf(row, "refusals by cities", plain.cityRefusals(), paced.cityRefusals(), next.cityRefusals());
+    out.printf(row, "wall time", seconds(plain.wall()), seconds(paced.wall()), seconds(next.wall()));
+    out.printf(row, "interval learned for people", "-", millis(paced.peopleInterval()), millis(next.peopleInterval()));
+    out.printf(row, "longest pause asked by cities", "-", millis(paced.cityPause()), millis(next.cityPause()));
     out.println();
-    if (paced.correct() == queries) {
+    if (paced.correct() == queries && next.correct() == queries) {
       out.println("Hostpace completed every query: it paced each endpoint by what its refusals taught, and");
       out.println("retried the refused requests through the same queue. Plain Jena lost "
           + (queries - plain.completed()) + " of " + queries + ".");
+      out.println("The next run started from what the first was taught (as hostpace fetch and sparql do");
+      out.println("with --state FILE): refused " + next.peopleRefusals() + " times by people, where the first run was refused "
+          + paced.peopleRefusals() + " times.");
       return Main.OK;
     }
-    out.println("Hostpace did not complete every query: " + paced.correct() + " of " + queries + " correct.");
+    out.println("Hostpace did not complete every query: " + paced.correct() + " and " + next.correct() + " of "
+        + queries + " correct.");
     return Main.FAILED;
   }
 
+  /** The two endpoints, on 127.0.0.1; closed after the runs that use them. */
+  private record Endpoints(GatedEndpoint people, GatedEndpoint cities) implements AutoCloseable {
+    static Endpoints start(DemoWorkload workload) {
+      GatedEndpoint people = GatedEndpoint.start(workload.people(), Gate.oneEvery(Duration.ofSeconds(1)));
+      try {
+        return new Endpoints(people, GatedEndpoint.start(workload.cities(), Gate.concurrent(4, Duration.ofSeconds(1))));
+      } catch (RuntimeException e) {
+        people.close();
+        throw e;
+      }
+    }
+
+    @Override
+    public void close() {
+      try {
+        people.close();
+      } finally {
+        cities.close();
+      }
+    }
+  }
+
   /**
-   * Runs the workload against two new endpoints: with plain Jena when {@code summary} is null,
-   * else through a new engine, installed for Jena, whose events {@code summary} hears.
+   * Runs the workload against {@code endpoints}: with plain Jena when {@code summary} is null,
+   * else through a new engine, installed for Jena, whose events {@code summary} hears, its
+   * hosts' states in {@code kept}. Counts only this run's requests.
    */
-  private Run run(String name, DemoWorkload workload, @Nullable HostSummary summary) throws InterruptedException {
-    try (GatedEndpoint people = GatedEndpoint.start(workload.people(), Gate.oneEvery(Duration.ofSeconds(1)));
-         GatedEndpoint cities = GatedEndpoint.start(workload.cities(), Gate.concurrent(4, Duration.ofSeconds(1)));
-         HostpaceJena.Installation installation = summary == null ? null : HostpaceJena.install(
-             Hostpace.builder().retries(10).listener(summary).build())) {
+  private Run run(String name, DemoWorkload workload, Endpoints endpoints, @Nullable HostSummary summary,
+      @Nullable HostStateFile kept) throws InterruptedException {
+    GatedEndpoint people = endpoints.people();
+    GatedEndpoint cities = endpoints.cities();
+    long peopleBefore = people.requests();
+    long peopleRefusedBefore = people.refusals();
+    long citiesBefore = cities.requests();
+    long citiesRefusedBefore = cities.refusals();
+    Hostpace.Builder engine = Hostpace.builder().retries(10);
+    if (summary != null) {
+      engine.listener(summary);
+    }
+    if (kept != null) {
+      engine.hostStateStore(kept);
+    }
+    try (HostpaceJena.Installation installation = summary == null ? null : HostpaceJena.install(engine.build())) {
       List<String> texts = workload.queries(people.sparql(), cities.sparql());
       AtomicInteger done = new AtomicInteger();
       ExecutorService pool = Executors.newFixedThreadPool(texts.size());
@@ -130,7 +190,8 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
           }
         }
         Duration wall = Duration.ofNanos(System.nanoTime() - start);
-        return new Run(completed, correct, people.requests(), people.refusals(), cities.requests(), cities.refusals(),
+        return new Run(completed, correct, people.requests() - peopleBefore, people.refusals() - peopleRefusedBefore,
+            cities.requests() - citiesBefore, cities.refusals() - citiesRefusedBefore,
             wall, summary == null ? Duration.ZERO : summary.interval(people.hostKey()),
             summary == null ? Duration.ZERO : summary.longestPause(cities.hostKey()));
       } finally {

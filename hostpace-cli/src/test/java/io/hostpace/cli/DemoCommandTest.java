@@ -10,11 +10,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** {@code hostpace demo}, smaller than by default, in this process: plain Jena loses queries that Hostpace completes. */
+/**
+ * {@code hostpace demo}, smaller than by default, in this process: plain Jena loses queries that
+ * Hostpace completes, and a next run that starts from what the first was taught is refused less.
+ */
 class DemoCommandTest {
 
   @Test
-  void plainJenaLosesQueriesThatHostpaceCompletesCorrectly() {
+  void plainJenaLosesQueriesThatHostpaceCompletesCorrectlyAndTheNextRunIsRefusedLess() {
     ByteArrayOutputStream stdout = new ByteArrayOutputStream();
     ByteArrayOutputStream stderr = new ByteArrayOutputStream();
     int status = Main.run(new String[] {"demo", "--queries", "6"}, new ByteArrayInputStream(new byte[0]),
@@ -22,11 +25,15 @@ class DemoCommandTest {
     String out = stdout.toString(StandardCharsets.UTF_8);
 
     assertThat(status).as(out + stderr).isZero();
-    Matcher completed = Pattern.compile("queries completed\\s+(\\d+) / 6\\s+(\\d+) / 6").matcher(out);
+    Matcher completed = Pattern.compile("queries completed\\s+(\\d+) / 6\\s+(\\d+) / 6\\s+(\\d+) / 6").matcher(out);
     assertThat(completed.find()).as(out).isTrue();
     assertThat(Integer.parseInt(completed.group(1))).isLessThan(6);
     assertThat(completed.group(2)).isEqualTo("6");
-    assertThat(out).containsPattern("results correct\\s+\\d+ / 6\\s+6 / 6");
-    assertThat(out).containsPattern("refusals by people\\s+[1-9]\\d*\\s+\\d+");
+    assertThat(completed.group(3)).isEqualTo("6");
+    assertThat(out).containsPattern("results correct\\s+\\d+ / 6\\s+6 / 6\\s+6 / 6");
+    // The next run starts from what the first was taught: fewer refusals by people than the first.
+    Matcher refused = Pattern.compile("refusals by people\\s+([1-9]\\d*)\\s+(\\d+)\\s+(\\d+)").matcher(out);
+    assertThat(refused.find()).as(out).isTrue();
+    assertThat(Integer.parseInt(refused.group(3))).as(out).isLessThan(Integer.parseInt(refused.group(2)));
   }
 }
