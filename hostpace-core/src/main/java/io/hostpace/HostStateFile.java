@@ -61,6 +61,8 @@ public final class HostStateFile implements HostStateStore {
     }
   }
 
+  private static final long YEAR_NANOS = Duration.ofDays(365).toNanos();
+
   private final Path file;
   private final Clock clock;
   private final Duration keepFor;
@@ -115,6 +117,12 @@ public final class HostStateFile implements HostStateStore {
       long pausedUntil = number(file, i, "paused until", fields[4]);
       if (limit > Integer.MAX_VALUE) {
         throw bad(file, i, "in-flight limit " + limit + " is too large");
+      }
+      if (interval > YEAR_NANOS) {
+        throw bad(file, i, "interval " + interval + " ns is more than a year");
+      }
+      if (pausedUntil > nowMillis + YEAR_NANOS / 1_000_000L) {
+        throw bad(file, i, "paused until " + pausedUntil + " is more than a year from now");
       }
       if (nowMillis - saved > keepFor.toMillis()) {
         continue; // taught too long ago

@@ -125,6 +125,10 @@ class HostStateFileTest {
         .hasMessage("host state file " + kept.file() + ", line 2: interval is not a whole number: 'fast'");
     Files.writeString(kept.file(), "qlever.test\t1\t2\n");
     assertThatThrownBy(this::load).hasMessageEndingWith("line 1: expected 5 fields separated by tabs, got 3");
+    Files.writeString(kept.file(), "qlever.test\t1\t" + Long.MAX_VALUE + "\t0\t0\n");
+    assertThatThrownBy(this::load).hasMessageEndingWith("line 1: interval " + Long.MAX_VALUE + " ns is more than a year");
+    Files.writeString(kept.file(), "qlever.test\t1\t0\t0\t" + Long.MAX_VALUE + "\n");
+    assertThatThrownBy(this::load).hasMessageContaining("line 1: paused until " + Long.MAX_VALUE + " is more than a year from now");
   }
 
   @Test
