@@ -47,7 +47,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * saving leaves the last one whole.
  *
  * <p>Thread-safe: the engine changes states under its lock, and {@link #save()} may run on any
- * thread at any time (it reads what each change published, never a state mid-change).
+ * thread at any time (it reads what each change published, never a state mid-change). One file
+ * serves one engine at a time: two processes that save the same file overwrite each other's
+ * (sharing what hosts taught between running processes is SPEC S2's, not this class's).
  */
 public final class HostStateFile implements HostStateStore {
 
