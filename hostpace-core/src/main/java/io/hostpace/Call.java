@@ -130,6 +130,11 @@ final class Call<R> {
       });
       late.cancel(true);
       future = CompletableFuture.failedFuture(new CancellationException("aborted at its budget"));
+    } else if (deadline != null && deadline.ranOutBeforeSendReturned() && !future.isDone()) {
+      // The budget ran out before send() returned, and the exchange could not abort: the attempt
+      // it returned is let go now, as the deadline would have.
+      timedOut = number;
+      future.cancel(true);
     }
     attemptInFlight = future;
     if (result.isCancelled()) {
@@ -167,6 +172,7 @@ final class Call<R> {
     private @Nullable CompletableFuture<R> future;
     private boolean inSend = true;
     private boolean aborted;
+    private boolean ranOut;
 
     Deadline(int number, Duration budget) {
       this.number = number;
@@ -204,10 +210,15 @@ final class Call<R> {
 
     /** send() returned {@code sent}; true when the deadline came first and the exchange aborted it. */
     synchronized boolean returned(CompletableFuture<R> sent) {
-      boolean first = !inSend;
+      ranOut = !inSend;
       inSend = false;
       future = sent;
-      return first && aborted;
+      return ranOut && aborted;
+    }
+
+    /** Whether the deadline came before send() returned; meaningful once {@link #returned} was called. */
+    synchronized boolean ranOutBeforeSendReturned() {
+      return ranOut;
     }
 
     void cancel() {

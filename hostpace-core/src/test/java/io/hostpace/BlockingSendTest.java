@@ -168,7 +168,7 @@ class BlockingSendTest {
   }
 
   /** A blocking client whose attempt hangs until the test lets it answer, as a server that is slow to. */
-  static final class HangingExchange implements Exchange<Integer> {
+  static class HangingExchange implements Exchange<Integer> {
     final URI uri;
     final CountDownLatch sent = new CountDownLatch(1);
     final CountDownLatch answer = new CountDownLatch(1);
@@ -380,5 +380,25 @@ class BlockingSendTest {
 
     assertThat(thrownBy(result)).isInstanceOf(AttemptTimeoutException.class);
     assertThat(hanging.discarded).containsExactly(200);
+  }
+
+  @Test
+  void D1_aBudgetThatRunsOutBeforeAnAsynchronousSendReturnsStillEndsItsAttempt() {
+    Hostpace engine = Hostpace.builder().time(time).timeoutPolicy(TimeoutPolicy.fixed(Duration.ofMillis(1))).build();
+    CompletableFuture<Integer> pending = new CompletableFuture<>();
+    HangingExchange slowToReturn = new HangingExchange("http://a.test/") {
+      @Override
+      public CompletableFuture<Integer> send() {
+        time.advance(Duration.ofMillis(2)); // the budget runs out while send() runs, before it returns
+        return pending;                     // an asynchronous attempt that cannot be aborted
+      }
+    };
+
+    CompletableFuture<Integer> call = engine.execute(slowToReturn);
+    time.runDue();
+
+    assertThat(slowToReturn.aborts).hasValue(1);
+    assertThat(pending).isCancelled();
+    assertThatThrownBy(call::join).hasCauseInstanceOf(AttemptTimeoutException.class);
   }
 }
