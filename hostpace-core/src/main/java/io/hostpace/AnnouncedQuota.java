@@ -3,9 +3,9 @@ package io.hostpace;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads the quota a server announces on its answers (SPEC R8) for the one thing the engine acts on:
- * nothing remains, so the host is paused until the quota resets. Every answer is read, accepted or
- * refused, before the host refuses anything.
+ * Reads the quota a server announces on its answers (SPEC R8): how many requests remain, and when
+ * the quota resets. The engine starts no more than remain before the reset, and pauses the host
+ * until then when nothing does. Every answer is read, accepted or refused.
  *
  * <p>The forms read, the first present winning:
  * <ol>
@@ -33,10 +33,38 @@ final class AnnouncedQuota {
   static final long NONE = -1;
   private static final long MAX_NANOS = 365L * 24 * 3600 * 1_000_000_000L;
 
+  /**
+   * An announcement: {@code remaining} requests until the quota resets {@code resetNanos} from
+   * now. With several policies, the one that leaves the least (and of those, the longest wait).
+   */
+  record Announced(long remaining, long resetNanos) {
+    static final Announced NOTHING = new Announced(-1, -1);
+
+    boolean says() {
+      return remaining >= 0;
+    }
+
+    Announced tighter(Announced other) {
+      if (!other.says()) {
+        return this;
+      }
+      if (!says() || other.remaining < remaining || other.remaining == remaining && other.resetNanos > resetNanos) {
+        return other;
+      }
+      return this;
+    }
+  }
+
   private AnnouncedQuota() {}
 
   /** Nanoseconds until the announced quota resets when nothing of it remains; {@link #NONE} else. */
   static long pauseNanos(Headers headers, Clock now) {
+    Announced announced = read(headers, now);
+    return announced.says() && announced.remaining() == 0 ? announced.resetNanos() : NONE;
+  }
+
+  /** What the answer announces; {@link Announced#NOTHING} when it says nothing this class reads. */
+  static Announced read(Headers headers, Clock now) {
     try {
       String combined = headers.get("RateLimit");
       if (combined != null) {
@@ -44,21 +72,21 @@ final class AnnouncedQuota {
             ? fromPolicies(combined, now)
             : fromDictionary(combined, now);
       }
-      long draft = fromFields(headers.get("RateLimit-Remaining"), headers.get("RateLimit-Reset"), now);
-      if (draft != NONE) {
+      Announced draft = fromFields(headers.get("RateLimit-Remaining"), headers.get("RateLimit-Reset"), now);
+      if (draft.says()) {
         return draft;
       }
       String reset = headers.get("X-RateLimit-Reset");
       return fromFields(headers.get("X-RateLimit-Remaining"),
           reset != null ? reset : headers.get("X-RateLimit-Reset-After"), now);
     } catch (RuntimeException e) {
-      return NONE; // whatever a server sends
+      return Announced.NOTHING; // whatever a server sends
     }
   }
 
-  /** {@code "burst";r=0;t=30, "daily";r=5;t=3600}: the longest wait of the policies with nothing remaining. */
-  private static long fromPolicies(String value, Clock now) {
-    long longest = NONE;
+  /** {@code "burst";r=0;t=30, "daily";r=5;t=3600}: the policy that leaves the least. */
+  private static Announced fromPolicies(String value, Clock now) {
+    Announced tightest = Announced.NOTHING;
     for (String item : splitOutsideQuotes(value)) {
       String remaining = null;
       String reset = null;
@@ -71,13 +99,13 @@ final class AnnouncedQuota {
           reset = pair[1].trim();
         }
       }
-      longest = Math.max(longest, fromFields(remaining, reset, now));
+      tightest = tightest.tighter(fromFields(remaining, reset, now));
     }
-    return longest;
+    return tightest;
   }
 
   /** {@code limit=100, remaining=0, reset=30}. */
-  private static long fromDictionary(String value, Clock now) {
+  private static Announced fromDictionary(String value, Clock now) {
     String remaining = null;
     String reset = null;
     for (String member : splitOutsideQuotes(value)) {
@@ -91,24 +119,21 @@ final class AnnouncedQuota {
     return fromFields(remaining, reset, now);
   }
 
-  private static long fromFields(@Nullable String remaining, @Nullable String reset, Clock now) {
-    if (remaining == null || reset == null || !isZero(remaining.trim())) {
-      return NONE;
+  private static Announced fromFields(@Nullable String remaining, @Nullable String reset, Clock now) {
+    if (remaining == null || reset == null) {
+      return Announced.NOTHING;
     }
-    return resetNanos(reset.trim(), now);
+    long count = count(remaining.trim());
+    long resetNanos = count < 0 ? NONE : resetNanos(reset.trim(), now);
+    return count < 0 || resetNanos < 0 ? Announced.NOTHING : new Announced(count, resetNanos);
   }
 
-  /** "0", "00": nothing remains; any other whole number, or anything else, does not say so. */
-  private static boolean isZero(String count) {
-    if (count.isEmpty()) {
-      return false;
+  /** A whole number of requests, digits only (at most a billion); -1 for anything else. */
+  private static long count(String count) {
+    if (!count.matches("\\d{1,18}")) {
+      return -1;
     }
-    for (int i = 0; i < count.length(); i++) {
-      if (count.charAt(i) != '0') {
-        return false;
-      }
-    }
-    return true;
+    return Math.min(Long.parseLong(count), 1_000_000_000L);
   }
 
   /** Seconds to wait, or a Unix time in seconds or milliseconds; NONE for anything else. */

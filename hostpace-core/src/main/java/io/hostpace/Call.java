@@ -58,6 +58,9 @@ final class Call<R> {
   long queuedAt;
   // @GuardedBy("scheduler.lock")
   long startedAt;
+  /** How many requests its host had started, this attempt included, when it started (for SPEC R8). */
+  // @GuardedBy("scheduler.lock")
+  long startSeq;
   /** How many of its host's requests were in flight when this attempt started, itself included. */
   // @GuardedBy("scheduler.lock")
   int inFlightAtStart;
@@ -249,7 +252,7 @@ final class Call<R> {
     Verdict verdict;
     try {
       verdict = judge(response, number)
-          .withQuotaReset(AnnouncedQuota.pauseNanos(name -> exchange.header(response, name), engine.clock()));
+          .withQuota(AnnouncedQuota.read(name -> exchange.header(response, name), engine.clock()));
     } catch (RuntimeException e) {
       // Nothing a server sends may throw out of the engine or leave a place held.
       discard(response);

@@ -32,6 +32,13 @@ final class Node {
   java.util.@Nullable ArrayList<Call<?>> recent;
   long recentAt;
   long starts;
+  /**
+   * The quota the host last announced (SPEC R8): so many remained when the attempt that started as
+   * its {@code announcedAt}-th was answered, until {@code announcedResetAt}; -1 when none holds.
+   */
+  long announcedRemaining = -1;
+  long announcedAt;
+  long announcedResetAt;
   long refusals;
   long retries;
   long gaveUps;

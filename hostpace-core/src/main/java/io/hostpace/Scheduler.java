@@ -285,6 +285,7 @@ final class Scheduler {
     node.state.quota(0, 0);
     node.quota = null;
     node.state.memory(null);
+    node.announcedRemaining = -1;
     Set<HostQueue> candidates = new LinkedHashSet<>();
     if (node.group) {
       for (GroupGate gate : node.gates.values()) {
@@ -431,6 +432,14 @@ final class Scheduler {
     if (rate != null && rate.holdsAt(now)) {
       later(rate.readyAt());
     }
+    Node node = limiter.node;
+    if (node.announcedRemaining >= 0) {
+      if (node.announcedResetAt - now <= 0) {
+        node.announcedRemaining = -1; // reset: the next answers will say
+      } else if (node.announcedRemaining - (node.starts - node.announcedAt) <= 0) {
+        later(node.announcedResetAt); // as many started since as remained: none left until the reset
+      }
+    }
     LearnedQuota quota = limiter.node.quota;
     if (quota != null) {
       if (quota.probing()) {
@@ -473,6 +482,7 @@ final class Scheduler {
       startQuota(gate.node, call, now);
     }
     Node host = queue.node;
+    call.startSeq = host.starts;
     call.inFlightAtStart = ++host.inFlight;
     if (call.inFlightAtStart > 1) { // alone, it has nobody to stop counting: see uncount()
       ArrayList<Call<?>> recent = host.recent;
@@ -639,8 +649,23 @@ final class Scheduler {
       teach(gate.node, call, verdict, now);
     }
     learnInFlight(queue.node, call, verdict, now);
-    if (verdict.quotaResetNanos() > 0) {
-      pause(queue.node, verdict.quotaResetNanos(), now); // the host's own quota, not its groups'
+    announced(queue.node, call, verdict, now); // the host's own quota, not its groups'
+  }
+
+  /**
+   * What the answer announced of the host's quota (SPEC R8): the latest-started attempt's word
+   * stands, less the starts since it; nothing remaining pauses the host until the reset.
+   */
+  private void announced(Node node, Call<?> call, Verdict verdict, long now) {
+    if (verdict.quotaRemaining() < 0 || call.startSeq < node.announcedAt) {
+      return;
+    }
+    long reset = Math.min(verdict.quotaResetNanos(), retryDelayLimit);
+    node.announcedRemaining = verdict.quotaRemaining();
+    node.announcedAt = call.startSeq;
+    node.announcedResetAt = now + reset;
+    if (verdict.quotaRemaining() == 0 && reset > 0) {
+      pause(node, reset, now);
     }
   }
 
@@ -865,6 +890,12 @@ final class Scheduler {
       waitFor = true;
       if (rate.expiresAt() - until > 0) {
         until = rate.expiresAt();
+      }
+    }
+    if (node.announcedRemaining >= 0 && node.announcedResetAt - now > 0) {
+      waitFor = true; // an announced quota holds until its reset (SPEC R8)
+      if (node.announcedResetAt - until > 0) {
+        until = node.announcedResetAt;
       }
     }
     if (waitFor) {

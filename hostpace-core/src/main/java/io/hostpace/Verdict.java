@@ -10,11 +10,12 @@ package io.hostpace;
  * @param next what the call does next
  * @param delayNanos for {@link Next#RETRY_LATER}, how long it waits first
  * @param reason for {@link Next#GIVE_UP}, why
- * @param quotaResetNanos when the answer announced that nothing of its quota remains, the time
- *     to its reset (SPEC R8); -1 else
+ * @param quotaRemaining how many requests the answer announced remain of the host's quota until
+ *     its reset (SPEC R8); -1 when it announced none
+ * @param quotaResetNanos when it announced a quota, the time to its reset; -1 else
  */
 record Verdict(int status, boolean refusal, long retryAfterNanos, Next next, long delayNanos, String reason,
-    long quotaResetNanos) {
+    long quotaRemaining, long quotaResetNanos) {
 
   enum Next {
     /** The answer goes to the caller. */
@@ -28,24 +29,25 @@ record Verdict(int status, boolean refusal, long retryAfterNanos, Next next, lon
   }
 
   static Verdict done(int status, boolean refusal, long retryAfterNanos) {
-    return new Verdict(status, refusal, retryAfterNanos, Next.DONE, 0, "", -1);
+    return new Verdict(status, refusal, retryAfterNanos, Next.DONE, 0, "", -1, -1);
   }
 
   static Verdict giveUp(int status, long retryAfterNanos, String reason) {
-    return new Verdict(status, true, retryAfterNanos, Next.GIVE_UP, 0, reason, -1);
+    return new Verdict(status, true, retryAfterNanos, Next.GIVE_UP, 0, reason, -1, -1);
   }
 
   static Verdict retry(int status, long retryAfterNanos) {
-    return new Verdict(status, true, retryAfterNanos, Next.RETRY, 0, "", -1);
+    return new Verdict(status, true, retryAfterNanos, Next.RETRY, 0, "", -1, -1);
   }
 
   static Verdict retryLater(int status, long delayNanos) {
-    return new Verdict(status, false, -1, Next.RETRY_LATER, delayNanos, "", -1);
+    return new Verdict(status, false, -1, Next.RETRY_LATER, delayNanos, "", -1, -1);
   }
 
-  /** This verdict, with the quota reset the answer announced (SPEC R8). */
-  Verdict withQuotaReset(long nanos) {
-    return nanos < 0 ? this : new Verdict(status, refusal, retryAfterNanos, next, delayNanos, reason, nanos);
+  /** This verdict, with the quota the answer announced (SPEC R8). */
+  Verdict withQuota(AnnouncedQuota.Announced announced) {
+    return !announced.says() ? this
+        : new Verdict(status, refusal, retryAfterNanos, next, delayNanos, reason, announced.remaining(), announced.resetNanos());
   }
 
   boolean retries() {

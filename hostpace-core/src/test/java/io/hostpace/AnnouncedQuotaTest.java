@@ -75,6 +75,24 @@ class AnnouncedQuotaTest {
     assertThat(pause("RateLimit", "\"default\";r=0")).isEqualTo(AnnouncedQuota.NONE);
   }
 
+  static AnnouncedQuota.Announced read(String... namesAndValues) {
+    Map<String, String> headers = new HashMap<>();
+    for (int i = 0; i < namesAndValues.length; i += 2) {
+      headers.put(namesAndValues[i].toLowerCase(Locale.ROOT), namesAndValues[i + 1]);
+    }
+    return AnnouncedQuota.read(name -> headers.get(name.toLowerCase(Locale.ROOT)), CLOCK);
+  }
+
+  @Test
+  void R8_whatRemainsIsReadTooAndOfSeveralPoliciesTheOneThatLeavesTheLeast() {
+    assertThat(read("RateLimit", "\"default\";r=5;t=30")).isEqualTo(new AnnouncedQuota.Announced(5, seconds(30)));
+    assertThat(read("RateLimit", "\"minute\";r=5;t=30, \"day\";r=2;t=3600"))
+        .isEqualTo(new AnnouncedQuota.Announced(2, seconds(3600)));
+    assertThat(read("X-RateLimit-Remaining", "17", "X-RateLimit-Reset", "12"))
+        .isEqualTo(new AnnouncedQuota.Announced(17, seconds(12)));
+    assertThat(read("X-RateLimit-Remaining", "lots", "X-RateLimit-Reset", "12").says()).isFalse();
+  }
+
   @Test
   void R8_aResetFarOffIsCutToAYear() {
     assertThat(pause("RateLimit-Remaining", "0", "RateLimit-Reset", "999999999.5")).isEqualTo(Duration.ofDays(365).toNanos());

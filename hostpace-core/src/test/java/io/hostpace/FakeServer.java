@@ -69,6 +69,11 @@ final class FakeServer {
   final Map<String, Integer> maxInFlight = new HashMap<>();
   final Map<String, List<Long>> startsByHost = new HashMap<>();
 
+  /** The virtual time the server started at; its log's times count from it. */
+  long origin() {
+    return origin;
+  }
+
   FakeServer(VirtualTime time, Function<FakeExchange, Reply> script) {
     this.time = time;
     this.origin = time.nanoTime();

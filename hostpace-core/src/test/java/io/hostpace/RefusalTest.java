@@ -315,6 +315,45 @@ class RefusalTest {
     assertThat(events).noneMatch(HostpaceEvent.Paused.class::isInstance);
   }
 
+  /** Three a window of 10 s from 0 s, each answer saying what is left of the window and when it ends. */
+  java.util.function.Function<FakeServer.FakeExchange, Reply> threeAWindow() {
+    int[] used = new int[2]; // window, used
+    return exchange -> {
+      long elapsed = time.nanoTime() - server.origin();
+      int window = (int) (elapsed / 10_000_000_000L);
+      if (window != used[0]) {
+        used[0] = window;
+        used[1] = 0;
+      }
+      boolean accepted = used[1] < 3;
+      if (accepted) {
+        used[1]++;
+      }
+      long reset = ((window + 1) * 10_000_000_000L - elapsed + 999_999_999L) / 1_000_000_000L;
+      return (accepted ? Reply.ok() : Reply.status(429))
+          .header("RateLimit", "\"default\";r=" + (3 - used[1]) + ";t=" + reset);
+    };
+  }
+
+  @Test
+  void R8_withSomeRemainingTheHostStartsNoMoreThanThatBeforeTheReset() {
+    Hostpace engine = engine().build();
+    server.script(threeAWindow());
+    get(engine, "http://api.test/first");      // answered at 0.1 s: two left, 10 s to the reset
+    time.advance(Duration.ofSeconds(1));
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      calls.add(get(engine, "http://api.test/" + i));
+    }
+
+    time.advance(Duration.ofSeconds(8));
+    assertThat(server.startTimes("api.test")).containsExactly("0.000", "1.000", "1.000"); // two of six
+    assertThat(events).noneMatch(HostpaceEvent.Refused.class::isInstance);
+
+    time.advance(Duration.ofSeconds(30));
+    assertThat(calls).allSatisfy(call -> assertThat(call.join().status()).isEqualTo(200));
+  }
+
   @Test
   void R8_aRefusalThatAnnouncesItsResetIsRetriedAtTheReset() {
     Hostpace engine = engine().build();
