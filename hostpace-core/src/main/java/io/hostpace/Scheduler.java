@@ -656,6 +656,13 @@ final class Scheduler {
    * What the answer announced of the host's quota (SPEC R8): the latest-started attempt's word
    * stands, less the starts since it; nothing remaining pauses the host until the reset.
    */
+  /**
+   * An idle host is held until its announced reset only while fewer than this remain (the default
+   * in flight, SPEC P3): with more, the requests that come next cannot overrun it before their
+   * answers say anew, and a crawler need not hold every host that announces plenty.
+   */
+  static final long FEW_REMAINING = 32;
+
   private void announced(Node node, Call<?> call, Verdict verdict, long now) {
     if (verdict.quotaRemaining() < 0 || call.startSeq < node.announcedAt) {
       return;
@@ -892,8 +899,9 @@ final class Scheduler {
         until = rate.expiresAt();
       }
     }
-    if (node.announcedRemaining >= 0 && node.announcedResetAt - now > 0) {
-      waitFor = true; // an announced quota holds until its reset (SPEC R8)
+    if (node.announcedRemaining >= 0 && node.announcedResetAt - now > 0
+        && node.announcedRemaining - (node.starts - node.announcedAt) < FEW_REMAINING) {
+      waitFor = true; // an announced quota with few left holds until its reset (SPEC R8)
       if (node.announcedResetAt - until > 0) {
         until = node.announcedResetAt;
       }

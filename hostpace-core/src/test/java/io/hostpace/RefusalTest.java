@@ -355,6 +355,19 @@ class RefusalTest {
   }
 
   @Test
+  void R8_anIdleHostThatAnnouncedPlentyRemainingIsLetGoAndOneWithFewIsHeldUntilItsReset() {
+    Hostpace engine = engine().build();
+    server.script(exchange -> Reply.ok().header("RateLimit", exchange.uri.getHost().startsWith("plenty")
+        ? "\"default\";r=4999;t=3000" : "\"default\";r=3;t=30"));
+    get(engine, "http://plenty.test/");
+    get(engine, "http://few.test/");
+    time.advance(Duration.ofSeconds(1));
+    assertThat(engine.snapshot()).extracting(HostSnapshot::key).containsExactly("few.test");
+    time.advance(Duration.ofSeconds(30));
+    assertThat(engine.snapshot()).isEmpty();
+  }
+
+  @Test
   void R8_aRefusalThatAnnouncesItsResetIsRetriedAtTheReset() {
     Hostpace engine = engine().build();
     server.script(refuseFirst(1, Reply.status(429).header("RateLimit", "\"default\";r=0;t=3")));
