@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
@@ -104,7 +105,7 @@ public final class Hostpace {
     this.timeoutPolicy = builder.timeoutPolicy;
     this.scheduler = new Scheduler(
         builder.clock, builder.timer, builder.store, builder.learningRule, builder.retryDelayLimit,
-        builder.forgetIdleAfter, builder.listener);
+        builder.forgetIdleAfter, builder.listener());
   }
 
   /** A builder with the defaults: 32 in flight per host, 5 retries, a 60 s retry delay limit. */
@@ -390,7 +391,7 @@ public final class Hostpace {
     private String userAgent = DEFAULT_USER_AGENT;
     private LearningRule learningRule = LearningRule.hostpace();
     private HostStateStore store = HostStateStore.inMemory();
-    private @Nullable HostpaceListener listener;
+    private final List<HostpaceListener> listeners = new ArrayList<>();
     private @Nullable TimeoutPolicy timeoutPolicy;
 
     private Builder() {}
@@ -525,10 +526,33 @@ public final class Hostpace {
       return this;
     }
 
-    /** The listener that hears every decision; none unless set, and then no event is built. */
+    /**
+     * Adds a listener that hears every decision; with none, no event is built. Several hear each
+     * event in the order they were added, and one that throws keeps no other from hearing it.
+     */
     public Builder listener(HostpaceListener listener) {
-      this.listener = listener;
+      listeners.add(Objects.requireNonNull(listener, "listener"));
       return this;
+    }
+
+    /** The listeners as one, or null for none. */
+    private @Nullable HostpaceListener listener() {
+      if (listeners.isEmpty()) {
+        return null;
+      }
+      if (listeners.size() == 1) {
+        return listeners.get(0);
+      }
+      HostpaceListener[] all = listeners.toArray(new HostpaceListener[0]);
+      return event -> {
+        for (HostpaceListener each : all) {
+          try {
+            each.onEvent(event);
+          } catch (RuntimeException e) {
+            // a listener that throws cannot break the others, as it cannot break the engine
+          }
+        }
+      };
     }
 
     /**

@@ -76,6 +76,22 @@ class ListenersTest {
   }
 
   @Test
+  void severalListenersEachHearEveryEventInTheOrderAddedAndOneThatThrowsStopsNone() {
+    List<String> heard = new ArrayList<>();
+    Hostpace engine = Hostpace.builder().time(time)
+        .listener(event -> heard.add("first " + event.getClass().getSimpleName()))
+        .listener(event -> {
+          throw new IllegalStateException("a broken listener");
+        })
+        .listener(event -> heard.add("third " + event.getClass().getSimpleName()))
+        .build();
+    engine.execute(server.get("http://a.test/"));
+    time.advance(Duration.ofSeconds(1));
+
+    assertThat(heard).hasSize(16).startsWith("first Queued", "third Queued", "first Started", "third Started");
+  }
+
+  @Test
   void noEventIsBuiltWhenNobodyListens() {
     Hostpace engine = Hostpace.builder().time(time).build();
     engine.execute(server.get("http://a.test/"));

@@ -36,10 +36,11 @@ import org.jspecify.annotations.Nullable;
  * metrics.watch(engine).bindTo(registry);                              // or let Spring Boot bind it
  * }</pre>
  *
- * <p>The engine takes one listener when it is built, so the metrics hear its decisions through
- * {@link #listener()}, and read what it knows from {@link Hostpace#snapshot()} once it is
- * {@linkplain #watch watched}. To give the engine another listener as well, pass
- * {@link #combine combine(metrics.listener(), yours)}.
+ * <p>The metrics hear the engine's decisions through {@link #listener()}, given to it when it is
+ * built, and read what it knows from {@link Hostpace#snapshot()} once it is
+ * {@linkplain #watch watched}. The engine's builder takes several listeners
+ * ({@code .listener(metrics.listener()).listener(yours)}); {@link #combine} makes one of several
+ * where a single listener is wanted.
  *
  * <h2>Meters</h2>
  * Every meter has the tags {@code host} (the host key, {@code example.org:8080}, the group key,
