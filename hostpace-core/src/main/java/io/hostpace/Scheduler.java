@@ -440,7 +440,7 @@ final class Scheduler {
         later(node.announcedResetAt); // as many started since as remained: none left until the reset
       }
     }
-    LearnedQuota quota = limiter.node.quota;
+    LearnedQuota quota = node.quota;
     if (quota != null) {
       if (quota.probing()) {
         blockedByPlaces = true; // the probe's answer pumps the host's queues
@@ -448,7 +448,7 @@ final class Scheduler {
         later(quota.readyAt(now));
       }
     }
-    HostState state = limiter.node.state;
+    HostState state = node.state;
     if (state.paused()) {
       if (state.pausedUntil() - now > 0) {
         later(state.pausedUntil());
@@ -653,16 +653,16 @@ final class Scheduler {
   }
 
   /**
-   * What the answer announced of the host's quota (SPEC R8): the latest-started attempt's word
-   * stands, less the starts since it; nothing remaining pauses the host until the reset.
-   */
-  /**
    * An idle host is held until its announced reset only while fewer than this remain (the default
    * in flight, SPEC P3): with more, the requests that come next cannot overrun it before their
    * answers say anew, and a crawler need not hold every host that announces plenty.
    */
   static final long FEW_REMAINING = 32;
 
+  /**
+   * What the answer announced of the host's quota (SPEC R8): the latest-started attempt's word
+   * stands, less the starts since it; nothing remaining pauses the host until the reset.
+   */
   private void announced(Node node, Call<?> call, Verdict verdict, long now) {
     if (verdict.quotaRemaining() < 0 || call.startSeq < node.announcedAt) {
       return;
