@@ -69,7 +69,9 @@ import org.jspecify.annotations.Nullable;
  * follows its windows, and while it does the interval is 0.
  *
  * <p>The rule holds no state of its own: what it learns of a host is a {@link Memory} kept in
- * that host's {@link HostState#memory()}, guarded by the engine's lock. A store that cannot keep
+ * that host's {@link HostState#memory()}, guarded by the engine's lock; until the host's second
+ * answer or first refusal, only its first answer is kept there (most hosts never refuse, and are
+ * let go once idle). A store that cannot keep
  * it (returns null) gets the seed's slowing and a hundredth off per answer: safe, not clever.
  */
 final class HostpaceRule implements LearningRule {
@@ -295,6 +297,15 @@ final class HostpaceRule implements LearningRule {
   @Override
   public long onAnswer(long now, long startedAt, HostState host) {
     long interval = host.interval();
+    if (interval == 0 && host.memory() == null) {
+      // A host's first answer, nothing refused: kept small, as most hosts never refuse and are let
+      // go once idle; the memory is made from it when a second answer or a refusal comes.
+      FirstAnswer first = new FirstAnswer(startedAt, now);
+      host.memory(first);
+      if (host.memory() == first) {
+        return 0;
+      }
+    }
     Memory memory = memoryOf(host);
     if (memory == null) {
       return onAnswer(now, startedAt, interval, host.intervalChangedAt());
@@ -414,6 +425,9 @@ final class HostpaceRule implements LearningRule {
   @Override
   public int inFlightAfterAnswer(long now, long startedAt, int k, HostState host) {
     int limit = host.inFlightLimit();
+    if (limit == 0 && !(host.memory() instanceof Memory)) {
+      return limit; // nothing learned of how many at once, nor any refusal to count them for
+    }
     Memory memory = memoryOf(host);
     if (memory == null) {
       return limit;
@@ -441,6 +455,9 @@ final class HostpaceRule implements LearningRule {
     return limit;
   }
 
+  /** A host's first answer, before any refusal: what its memory is made from when one is needed. */
+  private record FirstAnswer(long startedAt, long answeredAt) {}
+
   /** The host's memory, made on first use; null when the store cannot keep one. */
   private static @Nullable Memory memoryOf(HostState host) {
     Object kept = host.memory();
@@ -448,6 +465,14 @@ final class HostpaceRule implements LearningRule {
       return memory;
     }
     Memory fresh = new Memory();
+    if (kept instanceof FirstAnswer first) {
+      // As onAnswer would have left it after that answer.
+      fresh.answered(first.answeredAt());
+      fresh.acceptedInARow = 1;
+      fresh.runAccepted = 1;
+      fresh.runFirstStart = first.startedAt();
+      fresh.runLastAnswer = first.answeredAt();
+    }
     long interval = host.interval();
     if (interval > 0) {
       // A host paced already with nothing of this rule's memory (a store that kept the interval
