@@ -787,8 +787,29 @@ final class Scheduler {
     if (node == null) {
       node = new Node(key, group, store.open(key));
       nodes.put(key, node);
+      if (listener != null) {
+        heardFromStore(node);
+      }
     }
     return node;
+  }
+
+  /**
+   * A state the store opened knowing something (kept from another run, SPEC S1, or shared): the
+   * listener hears it as learned now, as if taught, so that what it shows is what the host goes by.
+   */
+  private void heardFromStore(Node node) {
+    HostState state = node.state;
+    long now = clock.nanoTime();
+    if (state.interval() > 0) {
+      emit(new HostpaceEvent.IntervalChanged(node.key, Duration.ZERO, Duration.ofNanos(state.interval()), now));
+    }
+    if (state.inFlightLimit() > 0) {
+      emit(new HostpaceEvent.InFlightLimitChanged(node.key, 0, state.inFlightLimit(), now));
+    }
+    if (state.paused() && state.pausedUntil() - now > 0) {
+      emit(new HostpaceEvent.Paused(node.key, Duration.ofNanos(state.pausedUntil() - now), now));
+    }
   }
 
   private HostQueue queue(String hostKey, QueueKey key) {

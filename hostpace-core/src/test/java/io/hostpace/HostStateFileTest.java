@@ -69,6 +69,19 @@ class HostStateFileTest {
   }
 
   @Test
+  void whatAHostBroughtFromTheFileIsHeardAsLearnedWhenTheEngineFirstHoldsIt() throws IOException {
+    HostStateFile first = load();
+    run(first);
+    first.save();
+    java.util.List<HostpaceEvent> events = new java.util.ArrayList<>();
+    Hostpace next = Hostpace.builder().time(time).hostStateStore(load()).listener(events::add).build();
+    next.execute(server.get("http://qlever.test/again"));
+    assertThat(events).filteredOn(HostpaceEvent.IntervalChanged.class::isInstance).first()
+        .satisfies(e -> assertThat(((HostpaceEvent.IntervalChanged) e).from()).isZero())
+        .satisfies(e -> assertThat(((HostpaceEvent.IntervalChanged) e).to()).isGreaterThan(Duration.ofMillis(900)));
+  }
+
+  @Test
   void S1_aPauseThatHasNotEndedIsKeptAsAWallClockTime() throws IOException {
     server.script(exchange -> Reply.refuse(429, "50").after(Duration.ZERO));
     HostStateFile first = load();
