@@ -23,10 +23,12 @@ import org.jspecify.annotations.Nullable;
  * junk, a remaining count that is not a whole number) announces nothing; nothing here throws. The
  * wall clock is read only for a reset given as a time.
  */
-final class AnnouncedQuota {
+public final class AnnouncedQuota {
 
-  /** How an answer's header is read: its first value, or null. */
-  interface Headers {
+  /** How an answer's header is read: its first value, or null; the name in any case. */
+  @FunctionalInterface
+  public interface Headers {
+    /** The first value of the header {@code name}, or null when the answer has none. */
     @Nullable String get(String name);
   }
 
@@ -37,13 +39,21 @@ final class AnnouncedQuota {
    * An announcement: {@code remaining} requests until the quota resets {@code resetNanos} from
    * now. With several policies, the one that leaves the least (and of those, the longest wait).
    */
-  record Announced(long remaining, long resetNanos) {
-    static final Announced NOTHING = new Announced(-1, -1);
+  public record Announced(long remaining, long resetNanos) {
+    /** An answer that announces no quota. */
+    public static final Announced NOTHING = new Announced(-1, -1);
 
-    boolean says() {
+    /** Whether the answer announced a quota. */
+    public boolean says() {
       return remaining >= 0;
     }
 
+    /** The wait until the reset when nothing remains; empty when something does, or nothing was announced. */
+    public java.util.Optional<java.time.Duration> waitWhenSpent() {
+      return remaining == 0 ? java.util.Optional.of(java.time.Duration.ofNanos(resetNanos)) : java.util.Optional.empty();
+    }
+
+    /** Of this and {@code other}, the one that leaves less (and of equals, the longer wait). */
     Announced tighter(Announced other) {
       if (!other.says()) {
         return this;
@@ -63,8 +73,12 @@ final class AnnouncedQuota {
     return announced.says() && announced.remaining() == 0 ? announced.resetNanos() : NONE;
   }
 
-  /** What the answer announces; {@link Announced#NOTHING} when it says nothing this class reads. */
-  static Announced read(Headers headers, Clock now) {
+  /**
+   * What an answer announces of its quota; {@link Announced#NOTHING} when it says nothing this
+   * class reads. Never throws. {@code now} is read for its wall time only when a reset is given
+   * as a time.
+   */
+  public static Announced read(Headers headers, Clock now) {
     try {
       String combined = headers.get("RateLimit");
       if (combined != null) {

@@ -27,4 +27,12 @@ public interface Refusal {
    * {@code 1.5}) or an HTTP date; empty when it sent none.
    */
   Optional<String> retryAfter();
+
+  /**
+   * Another header of the refusal, by name in any case, for the quota the server announced on it
+   * ({@code RateLimit}, {@code X-RateLimit-Remaining} ..., SPEC R8); empty by default.
+   */
+  default Optional<String> header(String name) {
+    return Optional.empty();
+  }
 }

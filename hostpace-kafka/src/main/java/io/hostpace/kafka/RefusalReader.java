@@ -1,5 +1,6 @@
 package io.hostpace.kafka;
 
+import io.hostpace.AnnouncedQuota;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Set;
@@ -13,8 +14,11 @@ import org.jspecify.annotations.Nullable;
  */
 final class RefusalReader {
 
-  /** A refusal found: its status, and its {@code Retry-After} as sent (null when none); {@code declared} for a {@link Refusal}. */
-  record Found(int status, @Nullable String retryAfter, boolean declared) {}
+  /**
+   * A refusal found: its status, its {@code Retry-After} as sent (null when none), its headers
+   * (for an announced quota), and {@code declared} for a {@link Refusal}.
+   */
+  record Found(int status, @Nullable String retryAfter, AnnouncedQuota.Headers headers, boolean declared) {}
 
   /** Deeper than any real chain of wrappers; a guard against a pathological one. */
   private static final int MAX_DEPTH = 64;
@@ -44,7 +48,7 @@ final class RefusalReader {
 
   private static @Nullable Found read(Throwable throwable) {
     if (throwable instanceof Refusal refusal) {
-      return new Found(refusal.status(), refusal.retryAfter().orElse(null), true);
+      return new Found(refusal.status(), refusal.retryAfter().orElse(null), name -> refusal.header(name).orElse(null), true);
     }
     if (SPRING_WEB) {
       Found found = SpringWebRefusals.read(throwable);

@@ -1,5 +1,6 @@
 package io.hostpace.kafka;
 
+import io.hostpace.AnnouncedQuota;
 import io.hostpace.Clock;
 import io.hostpace.RetryAfter;
 import java.time.Duration;
@@ -59,15 +60,18 @@ import org.springframework.kafka.listener.MessageListenerContainer;
  * <p>{@code Retry-After} is read as core's {@link RetryAfter#delay} reads it: delta-seconds,
  * with a fraction if any ({@code 1.5}), or an HTTP date in any of RFC 9110's three forms,
  * against the {@linkplain Builder#clock clock}'s wall time; a date in the past means zero, and a
- * value that does not parse counts as absent. The wait is cut to the
+ * value that does not parse counts as absent. A refusal that announces that nothing remains of its
+ * quota (SPEC R8: {@code RateLimit: "default";r=0;t=30}, {@code X-RateLimit-Remaining: 0} with
+ * {@code X-RateLimit-Reset}, as core's {@link AnnouncedQuota} reads them) asks for the time to the
+ * reset, and the longer of that and its {@code Retry-After} counts. The wait is cut to the
  * {@linkplain Builder#retryDelayLimit retry delay limit} (60 s unless set): the container's
  * consumer thread sleeps through it, and a consumer that does not poll within
  * {@code max.poll.interval.ms} (5 minutes by default) is put out of its group.
  *
  * <p>The jitter spreads the consumers that one server told the same time (the seed's "retry
  * storm"): a draw from the {@linkplain Builder#random random source}, 100 ms to 2.5 s
- * inclusive unless {@linkplain Builder#jitter set}, added only when {@code Retry-After} decided
- * the wait. Deciding the wait ({@link #backOffFor}) is apart from carrying it out, so it can be
+ * inclusive unless {@linkplain Builder#jitter set}, added only when the refusal decided the
+ * wait. Deciding the wait ({@link #backOffFor}) is apart from carrying it out, so it can be
  * tested and logged. Immutable and thread-safe when its delegate and random source are.
  */
 public final class RetryAfterBackOffHandler implements BackOffHandler {
@@ -140,19 +144,24 @@ public final class RetryAfterBackOffHandler implements BackOffHandler {
 
   /**
    * How long from now the first refusal in {@code exception}'s cause chain asked to wait, cut to
-   * the retry delay limit; empty when there is no refusal, or it carries no {@code Retry-After}
-   * that parses.
+   * the retry delay limit: its {@code Retry-After}, or, when it announced that nothing remains of
+   * its quota (SPEC R8: {@code RateLimit}, {@code X-RateLimit-Remaining} ...), the time to the
+   * reset, whichever is longer; empty when there is no refusal, or it asks for neither.
    */
   public Optional<Duration> retryAfter(@Nullable Throwable exception) {
     RefusalReader.Found found = RefusalReader.find(exception);
-    if (found == null || found.retryAfter() == null) {
+    if (found == null || !found.declared() && !refusalStatuses.contains(found.status())) {
       return Optional.empty();
     }
-    if (!found.declared() && !refusalStatuses.contains(found.status())) {
-      return Optional.empty();
+    Optional<Duration> asked = found.retryAfter() == null ? Optional.empty()
+        : RetryAfter.delay(found.retryAfter(), clock.instant());
+    // A 405 is a refusal only with Retry-After (SPEC R1): then its announced quota counts too.
+    Optional<Duration> spent = found.status() == 405 && !found.declared() && asked.isEmpty() ? Optional.empty()
+        : AnnouncedQuota.read(found.headers(), clock).waitWhenSpent();
+    if (spent.isPresent() && (asked.isEmpty() || spent.get().compareTo(asked.get()) > 0)) {
+      asked = spent;
     }
-    return RetryAfter.delay(found.retryAfter(), clock.instant())
-        .map(delay -> delay.compareTo(retryDelayLimit) > 0 ? retryDelayLimit : delay);
+    return asked.map(delay -> delay.compareTo(retryDelayLimit) > 0 ? retryDelayLimit : delay);
   }
 
   private long jitterMillis() {

@@ -19,7 +19,8 @@ final class SpringWebRefusals {
       return null;
     }
     HttpHeaders headers = response.getResponseHeaders();
-    return new RefusalReader.Found(
-        response.getStatusCode().value(), headers == null ? null : headers.getFirst(HttpHeaders.RETRY_AFTER), false);
+    return new RefusalReader.Found(response.getStatusCode().value(),
+        headers == null ? null : headers.getFirst(HttpHeaders.RETRY_AFTER),
+        name -> headers == null ? null : headers.getFirst(name), false);
   }
 }

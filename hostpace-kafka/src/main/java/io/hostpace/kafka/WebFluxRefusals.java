@@ -13,7 +13,8 @@ final class WebFluxRefusals {
     if (!(throwable instanceof WebClientResponseException response)) {
       return null;
     }
+    HttpHeaders headers = response.getHeaders();
     return new RefusalReader.Found(
-        response.getStatusCode().value(), response.getHeaders().getFirst(HttpHeaders.RETRY_AFTER), false);
+        response.getStatusCode().value(), headers.getFirst(HttpHeaders.RETRY_AFTER), headers::getFirst, false);
   }
 }

@@ -317,6 +317,79 @@ class RetryAfterBackOffHandlerTest {
         .hasMessage("refusal status must be 100 to 599, got 99");
   }
 
+  // ------------------------------------------------------------------ announced quotas (R8)
+
+  static HttpClientErrorException tooManyRequestsAnnouncing(@Nullable String retryAfter, String rateLimit) {
+    HttpHeaders headers = retryAfter(retryAfter);
+    headers.set("RateLimit", rateLimit);
+    return HttpClientErrorException.create(
+        HttpStatus.TOO_MANY_REQUESTS, "Too Many Requests", headers, new byte[0], StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void R8_aRefusalThatAnnouncesNothingRemainingWaitsForTheResetPlusJitter() {
+    Exception refused = listenerFailed(tooManyRequestsAnnouncing(null, "\"default\";r=0;t=30"));
+    assertThat(handler().build().backOffFor(refused, 1000)).isEqualTo(30_000 + 740);
+  }
+
+  @Test
+  void R8_theLongerOfRetryAfterAndTheAnnouncedResetCountsAndSomethingRemainingAsksForNothing() {
+    assertThat(handler().build().backOffFor(tooManyRequestsAnnouncing("2", "\"default\";r=0;t=30"), 1000))
+        .isEqualTo(30_000 + 740);
+    assertThat(handler().build().backOffFor(tooManyRequestsAnnouncing("45", "\"default\";r=0;t=30"), 1000))
+        .isEqualTo(45_000 + 740);
+    assertThat(handler().build().backOffFor(tooManyRequestsAnnouncing(null, "\"default\";r=3;t=30"), 1000))
+        .isEqualTo(1000);
+  }
+
+  @Test
+  void R8_aDeclaredRefusalAnnouncesThroughItsHeaders() {
+    Refusal quota = new Refusal() {
+      @Override
+      public int status() {
+        return 429;
+      }
+
+      @Override
+      public java.util.Optional<String> retryAfter() {
+        return java.util.Optional.empty();
+      }
+
+      @Override
+      public java.util.Optional<String> header(String name) {
+        return name.equalsIgnoreCase("X-RateLimit-Remaining") ? java.util.Optional.of("0")
+            : name.equalsIgnoreCase("X-RateLimit-Reset") ? java.util.Optional.of("12") : java.util.Optional.empty();
+      }
+    };
+    Exception refused = new ListenerExecutionFailedException("failed", (Throwable) new DeclaredRefusal(quota));
+    assertThat(handler().build().backOffFor(refused, 1000)).isEqualTo(12_000 + 740);
+  }
+
+  /** An exception of the caller's own that says it is a refusal. */
+  static final class DeclaredRefusal extends RuntimeException implements Refusal {
+    private final Refusal said;
+
+    DeclaredRefusal(Refusal said) {
+      super("refused");
+      this.said = said;
+    }
+
+    @Override
+    public int status() {
+      return said.status();
+    }
+
+    @Override
+    public java.util.Optional<String> retryAfter() {
+      return said.retryAfter();
+    }
+
+    @Override
+    public java.util.Optional<String> header(String name) {
+      return said.header(name);
+    }
+  }
+
   // ------------------------------------------------------------------ helpers
 
   static Exception listenerFailed(Throwable cause) {
