@@ -67,12 +67,6 @@ public final class AnnouncedQuota {
 
   private AnnouncedQuota() {}
 
-  /** Nanoseconds until the announced quota resets when nothing of it remains; {@link #NONE} else. */
-  static long pauseNanos(Headers headers, Clock now) {
-    Announced announced = read(headers, now);
-    return announced.says() && announced.remaining() == 0 ? announced.resetNanos() : NONE;
-  }
-
   /**
    * What an answer announces of its quota; {@link Announced#NOTHING} when it says nothing this
    * class reads. Never throws. {@code now} is read for its wall time only when a reset is given

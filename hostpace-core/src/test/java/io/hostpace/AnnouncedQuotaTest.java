@@ -28,12 +28,10 @@ class AnnouncedQuotaTest {
     }
   };
 
+  /** The wait the answer asks for when nothing remains; {@link AnnouncedQuota#NONE} else. */
   static long pause(String... namesAndValues) {
-    Map<String, String> headers = new HashMap<>();
-    for (int i = 0; i < namesAndValues.length; i += 2) {
-      headers.put(namesAndValues[i].toLowerCase(Locale.ROOT), namesAndValues[i + 1]);
-    }
-    return AnnouncedQuota.pauseNanos(name -> headers.get(name.toLowerCase(Locale.ROOT)), CLOCK);
+    AnnouncedQuota.Announced announced = read(namesAndValues);
+    return announced.says() && announced.remaining() == 0 ? announced.resetNanos() : AnnouncedQuota.NONE;
   }
 
   static long seconds(double seconds) {
