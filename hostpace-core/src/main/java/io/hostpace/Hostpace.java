@@ -1,6 +1,7 @@
 package io.hostpace;
 
 import io.hostpace.spi.Exchange;
+import io.hostpace.spi.Fleet;
 import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
 import io.hostpace.timeout.TimeoutPolicy;
@@ -105,7 +106,7 @@ public final class Hostpace {
     this.timeoutPolicy = builder.timeoutPolicy;
     this.scheduler = new Scheduler(
         builder.clock, builder.timer, builder.store, builder.learningRule, builder.retryDelayLimit,
-        builder.forgetIdleAfter, builder.listener());
+        builder.forgetIdleAfter, builder.listener(), builder.fleet);
   }
 
   /** A builder with the defaults: 32 in flight per host, 5 retries, a 60 s retry delay limit. */
@@ -393,6 +394,7 @@ public final class Hostpace {
     private HostStateStore store = HostStateStore.inMemory();
     private final List<HostpaceListener> listeners = new ArrayList<>();
     private @Nullable TimeoutPolicy timeoutPolicy;
+    private @Nullable Fleet fleet;
 
     private Builder() {}
 
@@ -504,6 +506,20 @@ public final class Hostpace {
     /** Where what hosts taught is kept; in memory unless set. */
     public Builder hostStateStore(HostStateStore store) {
       this.store = store;
+      return this;
+    }
+
+    /**
+     * Shares what hosts teach with the other processes of {@code fleet} (SPEC S2), so that together
+     * they are as polite to a host as one: every answer and refusal is told to the fleet, the
+     * learning rule learns from the other processes' answers as from its own, a {@code Retry-After}
+     * one process gets pauses the host in all, and while a host is paced each start first claims
+     * the fleet's next start, so the fleet's starts are spaced by the host's interval, not each
+     * process's. Lessons about a host this engine holds nothing for are let go. None unless set.
+     * The engine does not close the fleet.
+     */
+    public Builder fleet(Fleet fleet) {
+      this.fleet = Objects.requireNonNull(fleet, "fleet");
       return this;
     }
 

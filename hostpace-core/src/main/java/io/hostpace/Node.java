@@ -42,6 +42,13 @@ final class Node {
   long refusals;
   long retries;
   long gaveUps;
+  /** Whether the node waits for the fleet's answer to its claim of a start (SPEC S2). */
+  boolean claiming;
+  /** Whether the node holds the fleet's claim to start at {@link #claimedAt}, not yet used. */
+  boolean claimed;
+  long claimedAt;
+  /** The interval the node's last claim was made at. */
+  long claimInterval;
   /** Whether a timer will look at this node again to drop it. */
   boolean cleanupScheduled;
 

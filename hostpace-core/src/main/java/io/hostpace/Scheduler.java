@@ -1,5 +1,6 @@
 package io.hostpace;
 
+import io.hostpace.spi.Fleet;
 import io.hostpace.spi.HostState;
 import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
@@ -68,6 +69,8 @@ final class Scheduler {
   private final long retryDelayLimit;
   private final long forgetIdleAfter;
   private final @Nullable HostpaceListener listener;
+  /** The processes this engine shares what hosts teach with (SPEC S2), or null. */
+  private final @Nullable Fleet fleet;
 
   // @GuardedBy("lock")
   private final Map<String, Node> nodes = new HashMap<>();
@@ -100,7 +103,8 @@ final class Scheduler {
       LearningRule rule,
       Duration retryDelayLimit,
       Duration forgetIdleAfter,
-      @Nullable HostpaceListener listener) {
+      @Nullable HostpaceListener listener,
+      @Nullable Fleet fleet) {
     this.clock = clock;
     this.timer = timer;
     this.store = store;
@@ -108,6 +112,10 @@ final class Scheduler {
     this.retryDelayLimit = retryDelayLimit.toNanos();
     this.forgetIdleAfter = forgetIdleAfter.toNanos();
     this.listener = listener;
+    this.fleet = fleet;
+    if (fleet != null) {
+      fleet.listen(this::heard); // the engine lives as long as the fleet; closing the fleet ends it
+    }
   }
 
   // ---------------------------------------------------------------- the calls' transitions
@@ -421,7 +429,78 @@ final class Scheduler {
     for (GroupGate gate : queue.gates) {
       consider(gate, now);
     }
-    return !blockedByPlaces && readyAt - now <= 0;
+    boolean ready = !blockedByPlaces && readyAt - now <= 0;
+    if (ready && fleet != null) { // ready here: claim the fleet's start now, not a slot it may not use
+      ready = claimed(queue.node, now);
+      for (GroupGate gate : queue.gates) {
+        ready &= claimed(gate.node, now);
+      }
+    }
+    return ready;
+  }
+
+  /**
+   * Whether {@code node} holds the fleet's claim to start at {@code now} (SPEC S2), for a host or
+   * group that is paced; else claims it, or waits for the claim's time. A claim not used within
+   * half an interval of its time is stale (a pause came, the request was cancelled): the fleet
+   * has spaced others' starts from it since, so it is claimed again; so is one claimed at a
+   * shorter interval than the node's now (the host refused meanwhile: the fleet's start after
+   * the refusal goes at the new pace, SPEC R5).
+   */
+  private boolean claimed(Node node, long now) {
+    long interval = node.state.interval();
+    if (interval <= 0) {
+      return true;
+    }
+    if (node.claiming) {
+      blockedByPlaces = true; // the claim's answer pumps the node's queues
+      return false;
+    }
+    if (node.claimed && node.claimInterval >= interval) {
+      long wait = node.claimedAt - now;
+      if (wait > 0) {
+        later(node.claimedAt);
+        return false;
+      }
+      if (-wait <= interval / 2) {
+        return true;
+      }
+    }
+    node.claimed = false;
+    node.claiming = true;
+    node.claimInterval = interval;
+    blockedByPlaces = true;
+    fleet.claimStart(node.key, interval, delay -> fleetClaimed(node, delay));
+    return false;
+  }
+
+  /** The fleet answered {@code node}'s claim: its start may go {@code delay} from now. */
+  private void fleetClaimed(Node node, long delay) {
+    lock.lock();
+    try {
+      node.claiming = false;
+      if (nodes.get(node.key) != node) {
+        return; // let go meanwhile
+      }
+      long now = clock.nanoTime();
+      node.claimed = true;
+      node.claimedAt = delay == Fleet.UNCLAIMED ? now : now + Math.max(0, delay);
+      pump(queuesOf(node), now);
+    } finally {
+      unlockAndDeliver();
+    }
+  }
+
+  /** The queues that start requests of {@code node}: a host's own, or the waiting ones of a group's gates. */
+  private static Set<HostQueue> queuesOf(Node node) {
+    if (!node.group) {
+      return new LinkedHashSet<>(node.queues.values());
+    }
+    Set<HostQueue> queues = new LinkedHashSet<>();
+    for (GroupGate gate : node.gates.values()) {
+      queues.addAll(gate.waitingQueues);
+    }
+    return queues;
   }
 
   private void consider(Limiter limiter, long now) {
@@ -514,6 +593,7 @@ final class Scheduler {
     Node node = limiter.node;
     node.state.start(now);
     node.starts++;
+    node.claimed = false; // the fleet's claim is used
   }
 
   private static void startQuota(Node node, Call<?> call, long now) {
@@ -644,9 +724,11 @@ final class Scheduler {
             verdict.retryAfterNanos() < 0 ? null : Duration.ofNanos(verdict.retryAfterNanos()), now));
       }
     }
-    teach(queue.node, call, verdict, now);
+    teach(queue.node, call, call.startedAt, verdict.refusal(), verdict.retryAfterNanos(), now);
+    tell(queue.node, call, verdict, now);
     for (GroupGate gate : queue.gates) {
-      teach(gate.node, call, verdict, now);
+      teach(gate.node, call, call.startedAt, verdict.refusal(), verdict.retryAfterNanos(), now);
+      tell(gate.node, call, verdict, now);
     }
     learnInFlight(queue.node, call, verdict, now);
     announced(queue.node, call, verdict, now); // the host's own quota, not its groups'
@@ -710,23 +792,56 @@ final class Scheduler {
     }
   }
 
-  private void teach(Node node, Call<?> call, Verdict verdict, long now) {
+  /** Tells the fleet, if any, what {@code call}'s answer taught {@code node} (SPEC S2). */
+  private void tell(Node node, Call<?> call, Verdict verdict, long now) {
+    if (fleet != null) {
+      fleet.tell(new Fleet.Lesson(node.key, verdict.refusal(), verdict.retryAfterNanos(), now - call.startedAt));
+    }
+  }
+
+  /**
+   * What another process of the fleet was told by a host or group this engine holds: it teaches
+   * as if the answer had been this engine's (SPEC S2), and the node's queues look again at their
+   * pace. About a node this engine does not hold, it is let go.
+   */
+  private void heard(Fleet.Lesson lesson) {
+    lock.lock();
+    try {
+      Node node = nodes.get(lesson.key());
+      if (node == null) {
+        return;
+      }
+      long now = clock.nanoTime();
+      teach(node, null, now - lesson.tookNanos(), lesson.refused(), lesson.retryAfterNanos(), now);
+      pump(queuesOf(node), now);
+    } finally {
+      unlockAndDeliver();
+    }
+  }
+
+  /**
+   * Teaches {@code node} an answer to a request started at {@code startedAt}: {@code call}'s, or,
+   * when null, another process's (which the node's learned quota, counting this engine's starts,
+   * does not hear).
+   */
+  private void teach(
+      Node node, @Nullable Call<?> call, long startedAt, boolean refusal, long retryAfterNanos, long now) {
     HostState state = node.state;
-    if (verdict.refusal() && verdict.retryAfterNanos() >= 0) {
-      pause(node, verdict.retryAfterNanos(), now);
+    if (refusal && retryAfterNanos >= 0) {
+      pause(node, retryAfterNanos, now);
       return;
     }
     long interval = state.interval();
     int permits = state.quotaPermits();
     long window = state.quotaWindow();
-    if (node.quota != null) {
-      node.quota.answered(call, !verdict.refusal());
+    if (node.quota != null && call != null) {
+      node.quota.answered(call, !refusal);
     }
-    long next = verdict.refusal()
-        ? rule.onRefusal(now, call.startedAt, state)
-        : rule.onAnswer(now, call.startedAt, state);
+    long next = refusal
+        ? rule.onRefusal(now, startedAt, state)
+        : rule.onAnswer(now, startedAt, state);
     if (state.quotaPermits() != permits || state.quotaWindow() != window) {
-      learnQuota(node, call, now);
+      learnQuota(node, startedAt, now);
     }
     next = Math.max(0, Math.min(next, Long.MAX_VALUE / 4));
     if (next != interval) {
@@ -742,7 +857,7 @@ final class Scheduler {
    * The rule changed the host's quota: the engine holds the host's starts to it from now on, its
    * windows counted as before, or, for a new quota, from the start of the request that taught it.
    */
-  private void learnQuota(Node node, Call<?> call, long now) {
+  private void learnQuota(Node node, long startedAt, long now) {
     HostState state = node.state;
     int permits = state.quotaPermits();
     long window = state.quotaWindow();
@@ -750,7 +865,7 @@ final class Scheduler {
     if (permits <= 0 || window <= 0) {
       node.quota = null;
     } else if (before == null) {
-      node.quota = new LearnedQuota(permits, window, call.startedAt);
+      node.quota = new LearnedQuota(permits, window, startedAt);
     } else {
       node.quota = new LearnedQuota(permits, window, before);
     }

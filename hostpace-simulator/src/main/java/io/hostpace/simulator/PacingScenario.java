@@ -47,6 +47,10 @@ record PacingScenario(long seed, long maxNanos, int runs, List<ServerSpec> serve
    * @param processes engines that share the requests (split as evenly as they go) and the server
    * @param sharedState whether the processes' engines share one state per host (a model of SPEC
    *     S2, which shares it through Redis, without Redis's latency), or each learns on its own
+   * @param fleetLatency with a fleet, the one-way latency of its messages in nanoseconds: the
+   *     processes' engines share what hosts teach through a {@code LocalFleet} (SPEC S2 as the
+   *     engine does it, with a Redis's latency); -1 for none
    */
-  record ClientSpec(String host, int requests, double perSecond, int inFlight, int processes, boolean sharedState) {}
+  record ClientSpec(String host, int requests, double perSecond, int inFlight, int processes, boolean sharedState,
+      long fleetLatency) {}
 }

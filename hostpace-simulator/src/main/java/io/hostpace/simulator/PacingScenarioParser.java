@@ -34,7 +34,7 @@ final class PacingScenarioParser {
       "host", "model", "rate", "burst", "limit", "windowSeconds", "maxConcurrent", "status", "retryAfter",
       "latencyMs", "refusalsCount", "announces", "changes");
   private static final Set<String> CHANGE = Set.of("atSeconds", "rate", "burst", "limit", "maxConcurrent");
-  private static final Set<String> CLIENT = Set.of("host", "requests", "arrival", "inFlight", "processes", "sharedState");
+  private static final Set<String> CLIENT = Set.of("host", "requests", "arrival", "inFlight", "processes", "sharedState", "fleetLatencyMs");
   private static final Set<String> ARRIVAL = Set.of("perSecond");
 
   static final int MAX_RUNS = 10;
@@ -236,7 +236,11 @@ final class PacingScenarioParser {
       throw new ScenarioException(path + ".processes", "expected at most as many processes as requests (" + requests + "), got " + processes);
     }
     boolean sharedState = flag(node, "sharedState", path);
-    return new ClientSpec(host, requests, perSecond, inFlight, processes, sharedState);
+    long fleetLatency = node.has("fleetLatencyMs") ? ms(node.get("fleetLatencyMs"), path + ".fleetLatencyMs") : -1;
+    if (fleetLatency >= 0 && sharedState) {
+      throw new ScenarioException(path + ".fleetLatencyMs", "expected a fleet or a shared state, not both");
+    }
+    return new ClientSpec(host, requests, perSecond, inFlight, processes, sharedState, fleetLatency);
   }
 
   // ---------------------------------------------------------------- values

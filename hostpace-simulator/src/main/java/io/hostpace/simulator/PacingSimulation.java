@@ -10,6 +10,7 @@ import io.hostpace.simulator.PacingScenario.Policy;
 import io.hostpace.simulator.PacingScenario.ServerSpec;
 import io.hostpace.spi.Exchange;
 import io.hostpace.spi.HostStateStore;
+import io.hostpace.spi.LocalFleet;
 import io.hostpace.spi.LearningRule;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -59,7 +60,9 @@ import org.jspecify.annotations.Nullable;
  *       worker, then goes again, up to 5 retries; nothing is learned and Retry-After is not read.
  * </ul>
  * With {@code sharedState}, a client's processes share one state per host ({@link SharedStates}: a
- * model of SPEC S2 without Redis's latency), so they learn together; else each learns on its own.
+ * model of SPEC S2 without Redis's latency), so they learn together. With {@code fleetLatencyMs},
+ * each engine joins one {@link LocalFleet} ({@code Hostpace.Builder.fleet}, SPEC S2 as the engine
+ * does it through Redis), its messages taking that long one way. Else each learns on its own.
  * Each policy gets fresh servers, engines and clock; a replay is deterministic.
  *
  * <h2>The numbers</h2>
@@ -257,6 +260,7 @@ public final class PacingSimulation {
         long[] arrivals = workload.arrivals.get(c);
         ServerModel server = servers.get(client.host());
         HostStateStore shared = client.sharedState() ? new SharedStates(store("client-" + c)) : null;
+        LocalFleet fleet = client.fleetLatency() >= 0 ? new LocalFleet(time, time, Duration.ofNanos(client.fleetLatency())) : null;
         for (int p = 0; p < client.processes(); p++) {
           HostStateStore store = shared != null ? shared : store("client-" + c + "-process-" + p);
           List<Request> mine = new ArrayList<>();
@@ -268,7 +272,7 @@ public final class PacingSimulation {
           if (policy == Policy.UNPACED) {
             unpaced(client, server, mine);
           } else {
-            paced(client, server, engine(client, server.spec, store), mine);
+            paced(client, server, engine(client, server.spec, store, fleet), mine);
           }
         }
       }
@@ -276,9 +280,12 @@ public final class PacingSimulation {
       return result();
     }
 
-    private Hostpace engine(ClientSpec client, ServerSpec server, HostStateStore store) {
+    private Hostpace engine(ClientSpec client, ServerSpec server, HostStateStore store, @Nullable LocalFleet fleet) {
       Hostpace.Builder builder = Hostpace.builder().time(time).limits(Limits.inFlight(client.inFlight()))
           .hostStateStore(store);
+      if (fleet != null) {
+        builder.fleet(fleet.join());
+      }
       switch (policy) {
         case SEED -> builder.learningRule(LearningRule.seed());
         case CONFIGURED -> builder.limit(server.host(), configured(server, client.processes()));

@@ -52,6 +52,14 @@ class PacingScenarioParserTest {
     PacingScenario scenario = PacingScenarioParser.parse(scenario(SERVER,
         "{\"host\":\"q.test\",\"requests\":10,\"processes\":2,\"sharedState\":true}", "[\"seed\"]"));
     assertThat(scenario.clients().get(0).sharedState()).isTrue();
+    assertThat(scenario.clients().get(0).fleetLatency()).isEqualTo(-1);
+  }
+
+  @Test
+  void processesJoinAFleetWithTheLatencyTheScenarioGives() {
+    PacingScenario scenario = PacingScenarioParser.parse(scenario(SERVER,
+        "{\"host\":\"q.test\",\"requests\":10,\"processes\":2,\"fleetLatencyMs\":2.5}", "[\"seed\"]"));
+    assertThat(scenario.clients().get(0).fleetLatency()).isEqualTo(2_500_000);
   }
 
   @Test
@@ -83,6 +91,8 @@ class PacingScenarioParserTest {
         "expected a whole number of 1 or more, got 0");
     fails(scenario(SERVER, "{\"host\":\"q.test\",\"requests\":10,\"sharedState\":\"yes\"}", "[\"seed\"]"),
         "clients[0].sharedState", "expected true or false, got \"yes\"");
+    fails(scenario(SERVER, "{\"host\":\"q.test\",\"requests\":10,\"sharedState\":true,\"fleetLatencyMs\":1}", "[\"seed\"]"),
+        "clients[0].fleetLatencyMs", "expected a fleet or a shared state, not both");
     fails(scenario(SERVER, CLIENT, "[\"seed\",\"aimd\"]"), "policies[1]",
         "expected \"seed\", \"hostpace\", \"configured\" or \"unpaced\", got \"aimd\"");
     fails(scenario(SERVER, CLIENT, "[]"), "policies", "expected at least one of \"seed\", \"hostpace\", \"configured\", \"unpaced\"");

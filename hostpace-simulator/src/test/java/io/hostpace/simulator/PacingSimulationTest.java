@@ -125,6 +125,14 @@ class PacingSimulationTest {
   }
 
   @Test
+  void S2_threeProcessesOfAFleetReachTheTargetThroughItsMessagesAsOneWould() throws IOException {
+    PacingResult.Policy fleet = replay("three-processes-fleet.json").policy("hostpace");
+
+    assertThat(fleet.lost()).isZero();
+    assertReachesTheTarget(fleet, "three-processes-fleet");
+  }
+
+  @Test
   void S1_aSecondRunThatStartsFromWhatTheFirstTaughtReachesTheTargetWhereTheFirstCannot() throws IOException {
     for (String name : new String[] {"refusals-count", "qlever-like"}) {
       PacingResult.Policy first = replay(name + ".json").policy("hostpace");

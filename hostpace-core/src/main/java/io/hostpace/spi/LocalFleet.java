@@ -1,0 +1,99 @@
+package io.hostpace.spi;
+
+import io.hostpace.Clock;
+import io.hostpace.Timer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+
+/**
+ * A fleet whose processes are engines in one JVM, each of which {@link #join() joins} it: what a
+ * Redis fleet does (SPEC S2), with a latency of its own choosing, on a clock and timer of its
+ * own. For tests and the simulator, where the engines run on one {@code VirtualTime}: each lesson
+ * reaches the other members {@code latency} after it was told, and a claim is taken
+ * {@code latency} after it was asked and answered {@code latency} after that, as a round trip to
+ * a server would be.
+ */
+public final class LocalFleet {
+
+  private final Clock clock;
+  private final Timer timer;
+  private final long latency;
+  private final List<Member> members = new CopyOnWriteArrayList<>();
+  private final Map<String, Long> nextStart = new HashMap<>(); // guarded by this
+
+  /**
+   * A fleet on {@code clock} and {@code timer}, each message taking {@code latency} one way.
+   *
+   * @throws IllegalArgumentException if {@code latency} is negative
+   */
+  public LocalFleet(Clock clock, Timer timer, Duration latency) {
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.timer = Objects.requireNonNull(timer, "timer");
+    if (latency.isNegative()) {
+      throw new IllegalArgumentException("a fleet's latency cannot be negative, was " + latency);
+    }
+    this.latency = latency.toNanos();
+  }
+
+  /** A new process of the fleet: the fleet to build its engine with. */
+  public Fleet join() {
+    Member member = new Member();
+    members.add(member);
+    return member;
+  }
+
+  private synchronized long claim(String key, long interval) {
+    long now = clock.nanoTime();
+    Long previous = nextStart.get(key);
+    long slot = previous == null || now - (previous + interval) > 0 ? now : previous + interval;
+    nextStart.put(key, slot);
+    return slot - now;
+  }
+
+  private final class Member implements Fleet {
+    private final List<Consumer<Lesson>> listeners = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void tell(Lesson lesson) {
+      Objects.requireNonNull(lesson, "lesson");
+      List<Consumer<Lesson>> others = new ArrayList<>();
+      for (Member member : members) {
+        if (member != this) {
+          others.addAll(member.listeners);
+        }
+      }
+      if (!others.isEmpty()) {
+        timer.schedule(() -> others.forEach(listener -> listener.accept(lesson)), latency);
+      }
+    }
+
+    @Override
+    public AutoCloseable listen(Consumer<Lesson> listener) {
+      Objects.requireNonNull(listener, "listener");
+      listeners.add(listener);
+      return () -> listeners.remove(listener);
+    }
+
+    @Override
+    public void claimStart(String key, long intervalNanos, LongConsumer then) {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(then, "then");
+      timer.schedule(() -> {
+        long delay = claim(key, intervalNanos);
+        timer.schedule(() -> then.accept(delay), latency);
+      }, latency);
+    }
+
+    @Override
+    public String toString() {
+      return "LocalFleet.Member{" + (members.indexOf(this) + 1) + " of " + members.size() + "}";
+    }
+  }
+}

@@ -1,0 +1,173 @@
+package io.hostpace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hostpace.FakeServer.Reply;
+import io.hostpace.FakeServer.Response;
+import io.hostpace.spi.Fleet;
+import io.hostpace.spi.LearningRule;
+import io.hostpace.spi.LocalFleet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+import org.junit.jupiter.api.Test;
+
+/** SPEC S2: engines of a fleet learn from each other's answers and space a paced host's starts together. */
+class FleetTest {
+
+  final VirtualTime time = VirtualTime.create();
+  /** {@code /refuse} is refused once, bare; {@code /hold} answers after a minute; the rest at once. */
+  final AtomicInteger refusals = new AtomicInteger();
+  final FakeServer server = new FakeServer(time, exchange -> {
+    String path = exchange.uri().getPath();
+    if (path.startsWith("/refuse") && refusals.getAndIncrement() == 0) {
+      return Reply.status(429);
+    }
+    if (path.startsWith("/wait") && refusals.getAndIncrement() == 0) {
+      return Reply.refuse(429, "5");
+    }
+    return path.startsWith("/hold") ? Reply.ok().after(Duration.ofMinutes(1)) : Reply.ok();
+  });
+  final LocalFleet fleet = new LocalFleet(time, time, Duration.ofMillis(1));
+
+  /** A rule that paces a host at one a second once it refused, and keeps that pace. */
+  static final LearningRule ONE_A_SECOND_ONCE_REFUSED = new LearningRule() {
+    @Override
+    public long onRefusal(long now, long startedAt, long interval, long changedAt) {
+      return Duration.ofSeconds(1).toNanos();
+    }
+
+    @Override
+    public long onAnswer(long now, long startedAt, long interval, long changedAt) {
+      return interval;
+    }
+  };
+
+  Hostpace process(LearningRule rule) {
+    return Hostpace.builder().time(time).learningRule(rule).fleet(fleet.join()).build();
+  }
+
+  CompletableFuture<Response> get(Hostpace engine, String path) {
+    return engine.execute(server.get("http://shared.test" + path));
+  }
+
+  static Duration interval(Hostpace engine, String key) {
+    return engine.snapshot().stream().filter(h -> h.key().equals(key)).findFirst()
+        .map(HostSnapshot::interval).orElse(Duration.ZERO);
+  }
+
+  @Test
+  void S2_aRefusalOneProcessMeetsSlowsTheOthers() {
+    Hostpace a = process(LearningRule.seed());
+    Hostpace b = process(LearningRule.seed());
+    get(b, "/hold"); // b holds the host
+    CompletableFuture<Response> refused = get(a, "/refuse");
+    time.advance(Duration.ofMillis(200));
+
+    assertThat(interval(a, "shared.test")).isEqualTo(Duration.ofMillis(250)); // SPEC R4's first doubling
+    assertThat(interval(b, "shared.test")).isEqualTo(Duration.ofMillis(250));
+    time.advance(Duration.ofSeconds(5));
+    assertThat(refused.join().status()).isEqualTo(200);
+  }
+
+  @Test
+  void S2_aRetryAfterOneProcessMeetsPausesTheOthers() {
+    Hostpace a = process(LearningRule.seed());
+    Hostpace b = process(LearningRule.seed());
+    get(b, "/hold");
+    get(a, "/wait");
+    time.advance(Duration.ofMillis(200));
+    CompletableFuture<Response> next = get(b, "/next");
+    time.advance(Duration.ofSeconds(10));
+
+    assertThat(next.join().status()).isEqualTo(200);
+    assertThat(server.startTimes("/next")).containsExactly("5.101"); // the pause, heard 1 ms after it was told
+    assertThat(server.startTimes("/wait")).containsExactly("0.000", "5.100");
+  }
+
+  @Test
+  void S2_theFleetSpacesAPacedHostsStartsAcrossItsProcesses() {
+    Hostpace a = process(ONE_A_SECOND_ONCE_REFUSED);
+    Hostpace b = process(ONE_A_SECOND_ONCE_REFUSED);
+    get(b, "/hold");
+    get(a, "/refuse");
+    time.advance(Duration.ofMillis(200));
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      calls.add(get(a, "/a" + i));
+      calls.add(get(b, "/b" + i));
+    }
+    time.advance(Duration.ofSeconds(20));
+
+    calls.forEach(call -> assertThat(call.join().status()).isEqualTo(200));
+    List<Double> starts = new ArrayList<>();
+    for (String path : List.of("/refuse", "/a", "/b")) {
+      server.startTimes(path).forEach(t -> starts.add(Double.parseDouble(t)));
+    }
+    starts.sort(null);
+    assertThat(starts).hasSize(8); // the refused one twice, and six
+    for (int i = 2; i < starts.size(); i++) { // after the refusal, one start a second for the fleet
+      assertThat(starts.get(i) - starts.get(i - 1)).as("gap before start %d of %s", i, starts).isGreaterThanOrEqualTo(0.999);
+    }
+  }
+
+  @Test
+  void S2_aProcessThatHoldsNothingOfAHostLetsItsLessonsGo() {
+    Hostpace a = process(ONE_A_SECOND_ONCE_REFUSED);
+    Hostpace b = process(ONE_A_SECOND_ONCE_REFUSED);
+    get(a, "/refuse");
+    time.advance(Duration.ofMillis(200));
+
+    assertThat(interval(a, "shared.test")).isEqualTo(Duration.ofSeconds(1));
+    assertThat(b.snapshot()).isEmpty();
+  }
+
+  @Test
+  void S2_aClaimTheFleetCannotMakeLeavesTheStartsToTheProcessAlone() {
+    AtomicInteger claims = new AtomicInteger();
+    Fleet unreachable = new Fleet() {
+      @Override
+      public void tell(Lesson lesson) {}
+
+      @Override
+      public AutoCloseable listen(Consumer<Lesson> listener) {
+        return () -> {};
+      }
+
+      @Override
+      public void claimStart(String key, long intervalNanos, LongConsumer then) {
+        claims.incrementAndGet();
+        time.schedule(() -> then.accept(Fleet.UNCLAIMED), Duration.ofSeconds(1).toNanos());
+      }
+    };
+    Hostpace a = Hostpace.builder().time(time).learningRule(ONE_A_SECOND_ONCE_REFUSED).fleet(unreachable).build();
+    get(a, "/refuse");
+    time.advance(Duration.ofMillis(200));
+    CompletableFuture<Response> second = get(a, "/second");
+    time.advance(Duration.ofSeconds(10));
+
+    assertThat(second.join().status()).isEqualTo(200);
+    assertThat(claims.get()).isEqualTo(2); // the refused one's retry and the second
+    // each went when its own interval had passed and its claim had failed, a second later
+    assertThat(server.startTimes("/refuse")).containsExactly("0.000", "2.000");
+    assertThat(server.startTimes("/second")).containsExactly("4.000");
+  }
+
+  @Test
+  void S2_aCallCancelledWhileItsClaimIsAskedLeavesNothingBehind() {
+    Hostpace a = process(ONE_A_SECOND_ONCE_REFUSED);
+    CompletableFuture<Response> refused = get(a, "/refuse");
+    time.advance(Duration.ofMillis(100)); // refused: its retry claims the fleet's next start
+    refused.cancel(true);
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(server.startTimes("/refuse")).containsExactly("0.000");
+    CompletableFuture<Response> later = get(a, "/later");
+    time.advance(Duration.ofSeconds(5));
+    assertThat(later.join().status()).isEqualTo(200);
+  }
+}

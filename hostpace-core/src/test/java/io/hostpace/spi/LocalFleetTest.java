@@ -1,0 +1,69 @@
+package io.hostpace.spi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hostpace.VirtualTime;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The in-JVM fleet the simulator and the tests run SPEC S2 on. */
+class LocalFleetTest {
+
+  final VirtualTime time = VirtualTime.create();
+  final LocalFleet fleet = new LocalFleet(time, time, Duration.ofMillis(10));
+
+  @Test
+  void aLessonReachesTheOtherMembersAfterTheLatencyAndNotItsTeller() throws Exception {
+    Fleet a = fleet.join();
+    Fleet b = fleet.join();
+    List<String> heard = new ArrayList<>();
+    a.listen(lesson -> heard.add("a " + lesson.key()));
+    AutoCloseable bListens = b.listen(lesson -> heard.add("b " + lesson.key()));
+    Fleet.Lesson lesson = new Fleet.Lesson("example.org", true, -1, 1_000);
+    a.tell(lesson);
+    time.advance(Duration.ofMillis(9));
+    assertThat(heard).isEmpty();
+    time.advance(Duration.ofMillis(1));
+    assertThat(heard).containsExactly("b example.org");
+
+    bListens.close();
+    a.tell(lesson);
+    time.advance(Duration.ofSeconds(1));
+    assertThat(heard).containsExactly("b example.org");
+  }
+
+  @Test
+  void claimsAreSpacedByTheirIntervalPerKeyAndAnsweredAfterARoundTrip() {
+    Fleet a = fleet.join();
+    Fleet b = fleet.join();
+    List<String> answers = new ArrayList<>();
+    long second = Duration.ofSeconds(1).toNanos();
+    long origin = time.nanoTime();
+    a.claimStart("x.test", second, delay -> answers.add("a " + delay / 1_000_000 + " at " + (time.nanoTime() - origin) / 1_000_000));
+    b.claimStart("x.test", second, delay -> answers.add("b " + delay / 1_000_000 + " at " + (time.nanoTime() - origin) / 1_000_000));
+    b.claimStart("y.test", second, delay -> answers.add("y " + delay / 1_000_000 + " at " + (time.nanoTime() - origin) / 1_000_000));
+    time.advance(Duration.ofMillis(20));
+    assertThat(answers).containsExactly("a 0 at 20", "b 1000 at 20", "y 0 at 20");
+
+    time.advance(Duration.ofSeconds(5)); // long after: the next claim goes at once
+    a.claimStart("x.test", second, delay -> answers.add("a " + delay));
+    time.advance(Duration.ofMillis(20));
+    assertThat(answers).last().isEqualTo("a 0");
+  }
+
+  @Test
+  void aNegativeLatencyIsRefusedByName() {
+    assertThatThrownBy(() -> new LocalFleet(time, time, Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("latency");
+  }
+
+  @Test
+  void aLessonChecksItsFields() {
+    assertThatThrownBy(() -> new Fleet.Lesson("", false, -1, 0)).hasMessageContaining("key");
+    assertThatThrownBy(() -> new Fleet.Lesson("a.test", false, -2, 0)).hasMessageContaining("retryAfterNanos");
+    assertThatThrownBy(() -> new Fleet.Lesson("a.test", false, -1, -1)).hasMessageContaining("tookNanos");
+  }
+}
