@@ -35,6 +35,11 @@ final class RateState {
     this.starts = new long[rate.permits()];
   }
 
+  /** The rate's window over its permits: the spacing of its starts, without the burst. */
+  long spacing() {
+    return per / starts.length;
+  }
+
   /** Whether the rate holds a start back at {@code now}; then {@link #readyAt()} says until when. */
   boolean holdsAt(long now) {
     return count == starts.length && readyAt() - now > 0;

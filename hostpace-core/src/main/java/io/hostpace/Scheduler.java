@@ -431,24 +431,30 @@ final class Scheduler {
     }
     boolean ready = !blockedByPlaces && readyAt - now <= 0;
     if (ready && fleet != null) { // ready here: claim the fleet's start now, not a slot it may not use
-      ready = claimed(queue.node, now);
+      ready = claimed(queue, now);
       for (GroupGate gate : queue.gates) {
-        ready &= claimed(gate.node, now);
+        ready &= claimed(gate, now);
       }
     }
     return ready;
   }
 
   /**
-   * Whether {@code node} holds the fleet's claim to start at {@code now} (SPEC S2), for a host or
-   * group that is paced; else claims it, or waits for the claim's time. A claim not used within
+   * Whether the host or group of {@code limiter} holds the fleet's claim to start at {@code now}
+   * (SPEC S2), when it is paced: by its learned interval, or by the limiter's rate (its permits
+   * spread over its window: a rate of 2 a second is one start each 500 ms for the fleet, without
+   * the burst one process may make of it); else claims it, or waits for the claim's time. A claim not used within
    * half an interval of its time is stale (a pause came, the request was cancelled): the fleet
    * has spaced others' starts from it since, so it is claimed again; so is one claimed at a
    * shorter interval than the node's now (the host refused meanwhile: the fleet's start after
    * the refusal goes at the new pace, SPEC R5).
    */
-  private boolean claimed(Node node, long now) {
+  private boolean claimed(Limiter limiter, long now) {
+    Node node = limiter.node;
     long interval = node.state.interval();
+    if (limiter.rate != null) {
+      interval = Math.max(interval, limiter.rate.spacing());
+    }
     if (interval <= 0) {
       return true;
     }

@@ -116,6 +116,33 @@ class FleetTest {
   }
 
   @Test
+  void S2_aConfiguredRateIsTheFleetsNotEachProcesss() {
+    List<Hostpace> processes = new ArrayList<>();
+    for (int p = 0; p < 3; p++) {
+      processes.add(Hostpace.builder().time(time).limit("shared.test", Limits.rate(Rate.of(2, Duration.ofSeconds(1))))
+          .fleet(fleet.join()).build());
+    }
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      for (Hostpace process : processes) {
+        calls.add(get(process, "/r" + i));
+      }
+    }
+    time.advance(Duration.ofSeconds(20));
+
+    calls.forEach(call -> assertThat(call.join().status()).isEqualTo(200));
+    List<String> starts = server.startTimes("/r");
+    assertThat(starts).hasSize(12);
+    // two a second for the fleet, one each 500 ms; the first after the claim's round trip
+    assertThat(starts.get(0)).isEqualTo("0.002");
+    for (int i = 1; i < starts.size(); i++) {
+      double gap = Double.parseDouble(starts.get(i)) - Double.parseDouble(starts.get(i - 1));
+      assertThat(gap).as("gap before start %d of %s", i, starts).isGreaterThanOrEqualTo(0.499);
+    }
+    assertThat(Double.parseDouble(starts.get(11))).isLessThan(6.0);
+  }
+
+  @Test
   void S2_aProcessThatHoldsNothingOfAHostLetsItsLessonsGo() {
     Hostpace a = process(ONE_A_SECOND_ONCE_REFUSED);
     Hostpace b = process(ONE_A_SECOND_ONCE_REFUSED);

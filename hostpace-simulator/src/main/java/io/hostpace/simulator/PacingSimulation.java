@@ -53,7 +53,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code configured}: the default engine told the server's rate at the start: a token
  *       bucket's {@code Rate.of(burst, burst / rate)}, a fixed window's {@code Rate.of(limit,
  *       window)}, a gate's {@code inFlight: maxConcurrent}; with several processes each gets its
- *       share (a third of the rate for three). Not the changes: the user knows the documented
+ *       share (a third of the rate for three), unless they form a fleet: then each is told the
+ *       whole rate, which the fleet spaces for all. Not the changes: the user knows the documented
  *       limit, not tomorrow's;
  *   <li>{@code unpaced}: no engine: what plain client code does. {@code inFlight} workers per
  *       process take requests in arrival order; a refused attempt waits a fixed 1 s holding its
@@ -288,7 +289,7 @@ public final class PacingSimulation {
       }
       switch (policy) {
         case SEED -> builder.learningRule(LearningRule.seed());
-        case CONFIGURED -> builder.limit(server.host(), configured(server, client.processes()));
+        case CONFIGURED -> builder.limit(server.host(), configured(server, fleet != null ? 1 : client.processes()));
         default -> { }
       }
       return builder.build();
