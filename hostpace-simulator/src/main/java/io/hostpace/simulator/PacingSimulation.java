@@ -54,7 +54,8 @@ import org.jspecify.annotations.Nullable;
  *       bucket's {@code Rate.of(burst, burst / rate)}, a fixed window's {@code Rate.of(limit,
  *       window)}, a gate's {@code inFlight: maxConcurrent}; with several processes each gets its
  *       share (a third of the rate for three), unless they form a fleet: then each is told the
- *       whole rate, which the fleet spaces for all. Not the changes: the user knows the documented
+ *       whole rate, which the fleet spaces for all (not the in-flight limit: a fleet does not
+ *       share it). Not the changes: the user knows the documented
  *       limit, not tomorrow's;
  *   <li>{@code unpaced}: no engine: what plain client code does. {@code inFlight} workers per
  *       process take requests in arrival order; a refused attempt waits a fixed 1 s holding its
@@ -289,14 +290,20 @@ public final class PacingSimulation {
       }
       switch (policy) {
         case SEED -> builder.learningRule(LearningRule.seed());
-        case CONFIGURED -> builder.limit(server.host(), configured(server, fleet != null ? 1 : client.processes()));
+        case CONFIGURED -> builder.limit(server.host(), configured(server, client.processes(), fleet != null));
         default -> { }
       }
       return builder.build();
     }
 
-    /** The server's limits at the start, each process given its share. */
-    private static Limits configured(ServerSpec server, int processes) {
+    /**
+     * The server's limits at the start, each process given its share; of a fleet, each the whole
+     * rate, which the fleet spaces for all, but its share of the in-flight limit, which it does not.
+     */
+    private static Limits configured(ServerSpec server, int processes, boolean fleet) {
+      if (fleet && server.model() != PacingScenario.Model.GATE) {
+        processes = 1;
+      }
       return switch (server.model()) {
         case TOKEN_BUCKET -> Limits.rate(Rate.of(Math.max(1, server.burst() / processes),
             Duration.ofNanos(Math.round(Math.max(1, server.burst() / processes) * processes / server.rate() * 1e9))));
