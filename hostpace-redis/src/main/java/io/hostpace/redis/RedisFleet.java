@@ -1,0 +1,432 @@
+package io.hostpace.redis;
+
+import io.hostpace.spi.Fleet;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link Fleet} over Redis (SPEC S2): the processes that connect to one Redis with one fleet
+ * name share what hosts' answers taught and the spacing of paced hosts' starts.
+ *
+ * <pre>{@code
+ * RedisFleet fleet = RedisFleet.connect("redis://redis.internal:6379", "crawlers");
+ * Hostpace engine = Hostpace.builder().fleet(fleet).build();
+ * ...
+ * fleet.close();                                      // the engine does not close its fleet
+ * }</pre>
+ *
+ * <h2>In Redis</h2>
+ * For the fleet {@code crawlers}:
+ * <pre>
+ * hostpace:crawlers:lessons           channel  one PUBLISH per lesson told     (see Messages)
+ * hostpace:crawlers:next:{key}        string   the key's last claimed start,   (see ClaimScript)
+ *                                              in microseconds of Redis's clock, expiring once
+ *                                              it can no longer hold a start back
+ * </pre>
+ * A lesson costs one PUBLISH; a paced start costs one script call (EVALSHA, and EVAL once if Redis
+ * does not know the script yet). A lesson carries durations only, and a claim is timed by Redis's
+ * {@code TIME} alone, so the processes need not share a clock.
+ *
+ * <h2>Never blocking, always answering</h2>
+ * The engine calls {@link #tell}, {@link #listen} and {@link #claimStart} under its lock, so none
+ * of them waits for Redis: each sends its command and returns. Both connections are opened, and
+ * the channel subscribed, by {@link #connect} and {@link #of}, which block until then; so no call
+ * of the engine ever connects, and a fleet hears every lesson published after it was built.
+ * Lettuce reconnects, and subscribes again, by itself after Redis restarts.
+ *
+ * <p>Invariant: every claim is answered exactly once, later, never from within
+ * {@code claimStart}: by Redis's delay, or by {@link Fleet#UNCLAIMED} when Redis failed, did not
+ * answer within 1 s, or the fleet is closed. An answer that is ready before {@code claimStart}
+ * returns (Lettuce rejects commands at once while disconnected) hops to another thread. A lesson
+ * is sent at most once and may be lost; those lost are {@linkplain #lessonsLost counted}. With
+ * Redis down for 10 s while a host is paced at 2 a second: 20 claims answer {@code UNCLAIMED}
+ * (each at once for a fleet that {@link #connect connected} itself, after 1 s for one
+ * {@link #of given} a client with Lettuce's defaults), the engine paces those starts alone, and
+ * {@link #claimsUnclaimed()} reads 20.
+ *
+ * <p>Thread-safe: engines on several threads may share one fleet. Lettuce's connections are
+ * thread-safe; the listeners are a copy-on-write list; {@code closed} is atomic. Lessons and
+ * claims are answered on Lettuce's threads (a claim that timed out, on the JDK's timer thread).
+ */
+public final class RedisFleet implements Fleet, AutoCloseable {
+
+  /** How long a claim may take before it answers {@link Fleet#UNCLAIMED}, in milliseconds. */
+  static final long TIMEOUT_MILLIS = 1000;
+  private static final Duration TIMEOUT = Duration.ofMillis(TIMEOUT_MILLIS);
+  private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(2);
+  private static final int MAX_NAME_LENGTH = 64;
+  private static final Pattern USER_INFO = Pattern.compile("(//)[^/@]*@");
+  private static final SecureRandom IDS = new SecureRandom();
+
+  private final String origin;
+  private final String fleetName;
+  private final String channel;
+  private final String keyPrefix;
+  private final @Nullable RedisClient ownedClient;
+  private final StatefulRedisConnection<String, String> connection;
+  private final RedisAsyncCommands<String, String> commands;
+  private final StatefulRedisPubSubConnection<String, String> pubSub;
+  private final Executor callbacks;
+  private final String scriptDigest;
+  private final List<Registration> listeners = new CopyOnWriteArrayList<>();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final LongAdder lessonsLost = new LongAdder();
+  private final LongAdder claimsUnclaimed = new LongAdder();
+
+  private RedisFleet(String fleetName, RedisClient client, boolean owned,
+      StatefulRedisConnection<String, String> connection, StatefulRedisPubSubConnection<String, String> pubSub) {
+    byte[] id = new byte[8];
+    IDS.nextBytes(id);
+    this.origin = HexFormat.of().formatHex(id);
+    this.fleetName = fleetName;
+    this.channel = "hostpace:" + fleetName + ":lessons";
+    this.keyPrefix = "hostpace:" + fleetName + ":next:";
+    this.ownedClient = owned ? client : null;
+    this.connection = connection;
+    this.commands = connection.async();
+    this.pubSub = pubSub;
+    Executor lettuce = client.getResources().eventExecutorGroup();
+    this.callbacks = task -> {
+      try {
+        lettuce.execute(task);
+      } catch (RejectedExecutionException shutDown) { // the client was shut down: the claim is still answered
+        ForkJoinPool.commonPool().execute(task);
+      }
+    };
+    this.scriptDigest = commands.digest(ClaimScript.SOURCE);
+  }
+
+  /**
+   * A fleet named {@code fleetName} on the Redis at {@code redisUri}, on a client of its own that
+   * {@link #close()} shuts down. Blocks until both its connections are open and it listens to the
+   * fleet's channel.
+   *
+   * <p>Its client rejects commands at once while it is disconnected (so lessons do not pile up
+   * while Redis is down), times each command out after 1 s, and reconnects by itself.
+   *
+   * @param redisUri a Lettuce Redis URI: {@code redis://127.0.0.1:6379}, {@code rediss://:secret@host:6380/0}
+   * @param fleetName the fleet's name, shared by its processes: letters, digits, {@code .}, {@code _}
+   *     or {@code -}, at most 64 characters
+   * @throws IllegalArgumentException if {@code redisUri} is not a Redis URI or {@code fleetName}
+   *     not a fleet name
+   * @throws io.lettuce.core.RedisConnectionException if Redis cannot be reached
+   */
+  public static RedisFleet connect(String redisUri, String fleetName) {
+    String name = checkName(fleetName);
+    RedisURI uri = parseUri(redisUri);
+    RedisClient client = RedisClient.create(uri);
+    client.setOptions(ClientOptions.builder()
+        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+        .timeoutOptions(TimeoutOptions.enabled(TIMEOUT))
+        .build());
+    try {
+      return open(client, name, true);
+    } catch (RuntimeException e) {
+      client.shutdown(Duration.ZERO, SHUTDOWN_TIMEOUT);
+      throw e;
+    }
+  }
+
+  /**
+   * A fleet named {@code fleetName} on {@code client}'s Redis, which the fleet does not shut down.
+   * Blocks until both its connections (the fleet's own, on {@code client}'s options) are open and
+   * it listens to the fleet's channel. Each command is timed out after 1 s; with Lettuce's
+   * default options, commands sent while disconnected wait for the reconnection until then.
+   *
+   * @param client a client created with a Redis URI ({@code RedisClient.create(uri)})
+   * @param fleetName the fleet's name, shared by its processes: letters, digits, {@code .}, {@code _}
+   *     or {@code -}, at most 64 characters
+   * @throws IllegalArgumentException if {@code fleetName} is not a fleet name
+   * @throws io.lettuce.core.RedisConnectionException if Redis cannot be reached
+   */
+  public static RedisFleet of(RedisClient client, String fleetName) {
+    Objects.requireNonNull(client, "client");
+    return open(client, checkName(fleetName), false);
+  }
+
+  private static RedisFleet open(RedisClient client, String fleetName, boolean owned) {
+    @Nullable StatefulRedisConnection<String, String> connection = null;
+    @Nullable StatefulRedisPubSubConnection<String, String> pubSub = null;
+    try {
+      connection = client.connect();
+      connection.setTimeout(TIMEOUT);
+      pubSub = client.connectPubSub();
+      pubSub.setTimeout(TIMEOUT);
+      RedisFleet fleet = new RedisFleet(fleetName, client, owned, connection, pubSub);
+      pubSub.addListener(fleet.new Dispatcher());
+      pubSub.sync().subscribe(fleet.channel);
+      return fleet;
+    } catch (RuntimeException e) {
+      if (pubSub != null) {
+        pubSub.close();
+      }
+      if (connection != null) {
+        connection.close();
+      }
+      throw e;
+    }
+  }
+
+  static String checkName(String fleetName) {
+    Objects.requireNonNull(fleetName, "fleetName");
+    if (fleetName.isBlank()) {
+      throw new IllegalArgumentException(
+          "fleet name '" + fleetName + "' is blank: expected a name like 'crawlers' of letters, digits, '.', '_' or '-'");
+    }
+    if (fleetName.length() > MAX_NAME_LENGTH) {
+      throw new IllegalArgumentException("fleet name '" + fleetName + "' is " + fleetName.length()
+          + " characters long: expected at most " + MAX_NAME_LENGTH);
+    }
+    for (int at = 0; at < fleetName.length(); at++) {
+      char c = fleetName.charAt(at);
+      if (!nameChar(c)) {
+        String shown = c > ' ' && c < 0x7f ? "'" + c + "'" : String.format("U+%04X", (int) c);
+        throw new IllegalArgumentException("fleet name '" + fleetName + "' has " + shown + " at index " + at
+            + ", which would break its Redis key names: expected letters, digits, '.', '_' or '-'");
+      }
+    }
+    return fleetName;
+  }
+
+  private static boolean nameChar(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+  }
+
+  static RedisURI parseUri(String redisUri) {
+    Objects.requireNonNull(redisUri, "redisUri");
+    if (redisUri.isBlank()) {
+      throw new IllegalArgumentException("redis URI '" + redisUri + "' is blank: expected one like redis://127.0.0.1:6379");
+    }
+    try {
+      return RedisURI.create(redisUri);
+    } catch (RuntimeException e) { // Lettuce and java.net.URI say what is wrong; the password is not repeated
+      throw new IllegalArgumentException("redis URI '" + redact(redisUri)
+          + "' is not a Redis URI: expected one like redis://127.0.0.1:6379 (" + redact(String.valueOf(e.getMessage())) + ")");
+    }
+  }
+
+  /** {@code text} with any user and password of a URI in it replaced by {@code ***}. */
+  static String redact(String text) {
+    return USER_INFO.matcher(text).replaceAll("$1***@");
+  }
+
+  /**
+   * Publishes {@code lesson} to the fleet's other processes, and returns at once. A lesson that
+   * cannot be published (Redis down, the fleet closed, a key with a tab) is lost and
+   * {@linkplain #lessonsLost counted}.
+   */
+  @Override
+  public void tell(Lesson lesson) {
+    Objects.requireNonNull(lesson, "lesson");
+    String message = Messages.encode(origin, lesson);
+    if (message == null || closed.get()) {
+      lessonsLost.increment();
+      return;
+    }
+    try {
+      commands.publish(channel, message).whenComplete((receivers, error) -> {
+        if (error != null) {
+          lessonsLost.increment();
+        }
+      });
+    } catch (RuntimeException e) { // the connection closed under us
+      lessonsLost.increment();
+    }
+  }
+
+  /**
+   * Calls {@code listener} on Lettuce's thread with every lesson another process of the fleet
+   * tells, until the returned handle is closed or this fleet is. A listener that throws still
+   * hears later lessons, and the other listeners still hear this one. Returns at once.
+   */
+  @Override
+  public AutoCloseable listen(Consumer<Lesson> listener) {
+    Registration registration = new Registration(Objects.requireNonNull(listener, "listener"));
+    if (!closed.get()) {
+      listeners.add(registration);
+    }
+    return registration;
+  }
+
+  /**
+   * Claims {@code key}'s next start from Redis, and returns at once; {@code then} hears, later and
+   * on another thread, how many nanoseconds from Redis's answer the start may go, or
+   * {@link Fleet#UNCLAIMED}. The interval is rounded up to a whole microsecond.
+   *
+   * @throws IllegalArgumentException if {@code key} is empty or {@code intervalNanos} negative
+   */
+  @Override
+  public void claimStart(String key, long intervalNanos, LongConsumer then) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(then, "then");
+    if (key.isEmpty()) {
+      throw new IllegalArgumentException("a claim needs a host's key");
+    }
+    if (intervalNanos < 0) {
+      throw new IllegalArgumentException("intervalNanos must be at least 0, was " + intervalNanos);
+    }
+    Claim claim = new Claim(then);
+    if (closed.get()) {
+      claim.accept(null, new IllegalStateException("the fleet is closed"));
+    } else {
+      try {
+        String[] keys = {keyPrefix + key};
+        String interval = Long.toString(ClaimScript.micros(intervalNanos));
+        commands.<Long>evalsha(scriptDigest, ScriptOutputType.INTEGER, keys, interval).toCompletableFuture()
+            .exceptionallyCompose(e -> unknownScript(e)
+                ? commands.<Long>eval(ClaimScript.SOURCE, ScriptOutputType.INTEGER, keys, interval)
+                : CompletableFuture.failedStage(e))
+            .orTimeout(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
+            .whenComplete(claim);
+      } catch (RuntimeException e) { // the connection closed under us
+        claim.accept(null, e);
+      }
+    }
+    claim.asked();
+  }
+
+  private static boolean unknownScript(Throwable error) {
+    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    return cause instanceof RedisNoScriptException;
+  }
+
+  /** How many lessons this fleet could not publish: Redis failed or was down, the fleet was closed, or the key had a tab. */
+  public long lessonsLost() {
+    return lessonsLost.sum();
+  }
+
+  /** How many claims this fleet answered {@link Fleet#UNCLAIMED}. */
+  public long claimsUnclaimed() {
+    return claimsUnclaimed.sum();
+  }
+
+  /**
+   * Stops every listener, closes both connections, and shuts the client down if this fleet
+   * {@link #connect connected} it. A claim still waiting answers {@link Fleet#UNCLAIMED}; later
+   * lessons are lost and later claims answer {@code UNCLAIMED}. Closing again does nothing.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    listeners.clear();
+    try {
+      pubSub.close();
+      connection.close();
+    } finally {
+      if (ownedClient != null) {
+        ownedClient.shutdown(Duration.ZERO, SHUTDOWN_TIMEOUT);
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RedisFleet{" + fleetName + ", process " + origin + (closed.get() ? ", closed}" : "}");
+  }
+
+  /** Reads each message of the fleet's channel, on Lettuce's thread, and hands it to the listeners. */
+  private final class Dispatcher extends RedisPubSubAdapter<String, String> {
+    @Override
+    public void message(String from, String message) {
+      if (!channel.equals(from)) {
+        return;
+      }
+      Messages.Heard heard = Messages.decode(message);
+      if (heard == null || heard.origin().equals(origin)) { // not a lesson, or this process's own
+        return;
+      }
+      for (Registration registration : listeners) {
+        registration.hear(heard.lesson());
+      }
+    }
+  }
+
+  /** One call of {@link #listen}; closing it removes just that one. */
+  private final class Registration implements AutoCloseable {
+    private final Consumer<Lesson> listener;
+
+    Registration(Consumer<Lesson> listener) {
+      this.listener = listener;
+    }
+
+    void hear(Lesson lesson) {
+      try {
+        listener.accept(lesson);
+      } catch (RuntimeException e) { // a listener's failure is its own: Lettuce's thread and the others go on
+      }
+    }
+
+    @Override
+    public void close() {
+      listeners.remove(this);
+    }
+  }
+
+  /**
+   * One claim's answer: given once (a {@link CompletionStage} completes once), and handed to
+   * another thread if it comes before {@code claimStart} has returned.
+   */
+  private final class Claim implements BiConsumer<@Nullable Long, @Nullable Throwable> {
+    private final LongConsumer then;
+    private volatile boolean asked;
+
+    Claim(LongConsumer then) {
+      this.then = then;
+    }
+
+    /** {@code claimStart} has returned: an answer from now on may be given on the thread it comes on. */
+    void asked() {
+      asked = true;
+    }
+
+    @Override
+    public void accept(@Nullable Long delayMicros, @Nullable Throwable error) {
+      long answer = error == null && delayMicros != null ? ClaimScript.nanos(delayMicros) : UNCLAIMED;
+      if (answer == UNCLAIMED) {
+        claimsUnclaimed.increment();
+      }
+      if (asked) {
+        answer(answer);
+      } else {
+        callbacks.execute(() -> answer(answer));
+      }
+    }
+
+    private void answer(long delay) {
+      try {
+        then.accept(delay);
+      } catch (RuntimeException e) { // the engine's to handle; Lettuce's thread goes on
+      }
+    }
+  }
+}

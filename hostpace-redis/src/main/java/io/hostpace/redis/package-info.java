@@ -1,0 +1,9 @@
+/**
+ * A fleet over Redis (SPEC S2): {@link io.hostpace.redis.RedisFleet}, an
+ * {@link io.hostpace.spi.Fleet} whose processes share what hosts taught through Redis pub/sub and
+ * space their starts with a script on Redis's own clock.
+ */
+@NullMarked
+package io.hostpace.redis;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,56 @@
+package io.hostpace.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hostpace.spi.Fleet.Lesson;
+import org.junit.jupiter.api.Test;
+
+/** The text a lesson travels as (SPEC S2), without Redis. */
+class MessagesTest {
+
+  @Test
+  void S2_aLessonReadsBackWithEveryFieldAndItsOrigin() {
+    Lesson lesson = new Lesson("*.wikidata.org", true, 2_000_000_000L, 84_000_000L);
+
+    String message = Messages.encode("3f9a0c17d2e4b855", lesson);
+
+    assertThat(message).isEqualTo("3f9a0c17d2e4b855\t*.wikidata.org\t1\t2000000000\t84000000");
+    assertThat(Messages.decode(message)).isEqualTo(new Messages.Heard("3f9a0c17d2e4b855", lesson));
+  }
+
+  @Test
+  void S2_extremeValuesAndUnusualKeysReadBack() {
+    for (Lesson lesson : new Lesson[] {
+        new Lesson("example.org:8080", false, -1, 0),
+        new Lesson("xn--bcher-kva.example", true, Long.MAX_VALUE, Long.MAX_VALUE),
+        new Lesson("a key with spaces\nand a newline", true, 0, 1),
+    }) {
+      assertThat(Messages.decode(Messages.encode("o", lesson))).isEqualTo(new Messages.Heard("o", lesson));
+    }
+  }
+
+  @Test
+  void S2_aKeyWithATabCannotBeSent() {
+    assertThat(Messages.encode("o", new Lesson("example.org\t1", false, -1, 0))).isNull();
+  }
+
+  @Test
+  void S2_whatIsNotExactlyFiveValidFieldsIsNoLesson() {
+    String[] notLessons = {
+        "",
+        "\t\t\t\t",
+        "o\texample.org\t1\t-1",
+        "o\texample.org\t1\t-1\t0\t",
+        "\texample.org\t1\t-1\t0",         // no origin
+        "o\t\t1\t-1\t0",                   // no key
+        "o\texample.org\ttrue\t-1\t0",     // refused is 1 or 0
+        "o\texample.org\t1\t-2\t0",        // Retry-After is -1 or at least 0
+        "o\texample.org\t1\t-1\t-1",       // took at least 0
+        "o\texample.org\t1\t1.5\t0",
+        "o\texample.org\t1\t-1\t99999999999999999999",
+    };
+    for (String message : notLessons) {
+      assertThat(Messages.decode(message)).as(message.replace("\t", "\\t")).isNull();
+    }
+  }
+}

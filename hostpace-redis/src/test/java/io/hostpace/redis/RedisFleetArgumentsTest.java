@@ -1,0 +1,79 @@
+package io.hostpace.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lettuce.core.RedisClient;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** What {@link RedisFleet}'s factories refuse, and how they say so; no Redis is reached. */
+class RedisFleetArgumentsTest {
+
+  @Test
+  void S2_aBlankFleetNameIsRefused() {
+    assertThatThrownBy(() -> RedisFleet.connect("redis://127.0.0.1:6379", " "))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("fleet name ' ' is blank: expected a name like 'crawlers' of letters, digits, '.', '_' or '-'");
+    assertThatThrownBy(() -> RedisFleet.connect("redis://127.0.0.1:6379", ""))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("fleet name '' is blank");
+  }
+
+  @Test
+  void S2_aFleetNameWithACharacterThatWouldBreakKeyNamesIsRefused() {
+    assertThatThrownBy(() -> RedisFleet.connect("redis://127.0.0.1:6379", "crawlers:next"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("fleet name 'crawlers:next' has ':' at index 8, which would break its Redis key names:"
+            + " expected letters, digits, '.', '_' or '-'");
+    assertThatThrownBy(() -> RedisFleet.connect("redis://127.0.0.1:6379", "crawl ers"))
+        .hasMessageStartingWith("fleet name 'crawl ers' has U+0020 at index 5");
+    assertThatThrownBy(() -> RedisFleet.connect("redis://127.0.0.1:6379", "crawl*"))
+        .hasMessageStartingWith("fleet name 'crawl*' has '*' at index 5");
+    assertThatThrownBy(() -> RedisFleet.connect("redis://127.0.0.1:6379", "{crawlers}"))
+        .hasMessageStartingWith("fleet name '{crawlers}' has '{' at index 0");
+  }
+
+  @Test
+  void S2_aFleetNameLongerThan64CharactersIsRefused() {
+    String name = "c".repeat(65);
+    assertThat(RedisFleet.checkName("c".repeat(64))).hasSize(64);
+    assertThatThrownBy(() -> RedisFleet.connect("redis://127.0.0.1:6379", name))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("fleet name '" + name + "' is 65 characters long: expected at most 64");
+  }
+
+  @Test
+  void S2_aFleetNameOfLettersDigitsDotsUnderscoresAndDashesIsTaken() {
+    assertThat(RedisFleet.checkName("Crawlers_2.eu-west")).isEqualTo("Crawlers_2.eu-west");
+  }
+
+  @Test
+  void S2_aUriThatIsNotARedisUriIsRefusedWithoutRepeatingItsPassword() {
+    assertThatThrownBy(() -> RedisFleet.connect("", "crawlers"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("redis URI '' is blank: expected one like redis://127.0.0.1:6379");
+    assertThatThrownBy(() -> RedisFleet.connect("http://:secret@127.0.0.1:6379", "crawlers"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("redis URI 'http://***@127.0.0.1:6379' is not a Redis URI: expected one like redis://127.0.0.1:6379 (")
+        .message().doesNotContain("secret");
+    assertThatThrownBy(() -> RedisFleet.connect("redis://bad host:6379", "crawlers"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("redis URI 'redis://bad host:6379' is not a Redis URI");
+  }
+
+  @Test
+  void S2_nullsAreRefusedByName() {
+    assertThatThrownBy(() -> RedisFleet.connect(null, "crawlers")).hasMessage("redisUri");
+    assertThatThrownBy(() -> RedisFleet.connect("redis://127.0.0.1:6379", null)).hasMessage("fleetName");
+    assertThatThrownBy(() -> RedisFleet.of(null, "crawlers")).hasMessage("client");
+    RedisClient client = RedisClient.create();
+    try {
+      assertThatThrownBy(() -> RedisFleet.of(client, "a:b"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("fleet name 'a:b' has ':'");
+    } finally {
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+  }
+}

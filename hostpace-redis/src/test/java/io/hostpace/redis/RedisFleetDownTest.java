@@ -1,0 +1,97 @@
+package io.hostpace.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hostpace.spi.Fleet;
+import io.hostpace.spi.Fleet.Lesson;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A fleet whose Redis stopped: each test has a server of its own, and stops it. The engine must
+ * then pace by its own reckoning, so every claim answers {@link Fleet#UNCLAIMED}, and telling
+ * throws nothing.
+ */
+class RedisFleetDownTest {
+
+  static final long SECOND = 1_000_000_000L;
+  static final long WAIT_SECONDS = 10; // the fleet's own timeout is 1 s
+
+  RedisServer server;
+
+  @BeforeEach
+  void startRedis() throws Exception {
+    server = RedisServer.start();
+  }
+
+  @AfterEach
+  void stopRedis() throws Exception {
+    server.close();
+  }
+
+  /** What a claim answered, how often, and on which thread. */
+  static final class Answer {
+    final CompletableFuture<Long> delay = new CompletableFuture<>();
+    final AtomicInteger count = new AtomicInteger();
+    volatile Thread thread;
+
+    void accept(long value) {
+      count.incrementAndGet();
+      thread = Thread.currentThread();
+      delay.complete(value);
+    }
+  }
+
+  void claimsAnswerUnclaimedAndTellingThrowsNothingWhenRedisStops(RedisFleet fleet) throws Exception {
+    Answer down = new Answer();
+    try {
+      Answer before = new Answer();
+      fleet.claimStart("example.org", SECOND, before::accept);
+      assertThat(before.delay.get(WAIT_SECONDS, TimeUnit.SECONDS)).isZero();
+
+      server.close();
+
+      fleet.claimStart("example.org", SECOND, down::accept);
+      fleet.tell(new Lesson("example.org", true, -1, 1_000_000));
+      assertThat(down.delay.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo(Fleet.UNCLAIMED);
+      assertThat(down.thread).isNotSameAs(Thread.currentThread());
+      assertThat(fleet.claimsUnclaimed()).isEqualTo(1);
+    } finally {
+      fleet.close();
+    }
+    assertThat(down.count).hasValue(1);
+  }
+
+  @Test
+  void S2_aFleetThatConnectedItselfAnswersUnclaimedWhileRedisIsDown() throws Exception {
+    // Its client rejects commands while disconnected: the claim fails at once, and hops to another thread.
+    claimsAnswerUnclaimedAndTellingThrowsNothingWhenRedisStops(RedisFleet.connect(server.uri(), "down"));
+  }
+
+  @Test
+  void S2_aFleetOfAClientWithLettucesDefaultsAnswersUnclaimedWhenItsClaimTimesOut() throws Exception {
+    // Lettuce's default client keeps commands for the reconnection: the claim times out after 1 s.
+    RedisClient client = RedisClient.create(server.uri());
+    try {
+      claimsAnswerUnclaimedAndTellingThrowsNothingWhenRedisStops(RedisFleet.of(client, "down"));
+    } finally {
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+  }
+
+  @Test
+  void S2_aFleetThatCannotReachRedisIsNotBuilt() throws Exception {
+    String uri = server.uri();
+    server.close();
+
+    assertThatThrownBy(() -> RedisFleet.connect(uri, "down")).isInstanceOf(RedisConnectionException.class);
+  }
+}

@@ -1,0 +1,294 @@
+package io.hostpace.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hostpace.spi.Fleet;
+import io.hostpace.spi.Fleet.Lesson;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two processes of a fleet, as two {@link RedisFleet}s on one real Redis. Delays are the ones Redis
+ * computed on its own clock, so they are checked as numbers, never against the test's clock.
+ */
+class RedisFleetTest {
+
+  static final long SECOND = 1_000_000_000L;
+  static final long MILLI = 1_000_000L;
+  static final long WAIT_SECONDS = 10; // for an answer that should come within milliseconds
+
+  static RedisServer server;
+  static RedisClient plainClient;
+  static StatefulRedisConnection<String, String> plain;
+
+  final List<RedisFleet> fleets = new ArrayList<>();
+  final String fleetName = "test-" + Long.toHexString(System.nanoTime());
+
+  @BeforeAll
+  static void startRedis() throws Exception {
+    server = RedisServer.start();
+    plainClient = RedisClient.create(server.uri());
+    plain = plainClient.connect();
+  }
+
+  @AfterAll
+  static void stopRedis() throws Exception {
+    if (plainClient != null) {
+      plainClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @AfterEach
+  void closeFleets() {
+    fleets.forEach(RedisFleet::close);
+  }
+
+  RedisFleet process(String name) {
+    RedisFleet fleet = RedisFleet.connect(server.uri(), name);
+    fleets.add(fleet);
+    return fleet;
+  }
+
+  RedisFleet process() {
+    return process(fleetName);
+  }
+
+  RedisCommands<String, String> redis() {
+    return plain.sync();
+  }
+
+  static <T> T next(BlockingQueue<T> heard) throws InterruptedException {
+    T value = heard.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+    assertThat(value).as("heard within %d s", WAIT_SECONDS).isNotNull();
+    return value;
+  }
+
+  /** The delay Redis gives a claim of {@code key} at {@code interval}, as {@code then} heard it. */
+  static long claim(Fleet fleet, String key, long intervalNanos) throws Exception {
+    CompletableFuture<Long> answer = new CompletableFuture<>();
+    fleet.claimStart(key, intervalNanos, answer::complete);
+    return answer.get(WAIT_SECONDS, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void S2_aLessonOneProcessTellsReachesTheOthersWithEveryFieldButNotItself() throws Exception {
+    RedisFleet a = process();
+    RedisFleet b = process();
+    BlockingQueue<Lesson> aHeard = new LinkedBlockingQueue<>();
+    BlockingQueue<Lesson> bHeard = new LinkedBlockingQueue<>();
+    a.listen(aHeard::add);
+    b.listen(bHeard::add);
+
+    Lesson refusal = new Lesson("*.wikidata.org", true, 2_500_000_001L, 84_000_123L);
+    a.tell(refusal);
+    assertThat(next(bHeard)).isEqualTo(refusal);
+
+    // Redis delivers a's subscription its messages in the order it ran the PUBLISHes: had a heard
+    // its own refusal, it would hear it before b's answer, told only once b had heard the refusal.
+    Lesson answer = new Lesson("query.wikidata.org:8443", false, -1, 0);
+    b.tell(answer);
+    assertThat(next(aHeard)).isEqualTo(answer);
+    assertThat(aHeard).isEmpty();
+    assertThat(a.lessonsLost()).isZero();
+    assertThat(b.lessonsLost()).isZero();
+  }
+
+  @Test
+  void S2_aClosedListenerHearsNothingMoreWhileTheOthersGoOn() throws Exception {
+    RedisFleet a = process();
+    RedisFleet b = process();
+    List<Lesson> closedHeard = new ArrayList<>();
+    BlockingQueue<Lesson> openHeard = new LinkedBlockingQueue<>();
+    AutoCloseable closing = b.listen(closedHeard::add); // called before the open one, on the same thread
+    b.listen(openHeard::add);
+
+    Lesson first = new Lesson("example.org", false, -1, 5 * MILLI);
+    a.tell(first);
+    assertThat(next(openHeard)).isEqualTo(first);
+    closing.close();
+    Lesson second = new Lesson("example.org", true, -1, 6 * MILLI);
+    a.tell(second);
+    assertThat(next(openHeard)).isEqualTo(second);
+
+    assertThat(closedHeard).containsExactly(first);
+  }
+
+  @Test
+  void S2_aListenerThatThrowsKeepsNeitherItselfNorTheOthersFromLaterLessons() throws Exception {
+    RedisFleet a = process();
+    RedisFleet b = process();
+    AtomicInteger thrown = new AtomicInteger();
+    BlockingQueue<Lesson> heard = new LinkedBlockingQueue<>();
+    b.listen(lesson -> {
+      thrown.incrementAndGet();
+      throw new IllegalStateException("a broken listener");
+    });
+    b.listen(heard::add);
+
+    Lesson first = new Lesson("example.org", false, -1, 1);
+    Lesson second = new Lesson("example.org", false, -1, 2);
+    a.tell(first);
+    a.tell(second);
+
+    assertThat(next(heard)).isEqualTo(first);
+    assertThat(next(heard)).isEqualTo(second);
+    assertThat(thrown).hasValue(2);
+  }
+
+  @Test
+  void S2_messagesOnTheChannelThatAreNoLessonsAreIgnored() throws Exception {
+    RedisFleet b = process();
+    BlockingQueue<Lesson> heard = new LinkedBlockingQueue<>();
+    b.listen(heard::add);
+    String channel = "hostpace:" + fleetName + ":lessons";
+
+    redis().publish(channel, "not a lesson");
+    redis().publish(channel, "other\texample.org\tyes\t-1\t0");
+    redis().publish(channel, "other\texample.org\t1\t-5\t0");
+    redis().publish(channel, "other\texample.org\t1\t-1\t0\textra");
+    redis().publish(channel, "");
+    redis().publish(channel, "other\texample.org\t1\t-1\t7");
+
+    assertThat(next(heard)).isEqualTo(new Lesson("example.org", true, -1, 7));
+    assertThat(heard).isEmpty();
+  }
+
+  @Test
+  void S2_aLessonWhoseKeyHasATabIsLostAndCountedNotSent() throws Exception {
+    RedisFleet a = process();
+    RedisFleet b = process();
+    BlockingQueue<Lesson> heard = new LinkedBlockingQueue<>();
+    b.listen(heard::add);
+
+    a.tell(new Lesson("example.org\tevil", true, -1, 0));
+    assertThat(a.lessonsLost()).isEqualTo(1);
+    Lesson marker = new Lesson("example.org", false, -1, 0);
+    a.tell(marker);
+
+    assertThat(next(heard)).isEqualTo(marker);
+    assertThat(heard).isEmpty();
+  }
+
+  @Test
+  void S2_twoProcessesClaimingOneKeyAreSpacedByItsIntervalOnRedisClock() throws Exception {
+    RedisFleet a = process();
+    RedisFleet b = process();
+
+    long first = claim(a, "qlever.dev", 10 * SECOND);
+    long second = claim(b, "qlever.dev", 10 * SECOND);
+    long third = claim(a, "qlever.dev", 10 * SECOND);
+
+    // Each delay is Redis's slot less Redis's now: the slots are 0 s, 10 s and 20 s from the first
+    // claim, less the time Redis saw pass since (milliseconds here; up to 1 s allowed).
+    assertThat(first).isZero();
+    assertThat(second).isBetween(9 * SECOND, 10 * SECOND);
+    assertThat(third).isBetween(second + 9 * SECOND, 20 * SECOND);
+    assertThat(a.claimsUnclaimed() + b.claimsUnclaimed()).isZero();
+  }
+
+  @Test
+  void S2_claimsOfDifferentKeysOrFleetsDoNotSpaceEachOther() throws Exception {
+    RedisFleet a = process();
+    RedisFleet other = process(fleetName + "-other");
+
+    assertThat(claim(a, "query.wikidata.org", 60 * SECOND)).isZero();
+    assertThat(claim(a, "*.wikidata.org", 60 * SECOND)).isZero();
+    assertThat(claim(a, "qlever.dev", 60 * SECOND)).isZero();
+    assertThat(claim(other, "query.wikidata.org", 60 * SECOND)).isZero();
+    assertThat(claim(a, "query.wikidata.org", 60 * SECOND)).isGreaterThan(59 * SECOND);
+  }
+
+  @Test
+  void S2_aClaimedKeyExpiresOnceItCanNoLongerHoldAStartBack() throws Exception {
+    RedisFleet a = process();
+    String key = "hostpace:" + fleetName + ":next:";
+
+    claim(a, "tiny.example", 1000); // 1 µs apart: the key matters for a microsecond
+    assertThat(redis().pttl(key + "tiny.example"))
+        .isBetween(1L, 1 + ClaimScript.MARGIN_MILLIS);
+
+    claim(a, "slow.example", 10 * SECOND);
+    claim(a, "slow.example", 10 * SECOND); // the slot is 10 s away, and holds claims back until 20 s
+    assertThat(redis().pttl(key + "slow.example"))
+        .isBetween(19_000L, 20_000 + ClaimScript.MARGIN_MILLIS);
+    assertThat(redis().get(key + "slow.example")).as("microseconds of Redis's clock").matches("[0-9]{16,}");
+  }
+
+  @Test
+  void S2_aClaimAfterRedisForgotTheScriptSendsItAgain() throws Exception {
+    RedisFleet a = process();
+    assertThat(claim(a, "example.org", 10 * SECOND)).isZero();
+
+    redis().scriptFlush(); // EVALSHA now answers NOSCRIPT, and the fleet falls back to EVAL
+
+    assertThat(claim(a, "example.org", 10 * SECOND)).isBetween(9 * SECOND, 10 * SECOND);
+    assertThat(a.claimsUnclaimed()).isZero();
+  }
+
+  @Test
+  void S2_aClaimIsAnsweredOnAnotherThreadOnceItHasBeenAsked() throws Exception {
+    RedisFleet a = process();
+    CompletableFuture<Thread> answeredOn = new CompletableFuture<>();
+    AtomicInteger answers = new AtomicInteger();
+
+    a.claimStart("example.org", SECOND, delay -> {
+      answers.incrementAndGet();
+      answeredOn.complete(Thread.currentThread());
+    });
+
+    assertThat(answeredOn.get(WAIT_SECONDS, TimeUnit.SECONDS)).isNotSameAs(Thread.currentThread());
+    a.close(); // nothing answers after the fleet is closed
+    assertThat(answers).hasValue(1);
+  }
+
+  @Test
+  void S2_aClosedFleetLosesLessonsAndAnswersClaimsUnclaimedAndClosesOnce() throws Exception {
+    RedisFleet a = process();
+    a.close();
+    a.close();
+
+    a.tell(new Lesson("example.org", false, -1, 0));
+    assertThat(a.lessonsLost()).isEqualTo(1);
+    assertThat(claim(a, "example.org", SECOND)).isEqualTo(Fleet.UNCLAIMED);
+    assertThat(a.claimsUnclaimed()).isEqualTo(1);
+    assertThat(a.toString()).contains(fleetName, "closed");
+  }
+
+  @Test
+  void S2_aFleetOfAGivenClientLeavesTheClientOpen() throws Exception {
+    RedisClient client = RedisClient.create(server.uri());
+    try {
+      RedisFleet a = RedisFleet.of(client, fleetName);
+      RedisFleet b = process();
+      BlockingQueue<Lesson> heard = new LinkedBlockingQueue<>();
+      b.listen(heard::add);
+      Lesson lesson = new Lesson("example.org", true, 3 * SECOND, 10 * MILLI);
+      a.tell(lesson);
+      assertThat(next(heard)).isEqualTo(lesson);
+      assertThat(claim(a, "example.org", SECOND)).isZero();
+
+      a.close();
+      try (StatefulRedisConnection<String, String> stillOpen = client.connect()) {
+        assertThat(stillOpen.sync().ping()).isEqualTo("PONG");
+      }
+    } finally {
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+  }
+}
