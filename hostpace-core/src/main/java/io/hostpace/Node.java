@@ -44,11 +44,12 @@ final class Node {
   long gaveUps;
   /** Whether the node waits for the fleet's answer to its claim of a start (SPEC S2). */
   boolean claiming;
-  /** Whether the node holds the fleet's claim to start at {@link #claimedAt}, not yet used. */
+  /** Whether the node holds the fleet's claim to start, granted at {@link #claimedAt}, not yet used. */
   boolean claimed;
   long claimedAt;
-  /** The interval the node's last claim was made at. */
-  long claimInterval;
+  /** Whether the fleet, not granting the last claim, said to claim again at {@link #askAgainAt}. */
+  boolean askAgain;
+  long askAgainAt;
   /** Whether a timer will look at this node again to drop it. */
   boolean cleanupScheduled;
 

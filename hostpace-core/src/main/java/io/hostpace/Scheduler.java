@@ -443,17 +443,19 @@ final class Scheduler {
    * Whether the host or group of {@code limiter} holds the fleet's claim to start at {@code now}
    * (SPEC S2), when it is paced: by its learned interval, or by the limiter's rate (its permits
    * spread over its window: a rate of 2 a second is one start each 500 ms for the fleet, without
-   * the burst one process may make of it); else claims it, or waits for the claim's time. A claim not used within
-   * half an interval of its time is stale (a pause came, the request was cancelled): the fleet
-   * has spaced others' starts from it since, so it is claimed again; so is one claimed at a
-   * shorter interval than the node's now (the host refused meanwhile: the fleet's start after
-   * the refusal goes at the new pace, SPEC R5).
+   * the burst one process may make of it); else claims it, or waits until the fleet said to ask
+   * again. The fleet grants a claim only for at once, so a claim is used at once or not at all:
+   * one that finds the start held back by something else is let go after a quarter of the
+   * interval, and claimed again.
    */
   private boolean claimed(Limiter limiter, long now) {
     Node node = limiter.node;
     long interval = node.state.interval();
     if (limiter.rate != null) {
       interval = Math.max(interval, limiter.rate.spacing());
+    }
+    if (node.quota != null) { // counts this process's starts only: the fleet spreads them instead
+      interval = Math.max(interval, node.quota.window / node.quota.permits);
     }
     if (interval <= 0) {
       return true;
@@ -462,25 +464,25 @@ final class Scheduler {
       blockedByPlaces = true; // the claim's answer pumps the node's queues
       return false;
     }
-    if (node.claimed && node.claimInterval >= interval) {
-      long wait = node.claimedAt - now;
-      if (wait > 0) {
-        later(node.claimedAt);
-        return false;
-      }
-      if (-wait <= interval / 2) {
+    if (node.claimed) {
+      if (now - node.claimedAt <= interval / 4) {
         return true;
       }
+      node.claimed = false;
+    } else if (node.askAgain) {
+      if (node.askAgainAt - now > 0) {
+        later(node.askAgainAt);
+        return false;
+      }
+      node.askAgain = false;
     }
-    node.claimed = false;
     node.claiming = true;
-    node.claimInterval = interval;
     blockedByPlaces = true;
     fleet.claimStart(node.key, interval, delay -> fleetClaimed(node, delay));
     return false;
   }
 
-  /** The fleet answered {@code node}'s claim: its start may go {@code delay} from now. */
+  /** The fleet answered {@code node}'s claim: granted (0, or the fleet could not be asked), or ask again {@code delay} from now. */
   private void fleetClaimed(Node node, long delay) {
     lock.lock();
     try {
@@ -489,8 +491,13 @@ final class Scheduler {
         return; // let go meanwhile
       }
       long now = clock.nanoTime();
-      node.claimed = true;
-      node.claimedAt = delay == Fleet.UNCLAIMED ? now : now + Math.max(0, delay);
+      if (delay <= 0) {
+        node.claimed = true;
+        node.claimedAt = now;
+      } else {
+        node.askAgain = true;
+        node.askAgainAt = now + delay;
+      }
       pump(queuesOf(node), now);
     } finally {
       unlockAndDeliver();

@@ -55,6 +55,12 @@ class FleetTest {
     return engine.execute(server.get("http://shared.test" + path));
   }
 
+  /** The response of a call that must have ended by now (virtual time never waits). */
+  static Response done(CompletableFuture<Response> call) {
+    assertThat(call).as("the call has ended").isDone();
+    return call.join();
+  }
+
   static Duration interval(Hostpace engine, String key) {
     return engine.snapshot().stream().filter(h -> h.key().equals(key)).findFirst()
         .map(HostSnapshot::interval).orElse(Duration.ZERO);
@@ -71,7 +77,7 @@ class FleetTest {
     assertThat(interval(a, "shared.test")).isEqualTo(Duration.ofMillis(250)); // SPEC R4's first doubling
     assertThat(interval(b, "shared.test")).isEqualTo(Duration.ofMillis(250));
     time.advance(Duration.ofSeconds(5));
-    assertThat(refused.join().status()).isEqualTo(200);
+    assertThat(done(refused).status()).isEqualTo(200);
   }
 
   @Test
@@ -84,7 +90,7 @@ class FleetTest {
     CompletableFuture<Response> next = get(b, "/next");
     time.advance(Duration.ofSeconds(10));
 
-    assertThat(next.join().status()).isEqualTo(200);
+    assertThat(done(next).status()).isEqualTo(200);
     assertThat(server.startTimes("/next")).containsExactly("5.101"); // the pause, heard 1 ms after it was told
     assertThat(server.startTimes("/wait")).containsExactly("0.000", "5.100");
   }
@@ -103,7 +109,7 @@ class FleetTest {
     }
     time.advance(Duration.ofSeconds(20));
 
-    calls.forEach(call -> assertThat(call.join().status()).isEqualTo(200));
+    calls.forEach(call -> assertThat(done(call).status()).isEqualTo(200));
     List<Double> starts = new ArrayList<>();
     for (String path : List.of("/refuse", "/a", "/b")) {
       server.startTimes(path).forEach(t -> starts.add(Double.parseDouble(t)));
@@ -130,7 +136,7 @@ class FleetTest {
     }
     time.advance(Duration.ofSeconds(20));
 
-    calls.forEach(call -> assertThat(call.join().status()).isEqualTo(200));
+    calls.forEach(call -> assertThat(done(call).status()).isEqualTo(200));
     List<String> starts = server.startTimes("/r");
     assertThat(starts).hasSize(12);
     // two a second for the fleet, one each 500 ms; the first after the claim's round trip
@@ -161,7 +167,7 @@ class FleetTest {
       public void tell(Lesson lesson) {}
 
       @Override
-      public AutoCloseable listen(Consumer<Lesson> listener) {
+      public Listening listen(Consumer<Lesson> listener) {
         return () -> {};
       }
 
@@ -177,7 +183,7 @@ class FleetTest {
     CompletableFuture<Response> second = get(a, "/second");
     time.advance(Duration.ofSeconds(10));
 
-    assertThat(second.join().status()).isEqualTo(200);
+    assertThat(done(second).status()).isEqualTo(200);
     assertThat(claims.get()).isEqualTo(2); // the refused one's retry and the second
     // each went when its own interval had passed and its claim had failed, a second later
     assertThat(server.startTimes("/refuse")).containsExactly("0.000", "2.000");
@@ -195,6 +201,6 @@ class FleetTest {
     assertThat(server.startTimes("/refuse")).containsExactly("0.000");
     CompletableFuture<Response> later = get(a, "/later");
     time.advance(Duration.ofSeconds(5));
-    assertThat(later.join().status()).isEqualTo(200);
+    assertThat(done(later).status()).isEqualTo(200);
   }
 }

@@ -11,8 +11,12 @@ import java.util.function.LongConsumer;
  * every answer or refusal a host or group gives, and hears the lessons of the other processes:
  * its learning rule learns from the fleet's answers as if they were its own, so every process
  * learns the rate the host gives the fleet, not the share it happened to get. While a host is
- * paced (its interval is not 0), each start first claims the fleet's next start: a host paced at
- * one a second gets one a second from the fleet, however many processes share it.
+ * paced (a learned interval, a configured rate, a learned quota), each start first claims it from
+ * the fleet: a host paced at one a second gets one a second from the fleet, however many
+ * processes share it.
+ *
+ * <p>A process is one {@code Fleet} object: each engine needs its own (a fleet does not tell a
+ * process its own lessons, so two engines sharing one would not hear each other).
  *
  * <p>Every method is called under the engine's lock and must not block: an implementation sends
  * and answers on threads of its own (Redis's client, a virtual timer), and never calls back from
@@ -54,15 +58,29 @@ public interface Fleet {
 
   /**
    * Calls {@code listener} with every lesson the fleet's other processes tell (not those of this
-   * process), on a thread of the fleet's, until the returned handle is closed.
+   * process), on a thread of the fleet's, until the returned registration is closed.
    */
-  AutoCloseable listen(Consumer<Lesson> listener);
+  Listening listen(Consumer<Lesson> listener);
 
   /**
-   * Claims the next start of {@code key} for this process: the fleet's next start goes at least
-   * {@code intervalNanos} after the previous one any process claimed, and not before now. The
-   * claim's answer comes to {@code then}, later, on a thread of the fleet's: how many nanoseconds
-   * after the fleet took the claim the start may go (0: at once), or {@link #UNCLAIMED}.
+   * Claims a start of {@code key} for this process, now: granted when no process was granted one
+   * in the last {@code intervalNanos}, and then this one is recorded as the fleet's last start;
+   * else nothing is recorded. The answer comes to {@code then}, later, on a thread of the
+   * fleet's: 0 for granted, else how many nanoseconds after the fleet looked a claim may be
+   * granted (the process claims again then), or {@link #UNCLAIMED}.
+   *
+   * <p>A start is granted for at once, not reserved for later: a reservation would be spent
+   * whatever happened meanwhile, and after a refusal every process's reservations at the old pace
+   * go at the old pace (SPEC R5 wants the new one). The price is a round trip per start: a fleet
+   * whose claims take 20 ms there and back gets 0.90 of a server's rate in the simulator where
+   * 1 ms gets 0.95 ({@code three-processes-fleet}).
    */
   void claimStart(String key, long intervalNanos, LongConsumer then);
+
+  /** A listener's registration with the fleet: closing it stops the listener. */
+  interface Listening extends AutoCloseable {
+    /** Stops the listener; closing again does nothing. */
+    @Override
+    void close();
+  }
 }

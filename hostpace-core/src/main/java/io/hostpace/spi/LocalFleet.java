@@ -16,7 +16,7 @@ import java.util.function.LongConsumer;
  * A fleet whose processes are engines in one JVM, each of which {@link #join() joins} it: what a
  * Redis fleet does (SPEC S2), with a latency of its own choosing, on a clock and timer of its
  * own. For tests and the simulator, where the engines run on one {@code VirtualTime}: each lesson
- * reaches the other members {@code latency} after it was told, and a claim is taken
+ * reaches the other members {@code latency} after it was told, and a claim is looked at
  * {@code latency} after it was asked and answered {@code latency} after that, as a round trip to
  * a server would be.
  */
@@ -26,7 +26,7 @@ public final class LocalFleet {
   private final Timer timer;
   private final long latency;
   private final List<Member> members = new CopyOnWriteArrayList<>();
-  private final Map<String, Long> nextStart = new HashMap<>(); // guarded by this
+  private final Map<String, Long> lastStart = new HashMap<>(); // guarded by this
 
   /**
    * A fleet on {@code clock} and {@code timer}, each message taking {@code latency} one way.
@@ -51,10 +51,12 @@ public final class LocalFleet {
 
   private synchronized long claim(String key, long interval) {
     long now = clock.nanoTime();
-    Long previous = nextStart.get(key);
-    long slot = previous == null || now - (previous + interval) > 0 ? now : previous + interval;
-    nextStart.put(key, slot);
-    return slot - now;
+    Long last = lastStart.get(key);
+    if (last != null && last + interval - now > 0) {
+      return last + interval - now;
+    }
+    lastStart.put(key, now);
+    return 0;
   }
 
   private final class Member implements Fleet {
@@ -75,7 +77,7 @@ public final class LocalFleet {
     }
 
     @Override
-    public AutoCloseable listen(Consumer<Lesson> listener) {
+    public Listening listen(Consumer<Lesson> listener) {
       Objects.requireNonNull(listener, "listener");
       listeners.add(listener);
       return () -> listeners.remove(listener);

@@ -16,12 +16,12 @@ class LocalFleetTest {
   final LocalFleet fleet = new LocalFleet(time, time, Duration.ofMillis(10));
 
   @Test
-  void aLessonReachesTheOtherMembersAfterTheLatencyAndNotItsTeller() throws Exception {
+  void aLessonReachesTheOtherMembersAfterTheLatencyAndNotItsTeller() {
     Fleet a = fleet.join();
     Fleet b = fleet.join();
     List<String> heard = new ArrayList<>();
     a.listen(lesson -> heard.add("a " + lesson.key()));
-    AutoCloseable bListens = b.listen(lesson -> heard.add("b " + lesson.key()));
+    Fleet.Listening bListens = b.listen(lesson -> heard.add("b " + lesson.key()));
     Fleet.Lesson lesson = new Fleet.Lesson("example.org", true, -1, 1_000);
     a.tell(lesson);
     time.advance(Duration.ofMillis(9));
@@ -36,7 +36,7 @@ class LocalFleetTest {
   }
 
   @Test
-  void claimsAreSpacedByTheirIntervalPerKeyAndAnsweredAfterARoundTrip() {
+  void aClaimIsGrantedWhenNoneWasInTheIntervalPerKeyAndAnsweredAfterARoundTrip() {
     Fleet a = fleet.join();
     Fleet b = fleet.join();
     List<String> answers = new ArrayList<>();
@@ -48,10 +48,14 @@ class LocalFleetTest {
     time.advance(Duration.ofMillis(20));
     assertThat(answers).containsExactly("a 0 at 20", "b 1000 at 20", "y 0 at 20");
 
-    time.advance(Duration.ofSeconds(5)); // long after: the next claim goes at once
-    a.claimStart("x.test", second, delay -> answers.add("a " + delay));
+    time.advance(Duration.ofMillis(500)); // b was not granted, so nothing was recorded for it: a granted at 10 ms
+    b.claimStart("x.test", second, delay -> answers.add("b " + delay / 1_000_000));
     time.advance(Duration.ofMillis(20));
-    assertThat(answers).last().isEqualTo("a 0");
+    assertThat(answers).last().isEqualTo("b 480");
+    time.advance(Duration.ofMillis(480)); // looked at after 1 s from a's grant
+    b.claimStart("x.test", second, delay -> answers.add("b " + delay / 1_000_000));
+    time.advance(Duration.ofMillis(20));
+    assertThat(answers).last().isEqualTo("b 0");
   }
 
   @Test

@@ -47,11 +47,11 @@ import org.jspecify.annotations.Nullable;
  * For the fleet {@code crawlers}:
  * <pre>
  * hostpace:crawlers:lessons           channel  one PUBLISH per lesson told     (see Messages)
- * hostpace:crawlers:next:{key}        string   the key's last claimed start,   (see ClaimScript)
+ * hostpace:crawlers:last:{key}        string   the key's last granted start,   (see ClaimScript)
  *                                              in microseconds of Redis's clock, expiring once
  *                                              it can no longer hold a start back
  * </pre>
- * A lesson costs one PUBLISH; a paced start costs one script call (EVALSHA, and EVAL once if Redis
+ * A lesson costs one PUBLISH; a paced start costs a script call per claim (EVALSHA, and EVAL once if Redis
  * does not know the script yet). A lesson carries durations only, and a claim is timed by Redis's
  * {@code TIME} alone, so the processes need not share a clock.
  *
@@ -108,7 +108,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     this.origin = HexFormat.of().formatHex(id);
     this.fleetName = fleetName;
     this.channel = "hostpace:" + fleetName + ":lessons";
-    this.keyPrefix = "hostpace:" + fleetName + ":next:";
+    this.keyPrefix = "hostpace:" + fleetName + ":last:";
     this.ownedClient = owned ? client : null;
     this.connection = connection;
     this.commands = connection.async();
@@ -268,7 +268,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * hears later lessons, and the other listeners still hear this one. Returns at once.
    */
   @Override
-  public AutoCloseable listen(Consumer<Lesson> listener) {
+  public Listening listen(Consumer<Lesson> listener) {
     Registration registration = new Registration(Objects.requireNonNull(listener, "listener"));
     if (!closed.get()) {
       listeners.add(registration);
@@ -277,9 +277,9 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   }
 
   /**
-   * Claims {@code key}'s next start from Redis, and returns at once; {@code then} hears, later and
-   * on another thread, how many nanoseconds from Redis's answer the start may go, or
-   * {@link Fleet#UNCLAIMED}. The interval is rounded up to a whole microsecond.
+   * Claims a start of {@code key} now from Redis, and returns at once; {@code then} hears, later
+   * and on another thread, 0 for granted, or how many nanoseconds from Redis's look a claim may be
+   * granted, or {@link Fleet#UNCLAIMED}. The interval is rounded up to a whole microsecond.
    *
    * @throws IllegalArgumentException if {@code key} is empty or {@code intervalNanos} negative
    */
@@ -372,7 +372,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   }
 
   /** One call of {@link #listen}; closing it removes just that one. */
-  private final class Registration implements AutoCloseable {
+  private final class Registration implements Listening {
     private final Consumer<Lesson> listener;
 
     Registration(Consumer<Lesson> listener) {

@@ -125,11 +125,26 @@ class PacingSimulationTest {
   }
 
   @Test
-  void S2_threeProcessesOfAFleetReachTheTargetThroughItsMessagesAsOneWould() throws IOException {
-    PacingResult.Policy fleet = replay("three-processes-fleet.json").policy("hostpace");
+  void S2_threeProcessesOfAFleetReachTheTargetOnTokenBucketsAsOneWould() throws IOException {
+    for (String name : new String[] {"three-processes-fleet", "qlever-like-fleet", "rate-halves-fleet"}) {
+      PacingResult.Policy fleet = replay(name + ".json").policy("hostpace");
+      assertThat(fleet.lost()).as(name).isZero();
+      assertReachesTheTarget(fleet, name);
+    }
+    // told the server's rate, the processes of a fleet together keep to it: nothing refused
+    assertThat(replay("three-processes-fleet.json").policy("configured").refusals()).isZero();
+    assertThat(replay("qlever-like-fleet.json").policy("configured").refusals()).isZero();
+  }
 
-    assertThat(fleet.lost()).isZero();
-    assertReachesTheTarget(fleet, "three-processes-fleet");
+  @Test
+  void S2_aFleetSharesNoInFlightCountNorWindowCountSoAGateOrAFixedWindowStillRefusesIt() throws IOException {
+    // What BENCHMARKS.md states as S2's limits: each process counts its own requests in flight and
+    // its own starts in a learned window, so three of them overrun a gate of four and a window.
+    PacingResult.Policy gate = replay("kgf-like-fleet.json").policy("hostpace");
+    PacingResult.Policy window = replay("fixed-window-fleet.json").policy("hostpace");
+
+    assertThat(gate.goodputRatio()).isLessThan(0.9);
+    assertThat(window.lateRefusalPct()).isGreaterThan(3.0);
   }
 
   @Test
