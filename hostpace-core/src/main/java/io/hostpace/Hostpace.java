@@ -513,10 +513,12 @@ public final class Hostpace {
      * Shares what hosts teach with the other processes of {@code fleet} (SPEC S2), so that together
      * they are as polite to a host as one: every answer and refusal is told to the fleet, the
      * learning rule learns from the other processes' answers as from its own, a {@code Retry-After}
-     * one process gets pauses the host in all, and while a host is paced each start first claims
-     * the fleet's next start, so the fleet's starts are spaced by the host's interval, not each
-     * process's. Lessons about a host this engine holds nothing for are let go. None unless set.
-     * The engine does not close the fleet.
+     * one process gets pauses the host in all, and while a host is paced (a learned interval, a
+     * configured rate, a learned quota) each start first claims it from the fleet, so the fleet's
+     * starts are spaced by the host's pace, not each process's. Lessons about a host this engine
+     * holds nothing for are let go. Not shared: requests in flight, a learned window's count of
+     * starts, an announced quota. Each engine needs a fleet of its own ({@link Fleet}). None
+     * unless set. The engine does not close the fleet.
      */
     public Builder fleet(Fleet fleet) {
       this.fleet = Objects.requireNonNull(fleet, "fleet");
