@@ -4,22 +4,26 @@ import io.hostpace.spi.Fleet.Lesson;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The text a lesson travels as on the fleet's channel: five fields separated by tabs, the
- * teller's process id, the key, {@code 1} or {@code 0} for refused, the Retry-After and the time
- * the answer took, both in nanoseconds ({@code -1} for no Retry-After).
+ * The text a lesson travels as on the fleet's channel: six fields separated by tabs, the teller's
+ * process id, the key, {@code 1} or {@code 0} for refused, the Retry-After and the time the answer
+ * took, both in nanoseconds ({@code -1} for no Retry-After), and how many of the host's requests
+ * were in flight when it started ({@code 0} for not known).
  *
  * <pre>
- * 3f9a0c17d2e4b855	query.wikidata.org	1	2000000000	84000000
+ * 3f9a0c17d2e4b855	query.wikidata.org	1	2000000000	84000000	3
  * </pre>
  *
- * <p>A key with a tab cannot be sent (a host key never has one), and a message that does not read
- * as exactly these five fields is no lesson: an older or newer teller's message, or another
- * program's on the same channel, is ignored rather than misread.
+ * <p>The five fields an older teller sends, without the last, read as a lesson whose in-flight
+ * count is not known (0). A key with a tab cannot be sent (a host key never has one), and a
+ * message that does not read as these five or six fields is no lesson: a newer teller's message,
+ * or another program's on the same channel, is ignored rather than misread. An older listener
+ * ignores the six fields, so while a fleet is upgraded its older processes do not hear the newer.
  */
 final class Messages {
 
   private static final char SEPARATOR = '\t';
-  private static final int FIELDS = 5;
+  private static final int FIELDS = 6;
+  private static final int OLDER_FIELDS = 5;
 
   private Messages() {}
 
@@ -32,13 +36,13 @@ final class Messages {
       return null;
     }
     return origin + SEPARATOR + lesson.key() + SEPARATOR + (lesson.refused() ? '1' : '0')
-        + SEPARATOR + lesson.retryAfterNanos() + SEPARATOR + lesson.tookNanos();
+        + SEPARATOR + lesson.retryAfterNanos() + SEPARATOR + lesson.tookNanos() + SEPARATOR + lesson.inFlightAtStart();
   }
 
   /** The lesson {@code message} tells, or null if it is not one; never throws. */
   static @Nullable Heard decode(String message) {
     String[] fields = message.split(String.valueOf(SEPARATOR), -1);
-    if (fields.length != FIELDS || fields[0].isEmpty()) {
+    if ((fields.length != FIELDS && fields.length != OLDER_FIELDS) || fields[0].isEmpty()) {
       return null;
     }
     boolean refused;
@@ -52,7 +56,8 @@ final class Messages {
     try {
       long retryAfterNanos = Long.parseLong(fields[3]);
       long tookNanos = Long.parseLong(fields[4]);
-      return new Heard(fields[0], new Lesson(fields[1], refused, retryAfterNanos, tookNanos));
+      int inFlightAtStart = fields.length == FIELDS ? Integer.parseInt(fields[5]) : 0;
+      return new Heard(fields[0], new Lesson(fields[1], refused, retryAfterNanos, tookNanos, inFlightAtStart));
     } catch (IllegalArgumentException notALesson) { // a number that does not parse, or a field Lesson refuses
       return null;
     }

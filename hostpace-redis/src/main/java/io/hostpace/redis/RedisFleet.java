@@ -29,12 +29,14 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
+import java.util.function.LongUnaryOperator;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link Fleet} over Redis (SPEC S2): the processes that connect to one Redis with one fleet
- * name share what hosts' answers taught and the spacing of paced hosts' starts.
+ * name share what hosts' answers taught, the spacing of paced hosts' starts, and the places of
+ * hosts with a learned in-flight limit.
  *
  * <pre>{@code
  * RedisFleet fleet = RedisFleet.connect("redis://redis.internal:6379", "crawlers");
@@ -50,31 +52,46 @@ import org.jspecify.annotations.Nullable;
  * hostpace:crawlers:last:{key}        string   the key's last granted start,   (see ClaimScript)
  *                                              in microseconds of Redis's clock, expiring once
  *                                              it can no longer hold a start back
+ * hostpace:crawlers:places:{key}      zset     the key's places held: members  (see PlaceScript)
+ *                                              {origin}:{place}, scored by when their lease runs
+ *                                              out in microseconds of Redis's clock, expiring a
+ *                                              second after the last lease in it
  * </pre>
  * A lesson costs one PUBLISH; a paced start costs a script call per claim (EVALSHA, and EVAL once if Redis
- * does not know the script yet). A lesson carries durations only, and a claim is timed by Redis's
- * {@code TIME} alone, so the processes need not share a clock.
+ * does not know the script yet); a start of a host with a learned in-flight limit costs a script call
+ * per claim of a place, and a ZREM when its answer comes. A lesson carries durations only, and claims
+ * are timed by Redis's {@code TIME} alone, so the processes need not share a clock.
+ *
+ * <h2>Places and their lease</h2>
+ * A place is held until it is {@linkplain #releasePlace released} or its lease runs out, 15 minutes
+ * after it was granted unless {@linkplain #placeLease changed}: a process that died, or whose release
+ * was lost, holds its places no longer than that. A request that holds its place longer than the
+ * lease no longer counts: until it ends, the fleet may hold one more of the host's requests than
+ * its limit for each such request. So the lease is longer than the host's slowest answer.
  *
  * <h2>Never blocking, always answering</h2>
- * The engine calls {@link #tell}, {@link #listen} and {@link #claimStart} under its lock, so none
- * of them waits for Redis: each sends its command and returns. Both connections are opened, and
- * the channel subscribed, by {@link #connect} and {@link #of}, which block until then; so no call
- * of the engine ever connects, and a fleet hears every lesson published after it was built.
+ * The engine calls {@link #tell}, {@link #listen}, {@link #claimStart}, {@link #claimPlace} and
+ * {@link #releasePlace} under its lock, so none of them waits for Redis: each sends its command and
+ * returns. Both connections are opened, and the channel subscribed, by {@link #connect} and
+ * {@link #of}, which block until then; so no call of the engine ever connects, and a fleet hears
+ * every lesson published after it was built.
  * Lettuce reconnects, and subscribes again, by itself after Redis restarts.
  *
- * <p>Invariant: every claim is answered exactly once, later, never from within
- * {@code claimStart}: by Redis's delay, or by {@link Fleet#UNCLAIMED} when Redis failed, did not
- * answer within 1 s, or the fleet is closed. An answer that is ready before {@code claimStart}
- * returns (Lettuce rejects commands at once while disconnected) hops to another thread. A lesson
- * is sent at most once and may be lost; those lost are {@linkplain #lessonsLost counted}. With
- * Redis down for 10 s while a host is paced at 2 a second: 20 claims answer {@code UNCLAIMED}
+ * <p>Invariant: every claim, of a start or of a place, is answered exactly once, later, never from
+ * within {@code claimStart} or {@code claimPlace}: by Redis's answer, or by {@link Fleet#UNCLAIMED}
+ * when Redis failed, did not answer within 1 s, or the fleet is closed. An answer that is ready
+ * before the claim returns (Lettuce rejects commands at once while disconnected) hops to another
+ * thread. A lesson or a release is sent at most once and may be lost; those lost are counted
+ * ({@link #lessonsLost}, {@link #releasesLost}). With Redis down for 10 s while a host is paced
+ * at 2 a second: 20 claims answer {@code UNCLAIMED}
  * (each at once for a fleet that {@link #connect connected} itself, after 1 s for one
  * {@link #of given} a client with Lettuce's defaults), the engine paces those starts alone, and
  * {@link #claimsUnclaimed()} reads 20.
  *
  * <p>Thread-safe: engines on several threads may share one fleet. Lettuce's connections are
- * thread-safe; the listeners are a copy-on-write list; {@code closed} is atomic. Lessons and
- * claims are answered on Lettuce's threads (a claim that timed out, on the JDK's timer thread).
+ * thread-safe; the listeners are a copy-on-write list; {@code closed} is atomic; the lease is
+ * volatile, and a claim reads it once. Lessons and claims are answered on Lettuce's threads (a
+ * claim that timed out, on the JDK's timer thread).
  */
 public final class RedisFleet implements Fleet, AutoCloseable {
 
@@ -82,6 +99,9 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   static final long TIMEOUT_MILLIS = 1000;
   private static final Duration TIMEOUT = Duration.ofMillis(TIMEOUT_MILLIS);
   private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(2);
+  /** How long a place is held unless released: SPARQL queries can take minutes. */
+  static final Duration DEFAULT_PLACE_LEASE = Duration.ofMinutes(15);
+  private static final Duration MAX_PLACE_LEASE = Duration.ofDays(1);
   private static final int MAX_NAME_LENGTH = 64;
   private static final Pattern USER_INFO = Pattern.compile("(//)[^/@]*@");
   private static final SecureRandom IDS = new SecureRandom();
@@ -90,16 +110,20 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   private final String fleetName;
   private final String channel;
   private final String keyPrefix;
+  private final String placesPrefix;
   private final @Nullable RedisClient ownedClient;
   private final StatefulRedisConnection<String, String> connection;
   private final RedisAsyncCommands<String, String> commands;
   private final StatefulRedisPubSubConnection<String, String> pubSub;
   private final Executor callbacks;
-  private final String scriptDigest;
+  private final String claimDigest;
+  private final String placeDigest;
   private final List<Registration> listeners = new CopyOnWriteArrayList<>();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final LongAdder lessonsLost = new LongAdder();
   private final LongAdder claimsUnclaimed = new LongAdder();
+  private final LongAdder releasesLost = new LongAdder();
+  private volatile long placeLeaseMicros = leaseMicros(DEFAULT_PLACE_LEASE); // set by placeLease, read once a claim
 
   private RedisFleet(String fleetName, RedisClient client, boolean owned,
       StatefulRedisConnection<String, String> connection, StatefulRedisPubSubConnection<String, String> pubSub) {
@@ -109,6 +133,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     this.fleetName = fleetName;
     this.channel = "hostpace:" + fleetName + ":lessons";
     this.keyPrefix = "hostpace:" + fleetName + ":last:";
+    this.placesPrefix = "hostpace:" + fleetName + ":places:";
     this.ownedClient = owned ? client : null;
     this.connection = connection;
     this.commands = connection.async();
@@ -121,7 +146,8 @@ public final class RedisFleet implements Fleet, AutoCloseable {
         ForkJoinPool.commonPool().execute(task);
       }
     };
-    this.scriptDigest = commands.digest(ClaimScript.SOURCE);
+    this.claimDigest = commands.digest(ClaimScript.SOURCE);
+    this.placeDigest = commands.digest(PlaceScript.SOURCE);
   }
 
   /**
@@ -293,16 +319,115 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     if (intervalNanos < 0) {
       throw new IllegalArgumentException("intervalNanos must be at least 0, was " + intervalNanos);
     }
-    Claim claim = new Claim(then);
+    String[] args = {Long.toString(ClaimScript.micros(intervalNanos))};
+    claim(ClaimScript.SOURCE, claimDigest, keyPrefix + key, args, ClaimScript::nanos, then);
+  }
+
+  /**
+   * Claims from Redis one of the {@code limit} places of {@code key} the fleet's processes hold at
+   * once, for this process's request numbered {@code place}, and returns at once; {@code then}
+   * hears, later and on another thread, how many places are held with this one (1 to
+   * {@code limit}; a place this request already holds is counted once, and its lease is not
+   * renewed), or 0 when all were held and nothing was claimed, or {@link Fleet#UNCLAIMED}. The
+   * place is held until {@linkplain #releasePlace released} or until its {@linkplain #placeLease
+   * lease} runs out: a request that holds it longer than the lease no longer counts.
+   *
+   * @throws IllegalArgumentException if {@code key} is empty, {@code place} negative or {@code limit} less than 1
+   */
+  @Override
+  public void claimPlace(String key, long place, int limit, LongConsumer then) {
+    checkPlace(key, place);
+    Objects.requireNonNull(then, "then");
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, was " + limit);
+    }
+    String[] args = {member(place), Integer.toString(limit), Long.toString(placeLeaseMicros)};
+    claim(PlaceScript.SOURCE, placeDigest, placesPrefix + key, args, held -> held, then);
+  }
+
+  /**
+   * Releases the place {@code place} of {@code key} that this process holds, if it does, and
+   * returns at once. A release that cannot be sent (Redis down, the fleet closed) is
+   * {@linkplain #releasesLost counted}, and the place is held until its lease runs out.
+   *
+   * @throws IllegalArgumentException if {@code key} is empty or {@code place} negative
+   */
+  @Override
+  public void releasePlace(String key, long place) {
+    checkPlace(key, place);
+    if (closed.get()) {
+      releasesLost.increment();
+      return;
+    }
+    try {
+      commands.zrem(placesPrefix + key, member(place)).whenComplete((removed, error) -> {
+        if (error != null) {
+          releasesLost.increment();
+        }
+      });
+    } catch (RuntimeException e) { // the connection closed under us
+      releasesLost.increment();
+    }
+  }
+
+  private static void checkPlace(String key, long place) {
+    Objects.requireNonNull(key, "key");
+    if (key.isEmpty()) {
+      throw new IllegalArgumentException("a place needs a host's key");
+    }
+    if (place < 0) {
+      throw new IllegalArgumentException("place must be at least 0, was " + place);
+    }
+  }
+
+  /** The sorted set's member for this process's request {@code place}. */
+  private String member(long place) {
+    return origin + ":" + place;
+  }
+
+  /**
+   * Sets how long a place this process claims from now on is held unless released: 15 minutes
+   * unless set, as SPARQL queries can take minutes. A place held by a process that died is free
+   * again after it; a request that holds its place longer no longer counts, so until it ends the
+   * fleet may hold one more of the host's requests than its limit. Places already held keep their
+   * lease.
+   *
+   * @return this fleet
+   * @throws IllegalArgumentException if {@code lease} is not positive or longer than a day
+   */
+  public RedisFleet placeLease(Duration lease) {
+    placeLeaseMicros = leaseMicros(lease);
+    return this;
+  }
+
+  /** {@code lease} in whole microseconds, rounded up, once checked. */
+  static long leaseMicros(Duration lease) {
+    Objects.requireNonNull(lease, "lease");
+    if (lease.isNegative() || lease.isZero()) {
+      throw new IllegalArgumentException("place lease must be positive, was " + lease);
+    }
+    if (lease.compareTo(MAX_PLACE_LEASE) > 0) {
+      throw new IllegalArgumentException("place lease must be at most a day (" + MAX_PLACE_LEASE + "), was " + lease);
+    }
+    return ClaimScript.micros(lease.toNanos());
+  }
+
+  /**
+   * Runs the script {@code source} (EVALSHA, and EVAL if Redis does not know it) on {@code key}
+   * with {@code args}, and answers {@code then} with what {@code answerOf} makes of its integer
+   * answer, exactly once, on another thread; or {@link Fleet#UNCLAIMED}, counted.
+   */
+  private void claim(String source, String digest, String key, String[] args, LongUnaryOperator answerOf,
+      LongConsumer then) {
+    Claim claim = new Claim(answerOf, then);
     if (closed.get()) {
       claim.accept(null, new IllegalStateException("the fleet is closed"));
     } else {
       try {
-        String[] keys = {keyPrefix + key};
-        String interval = Long.toString(ClaimScript.micros(intervalNanos));
-        commands.<Long>evalsha(scriptDigest, ScriptOutputType.INTEGER, keys, interval).toCompletableFuture()
+        String[] keys = {key};
+        commands.<Long>evalsha(digest, ScriptOutputType.INTEGER, keys, args).toCompletableFuture()
             .exceptionallyCompose(e -> unknownScript(e)
-                ? commands.<Long>eval(ClaimScript.SOURCE, ScriptOutputType.INTEGER, keys, interval)
+                ? commands.<Long>eval(source, ScriptOutputType.INTEGER, keys, args)
                 : CompletableFuture.failedStage(e))
             .orTimeout(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
             .whenComplete(claim);
@@ -323,15 +448,24 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     return lessonsLost.sum();
   }
 
-  /** How many claims this fleet answered {@link Fleet#UNCLAIMED}. */
+  /** How many claims, of starts and of places, this fleet answered {@link Fleet#UNCLAIMED}. */
   public long claimsUnclaimed() {
     return claimsUnclaimed.sum();
   }
 
   /**
+   * How many releases of places this fleet could not send: Redis failed or was down, or the fleet
+   * was closed. Each such place is held until its lease runs out.
+   */
+  public long releasesLost() {
+    return releasesLost.sum();
+  }
+
+  /**
    * Stops every listener, closes both connections, and shuts the client down if this fleet
    * {@link #connect connected} it. A claim still waiting answers {@link Fleet#UNCLAIMED}; later
-   * lessons are lost and later claims answer {@code UNCLAIMED}. Closing again does nothing.
+   * lessons and releases are lost, and later claims answer {@code UNCLAIMED}; the places this
+   * process holds are held until their lease runs out. Closing again does nothing.
    */
   @Override
   public void close() {
@@ -393,25 +527,27 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   }
 
   /**
-   * One claim's answer: given once (a {@link CompletionStage} completes once), and handed to
-   * another thread if it comes before {@code claimStart} has returned.
+   * One claim's answer, of a start or of a place: given once (a {@link CompletionStage} completes
+   * once), and handed to another thread if it comes before the claim has returned.
    */
   private final class Claim implements BiConsumer<@Nullable Long, @Nullable Throwable> {
+    private final LongUnaryOperator answerOf;
     private final LongConsumer then;
     private volatile boolean asked;
 
-    Claim(LongConsumer then) {
+    Claim(LongUnaryOperator answerOf, LongConsumer then) {
+      this.answerOf = answerOf;
       this.then = then;
     }
 
-    /** {@code claimStart} has returned: an answer from now on may be given on the thread it comes on. */
+    /** The claim has returned: an answer from now on may be given on the thread it comes on. */
     void asked() {
       asked = true;
     }
 
     @Override
-    public void accept(@Nullable Long delayMicros, @Nullable Throwable error) {
-      long answer = error == null && delayMicros != null ? ClaimScript.nanos(delayMicros) : UNCLAIMED;
+    public void accept(@Nullable Long scriptAnswer, @Nullable Throwable error) {
+      long answer = error == null && scriptAnswer != null ? answerOf.applyAsLong(scriptAnswer) : UNCLAIMED;
       if (answer == UNCLAIMED) {
         claimsUnclaimed.increment();
       }
@@ -422,9 +558,9 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       }
     }
 
-    private void answer(long delay) {
+    private void answer(long answer) {
       try {
-        then.accept(delay);
+        then.accept(answer);
       } catch (RuntimeException e) { // the engine's to handle; Lettuce's thread goes on
       }
     }

@@ -1,7 +1,7 @@
 /**
  * A fleet over Redis (SPEC S2): {@link io.hostpace.redis.RedisFleet}, an
- * {@link io.hostpace.spi.Fleet} whose processes share what hosts taught through Redis pub/sub and
- * space their starts with a script on Redis's own clock.
+ * {@link io.hostpace.spi.Fleet} whose processes share what hosts taught through Redis pub/sub, and
+ * space their starts and hold a host's places with scripts on Redis's own clock.
  */
 @NullMarked
 package io.hostpace.redis;

@@ -10,37 +10,47 @@ class MessagesTest {
 
   @Test
   void S2_aLessonReadsBackWithEveryFieldAndItsOrigin() {
-    Lesson lesson = new Lesson("*.wikidata.org", true, 2_000_000_000L, 84_000_000L);
+    Lesson lesson = new Lesson("*.wikidata.org", true, 2_000_000_000L, 84_000_000L, 3);
 
     String message = Messages.encode("3f9a0c17d2e4b855", lesson);
 
-    assertThat(message).isEqualTo("3f9a0c17d2e4b855\t*.wikidata.org\t1\t2000000000\t84000000");
+    assertThat(message).isEqualTo("3f9a0c17d2e4b855\t*.wikidata.org\t1\t2000000000\t84000000\t3");
     assertThat(Messages.decode(message)).isEqualTo(new Messages.Heard("3f9a0c17d2e4b855", lesson));
   }
 
   @Test
   void S2_extremeValuesAndUnusualKeysReadBack() {
     for (Lesson lesson : new Lesson[] {
-        new Lesson("example.org:8080", false, -1, 0),
-        new Lesson("xn--bcher-kva.example", true, Long.MAX_VALUE, Long.MAX_VALUE),
-        new Lesson("a key with spaces\nand a newline", true, 0, 1),
+        new Lesson("example.org:8080", false, -1, 0, 0),
+        new Lesson("xn--bcher-kva.example", true, Long.MAX_VALUE, Long.MAX_VALUE, Integer.MAX_VALUE),
+        new Lesson("a key with spaces\nand a newline", true, 0, 1, 1),
     }) {
       assertThat(Messages.decode(Messages.encode("o", lesson))).isEqualTo(new Messages.Heard("o", lesson));
     }
   }
 
   @Test
-  void S2_aKeyWithATabCannotBeSent() {
-    assertThat(Messages.encode("o", new Lesson("example.org\t1", false, -1, 0))).isNull();
+  void S2_anOlderTellersFiveFieldsReadAsALessonWhoseInFlightCountIsNotKnown() {
+    assertThat(Messages.decode("3f9a0c17d2e4b855\t*.wikidata.org\t1\t2000000000\t84000000"))
+        .isEqualTo(new Messages.Heard("3f9a0c17d2e4b855", new Lesson("*.wikidata.org", true, 2_000_000_000L, 84_000_000L, 0)));
+    assertThat(Messages.decode("o\texample.org\t0\t-1\t0"))
+        .isEqualTo(new Messages.Heard("o", new Lesson("example.org", false, -1, 0, 0)));
   }
 
   @Test
-  void S2_whatIsNotExactlyFiveValidFieldsIsNoLesson() {
+  void S2_aKeyWithATabCannotBeSent() {
+    assertThat(Messages.encode("o", new Lesson("example.org\t1", false, -1, 0, 0))).isNull();
+  }
+
+  @Test
+  void S2_whatIsNotFiveOrSixValidFieldsIsNoLesson() {
     String[] notLessons = {
         "",
         "\t\t\t\t",
+        "\t\t\t\t\t",
         "o\texample.org\t1\t-1",
-        "o\texample.org\t1\t-1\t0\t",
+        "o\texample.org\t1\t-1\t0\t",      // an empty in-flight count
+        "o\texample.org\t1\t-1\t0\t2\t",   // seven fields
         "\texample.org\t1\t-1\t0",         // no origin
         "o\t\t1\t-1\t0",                   // no key
         "o\texample.org\ttrue\t-1\t0",     // refused is 1 or 0
@@ -48,6 +58,10 @@ class MessagesTest {
         "o\texample.org\t1\t-1\t-1",       // took at least 0
         "o\texample.org\t1\t1.5\t0",
         "o\texample.org\t1\t-1\t99999999999999999999",
+        "o\texample.org\t1\t-1\t0\t-1",    // in flight at least 0
+        "o\texample.org\t1\t-1\t0\t2147483648", // in flight an int
+        "o\texample.org\t1\t-1\t0\tmany",
+        "o\texample.org\t1\t-1\t0\t1.0",
     };
     for (String message : notLessons) {
       assertThat(Messages.decode(message)).as(message.replace("\t", "\\t")).isNull();

@@ -63,6 +63,28 @@ class RedisFleetArgumentsTest {
   }
 
   @Test
+  void S2_aPlaceLeaseThatIsNotPositiveOrLongerThanADayIsRefused() {
+    assertThatThrownBy(() -> RedisFleet.leaseMicros(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("place lease must be positive, was PT0S");
+    assertThatThrownBy(() -> RedisFleet.leaseMicros(Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("place lease must be positive, was PT-0.001S");
+    assertThatThrownBy(() -> RedisFleet.leaseMicros(Duration.ofDays(1).plusNanos(1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("place lease must be at most a day (PT24H), was PT24H0.000000001S");
+    assertThatThrownBy(() -> RedisFleet.leaseMicros(null)).hasMessage("lease");
+  }
+
+  @Test
+  void S2_aPlaceLeaseIsTakenInWholeMicrosecondsRoundedUpFromANanosecondToADay() {
+    assertThat(RedisFleet.leaseMicros(Duration.ofNanos(1))).isEqualTo(1);
+    assertThat(RedisFleet.leaseMicros(Duration.ofMillis(1))).isEqualTo(1_000);
+    assertThat(RedisFleet.leaseMicros(RedisFleet.DEFAULT_PLACE_LEASE)).isEqualTo(900_000_000L);
+    assertThat(RedisFleet.leaseMicros(Duration.ofDays(1))).isEqualTo(86_400_000_000L);
+  }
+
+  @Test
   void S2_nullsAreRefusedByName() {
     assertThatThrownBy(() -> RedisFleet.connect(null, "crawlers")).hasMessage("redisUri");
     assertThatThrownBy(() -> RedisFleet.connect("redis://127.0.0.1:6379", null)).hasMessage("fleetName");

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A fleet whose Redis stopped: each test has a server of its own, and stops it. The engine must
- * then pace by its own reckoning, so every claim answers {@link Fleet#UNCLAIMED}, and telling
- * throws nothing.
+ * then pace by its own reckoning, so every claim, of a start or of a place, answers
+ * {@link Fleet#UNCLAIMED}, and telling and releasing throw nothing.
  */
 class RedisFleetDownTest {
 
@@ -50,30 +50,39 @@ class RedisFleetDownTest {
     }
   }
 
-  void claimsAnswerUnclaimedAndTellingThrowsNothingWhenRedisStops(RedisFleet fleet) throws Exception {
+  void claimsAnswerUnclaimedAndTellingAndReleasingThrowNothingWhenRedisStops(RedisFleet fleet) throws Exception {
     Answer down = new Answer();
+    Answer placeDown = new Answer();
     try {
       Answer before = new Answer();
       fleet.claimStart("example.org", SECOND, before::accept);
       assertThat(before.delay.get(WAIT_SECONDS, TimeUnit.SECONDS)).isZero();
+      Answer placeBefore = new Answer();
+      fleet.claimPlace("example.org", 1, 2, placeBefore::accept);
+      assertThat(placeBefore.delay.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo(1);
 
       server.close();
 
       fleet.claimStart("example.org", SECOND, down::accept);
-      fleet.tell(new Lesson("example.org", true, -1, 1_000_000));
+      fleet.claimPlace("example.org", 2, 2, placeDown::accept);
+      fleet.tell(new Lesson("example.org", true, -1, 1_000_000, 2));
+      fleet.releasePlace("example.org", 1);
       assertThat(down.delay.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo(Fleet.UNCLAIMED);
       assertThat(down.thread).isNotSameAs(Thread.currentThread());
-      assertThat(fleet.claimsUnclaimed()).isEqualTo(1);
+      assertThat(placeDown.delay.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo(Fleet.UNCLAIMED);
+      assertThat(placeDown.thread).isNotSameAs(Thread.currentThread());
+      assertThat(fleet.claimsUnclaimed()).isEqualTo(2);
     } finally {
       fleet.close();
     }
     assertThat(down.count).hasValue(1);
+    assertThat(placeDown.count).hasValue(1);
   }
 
   @Test
   void S2_aFleetThatConnectedItselfAnswersUnclaimedWhileRedisIsDown() throws Exception {
     // Its client rejects commands while disconnected: the claim fails at once, and hops to another thread.
-    claimsAnswerUnclaimedAndTellingThrowsNothingWhenRedisStops(RedisFleet.connect(server.uri(), "down"));
+    claimsAnswerUnclaimedAndTellingAndReleasingThrowNothingWhenRedisStops(RedisFleet.connect(server.uri(), "down"));
   }
 
   @Test
@@ -81,7 +90,7 @@ class RedisFleetDownTest {
     // Lettuce's default client keeps commands for the reconnection: the claim times out after 1 s.
     RedisClient client = RedisClient.create(server.uri());
     try {
-      claimsAnswerUnclaimedAndTellingThrowsNothingWhenRedisStops(RedisFleet.of(client, "down"));
+      claimsAnswerUnclaimedAndTellingAndReleasingThrowNothingWhenRedisStops(RedisFleet.of(client, "down"));
     } finally {
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }

@@ -95,13 +95,13 @@ class RedisFleetTest {
     a.listen(aHeard::add);
     b.listen(bHeard::add);
 
-    Lesson refusal = new Lesson("*.wikidata.org", true, 2_500_000_001L, 84_000_123L);
+    Lesson refusal = new Lesson("*.wikidata.org", true, 2_500_000_001L, 84_000_123L, 3);
     a.tell(refusal);
     assertThat(next(bHeard)).isEqualTo(refusal);
 
     // Redis delivers a's subscription its messages in the order it ran the PUBLISHes: had a heard
     // its own refusal, it would hear it before b's answer, told only once b had heard the refusal.
-    Lesson answer = new Lesson("query.wikidata.org:8443", false, -1, 0);
+    Lesson answer = new Lesson("query.wikidata.org:8443", false, -1, 0, 0);
     b.tell(answer);
     assertThat(next(aHeard)).isEqualTo(answer);
     assertThat(aHeard).isEmpty();
@@ -118,11 +118,11 @@ class RedisFleetTest {
     AutoCloseable closing = b.listen(closedHeard::add); // called before the open one, on the same thread
     b.listen(openHeard::add);
 
-    Lesson first = new Lesson("example.org", false, -1, 5 * MILLI);
+    Lesson first = new Lesson("example.org", false, -1, 5 * MILLI, 0);
     a.tell(first);
     assertThat(next(openHeard)).isEqualTo(first);
     closing.close();
-    Lesson second = new Lesson("example.org", true, -1, 6 * MILLI);
+    Lesson second = new Lesson("example.org", true, -1, 6 * MILLI, 0);
     a.tell(second);
     assertThat(next(openHeard)).isEqualTo(second);
 
@@ -141,8 +141,8 @@ class RedisFleetTest {
     });
     b.listen(heard::add);
 
-    Lesson first = new Lesson("example.org", false, -1, 1);
-    Lesson second = new Lesson("example.org", false, -1, 2);
+    Lesson first = new Lesson("example.org", false, -1, 1, 0);
+    Lesson second = new Lesson("example.org", false, -1, 2, 0);
     a.tell(first);
     a.tell(second);
 
@@ -162,10 +162,14 @@ class RedisFleetTest {
     redis().publish(channel, "other\texample.org\tyes\t-1\t0");
     redis().publish(channel, "other\texample.org\t1\t-5\t0");
     redis().publish(channel, "other\texample.org\t1\t-1\t0\textra");
+    redis().publish(channel, "other\texample.org\t1\t-1\t0\t-1");
+    redis().publish(channel, "other\texample.org\t1\t-1\t0\t2\t3");
     redis().publish(channel, "");
-    redis().publish(channel, "other\texample.org\t1\t-1\t7");
+    redis().publish(channel, "other\texample.org\t1\t-1\t7");     // an older teller's: in flight not known
+    redis().publish(channel, "other\texample.org\t1\t-1\t8\t4");
 
-    assertThat(next(heard)).isEqualTo(new Lesson("example.org", true, -1, 7));
+    assertThat(next(heard)).isEqualTo(new Lesson("example.org", true, -1, 7, 0));
+    assertThat(next(heard)).isEqualTo(new Lesson("example.org", true, -1, 8, 4));
     assertThat(heard).isEmpty();
   }
 
@@ -176,9 +180,9 @@ class RedisFleetTest {
     BlockingQueue<Lesson> heard = new LinkedBlockingQueue<>();
     b.listen(heard::add);
 
-    a.tell(new Lesson("example.org\tevil", true, -1, 0));
+    a.tell(new Lesson("example.org\tevil", true, -1, 0, 0));
     assertThat(a.lessonsLost()).isEqualTo(1);
-    Lesson marker = new Lesson("example.org", false, -1, 0);
+    Lesson marker = new Lesson("example.org", false, -1, 0, 0);
     a.tell(marker);
 
     assertThat(next(heard)).isEqualTo(marker);
@@ -264,7 +268,7 @@ class RedisFleetTest {
     a.close();
     a.close();
 
-    a.tell(new Lesson("example.org", false, -1, 0));
+    a.tell(new Lesson("example.org", false, -1, 0, 0));
     assertThat(a.lessonsLost()).isEqualTo(1);
     assertThat(claim(a, "example.org", SECOND)).isEqualTo(Fleet.UNCLAIMED);
     assertThat(a.claimsUnclaimed()).isEqualTo(1);
@@ -279,7 +283,7 @@ class RedisFleetTest {
       RedisFleet b = process();
       BlockingQueue<Lesson> heard = new LinkedBlockingQueue<>();
       b.listen(heard::add);
-      Lesson lesson = new Lesson("example.org", true, 3 * SECOND, 10 * MILLI);
+      Lesson lesson = new Lesson("example.org", true, 3 * SECOND, 10 * MILLI, 2);
       a.tell(lesson);
       assertThat(next(heard)).isEqualTo(lesson);
       assertThat(claim(a, "example.org", SECOND)).isZero();

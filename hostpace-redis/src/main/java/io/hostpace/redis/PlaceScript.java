@@ -1,0 +1,47 @@
+package io.hostpace.redis;
+
+/**
+ * The Lua script that claims one of a key's places for a process's request, atomically, on
+ * Redis's own clock: the fleet's processes together hold no more of a host's requests at once than
+ * its learned in-flight limit, and need not share a clock.
+ *
+ * <p>The key is a sorted set of the places held: each member is a request, {@code origin:place}
+ * (the process's id and its number for the request), scored by when its lease runs out, in
+ * microseconds of Redis's clock ({@code TIME}). A claim at {@code now} first removes the members
+ * whose lease ran out (their process died, or forgot to release); then a member already there
+ * is answered how many are held, its lease untouched; else, with {@code limit} or more held, the
+ * answer is 0 and nothing is stored; else the member is added with {@code now + lease} and the
+ * answer is how many are held with it. With a limit of 2 and claims by {@code a:1}, {@code b:1},
+ * {@code a:2}, {@code a:1}: the answers are 1, 2, 0 and 2; after {@code b:1} is released
+ * ({@code ZREM}), {@code a:2} gets 2.
+ *
+ * <p>The set expires a second after the last lease in it would: a fleet that met a million hosts
+ * holds sets only for those it holds requests on, or held lately. A claim only lengthens the set's
+ * life, so a process with a short lease never cuts a longer one short.
+ */
+final class PlaceScript {
+
+  /** How long a set outlives the last lease in it, in milliseconds. */
+  static final long MARGIN_MILLIS = 1000;
+
+  /**
+   * KEYS[1]: the key's places; ARGV[1]: the member; ARGV[2]: the limit; ARGV[3]: the lease in
+   * microseconds; answers how many places are held with the member's, or 0 if none was free.
+   */
+  static final String SOURCE = String.join("\n",
+      "if redis.replicate_commands then redis.replicate_commands() end",
+      "local time = redis.call('TIME')",
+      "local now = tonumber(time[1]) * 1000000 + tonumber(time[2])",
+      "local limit = tonumber(ARGV[2])",
+      "local lease = tonumber(ARGV[3])",
+      "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now))",
+      "if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return redis.call('ZCARD', KEYS[1]) end",
+      "local held = redis.call('ZCARD', KEYS[1])",
+      "if held >= limit then return 0 end",
+      "redis.call('ZADD', KEYS[1], string.format('%.0f', now + lease), ARGV[1])",
+      "local ttl = math.ceil(lease / 1000) + " + MARGIN_MILLIS,
+      "if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], string.format('%.0f', ttl)) end",
+      "return held + 1");
+
+  private PlaceScript() {}
+}

@@ -1,0 +1,229 @@
+package io.hostpace.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hostpace.spi.Fleet;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScoredValue;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The places of a host with a learned in-flight limit (SPEC S2), held by two processes of a fleet,
+ * as two {@link RedisFleet}s on one real Redis. A release is sent on its process's connection and
+ * Redis runs one connection's commands in order, so a claim that process makes after it sees it.
+ */
+class RedisFleetPlacesTest {
+
+  static final long WAIT_SECONDS = 10; // for an answer that should come within milliseconds
+  static final long MINUTE_MICROS = 60_000_000L;
+
+  static RedisServer server;
+  static RedisClient plainClient;
+  static StatefulRedisConnection<String, String> plain;
+
+  final List<RedisFleet> fleets = new ArrayList<>();
+  final String fleetName = "places-" + Long.toHexString(System.nanoTime());
+
+  @BeforeAll
+  static void startRedis() throws Exception {
+    server = RedisServer.start();
+    plainClient = RedisClient.create(server.uri());
+    plain = plainClient.connect();
+  }
+
+  @AfterAll
+  static void stopRedis() throws Exception {
+    if (plainClient != null) {
+      plainClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @AfterEach
+  void closeFleets() {
+    fleets.forEach(RedisFleet::close);
+  }
+
+  RedisFleet process(String name) {
+    RedisFleet fleet = RedisFleet.connect(server.uri(), name);
+    fleets.add(fleet);
+    return fleet;
+  }
+
+  RedisFleet process() {
+    return process(fleetName);
+  }
+
+  RedisCommands<String, String> redis() {
+    return plain.sync();
+  }
+
+  String places(String key) {
+    return "hostpace:" + fleetName + ":places:" + key;
+  }
+
+  /** Redis's clock, in microseconds. */
+  long redisMicros() {
+    List<String> time = redis().time();
+    return Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
+  }
+
+  /** How many places Redis says are held with {@code place}'s claim, as {@code then} heard it. */
+  static long claim(Fleet fleet, String key, long place, int limit) throws Exception {
+    CompletableFuture<Long> answer = new CompletableFuture<>();
+    fleet.claimPlace(key, place, limit, answer::complete);
+    return answer.get(WAIT_SECONDS, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void S2_placesAreGrantedAcrossProcessesUpToTheLimitThenNoneUntilOneIsReleased() throws Exception {
+    RedisFleet a = process();
+    RedisFleet b = process();
+
+    assertThat(claim(a, "qlever.dev", 1, 3)).isEqualTo(1);
+    assertThat(claim(b, "qlever.dev", 1, 3)).as("b's request 1 is not a's").isEqualTo(2);
+    assertThat(claim(a, "qlever.dev", 2, 3)).isEqualTo(3);
+    assertThat(claim(b, "qlever.dev", 2, 3)).as("all three held").isZero();
+    assertThat(claim(a, "qlever.dev", 1, 3)).as("a place already held counts once").isEqualTo(3);
+
+    a.releasePlace("qlever.dev", 1);
+    assertThat(claim(a, "qlever.dev", 2, 3)).as("after a's release, on a's connection").isEqualTo(2);
+    assertThat(claim(b, "qlever.dev", 2, 3)).as("the place a let go").isEqualTo(3);
+    assertThat(claim(b, "qlever.dev", 3, 3)).isZero();
+    assertThat(redis().zcard(places("qlever.dev"))).isEqualTo(3);
+    assertThat(a.claimsUnclaimed() + b.claimsUnclaimed() + a.releasesLost() + b.releasesLost()).isZero();
+  }
+
+  @Test
+  void S2_placesOfDifferentKeysOrFleetsAreNotShared() throws Exception {
+    RedisFleet a = process();
+    RedisFleet other = process(fleetName + "-other");
+
+    assertThat(claim(a, "query.wikidata.org", 1, 1)).isEqualTo(1);
+    assertThat(claim(a, "*.wikidata.org", 2, 1)).isEqualTo(1);
+    assertThat(claim(a, "qlever.dev", 3, 1)).isEqualTo(1);
+    assertThat(claim(other, "query.wikidata.org", 1, 1)).isEqualTo(1);
+    assertThat(claim(a, "query.wikidata.org", 4, 1)).isZero();
+  }
+
+  @Test
+  void S2_aPlaceIsLeasedOnRedisClockAndItsSetExpiresAfterTheLease() throws Exception {
+    RedisFleet a = process();
+
+    long before = redisMicros();
+    assertThat(claim(a, "example.org", 1, 2)).isEqualTo(1);
+    long after = redisMicros();
+
+    List<ScoredValue<String>> held = redis().zrangeWithScores(places("example.org"), 0, -1);
+    assertThat(held).hasSize(1);
+    assertThat(held.get(0).getValue()).as("origin:place").matches("[0-9a-f]{16}:1");
+    assertThat((long) held.get(0).getScore()).as("15 minutes after the claim, in microseconds of Redis's clock")
+        .isBetween(before + 15 * MINUTE_MICROS, after + 15 * MINUTE_MICROS);
+    assertThat(redis().pttl(places("example.org")))
+        .isBetween(15 * 60_000L - 1_000, 15 * 60_000L + PlaceScript.MARGIN_MILLIS);
+
+    a.placeLease(Duration.ofMinutes(1));
+    before = redisMicros();
+    assertThat(claim(a, "short.example", 1, 2)).isEqualTo(1);
+    after = redisMicros();
+    assertThat((long) redis().zscore(places("short.example"), held.get(0).getValue()).doubleValue())
+        .isBetween(before + MINUTE_MICROS, after + MINUTE_MICROS);
+    assertThat(redis().pttl(places("short.example"))).isBetween(59_000L, 60_000 + PlaceScript.MARGIN_MILLIS);
+  }
+
+  @Test
+  void S2_aPlaceWhoseLeaseRanOutIsLetGoByTheNextClaimAndAShortLeaseCutsNoLongerOneShort() throws Exception {
+    RedisFleet a = process();
+    RedisFleet b = process().placeLease(Duration.ofMillis(1)); // a process that dies holding its place
+    String key = places("example.org");
+
+    assertThat(claim(a, "example.org", 1, 2)).isEqualTo(1);   // a's lease: 15 minutes
+    assertThat(claim(b, "example.org", 1, 2)).isEqualTo(2);   // b's: 1 ms, and b never releases it
+    assertThat(redis().pttl(key)).as("the set lives as long as a's lease").isGreaterThan(14 * 60_000L);
+
+    ScoredValue<String> bHeld = redis().zrangeWithScores(key, 0, 0).get(0); // the lease that runs out first
+    long bExpiry = (long) bHeld.getScore();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+    while (redisMicros() <= bExpiry) { // Redis's clock passes b's lease within a millisecond
+      assertThat(System.nanoTime() - deadline).as("Redis's clock passed b's lease within %d s", WAIT_SECONDS)
+          .isNegative();
+    }
+    assertThat(redis().zcard(key)).as("nothing lets it go but a claim").isEqualTo(2);
+
+    assertThat(claim(a, "example.org", 2, 2)).as("b's place is free again").isEqualTo(2);
+    assertThat(redis().zrange(key, 0, -1)).doesNotContain(bHeld.getValue()).hasSize(2);
+  }
+
+  @Test
+  void S2_aPlaceClaimAfterRedisForgotTheScriptSendsItAgain() throws Exception {
+    RedisFleet a = process();
+    assertThat(claim(a, "example.org", 1, 5)).isEqualTo(1);
+
+    redis().scriptFlush(); // EVALSHA now answers NOSCRIPT, and the fleet falls back to EVAL
+
+    assertThat(claim(a, "example.org", 2, 5)).isEqualTo(2);
+    assertThat(a.claimsUnclaimed()).isZero();
+  }
+
+  @Test
+  void S2_aPlaceClaimIsAnsweredOnceOnAnotherThread() throws Exception {
+    RedisFleet a = process();
+    CompletableFuture<Thread> answeredOn = new CompletableFuture<>();
+    AtomicInteger answers = new AtomicInteger();
+
+    a.claimPlace("example.org", 1, 1, held -> {
+      answers.incrementAndGet();
+      answeredOn.complete(Thread.currentThread());
+    });
+
+    assertThat(answeredOn.get(WAIT_SECONDS, TimeUnit.SECONDS)).isNotSameAs(Thread.currentThread());
+    a.close(); // nothing answers after the fleet is closed
+    assertThat(answers).hasValue(1);
+  }
+
+  @Test
+  void S2_aClosedFleetAnswersPlaceClaimsUnclaimedAndCountsItsReleasesLost() throws Exception {
+    RedisFleet a = process();
+    a.close();
+
+    assertThat(claim(a, "example.org", 1, 1)).isEqualTo(Fleet.UNCLAIMED);
+    assertThat(a.claimsUnclaimed()).isEqualTo(1);
+    a.releasePlace("example.org", 1);
+    assertThat(a.releasesLost()).isEqualTo(1);
+  }
+
+  @Test
+  void S2_aPlaceClaimOrReleaseWithAnEmptyKeyANegativePlaceOrALimitBelowOneIsRefused() {
+    RedisFleet a = process();
+
+    assertThatThrownBy(() -> a.claimPlace("", 1, 1, held -> {}))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("a place needs a host's key");
+    assertThatThrownBy(() -> a.claimPlace("example.org", -1, 1, held -> {}))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("place must be at least 0, was -1");
+    assertThatThrownBy(() -> a.claimPlace("example.org", 1, 0, held -> {}))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("limit must be at least 1, was 0");
+    assertThatThrownBy(() -> a.claimPlace(null, 1, 1, held -> {})).hasMessage("key");
+    assertThatThrownBy(() -> a.claimPlace("example.org", 1, 1, null)).hasMessage("then");
+    assertThatThrownBy(() -> a.releasePlace("", 1))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("a place needs a host's key");
+    assertThatThrownBy(() -> a.releasePlace("example.org", -2))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("place must be at least 0, was -2");
+    assertThatThrownBy(() -> a.placeLease(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("place lease must be positive, was PT0S");
+    assertThat(a.claimsUnclaimed() + a.releasesLost()).isZero();
+  }
+}
