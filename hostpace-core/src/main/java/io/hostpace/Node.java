@@ -47,6 +47,10 @@ final class Node {
   /** Whether the node holds the fleet's claim to start, granted at {@link #claimedAt}, not yet used. */
   boolean claimed;
   long claimedAt;
+  /** Whether the node waits for the fleet's answer to a claim of a place (SPEC S2). */
+  boolean placeClaiming;
+  /** Whether the fleet said all its places are held: a lesson, a release or a second clears it. */
+  boolean placesFull;
   /** Whether the fleet, not granting the last claim, said to claim again at {@link #askAgainAt}. */
   boolean askAgain;
   long askAgainAt;

@@ -71,6 +71,8 @@ final class Scheduler {
   private final @Nullable HostpaceListener listener;
   /** The processes this engine shares what hosts teach with (SPEC S2), or null. */
   private final @Nullable Fleet fleet;
+  /** The number of the last of the fleet's places claimed. */
+  private long places;
 
   // @GuardedBy("lock")
   private final Map<String, Node> nodes = new HashMap<>();
@@ -430,13 +432,99 @@ final class Scheduler {
       consider(gate, now);
     }
     boolean ready = !blockedByPlaces && readyAt - now <= 0;
-    if (ready && fleet != null) { // ready here: claim the fleet's start now, not a slot it may not use
-      ready = claimed(queue, now);
-      for (GroupGate gate : queue.gates) {
-        ready &= claimed(gate, now);
+    if (ready && fleet != null) { // ready here: claim the fleet's place, then its start now
+      ready = placed(queue, now);
+      if (ready) {
+        ready = claimed(queue, now);
+        for (GroupGate gate : queue.gates) {
+          ready &= claimed(gate, now);
+        }
       }
     }
     return ready;
+  }
+
+  /**
+   * Whether the head of {@code queue} holds one of the fleet's places of its host (SPEC S2), when
+   * the host has a learned in-flight limit: the fleet's processes together hold no more than it.
+   * Else claims one (the answer pumps the host's queues), or waits while the fleet said all are held.
+   */
+  private boolean placed(HostQueue queue, long now) {
+    Node node = queue.node;
+    int limit = node.state.inFlightLimit();
+    Call<?> head = queue.head();
+    if (limit <= 0 || head.placeHeld || head.placeUnclaimed) {
+      return true; // no limit, or held, or the fleet could not be asked: the engine's own count holds
+    }
+    blockedByPlaces = true;
+    if (node.placeClaiming || node.placesFull) {
+      return false;
+    }
+    node.placeClaiming = true;
+    head.place = ++places;
+    long place = head.place;
+    fleet.claimPlace(node.key, place, limit, held -> placeAnswered(node, head, place, held));
+    return false;
+  }
+
+  /** The fleet answered the claim of place {@code place} for {@code call}. */
+  private void placeAnswered(Node node, Call<?> call, long place, long held) {
+    lock.lock();
+    try {
+      node.placeClaiming = false;
+      long now = clock.nanoTime();
+      if (held == 0) {
+        call.place = 0;
+        node.placesFull = true;
+        timer.schedule(() -> placesMayBeFree(node), PLACES_FULL_RETRY);
+      } else if (call.place != place || call.state != Call.State.WAITING) {
+        if (held > 0) {
+          fleet.releasePlace(node.key, place); // the call went meanwhile
+        }
+      } else if (held > 0) {
+        call.placeHeld = true;
+        call.placesHeldWith = (int) Math.min(Integer.MAX_VALUE, held);
+      } else {
+        call.placeUnclaimed = true;
+      }
+      if (nodes.get(node.key) == node) {
+        pump(queuesOf(node), now);
+      }
+      if (call.placeHeld && call.state == Call.State.WAITING) {
+        letGoPlace(call); // a place is used at once or not held: held while waiting, it would count as in flight
+      }
+    } finally {
+      unlockAndDeliver();
+    }
+  }
+
+  /** How long a host whose places the fleet said were all held waits, with no lesson heard, before it claims again. */
+  private static final long PLACES_FULL_RETRY = 1_000_000_000L;
+
+  private void placesMayBeFree(Node node) {
+    lock.lock();
+    try {
+      if (node.placesFull && nodes.get(node.key) == node) {
+        node.placesFull = false;
+        pump(queuesOf(node), clock.nanoTime());
+      }
+    } finally {
+      unlockAndDeliver();
+    }
+  }
+
+  /** Releases the fleet's place {@code call} holds, if any; the host may claim again. */
+  private void letGoPlace(Call<?> call) {
+    if (call.place != 0) {
+      Node node = call.queue.node;
+      if (call.placeHeld) {
+        fleet.releasePlace(node.key, call.place);
+        node.placesFull = false;
+      }
+      call.place = 0;
+      call.placeHeld = false;
+      call.placeUnclaimed = false;
+    }
   }
 
   /**
@@ -576,6 +664,9 @@ final class Scheduler {
     Node host = queue.node;
     call.startSeq = host.starts;
     call.inFlightAtStart = ++host.inFlight;
+    if (call.placeHeld) {
+      call.inFlightAtStart = Math.max(call.inFlightAtStart, call.placesHeldWith); // the fleet's count
+    }
     if (call.inFlightAtStart > 1) { // alone, it has nobody to stop counting: see uncount()
       ArrayList<Call<?>> recent = host.recent;
       if (recent == null) {
@@ -643,6 +734,7 @@ final class Scheduler {
    */
   private Set<HostQueue> release(Call<?> call, long now) {
     HostQueue queue = call.queue;
+    letGoPlace(call);
     queue.inFlight--;
     uncount(queue.node, call, now);
     letGoQuota(queue, call);
@@ -738,12 +830,13 @@ final class Scheduler {
       }
     }
     teach(queue.node, call, call.startedAt, verdict.refusal(), verdict.retryAfterNanos(), now);
-    tell(queue.node, call, verdict, now);
+    // how many were in flight says something of the host to the others only when the fleet counted them
+    tell(queue.node, call, verdict, call.placeHeld ? call.inFlightAtStart : 0, now);
     for (GroupGate gate : queue.gates) {
       teach(gate.node, call, call.startedAt, verdict.refusal(), verdict.retryAfterNanos(), now);
-      tell(gate.node, call, verdict, now);
+      tell(gate.node, call, verdict, 0, now);
     }
-    learnInFlight(queue.node, call, verdict, now);
+    learnInFlight(queue.node, call.startedAt, call.inFlightAtStart, verdict.refusal(), verdict.retryAfterNanos(), now);
     announced(queue.node, call, verdict, now); // the host's own quota, not its groups'
   }
 
@@ -784,15 +877,19 @@ final class Scheduler {
     }
   }
 
-  /** What the host's answer says of how many requests it holds at once; hosts only, not groups. */
-  private void learnInFlight(Node node, Call<?> call, Verdict verdict, long now) {
+  /**
+   * What the host's answer to a request started at {@code startedAt} as the {@code inFlightAtStart}-th
+   * at once says of how many requests it holds at once; hosts only, not groups.
+   */
+  private void learnInFlight(
+      Node node, long startedAt, int inFlightAtStart, boolean refusal, long retryAfterNanos, long now) {
     HostState state = node.state;
     int before = state.inFlightLimit();
     int after;
-    if (!verdict.refusal()) {
-      after = rule.inFlightAfterAnswer(now, call.startedAt, call.inFlightAtStart, state);
-    } else if (verdict.retryAfterNanos() >= 0) {
-      after = rule.inFlightAfterPause(now, call.startedAt, call.inFlightAtStart, state);
+    if (!refusal) {
+      after = rule.inFlightAfterAnswer(now, startedAt, inFlightAtStart, state);
+    } else if (retryAfterNanos >= 0) {
+      after = rule.inFlightAfterPause(now, startedAt, inFlightAtStart, state);
     } else {
       return;
     }
@@ -806,9 +903,10 @@ final class Scheduler {
   }
 
   /** Tells the fleet, if any, what {@code call}'s answer taught {@code node} (SPEC S2). */
-  private void tell(Node node, Call<?> call, Verdict verdict, long now) {
+  private void tell(Node node, Call<?> call, Verdict verdict, int inFlightAtStart, long now) {
     if (fleet != null) {
-      fleet.tell(new Fleet.Lesson(node.key, verdict.refusal(), verdict.retryAfterNanos(), now - call.startedAt));
+      fleet.tell(new Fleet.Lesson(
+          node.key, verdict.refusal(), verdict.retryAfterNanos(), now - call.startedAt, inFlightAtStart));
     }
   }
 
@@ -825,7 +923,12 @@ final class Scheduler {
         return;
       }
       long now = clock.nanoTime();
-      teach(node, null, now - lesson.tookNanos(), lesson.refused(), lesson.retryAfterNanos(), now);
+      long startedAt = now - lesson.tookNanos();
+      teach(node, null, startedAt, lesson.refused(), lesson.retryAfterNanos(), now);
+      if (!node.group && lesson.inFlightAtStart() > 0) {
+        learnInFlight(node, startedAt, lesson.inFlightAtStart(), lesson.refused(), lesson.retryAfterNanos(), now);
+      }
+      node.placesFull = false; // an answer came: a place may have been let go
       pump(queuesOf(node), now);
     } finally {
       unlockAndDeliver();
@@ -982,6 +1085,7 @@ final class Scheduler {
 
   /** The call leaves its queue for good; the queue, its gates and its nodes go when nothing holds them. */
   private void finish(Call<?> call, Call.State state, long now) {
+    letGoPlace(call);
     call.state = state;
     HostQueue queue = call.queue;
     if (--queue.users > 0) {

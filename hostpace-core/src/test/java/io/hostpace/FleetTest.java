@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.hostpace.FakeServer.Reply;
 import io.hostpace.FakeServer.Response;
 import io.hostpace.spi.Fleet;
+import io.hostpace.spi.HostState;
+import io.hostpace.spi.HostStateStore;
+import io.hostpace.spi.LocalHostState;
 import io.hostpace.spi.LearningRule;
 import io.hostpace.spi.LocalFleet;
 import java.time.Duration;
@@ -148,6 +151,64 @@ class FleetTest {
     assertThat(Double.parseDouble(starts.get(11))).isLessThan(6.0);
   }
 
+  /** A store whose every host has learned that it holds {@code limit} requests at once. */
+  static HostStateStore holding(int limit) {
+    return new HostStateStore() {
+      @Override
+      public HostState open(String key) {
+        LocalHostState state = new LocalHostState(key);
+        state.inFlightLimit(limit);
+        return state;
+      }
+
+      @Override
+      public void close(HostState state) {}
+    };
+  }
+
+  @Test
+  void S2_aLearnedInFlightLimitHoldsForTheFleetNotForEachProcess() {
+    server.script(exchange -> Reply.ok().after(Duration.ofSeconds(1)));
+    List<Hostpace> processes = new ArrayList<>();
+    for (int p = 0; p < 2; p++) {
+      processes.add(Hostpace.builder().time(time).learningRule(LearningRule.seed())
+          .hostStateStore(holding(2)).fleet(fleet.join()).build());
+    }
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      for (Hostpace process : processes) {
+        calls.add(process.execute(server.get("http://gate.test/" + i)));
+      }
+    }
+    time.advance(Duration.ofSeconds(10));
+
+    calls.forEach(call -> assertThat(done(call).status()).isEqualTo(200));
+    assertThat(server.maxInFlight.get("gate.test")).isEqualTo(2); // each alone would send 2: 4 at once
+    assertThat(fleet.placesHeld("gate.test")).isZero();
+    // four rounds, each starting 2 ms after the last was answered: the places let go, and claimed again
+    assertThat(server.startTimes("gate.test")).hasSize(8).last().isEqualTo("3.008");
+  }
+
+  @Test
+  void S2_aCallLetsItsPlaceGoWhenItEndsOrIsCancelled() {
+    server.script(exchange -> Reply.ok().after(Duration.ofMinutes(1)));
+    Hostpace a = Hostpace.builder().time(time).hostStateStore(holding(1)).fleet(fleet.join()).build();
+    CompletableFuture<Response> first = a.execute(server.get("http://gate.test/first"));
+    CompletableFuture<Response> second = a.execute(server.get("http://gate.test/second"));
+    time.advance(Duration.ofMillis(100));
+    assertThat(fleet.placesHeld("gate.test")).isEqualTo(1);
+    assertThat(server.startTimes("gate.test")).hasSize(1);
+
+    first.cancel(true); // in flight: its place goes, and the second claims it
+    time.advance(Duration.ofMillis(100));
+    assertThat(server.startTimes("/second")).hasSize(1);
+    assertThat(fleet.placesHeld("gate.test")).isEqualTo(1);
+
+    second.cancel(true);
+    time.advance(Duration.ofMillis(100));
+    assertThat(fleet.placesHeld("gate.test")).isZero();
+  }
+
   @Test
   void S2_aProcessThatHoldsNothingOfAHostLetsItsLessonsGo() {
     Hostpace a = process(ONE_A_SECOND_ONCE_REFUSED);
@@ -176,6 +237,14 @@ class FleetTest {
         claims.incrementAndGet();
         time.schedule(() -> then.accept(Fleet.UNCLAIMED), Duration.ofSeconds(1).toNanos());
       }
+
+      @Override
+      public void claimPlace(String key, long place, int limit, LongConsumer then) {
+        time.schedule(() -> then.accept(Fleet.UNCLAIMED), Duration.ofSeconds(1).toNanos());
+      }
+
+      @Override
+      public void releasePlace(String key, long place) {}
     };
     Hostpace a = Hostpace.builder().time(time).learningRule(ONE_A_SECOND_ONCE_REFUSED).fleet(unreachable).build();
     get(a, "/refuse");

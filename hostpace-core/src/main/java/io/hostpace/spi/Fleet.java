@@ -13,7 +13,8 @@ import java.util.function.LongConsumer;
  * learns the rate the host gives the fleet, not the share it happened to get. While a host is
  * paced (a learned interval, a configured rate, a learned quota), each start first claims it from
  * the fleet: a host paced at one a second gets one a second from the fleet, however many
- * processes share it.
+ * processes share it. While a host has a learned in-flight limit (a gate that holds so many at
+ * once), each start first claims one of the fleet's places of it, and lets it go with its answer.
  *
  * <p>A process is one {@code Fleet} object: each engine needs its own (a fleet does not tell a
  * process its own lessons, so two engines sharing one would not hear each other).
@@ -37,8 +38,11 @@ public interface Fleet {
    * @param refused whether the answer was a refusal (SPEC R1)
    * @param retryAfterNanos the pause the refusal asked for, or -1 for none
    * @param tookNanos how long after the request's start the answer came
+   * @param inFlightAtStart how many of the host's requests were in flight when it started, itself
+   *     included: of the fleet's, when it held one of the fleet's places ({@link #claimPlace}), else
+   *     of its process's; 0 for a group's lesson, or when not known
    */
-  record Lesson(String key, boolean refused, long retryAfterNanos, long tookNanos) {
+  record Lesson(String key, boolean refused, long retryAfterNanos, long tookNanos, int inFlightAtStart) {
     /** Checks the fields. */
     public Lesson {
       if (key == null || key.isEmpty()) {
@@ -49,6 +53,9 @@ public interface Fleet {
       }
       if (tookNanos < 0) {
         throw new IllegalArgumentException("tookNanos must be at least 0, was " + tookNanos);
+      }
+      if (inFlightAtStart < 0) {
+        throw new IllegalArgumentException("inFlightAtStart must be at least 0, was " + inFlightAtStart);
       }
     }
   }
@@ -76,6 +83,20 @@ public interface Fleet {
    * 1 ms gets 0.95 ({@code three-processes-fleet}).
    */
   void claimStart(String key, long intervalNanos, LongConsumer then);
+
+  /**
+   * Claims, for this process's request numbered {@code place}, one of the {@code limit} places of
+   * {@code key} that the fleet's processes hold at once (a host that holds so many requests at a
+   * time, as learned from its refusals). The answer comes to {@code then}, later, on a thread of
+   * the fleet's: how many places are held with this one (1 to {@code limit}); or 0 when all are
+   * held, and nothing was claimed (the engine claims again when it hears an answer of the host, or
+   * after a second); or {@link #UNCLAIMED}. A place is held until {@link #releasePlace released},
+   * or until a lease of the fleet's own runs out (a process that dies holds nothing for ever).
+   */
+  void claimPlace(String key, long place, int limit, LongConsumer then);
+
+  /** Releases the place {@code place} of {@code key} that this process holds, if it does; must not block. */
+  void releasePlace(String key, long place);
 
   /** A listener's registration with the fleet: closing it stops the listener. */
   interface Listening extends AutoCloseable {

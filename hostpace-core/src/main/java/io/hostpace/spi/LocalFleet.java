@@ -5,9 +5,11 @@ import io.hostpace.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
@@ -27,6 +29,7 @@ public final class LocalFleet {
   private final long latency;
   private final List<Member> members = new CopyOnWriteArrayList<>();
   private final Map<String, Long> lastStart = new HashMap<>(); // guarded by this
+  private final Map<String, Set<String>> places = new HashMap<>(); // guarded by this
 
   /**
    * A fleet on {@code clock} and {@code timer}, each message taking {@code latency} one way.
@@ -57,6 +60,31 @@ public final class LocalFleet {
     }
     lastStart.put(key, now);
     return 0;
+  }
+
+  private synchronized long claimPlace(String key, String place, int limit) {
+    Set<String> held = places.computeIfAbsent(key, k -> new HashSet<>());
+    if (held.contains(place)) {
+      return held.size();
+    }
+    if (held.size() >= limit) {
+      return 0;
+    }
+    held.add(place);
+    return held.size();
+  }
+
+  private synchronized void releasePlace(String key, String place) {
+    Set<String> held = places.get(key);
+    if (held != null && held.remove(place) && held.isEmpty()) {
+      places.remove(key);
+    }
+  }
+
+  /** How many places of {@code key} the fleet's members hold, for tests. */
+  public synchronized int placesHeld(String key) {
+    Set<String> held = places.get(key);
+    return held == null ? 0 : held.size();
   }
 
   private final class Member implements Fleet {
@@ -91,6 +119,24 @@ public final class LocalFleet {
         long delay = claim(key, intervalNanos);
         timer.schedule(() -> then.accept(delay), latency);
       }, latency);
+    }
+
+    @Override
+    public void claimPlace(String key, long place, int limit, LongConsumer then) {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(then, "then");
+      String id = System.identityHashCode(this) + ":" + place;
+      timer.schedule(() -> {
+        long held = LocalFleet.this.claimPlace(key, id, limit);
+        timer.schedule(() -> then.accept(held), latency);
+      }, latency);
+    }
+
+    @Override
+    public void releasePlace(String key, long place) {
+      Objects.requireNonNull(key, "key");
+      String id = System.identityHashCode(this) + ":" + place;
+      timer.schedule(() -> LocalFleet.this.releasePlace(key, id), latency);
     }
 
     @Override

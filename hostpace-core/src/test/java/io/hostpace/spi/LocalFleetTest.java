@@ -22,7 +22,7 @@ class LocalFleetTest {
     List<String> heard = new ArrayList<>();
     a.listen(lesson -> heard.add("a " + lesson.key()));
     Fleet.Listening bListens = b.listen(lesson -> heard.add("b " + lesson.key()));
-    Fleet.Lesson lesson = new Fleet.Lesson("example.org", true, -1, 1_000);
+    Fleet.Lesson lesson = new Fleet.Lesson("example.org", true, -1, 1_000, 3);
     a.tell(lesson);
     time.advance(Duration.ofMillis(9));
     assertThat(heard).isEmpty();
@@ -59,6 +59,29 @@ class LocalFleetTest {
   }
 
   @Test
+  void placesAreHeldUpToTheLimitAcrossMembersAndLetGoWhenReleased() {
+    Fleet a = fleet.join();
+    Fleet b = fleet.join();
+    List<Long> answers = new ArrayList<>();
+    a.claimPlace("gate.test", 1, 2, answers::add);
+    b.claimPlace("gate.test", 1, 2, answers::add); // b's place 1 is not a's
+    b.claimPlace("gate.test", 2, 2, answers::add);
+    a.claimPlace("other.test", 1, 2, answers::add);
+    time.advance(Duration.ofMillis(20));
+    assertThat(answers).containsExactly(1L, 2L, 0L, 1L);
+    assertThat(fleet.placesHeld("gate.test")).isEqualTo(2);
+
+    a.claimPlace("gate.test", 1, 2, answers::add); // held already: counted once
+    a.releasePlace("gate.test", 1);
+    time.advance(Duration.ofMillis(20));
+    assertThat(answers).last().isEqualTo(2L);
+    assertThat(fleet.placesHeld("gate.test")).isEqualTo(1);
+    b.claimPlace("gate.test", 2, 2, answers::add);
+    time.advance(Duration.ofMillis(20));
+    assertThat(answers).last().isEqualTo(2L);
+  }
+
+  @Test
   void aNegativeLatencyIsRefusedByName() {
     assertThatThrownBy(() -> new LocalFleet(time, time, Duration.ofMillis(-1)))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("latency");
@@ -66,8 +89,9 @@ class LocalFleetTest {
 
   @Test
   void aLessonChecksItsFields() {
-    assertThatThrownBy(() -> new Fleet.Lesson("", false, -1, 0)).hasMessageContaining("key");
-    assertThatThrownBy(() -> new Fleet.Lesson("a.test", false, -2, 0)).hasMessageContaining("retryAfterNanos");
-    assertThatThrownBy(() -> new Fleet.Lesson("a.test", false, -1, -1)).hasMessageContaining("tookNanos");
+    assertThatThrownBy(() -> new Fleet.Lesson("", false, -1, 0, 0)).hasMessageContaining("key");
+    assertThatThrownBy(() -> new Fleet.Lesson("a.test", false, -2, 0, 0)).hasMessageContaining("retryAfterNanos");
+    assertThatThrownBy(() -> new Fleet.Lesson("a.test", false, -1, -1, 0)).hasMessageContaining("tookNanos");
+    assertThatThrownBy(() -> new Fleet.Lesson("a.test", false, -1, 0, -1)).hasMessageContaining("inFlightAtStart");
   }
 }

@@ -137,13 +137,16 @@ class PacingSimulationTest {
   }
 
   @Test
-  void S2_aFleetSharesNoInFlightCountNorWindowCountSoAGateOrAFixedWindowStillRefusesIt() throws IOException {
-    // What BENCHMARKS.md states as S2's limits: each process counts its own requests in flight and
-    // its own starts in a learned window, so three of them overrun a gate of four and a window.
+  void S2_aFleetHoldsAGatesLearnedLimitTogetherButNotAFixedWindowsCount() throws IOException {
+    // What BENCHMARKS.md states: three processes at KGF's gate of four share its places, so
+    // nothing is lost and little refused, a little under the target's rate (their probes beyond
+    // four, each a pause for all); a learned window's starts are still counted by each process.
     PacingResult.Policy gate = replay("kgf-like-fleet.json").policy("hostpace");
     PacingResult.Policy window = replay("fixed-window-fleet.json").policy("hostpace");
 
-    assertThat(gate.goodputRatio()).isLessThan(0.9);
+    assertThat(gate.lost()).isZero();
+    assertThat(gate.lateRefusalPct()).isLessThanOrEqualTo(3.0);
+    assertThat(gate.goodputRatio()).isBetween(0.85, 0.9);
     assertThat(window.lateRefusalPct()).isGreaterThan(3.0);
   }
 
