@@ -432,14 +432,12 @@ final class Scheduler {
       consider(gate, now);
     }
     boolean ready = !blockedByPlaces && readyAt - now <= 0;
-    if (ready && fleet != null) { // ready here: claim the fleet's place, then its start now
-      ready = placed(queue, now);
-      if (ready) {
-        ready = claimed(queue, now);
-        for (GroupGate gate : queue.gates) {
-          ready &= claimed(gate, now);
-        }
+    if (ready && fleet != null) { // ready here: claim the fleet's start now, then a place for it
+      ready = claimed(queue, now);
+      for (GroupGate gate : queue.gates) {
+        ready &= claimed(gate, now);
       }
+      ready = ready && placed(queue, now); // a granted start waits a quarter interval: a place, a round trip
     }
     return ready;
   }

@@ -190,6 +190,62 @@ class FleetTest {
   }
 
   @Test
+  void S2_aPacedHostWithALearnedLimitClaimsAPlaceOncePerStart() {
+    Fleet member = fleet.join();
+    AtomicInteger placeClaims = new AtomicInteger();
+    Fleet counting = new Fleet() {
+      @Override
+      public void tell(Lesson lesson) {
+        member.tell(lesson);
+      }
+
+      @Override
+      public Listening listen(Consumer<Lesson> listener) {
+        return member.listen(listener);
+      }
+
+      @Override
+      public void claimStart(String key, long intervalNanos, LongConsumer then) {
+        member.claimStart(key, intervalNanos, then);
+      }
+
+      @Override
+      public void claimPlace(String key, long place, int limit, LongConsumer then) {
+        placeClaims.incrementAndGet();
+        member.claimPlace(key, place, limit, then);
+      }
+
+      @Override
+      public void releasePlace(String key, long place) {
+        member.releasePlace(key, place);
+      }
+    };
+    HostStateStore pacedAndHoldingOne = new HostStateStore() {
+      @Override
+      public HostState open(String key) {
+        LocalHostState state = new LocalHostState(key);
+        state.inFlightLimit(1);
+        state.interval(Duration.ofSeconds(1).toNanos(), time.nanoTime());
+        return state;
+      }
+
+      @Override
+      public void close(HostState state) {}
+    };
+    Hostpace a = Hostpace.builder().time(time).learningRule(ONE_A_SECOND_ONCE_REFUSED)
+        .hostStateStore(pacedAndHoldingOne).fleet(counting).build();
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      calls.add(get(a, "/p" + i));
+    }
+    time.advance(Duration.ofSeconds(10));
+
+    calls.forEach(call -> assertThat(done(call).status()).isEqualTo(200));
+    // each start claims its place once its start was granted: no place is held waiting, given back, claimed again
+    assertThat(placeClaims.get()).isEqualTo(5);
+  }
+
+  @Test
   void S2_aCallLetsItsPlaceGoWhenItEndsOrIsCancelled() {
     server.script(exchange -> Reply.ok().after(Duration.ofMinutes(1)));
     Hostpace a = Hostpace.builder().time(time).hostStateStore(holding(1)).fleet(fleet.join()).build();
