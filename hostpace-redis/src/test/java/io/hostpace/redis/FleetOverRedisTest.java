@@ -7,6 +7,7 @@ import io.hostpace.HostpaceEvent;
 import io.hostpace.Limits;
 import io.hostpace.Rate;
 import io.hostpace.spi.Exchange;
+import io.hostpace.testkit.RedisServer;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.hostpace.redis;
+package io.hostpace.testkit;
 
 import java.io.File;
 import java.io.IOException;
@@ -15,10 +15,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A real {@code redis-server} on 127.0.0.1 and a free port, with nothing saved to disk, started
- * for a test and stopped by {@link #close()}. CI installs the binary ({@code .ci/run}); without
- * it the tests fail, as a missing server is not a passing test.
+ * for a test and stopped by {@link #close()}: for the tests of SPEC S2 ({@code hostpace-redis},
+ * the command line's {@code --fleet}). CI installs the binary ({@code .ci/run}); without it the
+ * tests fail, as a missing server is not a passing test.
  */
-final class RedisServer implements AutoCloseable {
+public final class RedisServer implements AutoCloseable {
 
   private static final long READY_MILLIS = 10_000;
   private static final int ATTEMPTS = 3;
@@ -34,7 +35,7 @@ final class RedisServer implements AutoCloseable {
   }
 
   /** Starts a server and returns once it answers PING; fails the test if it cannot. */
-  static RedisServer start() throws IOException, InterruptedException {
+  public static RedisServer start() throws IOException, InterruptedException {
     String binary = binary();
     IOException last = null;
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) { // another program may take the free port first
@@ -65,7 +66,7 @@ final class RedisServer implements AutoCloseable {
       }
     }
     throw new AssertionError("redis-server is not on PATH: install it (Debian/Ubuntu: apt-get install redis-server)"
-        + " to run hostpace-redis's tests; .ci/run installs it on CI");
+        + " to run the tests of Redis fleets; .ci/run installs it on CI");
   }
 
   private static int freePort() throws IOException {
@@ -116,7 +117,7 @@ final class RedisServer implements AutoCloseable {
   }
 
   /** The server's URI for Lettuce: {@code redis://127.0.0.1:PORT}. */
-  String uri() {
+  public String uri() {
     return "redis://127.0.0.1:" + port;
   }
 
