@@ -111,7 +111,7 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
       }
       CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0])).join();
       progress.stop();
-      pacing.saveState(streams.err());
+      pacing.endRun(streams.err());
       if (!quiet) {
         summary.print(streams.err());
       }

@@ -6,6 +6,7 @@ import io.hostpace.Hostpace;
 import io.hostpace.HostpaceListener;
 import io.hostpace.Limits;
 import io.hostpace.Rate;
+import io.hostpace.redis.RedisFleet;
 import io.hostpace.timeout.AdaptiveTimeouts;
 import io.hostpace.timeout.TimeoutPolicy;
 import java.io.IOException;
@@ -68,6 +69,20 @@ final class PacingOptions {
   /** The store of {@code --state}, once the engine is made. */
   private @Nullable HostStateFile kept;
 
+  @Option(names = "--fleet", paramLabel = "NAME",
+      description = "share what hosts teach, and a paced host's starts and a gate's places, with the other "
+          + "processes of fleet NAME through Redis (--redis), so that together they are as polite as one")
+  @Nullable String fleetName;
+
+  @Option(names = "--redis", paramLabel = "URI",
+      description = "the Redis of --fleet (default " + DEFAULT_REDIS + ")")
+  @Nullable String redis;
+
+  static final String DEFAULT_REDIS = "redis://127.0.0.1:6379";
+
+  /** The fleet of {@code --fleet}, once the engine is made. */
+  private @Nullable RedisFleet fleet;
+
   /** How each attempt's time is budgeted. */
   enum TimeoutPolicyName { fixed, adaptive }
 
@@ -106,14 +121,33 @@ final class PacingOptions {
       }
       builder.hostStateStore(kept);
     }
+    if (redis != null && fleetName == null) {
+      throw usage("--redis needs --fleet NAME: the fleet whose processes share what hosts teach");
+    }
+    if (fleetName != null) {
+      String uri = redis != null ? redis : DEFAULT_REDIS;
+      try {
+        fleet = RedisFleet.connect(uri, fleetName);
+      } catch (IllegalArgumentException e) {
+        throw usage("--fleet: " + e.getMessage());
+      } catch (RuntimeException e) { // Lettuce's RedisConnectionException
+        throw usage("--redis '" + uri + "' cannot be reached: " + e.getMessage());
+      }
+      builder.fleet(fleet);
+    }
     return builder.build();
   }
 
   /**
-   * Writes what hosts taught to the {@code --state} file, if one was given; a file that cannot be
-   * written is said on {@code err} and changes nothing else.
+   * Ends the run: writes what hosts taught to the {@code --state} file, if one was given (a file
+   * that cannot be written is said on {@code err} and changes nothing else), and leaves the
+   * {@code --fleet}, if one was joined.
    */
-  void saveState(PrintStream err) {
+  void endRun(PrintStream err) {
+    RedisFleet joined = fleet;
+    if (joined != null) {
+      joined.close();
+    }
     HostStateFile store = kept;
     if (store == null) {
       return;

@@ -83,7 +83,7 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
     Hostpace engine = pacing.engine(event -> {});
     PrintStream out = streams.out();
     try (HostpaceJena.Installation installation = HostpaceJena.install(engine);
-        StateSaved saved = () -> pacing.saveState(streams.err())) {
+        RunEnded ended = () -> pacing.endRun(streams.err())) {
       QueryExecution execution = QueryExecutionHTTP.service(endpoint)
           .query(query)
           .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
@@ -176,7 +176,7 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
   }
 
   /** Saves the {@code --state} file however the query ended. */
-  private interface StateSaved extends AutoCloseable {
+  private interface RunEnded extends AutoCloseable {
     @Override
     void close();
   }

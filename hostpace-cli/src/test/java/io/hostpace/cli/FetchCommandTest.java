@@ -3,6 +3,7 @@ package io.hostpace.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hostpace.Hostpace;
+import io.hostpace.testkit.RedisServer;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -259,6 +260,47 @@ class FetchCommandTest {
     // Asked to come back in 120 s, past the 60 s limit: the request gave up, the host is paused 60 s.
     assertThat(Files.readAllLines(state)).hasSize(2).last().asString()
         .matches(java.util.regex.Pattern.quote(host) + "\\t\\d+\\t0\\t0\\t\\d{13}");
+  }
+
+  @Test
+  void S2_runsOfOneFleetShareAPacedHostsStartsThroughRedis() throws Exception {
+    String host = "127.0.0.1:" + server.server.getAddress().getPort();
+    try (RedisServer redis = RedisServer.start()) {
+      String[] fleet = {"fetch", "--fleet", "nightly", "--redis", redis.uri(), "--host", host + "=perSecond:0.1"};
+      assertThat(run(concat(fleet, server.url("/a")))).isZero();
+      assertThat(out).contains("\"attempts\":1");
+
+      // A second process of the fleet, at once after the first: one start each 10 s for the fleet,
+      // so its first waits for the first's start to be 10 s old (here at least 5 s of it are left).
+      assertThat(run(concat(fleet, server.url("/b")))).isZero();
+      long waited = Long.parseLong(out.replaceAll("(?s).*\"waitedMs\":(\\d+).*", "$1"));
+      assertThat(waited).isGreaterThanOrEqualTo(5_000);
+
+      // Another fleet's run does not wait for this one's.
+      assertThat(run("fetch", "--fleet", "other", "--redis", redis.uri(), "--host", host + "=perSecond:0.1",
+          server.url("/c"))).isZero();
+      assertThat(Long.parseLong(out.replaceAll("(?s).*\"waitedMs\":(\\d+).*", "$1"))).isLessThan(5_000);
+    }
+  }
+
+  static String[] concat(String[] first, String last) {
+    String[] all = Arrays.copyOf(first, first.length + 1);
+    all[first.length] = last;
+    return all;
+  }
+
+  @Test
+  void aFleetWhoseRedisCannotBeReachedOrWhoseNameIsBadIsAUsageError() throws IOException {
+    String unreachable = "redis://127.0.0.1:" + closedPort();
+    assertThat(run("fetch", "--fleet", "nightly", "--redis", unreachable, server.url("/ok"))).isEqualTo(2);
+    assertThat(err).contains("--redis '" + unreachable + "' cannot be reached");
+
+    assertThat(run("fetch", "--fleet", "night:ly", server.url("/ok"))).isEqualTo(2);
+    assertThat(err).contains("--fleet: fleet name 'night:ly'");
+
+    assertThat(run("fetch", "--redis", unreachable, server.url("/ok"))).isEqualTo(2);
+    assertThat(err).contains("--redis needs --fleet NAME");
+    assertThat(server.seen).doesNotContainKey("/ok");
   }
 
   @Test
