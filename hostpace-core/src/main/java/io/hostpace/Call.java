@@ -64,19 +64,9 @@ final class Call<R> {
   /** How many of its host's requests were in flight when this attempt started, itself included. */
   // @GuardedBy("scheduler.lock")
   int inFlightAtStart;
-  /**
-   * The fleet's place this attempt claimed (SPEC S2): 0 for none asked, else its number; whether it
-   * holds it (the fleet granted it), and how many of the fleet's places were held with it then.
-   */
+  /** The fleet's place this attempt claimed of its host (SPEC S2), or null. */
   // @GuardedBy("scheduler.lock")
-  long place;
-  // @GuardedBy("scheduler.lock")
-  boolean placeHeld;
-  /** Whether the fleet could not be asked for its place: the engine's own count holds for it. */
-  // @GuardedBy("scheduler.lock")
-  boolean placeUnclaimed;
-  // @GuardedBy("scheduler.lock")
-  int placesHeldWith;
+  @Nullable FleetPlace place;
   // @GuardedBy("scheduler.lock")
   Timer.@Nullable Cancellable parked;
 

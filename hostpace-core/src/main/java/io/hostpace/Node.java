@@ -42,18 +42,8 @@ final class Node {
   long refusals;
   long retries;
   long gaveUps;
-  /** Whether the node waits for the fleet's answer to its claim of a start (SPEC S2). */
-  boolean claiming;
-  /** Whether the node holds the fleet's claim to start, granted at {@link #claimedAt}, not yet used. */
-  boolean claimed;
-  long claimedAt;
-  /** Whether the node waits for the fleet's answer to a claim of a place (SPEC S2). */
-  boolean placeClaiming;
-  /** Whether the fleet said all its places are held: a lesson, a release or a second clears it. */
-  boolean placesFull;
-  /** Whether the fleet, not granting the last claim, said to claim again at {@link #askAgainAt}. */
-  boolean askAgain;
-  long askAgainAt;
+  /** What the node waits for from the fleet and holds of it (SPEC S2); null until it does. */
+  @Nullable FleetState fleet;
   /** Whether a timer will look at this node again to drop it. */
   boolean cleanupScheduled;
 
@@ -63,6 +53,15 @@ final class Node {
     this.state = state;
     this.queues = group ? Map.of() : new HashMap<>(2);
     this.gates = group ? new HashMap<>(2) : Map.of();
+  }
+
+  /** The node's {@link FleetState}, made on first use. */
+  FleetState fleet() {
+    FleetState state = fleet;
+    if (state == null) {
+      state = fleet = new FleetState();
+    }
+    return state;
   }
 
   @Override

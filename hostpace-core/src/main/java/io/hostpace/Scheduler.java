@@ -451,44 +451,49 @@ final class Scheduler {
     Node node = queue.node;
     int limit = node.state.inFlightLimit();
     Call<?> head = queue.head();
-    if (limit <= 0 || head.placeHeld || head.placeUnclaimed) {
+    if (limit <= 0 || head.place != null && head.place.answered()) {
       return true; // no limit, or held, or the fleet could not be asked: the engine's own count holds
     }
     blockedByPlaces = true;
-    if (node.placeClaiming || node.placesFull) {
+    FleetState claims = node.fleet();
+    if (claims.placeClaiming || claims.placesFull) {
       return false;
     }
-    node.placeClaiming = true;
-    head.place = ++places;
-    long place = head.place;
-    fleet.claimPlace(node.key, place, limit, held -> placeAnswered(node, head, place, held));
+    claims.placeClaiming = true;
+    FleetPlace place = new FleetPlace(++places);
+    head.place = place;
+    fleet.claimPlace(node.key, place.number, limit, held -> placeAnswered(node, head, place, held));
     return false;
   }
 
-  /** The fleet answered the claim of place {@code place} for {@code call}. */
-  private void placeAnswered(Node node, Call<?> call, long place, long held) {
+  /** The fleet answered the claim of {@code place} for {@code call}. */
+  private void placeAnswered(Node node, Call<?> call, FleetPlace place, long held) {
     lock.lock();
     try {
-      node.placeClaiming = false;
+      FleetState claims = node.fleet();
+      claims.placeClaiming = false;
       long now = clock.nanoTime();
+      boolean wanted = call.place == place && call.state == Call.State.WAITING;
       if (held == 0) {
-        call.place = 0;
-        node.placesFull = true;
+        if (call.place == place) {
+          call.place = null;
+        }
+        claims.placesFull = true;
         timer.schedule(() -> placesMayBeFree(node), PLACES_FULL_RETRY);
-      } else if (call.place != place || call.state != Call.State.WAITING) {
+      } else if (!wanted) {
         if (held > 0) {
-          fleet.releasePlace(node.key, place); // the call went meanwhile
+          fleet.releasePlace(node.key, place.number); // the call went meanwhile
         }
       } else if (held > 0) {
-        call.placeHeld = true;
-        call.placesHeldWith = (int) Math.min(Integer.MAX_VALUE, held);
+        place.held = true;
+        place.heldWith = (int) Math.min(Integer.MAX_VALUE, held);
       } else {
-        call.placeUnclaimed = true;
+        place.unclaimed = true;
       }
       if (nodes.get(node.key) == node) {
         pump(queuesOf(node), now);
       }
-      if (call.placeHeld && call.state == Call.State.WAITING) {
+      if (place.held && call.place == place && call.state == Call.State.WAITING) {
         letGoPlace(call); // a place is used at once or not held: held while waiting, it would count as in flight
       }
     } finally {
@@ -502,8 +507,9 @@ final class Scheduler {
   private void placesMayBeFree(Node node) {
     lock.lock();
     try {
-      if (node.placesFull && nodes.get(node.key) == node) {
-        node.placesFull = false;
+      FleetState claims = node.fleet;
+      if (claims != null && claims.placesFull && nodes.get(node.key) == node) {
+        claims.placesFull = false;
         pump(queuesOf(node), clock.nanoTime());
       }
     } finally {
@@ -513,15 +519,14 @@ final class Scheduler {
 
   /** Releases the fleet's place {@code call} holds, if any; the host may claim again. */
   private void letGoPlace(Call<?> call) {
-    if (call.place != 0) {
-      Node node = call.queue.node;
-      if (call.placeHeld) {
-        fleet.releasePlace(node.key, call.place);
-        node.placesFull = false;
+    FleetPlace place = call.place;
+    if (place != null) {
+      call.place = null;
+      if (place.held) {
+        Node node = call.queue.node;
+        fleet.releasePlace(node.key, place.number);
+        node.fleet().placesFull = false;
       }
-      call.place = 0;
-      call.placeHeld = false;
-      call.placeUnclaimed = false;
     }
   }
 
@@ -546,23 +551,24 @@ final class Scheduler {
     if (interval <= 0) {
       return true;
     }
-    if (node.claiming) {
+    FleetState claims = node.fleet();
+    if (claims.claiming) {
       blockedByPlaces = true; // the claim's answer pumps the node's queues
       return false;
     }
-    if (node.claimed) {
-      if (now - node.claimedAt <= interval / 4) {
+    if (claims.claimed) {
+      if (now - claims.claimedAt <= interval / 4) {
         return true;
       }
-      node.claimed = false;
-    } else if (node.askAgain) {
-      if (node.askAgainAt - now > 0) {
-        later(node.askAgainAt);
+      claims.claimed = false;
+    } else if (claims.askAgain) {
+      if (claims.askAgainAt - now > 0) {
+        later(claims.askAgainAt);
         return false;
       }
-      node.askAgain = false;
+      claims.askAgain = false;
     }
-    node.claiming = true;
+    claims.claiming = true;
     blockedByPlaces = true;
     fleet.claimStart(node.key, interval, delay -> fleetClaimed(node, delay));
     return false;
@@ -572,17 +578,18 @@ final class Scheduler {
   private void fleetClaimed(Node node, long delay) {
     lock.lock();
     try {
-      node.claiming = false;
+      FleetState claims = node.fleet();
+      claims.claiming = false;
       if (nodes.get(node.key) != node) {
         return; // let go meanwhile
       }
       long now = clock.nanoTime();
       if (delay <= 0) {
-        node.claimed = true;
-        node.claimedAt = now;
+        claims.claimed = true;
+        claims.claimedAt = now;
       } else {
-        node.askAgain = true;
-        node.askAgainAt = now + delay;
+        claims.askAgain = true;
+        claims.askAgainAt = now + delay;
       }
       pump(queuesOf(node), now);
     } finally {
@@ -662,8 +669,9 @@ final class Scheduler {
     Node host = queue.node;
     call.startSeq = host.starts;
     call.inFlightAtStart = ++host.inFlight;
-    if (call.placeHeld) {
-      call.inFlightAtStart = Math.max(call.inFlightAtStart, call.placesHeldWith); // the fleet's count
+    FleetPlace place = call.place;
+    if (place != null && place.held) {
+      call.inFlightAtStart = Math.max(call.inFlightAtStart, place.heldWith); // the fleet's count
     }
     if (call.inFlightAtStart > 1) { // alone, it has nobody to stop counting: see uncount()
       ArrayList<Call<?>> recent = host.recent;
@@ -695,7 +703,9 @@ final class Scheduler {
     Node node = limiter.node;
     node.state.start(now);
     node.starts++;
-    node.claimed = false; // the fleet's claim is used
+    if (node.fleet != null) {
+      node.fleet.claimed = false; // the fleet's claim is used
+    }
   }
 
   private static void startQuota(Node node, Call<?> call, long now) {
@@ -829,7 +839,7 @@ final class Scheduler {
     }
     teach(queue.node, call, call.startedAt, verdict.refusal(), verdict.retryAfterNanos(), now);
     // how many were in flight says something of the host to the others only when the fleet counted them
-    tell(queue.node, call, verdict, call.placeHeld ? call.inFlightAtStart : 0, now);
+    tell(queue.node, call, verdict, call.place != null && call.place.held ? call.inFlightAtStart : 0, now);
     for (GroupGate gate : queue.gates) {
       teach(gate.node, call, call.startedAt, verdict.refusal(), verdict.retryAfterNanos(), now);
       tell(gate.node, call, verdict, 0, now);
@@ -926,7 +936,9 @@ final class Scheduler {
       if (!node.group && lesson.inFlightAtStart() > 0) {
         learnInFlight(node, startedAt, lesson.inFlightAtStart(), lesson.refused(), lesson.retryAfterNanos(), now);
       }
-      node.placesFull = false; // an answer came: a place may have been let go
+      if (node.fleet != null) {
+        node.fleet.placesFull = false; // an answer came: a place may have been let go
+      }
       pump(queuesOf(node), now);
     } finally {
       unlockAndDeliver();
