@@ -4,20 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hostpace.spi.Fleet;
-import io.hostpace.testkit.RedisServer;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScoredValue;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,53 +17,9 @@ import org.junit.jupiter.api.Test;
  * as two {@link RedisFleet}s on one real Redis. A release is sent on its process's connection and
  * Redis runs one connection's commands in order, so a claim that process makes after it sees it.
  */
-class RedisFleetPlacesTest {
+class RedisFleetPlacesTest extends OnRealRedis {
 
-  static final long WAIT_SECONDS = 10; // for an answer that should come within milliseconds
   static final long MINUTE_MICROS = 60_000_000L;
-
-  static RedisServer server;
-  static RedisClient plainClient;
-  static StatefulRedisConnection<String, String> plain;
-
-  final List<RedisFleet> fleets = new ArrayList<>();
-  final String fleetName = "places-" + Long.toHexString(System.nanoTime());
-
-  @BeforeAll
-  static void startRedis() throws Exception {
-    server = RedisServer.start();
-    plainClient = RedisClient.create(server.uri());
-    plain = plainClient.connect();
-  }
-
-  @AfterAll
-  static void stopRedis() throws Exception {
-    if (plainClient != null) {
-      plainClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    }
-    if (server != null) {
-      server.close();
-    }
-  }
-
-  @AfterEach
-  void closeFleets() {
-    fleets.forEach(RedisFleet::close);
-  }
-
-  RedisFleet process(String name) {
-    RedisFleet fleet = RedisFleet.connect(server.uri(), name);
-    fleets.add(fleet);
-    return fleet;
-  }
-
-  RedisFleet process() {
-    return process(fleetName);
-  }
-
-  RedisCommands<String, String> redis() {
-    return plain.sync();
-  }
 
   String places(String key) {
     return "hostpace:" + fleetName + ":places:" + key;

@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hostpace.spi.Fleet;
 import io.hostpace.spi.Fleet.Lesson;
-import io.hostpace.testkit.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,63 +14,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * Two processes of a fleet, as two {@link RedisFleet}s on one real Redis. Delays are the ones Redis
  * computed on its own clock, so they are checked as numbers, never against the test's clock.
  */
-class RedisFleetTest {
+class RedisFleetTest extends OnRealRedis {
 
   static final long SECOND = 1_000_000_000L;
   static final long MILLI = 1_000_000L;
-  static final long WAIT_SECONDS = 10; // for an answer that should come within milliseconds
-
-  static RedisServer server;
-  static RedisClient plainClient;
-  static StatefulRedisConnection<String, String> plain;
-
-  final List<RedisFleet> fleets = new ArrayList<>();
-  final String fleetName = "test-" + Long.toHexString(System.nanoTime());
-
-  @BeforeAll
-  static void startRedis() throws Exception {
-    server = RedisServer.start();
-    plainClient = RedisClient.create(server.uri());
-    plain = plainClient.connect();
-  }
-
-  @AfterAll
-  static void stopRedis() throws Exception {
-    if (plainClient != null) {
-      plainClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    }
-    if (server != null) {
-      server.close();
-    }
-  }
-
-  @AfterEach
-  void closeFleets() {
-    fleets.forEach(RedisFleet::close);
-  }
-
-  RedisFleet process(String name) {
-    RedisFleet fleet = RedisFleet.connect(server.uri(), name);
-    fleets.add(fleet);
-    return fleet;
-  }
-
-  RedisFleet process() {
-    return process(fleetName);
-  }
-
-  RedisCommands<String, String> redis() {
-    return plain.sync();
-  }
 
   static <T> T next(BlockingQueue<T> heard) throws InterruptedException {
     T value = heard.poll(WAIT_SECONDS, TimeUnit.SECONDS);

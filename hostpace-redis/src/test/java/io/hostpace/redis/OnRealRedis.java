@@ -1,0 +1,68 @@
+package io.hostpace.redis;
+
+import io.hostpace.testkit.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * Tests of processes of a fleet as {@link RedisFleet}s on one real Redis, started for the test
+ * class: each test's fleets have a name of their own and are closed after it, and a plain
+ * connection looks at what they left in Redis.
+ */
+abstract class OnRealRedis {
+
+  static final long WAIT_SECONDS = 10; // for an answer that should come within milliseconds
+
+  static RedisServer server;
+  static RedisClient plainClient;
+  static StatefulRedisConnection<String, String> plain;
+
+  final List<RedisFleet> fleets = new ArrayList<>();
+  final String fleetName = getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT) + "-"
+      + Long.toHexString(System.nanoTime());
+
+  @BeforeAll
+  static void startRedis() throws Exception {
+    server = RedisServer.start();
+    plainClient = RedisClient.create(server.uri());
+    plain = plainClient.connect();
+  }
+
+  @AfterAll
+  static void stopRedis() {
+    if (plainClient != null) {
+      plainClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @AfterEach
+  void closeFleets() {
+    fleets.forEach(RedisFleet::close);
+  }
+
+  /** A process of the fleet {@code name}, closed after the test. */
+  RedisFleet process(String name) {
+    RedisFleet fleet = RedisFleet.connect(server.uri(), name);
+    fleets.add(fleet);
+    return fleet;
+  }
+
+  /** A process of this test's fleet. */
+  RedisFleet process() {
+    return process(fleetName);
+  }
+
+  RedisCommands<String, String> redis() {
+    return plain.sync();
+  }
+}
