@@ -517,6 +517,16 @@ final class Scheduler {
     }
   }
 
+  /**
+   * How many of the fleet's places were held with {@code call}'s when it started, at least its
+   * process's own count; 0 when it held none. A ceiling of what the host held at once: the count
+   * also holds places granted to requests that had not started, or just ended.
+   */
+  private static int fleetCount(Call<?> call) {
+    FleetPlace place = call.place;
+    return place != null && place.held ? Math.max(call.inFlightAtStart, place.heldWith) : 0;
+  }
+
   /** Releases the fleet's place {@code call} holds, if any; the host may claim again. */
   private void letGoPlace(Call<?> call) {
     FleetPlace place = call.place;
@@ -669,10 +679,6 @@ final class Scheduler {
     Node host = queue.node;
     call.startSeq = host.starts;
     call.inFlightAtStart = ++host.inFlight;
-    FleetPlace place = call.place;
-    if (place != null && place.held) {
-      call.inFlightAtStart = Math.max(call.inFlightAtStart, place.heldWith); // the fleet's count
-    }
     if (call.inFlightAtStart > 1) { // alone, it has nobody to stop counting: see uncount()
       ArrayList<Call<?>> recent = host.recent;
       if (recent == null) {
@@ -838,13 +844,16 @@ final class Scheduler {
       }
     }
     teach(queue.node, call, call.startedAt, verdict.refusal(), verdict.retryAfterNanos(), now);
-    // how many were in flight says something of the host to the others only when the fleet counted them
-    tell(queue.node, call, verdict, call.place != null && call.place.held ? call.inFlightAtStart : 0, now);
+    // How many were in flight at the start: for an answer, this process's own count is a floor of
+    // what the host held at once; for a refusal, the fleet's count of places is a ceiling (0: none).
+    int inFlight = verdict.refusal() ? fleetCount(call) : call.inFlightAtStart;
+    tell(queue.node, call, verdict, inFlight, now);
     for (GroupGate gate : queue.gates) {
       teach(gate.node, call, call.startedAt, verdict.refusal(), verdict.retryAfterNanos(), now);
       tell(gate.node, call, verdict, 0, now);
     }
-    learnInFlight(queue.node, call.startedAt, call.inFlightAtStart, verdict.refusal(), verdict.retryAfterNanos(), now);
+    learnInFlight(queue.node, call.startedAt, inFlight > 0 ? inFlight : call.inFlightAtStart, verdict.refusal(),
+        verdict.retryAfterNanos(), now);
     announced(queue.node, call, verdict, now); // the host's own quota, not its groups'
   }
 

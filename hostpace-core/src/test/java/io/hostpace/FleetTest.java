@@ -246,6 +246,32 @@ class FleetTest {
   }
 
   @Test
+  void S2_aRefusalTellsTheFleetsCountAndAnAnswerItsOwnProcesss() {
+    server.script(exchange -> exchange.uri().getPath().equals("/refused") && refusals.getAndIncrement() == 0
+        ? Reply.status(429) : Reply.ok().after(Duration.ofSeconds(1)));
+    List<Fleet.Lesson> told = new ArrayList<>();
+    Fleet b = fleet.join();
+    b.listen(told::add); // b hears what a and c tell
+    Hostpace a = Hostpace.builder().time(time).learningRule(LearningRule.seed())
+        .hostStateStore(holding(3)).fleet(fleet.join()).build();
+    Hostpace c = Hostpace.builder().time(time).learningRule(LearningRule.seed())
+        .hostStateStore(holding(3)).fleet(fleet.join()).build();
+    a.execute(server.get("http://gate.test/accepted"));
+    time.advance(Duration.ofMillis(100));
+    c.execute(server.get("http://gate.test/refused")); // the fleet's second place, c's first request
+    time.advance(Duration.ofMillis(200));
+    c.execute(server.get("http://gate.test/accepted-too")); // after c's retry, beside it and a's
+    time.advance(Duration.ofSeconds(3));
+
+    assertThat(server.startTimes("/accepted-too")).hasSize(1);
+    assertThat(told).filteredOn(Fleet.Lesson::refused).singleElement()
+        .satisfies(lesson -> assertThat(lesson.inFlightAtStart()).isEqualTo(2)); // a ceiling: the fleet's count
+    // a's, c's retry (the fleet's 2nd, c's 1st) and c's next (the fleet's 3rd, c's 2nd): a floor, each one's own
+    assertThat(told).filteredOn(lesson -> !lesson.refused()).extracting(Fleet.Lesson::inFlightAtStart)
+        .containsExactly(1, 1, 2);
+  }
+
+  @Test
   void S2_aCallLetsItsPlaceGoWhenItEndsOrIsCancelled() {
     server.script(exchange -> Reply.ok().after(Duration.ofMinutes(1)));
     Hostpace a = Hostpace.builder().time(time).hostStateStore(holding(1)).fleet(fleet.join()).build();

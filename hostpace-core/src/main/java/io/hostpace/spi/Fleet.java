@@ -39,8 +39,11 @@ public interface Fleet {
    * @param retryAfterNanos the pause the refusal asked for, or -1 for none
    * @param tookNanos how long after the request's start the answer came
    * @param inFlightAtStart how many of the host's requests were in flight when it started, itself
-   *     included: of the fleet's, when it held one of the fleet's places ({@link #claimPlace}), else
-   *     of its process's; 0 for a group's lesson, or when not known
+   *     included, as far as its process knows: for an answer, its process's own count (the host
+   *     held at least so many at once); for a refusal, the fleet's count of places held with its
+   *     own ({@link #claimPlace}; the host held at most so many: the count also holds places
+   *     granted to requests that had not started, or just ended), 0 when it held none; 0 for a
+   *     group's lesson
    */
   record Lesson(String key, boolean refused, long retryAfterNanos, long tookNanos, int inFlightAtStart) {
     /** Checks the fields. */

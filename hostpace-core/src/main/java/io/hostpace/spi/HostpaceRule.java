@@ -421,6 +421,8 @@ final class HostpaceRule implements LearningRule {
    * {@code limitProbe} seconds at the limit with every request accepted, tries one more
    * (additive increase, as Netflix's AIMD limit, but rarely, since a refused probe costs a pause).
    * A probe that is accepted halves the time before the next, so a host that grew is followed.
+   * An accepted request that started with more in flight than the limit (another process of a
+   * fleet had them, SPEC S2: its count is a floor of what the host held) raises the limit to that.
    */
   @Override
   public int inFlightAfterAnswer(long now, long startedAt, int k, HostState host) {
@@ -440,6 +442,11 @@ final class HostpaceRule implements LearningRule {
     memory.accepted(k);
     if (limit == 0 || k < limit) {
       return limit;
+    }
+    if (k > limit) { // the host held k at once: another process of a fleet had them (SPEC S2)
+      memory.probedFrom = 0;
+      memory.limitChangedAt = now;
+      return k;
     }
     if (memory.probedFrom > 0) {
       memory.probedFrom = 0; // the probe's level was accepted

@@ -265,6 +265,17 @@ class HostpaceRuleTest {
   }
 
   @Test
+  void S2_anAcceptanceWithMoreAtOnceThanTheLimitRaisesTheLimitToThatMany() {
+    acceptedAt(0.5, 1);
+    pausedAt(0.5, 2); // limit 1: this process lost the opening burst
+    // Another process of the fleet had four in flight, all accepted: the host holds four at once.
+    assertThat(acceptedAt(1.5, 4)).isEqualTo(4);
+    assertThat(acceptedAt(2.0, 3)).isEqualTo(4);
+    assertThat(acceptedAt(11.4, 4)).isEqualTo(4); // and the next probe is 10 s after the raise
+    assertThat(acceptedAt(11.5, 4)).isEqualTo(5);
+  }
+
+  @Test
   void anAcceptanceOfARequestInFlightWhenARefusalWasHeardSaysNothingOfHowManyAtOnce() {
     acceptedAt(0.5, 3);
     pausedAt(0.5, 4); // limit 3
