@@ -90,8 +90,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Thread-safe: engines on several threads may share one fleet. Lettuce's connections are
  * thread-safe; the listeners are a copy-on-write list; {@code closed} is atomic; the lease is
- * volatile, and a claim reads it once. Lessons and claims are answered on Lettuce's threads (a
- * claim that timed out, on the JDK's timer thread).
+ * volatile, and a claim reads it once. Lessons and claims are answered on Lettuce's computation
+ * threads (its event executor group), never on the thread that reads Redis: what an engine does
+ * with them (learn, start requests, tell its listeners) cannot hold up the connection.
  */
 public final class RedisFleet implements Fleet, AutoCloseable {
 
@@ -139,13 +140,13 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     this.commands = connection.async();
     this.pubSub = pubSub;
     Executor lettuce = client.getResources().eventExecutorGroup();
-    this.callbacks = task -> {
+    this.callbacks = new SerialExecutor(task -> {
       try {
         lettuce.execute(task);
       } catch (RejectedExecutionException shutDown) { // the client was shut down: the claim is still answered
         ForkJoinPool.commonPool().execute(task);
       }
-    };
+    });
     this.claimDigest = commands.digest(ClaimScript.SOURCE);
     this.placeDigest = commands.digest(PlaceScript.SOURCE);
   }
@@ -289,8 +290,9 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   }
 
   /**
-   * Calls {@code listener} on Lettuce's thread with every lesson another process of the fleet
-   * tells, until the returned handle is closed or this fleet is. A listener that throws still
+   * Calls {@code listener} on one of Lettuce's computation threads, in the order Redis sent them,
+   * with every lesson another process of the fleet tells, until the returned handle is closed or
+   * this fleet is. A listener that throws still
    * hears later lessons, and the other listeners still hear this one. Returns at once.
    */
   @Override
@@ -435,7 +437,6 @@ public final class RedisFleet implements Fleet, AutoCloseable {
         claim.accept(null, e);
       }
     }
-    claim.asked();
   }
 
   private static boolean unknownScript(Throwable error) {
@@ -488,7 +489,11 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     return "RedisFleet{" + fleetName + ", process " + origin + (closed.get() ? ", closed}" : "}");
   }
 
-  /** Reads each message of the fleet's channel, on Lettuce's thread, and hands it to the listeners. */
+  /**
+   * Reads each message of the fleet's channel, on the thread that reads Redis, and hands it to the
+   * listeners on another ({@link #callbacks}): what an engine does with a lesson (learn, start the
+   * requests it lets go, tell its own listeners) never holds up the connection.
+   */
   private final class Dispatcher extends RedisPubSubAdapter<String, String> {
     @Override
     public void message(String from, String message) {
@@ -499,9 +504,11 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       if (heard == null || heard.origin().equals(origin)) { // not a lesson, or this process's own
         return;
       }
-      for (Registration registration : listeners) {
-        registration.hear(heard.lesson());
-      }
+      callbacks.execute(() -> {
+        for (Registration registration : listeners) {
+          registration.hear(heard.lesson());
+        }
+      });
     }
   }
 
@@ -528,21 +535,16 @@ public final class RedisFleet implements Fleet, AutoCloseable {
 
   /**
    * One claim's answer, of a start or of a place: given once (a {@link CompletionStage} completes
-   * once), and handed to another thread if it comes before the claim has returned.
+   * once), always on another thread ({@link #callbacks}): never inside the claim, nor on the
+   * thread that reads Redis.
    */
   private final class Claim implements BiConsumer<@Nullable Long, @Nullable Throwable> {
     private final LongUnaryOperator answerOf;
     private final LongConsumer then;
-    private volatile boolean asked;
 
     Claim(LongUnaryOperator answerOf, LongConsumer then) {
       this.answerOf = answerOf;
       this.then = then;
-    }
-
-    /** The claim has returned: an answer from now on may be given on the thread it comes on. */
-    void asked() {
-      asked = true;
     }
 
     @Override
@@ -551,11 +553,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       if (answer == UNCLAIMED) {
         claimsUnclaimed.increment();
       }
-      if (asked) {
-        answer(answer);
-      } else {
-        callbacks.execute(() -> answer(answer));
-      }
+      callbacks.execute(() -> answer(answer)); // never on the thread that reads Redis, nor inside the claim
     }
 
     private void answer(long answer) {
