@@ -517,8 +517,8 @@ public final class Hostpace {
      * configured rate, a learned quota) each start first claims it from the fleet, so the fleet's
      * starts are spaced by the host's pace, not each process's; while a host has a learned
      * in-flight limit, each start holds one of the fleet's places of it until its answer, so the
-     * fleet holds no more at once than the host does. Lessons about a host this engine holds
-     * nothing for are let go. Not shared: the configured in-flight limits, a learned window's
+     * fleet holds no more at once than the host does. Of a lesson about a host this engine holds
+     * nothing for, only a {@code Retry-After} is kept. Not shared: the configured in-flight limits, a learned window's
      * count of starts, an announced quota. Each engine needs a fleet of its own ({@link Fleet}).
      * None unless set. The engine does not close the fleet.
      */

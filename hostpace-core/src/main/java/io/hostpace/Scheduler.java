@@ -928,15 +928,23 @@ final class Scheduler {
   }
 
   /**
-   * What another process of the fleet was told by a host or group this engine holds: it teaches
-   * as if the answer had been this engine's (SPEC S2), and the node's queues look again at their
-   * pace. About a node this engine does not hold, it is let go.
+   * What another process of the fleet was told by a host or group: it teaches as if the answer had
+   * been this engine's (SPEC S2), and the node's queues look again at their pace. About a node
+   * this engine does not hold, only a {@code Retry-After} is kept (the host is held, paused, until
+   * its pause ends, so that a request this process sends it meanwhile waits too); the rest is let
+   * go: the rule learns from answers to hosts in use.
    */
   private void heard(Fleet.Lesson lesson) {
     lock.lock();
     try {
       Node node = nodes.get(lesson.key());
       if (node == null) {
+        if (!lesson.refused() || lesson.retryAfterNanos() < 0) {
+          return;
+        }
+        node = node(lesson.key(), lesson.key().startsWith("*."));
+        pause(node, lesson.retryAfterNanos(), clock.nanoTime());
+        dropIfIdle(node, clock.nanoTime()); // held until the pause ends, then let go
         return;
       }
       long now = clock.nanoTime();

@@ -292,6 +292,21 @@ class FleetTest {
   }
 
   @Test
+  void S2_aRetryAfterAnotherProcessMetHoldsForAHostThisOneHasNotAskedYet() {
+    Hostpace a = process(LearningRule.seed());
+    Hostpace b = process(LearningRule.seed());
+    get(a, "/wait"); // refused at 0.1 s with Retry-After: 5
+    time.advance(Duration.ofMillis(200));
+    CompletableFuture<Response> next = get(b, "/next"); // b had never asked the host
+    time.advance(Duration.ofSeconds(10));
+
+    assertThat(done(next).status()).isEqualTo(200);
+    assertThat(server.startTimes("/next")).containsExactly("5.101");
+    time.advance(Duration.ofHours(2));
+    assertThat(b.snapshot()).isEmpty(); // and once the pause is over, let go
+  }
+
+  @Test
   void S2_aProcessThatHoldsNothingOfAHostLetsItsLessonsGo() {
     Hostpace a = process(ONE_A_SECOND_ONCE_REFUSED);
     Hostpace b = process(ONE_A_SECOND_ONCE_REFUSED);
