@@ -7,6 +7,9 @@ import io.hostpace.HostpaceEvent;
 import io.hostpace.Limits;
 import io.hostpace.Rate;
 import io.hostpace.spi.Exchange;
+import io.hostpace.spi.HostState;
+import io.hostpace.spi.HostStateStore;
+import io.hostpace.spi.LocalHostState;
 import io.hostpace.testkit.RedisServer;
 import java.net.URI;
 import java.time.Duration;
@@ -138,6 +141,56 @@ class FleetOverRedisTest {
     assertThat(paused.pause()).isBetween(Duration.ofSeconds(20), Duration.ofSeconds(30));
     assertThat(b.snapshot()).anySatisfy(host -> assertThat(host.pausedFor()).isPositive());
     held.answer.complete(200);
+  }
+
+  @Test
+  void S2_twoProcessesHoldAHostsLearnedLimitOfTwoTogetherThroughRedis() throws Exception {
+    HostStateStore holdingTwo = new HostStateStore() { // as if each had learned the host's gate of two
+      @Override
+      public HostState open(String key) {
+        LocalHostState state = new LocalHostState(key);
+        state.inFlightLimit(2);
+        return state;
+      }
+
+      @Override
+      public void close(HostState state) {}
+    };
+    Hostpace a = process().hostStateStore(holdingTwo).build();
+    Hostpace b = process().hostStateStore(holdingTwo).build();
+    List<Answer> answers = new ArrayList<>();
+    List<CompletableFuture<Integer>> calls = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      for (Hostpace process : List.of(a, b)) {
+        Answer answer = new Answer("http://gate.test/" + answers.size(), 200, null, true);
+        answers.add(answer);
+        calls.add(process.execute(answer));
+      }
+    }
+
+    // Whenever one more has started, never more than two are in flight for the fleet; answer one.
+    awaitAnySent(answers);
+    for (int answered = 0; answered < answers.size(); answered++) {
+      List<Answer> inFlight = inFlight(answers);
+      assertThat(inFlight).as("in flight at once for the fleet").hasSizeBetween(1, 2);
+      inFlight.get(0).answer.complete(200); // its place is let go: another may start
+      if (inFlight(answers).size() < 2 && answers.stream().anyMatch(x -> !x.sent.isDone())) {
+        awaitAnySent(answers.stream().filter(x -> !x.sent.isDone()).toList());
+      }
+    }
+    for (CompletableFuture<Integer> call : calls) {
+      assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    }
+  }
+
+  static List<Answer> inFlight(List<Answer> answers) {
+    return answers.stream().filter(x -> x.sent.isDone() && !x.answer.isDone()).toList();
+  }
+
+  /** Waits, at most 10 s, until one of {@code answers} has been sent. */
+  static void awaitAnySent(List<Answer> answers) throws Exception {
+    CompletableFuture.anyOf(answers.stream().map(x -> x.sent).toArray(CompletableFuture<?>[]::new))
+        .get(10, TimeUnit.SECONDS);
   }
 
   @Test
