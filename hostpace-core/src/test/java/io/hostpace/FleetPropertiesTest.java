@@ -1,0 +1,130 @@
+package io.hostpace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hostpace.FakeServer.Reply;
+import io.hostpace.FakeServer.Response;
+import io.hostpace.spi.LocalFleet;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.statistics.Statistics;
+
+/**
+ * SPEC S2 under random fleets, in virtual time: several engines on one {@link LocalFleet} with a
+ * random latency, against a gate that refuses beyond its capacity with {@code Retry-After} or a
+ * token bucket that refuses bare, with failures and cancellations. Every call ends (no claim of a
+ * start or a place holds a host for good), and once all is over the fleet holds no place and no
+ * engine holds the host.
+ */
+class FleetPropertiesTest {
+
+  /** The server: a gate of {@code capacity} or a bucket of {@code capacity} a second. */
+  record Host(boolean gate, int capacity, int latencyMillis, int failPercent) {}
+
+  /** The fleet and its calls. */
+  record Load(int processes, int latencyMillis, int requests, int spreadMillis, int cancelPercent, long seed) {}
+
+  @Provide
+  Arbitrary<Host> hosts() {
+    return Combinators.combine(Arbitraries.of(true, false), Arbitraries.integers().between(1, 8),
+            Arbitraries.integers().between(10, 1_000), Arbitraries.of(0, 0, 5))
+        .as(Host::new);
+  }
+
+  @Provide
+  Arbitrary<Load> loads() {
+    return Combinators.combine(Arbitraries.integers().between(2, 4), Arbitraries.of(0, 1, 5, 30),
+            Arbitraries.integers().between(5, 120), Arbitraries.of(0, 0, 2_000, 20_000),
+            Arbitraries.of(0, 0, 10), Arbitraries.longs())
+        .as(Load::new);
+  }
+
+  static final class Run {
+    final VirtualTime time = VirtualTime.create();
+    final Host host;
+    final Random random;
+    final LocalFleet fleet;
+    final List<Hostpace> engines = new ArrayList<>();
+    final List<CompletableFuture<Response>> calls = new ArrayList<>();
+    final FakeServer server;
+    int held;
+    double tokens;
+    long refilledAt;
+    boolean learnedALimit;
+
+    Run(Host host, Load load) {
+      this.host = host;
+      this.random = new Random(load.seed());
+      this.fleet = new LocalFleet(time, time, Duration.ofMillis(load.latencyMillis()));
+      this.server = new FakeServer(time, exchange -> reply());
+      this.tokens = host.capacity();
+      this.refilledAt = time.nanoTime();
+      for (int p = 0; p < load.processes(); p++) {
+        engines.add(Hostpace.builder().time(time).fleet(fleet.join()).listener(event ->
+            learnedALimit |= event instanceof HostpaceEvent.InFlightLimitChanged changed && changed.to() > 0).build());
+      }
+      for (int i = 0; i < load.requests(); i++) {
+        Hostpace engine = engines.get(i % engines.size());
+        int at = load.spreadMillis() == 0 ? 0 : random.nextInt(load.spreadMillis());
+        boolean cancel = random.nextInt(100) < load.cancelPercent();
+        int cancelAfter = random.nextInt(20_000);
+        String uri = "http://fleet.test/" + i;
+        time.schedule(() -> {
+          CompletableFuture<Response> call = engine.execute(server.get(uri));
+          calls.add(call);
+          if (cancel) {
+            time.schedule(() -> call.cancel(true), Duration.ofMillis(cancelAfter).toNanos());
+          }
+        }, Duration.ofMillis(at).toNanos());
+      }
+    }
+
+    Reply reply() {
+      Duration latency = Duration.ofMillis(host.latencyMillis());
+      if (random.nextInt(100) < host.failPercent()) {
+        return Reply.fail(new UncheckedIOException(new IOException("reset"))).after(latency);
+      }
+      if (host.gate()) {
+        if (held >= host.capacity()) {
+          return Reply.refuse(429, "1").after(latency);
+        }
+        held++;
+        time.schedule(() -> held--, latency.toNanos());
+        return Reply.ok().after(latency);
+      }
+      long now = time.nanoTime();
+      tokens = Math.min(host.capacity(), tokens + (now - refilledAt) / 1e9 * host.capacity());
+      refilledAt = now;
+      if (tokens < 1) {
+        return Reply.status(429).after(latency);
+      }
+      tokens--;
+      return Reply.ok().after(latency);
+    }
+  }
+
+  @Property(tries = 100)
+  void everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(@ForAll("hosts") Host host, @ForAll("loads") Load load) {
+    Run run = new Run(host, load);
+    run.time.runUntilIdle(Duration.ofHours(3));
+    Statistics.label("a limit learned").collect(run.learnedALimit);
+
+    assertThat(run.calls).hasSize(load.requests());
+    assertThat(run.calls).allSatisfy(call -> assertThat(call).isDone());
+    assertThat(run.fleet.placesHeld("fleet.test")).as("places still held").isZero();
+    for (Hostpace engine : run.engines) {
+      assertThat(engine.snapshot()).as("hosts still held").isEmpty();
+    }
+  }
+}
