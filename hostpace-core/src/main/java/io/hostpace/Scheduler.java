@@ -937,17 +937,17 @@ final class Scheduler {
   private void heard(Fleet.Lesson lesson) {
     lock.lock();
     try {
+      long now = clock.nanoTime();
       Node node = nodes.get(lesson.key());
       if (node == null) {
         if (!lesson.refused() || lesson.retryAfterNanos() < 0) {
           return;
         }
-        node = node(lesson.key(), lesson.key().startsWith("*."));
-        pause(node, lesson.retryAfterNanos(), clock.nanoTime());
-        dropIfIdle(node, clock.nanoTime()); // held until the pause ends, then let go
+        node = node(lesson.key(), HostKey.isGroup(lesson.key()));
+        pause(node, lesson.retryAfterNanos(), now);
+        dropIfIdle(node, now); // held until the pause ends, then let go
         return;
       }
-      long now = clock.nanoTime();
       long startedAt = now - lesson.tookNanos();
       teach(node, null, startedAt, lesson.refused(), lesson.retryAfterNanos(), now);
       if (!node.group && lesson.inFlightAtStart() > 0) {

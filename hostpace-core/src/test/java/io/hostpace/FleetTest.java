@@ -152,12 +152,20 @@ class FleetTest {
   }
 
   /** A store whose every host has learned that it holds {@code limit} requests at once. */
-  static HostStateStore holding(int limit) {
+  HostStateStore holding(int limit) {
+    return holding(limit, Duration.ZERO);
+  }
+
+  /** A store whose every host has learned that it holds {@code limit} at once and takes one each {@code interval}. */
+  HostStateStore holding(int limit, Duration interval) {
     return new HostStateStore() {
       @Override
       public HostState open(String key) {
         LocalHostState state = new LocalHostState(key);
         state.inFlightLimit(limit);
+        if (!interval.isZero()) {
+          state.interval(interval.toNanos(), time.nanoTime());
+        }
         return state;
       }
 
@@ -220,20 +228,8 @@ class FleetTest {
         member.releasePlace(key, place);
       }
     };
-    HostStateStore pacedAndHoldingOne = new HostStateStore() {
-      @Override
-      public HostState open(String key) {
-        LocalHostState state = new LocalHostState(key);
-        state.inFlightLimit(1);
-        state.interval(Duration.ofSeconds(1).toNanos(), time.nanoTime());
-        return state;
-      }
-
-      @Override
-      public void close(HostState state) {}
-    };
     Hostpace a = Hostpace.builder().time(time).learningRule(ONE_A_SECOND_ONCE_REFUSED)
-        .hostStateStore(pacedAndHoldingOne).fleet(counting).build();
+        .hostStateStore(holding(1, Duration.ofSeconds(1))).fleet(counting).build();
     List<CompletableFuture<Response>> calls = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       calls.add(get(a, "/p" + i));

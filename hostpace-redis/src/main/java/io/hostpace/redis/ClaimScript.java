@@ -20,11 +20,18 @@ final class ClaimScript {
   /** How long a key outlives the moment it stops mattering, in milliseconds. */
   static final long MARGIN_MILLIS = 1000;
 
-  /** KEYS[1]: the key's last granted start; ARGV[1]: the interval in microseconds; answers 0 (granted) or the wait in microseconds. */
-  static final String SOURCE = String.join("\n",
+  /**
+   * The opening of each of the fleet's scripts: {@code now}, Redis's clock ({@code TIME}) in
+   * microseconds, with effects replicated (Redis before 5 would refuse a write after {@code TIME}).
+   */
+  static final String NOW_MICROS = String.join("\n",
       "if redis.replicate_commands then redis.replicate_commands() end",
       "local time = redis.call('TIME')",
-      "local now = tonumber(time[1]) * 1000000 + tonumber(time[2])",
+      "local now = tonumber(time[1]) * 1000000 + tonumber(time[2])");
+
+  /** KEYS[1]: the key's last granted start; ARGV[1]: the interval in microseconds; answers 0 (granted) or the wait in microseconds. */
+  static final String SOURCE = String.join("\n",
+      NOW_MICROS,
       "local interval = tonumber(ARGV[1])",
       "local last = tonumber(redis.call('GET', KEYS[1]))",
       "if last and last + interval > now then return last + interval - now end",

@@ -29,9 +29,7 @@ final class PlaceScript {
    * microseconds; answers how many places are held with the member's, or 0 if none was free.
    */
   static final String SOURCE = String.join("\n",
-      "if redis.replicate_commands then redis.replicate_commands() end",
-      "local time = redis.call('TIME')",
-      "local now = tonumber(time[1]) * 1000000 + tonumber(time[2])",
+      ClaimScript.NOW_MICROS,
       "local limit = tonumber(ARGV[2])",
       "local lease = tonumber(ARGV[3])",
       "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now))",
