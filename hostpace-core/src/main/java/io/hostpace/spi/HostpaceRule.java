@@ -233,7 +233,7 @@ final class HostpaceRule implements LearningRule {
   @Override
   public long onRefusal(long now, long startedAt, HostState host) {
     long interval = host.interval();
-    Memory memory = memoryOf(host);
+    Memory memory = memoryOf(host, now);
     if (memory == null) {
       return onRefusal(now, startedAt, interval, host.intervalChangedAt());
     }
@@ -306,7 +306,7 @@ final class HostpaceRule implements LearningRule {
         return 0;
       }
     }
-    Memory memory = memoryOf(host);
+    Memory memory = memoryOf(host, now);
     if (memory == null) {
       return onAnswer(now, startedAt, interval, host.intervalChangedAt());
     }
@@ -395,7 +395,7 @@ final class HostpaceRule implements LearningRule {
   @Override
   public int inFlightAfterPause(long now, long startedAt, int k, HostState host) {
     int limit = host.inFlightLimit();
-    Memory memory = memoryOf(host);
+    Memory memory = memoryOf(host, now);
     if (memory != null) {
       memory.lastPause = now;
       if (memory.acceptedInFlight == null) {
@@ -430,7 +430,7 @@ final class HostpaceRule implements LearningRule {
     if (limit == 0 && !(host.memory() instanceof Memory)) {
       return limit; // nothing learned of how many at once, nor any refusal to count them for
     }
-    Memory memory = memoryOf(host);
+    Memory memory = memoryOf(host, now);
     if (memory == null) {
       return limit;
     }
@@ -465,8 +465,13 @@ final class HostpaceRule implements LearningRule {
   /** A host's first answer, before any refusal: what its memory is made from when one is needed. */
   private record FirstAnswer(long startedAt, long answeredAt) {}
 
-  /** The host's memory, made on first use; null when the store cannot keep one. */
-  private static @Nullable Memory memoryOf(HostState host) {
+  /**
+   * The host's memory, made on first use at {@code now}; null when the store cannot keep one. An
+   * in-flight limit the host has already (kept by a store from another run, or another process's)
+   * counts as set at {@code now}: one more is tried only after {@code limitProbe} at it, as after
+   * a limit the rule set.
+   */
+  private static @Nullable Memory memoryOf(HostState host, long now) {
     Object kept = host.memory();
     if (kept instanceof Memory memory) {
       return memory;
@@ -480,6 +485,7 @@ final class HostpaceRule implements LearningRule {
       fresh.runFirstStart = first.startedAt();
       fresh.runLastAnswer = first.answeredAt();
     }
+    fresh.limitChangedAt = now;
     long interval = host.interval();
     if (interval > 0) {
       // A host paced already with nothing of this rule's memory (a store that kept the interval

@@ -265,6 +265,14 @@ class HostpaceRuleTest {
   }
 
   @Test
+  void aLimitTheRuleDidNotSetIsProbed10sAfterTheRuleFirstSawItNotAtOnce() {
+    host.inFlightLimit(2); // restored by a store (SPEC S1), as a fleet's test store sets it too
+    assertThat(acceptedAt(0.5, 2)).isEqualTo(2);
+    assertThat(acceptedAt(10.4, 2)).isEqualTo(2);
+    assertThat(acceptedAt(10.5, 2)).isEqualTo(3); // 10 s at the limit, counted from 0.5 s
+  }
+
+  @Test
   void S2_anAcceptanceWithMoreAtOnceThanTheLimitRaisesTheLimitToThatMany() {
     acceptedAt(0.5, 1);
     pausedAt(0.5, 2); // limit 1: this process lost the opening burst
