@@ -514,12 +514,14 @@ public final class Hostpace {
      * they are as polite to a host as one: every answer and refusal is told to the fleet, the
      * learning rule learns from the other processes' answers as from its own, a {@code Retry-After}
      * one process gets pauses the host in all, and while a host is paced (a learned interval, a
-     * configured rate, a learned quota) each start first claims it from the fleet, so the fleet's
-     * starts are spaced by the host's pace, not each process's; while a host has a learned
+     * configured rate, a group's learned quota) each start first claims it from the fleet, so the
+     * fleet's starts are spaced by the host's pace, not each process's; while a host has a learned
      * in-flight limit, each start holds one of the fleet's places of it until its answer, so the
-     * fleet holds no more at once than the host does. Of a lesson about a host this engine holds
-     * nothing for, only a {@code Retry-After} is kept. Not shared: the configured in-flight limits, a learned window's
-     * count of starts, an announced quota. Each engine needs a fleet of its own ({@link Fleet}).
+     * fleet holds no more at once than the host does; while it has a learned quota, each start
+     * holds one of the quota's places for a window, so the fleet starts no more in a window than
+     * the host counts. Of a lesson about a host this engine holds nothing for, only a
+     * {@code Retry-After} is kept. Not shared: the configured in-flight limits, an announced quota.
+     * Each engine needs a fleet of its own ({@link Fleet}).
      * None unless set. The engine does not close the fleet.
      */
     public Builder fleet(Fleet fleet) {

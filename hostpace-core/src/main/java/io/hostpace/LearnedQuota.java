@@ -64,9 +64,16 @@ final class LearnedQuota {
     }
   }
 
-  /** {@code call} was answered; {@code accepted} unless refused. */
-  void answered(Call<?> call, boolean accepted) {
-    if (call != probe) {
+  /**
+   * {@code call} was answered, or another process's request (SPEC S2) when null; {@code accepted}
+   * unless refused. A refusal other than the probe's says the host's window is full, whatever
+   * this engine counted of it: nothing more starts until the window ends.
+   */
+  void answered(@Nullable Call<?> call, boolean accepted) {
+    if (call != probe || call == null) {
+      if (!accepted) {
+        used = Math.max(used, permits);
+      }
       return;
     }
     probe = null;

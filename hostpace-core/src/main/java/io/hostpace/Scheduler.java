@@ -437,7 +437,9 @@ final class Scheduler {
       for (GroupGate gate : queue.gates) {
         ready &= claimed(gate, now);
       }
-      ready = ready && placed(queue, now); // a granted start waits a quarter interval: a place, a round trip
+      // A granted start waits a quarter interval: a quota's place, then a place in flight; each is
+      // given back unless used at once (the quota's kept while its place in flight is asked).
+      ready = ready && quotaPlaced(queue, now) && placed(queue, now);
     }
     return ready;
   }
@@ -451,7 +453,8 @@ final class Scheduler {
     Node node = queue.node;
     int limit = node.state.inFlightLimit();
     Call<?> head = queue.head();
-    if (limit <= 0 || head.place != null && head.place.answered()) {
+    FleetPlace place = head.place;
+    if (limit <= 0 || place != null && place.answered()) {
       return true; // no limit, or held, or the fleet could not be asked: the engine's own count holds
     }
     blockedByPlaces = true;
@@ -460,29 +463,33 @@ final class Scheduler {
       return false;
     }
     claims.placeClaiming = true;
-    FleetPlace place = new FleetPlace(++places);
-    head.place = place;
-    fleet.claimPlace(node.key, place.number, limit, held -> placeAnswered(node, head, place, held));
+    if (place == null) {
+      place = head.place = new FleetPlace();
+    }
+    long number = place.number = ++places;
+    FleetPlace claimed = place;
+    fleet.claimPlace(node.key, number, limit, 0, held -> placeAnswered(node, head, claimed, number, held));
     return false;
   }
 
-  /** The fleet answered the claim of {@code place} for {@code call}. */
-  private void placeAnswered(Node node, Call<?> call, FleetPlace place, long held) {
+  /** The fleet answered the claim of the place numbered {@code number} for {@code call}. */
+  private void placeAnswered(Node node, Call<?> call, FleetPlace place, long number, long held) {
     lock.lock();
     try {
       FleetState claims = node.fleet();
       claims.placeClaiming = false;
       long now = clock.nanoTime();
-      boolean wanted = call.place == place && call.state == Call.State.WAITING;
+      boolean claiming = call.place == place && place.number == number;
+      boolean wanted = claiming && call.state == Call.State.WAITING;
       if (held == 0) {
-        if (call.place == place) {
-          call.place = null;
+        if (claiming) {
+          place.number = 0;
         }
         claims.placesFull = true;
         timer.schedule(() -> placesMayBeFree(node), PLACES_FULL_RETRY);
       } else if (!wanted) {
         if (held > 0) {
-          fleet.releasePlace(node.key, place.number); // the call went meanwhile
+          fleet.releasePlace(node.key, number); // the call went meanwhile
         }
       } else if (held > 0) {
         place.held = true;
@@ -493,8 +500,11 @@ final class Scheduler {
       if (nodes.get(node.key) == node) {
         pump(queuesOf(node), now);
       }
-      if (place.held && call.place == place && call.state == Call.State.WAITING) {
-        letGoPlace(call); // a place is used at once or not held: held while waiting, it would count as in flight
+      if (call.place == place && call.state == Call.State.WAITING) {
+        // Places are used at once or not held: held while waiting, one would count as in flight,
+        // the other's lease would run out before its start.
+        letGoPlace(call);
+        letGoQuotaPlace(call, false);
       }
     } finally {
       unlockAndDeliver();
@@ -527,16 +537,135 @@ final class Scheduler {
     return place != null && place.held ? Math.max(call.inFlightAtStart, place.heldWith) : 0;
   }
 
-  /** Releases the fleet's place {@code call} holds, if any; the host may claim again. */
+  /** Releases the fleet's place in flight {@code call} holds, if any; the host may claim again. */
   private void letGoPlace(Call<?> call) {
     FleetPlace place = call.place;
+    if (place != null && place.held) {
+      Node node = call.queue.node;
+      fleet.releasePlace(node.key, place.number);
+      node.fleet().placesFull = false;
+    }
     if (place != null) {
+      place.held = false;
+      place.unclaimed = false;
+      place.number = 0;
+    }
+  }
+
+  /** Lets go the fleet's places {@code call} holds, as its attempt ends (a quota's place that was used ends by its lease). */
+  private void letGoPlaces(Call<?> call) {
+    if (call.place != null) {
+      letGoPlace(call);
+      letGoQuotaPlace(call, false);
       call.place = null;
-      if (place.held) {
-        Node node = call.queue.node;
-        fleet.releasePlace(node.key, place.number);
-        node.fleet().placesFull = false;
+    }
+  }
+
+  /** The key of the fleet's places of a host's learned quota: its own key and {@code /quota}, which no host key has. */
+  private static String quotaKey(Node node) {
+    return node.key + "/quota";
+  }
+
+  /**
+   * Whether the head of {@code queue} holds one of the fleet's places of its host's learned quota
+   * (SPEC S2), when the host has one: each start holds a place for the quota's window, so the
+   * fleet's processes together start no more than the quota in any window, though each counts
+   * only its own starts. Else claims one (the answer pumps the host's queues), or waits while the
+   * fleet said all are held. A group's learned quota is spread as a rate instead ({@link #claimed}).
+   */
+  private boolean quotaPlaced(HostQueue queue, long now) {
+    Node node = queue.node;
+    LearnedQuota quota = node.quota;
+    Call<?> head = queue.head();
+    FleetPlace place = head.place;
+    if (quota == null || place != null && place.quotaAnswered()) {
+      return true;
+    }
+    blockedByPlaces = true;
+    FleetState claims = node.fleet();
+    if (claims.quotaClaiming || claims.quotaFull) {
+      return false;
+    }
+    claims.quotaClaiming = true;
+    if (place == null) {
+      place = head.place = new FleetPlace();
+    }
+    long number = place.quotaNumber = ++places;
+    FleetPlace claimed = place;
+    long window = quota.window;
+    fleet.claimPlace(quotaKey(node), number, quota.permits, window,
+        held -> quotaPlaceAnswered(node, head, claimed, number, held, window / quota.permits));
+    return false;
+  }
+
+  /** The fleet answered the claim of the quota's place numbered {@code number} for {@code call}. */
+  private void quotaPlaceAnswered(Node node, Call<?> call, FleetPlace place, long number, long held, long spacing) {
+    lock.lock();
+    try {
+      FleetState claims = node.fleet();
+      claims.quotaClaiming = false;
+      boolean claiming = call.place == place && place.quotaNumber == number;
+      if (held == 0) {
+        if (claiming) {
+          place.quotaNumber = 0;
+        }
+        claims.quotaFull = true;
+        // The places end by their leases, which the fleet does not tell: ask again within a start's share of the window.
+        timer.schedule(() -> quotaMayBeFree(node), Math.max(1_000_000L, Math.min(PLACES_FULL_RETRY, spacing)));
+      } else if (!claiming || call.state != Call.State.WAITING) {
+        if (held > 0) {
+          fleet.releasePlace(quotaKey(node), number); // the call ended meanwhile
+        }
+      } else if (held > 0) {
+        place.quotaHeld = true;
+      } else {
+        place.quotaUnclaimed = true;
       }
+      if (nodes.get(node.key) == node) {
+        pump(queuesOf(node), clock.nanoTime());
+      }
+      boolean placing = place.number != 0 && !place.answered();
+      if (claiming && call.state == Call.State.WAITING && !placing) {
+        // Used at once, or given back: its lease runs from its grant, and would run out before a
+        // later start. Kept only while the call waits for the answer to its place in flight.
+        letGoQuotaPlace(call, false);
+      }
+    } finally {
+      unlockAndDeliver();
+    }
+  }
+
+  private void quotaMayBeFree(Node node) {
+    lock.lock();
+    try {
+      FleetState claims = node.fleet;
+      if (claims != null && claims.quotaFull && nodes.get(node.key) == node) {
+        claims.quotaFull = false;
+        pump(queuesOf(node), clock.nanoTime());
+      }
+    } finally {
+      unlockAndDeliver();
+    }
+  }
+
+  /**
+   * Releases the fleet's place of the quota {@code call} holds, if the host's window did not
+   * count it: the attempt never started with it, or was refused. A start that was answered, or
+   * may have reached the host, holds it until the fleet's lease ends it.
+   */
+  private void letGoQuotaPlace(Call<?> call, boolean refused) {
+    FleetPlace place = call.place;
+    if (place != null && place.quotaHeld && (refused || !place.quotaUsed)) {
+      Node node = call.queue.node;
+      fleet.releasePlace(quotaKey(node), place.quotaNumber);
+      if (node.fleet != null) {
+        node.fleet.quotaFull = false;
+      }
+    }
+    if (place != null && (refused || !place.quotaUsed)) {
+      place.quotaHeld = false;
+      place.quotaUnclaimed = false;
+      place.quotaNumber = 0;
     }
   }
 
@@ -555,7 +684,7 @@ final class Scheduler {
     if (limiter.rate != null) {
       interval = Math.max(interval, limiter.rate.spacing());
     }
-    if (node.quota != null) { // counts this process's starts only: the fleet spreads them instead
+    if (node.quota != null && node.group) { // counts this process's starts only: the fleet spreads them instead
       interval = Math.max(interval, node.quota.window / node.quota.permits);
     }
     if (interval <= 0) {
@@ -671,6 +800,9 @@ final class Scheduler {
     leaveWaiting(queue);
     call.state = Call.State.IN_FLIGHT;
     call.startedAt = now;
+    if (call.place != null && call.place.quotaHeld) {
+      call.place.quotaUsed = true;
+    }
     take(queue, now);
     startQuota(queue.node, call, now);
     for (GroupGate gate : queue.gates) {
@@ -748,7 +880,7 @@ final class Scheduler {
    */
   private Set<HostQueue> release(Call<?> call, long now) {
     HostQueue queue = call.queue;
-    letGoPlace(call);
+    letGoPlaces(call);
     queue.inFlight--;
     uncount(queue.node, call, now);
     letGoQuota(queue, call);
@@ -844,6 +976,9 @@ final class Scheduler {
       }
     }
     teach(queue.node, call, call.startedAt, verdict.refusal(), verdict.retryAfterNanos(), now);
+    if (verdict.refusal()) {
+      letGoQuotaPlace(call, true);
+    }
     // How many were in flight at the start: for an answer, this process's own count is a floor of
     // what the host held at once; for a refusal, the fleet's count of places is a ceiling (0: none).
     int inFlight = verdict.refusal() ? fleetCount(call) : call.inFlightAtStart;
@@ -977,7 +1112,7 @@ final class Scheduler {
     long interval = state.interval();
     int permits = state.quotaPermits();
     long window = state.quotaWindow();
-    if (node.quota != null && call != null) {
+    if (node.quota != null) {
       node.quota.answered(call, !refusal);
     }
     long next = refusal
@@ -1112,7 +1247,7 @@ final class Scheduler {
 
   /** The call leaves its queue for good; the queue, its gates and its nodes go when nothing holds them. */
   private void finish(Call<?> call, Call.State state, long now) {
-    letGoPlace(call);
+    letGoPlaces(call);
     call.state = state;
     HostQueue queue = call.queue;
     if (--queue.users > 0) {

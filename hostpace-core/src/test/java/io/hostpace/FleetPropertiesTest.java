@@ -22,22 +22,32 @@ import net.jqwik.api.statistics.Statistics;
 
 /**
  * SPEC S2 under random fleets, in virtual time: several engines on one {@link LocalFleet} with a
- * random latency, against a gate that refuses beyond its capacity with {@code Retry-After} or a
- * token bucket that refuses bare, with failures and cancellations. Every call ends (no claim of a
- * start or a place holds a host for good), and once all is over the fleet holds no place and no
+ * random latency, against a gate that refuses beyond its capacity with {@code Retry-After}, a
+ * token bucket that refuses bare, or a fixed window that refuses bare beyond its quota, with
+ * failures and cancellations. Every call ends (no claim of a start or a place holds a host for
+ * good), and once all is over the fleet holds no place (in flight, or of a learned quota) and no
  * engine holds the host.
  */
 class FleetPropertiesTest {
 
-  /** The server: a gate of {@code capacity} or a bucket of {@code capacity} a second. */
-  record Host(boolean gate, int capacity, int latencyMillis, int failPercent) {}
+  /** The server's kinds. */
+  enum Model { GATE, BUCKET, WINDOW }
+
+  /** The server: a gate of {@code capacity}, a bucket of {@code capacity} a second, or {@code capacity} each 20 s. */
+  record Host(Model model, int capacity, int latencyMillis, int failPercent) {
+    boolean gate() {
+      return model == Model.GATE;
+    }
+  }
+
+  static final long WINDOW_NANOS = Duration.ofSeconds(20).toNanos();
 
   /** The fleet and its calls. */
   record Load(int processes, int latencyMillis, int requests, int spreadMillis, int cancelPercent, long seed) {}
 
   @Provide
   Arbitrary<Host> hosts() {
-    return Combinators.combine(Arbitraries.of(true, false), Arbitraries.integers().between(1, 8),
+    return Combinators.combine(Arbitraries.of(Model.class), Arbitraries.integers().between(1, 8),
             Arbitraries.integers().between(10, 1_000), Arbitraries.of(0, 0, 5))
         .as(Host::new);
   }
@@ -61,7 +71,11 @@ class FleetPropertiesTest {
     int held;
     double tokens;
     long refilledAt;
+    long origin;
     boolean learnedALimit;
+    boolean learnedAQuota;
+    long window = -1;
+    int usedInWindow;
 
     Run(Host host, Load load) {
       this.host = host;
@@ -70,9 +84,12 @@ class FleetPropertiesTest {
       this.server = new FakeServer(time, exchange -> reply());
       this.tokens = host.capacity();
       this.refilledAt = time.nanoTime();
+      this.origin = refilledAt;
       for (int p = 0; p < load.processes(); p++) {
-        engines.add(Hostpace.builder().time(time).fleet(fleet.join()).listener(event ->
-            learnedALimit |= event instanceof HostpaceEvent.InFlightLimitChanged changed && changed.to() > 0).build());
+        engines.add(Hostpace.builder().time(time).fleet(fleet.join()).listener(event -> {
+          learnedALimit |= event instanceof HostpaceEvent.InFlightLimitChanged changed && changed.to() > 0;
+          learnedAQuota |= event instanceof HostpaceEvent.QuotaChanged changed && changed.to() != null;
+        }).build());
       }
       for (int i = 0; i < load.requests(); i++) {
         Hostpace engine = engines.get(i % engines.size());
@@ -104,6 +121,14 @@ class FleetPropertiesTest {
         return Reply.ok().after(latency);
       }
       long now = time.nanoTime();
+      if (host.model() == Model.WINDOW) {
+        long current = Math.floorDiv(now - origin, WINDOW_NANOS);
+        if (current != window) {
+          window = current;
+          usedInWindow = 0;
+        }
+        return (++usedInWindow <= host.capacity() ? Reply.ok() : Reply.status(429)).after(latency);
+      }
       tokens = Math.min(host.capacity(), tokens + (now - refilledAt) / 1e9 * host.capacity());
       refilledAt = now;
       if (tokens < 1) {
@@ -119,10 +144,12 @@ class FleetPropertiesTest {
     Run run = new Run(host, load);
     run.time.runUntilIdle(Duration.ofHours(3));
     Statistics.label("a limit learned").collect(run.learnedALimit);
+    Statistics.label("a quota learned").collect(run.learnedAQuota);
 
     assertThat(run.calls).hasSize(load.requests());
     assertThat(run.calls).allSatisfy(call -> assertThat(call).isDone());
     assertThat(run.fleet.placesHeld("fleet.test")).as("places still held").isZero();
+    assertThat(run.fleet.placesHeld("fleet.test/quota")).as("places of a quota still held").isZero();
     for (Hostpace engine : run.engines) {
       assertThat(engine.snapshot()).as("hosts still held").isEmpty();
     }

@@ -198,6 +198,37 @@ class FleetTest {
   }
 
   @Test
+  void S2_aLearnedQuotaHoldsForTheFleetNotForEachProcess() {
+    // The host takes 3 a minute, counted from 0 s; beyond them, a bare 429.
+    int[] taken = new int[16];
+    long origin = time.nanoTime();
+    server.script(exchange -> {
+      int minute = (int) ((time.nanoTime() - origin) / 60_000_000_000L);
+      return ++taken[minute] <= 3 ? Reply.ok().after(Duration.ofMillis(50)) : Reply.status(429).after(Duration.ofMillis(50));
+    });
+    Hostpace a = Hostpace.builder().time(time).learningRule(LearnedQuotaTest.quotaOnceRefused(3)).fleet(fleet.join()).build();
+    Hostpace b = Hostpace.builder().time(time).learningRule(LearnedQuotaTest.quotaOnceRefused(3)).fleet(fleet.join()).build();
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      calls.add(get(a, "/a" + i)); // accepted
+      calls.add(get(b, "/b" + i)); // refused: both learn 3 a minute
+    }
+    time.advance(Duration.ofSeconds(1));
+    for (int i = 3; i < 6; i++) {
+      calls.add(get(a, "/a" + i));
+      calls.add(get(b, "/b" + i));
+    }
+    time.advance(Duration.ofMinutes(5));
+
+    calls.forEach(call -> assertThat(done(call).status()).isEqualTo(200));
+    int[] startsPerMinute = new int[6];
+    server.startTimes("shared.test").forEach(t -> startsPerMinute[(int) (Double.parseDouble(t) / 60)]++);
+    // Each process alone would start 3 in each minute: 6, and 3 of them refused. The fleet: 3.
+    assertThat(startsPerMinute).containsExactly(6, 3, 3, 3, 0, 0); // the first minute: 3 accepted, 3 refused
+    assertThat(fleet.placesHeld("shared.test/quota")).isZero(); // each held for a minute after its grant
+  }
+
+  @Test
   void S2_aPacedHostWithALearnedLimitClaimsAPlaceOncePerStart() {
     Fleet member = fleet.join();
     AtomicInteger placeClaims = new AtomicInteger();
@@ -218,9 +249,9 @@ class FleetTest {
       }
 
       @Override
-      public void claimPlace(String key, long place, int limit, LongConsumer then) {
+      public void claimPlace(String key, long place, int limit, long leaseNanos, LongConsumer then) {
         placeClaims.incrementAndGet();
-        member.claimPlace(key, place, limit, then);
+        member.claimPlace(key, place, limit, leaseNanos, then);
       }
 
       @Override
@@ -332,7 +363,7 @@ class FleetTest {
       }
 
       @Override
-      public void claimPlace(String key, long place, int limit, LongConsumer then) {
+      public void claimPlace(String key, long place, int limit, long leaseNanos, LongConsumer then) {
         time.schedule(() -> then.accept(Fleet.UNCLAIMED), Duration.ofSeconds(1).toNanos());
       }
 

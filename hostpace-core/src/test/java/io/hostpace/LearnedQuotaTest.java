@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hostpace.FakeServer.Reply;
 import io.hostpace.FakeServer.Response;
+import io.hostpace.spi.HostState;
+import io.hostpace.spi.LearningRule;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -107,6 +109,49 @@ class LearnedQuotaTest {
     engine.forget("api.test");
 
     assertThat(engine.snapshot().get(0).quota()).isNull();
+  }
+
+  /** A rule that, once refused, holds the host to {@code permits} starts a minute, and paces it no other way. */
+  static LearningRule quotaOnceRefused(int permits) {
+    return new LearningRule() {
+      @Override
+      public long onRefusal(long now, long startedAt, long interval, long changedAt) {
+        return 0;
+      }
+
+      @Override
+      public long onAnswer(long now, long startedAt, long interval, long changedAt) {
+        return 0;
+      }
+
+      @Override
+      public long onRefusal(long now, long startedAt, HostState host) {
+        host.quota(permits, Duration.ofMinutes(1).toNanos());
+        return 0;
+      }
+    };
+  }
+
+  @Test
+  void aRefusalWithinAWindowStopsTheHostsStartsUntilItEndsThoughTheEngineCountedFewerThanTheQuota() {
+    // The host takes 2 a minute from 0 s (others use the rest); the rule holds it to 5 a minute.
+    int[] taken = new int[16];
+    FakeServer shared = new FakeServer(time, exchange -> {
+      int minute = (int) ((time.nanoTime() - origin) / 60_000_000_000L);
+      return ++taken[minute] <= 2 ? Reply.ok().after(Duration.ofMillis(50)) : Reply.status(429).after(Duration.ofMillis(50));
+    });
+    Hostpace engine = Hostpace.builder().time(time).learningRule(quotaOnceRefused(5)).build();
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      String uri = "http://api.test/r" + i;
+      time.schedule(() -> calls.add(engine.execute(shared.get(uri))), Duration.ofSeconds(i).toNanos());
+    }
+    time.advance(Duration.ofMinutes(3));
+
+    assertThat(calls).hasSize(3).allSatisfy(call -> assertThat(call.join().status()).isEqualTo(200));
+    // r2, refused at 2 s, taught the quota, its window counted from its start; its retry, refused
+    // too, says the window is full: nothing more starts in it, though the engine counted 2 of 5.
+    assertThat(shared.startTimes("/r2")).containsExactly("2.000", "2.050", "62.000");
   }
 
   double seconds(long at) {

@@ -11,10 +11,12 @@ import java.util.function.LongConsumer;
  * every answer or refusal a host or group gives, and hears the lessons of the other processes:
  * its learning rule learns from the fleet's answers as if they were its own, so every process
  * learns the rate the host gives the fleet, not the share it happened to get. While a host is
- * paced (a learned interval, a configured rate, a learned quota), each start first claims it from
+ * paced (a learned interval, a configured rate, a group's learned quota), each start first claims it from
  * the fleet: a host paced at one a second gets one a second from the fleet, however many
  * processes share it. While a host has a learned in-flight limit (a gate that holds so many at
- * once), each start first claims one of the fleet's places of it, and lets it go with its answer.
+ * once), each start first claims one of the fleet's places of it, and lets it go with its answer;
+ * while it has a learned quota (so many starts in a fixed window), each start first claims one
+ * of the quota's places, which the fleet holds for a window.
  *
  * <p>A process is one {@code Fleet} object: each engine needs its own (a fleet does not tell a
  * process its own lessons, so two engines sharing one would not hear each other).
@@ -89,14 +91,24 @@ public interface Fleet {
 
   /**
    * Claims, for this process's request numbered {@code place}, one of the {@code limit} places of
-   * {@code key} that the fleet's processes hold at once (a host that holds so many requests at a
-   * time, as learned from its refusals). The answer comes to {@code then}, later, on a thread of
-   * the fleet's: how many places are held with this one (1 to {@code limit}); or 0 when all are
-   * held, and nothing was claimed (the engine claims again when it hears an answer of the host, or
-   * after a second); or {@link #UNCLAIMED}. A place is held until {@link #releasePlace released},
-   * or until a lease of the fleet's own runs out (a process that dies holds nothing for ever).
+   * {@code key} that the fleet's processes hold at once. The answer comes to {@code then}, later,
+   * on a thread of the fleet's: how many places are held with this one (1 to {@code limit}); or 0
+   * when all are held, and nothing was claimed (the engine claims again later); or
+   * {@link #UNCLAIMED}.
+   *
+   * <p>The engine claims places of two kinds. With {@code leaseNanos} 0, a place of a host's
+   * requests in flight (a host that holds so many at a time, as learned from its refusals; the
+   * key is the host's): held until {@link #releasePlace released}, or until a lease of the
+   * fleet's own runs out (a process that dies holds nothing for ever). With {@code leaseNanos}
+   * above 0, a place of a host's starts in a window of a learned quota (a host that counts so
+   * many starts in fixed windows; the key is the host's followed by {@code "/quota"}): held for
+   * that long after it was granted, unless released before (a refused start used none of the
+   * quota), so the fleet's processes together start no more than {@code limit} in any span of
+   * that length, and no more than the host counts in any of its windows.
+   *
+   * @param leaseNanos 0 for a place held until released; else how long after its grant it ends
    */
-  void claimPlace(String key, long place, int limit, LongConsumer then);
+  void claimPlace(String key, long place, int limit, long leaseNanos, LongConsumer then);
 
   /** Releases the place {@code place} of {@code key} that this process holds, if it does; must not block. */
   void releasePlace(String key, long place);

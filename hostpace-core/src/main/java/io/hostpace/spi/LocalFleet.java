@@ -5,11 +5,9 @@ import io.hostpace.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
@@ -20,7 +18,8 @@ import java.util.function.LongConsumer;
  * own. For tests and the simulator, where the engines run on one {@code VirtualTime}: each lesson
  * reaches the other members {@code latency} after it was told, and a claim is looked at
  * {@code latency} after it was asked and answered {@code latency} after that, as a round trip to
- * a server would be.
+ * a server would be. A place claimed with a lease ends that long after it was granted, on the
+ * fleet's clock; one claimed without is held until released.
  */
 public final class LocalFleet {
 
@@ -29,7 +28,8 @@ public final class LocalFleet {
   private final long latency;
   private final List<Member> members = new CopyOnWriteArrayList<>();
   private final Map<String, Long> lastStart = new HashMap<>(); // guarded by this
-  private final Map<String, Set<String>> places = new HashMap<>(); // guarded by this
+  /** Each key's places held: the holder's id, and when its lease ends (or {@link Long#MAX_VALUE} for none). */
+  private final Map<String, Map<String, Long>> places = new HashMap<>(); // guarded by this
 
   /**
    * A fleet on {@code clock} and {@code timer}, each message taking {@code latency} one way.
@@ -62,29 +62,35 @@ public final class LocalFleet {
     return 0;
   }
 
-  private synchronized long claimPlace(String key, String place, int limit) {
-    Set<String> held = places.computeIfAbsent(key, k -> new HashSet<>());
-    if (held.contains(place)) {
+  private synchronized long claimPlace(String key, String place, int limit, long lease) {
+    Map<String, Long> held = places.computeIfAbsent(key, k -> new HashMap<>());
+    long now = clock.nanoTime();
+    held.values().removeIf(end -> end != Long.MAX_VALUE && end - now <= 0);
+    if (held.containsKey(place)) {
       return held.size();
     }
     if (held.size() >= limit) {
       return 0;
     }
-    held.add(place);
+    held.put(place, lease > 0 ? now + lease : Long.MAX_VALUE);
     return held.size();
   }
 
   private synchronized void releasePlace(String key, String place) {
-    Set<String> held = places.get(key);
-    if (held != null && held.remove(place) && held.isEmpty()) {
+    Map<String, Long> held = places.get(key);
+    if (held != null && held.remove(place) != null && held.isEmpty()) {
       places.remove(key);
     }
   }
 
   /** How many places of {@code key} the fleet's members hold, for tests. */
   public synchronized int placesHeld(String key) {
-    Set<String> held = places.get(key);
-    return held == null ? 0 : held.size();
+    Map<String, Long> held = places.get(key);
+    if (held == null) {
+      return 0;
+    }
+    long now = clock.nanoTime();
+    return (int) held.values().stream().filter(end -> end == Long.MAX_VALUE || end - now > 0).count();
   }
 
   private final class Member implements Fleet {
@@ -122,12 +128,15 @@ public final class LocalFleet {
     }
 
     @Override
-    public void claimPlace(String key, long place, int limit, LongConsumer then) {
+    public void claimPlace(String key, long place, int limit, long leaseNanos, LongConsumer then) {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(then, "then");
+      if (leaseNanos < 0) {
+        throw new IllegalArgumentException("a place's lease cannot be negative, was " + leaseNanos);
+      }
       String id = System.identityHashCode(this) + ":" + place;
       timer.schedule(() -> {
-        long held = LocalFleet.this.claimPlace(key, id, limit);
+        long held = LocalFleet.this.claimPlace(key, id, limit, leaseNanos);
         timer.schedule(() -> then.accept(held), latency);
       }, latency);
     }

@@ -41,6 +41,17 @@ package io.hostpace.spi;
  * the window is now 59.6 s to 63.6 s and the next boundary 178.8 s to 190.8 s; the probe at
  * 184.8 s is accepted: 59.6 s to 61.6 s, and so on, one window lost to the search in all.
  *
+ * <h2>In a fleet</h2>
+ * The processes of a fleet (SPEC S2) each hear the others' answers, a little late and in no order
+ * that matches the host's: a burst of 96 from three processes, 60 of them accepted, may reach one
+ * process as 32 accepted, 16 refused, 28 accepted and 20 refused. So answers whose starts are
+ * within {@code SAME_BURST_NANOS} of each other count as one burst: an accepted one started with
+ * the wall's refused ones (or before) adds to the run and ends no wall; a refusal that lowered the
+ * quota to what the window had accepted is followed by its burst's acceptances, which raise it
+ * back to what the window held. And one more than the quota, accepted when the next probe was due
+ * within {@value #NARROW_ENOUGH} of the window, is the probe of another process whose reckoning
+ * put the boundary a little earlier: a boundary, not a sign that there is no quota.
+ *
  * <p>Guarded by the engine's lock, as the host's state is. Times are the engine's clock in
  * nanoseconds, compared by difference; the quota's own are seconds from the run's first start.
  */
@@ -51,6 +62,8 @@ final class WindowQuota {
   static final double NARROW_ENOUGH = 0.02;
   static final int MAX_REFUSED_PROBES = 3;
   static final int MAX_PROBE_EVERY = 64;
+  /** How far apart two starts may be and still be of one burst: a fleet's lessons come a little late. */
+  static final long SAME_BURST_NANOS = 50_000_000L;
   private static final double NANOS = 1e9;
 
   // Recognising: the run of accepted answers since the last wall, and the wall since the last answer.
@@ -77,6 +90,9 @@ final class WindowQuota {
   private double probeAt;
   private int refusedProbes;
   private int acceptedInWindow;
+  /** Whether a refusal lowered the quota in this window, and the start of the request it refused. */
+  private boolean lowered;
+  private long loweredBy;
   /** Whether this window allows one more than the quota, to see whether the quota still holds. */
   private boolean extra;
   private int windowsSinceExtra;
@@ -146,6 +162,8 @@ final class WindowQuota {
     if (acceptedInWindow >= MIN_PERMITS) {
       permits = acceptedInWindow;
       extra = false;
+      lowered = true;
+      loweredBy = startedAt;
       host.quota(permits, host.quotaWindow());
       return true;
     }
@@ -182,11 +200,32 @@ final class WindowQuota {
       if (at >= probeAt - 0.001) {
         boundary(nextLower, at, host);
       } else if (++acceptedInWindow > permits) {
+        if (at >= probeAt - NARROW_ENOUGH * hi) {
+          // More than the quota, started just before the probe was due: another process of a
+          // fleet probed a little earlier (SPEC S2), and the host began a window for it.
+          boundary(nextLower, at, host);
+          return true;
+        }
+        if (lowered && startedAt - loweredBy <= SAME_BURST_NANOS) {
+          // Of the burst whose refusal lowered the quota, answered after it: the window held these too.
+          permits = acceptedInWindow;
+          host.quota(permits, host.quotaWindow());
+          return true;
+        }
         // More than the quota accepted in one window: there was none (an outage that ended, say).
         drop(host);
         return false;
       }
       return true;
+    }
+    if (wallRefusals > 0 && startedAt - wallLastRefusedStart <= SAME_BURST_NANOS) {
+      // Started with the wall's refused ones, or before: accepted before them, it ends nothing (the
+      // answers of one burst arrive in any order when some are another process's, SPEC S2).
+      if (runAccepted++ == 0) {
+        runFirstStart = startedAt;
+        runLastAnswer = wallFrom;
+      }
+      return false;
     }
     if (wallRefusals > 0) {
       boolean window = wallRefusals >= MIN_PERMITS
@@ -225,6 +264,7 @@ final class WindowQuota {
     lo = lastLower / k;
     hi = Math.max(lastUpper / k, 0.001);
     acceptedInWindow = 1;
+    lowered = false;
     if (++windowsSinceExtra >= probeEvery) {
       extra = true;
       windowsSinceExtra = 0;

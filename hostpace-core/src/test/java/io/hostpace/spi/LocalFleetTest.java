@@ -63,22 +63,53 @@ class LocalFleetTest {
     Fleet a = fleet.join();
     Fleet b = fleet.join();
     List<Long> answers = new ArrayList<>();
-    a.claimPlace("gate.test", 1, 2, answers::add);
-    b.claimPlace("gate.test", 1, 2, answers::add); // b's place 1 is not a's
-    b.claimPlace("gate.test", 2, 2, answers::add);
-    a.claimPlace("other.test", 1, 2, answers::add);
+    a.claimPlace("gate.test", 1, 2, 0, answers::add);
+    b.claimPlace("gate.test", 1, 2, 0, answers::add); // b's place 1 is not a's
+    b.claimPlace("gate.test", 2, 2, 0, answers::add);
+    a.claimPlace("other.test", 1, 2, 0, answers::add);
     time.advance(Duration.ofMillis(20));
     assertThat(answers).containsExactly(1L, 2L, 0L, 1L);
     assertThat(fleet.placesHeld("gate.test")).isEqualTo(2);
 
-    a.claimPlace("gate.test", 1, 2, answers::add); // held already: counted once
+    a.claimPlace("gate.test", 1, 2, 0, answers::add); // held already: counted once
     a.releasePlace("gate.test", 1);
     time.advance(Duration.ofMillis(20));
     assertThat(answers).last().isEqualTo(2L);
     assertThat(fleet.placesHeld("gate.test")).isEqualTo(1);
-    b.claimPlace("gate.test", 2, 2, answers::add);
+    b.claimPlace("gate.test", 2, 2, 0, answers::add);
     time.advance(Duration.ofMillis(20));
     assertThat(answers).last().isEqualTo(2L);
+  }
+
+  @Test
+  void S2_aPlaceWithALeaseEndsByItselfThatLongAfterItsGrantUnlessReleasedBefore() {
+    Fleet a = fleet.join();
+    Fleet b = fleet.join();
+    List<Long> answers = new ArrayList<>();
+    long minute = Duration.ofMinutes(1).toNanos();
+    a.claimPlace("api.test/quota", 1, 2, minute, answers::add); // looked at, and granted, at 10 ms
+    b.claimPlace("api.test/quota", 1, 2, minute, answers::add);
+    b.claimPlace("api.test/quota", 2, 2, minute, answers::add);
+    time.advance(Duration.ofMillis(20));
+    assertThat(answers).containsExactly(1L, 2L, 0L);
+
+    b.releasePlace("api.test/quota", 1); // released before its lease ended
+    time.advance(Duration.ofMillis(20));
+    assertThat(fleet.placesHeld("api.test/quota")).isEqualTo(1);
+    time.advance(Duration.ofSeconds(59).plusMillis(969)); // 1 ms before a's lease ends
+    assertThat(fleet.placesHeld("api.test/quota")).isEqualTo(1);
+    time.advance(Duration.ofMillis(1));
+    assertThat(fleet.placesHeld("api.test/quota")).isZero();
+    b.claimPlace("api.test/quota", 2, 1, 0, answers::add);
+    time.advance(Duration.ofMillis(20));
+    assertThat(answers).last().isEqualTo(1L);
+  }
+
+  @Test
+  void aNegativeLeaseIsRefusedByName() {
+    Fleet a = fleet.join();
+    assertThatThrownBy(() -> a.claimPlace("api.test/quota", 1, 1, -1, held -> {}))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease");
   }
 
   @Test

@@ -50,6 +50,16 @@ class WindowQuotaTest {
     }
   }
 
+  /** The first window, then its boundary at 63.6 s, three refused probes, and the next at 127.2 s. */
+  void twoBoundaries() {
+    firstWindow();
+    burst(63.6);
+    refused(95.2);
+    refused(111.2);
+    refused(119.2);
+    burst(127.2);
+  }
+
   @Test
   void aRunAcceptedAtOnceThenAWallOfRefusalsThenABurstAcceptedIsAQuota() {
     firstWindow();
@@ -75,12 +85,7 @@ class WindowQuotaTest {
 
   @Test
   void eachAcceptedProbeIsABoundaryAndTheBoundariesNarrowTheWindow() {
-    firstWindow();
-    burst(63.6);
-    refused(95.2);
-    refused(111.2);
-    refused(119.2);
-    burst(127.2);
+    twoBoundaries();
     // Two boundaries: the window is 59.6 s to 63.6 s; the next lies in 178.8 s to 190.8 s.
     assertThat(window()).isCloseTo(184.8 - 127.2, within(1e-6));
     burst(184.8);
@@ -146,6 +151,61 @@ class WindowQuotaTest {
     accepted(95.25);
     assertThat(refused(95.3)).isFalse(); // two: no quota worth the name; the rate rule takes it
     assertThat(host.quotaPermits()).isZero();
+  }
+
+  @Test
+  void S2_theAnswersOfOneBurstAreOneRunInWhateverOrderTheyArrive() {
+    // Three processes of a fleet sent 32 each at 0 s: this one hears its own 32 accepted, then
+    // another's 16 refused, then the third's 28 accepted (told a millisecond late), then 4 refused.
+    for (int i = 0; i < 32; i++) {
+      accepted(0);
+    }
+    for (int i = 0; i < 16; i++) {
+      refused(0);
+    }
+    for (int i = 0; i < 28; i++) {
+      assertThat(accepted(0.001)).isFalse(); // of the burst: it ends no wall, it lengthens the run
+    }
+    for (double t : new double[] {0.001, 0.001, 0.001, 0.001, 1, 3, 7, 15, 31.6}) {
+      refused(t);
+    }
+    assertThat(accepted(63.6)).isTrue();
+
+    assertThat(host.quotaPermits()).isEqualTo(61); // the burst's 60, and one more tried
+  }
+
+  @Test
+  void S2_aRefusalHeardBeforeTheRestOfItsBurstBringsTheQuotaDownOnlyToWhatTheBurstGot() {
+    firstWindow();
+    accepted(63.6);
+    for (int i = 1; i < 57; i++) {
+      accepted(63.65);
+    }
+    assertThat(refused(63.66)).isTrue(); // the one more than 60, told before three of the 60
+    assertThat(host.quotaPermits()).isEqualTo(57);
+    for (int i = 0; i < 3; i++) {
+      assertThat(accepted(63.65)).isTrue(); // started with it: the window held them too
+    }
+    assertThat(host.quotaPermits()).isEqualTo(60);
+    assertThat(quota.active()).isTrue();
+
+    assertThat(accepted(63.9)).isFalse(); // one more, later: the window held more than its quota
+    assertThat(quota.active()).isFalse();
+  }
+
+  @Test
+  void S2_oneMoreThanTheQuotaStartedJustBeforeTheProbeWasDueBeginsTheNextWindow() {
+    twoBoundaries();
+    burst(184.8); // the next probe is due at 242.4 s, the window known within 2 s
+    // Another process of the fleet, whose probe was due a little earlier, probed at 242 s: the
+    // 61st accepted since 184.8 s, less than 2 % of the window before this one's probe.
+    assertThat(accepted(242.0)).isTrue();
+    assertThat(quota.active()).isTrue();
+    assertThat(window()).as("the next probe, counted from 242 s").isBetween(57.0, 60.0);
+    for (int i = 1; i < 60; i++) {
+      assertThat(accepted(242.05)).isTrue(); // the window it began
+    }
+    assertThat(quota.active()).isTrue();
   }
 
   @Test

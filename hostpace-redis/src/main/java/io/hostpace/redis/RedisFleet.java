@@ -35,8 +35,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link Fleet} over Redis (SPEC S2): the processes that connect to one Redis with one fleet
- * name share what hosts' answers taught, the spacing of paced hosts' starts, and the places of
- * hosts with a learned in-flight limit.
+ * name share what hosts' answers taught, the spacing of paced hosts' starts, the places of
+ * hosts with a learned in-flight limit, and the places of the windows of hosts with a learned quota.
  *
  * <pre>{@code
  * RedisFleet fleet = RedisFleet.connect("redis://redis.internal:6379", "crawlers");
@@ -55,15 +55,18 @@ import org.jspecify.annotations.Nullable;
  * hostpace:crawlers:places:{key}      zset     the key's places held: members  (see PlaceScript)
  *                                              {origin}:{place}, scored by when their lease runs
  *                                              out in microseconds of Redis's clock, expiring a
- *                                              second after the last lease in it
+ *                                              second after the last lease in it; the key is a
+ *                                              host's ({host}) or its learned quota's ({host}/quota)
  * </pre>
  * A lesson costs one PUBLISH; a paced start costs a script call per claim (EVALSHA, and EVAL once if Redis
  * does not know the script yet); a start of a host with a learned in-flight limit costs a script call
- * per claim of a place, and a ZREM when its answer comes. A lesson carries durations only, and claims
+ * per claim of a place, and a ZREM when its answer comes; a start of a host with a learned quota a
+ * script call per claim of one of its places, and a ZREM only when it is refused. A lesson carries durations only, and claims
  * are timed by Redis's {@code TIME} alone, so the processes need not share a clock.
  *
  * <h2>Places and their lease</h2>
- * A place is held until it is {@linkplain #releasePlace released} or its lease runs out, 15 minutes
+ * A place is held until it is {@linkplain #releasePlace released} or its lease runs out: for a
+ * learned quota's place, the window the engine asks it for; else 15 minutes
  * after it was granted unless {@linkplain #placeLease changed}: a process that died, or whose release
  * was lost, holds its places no longer than that. A request that holds its place longer than the
  * lease no longer counts: until it ends, the fleet may hold one more of the host's requests than
@@ -331,19 +334,25 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * hears, later and on another thread, how many places are held with this one (1 to
    * {@code limit}; a place this request already holds is counted once, and its lease is not
    * renewed), or 0 when all were held and nothing was claimed, or {@link Fleet#UNCLAIMED}. The
-   * place is held until {@linkplain #releasePlace released} or until its {@linkplain #placeLease
-   * lease} runs out: a request that holds it longer than the lease no longer counts.
+   * place is held until {@linkplain #releasePlace released} or until its lease runs out:
+   * {@code leaseNanos} after the grant (rounded up to a microsecond) when above 0, else the
+   * {@linkplain #placeLease fleet's lease}, after which a request that holds it longer no longer counts.
    *
-   * @throws IllegalArgumentException if {@code key} is empty, {@code place} negative or {@code limit} less than 1
+   * @throws IllegalArgumentException if {@code key} is empty, {@code place} or {@code leaseNanos}
+   *     negative, or {@code limit} less than 1
    */
   @Override
-  public void claimPlace(String key, long place, int limit, LongConsumer then) {
+  public void claimPlace(String key, long place, int limit, long leaseNanos, LongConsumer then) {
     checkPlace(key, place);
     Objects.requireNonNull(then, "then");
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be at least 1, was " + limit);
     }
-    String[] args = {member(place), Integer.toString(limit), Long.toString(placeLeaseMicros)};
+    if (leaseNanos < 0) {
+      throw new IllegalArgumentException("leaseNanos must be at least 0, was " + leaseNanos);
+    }
+    long lease = leaseNanos > 0 ? ClaimScript.micros(leaseNanos) : placeLeaseMicros;
+    String[] args = {member(place), Integer.toString(limit), Long.toString(lease)};
     claim(PlaceScript.SOURCE, placeDigest, placesPrefix + key, args, held -> held, then);
   }
 

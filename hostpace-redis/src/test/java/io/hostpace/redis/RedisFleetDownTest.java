@@ -59,13 +59,13 @@ class RedisFleetDownTest {
       fleet.claimStart("example.org", SECOND, before::accept);
       assertThat(before.delay.get(WAIT_SECONDS, TimeUnit.SECONDS)).isZero();
       Answer placeBefore = new Answer();
-      fleet.claimPlace("example.org", 1, 2, placeBefore::accept);
+      fleet.claimPlace("example.org", 1, 2, 0, placeBefore::accept);
       assertThat(placeBefore.delay.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo(1);
 
       server.close();
 
       fleet.claimStart("example.org", SECOND, down::accept);
-      fleet.claimPlace("example.org", 2, 2, placeDown::accept);
+      fleet.claimPlace("example.org", 2, 2, 0, placeDown::accept);
       fleet.tell(new Lesson("example.org", true, -1, 1_000_000, 2));
       fleet.releasePlace("example.org", 1);
       assertThat(down.delay.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo(Fleet.UNCLAIMED);

@@ -34,7 +34,7 @@ class RedisFleetPlacesTest extends OnRealRedis {
   /** How many places Redis says are held with {@code place}'s claim, as {@code then} heard it. */
   static long claim(Fleet fleet, String key, long place, int limit) throws Exception {
     CompletableFuture<Long> answer = new CompletableFuture<>();
-    fleet.claimPlace(key, place, limit, answer::complete);
+    fleet.claimPlace(key, place, limit, 0, answer::complete);
     return answer.get(WAIT_SECONDS, TimeUnit.SECONDS);
   }
 
@@ -95,6 +95,24 @@ class RedisFleetPlacesTest extends OnRealRedis {
   }
 
   @Test
+  void S2_aPlaceClaimedWithALeaseHoldsItOnRedisClockWhateverTheFleetsLease() throws Exception {
+    RedisFleet a = process();
+
+    long before = redisMicros();
+    CompletableFuture<Long> answer = new CompletableFuture<>();
+    a.claimPlace("api.test/quota", 1, 60, Duration.ofSeconds(59).plusNanos(1).toNanos(), answer::complete);
+    assertThat(answer.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo(1);
+    long after = redisMicros();
+
+    ScoredValue<String> held = redis().zrangeWithScores(places("api.test/quota"), 0, -1).get(0);
+    assertThat((long) held.getScore()).as("59 s and a microsecond (rounded up) after the claim")
+        .isBetween(before + 59_000_001L, after + 59_000_001L);
+    assertThat(redis().pttl(places("api.test/quota"))).isBetween(58_000L, 60_000 + PlaceScript.MARGIN_MILLIS);
+    assertThatThrownBy(() -> a.claimPlace("api.test/quota", 2, 60, -1, held2 -> {}))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaseNanos");
+  }
+
+  @Test
   void S2_aPlaceWhoseLeaseRanOutIsLetGoByTheNextClaimAndAShortLeaseCutsNoLongerOneShort() throws Exception {
     RedisFleet a = process();
     RedisFleet b = process().placeLease(Duration.ofMillis(1)); // a process that dies holding its place
@@ -134,7 +152,7 @@ class RedisFleetPlacesTest extends OnRealRedis {
     CompletableFuture<Thread> answeredOn = new CompletableFuture<>();
     AtomicInteger answers = new AtomicInteger();
 
-    a.claimPlace("example.org", 1, 1, held -> {
+    a.claimPlace("example.org", 1, 1, 0, held -> {
       answers.incrementAndGet();
       answeredOn.complete(Thread.currentThread());
     });
@@ -159,14 +177,14 @@ class RedisFleetPlacesTest extends OnRealRedis {
   void S2_aPlaceClaimOrReleaseWithAnEmptyKeyANegativePlaceOrALimitBelowOneIsRefused() {
     RedisFleet a = process();
 
-    assertThatThrownBy(() -> a.claimPlace("", 1, 1, held -> {}))
+    assertThatThrownBy(() -> a.claimPlace("", 1, 1, 0, held -> {}))
         .isInstanceOf(IllegalArgumentException.class).hasMessage("a place needs a host's key");
-    assertThatThrownBy(() -> a.claimPlace("example.org", -1, 1, held -> {}))
+    assertThatThrownBy(() -> a.claimPlace("example.org", -1, 1, 0, held -> {}))
         .isInstanceOf(IllegalArgumentException.class).hasMessage("place must be at least 0, was -1");
-    assertThatThrownBy(() -> a.claimPlace("example.org", 1, 0, held -> {}))
+    assertThatThrownBy(() -> a.claimPlace("example.org", 1, 0, 0, held -> {}))
         .isInstanceOf(IllegalArgumentException.class).hasMessage("limit must be at least 1, was 0");
-    assertThatThrownBy(() -> a.claimPlace(null, 1, 1, held -> {})).hasMessage("key");
-    assertThatThrownBy(() -> a.claimPlace("example.org", 1, 1, null)).hasMessage("then");
+    assertThatThrownBy(() -> a.claimPlace(null, 1, 1, 0, held -> {})).hasMessage("key");
+    assertThatThrownBy(() -> a.claimPlace("example.org", 1, 1, 0, null)).hasMessage("then");
     assertThatThrownBy(() -> a.releasePlace("", 1))
         .isInstanceOf(IllegalArgumentException.class).hasMessage("a place needs a host's key");
     assertThatThrownBy(() -> a.releasePlace("example.org", -2))

@@ -137,11 +137,17 @@ class PacingSimulationTest {
   }
 
   @Test
-  void S2_aFleetDoesNotShareALearnedWindowsCountSoAFixedWindowStillRefusesIt() throws IOException {
-    // What BENCHMARKS.md states as S2's limit: a learned window's starts are counted by each process.
-    PacingResult.Policy window = replay("fixed-window-fleet.json").policy("hostpace");
+  void S2_threeProcessesOfAFleetFollowAFixedWindowAsOneProcessDoes() throws IOException {
+    // Each start holds one of the fleet's places of the learned quota for a window, so the three
+    // together start no more than the window's 60 (each counts only its own starts).
+    PacingResult.Policy fleet = replay("fixed-window-fleet.json").policy("hostpace");
+    PacingResult.Policy one = replay("fixed-window.json").policy("hostpace");
 
-    assertThat(window.lateRefusalPct()).isGreaterThan(3.0);
+    assertReachesTheTarget(fleet, "fixed-window-fleet");
+    assertThat(fleet.lost()).isEqualTo(one.lost()); // the one refused at each probe of the first wall
+    assertThat(fleet.finishSeconds()).isLessThan(545);
+    // From the third window on, as one process: at most three refused probes a window.
+    assertThat(fleet.refusalsBetween(120, fleet.finishSeconds())).isLessThanOrEqualTo(3 * 8);
   }
 
   @Test
