@@ -78,7 +78,7 @@ class PacingSimulationTest {
 
   @Test
   void fromHalfARequestASecondToFiftyOursGetsNineTenthsWithAtMostThreePercentRefusedAfterTenSeconds() throws IOException {
-    for (String file : List.of("rate-0.5.json", "rate-2.json", "rate-5.json", "rate-20.json")) {
+    for (String file : List.of("rate-0.5.json", "rate-2.json", "rate-5.json", "rate-20.json", "rate-50.json")) {
       PacingResult.Policy ours = replay(file).policy("hostpace");
       assertThat(ours.lost()).as(file).isZero();
       assertReachesTheTarget(ours, file);
