@@ -1,21 +1,49 @@
 package io.hostpace;
 
+import org.jspecify.annotations.Nullable;
+
 /**
- * The fleet's places an attempt claimed of its host (SPEC S2), each under a number of its own: one
- * of the host's places in flight (whether the fleet granted it, and how many places were held
- * with it then, or could not be asked), and one of its learned quota's places (granted, or not to
- * be asked; once the attempt started with it, the fleet holds it for the quota's window). Made
- * for an attempt only when the fleet limits its host. Guarded by the engine's lock.
+ * The fleet's places an attempt claimed (SPEC S2), each under a number of its own: one of its
+ * host's places in flight (a learned in-flight limit, or one given the host by key), one of each
+ * of its groups' places in flight (a group's in-flight limit), and one of its host's learned
+ * quota's places (once the attempt started with it, the fleet holds it for the quota's window).
+ * Made for an attempt only when the fleet limits its host or a group. Guarded by the engine's lock.
  */
 final class FleetPlace {
-  /** The number of the place in flight claimed, 0 when none is. */
-  long number;
-  /** Whether the fleet granted it: the attempt holds it until its answer. */
-  boolean held;
-  /** How many of the fleet's places were held with this one when it was granted. */
-  int heldWith;
-  /** Whether the fleet could not be asked: the engine's own count holds for the attempt. */
-  boolean unclaimed;
+
+  /** A place in flight claimed of one host or group. */
+  static final class Claim {
+    /** The number of the place claimed, 0 when none is. */
+    long number;
+    /** Whether the fleet granted it: the attempt holds it until its answer. */
+    boolean held;
+    /** How many of the fleet's places were held with this one when it was granted. */
+    int heldWith;
+    /** Whether the fleet could not be asked: the engine's own count holds for the attempt. */
+    boolean unclaimed;
+
+    /** Whether the fleet answered the claim: granted, or not to be asked. */
+    boolean answered() {
+      return held || unclaimed;
+    }
+
+    /** Whether the claim was asked and not answered yet. */
+    boolean pending() {
+      return number != 0 && !answered();
+    }
+
+    void clear() {
+      number = 0;
+      held = false;
+      heldWith = 0;
+      unclaimed = false;
+    }
+  }
+
+  /** The host's place in flight. */
+  final Claim host = new Claim();
+  /** The places in flight of the attempt's group gates, by the gate's index in its queue; null until one is claimed. */
+  Claim @Nullable [] gates;
 
   /** The number of the quota's place claimed, 0 when none is. */
   long quotaNumber;
@@ -25,13 +53,47 @@ final class FleetPlace {
   /** Whether the attempt started with its quota's place: the fleet's lease, not the engine, ends it then. */
   boolean quotaUsed;
 
-  /** Whether the fleet answered the claim of a place in flight: granted, or not to be asked. */
-  boolean answered() {
-    return held || unclaimed;
+  /** The claim of the host's place ({@code gate} -1) or of gate {@code gate}'s, made when missing, of {@code gateCount} gates. */
+  Claim claim(int gate, int gateCount) {
+    if (gate < 0) {
+      return host;
+    }
+    Claim[] claims = gates;
+    if (claims == null) {
+      claims = gates = new Claim[gateCount];
+    }
+    Claim claim = claims[gate];
+    if (claim == null) {
+      claim = claims[gate] = new Claim();
+    }
+    return claim;
+  }
+
+  /** The claim of the host's place ({@code gate} -1) or of gate {@code gate}'s, or null when none was made. */
+  @Nullable Claim claimIfAny(int gate) {
+    if (gate < 0) {
+      return host;
+    }
+    Claim[] claims = gates;
+    return claims == null ? null : claims[gate];
   }
 
   /** Whether the fleet answered the claim of the quota's place: granted, or not to be asked. */
   boolean quotaAnswered() {
     return quotaHeld || quotaUnclaimed;
+  }
+
+  /** Whether any of the attempt's claims was asked and not answered yet. */
+  boolean pending() {
+    if (quotaNumber != 0 && !quotaAnswered() || host.pending()) {
+      return true;
+    }
+    Claim[] claims = gates;
+    for (int i = 0; claims != null && i < claims.length; i++) {
+      if (claims[i] != null && claims[i].pending()) {
+        return true;
+      }
+    }
+    return false;
   }
 }

@@ -17,8 +17,9 @@ final class GroupGate extends Limiter {
   /** Host queues that pass this gate. */
   int users;
 
-  GroupGate(Node node, Limits limits, @Nullable RateState rate) {
-    super(node, limits, rate);
+  /** A gate of {@code limits}; with {@code fleet}, its in-flight limit (given by key, as a group's always is) is the fleet's. */
+  GroupGate(Node node, Limits limits, @Nullable RateState rate, boolean fleet) {
+    super(node, limits, rate, fleet && limits.inFlight() != null ? limits.inFlight() : 0);
   }
 
   @Override

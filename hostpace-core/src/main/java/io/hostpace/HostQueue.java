@@ -27,9 +27,11 @@ final class HostQueue extends Limiter {
   boolean wakeRegistered;
   /** The pump round that last took this queue in; see {@code Scheduler.pump}. */
   long pumpRound = -1;
+  /** Its claim of a start from the engine's fleet (SPEC S2); null until the fleet paces it. */
+  @Nullable StartClaim startClaim;
 
   HostQueue(Node node, Scheduler.QueueKey queueKey, @Nullable RateState rate, GroupGate[] gates) {
-    super(node, queueKey.host(), rate);
+    super(node, queueKey.host(), rate, queueKey.fleetInFlight());
     this.queueKey = queueKey;
     this.gates = gates;
   }

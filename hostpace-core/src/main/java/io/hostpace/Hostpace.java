@@ -88,6 +88,8 @@ public final class Hostpace {
   private final Timer timer;
   private final @Nullable TimeoutPolicy timeoutPolicy;
   private final Scheduler scheduler;
+  /** Whether the engine has a fleet (SPEC S2), whose processes share the limits given hosts by key. */
+  private final boolean fleet;
 
   private Hostpace(Builder builder) {
     this.clock = builder.clock;
@@ -104,6 +106,7 @@ public final class Hostpace {
     this.learningRule = builder.learningRule;
     this.timer = builder.timer;
     this.timeoutPolicy = builder.timeoutPolicy;
+    this.fleet = builder.fleet != null;
     this.scheduler = new Scheduler(
         builder.clock, builder.timer, builder.store, builder.learningRule, builder.retryDelayLimit,
         builder.forgetIdleAfter, builder.listener(), builder.fleet);
@@ -266,7 +269,25 @@ public final class Hostpace {
     if (!limits.groups().isEmpty() || !contextLimits.groups().isEmpty()) {
       gates = gates(hostKey, contextLimits);
     }
-    return new Scheduler.QueueKey(host, gates);
+    int fleetInFlight = fleet && host.inFlight() != null && inFlightByKey(hostKey, contextLimits) ? host.inFlight() : 0;
+    return new Scheduler.QueueKey(host, gates, fleetInFlight);
+  }
+
+  /**
+   * Whether the in-flight limit {@code hostKey} gets with {@code contextLimits} was given for the
+   * host by key (the context's or the engine's), not for every host nor built in: a host's limit,
+   * which a fleet shares (SPEC S2), where the others are each process's own.
+   */
+  private boolean inFlightByKey(String hostKey, LimitTable contextLimits) {
+    for (LimitTable table : List.of(contextLimits, limits)) {
+      if (table.forKey(hostKey).inFlight() != null) {
+        return true;
+      }
+      if (table.everyHost().inFlight() != null) {
+        return false;
+      }
+    }
+    return false;
   }
 
   private List<Scheduler.GateKey> gates(String hostKey, LimitTable contextLimits) {
@@ -515,12 +536,14 @@ public final class Hostpace {
      * learning rule learns from the other processes' answers as from its own, a {@code Retry-After}
      * one process gets pauses the host in all, and while a host is paced (a learned interval, a
      * configured rate, a group's learned quota) each start first claims it from the fleet, so the
-     * fleet's starts are spaced by the host's pace, not each process's; while a host has a learned
-     * in-flight limit, each start holds one of the fleet's places of it until its answer, so the
-     * fleet holds no more at once than the host does; while it has a learned quota, each start
+     * fleet's starts are spaced by the host's pace, not each process's; while a host has an
+     * in-flight limit, learned or given it (or one of its groups) by key, each start holds one of
+     * the fleet's places of it until its answer, so the fleet holds no more at once than the host
+     * does (the limit for every host, set by {@link #limits} or built in, stays each process's own:
+     * it bounds what one process holds open); while it has a learned quota, each start
      * holds one of the quota's places for a window, so the fleet starts no more in a window than
      * the host counts. Of a lesson about a host this engine holds nothing for, only a
-     * {@code Retry-After} is kept. Not shared: the configured in-flight limits, an announced quota.
+     * {@code Retry-After} is kept. Not shared: the in-flight limit for every host, an announced quota.
      * Each engine needs a fleet of its own ({@link Fleet}).
      * None unless set. The engine does not close the fleet.
      */

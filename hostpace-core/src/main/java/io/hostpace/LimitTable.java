@@ -87,6 +87,18 @@ final class LimitTable {
     return result.orElse(everyHost);
   }
 
+  /** The limits this table gives the host of {@code hostKey} by key alone: its key with port, else its host name. */
+  Limits forKey(String hostKey) {
+    if (byHost.isEmpty()) {
+      return Limits.NONE;
+    }
+    Limits exact = byHost.get(hostKey);
+    Limits result = exact != null ? exact : Limits.NONE;
+    String name = HostKey.hostName(hostKey);
+    Limits byName = name.equals(hostKey) ? null : byHost.get(name);
+    return byName != null ? result.orElse(byName) : result;
+  }
+
   /** The limits this table gives the group {@code groupKey}; groups take nothing from {@link #everyHost()}. */
   Limits forGroup(String groupKey) {
     Limits limits = byHost.get(groupKey);

@@ -12,15 +12,22 @@ abstract class Limiter {
   final Limits limits;
   final int cap;
   final @Nullable RateState rate;
+  /**
+   * How many of its requests the processes of the engine's fleet hold in flight together (SPEC
+   * S2): the in-flight limit given the host or group by key; 0 when the fleet holds none (no
+   * fleet, or a limit for every host, each process's own).
+   */
+  final int fleetCap;
   // @GuardedBy("Scheduler.lock")
   int inFlight;
 
-  Limiter(Node node, Limits limits, @Nullable RateState rate) {
+  Limiter(Node node, Limits limits, @Nullable RateState rate, int fleetCap) {
     this.node = node;
     this.limits = limits;
     Integer inFlightLimit = limits.inFlight();
     this.cap = inFlightLimit != null ? inFlightLimit : Integer.MAX_VALUE;
     this.rate = rate;
+    this.fleetCap = fleetCap;
   }
 
   boolean full() {

@@ -6,6 +6,7 @@ import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -49,8 +50,17 @@ final class Scheduler {
   /** A group and the limits a context gives it: the identity of a {@link GroupGate}. */
   record GateKey(String group, Limits limits) {}
 
-  /** The limits a context gives a host and its groups: the identity of a {@link HostQueue}. */
-  record QueueKey(Limits host, List<GateKey> gates) {}
+  /**
+   * The limits a context gives a host and its groups: the identity of a {@link HostQueue}.
+   * {@code fleetInFlight} is the host's in-flight limit when it was given for the host by key (not
+   * for every host, nor built in) and the engine has a fleet: the fleet's processes hold no more
+   * than it together (SPEC S2); else 0.
+   */
+  record QueueKey(Limits host, List<GateKey> gates, int fleetInFlight) {
+    QueueKey(Limits host, List<GateKey> gates) {
+      this(host, gates, 0);
+    }
+  }
 
   /** A queue's registered wake-up; stale when the queue has since registered another. */
   private record Wake(long at, HostQueue queue) {}
@@ -73,6 +83,8 @@ final class Scheduler {
   private final @Nullable Fleet fleet;
   /** The number of the last of the fleet's places claimed. */
   private long places;
+  /** How long the fleet took to answer the last claim of a start or a place, in nanoseconds. */
+  private long fleetRoundTrip;
 
   // @GuardedBy("lock")
   private final Map<String, Node> nodes = new HashMap<>();
@@ -432,30 +444,43 @@ final class Scheduler {
       consider(gate, now);
     }
     boolean ready = !blockedByPlaces && readyAt - now <= 0;
-    if (ready && fleet != null) { // ready here: claim the fleet's start now, then a place for it
-      ready = claimed(queue, now);
-      for (GroupGate gate : queue.gates) {
-        ready &= claimed(gate, now);
-      }
-      // A granted start waits a quarter interval: a quota's place, then a place in flight; each is
-      // given back unless used at once (the quota's kept while its place in flight is asked).
-      ready = ready && quotaPlaced(queue, now) && placed(queue, now);
+    if (ready && fleet != null) { // ready here: claim the fleet's start now, then its places
+      // A granted start waits for its places: a quota's, then those in flight; each place is given
+      // back unless used at once (kept while another of the start's claims is asked).
+      ready = claimed(queue, now) && quotaPlaced(queue, now) && placed(queue, now);
     }
     return ready;
   }
 
   /**
-   * Whether the head of {@code queue} holds one of the fleet's places of its host (SPEC S2), when
-   * the host has a learned in-flight limit: the fleet's processes together hold no more than it.
-   * Else claims one (the answer pumps the host's queues), or waits while the fleet said all are held.
+   * Whether the head of {@code queue} holds the fleet's places in flight it needs (SPEC S2): one of
+   * its host's, when the host has a learned in-flight limit or one given it by key, and one of each
+   * of its groups' that has an in-flight limit; so the fleet's processes together hold no more than
+   * each. Else claims the next one missing (its answer pumps the host's queues), or waits while
+   * the fleet said all of that one are held.
    */
   private boolean placed(HostQueue queue, long now) {
-    Node node = queue.node;
-    int limit = node.state.inFlightLimit();
     Call<?> head = queue.head();
+    int learned = queue.node.state.inFlightLimit();
+    int limit = learned > 0 && queue.fleetCap > 0 ? Math.min(learned, queue.fleetCap) : Math.max(learned, queue.fleetCap);
+    if (limit > 0 && !placed(queue, head, queue.node, -1, limit, now)) {
+      return false;
+    }
+    for (int i = 0; i < queue.gates.length; i++) {
+      GroupGate gate = queue.gates[i];
+      if (gate.fleetCap > 0 && !placed(queue, head, gate.node, i, gate.fleetCap, now)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Whether {@code head} holds one of the {@code limit} places of {@code node} (its host's, {@code gate} -1, or a gate's); else claims it. */
+  private boolean placed(HostQueue queue, Call<?> head, Node node, int gate, int limit, long now) {
     FleetPlace place = head.place;
-    if (limit <= 0 || place != null && place.answered()) {
-      return true; // no limit, or held, or the fleet could not be asked: the engine's own count holds
+    FleetPlace.Claim claim = place == null ? null : place.claimIfAny(gate);
+    if (claim != null && claim.answered()) {
+      return true; // held, or the fleet could not be asked: the engine's own count holds
     }
     blockedByPlaces = true;
     FleetState claims = node.fleet();
@@ -466,24 +491,28 @@ final class Scheduler {
     if (place == null) {
       place = head.place = new FleetPlace();
     }
-    long number = place.number = ++places;
-    FleetPlace claimed = place;
-    fleet.claimPlace(node.key, number, limit, 0, held -> placeAnswered(node, head, claimed, number, held));
+    FleetPlace claimedBy = place;
+    FleetPlace.Claim claimed = place.claim(gate, queue.gates.length);
+    long number = claimed.number = ++places;
+    long asked = now;
+    fleet.claimPlace(node.key, number, limit, 0, held -> placeAnswered(node, head, claimedBy, claimed, number, held, asked));
     return false;
   }
 
-  /** The fleet answered the claim of the place numbered {@code number} for {@code call}. */
-  private void placeAnswered(Node node, Call<?> call, FleetPlace place, long number, long held) {
+  /** The fleet answered the claim numbered {@code number} of one of {@code node}'s places for {@code call}. */
+  private void placeAnswered(
+      Node node, Call<?> call, FleetPlace place, FleetPlace.Claim claim, long number, long held, long asked) {
     lock.lock();
     try {
       FleetState claims = node.fleet();
       claims.placeClaiming = false;
       long now = clock.nanoTime();
-      boolean claiming = call.place == place && place.number == number;
+      fleetRoundTrip = now - asked;
+      boolean claiming = call.place == place && claim.number == number;
       boolean wanted = claiming && call.state == Call.State.WAITING;
       if (held == 0) {
         if (claiming) {
-          place.number = 0;
+          claim.number = 0;
         }
         claims.placesFull = true;
         timer.schedule(() -> placesMayBeFree(node), PLACES_FULL_RETRY);
@@ -492,22 +521,30 @@ final class Scheduler {
           fleet.releasePlace(node.key, number); // the call went meanwhile
         }
       } else if (held > 0) {
-        place.held = true;
-        place.heldWith = (int) Math.min(Integer.MAX_VALUE, held);
+        claim.held = true;
+        claim.heldWith = (int) Math.min(Integer.MAX_VALUE, held);
       } else {
-        place.unclaimed = true;
+        claim.unclaimed = true;
       }
       if (nodes.get(node.key) == node) {
         pump(queuesOf(node), now);
       }
-      if (call.place == place && call.state == Call.State.WAITING) {
-        // Places are used at once or not held: held while waiting, one would count as in flight,
-        // the other's lease would run out before its start.
-        letGoPlace(call);
-        letGoQuotaPlace(call, false);
-      }
+      giveBackIfWaiting(call, place);
     } finally {
       unlockAndDeliver();
+    }
+  }
+
+  /**
+   * The places of a call that still waits after the answer to one of its claims, when none of its
+   * claims is still asked, are given back: a place is used at once or not held (held while
+   * waiting, one in flight would count as in flight, a quota's lease would run out before its
+   * start). Kept while another of its claims is asked, so that they come together.
+   */
+  private void giveBackIfWaiting(Call<?> call, FleetPlace place) {
+    if (call.place == place && call.state == Call.State.WAITING && !place.pending()) {
+      letGoPlace(call);
+      letGoQuotaPlace(call, false);
     }
   }
 
@@ -534,22 +571,31 @@ final class Scheduler {
    */
   private static int fleetCount(Call<?> call) {
     FleetPlace place = call.place;
-    return place != null && place.held ? Math.max(call.inFlightAtStart, place.heldWith) : 0;
+    return place != null && place.host.held ? Math.max(call.inFlightAtStart, place.host.heldWith) : 0;
   }
 
-  /** Releases the fleet's place in flight {@code call} holds, if any; the host may claim again. */
+  /** Releases the fleet's places in flight {@code call} holds (its host's, its groups'), if any; they may claim again. */
   private void letGoPlace(Call<?> call) {
     FleetPlace place = call.place;
-    if (place != null && place.held) {
-      Node node = call.queue.node;
-      fleet.releasePlace(node.key, place.number);
+    if (place == null) {
+      return;
+    }
+    HostQueue queue = call.queue;
+    letGo(queue.node, place.host);
+    FleetPlace.Claim[] gates = place.gates;
+    for (int i = 0; gates != null && i < gates.length; i++) {
+      if (gates[i] != null) {
+        letGo(queue.gates[i].node, gates[i]);
+      }
+    }
+  }
+
+  private void letGo(Node node, FleetPlace.Claim claim) {
+    if (claim.held) {
+      fleet.releasePlace(node.key, claim.number);
       node.fleet().placesFull = false;
     }
-    if (place != null) {
-      place.held = false;
-      place.unclaimed = false;
-      place.number = 0;
-    }
+    claim.clear();
   }
 
   /** Lets go the fleet's places {@code call} holds, as its attempt ends (a quota's place that was used ends by its lease). */
@@ -624,12 +670,7 @@ final class Scheduler {
       if (nodes.get(node.key) == node) {
         pump(queuesOf(node), clock.nanoTime());
       }
-      boolean placing = place.number != 0 && !place.answered();
-      if (claiming && call.state == Call.State.WAITING && !placing) {
-        // Used at once, or given back: its lease runs from its grant, and would run out before a
-        // later start. Kept only while the call waits for the answer to its place in flight.
-        letGoQuotaPlace(call, false);
-      }
+      giveBackIfWaiting(call, place);
     } finally {
       unlockAndDeliver();
     }
@@ -670,15 +711,12 @@ final class Scheduler {
   }
 
   /**
-   * Whether the host or group of {@code limiter} holds the fleet's claim to start at {@code now}
-   * (SPEC S2), when it is paced: by its learned interval, or by the limiter's rate (its permits
-   * spread over its window: a rate of 2 a second is one start each 500 ms for the fleet, without
-   * the burst one process may make of it); else claims it, or waits until the fleet said to ask
-   * again. The fleet grants a claim only for at once, so a claim is used at once or not at all:
-   * one that finds the start held back by something else is let go after a quarter of the
-   * interval, and claimed again.
+   * How far apart the fleet spaces the starts of {@code limiter}'s host or group (SPEC S2): its
+   * learned interval, or the limiter's rate (its permits spread over its window: a rate of 2 a
+   * second is one start each 500 ms for the fleet, without the burst one process may make of it),
+   * or a group's learned quota spread over its window; 0 when the fleet does not space them.
    */
-  private boolean claimed(Limiter limiter, long now) {
+  private static long spacing(Limiter limiter) {
     Node node = limiter.node;
     long interval = node.state.interval();
     if (limiter.rate != null) {
@@ -687,50 +725,91 @@ final class Scheduler {
     if (node.quota != null && node.group) { // counts this process's starts only: the fleet spreads them instead
       interval = Math.max(interval, node.quota.window / node.quota.permits);
     }
-    if (interval <= 0) {
+    return interval;
+  }
+
+  /**
+   * Whether the head of {@code queue} holds the fleet's grant to start at {@code now} (SPEC S2),
+   * when its host or any of its groups is paced ({@link #spacing}); else claims it of all of them
+   * at once, or waits until the fleet said to ask again. One claim for all, because one at a time
+   * two processes could each hold one (a host's start, its group's) and wait for the other's for
+   * ever. The fleet grants a claim only for at once, so a grant is used at once or not at all: one
+   * that finds the start held back by something else is let go after a quarter of the shortest
+   * interval, or after four of the fleet's round trips if that is longer (the places claimed after
+   * it must have time to come: else a host paced faster than a round trip would let each grant go
+   * before its places came, and claim both again for ever), and claimed again; while one of the
+   * start's places is being asked, it is kept.
+   */
+  private boolean claimed(HostQueue queue, long now) {
+    List<String> keys = null;
+    long[] intervals = null;
+    long shortest = Long.MAX_VALUE;
+    int paced = 0;
+    for (int i = 0; i <= queue.gates.length; i++) {
+      Limiter limiter = i < queue.gates.length ? queue.gates[i] : queue;
+      long interval = spacing(limiter);
+      if (interval <= 0) {
+        continue;
+      }
+      if (keys == null) {
+        keys = new ArrayList<>(queue.gates.length + 1);
+        intervals = new long[queue.gates.length + 1];
+      }
+      keys.add(limiter.node.key);
+      intervals[paced++] = interval;
+      shortest = Math.min(shortest, interval);
+    }
+    if (keys == null) {
       return true;
     }
-    FleetState claims = node.fleet();
-    if (claims.claiming) {
-      blockedByPlaces = true; // the claim's answer pumps the node's queues
+    StartClaim claim = queue.startClaim;
+    if (claim == null) {
+      claim = queue.startClaim = new StartClaim();
+    }
+    if (claim.claiming) {
+      blockedByPlaces = true; // the claim's answer pumps the queue
       return false;
     }
-    if (claims.claimed) {
-      if (now - claims.claimedAt <= interval / 4) {
+    if (claim.claimed) {
+      Call<?> head = queue.head();
+      boolean placing = head != null && head.place != null && head.place.pending();
+      if (placing || now - claim.claimedAt <= Math.max(shortest / 4, 4 * fleetRoundTrip)) {
         return true;
       }
-      claims.claimed = false;
-    } else if (claims.askAgain) {
-      if (claims.askAgainAt - now > 0) {
-        later(claims.askAgainAt);
+      claim.claimed = false;
+    } else if (claim.askAgain) {
+      if (claim.askAgainAt - now > 0) {
+        later(claim.askAgainAt);
         return false;
       }
-      claims.askAgain = false;
+      claim.askAgain = false;
     }
-    claims.claiming = true;
+    claim.claiming = true;
     blockedByPlaces = true;
-    fleet.claimStart(node.key, interval, delay -> fleetClaimed(node, delay));
+    long asked = now;
+    StartClaim claiming = claim;
+    fleet.claimStart(keys, Arrays.copyOf(intervals, paced), delay -> startClaimed(queue, claiming, delay, asked));
     return false;
   }
 
-  /** The fleet answered {@code node}'s claim: granted (0, or the fleet could not be asked), or ask again {@code delay} from now. */
-  private void fleetClaimed(Node node, long delay) {
+  /** The fleet answered {@code queue}'s claim: granted (0, or the fleet could not be asked), or ask again {@code delay} from now. */
+  private void startClaimed(HostQueue queue, StartClaim claim, long delay, long asked) {
     lock.lock();
     try {
-      FleetState claims = node.fleet();
-      claims.claiming = false;
-      if (nodes.get(node.key) != node) {
+      claim.claiming = false;
+      long now = clock.nanoTime();
+      fleetRoundTrip = now - asked;
+      if (queue.node.queues.get(queue.queueKey) != queue || nodes.get(queue.node.key) != queue.node) {
         return; // let go meanwhile
       }
-      long now = clock.nanoTime();
       if (delay <= 0) {
-        claims.claimed = true;
-        claims.claimedAt = now;
+        claim.claimed = true;
+        claim.claimedAt = now;
       } else {
-        claims.askAgain = true;
-        claims.askAgainAt = now + delay;
+        claim.askAgain = true;
+        claim.askAgainAt = now + delay;
       }
-      pump(queuesOf(node), now);
+      pump(Set.of(queue), now);
     } finally {
       unlockAndDeliver();
     }
@@ -800,6 +879,9 @@ final class Scheduler {
     leaveWaiting(queue);
     call.state = Call.State.IN_FLIGHT;
     call.startedAt = now;
+    if (queue.startClaim != null) {
+      queue.startClaim.claimed = false; // the fleet's grant is used
+    }
     if (call.place != null && call.place.quotaHeld) {
       call.place.quotaUsed = true;
     }
@@ -841,9 +923,6 @@ final class Scheduler {
     Node node = limiter.node;
     node.state.start(now);
     node.starts++;
-    if (node.fleet != null) {
-      node.fleet.claimed = false; // the fleet's claim is used
-    }
   }
 
   private static void startQuota(Node node, Call<?> call, long now) {
@@ -1225,7 +1304,7 @@ final class Scheduler {
     Node node = node(key.group(), true);
     GroupGate gate = node.gates.get(key.limits());
     if (gate == null) {
-      gate = new GroupGate(node, key.limits(), rate(node, key.limits()));
+      gate = new GroupGate(node, key.limits(), rate(node, key.limits()), fleet != null);
       node.gates.put(key.limits(), gate);
     }
     return gate;
@@ -1285,8 +1364,10 @@ final class Scheduler {
     }
     HostState state = node.state;
     long forgetAt = now;
-    if (state.interval() > 0 || state.inFlightLimit() > 0 || node.quota != null) {
-      forgetAt = (state.started() ? state.lastStart() : now) + forgetIdleAfter;
+    // What a host that started nothing here learned (from the fleet's lessons, or a store) does not
+    // hold it: it is let go with the node, not forgotten (the store keeps what it kept).
+    if (state.started() && (state.interval() > 0 || state.inFlightLimit() > 0 || node.quota != null)) {
+      forgetAt = state.lastStart() + forgetIdleAfter;
       if (forgetAt - now <= 0) {
         state.interval(0, now);
         state.inFlightLimit(0);

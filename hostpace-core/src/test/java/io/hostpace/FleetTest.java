@@ -228,6 +228,149 @@ class FleetTest {
     assertThat(fleet.placesHeld("shared.test/quota")).isZero(); // each held for a minute after its grant
   }
 
+  /** A fleet member that records the key of each place claimed through it. */
+  Fleet recordingPlaces(List<String> placeClaims) {
+    Fleet member = fleet.join();
+    return new Fleet() {
+      @Override
+      public void tell(Lesson lesson) {
+        member.tell(lesson);
+      }
+
+      @Override
+      public Listening listen(Consumer<Lesson> listener) {
+        return member.listen(listener);
+      }
+
+      @Override
+      public void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then) {
+        member.claimStart(keys, intervalNanos, then);
+      }
+
+      @Override
+      public void claimPlace(String key, long place, int limit, long leaseNanos, LongConsumer then) {
+        placeClaims.add(key);
+        member.claimPlace(key, place, limit, leaseNanos, then);
+      }
+
+      @Override
+      public void releasePlace(String key, long place) {
+        member.releasePlace(key, place);
+      }
+    };
+  }
+
+  @Test
+  void S2_anInFlightLimitGivenAHostByKeyIsTheFleetsAndOneForEveryHostEachProcesss() {
+    server.script(exchange -> Reply.ok().after(Duration.ofSeconds(1)));
+    List<String> placeClaims = new ArrayList<>();
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (int p = 0; p < 2; p++) {
+      Hostpace process = Hostpace.builder().time(time).limits(Limits.inFlight(3))
+          .limit("gate.test", Limits.inFlight(2)).fleet(recordingPlaces(placeClaims)).build();
+      for (int i = 0; i < 4; i++) {
+        calls.add(process.execute(server.get("http://gate.test/" + p + "-" + i)));
+        calls.add(process.execute(server.get("http://other.test/" + p + "-" + i)));
+      }
+    }
+    time.advance(Duration.ofSeconds(10));
+
+    calls.forEach(call -> assertThat(done(call).status()).isEqualTo(200));
+    assertThat(server.maxInFlight.get("gate.test")).as("2 for the fleet; each alone would send 2: 4").isEqualTo(2);
+    assertThat(server.maxInFlight.get("other.test")).as("3 for every host: each process's own").isEqualTo(6);
+    assertThat(placeClaims).as("places of gate.test only (some claimed again after the fleet said all were held)")
+        .containsOnly("gate.test").hasSizeGreaterThanOrEqualTo(8);
+    assertThat(fleet.placesHeld("gate.test")).isZero();
+  }
+
+  @Test
+  void S2_aGroupsInFlightLimitIsTheFleetsAcrossItsHosts() {
+    int[] inFlight = new int[1];
+    int[] most = new int[1];
+    server.script(exchange -> {
+      most[0] = Math.max(most[0], ++inFlight[0]);
+      time.schedule(() -> inFlight[0]--, Duration.ofSeconds(1).toNanos());
+      return Reply.ok().after(Duration.ofSeconds(1));
+    });
+    List<Hostpace> processes = new ArrayList<>();
+    for (int p = 0; p < 2; p++) {
+      processes.add(Hostpace.builder().time(time).limit("*.gate.test", Limits.inFlight(3)).fleet(fleet.join()).build());
+    }
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      for (Hostpace process : processes) {
+        String host = i % 2 == 0 ? "a.gate.test" : "b.gate.test";
+        calls.add(process.execute(server.get("http://" + host + "/" + calls.size())));
+      }
+    }
+    time.advance(Duration.ofSeconds(10));
+
+    calls.forEach(call -> assertThat(done(call).status()).isEqualTo(200));
+    assertThat(most[0]).as("3 at once in the group for the fleet; each alone would send 3: 6").isEqualTo(3);
+    assertThat(fleet.placesHeld("*.gate.test")).isZero();
+    assertThat(server.startTimes("gate.test")).hasSize(12);
+  }
+
+  @Test
+  void S2_aHostPacedFasterThanTheFleetsRoundTripStillGetsItsGroupsPlaces() {
+    LearningRule everyMillisecondOnceRefused = new LearningRule() {
+      @Override
+      public long onRefusal(long now, long startedAt, long interval, long changedAt) {
+        return Duration.ofMillis(1).toNanos(); // shorter than the fleet's round trip of 2 ms
+      }
+
+      @Override
+      public long onAnswer(long now, long startedAt, long interval, long changedAt) {
+        return interval;
+      }
+    };
+    List<Hostpace> processes = new ArrayList<>();
+    for (int p = 0; p < 2; p++) {
+      processes.add(Hostpace.builder().time(time).learningRule(everyMillisecondOnceRefused)
+          .limit("*.shared.test", Limits.inFlight(3)).fleet(fleet.join()).build());
+    }
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    calls.add(processes.get(0).execute(server.get("http://api.shared.test/refuse"))); // paces the host and the group
+    for (int i = 0; i < 10; i++) {
+      calls.add(processes.get(i % 2).execute(server.get("http://api.shared.test/" + i)));
+    }
+    time.advance(Duration.ofSeconds(10));
+
+    // Each start claims the host's and the group's start, then a place of the group: a start
+    // granted for a quarter of 1 ms would be let go before the place came back, for ever.
+    calls.forEach(call -> assertThat(done(call).status()).isEqualTo(200));
+    assertThat(fleet.placesHeld("*.shared.test")).isZero();
+  }
+
+  @Test
+  void S2_aHostAndItsGroupPacedTogetherAreClaimedAtOnceSoNoTwoProcessesHoldOneEach() {
+    // 30 ms one way: claimed one after the other, each process could hold the group's start and
+    // wait for the host's, or the host's and wait for the group's, for ever.
+    LocalFleet far = new LocalFleet(time, time, Duration.ofMillis(30));
+    List<Hostpace> processes = new ArrayList<>();
+    for (int p = 0; p < 3; p++) {
+      processes.add(Hostpace.builder().time(time).learningRule(ONE_A_SECOND_ONCE_REFUSED)
+          .limit("*.shared.test", Limits.inFlight(3)).fleet(far.join()).build());
+    }
+    processes.get(1).execute(server.get("http://api.shared.test/hold")); // the others hold the host:
+    processes.get(2).execute(server.get("http://api.shared.test/hold")); // they learn from the refusal
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    calls.add(processes.get(0).execute(server.get("http://api.shared.test/refuse"))); // paces the host and the group
+    time.advance(Duration.ofMillis(500));
+    for (int i = 0; i < 9; i++) {
+      calls.add(processes.get(i % 3).execute(server.get("http://api.shared.test/r" + i)));
+    }
+    time.advance(Duration.ofSeconds(30));
+
+    calls.forEach(call -> assertThat(done(call).status()).isEqualTo(200));
+    List<Double> starts = new ArrayList<>();
+    server.startTimes("/r").forEach(t -> starts.add(Double.parseDouble(t)));
+    starts.sort(null);
+    for (int i = 2; i < starts.size(); i++) { // after the refusal, one start a second for the fleet
+      assertThat(starts.get(i) - starts.get(i - 1)).as("gap before start %d of %s", i, starts).isGreaterThanOrEqualTo(0.999);
+    }
+  }
+
   @Test
   void S2_aPacedHostWithALearnedLimitClaimsAPlaceOncePerStart() {
     Fleet member = fleet.join();
@@ -244,8 +387,8 @@ class FleetTest {
       }
 
       @Override
-      public void claimStart(String key, long intervalNanos, LongConsumer then) {
-        member.claimStart(key, intervalNanos, then);
+      public void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then) {
+        member.claimStart(keys, intervalNanos, then);
       }
 
       @Override
@@ -334,6 +477,37 @@ class FleetTest {
   }
 
   @Test
+  void S2_aHostThisProcessOnlyHeardOfIsLetGoOnceItsPauseEndsThoughLaterLessonsTaughtItALimit() {
+    LearningRule limitOfOne = new LearningRule() { // the seed's, and every answer teaches "one at once"
+      @Override
+      public long onRefusal(long now, long startedAt, long interval, long changedAt) {
+        return LearningRule.seed().onRefusal(now, startedAt, interval, changedAt);
+      }
+
+      @Override
+      public long onAnswer(long now, long startedAt, long interval, long changedAt) {
+        return LearningRule.seed().onAnswer(now, startedAt, interval, changedAt);
+      }
+
+      @Override
+      public int inFlightAfterAnswer(long now, long startedAt, int inFlightAtStart, HostState host) {
+        return 1;
+      }
+    };
+    server.script(exchange -> exchange.uri().getPath().equals("/wait")
+        ? Reply.refuse(429, "30") : Reply.ok().after(Duration.ofSeconds(10)));
+    Hostpace a = process(limitOfOne);
+    Hostpace b = process(limitOfOne);
+    get(a, "/slow"); // answered at 10 s
+    get(a, "/wait"); // refused at once with Retry-After: 30: b holds the host, paused
+    time.advance(Duration.ofSeconds(20)); // a's /slow answered: b hears it, and learns a limit
+    assertThat(b.snapshot()).singleElement().satisfies(host -> assertThat(host.inFlightLimit()).isEqualTo(1));
+
+    time.advance(Duration.ofHours(3));
+    assertThat(b.snapshot()).as("b never started a request to it").isEmpty();
+  }
+
+  @Test
   void S2_aProcessThatHoldsNothingOfAHostLetsItsLessonsGo() {
     Hostpace a = process(ONE_A_SECOND_ONCE_REFUSED);
     Hostpace b = process(ONE_A_SECOND_ONCE_REFUSED);
@@ -357,7 +531,7 @@ class FleetTest {
       }
 
       @Override
-      public void claimStart(String key, long intervalNanos, LongConsumer then) {
+      public void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then) {
         claims.incrementAndGet();
         time.schedule(() -> then.accept(Fleet.UNCLAIMED), Duration.ofSeconds(1).toNanos());
       }

@@ -70,7 +70,8 @@ final class PacingOptions {
   private @Nullable HostStateFile kept;
 
   @Option(names = "--fleet", paramLabel = "NAME",
-      description = "share what hosts teach, a paced host's starts, a gate's places and a learned quota's windows with the other "
+      description = "share what hosts teach, a paced host's starts, a gate's places (and the --host inFlight limits) "
+          + "and a learned quota's windows with the other "
           + "processes of fleet NAME through Redis (--redis), so that together they are as polite as one")
   @Nullable String fleetName;
 

@@ -1,5 +1,6 @@
 package io.hostpace.spi;
 
+import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 
@@ -13,8 +14,10 @@ import java.util.function.LongConsumer;
  * learns the rate the host gives the fleet, not the share it happened to get. While a host is
  * paced (a learned interval, a configured rate, a group's learned quota), each start first claims it from
  * the fleet: a host paced at one a second gets one a second from the fleet, however many
- * processes share it. While a host has a learned in-flight limit (a gate that holds so many at
- * once), each start first claims one of the fleet's places of it, and lets it go with its answer;
+ * processes share it. While a host has an in-flight limit, learned (a gate that holds so many at
+ * once) or given it by key (not the limit for every host, which is each process's own), each
+ * start first claims one of the fleet's places of it, and lets it go with its answer (and so for
+ * each of its groups that has an in-flight limit);
  * while it has a learned quota (so many starts in a fixed window), each start first claims one
  * of the quota's places, which the fleet holds for a window.
  *
@@ -75,19 +78,31 @@ public interface Fleet {
   Listening listen(Consumer<Lesson> listener);
 
   /**
-   * Claims a start of {@code key} for this process, now: granted when no process was granted one
-   * in the last {@code intervalNanos}, and then this one is recorded as the fleet's last start;
-   * else nothing is recorded. The answer comes to {@code then}, later, on a thread of the
-   * fleet's: 0 for granted, else how many nanoseconds after the fleet looked a claim may be
-   * granted (the process claims again then), or {@link #UNCLAIMED}.
+   * Claims a start for this process, now, of every one of {@code keys} at once (a host and the
+   * groups it is in that are paced): granted when, for each key, no process was granted one in
+   * the last of its {@code intervalNanos}, and then this one is recorded as each key's last start;
+   * else nothing is recorded. The answer comes to {@code then}, later, on a thread of the fleet's:
+   * 0 for granted, else how many nanoseconds after the fleet looked a claim may be granted (the
+   * longest of the keys' waits; the process claims again then), or {@link #UNCLAIMED}.
+   *
+   * <p>All the keys at once, because one at a time two processes could each hold the start of one
+   * and wait for the other's for ever (a host's and its group's).
    *
    * <p>A start is granted for at once, not reserved for later: a reservation would be spent
    * whatever happened meanwhile, and after a refusal every process's reservations at the old pace
    * go at the old pace (SPEC R5 wants the new one). The price is a round trip per start: a fleet
    * whose claims take 20 ms there and back gets 0.90 of a server's rate in the simulator where
    * 1 ms gets 0.95 ({@code three-processes-fleet}).
+   *
+   * @param keys the keys, at least one, none empty
+   * @param intervalNanos each key's interval, as many as there are keys, none negative
    */
-  void claimStart(String key, long intervalNanos, LongConsumer then);
+  void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then);
+
+  /** Claims a start of {@code key} alone: {@link #claimStart(List, long[], LongConsumer)} of one key. */
+  default void claimStart(String key, long intervalNanos, LongConsumer then) {
+    claimStart(List.of(key), new long[] {intervalNanos}, then);
+  }
 
   /**
    * Claims, for this process's request numbered {@code place}, one of the {@code limit} places of
@@ -96,9 +111,10 @@ public interface Fleet {
    * when all are held, and nothing was claimed (the engine claims again later); or
    * {@link #UNCLAIMED}.
    *
-   * <p>The engine claims places of two kinds. With {@code leaseNanos} 0, a place of a host's
-   * requests in flight (a host that holds so many at a time, as learned from its refusals; the
-   * key is the host's): held until {@link #releasePlace released}, or until a lease of the
+   * <p>The engine claims places of two kinds. With {@code leaseNanos} 0, a place of a host's or a
+   * group's requests in flight (a host that holds so many at a time, as learned from its refusals,
+   * or an in-flight limit given the host or group by key; the key is the host's or the group's):
+   * held until {@link #releasePlace released}, or until a lease of the
    * fleet's own runs out (a process that dies holds nothing for ever). With {@code leaseNanos}
    * above 0, a place of a host's starts in a window of a learned quota (a host that counts so
    * many starts in fixed windows; the key is the host's followed by {@code "/quota"}): held for

@@ -52,13 +52,21 @@ public final class LocalFleet {
     return member;
   }
 
-  private synchronized long claim(String key, long interval) {
+  private synchronized long claim(List<String> keys, long[] intervals) {
     long now = clock.nanoTime();
-    Long last = lastStart.get(key);
-    if (last != null && last + interval - now > 0) {
-      return last + interval - now;
+    long wait = 0;
+    for (int i = 0; i < keys.size(); i++) {
+      Long last = lastStart.get(keys.get(i));
+      if (last != null && last + intervals[i] - now > wait) {
+        wait = last + intervals[i] - now;
+      }
     }
-    lastStart.put(key, now);
+    if (wait > 0) {
+      return wait;
+    }
+    for (String key : keys) {
+      lastStart.put(key, now);
+    }
     return 0;
   }
 
@@ -118,11 +126,16 @@ public final class LocalFleet {
     }
 
     @Override
-    public void claimStart(String key, long intervalNanos, LongConsumer then) {
-      Objects.requireNonNull(key, "key");
+    public void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then) {
       Objects.requireNonNull(then, "then");
+      if (keys.isEmpty() || keys.size() != intervalNanos.length) {
+        throw new IllegalArgumentException("a claim needs keys, and an interval for each: "
+            + keys.size() + " keys, " + intervalNanos.length + " intervals");
+      }
+      List<String> claimed = List.copyOf(keys);
+      long[] intervals = intervalNanos.clone();
       timer.schedule(() -> {
-        long delay = claim(key, intervalNanos);
+        long delay = claim(claimed, intervals);
         timer.schedule(() -> then.accept(delay), latency);
       }, latency);
     }

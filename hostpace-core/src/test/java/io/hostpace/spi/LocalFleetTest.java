@@ -59,6 +59,23 @@ class LocalFleetTest {
   }
 
   @Test
+  void S2_aClaimOfSeveralKeysIsGrantedForAllOrNoneAndAnswersTheLongestWait() {
+    Fleet a = fleet.join();
+    Fleet b = fleet.join();
+    List<Long> answers = new ArrayList<>();
+    long second = Duration.ofSeconds(1).toNanos();
+    a.claimStart(List.of("*.x.test", "a.x.test"), new long[] {2 * second, second}, answers::add);
+    time.advance(Duration.ofMillis(20));
+    b.claimStart(List.of("*.x.test", "b.x.test"), new long[] {2 * second, second}, answers::add); // the group is not free
+    time.advance(Duration.ofMillis(20));
+    b.claimStart("b.x.test", second, answers::add); // nothing was recorded for it
+    time.advance(Duration.ofMillis(20));
+    assertThat(answers).containsExactly(0L, 2 * second - 20_000_000L, 0L);
+    assertThatThrownBy(() -> a.claimStart(List.of("x.test"), new long[] {1, 2}, delay -> {}))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("an interval for each");
+  }
+
+  @Test
   void placesAreHeldUpToTheLimitAcrossMembersAndLetGoWhenReleased() {
     Fleet a = fleet.join();
     Fleet b = fleet.join();

@@ -1,15 +1,18 @@
 package io.hostpace.redis;
 
 /**
- * The Lua script that claims a key's start now, atomically, on Redis's own clock, so that the
- * fleet's processes need not share a clock: only a delay travels back.
+ * The Lua script that claims a start now of one or more keys at once (a host and its paced
+ * groups), atomically, on Redis's own clock, so that the fleet's processes need not share a
+ * clock: only a delay travels back.
  *
- * <p>The key holds the start the fleet was granted last, {@code last}, in microseconds of Redis's
- * clock ({@code TIME}). A claim at {@code now} is granted when there is no {@code last} or
- * {@code now >= last + interval}: {@code now} is stored as the new {@code last} and the answer is
- * 0. Else nothing is stored and the answer is {@code last + interval - now}, when to claim again.
- * With an interval of 1 s and claims at Redis times 100.000 s, 100.200 s and 101.000 s: the
- * answers are 0, 0.8 s and 0, and the last start is 101.000 s.
+ * <p>Each key holds the start the fleet was granted last, {@code last}, in microseconds of Redis's
+ * clock ({@code TIME}). A claim at {@code now} is granted when, for every key, there is no
+ * {@code last} or {@code now >= last + interval} (the key's own interval): {@code now} is stored as
+ * each key's new {@code last} and the answer is 0. Else nothing is stored and the answer is the
+ * longest {@code last + interval - now}, when to claim again. With an interval of 1 s and claims
+ * of one key at Redis times 100.000 s, 100.200 s and 101.000 s: the answers are 0, 0.8 s and 0,
+ * and the last start is 101.000 s. (Redis Cluster would need all of a claim's keys in one slot:
+ * a fleet's Redis is one server.)
  *
  * <p>The key expires once it can no longer hold a start back: {@code interval} after the grant
  * (a claim after that is granted whatever the key says), plus a second's margin. So a fleet that
@@ -29,14 +32,22 @@ final class ClaimScript {
       "local time = redis.call('TIME')",
       "local now = tonumber(time[1]) * 1000000 + tonumber(time[2])");
 
-  /** KEYS[1]: the key's last granted start; ARGV[1]: the interval in microseconds; answers 0 (granted) or the wait in microseconds. */
+  /**
+   * KEYS: each key's last granted start; ARGV: each key's interval in microseconds, in the same
+   * order; answers 0 (granted) or the longest wait in microseconds.
+   */
   static final String SOURCE = String.join("\n",
       NOW_MICROS,
-      "local interval = tonumber(ARGV[1])",
-      "local last = tonumber(redis.call('GET', KEYS[1]))",
-      "if last and last + interval > now then return last + interval - now end",
-      "local ttl = math.ceil(interval / 1000) + " + MARGIN_MILLIS,
-      "redis.call('SET', KEYS[1], string.format('%.0f', now), 'PX', string.format('%.0f', ttl))",
+      "local wait = 0",
+      "for i = 1, #KEYS do",
+      "  local last = tonumber(redis.call('GET', KEYS[i]))",
+      "  if last and last + tonumber(ARGV[i]) - now > wait then wait = last + tonumber(ARGV[i]) - now end",
+      "end",
+      "if wait > 0 then return wait end",
+      "for i = 1, #KEYS do",
+      "  local ttl = math.ceil(tonumber(ARGV[i]) / 1000) + " + MARGIN_MILLIS,
+      "  redis.call('SET', KEYS[i], string.format('%.0f', now), 'PX', string.format('%.0f', ttl))",
+      "end",
       "return 0");
 
   private ClaimScript() {}

@@ -308,24 +308,38 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   }
 
   /**
-   * Claims a start of {@code key} now from Redis, and returns at once; {@code then} hears, later
-   * and on another thread, 0 for granted, or how many nanoseconds from Redis's look a claim may be
-   * granted, or {@link Fleet#UNCLAIMED}. The interval is rounded up to a whole microsecond.
+   * Claims a start now of every one of {@code keys} from Redis, in one script call, and returns at
+   * once; {@code then} hears, later and on another thread, 0 for granted (all recorded), or how
+   * many nanoseconds from Redis's look a claim may be granted (the longest of the keys' waits;
+   * nothing recorded), or {@link Fleet#UNCLAIMED}. Each interval is rounded up to a whole
+   * microsecond.
    *
-   * @throws IllegalArgumentException if {@code key} is empty or {@code intervalNanos} negative
+   * @throws IllegalArgumentException if there are no keys, a key is empty, the intervals are not
+   *     one per key, or one is negative
    */
   @Override
-  public void claimStart(String key, long intervalNanos, LongConsumer then) {
-    Objects.requireNonNull(key, "key");
+  public void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then) {
+    Objects.requireNonNull(keys, "keys");
+    Objects.requireNonNull(intervalNanos, "intervalNanos");
     Objects.requireNonNull(then, "then");
-    if (key.isEmpty()) {
-      throw new IllegalArgumentException("a claim needs a host's key");
+    if (keys.isEmpty() || keys.size() != intervalNanos.length) {
+      throw new IllegalArgumentException("a claim needs keys, and an interval for each: "
+          + keys.size() + " keys, " + intervalNanos.length + " intervals");
     }
-    if (intervalNanos < 0) {
-      throw new IllegalArgumentException("intervalNanos must be at least 0, was " + intervalNanos);
+    String[] redisKeys = new String[keys.size()];
+    String[] args = new String[keys.size()];
+    for (int i = 0; i < redisKeys.length; i++) {
+      String key = Objects.requireNonNull(keys.get(i), "key");
+      if (key.isEmpty()) {
+        throw new IllegalArgumentException("a claim needs a host's key");
+      }
+      if (intervalNanos[i] < 0) {
+        throw new IllegalArgumentException("intervalNanos must be at least 0, was " + intervalNanos[i]);
+      }
+      redisKeys[i] = keyPrefix + key;
+      args[i] = Long.toString(ClaimScript.micros(intervalNanos[i]));
     }
-    String[] args = {Long.toString(ClaimScript.micros(intervalNanos))};
-    claim(ClaimScript.SOURCE, claimDigest, keyPrefix + key, args, ClaimScript::nanos, then);
+    claim(ClaimScript.SOURCE, claimDigest, redisKeys, args, ClaimScript::nanos, then);
   }
 
   /**
@@ -353,7 +367,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     }
     long lease = leaseNanos > 0 ? ClaimScript.micros(leaseNanos) : placeLeaseMicros;
     String[] args = {member(place), Integer.toString(limit), Long.toString(lease)};
-    claim(PlaceScript.SOURCE, placeDigest, placesPrefix + key, args, held -> held, then);
+    claim(PlaceScript.SOURCE, placeDigest, new String[] {placesPrefix + key}, args, held -> held, then);
   }
 
   /**
@@ -424,18 +438,17 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   }
 
   /**
-   * Runs the script {@code source} (EVALSHA, and EVAL if Redis does not know it) on {@code key}
+   * Runs the script {@code source} (EVALSHA, and EVAL if Redis does not know it) on {@code keys}
    * with {@code args}, and answers {@code then} with what {@code answerOf} makes of its integer
    * answer, exactly once, on another thread; or {@link Fleet#UNCLAIMED}, counted.
    */
-  private void claim(String source, String digest, String key, String[] args, LongUnaryOperator answerOf,
+  private void claim(String source, String digest, String[] keys, String[] args, LongUnaryOperator answerOf,
       LongConsumer then) {
     Claim claim = new Claim(answerOf, then);
     if (closed.get()) {
       claim.accept(null, new IllegalStateException("the fleet is closed"));
     } else {
       try {
-        String[] keys = {key};
         commands.<Long>evalsha(digest, ScriptOutputType.INTEGER, keys, args).toCompletableFuture()
             .exceptionallyCompose(e -> unknownScript(e)
                 ? commands.<Long>eval(source, ScriptOutputType.INTEGER, keys, args)

@@ -1,6 +1,7 @@
 package io.hostpace.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hostpace.spi.Fleet;
 import io.hostpace.spi.Fleet.Lesson;
@@ -169,6 +170,31 @@ class RedisFleetTest extends OnRealRedis {
     assertThat(claim(a, "qlever.dev", 60 * SECOND)).isZero();
     assertThat(claim(other, "query.wikidata.org", 60 * SECOND)).isZero();
     assertThat(claim(a, "query.wikidata.org", 60 * SECOND)).isGreaterThan(59 * SECOND);
+  }
+
+  @Test
+  void S2_aClaimOfAHostAndItsGroupIsGrantedForBothOrForNeither() throws Exception {
+    RedisFleet a = process();
+    RedisFleet b = process();
+    String last = "hostpace:" + fleetName + ":last:";
+
+    CompletableFuture<Long> first = new CompletableFuture<>();
+    a.claimStart(List.of("*.wikidata.org", "query.wikidata.org"), new long[] {60 * SECOND, 30 * SECOND}, first::complete);
+    assertThat(first.get(WAIT_SECONDS, TimeUnit.SECONDS)).isZero();
+    assertThat(redis().get(last + "*.wikidata.org")).isNotNull();
+    assertThat(redis().get(last + "query.wikidata.org")).isNotNull();
+
+    // Another host of the group: its own key is free, the group's is not: nothing is recorded.
+    CompletableFuture<Long> second = new CompletableFuture<>();
+    b.claimStart(List.of("*.wikidata.org", "www.wikidata.org"), new long[] {60 * SECOND, SECOND}, second::complete);
+    assertThat(second.get(WAIT_SECONDS, TimeUnit.SECONDS)).as("the group's wait, the longest").isGreaterThan(59 * SECOND);
+    assertThat(redis().get(last + "www.wikidata.org")).as("not granted: not recorded").isNull();
+    assertThat(claim(b, "www.wikidata.org", SECOND)).isZero();
+
+    assertThatThrownBy(() -> a.claimStart(List.of("x.test"), new long[0], delay -> {}))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("an interval for each");
+    assertThatThrownBy(() -> a.claimStart(List.of(), new long[0], delay -> {}))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("needs keys");
   }
 
   @Test

@@ -54,8 +54,8 @@ import org.jspecify.annotations.Nullable;
  *       bucket's {@code Rate.of(burst, burst / rate)}, a fixed window's {@code Rate.of(limit,
  *       window)}, a gate's {@code inFlight: maxConcurrent}; with several processes each gets its
  *       share (a third of the rate for three), unless they form a fleet: then each is told the
- *       whole rate, which the fleet spaces for all (not the in-flight limit: a fleet does not
- *       share it). Not the changes: the user knows the documented
+ *       whole limit, which the fleet holds for all (a rate spaced, a gate's places shared, as
+ *       for any limit given a host by key). Not the changes: the user knows the documented
  *       limit, not tomorrow's;
  *   <li>{@code unpaced}: no engine: what plain client code does. {@code inFlight} workers per
  *       process take requests in arrival order; a refused attempt waits a fixed 1 s holding its
@@ -298,10 +298,10 @@ public final class PacingSimulation {
 
     /**
      * The server's limits at the start, each process given its share; of a fleet, each the whole
-     * rate, which the fleet spaces for all, but its share of the in-flight limit, which it does not.
+     * limit, which the fleet holds for all (a rate spaced, an in-flight limit's places shared).
      */
     private static Limits configured(ServerSpec server, int processes, boolean fleet) {
-      if (fleet && server.model() != PacingScenario.Model.GATE) {
+      if (fleet) {
         processes = 1;
       }
       return switch (server.model()) {

@@ -1,0 +1,18 @@
+package io.hostpace;
+
+/**
+ * A host queue's claim of its next start from the engine's fleet (SPEC S2): of its host and of
+ * each of its groups that is paced, all at once. Asked, granted (at {@link #claimedAt}, not yet
+ * used), or to ask again (at {@link #askAgainAt}). Made for a queue only once the fleet paces it.
+ * Guarded by the engine's lock.
+ */
+final class StartClaim {
+  /** Whether the queue waits for the fleet's answer to its claim. */
+  boolean claiming;
+  /** Whether the queue holds the fleet's grant to start, granted at {@link #claimedAt}, not yet used. */
+  boolean claimed;
+  long claimedAt;
+  /** Whether the fleet, not granting the last claim, said to claim again at {@link #askAgainAt}. */
+  boolean askAgain;
+  long askAgainAt;
+}
