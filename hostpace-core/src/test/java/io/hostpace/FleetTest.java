@@ -373,35 +373,8 @@ class FleetTest {
 
   @Test
   void S2_aPacedHostWithALearnedLimitClaimsAPlaceOncePerStart() {
-    Fleet member = fleet.join();
-    AtomicInteger placeClaims = new AtomicInteger();
-    Fleet counting = new Fleet() {
-      @Override
-      public void tell(Lesson lesson) {
-        member.tell(lesson);
-      }
-
-      @Override
-      public Listening listen(Consumer<Lesson> listener) {
-        return member.listen(listener);
-      }
-
-      @Override
-      public void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then) {
-        member.claimStart(keys, intervalNanos, then);
-      }
-
-      @Override
-      public void claimPlace(String key, long place, int limit, long leaseNanos, LongConsumer then) {
-        placeClaims.incrementAndGet();
-        member.claimPlace(key, place, limit, leaseNanos, then);
-      }
-
-      @Override
-      public void releasePlace(String key, long place) {
-        member.releasePlace(key, place);
-      }
-    };
+    List<String> placeClaims = new ArrayList<>();
+    Fleet counting = recordingPlaces(placeClaims);
     Hostpace a = Hostpace.builder().time(time).learningRule(ONE_A_SECOND_ONCE_REFUSED)
         .hostStateStore(holding(1, Duration.ofSeconds(1))).fleet(counting).build();
     List<CompletableFuture<Response>> calls = new ArrayList<>();
@@ -412,7 +385,7 @@ class FleetTest {
 
     calls.forEach(call -> assertThat(done(call).status()).isEqualTo(200));
     // each start claims its place once its start was granted: no place is held waiting, given back, claimed again
-    assertThat(placeClaims.get()).isEqualTo(5);
+    assertThat(placeClaims).hasSize(5);
   }
 
   @Test
