@@ -159,26 +159,41 @@ class FleetOverRedisTest {
     };
     Hostpace a = process().hostStateStore(holdingTwo).build();
     Hostpace b = process().hostStateStore(holdingTwo).build();
+    holdNoMoreThan(2, List.of(a, b), "gate.test");
+  }
+
+  @Test
+  void S2_twoProcessesHoldAGroupsInFlightLimitOfTwoTogetherThroughRedis() throws Exception {
+    Hostpace a = process().limit("*.gate.test", Limits.inFlight(2)).build();
+    Hostpace b = process().limit("*.gate.test", Limits.inFlight(2)).build();
+    holdNoMoreThan(2, List.of(a, b), "a.gate.test", "b.gate.test", "c.gate.test"); // alone, each would hold 2
+  }
+
+  /**
+   * Starts three rounds of held answers to {@code hosts} in turn from each of {@code processes},
+   * then answers them one at a time, checking whenever one more has started that never more than
+   * {@code limit} are in flight for the fleet, and that every call ends 200.
+   */
+  static void holdNoMoreThan(int limit, List<Hostpace> processes, String... hosts) throws Exception {
     List<Answer> answers = new ArrayList<>();
     List<CompletableFuture<Integer>> calls = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      for (Hostpace process : List.of(a, b)) {
-        Answer answer = new Answer("http://gate.test/" + answers.size(), 200, null, true);
+      for (Hostpace process : processes) {
+        String host = hosts[answers.size() % hosts.length];
+        Answer answer = new Answer("http://" + host + "/" + answers.size(), 200, null, true);
         answers.add(answer);
         calls.add(process.execute(answer));
       }
     }
-
-    // Whenever one more has started, never more than two are in flight for the fleet; answer one.
     awaitAnySent(answers);
     for (int answered = 0; answered < answers.size(); answered++) {
       List<Answer> inFlight = inFlight(answers);
-      assertThat(inFlight).as("in flight at once for the fleet").hasSizeBetween(1, 2);
+      assertThat(inFlight).as("in flight at once for the fleet").hasSizeBetween(1, limit);
       inFlight.get(0).answer.complete(200); // its place is let go: another may start
       // The unsent ones are taken before the count: one sent after it is among them, and one sent
       // before it is counted (taken after the count, one sent in between was in neither: a hang).
       List<Answer> unsent = answers.stream().filter(x -> !x.sent.isDone()).toList();
-      if (inFlight(answers).size() < 2 && !unsent.isEmpty()) {
+      if (inFlight(answers).size() < limit && !unsent.isEmpty()) {
         awaitAnySent(unsent);
       }
     }
