@@ -34,7 +34,7 @@ final class PacingOptions {
   CommandSpec spec;
 
   @Option(names = "--max-in-flight", paramLabel = "N",
-      description = "requests in flight per host (default 32)")
+      description = "requests in flight per host (default 32; each process's own with --fleet, where a --host inFlight is the fleet's)")
   @Nullable Integer maxInFlight;
 
   @Option(names = "--max-rate", paramLabel = "R",
