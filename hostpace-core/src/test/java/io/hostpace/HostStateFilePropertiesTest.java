@@ -56,7 +56,9 @@ class HostStateFilePropertiesTest {
           state.pauseUntil(now + host.pauseMillis() * 1_000_000L);
         }
         first.close(state);
-        last.put(host.key(), host);
+        // A key taught again: its interval and limit are the last ones; a pause stays unless a new one replaces it.
+        last.merge(host.key(), host, (before, now2) -> now2.pauseMillis() > 0 ? now2
+            : new Taught(now2.key(), now2.interval(), now2.limit(), before.pauseMillis()));
       }
       first.save();
       time.advance(Duration.ofSeconds(1));
