@@ -6,7 +6,6 @@ import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -71,7 +70,7 @@ final class Scheduler {
   private static final Comparator<HostQueue> BY_HEAD =
       Comparator.comparingLong(queue -> queue.waiting.peek().seq);
 
-  private final ReentrantLock lock = new ReentrantLock();
+  final ReentrantLock lock = new ReentrantLock();
   private final Clock clock;
   private final Timer timer;
   private final HostStateStore store;
@@ -81,10 +80,8 @@ final class Scheduler {
   private final @Nullable HostpaceListener listener;
   /** The processes this engine shares what hosts teach with (SPEC S2), or null. */
   private final @Nullable Fleet fleet;
-  /** The number of the last of the fleet's places claimed. */
-  private long places;
-  /** How long the fleet took to answer the last claim of a start or a place, in nanoseconds. */
-  private long fleetRoundTrip;
+  /** The fleet's claims of starts and places (SPEC S2); null without a fleet. */
+  private final @Nullable FleetClaims claims;
 
   // @GuardedBy("lock")
   private final Map<String, Node> nodes = new HashMap<>();
@@ -106,7 +103,7 @@ final class Scheduler {
   // @GuardedBy("lock"): the candidates of the last release; see release()
   private final Set<HostQueue> releaseCandidates = new LinkedHashSet<>();
   // @GuardedBy("lock"): scratch of readiness(), to return two values without allocating
-  private boolean blockedByPlaces;
+  boolean blockedByPlaces;
   // @GuardedBy("lock")
   private long readyAt;
 
@@ -127,6 +124,7 @@ final class Scheduler {
     this.forgetIdleAfter = forgetIdleAfter.toNanos();
     this.listener = listener;
     this.fleet = fleet;
+    this.claims = fleet == null ? null : new FleetClaims(this, fleet, clock, timer);
     if (fleet != null) {
       fleet.listen(this::heard); // the engine lives as long as the fleet; closing the fleet ends it
     }
@@ -387,7 +385,7 @@ final class Scheduler {
    * Starts, of the heads of {@code candidates} and of the queues whose wake-up is due, the
    * oldest that can start, until none can.
    */
-  private void pump(Set<HostQueue> candidates, long now) {
+  void pump(Set<HostQueue> candidates, long now) {
     pumpRound++;
     PriorityQueue<HostQueue> byHead = null;
     for (HostQueue queue : candidates) {
@@ -444,379 +442,17 @@ final class Scheduler {
       consider(gate, now);
     }
     boolean ready = !blockedByPlaces && readyAt - now <= 0;
-    if (ready && fleet != null) { // ready here: claim the fleet's start now, then its places
+    FleetClaims claims = this.claims;
+    if (ready && claims != null) { // ready here: claim the fleet's start now, then its places
       // A granted start waits for its places: a quota's, then those in flight; each place is given
       // back unless used at once (kept while another of the start's claims is asked).
-      ready = claimed(queue, now) && quotaPlaced(queue, now) && placed(queue, now);
+      ready = claims.claimed(queue, now) && claims.quotaPlaced(queue, now) && claims.placed(queue, now);
     }
     return ready;
   }
 
-  /**
-   * Whether the head of {@code queue} holds the fleet's places in flight it needs (SPEC S2): one of
-   * its host's, when the host has a learned in-flight limit or one given it by key, and one of each
-   * of its groups' that has an in-flight limit; so the fleet's processes together hold no more than
-   * each. Else claims the next one missing (its answer pumps the host's queues), or waits while
-   * the fleet said all of that one are held.
-   */
-  private boolean placed(HostQueue queue, long now) {
-    Call<?> head = queue.head();
-    int learned = queue.node.state.inFlightLimit();
-    int limit = learned > 0 && queue.fleetCap > 0 ? Math.min(learned, queue.fleetCap) : Math.max(learned, queue.fleetCap);
-    if (limit > 0 && !placed(queue, head, queue.node, -1, limit, now)) {
-      return false;
-    }
-    for (int i = 0; i < queue.gates.length; i++) {
-      GroupGate gate = queue.gates[i];
-      if (gate.fleetCap > 0 && !placed(queue, head, gate.node, i, gate.fleetCap, now)) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** Whether {@code head} holds one of the {@code limit} places of {@code node} (its host's, {@code gate} -1, or a gate's); else claims it. */
-  private boolean placed(HostQueue queue, Call<?> head, Node node, int gate, int limit, long now) {
-    FleetPlace place = head.place;
-    FleetPlace.Claim claim = place == null ? null : place.claimIfAny(gate);
-    if (claim != null && claim.answered()) {
-      return true; // held, or the fleet could not be asked: the engine's own count holds
-    }
-    blockedByPlaces = true;
-    FleetState claims = node.fleet();
-    if (claims.placeClaiming || claims.placesFull) {
-      return false;
-    }
-    claims.placeClaiming = true;
-    if (place == null) {
-      place = head.place = new FleetPlace();
-    }
-    FleetPlace claimedBy = place;
-    FleetPlace.Claim claimed = place.claim(gate, queue.gates.length);
-    long number = claimed.number = ++places;
-    long asked = now;
-    fleet.claimPlace(node.key, number, limit, 0, held -> placeAnswered(node, head, claimedBy, claimed, number, held, asked));
-    return false;
-  }
-
-  /** The fleet answered the claim numbered {@code number} of one of {@code node}'s places for {@code call}. */
-  private void placeAnswered(
-      Node node, Call<?> call, FleetPlace place, FleetPlace.Claim claim, long number, long held, long asked) {
-    lock.lock();
-    try {
-      FleetState claims = node.fleet();
-      claims.placeClaiming = false;
-      long now = clock.nanoTime();
-      fleetRoundTrip = now - asked;
-      boolean claiming = call.place == place && claim.number == number;
-      boolean wanted = claiming && call.state == Call.State.WAITING;
-      if (held == 0) {
-        if (claiming) {
-          claim.number = 0;
-        }
-        claims.placesFull = true;
-        timer.schedule(() -> placesMayBeFree(node), PLACES_FULL_RETRY);
-      } else if (!wanted) {
-        if (held > 0) {
-          fleet.releasePlace(node.key, number); // the call went meanwhile
-        }
-      } else if (held > 0) {
-        claim.held = true;
-        claim.heldWith = (int) Math.min(Integer.MAX_VALUE, held);
-      } else {
-        claim.unclaimed = true;
-      }
-      if (nodes.get(node.key) == node) {
-        pump(queuesOf(node), now);
-      }
-      giveBackIfWaiting(call, place);
-    } finally {
-      unlockAndDeliver();
-    }
-  }
-
-  /**
-   * The places of a call that still waits after the answer to one of its claims, when none of its
-   * claims is still asked, are given back: a place is used at once or not held (held while
-   * waiting, one in flight would count as in flight, a quota's lease would run out before its
-   * start). Kept while another of its claims is asked, so that they come together.
-   */
-  private void giveBackIfWaiting(Call<?> call, FleetPlace place) {
-    if (call.place == place && call.state == Call.State.WAITING && !place.pending()) {
-      letGoPlace(call);
-      letGoQuotaPlace(call, false);
-    }
-  }
-
-  /** How long a host whose places the fleet said were all held waits, with no lesson heard, before it claims again. */
-  private static final long PLACES_FULL_RETRY = 1_000_000_000L;
-
-  private void placesMayBeFree(Node node) {
-    lock.lock();
-    try {
-      FleetState claims = node.fleet;
-      if (claims != null && claims.placesFull && nodes.get(node.key) == node) {
-        claims.placesFull = false;
-        pump(queuesOf(node), clock.nanoTime());
-      }
-    } finally {
-      unlockAndDeliver();
-    }
-  }
-
-  /**
-   * How many of the fleet's places were held with {@code call}'s when it started, at least its
-   * process's own count; 0 when it held none. A ceiling of what the host held at once: the count
-   * also holds places granted to requests that had not started, or just ended.
-   */
-  private static int fleetCount(Call<?> call) {
-    FleetPlace place = call.place;
-    return place != null && place.host.held ? Math.max(call.inFlightAtStart, place.host.heldWith) : 0;
-  }
-
-  /** Releases the fleet's places in flight {@code call} holds (its host's, its groups'), if any; they may claim again. */
-  private void letGoPlace(Call<?> call) {
-    FleetPlace place = call.place;
-    if (place == null) {
-      return;
-    }
-    HostQueue queue = call.queue;
-    letGo(queue.node, place.host);
-    FleetPlace.Claim[] gates = place.gates;
-    for (int i = 0; gates != null && i < gates.length; i++) {
-      if (gates[i] != null) {
-        letGo(queue.gates[i].node, gates[i]);
-      }
-    }
-  }
-
-  private void letGo(Node node, FleetPlace.Claim claim) {
-    if (claim.held) {
-      fleet.releasePlace(node.key, claim.number);
-      node.fleet().placesFull = false;
-    }
-    claim.clear();
-  }
-
-  /** Lets go the fleet's places {@code call} holds, as its attempt ends (a quota's place that was used ends by its lease). */
-  private void letGoPlaces(Call<?> call) {
-    if (call.place != null) {
-      letGoPlace(call);
-      letGoQuotaPlace(call, false);
-      call.place = null;
-    }
-  }
-
-  /** The key of the fleet's places of a host's learned quota: its own key and {@code /quota}, which no host key has. */
-  private static String quotaKey(Node node) {
-    return node.key + "/quota";
-  }
-
-  /**
-   * Whether the head of {@code queue} holds one of the fleet's places of its host's learned quota
-   * (SPEC S2), when the host has one: each start holds a place for the quota's window, so the
-   * fleet's processes together start no more than the quota in any window, though each counts
-   * only its own starts. Else claims one (the answer pumps the host's queues), or waits while the
-   * fleet said all are held. A group's learned quota is spread as a rate instead ({@link #claimed}).
-   */
-  private boolean quotaPlaced(HostQueue queue, long now) {
-    Node node = queue.node;
-    LearnedQuota quota = node.quota;
-    Call<?> head = queue.head();
-    FleetPlace place = head.place;
-    if (quota == null || place != null && place.quotaAnswered()) {
-      return true;
-    }
-    blockedByPlaces = true;
-    FleetState claims = node.fleet();
-    if (claims.quotaClaiming || claims.quotaFull) {
-      return false;
-    }
-    claims.quotaClaiming = true;
-    if (place == null) {
-      place = head.place = new FleetPlace();
-    }
-    long number = place.quotaNumber = ++places;
-    FleetPlace claimed = place;
-    long window = quota.window;
-    fleet.claimPlace(quotaKey(node), number, quota.permits, window,
-        held -> quotaPlaceAnswered(node, head, claimed, number, held, window / quota.permits));
-    return false;
-  }
-
-  /** The fleet answered the claim of the quota's place numbered {@code number} for {@code call}. */
-  private void quotaPlaceAnswered(Node node, Call<?> call, FleetPlace place, long number, long held, long spacing) {
-    lock.lock();
-    try {
-      FleetState claims = node.fleet();
-      claims.quotaClaiming = false;
-      boolean claiming = call.place == place && place.quotaNumber == number;
-      if (held == 0) {
-        if (claiming) {
-          place.quotaNumber = 0;
-        }
-        claims.quotaFull = true;
-        // The places end by their leases, which the fleet does not tell: ask again within a start's share of the window.
-        timer.schedule(() -> quotaMayBeFree(node), Math.max(1_000_000L, Math.min(PLACES_FULL_RETRY, spacing)));
-      } else if (!claiming || call.state != Call.State.WAITING) {
-        if (held > 0) {
-          fleet.releasePlace(quotaKey(node), number); // the call ended meanwhile
-        }
-      } else if (held > 0) {
-        place.quotaHeld = true;
-      } else {
-        place.quotaUnclaimed = true;
-      }
-      if (nodes.get(node.key) == node) {
-        pump(queuesOf(node), clock.nanoTime());
-      }
-      giveBackIfWaiting(call, place);
-    } finally {
-      unlockAndDeliver();
-    }
-  }
-
-  private void quotaMayBeFree(Node node) {
-    lock.lock();
-    try {
-      FleetState claims = node.fleet;
-      if (claims != null && claims.quotaFull && nodes.get(node.key) == node) {
-        claims.quotaFull = false;
-        pump(queuesOf(node), clock.nanoTime());
-      }
-    } finally {
-      unlockAndDeliver();
-    }
-  }
-
-  /**
-   * Releases the fleet's place of the quota {@code call} holds, if the host's window did not
-   * count it: the attempt never started with it, or was refused. A start that was answered, or
-   * may have reached the host, holds it until the fleet's lease ends it.
-   */
-  private void letGoQuotaPlace(Call<?> call, boolean refused) {
-    FleetPlace place = call.place;
-    if (place != null && place.quotaHeld && (refused || !place.quotaUsed)) {
-      Node node = call.queue.node;
-      fleet.releasePlace(quotaKey(node), place.quotaNumber);
-      if (node.fleet != null) {
-        node.fleet.quotaFull = false;
-      }
-    }
-    if (place != null && (refused || !place.quotaUsed)) {
-      place.quotaHeld = false;
-      place.quotaUnclaimed = false;
-      place.quotaNumber = 0;
-    }
-  }
-
-  /**
-   * How far apart the fleet spaces the starts of {@code limiter}'s host or group (SPEC S2): its
-   * learned interval, or the limiter's rate (its permits spread over its window: a rate of 2 a
-   * second is one start each 500 ms for the fleet, without the burst one process may make of it),
-   * or a group's learned quota spread over its window; 0 when the fleet does not space them.
-   */
-  private static long spacing(Limiter limiter) {
-    Node node = limiter.node;
-    long interval = node.state.interval();
-    if (limiter.rate != null) {
-      interval = Math.max(interval, limiter.rate.spacing());
-    }
-    if (node.quota != null && node.group) { // counts this process's starts only: the fleet spreads them instead
-      interval = Math.max(interval, node.quota.window / node.quota.permits);
-    }
-    return interval;
-  }
-
-  /**
-   * Whether the head of {@code queue} holds the fleet's grant to start at {@code now} (SPEC S2),
-   * when its host or any of its groups is paced ({@link #spacing}); else claims it of all of them
-   * at once, or waits until the fleet said to ask again. One claim for all, because one at a time
-   * two processes could each hold one (a host's start, its group's) and wait for the other's for
-   * ever. The fleet grants a claim only for at once, so a grant is used at once or not at all: one
-   * that finds the start held back by something else is let go after a quarter of the shortest
-   * interval, or after four of the fleet's round trips if that is longer (the places claimed after
-   * it must have time to come: else a host paced faster than a round trip would let each grant go
-   * before its places came, and claim both again for ever), and claimed again; while one of the
-   * start's places is being asked, it is kept.
-   */
-  private boolean claimed(HostQueue queue, long now) {
-    List<String> keys = null;
-    long[] intervals = null;
-    long shortest = Long.MAX_VALUE;
-    int paced = 0;
-    for (int i = 0; i <= queue.gates.length; i++) {
-      Limiter limiter = i < queue.gates.length ? queue.gates[i] : queue;
-      long interval = spacing(limiter);
-      if (interval <= 0) {
-        continue;
-      }
-      if (keys == null) {
-        keys = new ArrayList<>(queue.gates.length + 1);
-        intervals = new long[queue.gates.length + 1];
-      }
-      keys.add(limiter.node.key);
-      intervals[paced++] = interval;
-      shortest = Math.min(shortest, interval);
-    }
-    if (keys == null) {
-      return true;
-    }
-    StartClaim claim = queue.startClaim;
-    if (claim == null) {
-      claim = queue.startClaim = new StartClaim();
-    }
-    if (claim.claiming) {
-      blockedByPlaces = true; // the claim's answer pumps the queue
-      return false;
-    }
-    if (claim.claimed) {
-      Call<?> head = queue.head();
-      boolean placing = head != null && head.place != null && head.place.pending();
-      if (placing || now - claim.claimedAt <= Math.max(shortest / 4, 4 * fleetRoundTrip)) {
-        return true;
-      }
-      claim.claimed = false;
-    } else if (claim.askAgain) {
-      if (claim.askAgainAt - now > 0) {
-        later(claim.askAgainAt);
-        return false;
-      }
-      claim.askAgain = false;
-    }
-    claim.claiming = true;
-    blockedByPlaces = true;
-    long asked = now;
-    StartClaim claiming = claim;
-    fleet.claimStart(keys, Arrays.copyOf(intervals, paced), delay -> startClaimed(queue, claiming, delay, asked));
-    return false;
-  }
-
-  /** The fleet answered {@code queue}'s claim: granted (0, or the fleet could not be asked), or ask again {@code delay} from now. */
-  private void startClaimed(HostQueue queue, StartClaim claim, long delay, long asked) {
-    lock.lock();
-    try {
-      claim.claiming = false;
-      long now = clock.nanoTime();
-      fleetRoundTrip = now - asked;
-      if (queue.node.queues.get(queue.queueKey) != queue || nodes.get(queue.node.key) != queue.node) {
-        return; // let go meanwhile
-      }
-      if (delay <= 0) {
-        claim.claimed = true;
-        claim.claimedAt = now;
-      } else {
-        claim.askAgain = true;
-        claim.askAgainAt = now + delay;
-      }
-      pump(Set.of(queue), now);
-    } finally {
-      unlockAndDeliver();
-    }
-  }
-
   /** The queues that start requests of {@code node}: a host's own, or the waiting ones of a group's gates. */
-  private static Set<HostQueue> queuesOf(Node node) {
+  static Set<HostQueue> queuesOf(Node node) {
     if (!node.group) {
       return new LinkedHashSet<>(node.queues.values());
     }
@@ -868,7 +504,7 @@ final class Scheduler {
     }
   }
 
-  private void later(long time) {
+  void later(long time) {
     if (time - readyAt > 0) {
       readyAt = time;
     }
@@ -879,11 +515,8 @@ final class Scheduler {
     leaveWaiting(queue);
     call.state = Call.State.IN_FLIGHT;
     call.startedAt = now;
-    if (queue.startClaim != null) {
-      queue.startClaim.claimed = false; // the fleet's grant is used
-    }
-    if (call.place != null && call.place.quotaHeld) {
-      call.place.quotaUsed = true;
+    if (claims != null) {
+      claims.started(queue, call);
     }
     take(queue, now);
     startQuota(queue.node, call, now);
@@ -1055,12 +688,12 @@ final class Scheduler {
       }
     }
     teach(queue.node, call, call.startedAt, verdict.refusal(), verdict.retryAfterNanos(), now);
-    if (verdict.refusal()) {
-      letGoQuotaPlace(call, true);
+    if (verdict.refusal() && call.place != null) {
+      claims.letGoQuotaPlace(call, true);
     }
     // How many were in flight at the start: for an answer, this process's own count is a floor of
     // what the host held at once; for a refusal, the fleet's count of places is a ceiling (0: none).
-    int inFlight = verdict.refusal() ? fleetCount(call) : call.inFlightAtStart;
+    int inFlight = verdict.refusal() ? FleetClaims.fleetCount(call) : call.inFlightAtStart;
     tell(queue.node, call, verdict, inFlight, now);
     for (GroupGate gate : queue.gates) {
       teach(gate.node, call, call.startedAt, verdict.refusal(), verdict.retryAfterNanos(), now);
@@ -1325,6 +958,13 @@ final class Scheduler {
   }
 
   /** The call leaves its queue for good; the queue, its gates and its nodes go when nothing holds them. */
+  /** Lets go the fleet's places {@code call} holds, as its attempt ends. */
+  private void letGoPlaces(Call<?> call) {
+    if (call.place != null) {
+      claims.letGoPlaces(call);
+    }
+  }
+
   private void finish(Call<?> call, Call.State state, long now) {
     letGoPlaces(call);
     call.state = state;
@@ -1427,6 +1067,11 @@ final class Scheduler {
     }
   }
 
+  /** Whether the engine still holds {@code node}: it was not let go (and perhaps made anew) meanwhile. */
+  boolean holds(Node node) {
+    return nodes.get(node.key) == node;
+  }
+
   // ---------------------------------------------------------------- after the lock
 
   // @GuardedBy("lock"): how many events were built, for the test that none is without a listener
@@ -1447,7 +1092,7 @@ final class Scheduler {
     }
   }
 
-  private void unlockAndDeliver() {
+  void unlockAndDeliver() {
     if (started.isEmpty() && events.isEmpty()) {
       lock.unlock();
       return;
