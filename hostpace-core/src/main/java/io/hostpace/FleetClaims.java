@@ -105,7 +105,7 @@ final class FleetClaims {
           claim.number = 0;
         }
         claims.placesFull = true;
-        timer.schedule(() -> placesMayBeFree(node), PLACES_FULL_RETRY);
+        timer.schedule(() -> mayBeFree(node, false), PLACES_FULL_RETRY);
       } else if (!wanted) {
         if (held > 0) {
           fleet.releasePlace(node.key, number); // the call went meanwhile
@@ -141,12 +141,20 @@ final class FleetClaims {
   /** How long a host whose places the fleet said were all held waits, with no lesson heard, before it claims again. */
   private static final long PLACES_FULL_RETRY = 1_000_000_000L;
 
-  private void placesMayBeFree(Node node) {
+  /**
+   * A while after the fleet said all of {@code node}'s places (or its quota's) were held, with
+   * nothing heard that would have cleared it: its queues claim again.
+   */
+  private void mayBeFree(Node node, boolean quota) {
     scheduler.lock.lock();
     try {
       FleetState claims = node.fleet;
-      if (claims != null && claims.placesFull && scheduler.holds(node)) {
-        claims.placesFull = false;
+      if (claims != null && (quota ? claims.quotaFull : claims.placesFull) && scheduler.holds(node)) {
+        if (quota) {
+          claims.quotaFull = false;
+        } else {
+          claims.placesFull = false;
+        }
         scheduler.pump(Scheduler.queuesOf(node), clock.nanoTime());
       }
     } finally {
@@ -247,7 +255,7 @@ final class FleetClaims {
         }
         claims.quotaFull = true;
         // The places end by their leases, which the fleet does not tell: ask again within a start's share of the window.
-        timer.schedule(() -> quotaMayBeFree(node), Math.max(1_000_000L, Math.min(PLACES_FULL_RETRY, spacing)));
+        timer.schedule(() -> mayBeFree(node, true), Math.max(1_000_000L, Math.min(PLACES_FULL_RETRY, spacing)));
       } else if (!claiming || call.state != Call.State.WAITING) {
         if (held > 0) {
           fleet.releasePlace(quotaKey(node), number); // the call ended meanwhile
@@ -261,19 +269,6 @@ final class FleetClaims {
         scheduler.pump(Scheduler.queuesOf(node), clock.nanoTime());
       }
       giveBackIfWaiting(call, place);
-    } finally {
-      scheduler.unlockAndDeliver();
-    }
-  }
-
-  private void quotaMayBeFree(Node node) {
-    scheduler.lock.lock();
-    try {
-      FleetState claims = node.fleet;
-      if (claims != null && claims.quotaFull && scheduler.holds(node)) {
-        claims.quotaFull = false;
-        scheduler.pump(Scheduler.queuesOf(node), clock.nanoTime());
-      }
     } finally {
       scheduler.unlockAndDeliver();
     }
