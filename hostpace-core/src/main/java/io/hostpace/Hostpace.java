@@ -279,15 +279,13 @@ public final class Hostpace {
    * which a fleet shares (SPEC S2), where the others are each process's own.
    */
   private boolean inFlightByKey(String hostKey, LimitTable contextLimits) {
-    for (LimitTable table : List.of(contextLimits, limits)) {
-      if (table.forKey(hostKey).inFlight() != null) {
-        return true;
-      }
-      if (table.everyHost().inFlight() != null) {
-        return false;
-      }
+    if (contextLimits.forKey(hostKey).inFlight() != null) {
+      return true;
     }
-    return false;
+    if (contextLimits.everyHost().inFlight() != null) {
+      return false; // the context's for every host stands over the engine's by key (SPEC P4)
+    }
+    return limits.forKey(hostKey).inFlight() != null;
   }
 
   private List<Scheduler.GateKey> gates(String hostKey, LimitTable contextLimits) {

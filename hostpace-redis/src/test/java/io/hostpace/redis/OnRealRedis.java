@@ -1,5 +1,7 @@
 package io.hostpace.redis;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.hostpace.testkit.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -7,6 +9,11 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -64,5 +71,23 @@ abstract class OnRealRedis {
 
   RedisCommands<String, String> redis() {
     return plain.sync();
+  }
+
+  /**
+   * Asks a claim through {@code ask} (given where to answer) and checks that its answer came once,
+   * on another thread than the asking one, and that closing the fleet answers nothing more.
+   */
+  static void assertAnsweredOnceOnAnotherThread(RedisFleet fleet, Consumer<LongConsumer> ask)
+      throws Exception {
+    CompletableFuture<Thread> answeredOn = new CompletableFuture<>();
+    AtomicInteger answers = new AtomicInteger();
+    ask.accept(answer -> {
+      answers.incrementAndGet();
+      answeredOn.complete(Thread.currentThread());
+    });
+    assertThat(answeredOn.get(WAIT_SECONDS, TimeUnit.SECONDS))
+        .isNotSameAs(Thread.currentThread());
+    fleet.close(); // nothing answers after the fleet is closed
+    assertThat(answers).hasValue(1);
   }
 }

@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -149,17 +148,7 @@ class RedisFleetPlacesTest extends OnRealRedis {
   @Test
   void S2_aPlaceClaimIsAnsweredOnceOnAnotherThread() throws Exception {
     RedisFleet a = process();
-    CompletableFuture<Thread> answeredOn = new CompletableFuture<>();
-    AtomicInteger answers = new AtomicInteger();
-
-    a.claimPlace("example.org", 1, 1, 0, held -> {
-      answers.incrementAndGet();
-      answeredOn.complete(Thread.currentThread());
-    });
-
-    assertThat(answeredOn.get(WAIT_SECONDS, TimeUnit.SECONDS)).isNotSameAs(Thread.currentThread());
-    a.close(); // nothing answers after the fleet is closed
-    assertThat(answers).hasValue(1);
+    assertAnsweredOnceOnAnotherThread(a, then -> a.claimPlace("example.org", 1, 1, 0, then));
   }
 
   @Test

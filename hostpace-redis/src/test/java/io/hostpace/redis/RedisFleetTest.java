@@ -227,17 +227,7 @@ class RedisFleetTest extends OnRealRedis {
   @Test
   void S2_aClaimIsAnsweredOnAnotherThreadOnceItHasBeenAsked() throws Exception {
     RedisFleet a = process();
-    CompletableFuture<Thread> answeredOn = new CompletableFuture<>();
-    AtomicInteger answers = new AtomicInteger();
-
-    a.claimStart("example.org", SECOND, delay -> {
-      answers.incrementAndGet();
-      answeredOn.complete(Thread.currentThread());
-    });
-
-    assertThat(answeredOn.get(WAIT_SECONDS, TimeUnit.SECONDS)).isNotSameAs(Thread.currentThread());
-    a.close(); // nothing answers after the fleet is closed
-    assertThat(answers).hasValue(1);
+    assertAnsweredOnceOnAnotherThread(a, then -> a.claimStart("example.org", SECOND, then));
   }
 
   @Test
