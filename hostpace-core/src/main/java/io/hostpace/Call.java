@@ -16,8 +16,8 @@ import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One call through the engine: the retry loop, written once for every client (STYLE principle
- * 4). Each attempt waits in its host's queue, is sent by the {@link Exchange}, and its answer is
+ * One call through the engine: the retry loop, written once for every client, so that adapters
+ * translate and never decide. Each attempt waits in its host's queue, is sent by the {@link Exchange}, and its answer is
  * judged here as a list of guard clauses; the {@link Scheduler} learns from it and moves the
  * call on.
  *

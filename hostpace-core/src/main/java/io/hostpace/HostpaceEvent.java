@@ -5,8 +5,8 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A decision of the engine (STYLE principle 9). The engine builds events only when a
- * {@link HostpaceListener} is installed.
+ * A decision of the engine, for listeners and metrics. The engine builds events only when a
+ * {@link HostpaceListener} is installed, so that nobody pays for what nobody hears.
  *
  * <p>For one call that is refused once and then answered:
  * <pre>

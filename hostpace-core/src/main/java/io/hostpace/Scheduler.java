@@ -1077,7 +1077,7 @@ final class Scheduler {
   // @GuardedBy("lock"): how many events were built, for the test that none is without a listener
   private long eventsBuilt;
 
-  /** Records an event; every caller builds it only when somebody listens (STYLE principle 9). */
+  /** Records an event; every caller builds it only when somebody listens. */
   private void emit(HostpaceEvent event) {
     events.add(event);
     eventsBuilt++;

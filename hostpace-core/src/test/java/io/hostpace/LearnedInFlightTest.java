@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The default rule learns how many requests at once a host holds from its refusals with
- * {@code Retry-After} (issue 6's KGF-like gate); the seed's rule keeps SPEC R2 to the letter.
+ * {@code Retry-After} (a gate like KGF's); the seed's rule keeps SPEC R2 to the letter.
  */
 class LearnedInFlightTest {
 

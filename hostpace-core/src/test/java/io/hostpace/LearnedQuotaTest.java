@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The default rule recognises a quota counted in fixed windows from bare refusals, and the engine
- * then spaces the host's starts by it (issue 6's fixed-window scenario, smaller).
+ * then spaces the host's starts by it (the simulator's fixed-window scenario, smaller).
  */
 class LearnedQuotaTest {
 

@@ -79,7 +79,7 @@ public record PacingResult(double idealSeconds, List<Policy> policies) {
         .orElseThrow(() -> new NoSuchElementException("no policy '" + name + "' in this result"));
   }
 
-  /** The JSON: one object, the eight fields per policy. */
+  /** The result as JSON: one object, the eight fields per policy. */
   public String toJson() {
     ObjectNode root = JSON.createObjectNode();
     ArrayNode list = root.putArray("policies");

@@ -22,10 +22,10 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads a pacing scenario (the format of issue 6, in {@code scenarios/pacing/README.md}) and
+ * Reads a pacing scenario (the format in {@code scenarios/pacing/README.md}) and
  * checks every field, so that a bad one is reported by its path: {@code servers[0].model: expected
  * "token-bucket", "fixed-window" or "gate", got "bucket"}. Unknown fields are refused, so a
- * misspelt one does not pass for a default; {@code //} comments are allowed, as in the issue.
+ * misspelt one does not pass for a default; {@code //} comments are allowed.
  */
 final class PacingScenarioParser {
 

@@ -33,7 +33,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * Replays a pacing scenario in virtual time against each policy it names, and reports what each
  * completed, how much the servers refused, and how close it came to the fastest the servers allow
- * (issue 6's {@code hostpace simulate pacing SCENARIO.json [--chart FILE.png]}).
+ * ({@code hostpace simulate pacing SCENARIO.json [--chart FILE.png]}).
  *
  * <pre>{@code
  * String json = PacingSimulation.run(Path.of("scenarios/pacing/qlever-like.json"));   // one JSON object

@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  * every field, so that a bad one is reported by its path: {@code stages[3].requests[0]: expected
  * a number of ms, "hang" or {"fail": ...}}. Unknown fields are refused too, so that a misspelt
  * one ({@code serverLimitMS}) does not pass for a default. {@code //} and {@code /* *}{@code /}
- * comments are allowed, as in the issue's example.
+ * comments are allowed.
  */
 final class ScenarioParser {
 

@@ -17,7 +17,7 @@ import java.util.List;
 
 /**
  * Replays a timeout scenario in virtual time against each policy it names, and reports what each
- * lost and how long it took (the issue's {@code hostpace simulate timeouts SCENARIO.json}).
+ * lost and how long it took ({@code hostpace simulate timeouts SCENARIO.json}).
  *
  * <pre>{@code
  * String json = TimeoutSimulation.run(Path.of("scenarios/timeouts/seed-003.json"));   // one JSON object

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 6's pacing simulator on the scenarios shipped in {@code scenarios/pacing/}: the seed's
+ * The pacing simulator on the scenarios shipped in {@code scenarios/pacing/}: the seed's
  * figures on the QLever-like server pinned to the last digit (so the model cannot drift
  * silently), and the targets of the default rule where it reaches them. BENCHMARKS.md lists where
  * it does not.
@@ -29,7 +29,7 @@ class PacingSimulationTest {
     return PacingSimulation.simulate(DIR.resolve(file));
   }
 
-  /** The issue's target: at least 0.9 of the server's rate, at most 3 % refused after the first ten seconds. */
+  /** The target: at least 0.9 of the server's rate, at most 3 % refused after the first ten seconds. */
   static void assertReachesTheTarget(PacingResult.Policy policy, String what) {
     assertThat(policy.goodputRatio()).as(what).isGreaterThanOrEqualTo(0.9);
     assertThat(policy.lateRefusalPct()).as(what).isLessThanOrEqualTo(3.0);
@@ -39,7 +39,7 @@ class PacingSimulationTest {
   void R4_theSeedsRuleOnTheQleverLikeServerGetsTwoThirdsOfItsRateWithOneRequestInFiveRefused() throws IOException {
     PacingResult.Policy seed = replay("qlever-like.json").policy("seed");
 
-    // The issue's discrete-event model said 79 refusals, 20.8 %, 476.5 s, 0.63: the real engine agrees.
+    // The original discrete-event model said 79 refusals, 20.8 %, 476.5 s, 0.63: the real engine agrees.
     assertThat(seed.completed()).isEqualTo(300);
     assertThat(seed.lost()).isZero();
     assertThat(seed.refusals()).isEqualTo(79);

@@ -10,8 +10,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The four scenarios of issue 5, run from the files shipped in {@code scenarios/timeouts/}, and
- * the claims the issue makes of them. {@code hostpace} is the adaptive policy with a 2 s probe;
+ * The four timeout scenarios, run from the files shipped in {@code scenarios/timeouts/}, and
+ * the claims made of them. {@code hostpace} is the adaptive policy with a 2 s probe;
  * {@code hostpace-no-probe} the same without one.
  */
 class ShippedScenariosTest {
