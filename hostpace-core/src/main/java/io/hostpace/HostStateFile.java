@@ -2,7 +2,6 @@ package io.hostpace;
 
 import io.hostpace.spi.HostState;
 import io.hostpace.spi.HostStateStore;
-import io.hostpace.spi.LocalHostState;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
@@ -19,6 +18,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What hosts taught, kept in a file across runs (SPEC S1): the next run starts each host at the
@@ -239,20 +239,125 @@ public final class HostStateFile implements HostStateStore {
     return "HostStateFile{" + file + "}";
   }
 
-  /** A state that publishes what it learned on every change; the engine's lock guards its fields. */
-  private final class Kept extends LocalHostState {
+  /**
+   * An in-memory state that publishes what it learned after every change of what the host taught
+   * (its pause, interval, in-flight limit, quota; not its starts, nor the rule's memory), so that
+   * {@link #save()} reads a whole change. The engine's lock guards it.
+   */
+  private final class Kept implements HostState {
+    private final HostState state;
+
     Kept(String key) {
-      super(key);
+      this.state = HostStateStore.inMemory().open(key);
     }
 
-    @Override
-    protected void changed() {
+    private void changed() {
       Learned now = new Learned(interval(), inFlightLimit(), pausedUntil(), paused(), clock.nanoTime());
       if (now.nothing(now.at())) {
         learned.remove(key());
       } else {
         learned.put(key(), now);
       }
+    }
+
+    @Override
+    public String key() {
+      return state.key();
+    }
+
+    @Override
+    public boolean paused() {
+      return state.paused();
+    }
+
+    @Override
+    public long pausedUntil() {
+      return state.pausedUntil();
+    }
+
+    @Override
+    public void pauseUntil(long until) {
+      state.pauseUntil(until);
+      changed();
+    }
+
+    @Override
+    public void clearPause() {
+      state.clearPause();
+      changed();
+    }
+
+    @Override
+    public long interval() {
+      return state.interval();
+    }
+
+    @Override
+    public long intervalChangedAt() {
+      return state.intervalChangedAt();
+    }
+
+    @Override
+    public void interval(long interval, long now) {
+      state.interval(interval, now);
+      changed();
+    }
+
+    @Override
+    public int inFlightLimit() {
+      return state.inFlightLimit();
+    }
+
+    @Override
+    public void inFlightLimit(int limit) {
+      state.inFlightLimit(limit);
+      changed();
+    }
+
+    @Override
+    public int quotaPermits() {
+      return state.quotaPermits();
+    }
+
+    @Override
+    public long quotaWindow() {
+      return state.quotaWindow();
+    }
+
+    @Override
+    public void quota(int permits, long window) {
+      state.quota(permits, window);
+      changed();
+    }
+
+    @Override
+    public boolean started() {
+      return state.started();
+    }
+
+    @Override
+    public long lastStart() {
+      return state.lastStart();
+    }
+
+    @Override
+    public void start(long now) {
+      state.start(now);
+    }
+
+    @Override
+    public @Nullable Object memory() {
+      return state.memory();
+    }
+
+    @Override
+    public void memory(@Nullable Object memory) {
+      state.memory(memory);
+    }
+
+    @Override
+    public String toString() {
+      return "HostStateFile.Kept{" + key() + "}";
     }
   }
 }

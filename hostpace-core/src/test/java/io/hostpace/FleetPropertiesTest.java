@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hostpace.FakeServer.Reply;
 import io.hostpace.FakeServer.Response;
-import io.hostpace.spi.LocalFleet;
+import io.hostpace.testing.LocalFleet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;

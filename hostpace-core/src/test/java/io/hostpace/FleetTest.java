@@ -7,9 +7,8 @@ import io.hostpace.FakeServer.Response;
 import io.hostpace.spi.Fleet;
 import io.hostpace.spi.HostState;
 import io.hostpace.spi.HostStateStore;
-import io.hostpace.spi.LocalHostState;
 import io.hostpace.spi.LearningRule;
-import io.hostpace.spi.LocalFleet;
+import io.hostpace.testing.LocalFleet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -161,7 +160,7 @@ class FleetTest {
     return new HostStateStore() {
       @Override
       public HostState open(String key) {
-        LocalHostState state = new LocalHostState(key);
+        HostState state = HostStateStore.inMemory().open(key);
         state.inFlightLimit(limit);
         if (!interval.isZero()) {
           state.interval(interval.toNanos(), time.nanoTime());

@@ -1,5 +1,7 @@
 package io.hostpace.spi;
 
+import io.hostpace.rules.LearningRules;
+
 /**
  * What a host's refusals and answers teach: above all the interval between its starts, when it
  * refuses without saying when to come back (no {@code Retry-After}); a rule may also learn how
@@ -76,17 +78,17 @@ public interface LearningRule {
    * changed count, so a burst refused together doubles it once.
    */
   static LearningRule seed() {
-    return SeedRule.INSTANCE;
+    return LearningRules.seed();
   }
 
   /**
    * The engine's default: measures the rate at which a refusing host accepts, settles a little
    * under it, and probes above it ever more rarely while the host stays the same (CUBIC's
    * concave approach and convex probe); learns how many at once a host that refuses with
-   * {@code Retry-After} holds; and recognises and follows a quota counted in fixed windows. See
-   * {@code HostpaceRule} and {@code WindowQuota} for the design and numbers.
+   * {@code Retry-After} holds; and recognises and follows a quota counted in fixed windows. The design
+   * and its numbers are in the class comments of {@code io.hostpace.rules}.
    */
   static LearningRule hostpace() {
-    return HostpaceRule.INSTANCE;
+    return LearningRules.hostpace();
   }
 }

@@ -4,10 +4,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A host's state kept in plain fields, as the in-memory store keeps it; the engine's lock guards
- * them. A store of its own can extend it and override {@link #changed()} to publish what the host
- * taught (as {@code io.hostpace.HostStateFile} does, to keep it across runs).
+ * them. A store that publishes what hosts taught wraps one and publishes after each change (as
+ * {@code io.hostpace.HostStateFile} does, to keep it across runs).
  */
-public class LocalHostState implements HostState {
+final class LocalHostState implements HostState {
   private final String key;
   private boolean paused;
   private long pausedUntil;
@@ -21,7 +21,7 @@ public class LocalHostState implements HostState {
   private @Nullable Object memory;
 
   /** A state of {@code key} that knows nothing yet. */
-  public LocalHostState(String key) {
+  LocalHostState(String key) {
     this.key = key;
   }
 
@@ -44,13 +44,11 @@ public class LocalHostState implements HostState {
   public void pauseUntil(long until) {
     paused = true;
     pausedUntil = until;
-    changed();
   }
 
   @Override
   public void clearPause() {
     paused = false;
-    changed();
   }
 
   @Override
@@ -67,7 +65,6 @@ public class LocalHostState implements HostState {
   public void interval(long interval, long now) {
     this.interval = interval;
     this.intervalChangedAt = now;
-    changed();
   }
 
   @Override
@@ -78,7 +75,6 @@ public class LocalHostState implements HostState {
   @Override
   public void inFlightLimit(int limit) {
     this.inFlightLimit = limit;
-    changed();
   }
 
   @Override
@@ -95,7 +91,6 @@ public class LocalHostState implements HostState {
   public void quota(int permits, long window) {
     this.quotaPermits = permits;
     this.quotaWindow = permits > 0 ? window : 0;
-    changed();
   }
 
   @Override
@@ -123,13 +118,6 @@ public class LocalHostState implements HostState {
   public void memory(@Nullable Object memory) {
     this.memory = memory;
   }
-
-  /**
-   * Called, under the engine's lock, after each change of what the host taught: its pause, its
-   * interval, its in-flight limit, its quota (not its starts, nor the rule's memory). Does
-   * nothing here; a store that publishes what was taught overrides it, and must not block.
-   */
-  protected void changed() {}
 
   @Override
   public String toString() {

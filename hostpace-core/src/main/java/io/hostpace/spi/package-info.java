@@ -1,8 +1,10 @@
 /**
- * Extension points of Hostpace: what an HTTP client adapter implements, where the engine's
- * learned state and learning rules can be replaced, and what the processes of a fleet share
- * ({@link io.hostpace.spi.Fleet}; {@link io.hostpace.spi.LocalFleet} in one JVM, {@code RedisFleet}
- * in {@code hostpace-redis} across machines).
+ * Extension points of Hostpace: what an HTTP client adapter implements ({@link
+ * io.hostpace.spi.Exchange}), where what hosts taught is kept ({@link io.hostpace.spi.HostStateStore},
+ * {@link io.hostpace.spi.HostState}), how it is learned ({@link io.hostpace.spi.LearningRule}), and
+ * what the processes of a fleet share ({@link io.hostpace.spi.Fleet}; {@code RedisFleet} in
+ * {@code hostpace-redis} implements it across machines, {@code io.hostpace.testing.LocalFleet} in
+ * one JVM). Nothing else lives here.
  */
 @NullMarked
 package io.hostpace.spi;

@@ -10,7 +10,6 @@ import io.hostpace.spi.Exchange;
 import io.hostpace.spi.HostState;
 import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
-import io.hostpace.spi.LocalHostState;
 import io.hostpace.testkit.RedisServer;
 import java.net.URI;
 import java.time.Duration;
@@ -149,7 +148,7 @@ class FleetOverRedisTest {
     HostStateStore holdingTwo = new HostStateStore() { // as if each had learned the host's gate of two
       @Override
       public HostState open(String key) {
-        LocalHostState state = new LocalHostState(key);
+        HostState state = HostStateStore.inMemory().open(key);
         state.inFlightLimit(2);
         return state;
       }

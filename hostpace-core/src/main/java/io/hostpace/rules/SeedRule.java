@@ -1,4 +1,6 @@
-package io.hostpace.spi;
+package io.hostpace.rules;
+
+import io.hostpace.spi.LearningRule;
 
 /**
  * SPEC R4 exactly. At 0 a refusal makes the interval 250 ms, then 500 ms, 1 s, 2 s, 4 s,

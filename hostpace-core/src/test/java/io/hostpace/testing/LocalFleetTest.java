@@ -1,9 +1,10 @@
-package io.hostpace.spi;
+package io.hostpace.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hostpace.VirtualTime;
+import io.hostpace.spi.Fleet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,6 @@
-package io.hostpace.spi;
+package io.hostpace.testing;
 
+import io.hostpace.spi.Fleet;
 import io.hostpace.Clock;
 import io.hostpace.Timer;
 import java.time.Duration;

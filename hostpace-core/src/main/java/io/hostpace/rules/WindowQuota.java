@@ -1,4 +1,6 @@
-package io.hostpace.spi;
+package io.hostpace.rules;
+
+import io.hostpace.spi.HostState;
 
 /**
  * Recognises a quota counted in fixed windows ("60 a minute", reset on the minute) from refusals

@@ -1,8 +1,10 @@
-package io.hostpace.spi;
+package io.hostpace.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.hostpace.spi.HostState;
+import io.hostpace.spi.HostStateStore;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -1,8 +1,11 @@
-package io.hostpace.spi;
+package io.hostpace.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.hostpace.spi.HostState;
+import io.hostpace.spi.HostStateStore;
+import io.hostpace.spi.LearningRule;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -1,5 +1,7 @@
-package io.hostpace.spi;
+package io.hostpace.rules;
 
+import io.hostpace.spi.HostState;
+import io.hostpace.spi.LearningRule;
 import org.jspecify.annotations.Nullable;
 
 /**
