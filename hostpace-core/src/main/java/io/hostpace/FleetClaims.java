@@ -4,32 +4,65 @@ import io.hostpace.spi.Fleet;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
 
 /**
  * What an engine claims of its fleet before a start (SPEC S2), for its {@link Scheduler}: the
  * start itself, of the host and its paced groups at once, while they are paced; one of the places
  * of the host's learned quota, held for the quota's window; and one of the places in flight of
  * the host and of each of its groups that has an in-flight limit (learned, or given by key), held
- * until the answer. Each claim is a round trip: the fleet answers later, on a thread of its own,
- * and the answer pumps the queues it concerns. Called, and answering, under the scheduler's lock.
+ * until the answer.
+ *
+ * <p>The scheduler asks {@link #readiness} of a queue's head it would start, and gets an answer:
+ * {@link #READY}, {@link #BLOCKED} (a claim is asked, or the fleet's places are all held: its
+ * answer looks at the queue again), or how long until the fleet is to be asked again. Each claim is
+ * a round trip: the fleet answers later, on a thread of its own, and the answer comes back in
+ * through the engine's {@link Reentry}, which looks at the queues it concerns again. Called under
+ * the engine's lock; it never takes it itself.
  */
 final class FleetClaims {
 
-  private final Scheduler scheduler;
+  /** {@link #readiness}: the fleet lets the head start now. */
+  static final long READY = 0;
+  /** {@link #readiness}: the head waits for the fleet's answer, or for a place to be let go. */
+  static final long BLOCKED = -1;
+
   private final Fleet fleet;
   private final Clock clock;
   private final Timer timer;
+  private final Reentry engine;
   /** The number of the last of the fleet's places claimed. */
   private long places;
   /** How long the fleet took to answer the last claim of a start or a place, in nanoseconds. */
   private long fleetRoundTrip;
 
-  FleetClaims(Scheduler scheduler, Fleet fleet, Clock clock, Timer timer) {
-    this.scheduler = scheduler;
+  FleetClaims(Fleet fleet, Clock clock, Timer timer, Reentry engine) {
     this.fleet = fleet;
     this.clock = clock;
     this.timer = timer;
+    this.engine = engine;
+  }
+
+  /**
+   * Whether the fleet lets the head of {@code queue}, ready by this engine's own reckoning, start
+   * at {@code now}: {@link #READY}; {@link #BLOCKED}; or, above 0, the nanoseconds until its
+   * start is to be claimed again. A granted start waits for its places: a quota's, then those in
+   * flight; each place is given back unless used at once (kept while another of the start's claims
+   * is asked).
+   */
+  long readiness(HostQueue queue, long now) {
+    long start = claimed(queue, now);
+    if (start != READY) {
+      return start;
+    }
+    return quotaPlaced(queue, now) && placed(queue, now) ? READY : BLOCKED;
+  }
+
+  /** Another process's lesson about {@code node} came: one of its places may have been let go. */
+  void heard(Node node) {
+    FleetState state = node.fleet;
+    if (state != null) {
+      state.placesFull = false;
+    }
   }
 
   /** {@code call} of {@code queue} started: the fleet's grant of a start is used, and its quota's place, if any. */
@@ -49,7 +82,7 @@ final class FleetClaims {
    * each. Else claims the next one missing (its answer pumps the host's queues), or waits while
    * the fleet said all of that one are held.
    */
-  boolean placed(HostQueue queue, long now) {
+  private boolean placed(HostQueue queue, long now) {
     Call<?> head = queue.head();
     int learned = queue.node.state.inFlightLimit();
     int limit = learned > 0 && queue.fleetCap > 0 ? Math.min(learned, queue.fleetCap) : Math.max(learned, queue.fleetCap);
@@ -72,7 +105,6 @@ final class FleetClaims {
     if (claim != null && claim.answered()) {
       return true; // held, or the fleet could not be asked: the engine's own count holds
     }
-    scheduler.blockedByPlaces = true;
     FleetState claims = node.fleet();
     if (claims.placeClaiming || claims.placesFull) {
       return false;
@@ -92,8 +124,7 @@ final class FleetClaims {
   /** The fleet answered the claim numbered {@code number} of one of {@code node}'s places for {@code call}. */
   private void placeAnswered(
       Node node, Call<?> call, FleetPlace place, FleetPlace.Claim claim, long number, long held, long asked) {
-    scheduler.lock.lock();
-    try {
+    engine.underLock(() -> {
       FleetState claims = node.fleet();
       claims.placeClaiming = false;
       long now = clock.nanoTime();
@@ -116,13 +147,9 @@ final class FleetClaims {
       } else {
         claim.unclaimed = true;
       }
-      if (scheduler.holds(node)) {
-        scheduler.pump(Scheduler.queuesOf(node), now);
-      }
+      engine.lookAgain(node, now);
       giveBackIfWaiting(call, place);
-    } finally {
-      scheduler.unlockAndDeliver();
-    }
+    });
   }
 
   /**
@@ -146,20 +173,17 @@ final class FleetClaims {
    * nothing heard that would have cleared it: its queues claim again.
    */
   private void mayBeFree(Node node, boolean quota) {
-    scheduler.lock.lock();
-    try {
+    engine.underLock(() -> {
       FleetState claims = node.fleet;
-      if (claims != null && (quota ? claims.quotaFull : claims.placesFull) && scheduler.holds(node)) {
+      if (claims != null && (quota ? claims.quotaFull : claims.placesFull)) {
         if (quota) {
           claims.quotaFull = false;
         } else {
           claims.placesFull = false;
         }
-        scheduler.pump(Scheduler.queuesOf(node), clock.nanoTime());
+        engine.lookAgain(node, clock.nanoTime());
       }
-    } finally {
-      scheduler.unlockAndDeliver();
-    }
+    });
   }
 
   /**
@@ -217,7 +241,7 @@ final class FleetClaims {
    * only its own starts. Else claims one (the answer pumps the host's queues), or waits while the
    * fleet said all are held. A group's learned quota is spread as a rate instead ({@link #claimed}).
    */
-  boolean quotaPlaced(HostQueue queue, long now) {
+  private boolean quotaPlaced(HostQueue queue, long now) {
     Node node = queue.node;
     LearnedQuota quota = node.quota;
     Call<?> head = queue.head();
@@ -225,7 +249,6 @@ final class FleetClaims {
     if (quota == null || place != null && place.quotaAnswered()) {
       return true;
     }
-    scheduler.blockedByPlaces = true;
     FleetState claims = node.fleet();
     if (claims.quotaClaiming || claims.quotaFull) {
       return false;
@@ -244,8 +267,7 @@ final class FleetClaims {
 
   /** The fleet answered the claim of the quota's place numbered {@code number} for {@code call}. */
   private void quotaPlaceAnswered(Node node, Call<?> call, FleetPlace place, long number, long held, long spacing) {
-    scheduler.lock.lock();
-    try {
+    engine.underLock(() -> {
       FleetState claims = node.fleet();
       claims.quotaClaiming = false;
       boolean claiming = call.place == place && place.quotaNumber == number;
@@ -265,13 +287,9 @@ final class FleetClaims {
       } else {
         place.quotaUnclaimed = true;
       }
-      if (scheduler.holds(node)) {
-        scheduler.pump(Scheduler.queuesOf(node), clock.nanoTime());
-      }
+      engine.lookAgain(node, clock.nanoTime());
       giveBackIfWaiting(call, place);
-    } finally {
-      scheduler.unlockAndDeliver();
-    }
+    });
   }
 
   /**
@@ -325,7 +343,7 @@ final class FleetClaims {
    * before its places came, and claim both again for ever), and claimed again; while one of the
    * start's places is being asked, it is kept.
    */
-  boolean claimed(HostQueue queue, long now) {
+  private long claimed(HostQueue queue, long now) {
     List<String> keys = null;
     long[] intervals = null;
     long shortest = Long.MAX_VALUE;
@@ -345,48 +363,41 @@ final class FleetClaims {
       shortest = Math.min(shortest, interval);
     }
     if (keys == null) {
-      return true;
+      return READY;
     }
     StartClaim claim = queue.startClaim;
     if (claim == null) {
       claim = queue.startClaim = new StartClaim();
     }
     if (claim.claiming) {
-      scheduler.blockedByPlaces = true; // the claim's answer pumps the queue
-      return false;
+      return BLOCKED; // the claim's answer looks at the queue again
     }
     if (claim.claimed) {
       Call<?> head = queue.head();
       boolean placing = head != null && head.place != null && head.place.pending();
       if (placing || now - claim.claimedAt <= Math.max(shortest / 4, 4 * fleetRoundTrip)) {
-        return true;
+        return READY;
       }
       claim.claimed = false;
     } else if (claim.askAgain) {
       if (claim.askAgainAt - now > 0) {
-        scheduler.later(claim.askAgainAt);
-        return false;
+        return claim.askAgainAt - now;
       }
       claim.askAgain = false;
     }
     claim.claiming = true;
-    scheduler.blockedByPlaces = true;
     long asked = now;
     StartClaim claiming = claim;
     fleet.claimStart(keys, Arrays.copyOf(intervals, paced), delay -> startClaimed(queue, claiming, delay, asked));
-    return false;
+    return BLOCKED;
   }
 
   /** The fleet answered {@code queue}'s claim: granted (0, or the fleet could not be asked), or ask again {@code delay} from now. */
   private void startClaimed(HostQueue queue, StartClaim claim, long delay, long asked) {
-    scheduler.lock.lock();
-    try {
+    engine.underLock(() -> {
       claim.claiming = false;
       long now = clock.nanoTime();
       fleetRoundTrip = now - asked;
-      if (queue.node.queues.get(queue.queueKey) != queue || !scheduler.holds(queue.node)) {
-        return; // let go meanwhile
-      }
       if (delay <= 0) {
         claim.claimed = true;
         claim.claimedAt = now;
@@ -394,9 +405,7 @@ final class FleetClaims {
         claim.askAgain = true;
         claim.askAgainAt = now + delay;
       }
-      scheduler.pump(Set.of(queue), now);
-    } finally {
-      scheduler.unlockAndDeliver();
-    }
+      engine.lookAgain(queue, now); // unless it was let go meanwhile
+    });
   }
 }

@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class HostQueue extends Limiter {
 
-  final Scheduler.QueueKey queueKey;
+  final QueueKey queueKey;
   final GroupGate[] gates;
   final PriorityQueue<Call<?>> waiting = new PriorityQueue<>(4, Call.BY_ARRIVAL);
   /** Calls waiting and not cancelled. */
@@ -30,10 +30,18 @@ final class HostQueue extends Limiter {
   /** Its claim of a start from the engine's fleet (SPEC S2); null until the fleet paces it. */
   @Nullable StartClaim startClaim;
 
-  HostQueue(Node node, Scheduler.QueueKey queueKey, @Nullable RateState rate, GroupGate[] gates) {
+  HostQueue(Node node, QueueKey queueKey, @Nullable RateState rate, GroupGate[] gates) {
     super(node, queueKey.host(), rate, queueKey.fleetInFlight());
     this.queueKey = queueKey;
     this.gates = gates;
+  }
+
+  /** Counts {@code counter} for the queue's host and each of its groups. */
+  void count(Node.Counter counter) {
+    node.count(counter);
+    for (GroupGate gate : gates) {
+      gate.node.count(counter);
+    }
   }
 
   /** The first call still waiting, dropping the cancelled ones before it. */

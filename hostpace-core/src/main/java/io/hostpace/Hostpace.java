@@ -262,15 +262,15 @@ public final class Hostpace {
    * The limits a call with {@code context} gets for {@code hostKey}: the host's own, and those of
    * each group it is in. Each field falls through context, engine, built-in (SPEC P4).
    */
-  Scheduler.QueueKey queueKey(String hostKey, CallContext context) {
+  QueueKey queueKey(String hostKey, CallContext context) {
     LimitTable contextLimits = context.limits();
     Limits host = contextLimits.forHost(hostKey).orElse(limits.forHost(hostKey)).orElse(BUILT_IN.forHost(hostKey));
-    List<Scheduler.GateKey> gates = List.of();
+    List<GateKey> gates = List.of();
     if (!limits.groups().isEmpty() || !contextLimits.groups().isEmpty()) {
       gates = gates(hostKey, contextLimits);
     }
     int fleetInFlight = fleet && host.inFlight() != null && inFlightByKey(hostKey, contextLimits) ? host.inFlight() : 0;
-    return new Scheduler.QueueKey(host, gates, fleetInFlight);
+    return new QueueKey(host, gates, fleetInFlight);
   }
 
   /**
@@ -288,7 +288,7 @@ public final class Hostpace {
     return limits.forKey(hostKey).inFlight() != null;
   }
 
-  private List<Scheduler.GateKey> gates(String hostKey, LimitTable contextLimits) {
+  private List<GateKey> gates(String hostKey, LimitTable contextLimits) {
     Set<String> groups = new LinkedHashSet<>();
     for (String group : contextLimits.groups()) {
       if (HostKey.inGroup(hostKey, group)) {
@@ -300,11 +300,11 @@ public final class Hostpace {
         groups.add(group);
       }
     }
-    List<Scheduler.GateKey> gates = new ArrayList<>(groups.size());
+    List<GateKey> gates = new ArrayList<>(groups.size());
     for (String group : groups) {
       Limits groupLimits = contextLimits.forGroup(group).orElse(limits.forGroup(group)).orElse(BUILT_IN.forGroup(group));
       if (!groupLimits.equals(Limits.NONE)) {
-        gates.add(new Scheduler.GateKey(group, groupLimits));
+        gates.add(new GateKey(group, groupLimits));
       }
     }
     gates.sort((a, b) -> a.group().compareTo(b.group()));

@@ -42,6 +42,18 @@ final class LearnedQuota {
     this.probe = before.probe;
   }
 
+  /**
+   * The quota a host holds after its rule set {@code permits} a {@code window} (0 for none): none;
+   * the same windows as {@code before}, counted where it counts them, with the new numbers; or, for
+   * a first quota, windows counted from {@code startedAt}, the start of the request that taught it.
+   */
+  static @Nullable LearnedQuota after(@Nullable LearnedQuota before, int permits, long window, long startedAt) {
+    if (permits <= 0 || window <= 0) {
+      return null;
+    }
+    return before == null ? new LearnedQuota(permits, window, startedAt) : new LearnedQuota(permits, window, before);
+  }
+
   /** Whether a probe is in flight: nothing else starts until its answer. */
   boolean probing() {
     return probe != null;

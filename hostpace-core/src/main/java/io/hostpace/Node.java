@@ -1,10 +1,12 @@
 package io.hostpace;
 
-import org.jspecify.annotations.Nullable;
-
 import io.hostpace.spi.HostState;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A host or a group as the engine holds it: what it taught ({@link HostState}, shared by all
@@ -17,7 +19,7 @@ final class Node {
   final String key;
   final boolean group;
   final HostState state;
-  final Map<Scheduler.QueueKey, HostQueue> queues;
+  final Map<QueueKey, HostQueue> queues;
   final Map<Limits, GroupGate> gates;
   final Map<Limits, RateState> rates = new HashMap<>(2);
   /** The quota the learning rule set on {@link #state}; null when none. */
@@ -29,16 +31,11 @@ final class Node {
    * answer that arrives that soon after they started was not in flight beside them at the server,
    * though the engine saw it only later. Null until the host's first start.
    */
-  java.util.@Nullable ArrayList<Call<?>> recent;
+  @Nullable ArrayList<Call<?>> recent;
   long recentAt;
   long starts;
-  /**
-   * The quota the host last announced (SPEC R8): so many remained when the attempt that started as
-   * its {@code announcedAt}-th was answered, until {@code announcedResetAt}; -1 when none holds.
-   */
-  long announcedRemaining = -1;
-  long announcedAt;
-  long announcedResetAt;
+  /** The quota the host last announced (SPEC R8); null until it announces one. */
+  @Nullable AnnouncedBudget announced;
   long refusals;
   long retries;
   long gaveUps;
@@ -53,6 +50,38 @@ final class Node {
     this.state = state;
     this.queues = group ? Map.of() : new HashMap<>(2);
     this.gates = group ? new HashMap<>(2) : Map.of();
+  }
+
+  /** The node's announced budget, made on first use. */
+  AnnouncedBudget announced() {
+    AnnouncedBudget budget = announced;
+    if (budget == null) {
+      budget = announced = new AnnouncedBudget();
+    }
+    return budget;
+  }
+
+  /** The queues that start requests of this node: a host's own, or the waiting ones of a group's gates. */
+  Set<HostQueue> startingQueues() {
+    if (!group) {
+      return new LinkedHashSet<>(queues.values());
+    }
+    Set<HostQueue> waiting = new LinkedHashSet<>();
+    for (GroupGate gate : gates.values()) {
+      waiting.addAll(gate.waitingQueues);
+    }
+    return waiting;
+  }
+
+  /** What a node counts of its requests, for snapshots. */
+  enum Counter { REFUSALS, RETRIES, GAVE_UPS }
+
+  void count(Counter counter) {
+    switch (counter) {
+      case REFUSALS -> refusals++;
+      case RETRIES -> retries++;
+      case GAVE_UPS -> gaveUps++;
+    }
   }
 
   /** The node's {@link FleetState}, made on first use. */

@@ -419,10 +419,10 @@ final class RandomWorkload {
       time.runUntilIdle(Duration.ofDays(1));
       pendingTasksAtEnd = time.pendingTasks();
       snapshotAtEnd = engine.snapshot();
-      queueCountAtEnd = engine.scheduler().queueCount();
+      queueCountAtEnd = GroupAndContextTest.queueCount(engine);
       engine.forgetAll();
       time.runUntilIdle(Duration.ofDays(1));
-      nodeCountAfterForget = engine.scheduler().nodeCount();
+      nodeCountAfterForget = engine.snapshot().size();
       snapshotAfterForget = engine.snapshot();
     }
 

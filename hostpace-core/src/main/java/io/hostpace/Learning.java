@@ -1,0 +1,197 @@
+package io.hostpace;
+
+import io.hostpace.spi.Fleet;
+import io.hostpace.spi.HostState;
+import io.hostpace.spi.LearningRule;
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What answers teach the hosts and groups they concern: a pause for a {@code Retry-After}
+ * (SPEC R2, R3), the learning rule's interval, in-flight limit and quota otherwise (R4), the
+ * quota a host announces (R8), and, with a fleet, the lesson told to the other processes (S2).
+ * Each change is an event for the listener. The pacing itself reads what this leaves in each
+ * node's {@link HostState}; nothing here starts or holds a request.
+ *
+ * <p>Called under the engine's lock, by the {@link Scheduler}, before the answered request lets
+ * its place go (SPEC R5), so the request started in its place already goes at the new pace.
+ */
+final class Learning {
+
+  private final LearningRule rule;
+  private final long retryDelayLimit;
+  private final Outbox outbox;
+  private final @Nullable Fleet fleet;
+  private final @Nullable FleetClaims claims;
+
+  Learning(LearningRule rule, Duration retryDelayLimit, Outbox outbox, @Nullable Fleet fleet,
+      @Nullable FleetClaims claims) {
+    this.rule = rule;
+    this.retryDelayLimit = retryDelayLimit.toNanos();
+    this.outbox = outbox;
+    this.fleet = fleet;
+    this.claims = claims;
+  }
+
+  /** What the answer to {@code call}'s attempt teaches its host and each of its groups. */
+  void learn(Call<?> call, Verdict verdict, long now) {
+    HostQueue queue = call.queue;
+    if (verdict.refusal()) {
+      queue.count(Node.Counter.REFUSALS);
+      if (outbox.listens()) {
+        outbox.emit(new HostpaceEvent.Refused(
+            queue.node.key, call.uri(), call.attempt, verdict.status(),
+            verdict.retryAfterNanos() < 0 ? null : Duration.ofNanos(verdict.retryAfterNanos()), now));
+      }
+    }
+    teach(queue.node, call, call.startedAt, verdict.refusal(), verdict.retryAfterNanos(), now);
+    FleetClaims claims = this.claims;
+    if (verdict.refusal() && claims != null && call.place != null) {
+      claims.letGoQuotaPlace(call, true);
+    }
+    // How many were in flight at the start: for an answer, this process's own count is a floor of
+    // what the host held at once; for a refusal, the fleet's count of places is a ceiling (0: none).
+    int inFlight = verdict.refusal() ? FleetClaims.fleetCount(call) : call.inFlightAtStart;
+    tell(queue.node, call, verdict, inFlight, now);
+    for (GroupGate gate : queue.gates) {
+      teach(gate.node, call, call.startedAt, verdict.refusal(), verdict.retryAfterNanos(), now);
+      tell(gate.node, call, verdict, 0, now);
+    }
+    learnInFlight(queue.node, call.startedAt, inFlight > 0 ? inFlight : call.inFlightAtStart, verdict.refusal(),
+        verdict.retryAfterNanos(), now);
+    // The host's own announced quota, not its groups'.
+    if (verdict.quotaRemaining() >= 0) {
+      long pause = queue.node.announced().heard(
+          verdict.quotaRemaining(), verdict.quotaResetNanos(), call.startSeq, now, retryDelayLimit);
+      if (pause > 0) {
+        pause(queue.node, pause, now);
+      }
+    }
+  }
+
+  /**
+   * What another process of the fleet was told by {@code node}'s host or group (SPEC S2): it
+   * teaches as if the answer had been this engine's, but for the node's learned quota, which
+   * counts this engine's starts and so does not hear it.
+   */
+  void heard(Node node, Fleet.Lesson lesson, long now) {
+    long startedAt = now - lesson.tookNanos();
+    teach(node, null, startedAt, lesson.refused(), lesson.retryAfterNanos(), now);
+    if (!node.group && lesson.inFlightAtStart() > 0) {
+      learnInFlight(node, startedAt, lesson.inFlightAtStart(), lesson.refused(), lesson.retryAfterNanos(), now);
+    }
+  }
+
+  /** Pauses the host or group for {@code nanos}, at most the retry delay limit, unless it is paused longer already. */
+  void pause(Node node, long nanos, long now) {
+    HostState state = node.state;
+    long pause = Decisions.pause(nanos, retryDelayLimit);
+    long until = now + pause;
+    if (Decisions.lengthens(state.paused(), state.pausedUntil(), until)) {
+      state.pauseUntil(until);
+      if (outbox.listens()) {
+        outbox.emit(new HostpaceEvent.Paused(node.key, Duration.ofNanos(pause), now));
+      }
+    }
+  }
+
+  /** Clears what {@code node} taught: its pause, interval, in-flight limit, quotas and the rule's memory (SPEC R7). */
+  static void forget(Node node, long now) {
+    HostState state = node.state;
+    state.clearPause();
+    state.interval(0, now);
+    state.inFlightLimit(0);
+    state.quota(0, 0);
+    node.quota = null;
+    state.memory(null);
+    AnnouncedBudget announced = node.announced;
+    if (announced != null) {
+      announced.forget();
+    }
+  }
+
+  /**
+   * What the host's answer to a request started at {@code startedAt} as the {@code inFlightAtStart}-th
+   * at once says of how many requests it holds at once; hosts only, not groups.
+   */
+  private void learnInFlight(
+      Node node, long startedAt, int inFlightAtStart, boolean refusal, long retryAfterNanos, long now) {
+    HostState state = node.state;
+    int before = state.inFlightLimit();
+    int after;
+    if (!refusal) {
+      after = rule.inFlightAfterAnswer(now, startedAt, inFlightAtStart, state);
+    } else if (retryAfterNanos >= 0) {
+      after = rule.inFlightAfterPause(now, startedAt, inFlightAtStart, state);
+    } else {
+      return;
+    }
+    after = Math.max(0, after);
+    if (after != before) {
+      state.inFlightLimit(after);
+      if (outbox.listens()) {
+        outbox.emit(new HostpaceEvent.InFlightLimitChanged(node.key, before, after, now));
+      }
+    }
+  }
+
+  /** Tells the fleet, if any, what {@code call}'s answer taught {@code node} (SPEC S2). */
+  private void tell(Node node, Call<?> call, Verdict verdict, int inFlightAtStart, long now) {
+    Fleet fleet = this.fleet;
+    if (fleet != null) {
+      fleet.tell(new Fleet.Lesson(
+          node.key, verdict.refusal(), verdict.retryAfterNanos(), now - call.startedAt, inFlightAtStart));
+    }
+  }
+
+  /**
+   * Teaches {@code node} an answer to a request started at {@code startedAt}: {@code call}'s, or,
+   * when null, another process's (which the node's learned quota, counting this engine's starts,
+   * does not hear).
+   */
+  private void teach(
+      Node node, @Nullable Call<?> call, long startedAt, boolean refusal, long retryAfterNanos, long now) {
+    HostState state = node.state;
+    if (refusal && retryAfterNanos >= 0) {
+      pause(node, retryAfterNanos, now);
+      return;
+    }
+    long interval = state.interval();
+    int permits = state.quotaPermits();
+    long window = state.quotaWindow();
+    LearnedQuota quota = node.quota;
+    if (quota != null) {
+      quota.answered(call, !refusal);
+    }
+    long next = refusal
+        ? rule.onRefusal(now, startedAt, state)
+        : rule.onAnswer(now, startedAt, state);
+    if (state.quotaPermits() != permits || state.quotaWindow() != window) {
+      learnQuota(node, startedAt, now);
+    }
+    next = Decisions.interval(next);
+    if (next != interval) {
+      state.interval(next, now);
+      if (outbox.listens()) {
+        outbox.emit(new HostpaceEvent.IntervalChanged(node.key, Duration.ofNanos(interval), Duration.ofNanos(next), now));
+      }
+    }
+  }
+
+  /**
+   * The rule changed the host's quota: the engine holds the host's starts to it from now on, its
+   * windows counted as before, or, for a new quota, from the start of the request that taught it.
+   */
+  private void learnQuota(Node node, long startedAt, long now) {
+    HostState state = node.state;
+    LearnedQuota before = node.quota;
+    node.quota = LearnedQuota.after(before, state.quotaPermits(), state.quotaWindow(), startedAt);
+    if (outbox.listens()) {
+      outbox.emit(new HostpaceEvent.QuotaChanged(node.key, quotaOf(before), quotaOf(node.quota), now));
+    }
+  }
+
+  static @Nullable Rate quotaOf(@Nullable LearnedQuota quota) {
+    return quota == null ? null : quota.rate();
+  }
+}

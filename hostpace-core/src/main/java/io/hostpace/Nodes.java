@@ -1,0 +1,226 @@
+package io.hostpace;
+
+import io.hostpace.spi.HostState;
+import io.hostpace.spi.HostStateStore;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The hosts and groups the engine holds, and their queues and gates: made when a call first needs
+ * them, let go when nothing of them matters any more, so that memory follows the hosts in use
+ * (SPEC P10). A node is let go once it has no queue or gate, no pause or rate spacing ahead, and
+ * what it taught is forgotten, which it is once it has started nothing for {@code forgetIdleAfter};
+ * when only time stands in the way, a timer looks at it again then.
+ *
+ * <p>Example: a host answers its one request at 2 s and teaches an interval; its queue is let go
+ * at once, the node kept, and with the default hour it is forgotten and let go at 3602 s.
+ *
+ * <p>Guarded by the engine's lock: called under it, and its timer comes back in through
+ * {@code underLock}, the engine's way of running a change under its lock.
+ */
+final class Nodes {
+
+  private final Map<String, Node> byKey = new HashMap<>();
+  private final HostStateStore store;
+  private final Clock clock;
+  private final Timer timer;
+  private final long forgetIdleAfter;
+  private final Outbox outbox;
+  private final Consumer<Runnable> underLock;
+  private final boolean fleet;
+
+  Nodes(HostStateStore store, Clock clock, Timer timer, Duration forgetIdleAfter, Outbox outbox,
+      Consumer<Runnable> underLock, boolean fleet) {
+    this.store = store;
+    this.clock = clock;
+    this.timer = timer;
+    this.forgetIdleAfter = forgetIdleAfter.toNanos();
+    this.outbox = outbox;
+    this.underLock = underLock;
+    this.fleet = fleet;
+  }
+
+  /** The node of {@code key}, or null when the engine holds none. */
+  @Nullable Node get(String key) {
+    return byKey.get(key);
+  }
+
+  /** Every node the engine holds. */
+  Collection<Node> all() {
+    return byKey.values();
+  }
+
+  /** Whether the engine still holds {@code node}: it was not let go (and perhaps made anew) meanwhile. */
+  boolean holds(Node node) {
+    return byKey.get(node.key) == node;
+  }
+
+  /** The node of {@code key}, made from what the store knows of it when the engine holds none. */
+  Node node(String key, boolean group, long now) {
+    Node node = byKey.get(key);
+    if (node == null) {
+      node = new Node(key, group, store.open(key));
+      byKey.put(key, node);
+      if (outbox.listens()) {
+        heardFromStore(node, now);
+      }
+    }
+    return node;
+  }
+
+  /**
+   * A state the store opened knowing something (kept from another run, SPEC S1, or shared): the
+   * listener hears it as learned now, as if taught, so that what it shows is what the host goes by.
+   */
+  private void heardFromStore(Node node, long now) {
+    HostState state = node.state;
+    if (state.interval() > 0) {
+      outbox.emit(new HostpaceEvent.IntervalChanged(node.key, Duration.ZERO, Duration.ofNanos(state.interval()), now));
+    }
+    if (state.inFlightLimit() > 0) {
+      outbox.emit(new HostpaceEvent.InFlightLimitChanged(node.key, 0, state.inFlightLimit(), now));
+    }
+    if (state.paused() && state.pausedUntil() - now > 0) {
+      outbox.emit(new HostpaceEvent.Paused(node.key, Duration.ofNanos(state.pausedUntil() - now), now));
+    }
+  }
+
+  /** The queue of {@code hostKey} for {@code key}, made with its gates when missing. */
+  HostQueue queue(String hostKey, QueueKey key, long now) {
+    Node node = node(hostKey, false, now);
+    HostQueue queue = node.queues.get(key);
+    if (queue == null) {
+      List<GateKey> gateKeys = key.gates();
+      GroupGate[] gates = new GroupGate[gateKeys.size()];
+      for (int i = 0; i < gates.length; i++) {
+        gates[i] = gate(gateKeys.get(i), now);
+        gates[i].users++;
+      }
+      queue = new HostQueue(node, key, rate(node, key.host()), gates);
+      node.queues.put(key, queue);
+    }
+    return queue;
+  }
+
+  private GroupGate gate(GateKey key, long now) {
+    Node node = node(key.group(), true, now);
+    GroupGate gate = node.gates.get(key.limits());
+    if (gate == null) {
+      gate = new GroupGate(node, key.limits(), rate(node, key.limits()), fleet);
+      node.gates.put(key.limits(), gate);
+    }
+    return gate;
+  }
+
+  private static @Nullable RateState rate(Node node, Limits limits) {
+    Rate rate = limits.rate();
+    if (rate == null) {
+      return null;
+    }
+    RateState state = node.rates.get(limits);
+    if (state == null) {
+      state = new RateState(limits, rate);
+      node.rates.put(limits, state);
+    }
+    state.users++;
+    return state;
+  }
+
+  /** A call of {@code queue} left it for good; the queue, its gates and its nodes go when nothing holds them. */
+  void left(HostQueue queue, long now) {
+    if (--queue.users > 0) {
+      return;
+    }
+    Node node = queue.node;
+    node.queues.remove(queue.queueKey);
+    queue.wakeRegistered = false;
+    letGo(node, queue.rate, now);
+    for (GroupGate gate : queue.gates) {
+      if (--gate.users == 0) {
+        gate.node.gates.remove(gate.limits);
+        letGo(gate.node, gate.rate, now);
+        dropIfIdle(gate.node, now);
+      }
+    }
+    dropIfIdle(node, now);
+  }
+
+  private static void letGo(Node node, @Nullable RateState rate, long now) {
+    if (rate != null && --rate.users == 0 && !rate.mattersAt(now)) {
+      node.rates.remove(rate.limits);
+    }
+  }
+
+  /**
+   * Drops {@code node} when nothing of it matters any more: no queue or gate, no pause or rate
+   * spacing still ahead, and what it taught (a learned interval, in-flight limit or quota)
+   * forgotten, which it is once the node has started nothing for {@code forgetIdleAfter}. When
+   * only time stands in the way, looks again then.
+   */
+  void dropIfIdle(Node node, long now) {
+    if (!node.queues.isEmpty() || !node.gates.isEmpty()) {
+      return;
+    }
+    HostState state = node.state;
+    long forgetAt = now;
+    // What a host that started nothing here learned (from the fleet's lessons, or a store) does not
+    // hold it: it is let go with the node, not forgotten (the store keeps what it kept).
+    if (state.started() && (state.interval() > 0 || state.inFlightLimit() > 0 || node.quota != null)) {
+      forgetAt = state.lastStart() + forgetIdleAfter;
+      if (forgetAt - now <= 0) {
+        state.interval(0, now);
+        state.inFlightLimit(0);
+        state.quota(0, 0);
+        state.memory(null);
+        node.quota = null;
+      }
+    }
+    node.rates.values().removeIf(rate -> rate.users == 0 && !rate.mattersAt(now));
+    long until = forgetAt;
+    boolean waitFor = forgetAt - now > 0;
+    if (state.paused()) {
+      if (state.pausedUntil() - now > 0) {
+        waitFor = true;
+        until = later(until, state.pausedUntil());
+      } else {
+        state.clearPause();
+      }
+    }
+    for (RateState rate : node.rates.values()) {
+      waitFor = true;
+      until = later(until, rate.expiresAt());
+    }
+    AnnouncedBudget announced = node.announced;
+    if (announced != null && announced.keepsIdle(now, node.starts)) {
+      waitFor = true; // an announced quota with few left holds until its reset (SPEC R8)
+      until = later(until, announced.resetAt());
+    }
+    if (waitFor) {
+      if (!node.cleanupScheduled) {
+        node.cleanupScheduled = true;
+        timer.schedule(() -> underLock.accept(() -> lookAgain(node)), until - now);
+      }
+      return;
+    }
+    if (holds(node)) {
+      byKey.remove(node.key);
+      store.close(state);
+    }
+  }
+
+  private static long later(long a, long b) {
+    return b - a > 0 ? b : a;
+  }
+
+  private void lookAgain(Node node) {
+    node.cleanupScheduled = false;
+    if (holds(node)) {
+      dropIfIdle(node, clock.nanoTime());
+    }
+  }
+}

@@ -1,0 +1,19 @@
+package io.hostpace;
+
+/**
+ * The one way back into the engine for what answers later, on a thread of its own: a fleet's
+ * answer to a claim, a timer that looks at an idle node again. Such a part never takes the
+ * engine's lock nor writes the scheduler's fields: it hands its change to {@link #underLock}, and
+ * from inside it asks for a node or queue to be looked at again.
+ */
+interface Reentry {
+
+  /** Runs {@code change} under the engine's lock, then delivers what it set in motion. */
+  void underLock(Runnable change);
+
+  /** Under the lock: {@code node}'s queues start what they can now, if the engine still holds it. */
+  void lookAgain(Node node, long now);
+
+  /** Under the lock: {@code queue} starts what it can now, if the engine still holds it. */
+  void lookAgain(HostQueue queue, long now);
+}
