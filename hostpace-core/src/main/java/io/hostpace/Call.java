@@ -30,8 +30,9 @@ import org.jspecify.annotations.Nullable;
  * any state before DONE → CANCELLED                       (the caller cancelled, SPEC T5)
  * </pre>
  *
- * <p>{@code state}, {@code queue}, {@code seq}, {@code attempt} and the times are guarded by the
- * scheduler's lock.
+ * <p>The fields the scheduler reads and writes ({@code state}, {@code queue}, {@code seq},
+ * {@code attempt}, the times, {@code place}, {@code parked}) are guarded by the engine's lock; the
+ * rest belong to the thread that sends the attempt.
  */
 final class Call<R> {
 
@@ -46,28 +47,19 @@ final class Call<R> {
   private final int retries;
   final CompletableFuture<R> result = new CompletableFuture<>();
 
-  // @GuardedBy("scheduler.lock")
   State state = State.NEW;
-  // @GuardedBy("scheduler.lock"), set once on submit
+  /** Set once, on submit. */
   HostQueue queue;
-  // @GuardedBy("scheduler.lock")
   long seq;
-  // @GuardedBy("scheduler.lock")
   int attempt = 1;
-  // @GuardedBy("scheduler.lock")
   long queuedAt;
-  // @GuardedBy("scheduler.lock")
   long startedAt;
   /** How many requests its host had started, this attempt included, when it started (for SPEC R8). */
-  // @GuardedBy("scheduler.lock")
   long startSeq;
   /** How many of its host's requests were in flight when this attempt started, itself included. */
-  // @GuardedBy("scheduler.lock")
   int inFlightAtStart;
   /** The fleet's place this attempt claimed of its host (SPEC S2), or null. */
-  // @GuardedBy("scheduler.lock")
   @Nullable FleetPlace place;
-  // @GuardedBy("scheduler.lock")
   Timer.@Nullable Cancellable parked;
 
   private volatile @Nullable CompletableFuture<R> attemptInFlight;

@@ -530,20 +530,26 @@ public final class Hostpace {
 
     /**
      * Shares what hosts teach with the other processes of {@code fleet} (SPEC S2), so that together
-     * they are as polite to a host as one: every answer and refusal is told to the fleet, the
-     * learning rule learns from the other processes' answers as from its own, a {@code Retry-After}
-     * one process gets pauses the host in all, and while a host is paced (a learned interval, a
-     * configured rate, a group's learned quota) each start first claims it from the fleet, so the
-     * fleet's starts are spaced by the host's pace, not each process's; while a host has an
-     * in-flight limit, learned or given it (or one of its groups) by key, each start holds one of
-     * the fleet's places of it until its answer, so the fleet holds no more at once than the host
-     * does (the limit for every host, set by {@link #limits} or built in, stays each process's own:
-     * it bounds what one process holds open); while it has a learned quota, each start
-     * holds one of the quota's places for a window, so the fleet starts no more in a window than
-     * the host counts. Of a lesson about a host this engine holds nothing for, only a
-     * {@code Retry-After} is kept. Not shared: the in-flight limit for every host, an announced quota.
-     * Each engine needs a fleet of its own ({@link Fleet}).
-     * None unless set. The engine does not close the fleet.
+     * they are as polite to a host as one. None unless set; the engine does not close it, and each
+     * engine needs a fleet object of its own ({@link Fleet}).
+     *
+     * <ul>
+     *   <li>Every answer and refusal is told to the fleet, and the learning rule learns from the
+     *       other processes' answers as from its own; a {@code Retry-After} one process gets
+     *       pauses the host in all. Of a lesson about a host this engine holds nothing for, only a
+     *       {@code Retry-After} is kept.
+     *   <li>While a host is paced (a learned interval, a configured rate, a group's learned quota),
+     *       each start first claims it from the fleet, so the fleet's starts are spaced by the
+     *       host's pace, not each process's.
+     *   <li>While a host has an in-flight limit, learned or given it (or one of its groups) by key,
+     *       each start holds one of the fleet's places of it until its answer. The limit for every
+     *       host ({@link #limits}, or built in) stays each process's own: it bounds what one
+     *       process holds open.
+     *   <li>While it has a learned quota, each start holds one of the quota's places for a window,
+     *       so the fleet starts no more in a window than the host counts.
+     * </ul>
+     *
+     * <p>Not shared: the in-flight limit for every host, an announced quota (SPEC R8).
      */
     public Builder fleet(Fleet fleet) {
       this.fleet = Objects.requireNonNull(fleet, "fleet");

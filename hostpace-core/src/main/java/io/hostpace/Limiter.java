@@ -18,7 +18,6 @@ abstract class Limiter {
    * fleet, or a limit for every host, each process's own).
    */
   final int fleetCap;
-  // @GuardedBy("Scheduler.lock")
   int inFlight;
 
   Limiter(Node node, Limits limits, @Nullable RateState rate, int fleetCap) {

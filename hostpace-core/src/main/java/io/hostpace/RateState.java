@@ -22,11 +22,8 @@ final class RateState {
   private final long per;
   /** The last starts, a ring: {@code starts[oldest]} is the oldest once {@code count == starts.length}. */
   private final long[] starts;
-  // @GuardedBy("Scheduler.lock")
   private int count;
-  // @GuardedBy("Scheduler.lock")
   private int oldest;
-  // @GuardedBy("Scheduler.lock")
   int users;
 
   RateState(Limits limits, Rate rate) {

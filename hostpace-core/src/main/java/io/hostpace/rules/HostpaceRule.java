@@ -60,8 +60,8 @@ import org.jspecify.annotations.Nullable;
  * (TCP's slow start after a timeout), up to {@value #SLOW_START_PER_SECOND} a second and slow start
  * from there; refused on the way, it drops to the pace before the last doubling and climbs back
  * as after any drop. A host that never accepted a request is climbed as after any drop: it may be
- * one that other clients keep busy, where doubling only costs refusals (three processes learning
- * alone in the simulator lose 7 % of the server's rate to it).
+ * one that other clients keep busy, where doubling only costs refusals (and the rate the others
+ * would have had).
  *
  * <h2>Beyond the interval</h2>
  * Two kinds of host defeat any interval. One that refuses with {@code Retry-After} beyond so many

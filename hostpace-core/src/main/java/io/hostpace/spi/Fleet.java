@@ -90,9 +90,9 @@ public interface Fleet {
    *
    * <p>A start is granted for at once, not reserved for later: a reservation would be spent
    * whatever happened meanwhile, and after a refusal every process's reservations at the old pace
-   * go at the old pace (SPEC R5 wants the new one). The price is a round trip per start: a fleet
-   * whose claims take 20 ms there and back gets 0.90 of a server's rate in the simulator where
-   * 1 ms gets 0.95 ({@code three-processes-fleet}).
+   * go at the old pace (SPEC R5 wants the new one). The price is a round trip per start, so a
+   * fleet goes a little under a paced host's rate, the less the nearer its Redis (BENCHMARKS.md
+   * has the figures).
    *
    * @param keys the keys, at least one, none empty
    * @param intervalNanos each key's interval, as many as there are keys, none negative
