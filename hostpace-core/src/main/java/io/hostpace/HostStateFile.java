@@ -18,7 +18,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import org.jspecify.annotations.Nullable;
 
 /**
  * What hosts taught, kept in a file across runs (SPEC S1): the next run starts each host at the
@@ -69,6 +68,7 @@ public final class HostStateFile implements HostStateStore {
   private final Clock clock;
   private final Duration keepFor;
   private final Map<String, Learned> learned = new ConcurrentHashMap<>();
+  private final HostStateStore states = HostStateStore.inMemory(this::changed);
 
   private HostStateFile(Path file, Clock clock, Duration keepFor) {
     this.file = file;
@@ -214,9 +214,23 @@ public final class HostStateFile implements HostStateStore {
     }
   }
 
+  /**
+   * What a state's change taught, published whole so that {@link #save()} never reads a state
+   * mid-change; called under the engine's lock.
+   */
+  private void changed(HostState state) {
+    Learned now = new Learned(state.interval(), state.inFlightLimit(), state.pausedUntil(), state.paused(),
+        clock.nanoTime());
+    if (now.nothing(now.at())) {
+      learned.remove(state.key());
+    } else {
+      learned.put(state.key(), now);
+    }
+  }
+
   @Override
   public HostState open(String key) {
-    Kept state = new Kept(key);
+    HostState state = states.open(key);
     Learned known = learned.get(key);
     if (known != null) {
       long now = clock.nanoTime();
@@ -237,127 +251,5 @@ public final class HostStateFile implements HostStateStore {
   @Override
   public String toString() {
     return "HostStateFile{" + file + "}";
-  }
-
-  /**
-   * An in-memory state that publishes what it learned after every change of what the host taught
-   * (its pause, interval, in-flight limit, quota; not its starts, nor the rule's memory), so that
-   * {@link #save()} reads a whole change. The engine's lock guards it.
-   */
-  private final class Kept implements HostState {
-    private final HostState state;
-
-    Kept(String key) {
-      this.state = HostStateStore.inMemory().open(key);
-    }
-
-    private void changed() {
-      Learned now = new Learned(interval(), inFlightLimit(), pausedUntil(), paused(), clock.nanoTime());
-      if (now.nothing(now.at())) {
-        learned.remove(key());
-      } else {
-        learned.put(key(), now);
-      }
-    }
-
-    @Override
-    public String key() {
-      return state.key();
-    }
-
-    @Override
-    public boolean paused() {
-      return state.paused();
-    }
-
-    @Override
-    public long pausedUntil() {
-      return state.pausedUntil();
-    }
-
-    @Override
-    public void pauseUntil(long until) {
-      state.pauseUntil(until);
-      changed();
-    }
-
-    @Override
-    public void clearPause() {
-      state.clearPause();
-      changed();
-    }
-
-    @Override
-    public long interval() {
-      return state.interval();
-    }
-
-    @Override
-    public long intervalChangedAt() {
-      return state.intervalChangedAt();
-    }
-
-    @Override
-    public void interval(long interval, long now) {
-      state.interval(interval, now);
-      changed();
-    }
-
-    @Override
-    public int inFlightLimit() {
-      return state.inFlightLimit();
-    }
-
-    @Override
-    public void inFlightLimit(int limit) {
-      state.inFlightLimit(limit);
-      changed();
-    }
-
-    @Override
-    public int quotaPermits() {
-      return state.quotaPermits();
-    }
-
-    @Override
-    public long quotaWindow() {
-      return state.quotaWindow();
-    }
-
-    @Override
-    public void quota(int permits, long window) {
-      state.quota(permits, window);
-      changed();
-    }
-
-    @Override
-    public boolean started() {
-      return state.started();
-    }
-
-    @Override
-    public long lastStart() {
-      return state.lastStart();
-    }
-
-    @Override
-    public void start(long now) {
-      state.start(now);
-    }
-
-    @Override
-    public @Nullable Object memory() {
-      return state.memory();
-    }
-
-    @Override
-    public void memory(@Nullable Object memory) {
-      state.memory(memory);
-    }
-
-    @Override
-    public String toString() {
-      return "HostStateFile.Kept{" + key() + "}";
-    }
   }
 }

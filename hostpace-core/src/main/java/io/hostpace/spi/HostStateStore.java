@@ -1,5 +1,8 @@
 package io.hostpace.spi;
 
+import java.util.Objects;
+import java.util.function.Consumer;
+
 /**
  * Where the engine keeps what hosts taught. The default keeps it in memory; a store shared
  * by several processes can back it (SPEC S2).
@@ -19,5 +22,15 @@ public interface HostStateStore {
   /** The in-memory store: a state lives while the engine holds it. */
   static HostStateStore inMemory() {
     return InMemoryHostStateStore.INSTANCE;
+  }
+
+  /**
+   * An in-memory store whose states tell {@code onChange} after each change of what their host
+   * taught (its pause, interval, in-flight limit or quota; not its starts, nor the rule's memory),
+   * under the engine's lock: the base of a store that keeps or publishes what hosts taught, as
+   * {@code io.hostpace.HostStateFile} does. {@code onChange} must not block.
+   */
+  static HostStateStore inMemory(Consumer<HostState> onChange) {
+    return new InMemoryHostStateStore(Objects.requireNonNull(onChange, "onChange"));
   }
 }

@@ -1,16 +1,23 @@
 package io.hostpace.spi;
 
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /** States that live in the engine's own memory, as long as it holds them. */
 final class InMemoryHostStateStore implements HostStateStore {
 
-  static final InMemoryHostStateStore INSTANCE = new InMemoryHostStateStore();
+  static final InMemoryHostStateStore INSTANCE = new InMemoryHostStateStore(null);
 
-  private InMemoryHostStateStore() {}
+  /** Told after each change of what a host taught; null for none. */
+  private final @Nullable Consumer<HostState> onChange;
+
+  InMemoryHostStateStore(@Nullable Consumer<HostState> onChange) {
+    this.onChange = onChange;
+  }
 
   @Override
   public HostState open(String key) {
-    return new LocalHostState(key);
+    return new LocalHostState(key, onChange);
   }
 
   @Override
@@ -18,6 +25,6 @@ final class InMemoryHostStateStore implements HostStateStore {
 
   @Override
   public String toString() {
-    return "in-memory";
+    return onChange == null ? "in-memory" : "in-memory, publishing";
   }
 }

@@ -1,14 +1,17 @@
 package io.hostpace.spi;
 
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A host's state kept in plain fields, as the in-memory store keeps it; the engine's lock guards
- * them. A store that publishes what hosts taught wraps one and publishes after each change (as
- * {@code io.hostpace.HostStateFile} does, to keep it across runs).
+ * them. After each change of what the host taught (its pause, interval, in-flight limit, quota)
+ * it tells its store's listener, if any, so that a store that keeps what hosts taught reads a
+ * whole change.
  */
 final class LocalHostState implements HostState {
   private final String key;
+  private final @Nullable Consumer<HostState> onChange;
   private boolean paused;
   private long pausedUntil;
   private long interval;
@@ -21,8 +24,16 @@ final class LocalHostState implements HostState {
   private @Nullable Object memory;
 
   /** A state of {@code key} that knows nothing yet. */
-  LocalHostState(String key) {
+  LocalHostState(String key, @Nullable Consumer<HostState> onChange) {
     this.key = key;
+    this.onChange = onChange;
+  }
+
+  private void changed() {
+    Consumer<HostState> onChange = this.onChange;
+    if (onChange != null) {
+      onChange.accept(this);
+    }
   }
 
   @Override
@@ -44,11 +55,13 @@ final class LocalHostState implements HostState {
   public void pauseUntil(long until) {
     paused = true;
     pausedUntil = until;
+    changed();
   }
 
   @Override
   public void clearPause() {
     paused = false;
+    changed();
   }
 
   @Override
@@ -65,6 +78,7 @@ final class LocalHostState implements HostState {
   public void interval(long interval, long now) {
     this.interval = interval;
     this.intervalChangedAt = now;
+    changed();
   }
 
   @Override
@@ -75,6 +89,7 @@ final class LocalHostState implements HostState {
   @Override
   public void inFlightLimit(int limit) {
     this.inFlightLimit = limit;
+    changed();
   }
 
   @Override
@@ -91,6 +106,7 @@ final class LocalHostState implements HostState {
   public void quota(int permits, long window) {
     this.quotaPermits = permits;
     this.quotaWindow = permits > 0 ? window : 0;
+    changed();
   }
 
   @Override
