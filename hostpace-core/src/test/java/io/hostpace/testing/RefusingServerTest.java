@@ -30,7 +30,7 @@ class RefusingServerTest {
 
   @Test
   void aServerWithoutRetryAfterRefusesBare() {
-    RefusingServer qlever = new RefusingServer(Spacing.oneEvery(Duration.ofSeconds(1), 0), 429, RetryAfter.none());
+    RefusingServer qlever = new RefusingServer(Spacing.oneEvery(Duration.ofSeconds(1)), 429, RetryAfter.none());
     qlever.answer(0);
     assertThat(qlever.answer(500 * MS)).isEqualTo(new Answer(429, null, null));
   }

@@ -136,7 +136,7 @@ class ServerLimitTest {
 
   @Test
   void aSpacingAcceptsOneAnIntervalAndARefusalDoesNotMoveTheNext() {
-    Spacing spacing = Spacing.oneEvery(Duration.ofSeconds(1), T0);
+    Spacing spacing = Spacing.oneEvery(Duration.ofSeconds(1));
     assertThat(spacing.admit(T0)).isTrue();
     assertThat(spacing.admit(T0 + 400 * MS)).isFalse();
     assertThat(spacing.freeAt(T0 + 400 * MS)).isEqualTo(T0 + S);
