@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hostpace.FakeServer.Reply;
 import io.hostpace.FakeServer.Response;
+import io.hostpace.testing.FixedWindow;
+import io.hostpace.testing.RefusingServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,22 +38,21 @@ class AnnouncedQuotaPropertiesTest {
     VirtualTime time = VirtualTime.create();
     long windowNanos = windowSeconds * 1_000_000_000L;
     long latency = latencyMillis * 1_000_000L;
-    Map<Long, Integer> used = new HashMap<>();
     Map<Long, Long> firstStart = new HashMap<>();
     List<String> refusedAfterAnAnswer = new ArrayList<>();
+    RefusingServer quota = new RefusingServer(
+        FixedWindow.countingRefusals(limit, Duration.ofNanos(windowNanos), time.nanoTime()), 429,
+        RefusingServer.RetryAfter.none(), true, List.of());
     FakeServer[] server = new FakeServer[1];
     server[0] = new FakeServer(time, exchange -> {
       long elapsed = time.nanoTime() - server[0].origin();
       long window = elapsed / windowNanos;
       firstStart.putIfAbsent(window, elapsed);
-      int count = used.merge(window, 1, Integer::sum);
-      boolean accepted = count <= limit;
-      if (!accepted && elapsed > firstStart.get(window) + latency + 1_000_000L) {
+      RefusingServer.Answer answer = quota.answer(time.nanoTime());
+      if (!answer.accepted() && elapsed > firstStart.get(window) + latency + 1_000_000L) {
         refusedAfterAnAnswer.add(exchange.uri.getPath() + " at " + elapsed / 1e9 + " s in window " + window);
       }
-      long reset = ((window + 1) * windowNanos - elapsed + 999_999_999L) / 1_000_000_000L;
-      return (accepted ? Reply.ok() : Reply.status(429)).after(Duration.ofNanos(latency))
-          .header("RateLimit", "\"default\";r=" + Math.max(0, limit - count) + ";t=" + reset);
+      return Reply.status(answer.status()).after(Duration.ofNanos(latency)).header("RateLimit", answer.rateLimit());
     });
     Hostpace engine = Hostpace.builder().time(time).limits(Limits.inFlight(inFlight)).retries(1_000).build();
     Random random = new Random(seed);

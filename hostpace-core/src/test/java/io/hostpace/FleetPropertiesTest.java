@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hostpace.FakeServer.Reply;
 import io.hostpace.FakeServer.Response;
+import io.hostpace.testing.AdmissionGate;
+import io.hostpace.testing.FixedWindow;
 import io.hostpace.testing.LocalFleet;
+import io.hostpace.testing.ServerLimit;
+import io.hostpace.testing.TokenBucket;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -72,23 +76,20 @@ class FleetPropertiesTest {
     final List<Hostpace> engines = new ArrayList<>();
     final List<CompletableFuture<Response>> calls = new ArrayList<>();
     final FakeServer server;
-    int held;
-    double tokens;
-    long refilledAt;
-    long origin;
+    final ServerLimit limit;
     boolean learnedALimit;
     boolean learnedAQuota;
-    long window = -1;
-    int usedInWindow;
 
     Run(Host host, Load load) {
       this.host = host;
       this.random = new Random(load.seed());
       this.fleet = new LocalFleet(time, time, Duration.ofMillis(load.latencyMillis()));
       this.server = new FakeServer(time, exchange -> reply());
-      this.tokens = host.capacity();
-      this.refilledAt = time.nanoTime();
-      this.origin = refilledAt;
+      this.limit = switch (host.model()) {
+        case GATE -> new AdmissionGate(host.capacity());
+        case BUCKET -> TokenBucket.of(host.capacity(), host.capacity(), time.nanoTime());
+        case WINDOW -> FixedWindow.countingRefusals(host.capacity(), Duration.ofNanos(WINDOW_NANOS), time.nanoTime());
+      };
       for (int p = 0; p < load.processes(); p++) {
         Hostpace.Builder builder = Hostpace.builder().time(time);
         if (load.configured() == 1) {
@@ -122,29 +123,12 @@ class FleetPropertiesTest {
       if (random.nextInt(100) < host.failPercent()) {
         return Reply.fail(new UncheckedIOException(new IOException("reset"))).after(latency);
       }
-      if (host.gate()) {
-        if (held >= host.capacity()) {
-          return Reply.refuse(429, "1").after(latency);
-        }
-        held++;
-        time.schedule(() -> held--, latency.toNanos());
-        return Reply.ok().after(latency);
+      if (!limit.admit(time.nanoTime())) {
+        return (host.gate() ? Reply.refuse(429, "1") : Reply.status(429)).after(latency);
       }
-      long now = time.nanoTime();
-      if (host.model() == Model.WINDOW) {
-        long current = Math.floorDiv(now - origin, WINDOW_NANOS);
-        if (current != window) {
-          window = current;
-          usedInWindow = 0;
-        }
-        return (++usedInWindow <= host.capacity() ? Reply.ok() : Reply.status(429)).after(latency);
+      if (host.gate()) { // its place is free once it has answered
+        time.schedule(() -> limit.end(time.nanoTime()), latency.toNanos());
       }
-      tokens = Math.min(host.capacity(), tokens + (now - refilledAt) / 1e9 * host.capacity());
-      refilledAt = now;
-      if (tokens < 1) {
-        return Reply.status(429).after(latency);
-      }
-      tokens--;
       return Reply.ok().after(latency);
     }
   }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.hostpace.FakeServer.Reply;
 import io.hostpace.FakeServer.Response;
 import io.hostpace.spi.LearningRule;
+import io.hostpace.testing.AdmissionGate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,16 +20,15 @@ class LearnedInFlightTest {
 
   final VirtualTime time = VirtualTime.create();
   final List<HostpaceEvent> events = new ArrayList<>();
-  int held;
+  final AdmissionGate kgf = new AdmissionGate(4);
   final FakeServer server = new FakeServer(time, exchange -> gate());
 
   /** KGF's admission gate: four at once for 500 ms each; the rest refused at once with Retry-After: 1. */
   Reply gate() {
-    if (held >= 4) {
+    if (!kgf.admit(time.nanoTime())) {
       return Reply.refuse(429, "1").after(Duration.ofMillis(500));
     }
-    held++;
-    time.schedule(() -> held--, 500_000_000L);
+    time.schedule(() -> kgf.end(time.nanoTime()), 500_000_000L);
     return Reply.ok().after(Duration.ofMillis(500));
   }
 

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hostpace.FakeServer.Reply;
 import io.hostpace.FakeServer.Response;
+import io.hostpace.testing.AdmissionGate;
+import io.hostpace.testing.FixedWindow;
+import io.hostpace.testing.ServerLimit;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -66,9 +69,7 @@ class LearnedLimitsPropertiesTest {
     final Random random;
     final List<HostpaceEvent> events = new ArrayList<>();
     final List<CompletableFuture<Response>> calls = new ArrayList<>();
-    int held;
-    long window = -1;
-    int used;
+    final ServerLimit limit;
     /** Whether the engine has learned an in-flight limit for the host, and the most it had in flight since. */
     boolean limitLearned;
     int mostAtOnceOnceLearned;
@@ -78,6 +79,8 @@ class LearnedLimitsPropertiesTest {
     Run(Host host, Load load) {
       this.host = host;
       this.random = new Random(load.seed());
+      this.limit = host.gate() ? new AdmissionGate(host.capacity())
+          : FixedWindow.countingRefusals(host.capacity(), Duration.ofMillis(host.windowMillis()), origin);
       this.server = new FakeServer(time, exchange -> reply());
       this.engine = Hostpace.builder().time(time).listener(event -> {
         events.add(event);
@@ -110,19 +113,13 @@ class LearnedLimitsPropertiesTest {
           int inFlight = engine.snapshot().stream().mapToInt(HostSnapshot::inFlight).sum();
           mostAtOnceOnceLearned = Math.max(mostAtOnceOnceLearned, inFlight);
         }
-        if (held >= host.capacity()) {
+        if (!limit.admit(time.nanoTime())) {
           return Reply.refuse(429, "1").after(latency);
         }
-        held++;
-        time.schedule(() -> held--, latency.toNanos());
+        time.schedule(() -> limit.end(time.nanoTime()), latency.toNanos());
         return Reply.ok().after(latency);
       }
-      long current = (time.nanoTime() - origin) / Duration.ofMillis(host.windowMillis()).toNanos();
-      if (current != window) {
-        window = current;
-        used = 0;
-      }
-      return ++used <= host.capacity() ? Reply.ok().after(latency) : Reply.status(429).after(latency);
+      return limit.admit(time.nanoTime()) ? Reply.ok().after(latency) : Reply.status(429).after(latency);
     }
 
     Run play() {

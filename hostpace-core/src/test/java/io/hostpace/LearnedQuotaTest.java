@@ -6,6 +6,7 @@ import io.hostpace.FakeServer.Reply;
 import io.hostpace.FakeServer.Response;
 import io.hostpace.spi.HostState;
 import io.hostpace.spi.LearningRule;
+import io.hostpace.testing.FixedWindow;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,18 +22,12 @@ class LearnedQuotaTest {
   final VirtualTime time = VirtualTime.create();
   final long origin = time.nanoTime();
   final List<HostpaceEvent> events = new ArrayList<>();
-  long window = -1;
-  int used;
+  final FixedWindow twentyAWindow = FixedWindow.countingRefusals(20, Duration.ofSeconds(30), origin);
   final FakeServer server = new FakeServer(time, exchange -> fixedWindow());
 
   /** 20 requests in each window of 30 s from 0 s; beyond them a bare 429. */
   Reply fixedWindow() {
-    long current = (time.nanoTime() - origin) / 30_000_000_000L;
-    if (current != window) {
-      window = current;
-      used = 0;
-    }
-    return ++used <= 20 ? Reply.ok().after(Duration.ofMillis(50)) : Reply.status(429).after(Duration.ofMillis(50));
+    return twentyAWindow.admit(time.nanoTime()) ? Reply.ok().after(Duration.ofMillis(50)) : Reply.status(429).after(Duration.ofMillis(50));
   }
 
   @Test

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.hostpace.FakeServer.Reply;
 import io.hostpace.FakeServer.Response;
 import io.hostpace.spi.LearningRule;
+import io.hostpace.testing.FixedWindow;
+import io.hostpace.testing.RefusingServer;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.ZoneOffset;
@@ -317,21 +319,11 @@ class RefusalTest {
 
   /** Three a window of 10 s from 0 s, each answer saying what is left of the window and when it ends. */
   java.util.function.Function<FakeServer.FakeExchange, Reply> threeAWindow() {
-    int[] used = new int[2]; // window, used
+    RefusingServer threeAWindow = new RefusingServer(FixedWindow.of(3, Duration.ofSeconds(10), server.origin()), 429,
+        RefusingServer.RetryAfter.none(), true, List.of());
     return exchange -> {
-      long elapsed = time.nanoTime() - server.origin();
-      int window = (int) (elapsed / 10_000_000_000L);
-      if (window != used[0]) {
-        used[0] = window;
-        used[1] = 0;
-      }
-      boolean accepted = used[1] < 3;
-      if (accepted) {
-        used[1]++;
-      }
-      long reset = ((window + 1) * 10_000_000_000L - elapsed + 999_999_999L) / 1_000_000_000L;
-      return (accepted ? Reply.ok() : Reply.status(429))
-          .header("RateLimit", "\"default\";r=" + (3 - used[1]) + ";t=" + reset);
+      RefusingServer.Answer answer = threeAWindow.answer(time.nanoTime());
+      return Reply.status(answer.status()).header("RateLimit", answer.rateLimit());
     };
   }
 

@@ -6,6 +6,7 @@ import io.hostpace.HostpaceEvent;
 import io.hostpace.Limits;
 import io.hostpace.VirtualTime;
 import io.hostpace.spi.Exchange;
+import io.hostpace.testing.Spacing;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,21 +26,18 @@ public final class PacingTrace {
 
   private PacingTrace() {}
 
-  /** The server: a token bucket of one request a second, 50 ms to answer. */
+  /** The server: one request a second, 50 ms to answer. */
   static final class OneASecond {
     final VirtualTime time;
-    long nextFree;
+    final Spacing spacing = Spacing.oneEvery(Duration.ofSeconds(1));
     int refused;
 
     OneASecond(VirtualTime time) {
       this.time = time;
-      this.nextFree = time.nanoTime();
     }
 
     int admit() {
-      long now = time.nanoTime();
-      if (now - nextFree >= 0) {
-        nextFree = now + 1_000_000_000L;
+      if (spacing.admit(time.nanoTime())) {
         return 200;
       }
       refused++;

@@ -1,34 +1,30 @@
 package io.hostpace.fuseki;
 
+import io.hostpace.testing.AdmissionGate;
 import java.time.Duration;
 
-/** {@link Gate#concurrent}: at most {@code concurrent} admitted requests at once. */
+/** {@link Gate#concurrent}: the core's {@link AdmissionGate}, at most {@code concurrent} admitted requests at once. */
 final class ConcurrencyGate implements Gate {
 
-  private final int concurrent;
-  private final Duration retryAfter;
+  private final Admission refused;
   // @GuardedBy("this")
-  private int admitted;
+  private final AdmissionGate gate;
 
   ConcurrencyGate(int concurrent, Duration retryAfter) {
     if (concurrent < 1) {
       throw new IllegalArgumentException("a gate admits at least 1 request at once, got " + concurrent);
     }
-    this.concurrent = concurrent;
-    this.retryAfter = retryAfter;
+    this.gate = new AdmissionGate(concurrent);
+    this.refused = new Admission(false, 429, retryAfter);
   }
 
   @Override
   public synchronized Admission admit(long now) {
-    if (admitted >= concurrent) {
-      return new Admission(false, 429, retryAfter);
-    }
-    admitted++;
-    return Admission.ADMITTED;
+    return gate.admit(now) ? Admission.ADMITTED : refused;
   }
 
   @Override
   public synchronized void release() {
-    admitted--;
+    gate.end(System.nanoTime());
   }
 }

@@ -31,7 +31,7 @@ public interface Gate {
    * requests do not use up the allowance.
    */
   static Gate oneEvery(Duration interval) {
-    return new SpacingGate(interval.toNanos());
+    return new SpacingGate(interval);
   }
 
   /**

@@ -1,25 +1,22 @@
 package io.hostpace.fuseki;
 
-/** {@link Gate#oneEvery}: at most one admission per interval; the first at once. */
+import io.hostpace.testing.Spacing;
+import java.time.Duration;
+
+/** {@link Gate#oneEvery}: the core's {@link Spacing}, one admission per interval, the first at once. */
 final class SpacingGate implements Gate {
 
-  private final long interval;
-  // @GuardedBy("this")
-  private boolean admittedAny;
-  // @GuardedBy("this")
-  private long lastAdmitted;
+  private static final Admission REFUSED = new Admission(false, 429, null);
 
-  SpacingGate(long interval) {
-    this.interval = interval;
+  // @GuardedBy("this")
+  private final Spacing spacing;
+
+  SpacingGate(Duration interval) {
+    this.spacing = Spacing.oneEvery(interval);
   }
 
   @Override
   public synchronized Admission admit(long now) {
-    if (admittedAny && now - lastAdmitted < interval) {
-      return new Admission(false, 429, null);
-    }
-    admittedAny = true;
-    lastAdmitted = now;
-    return Admission.ADMITTED;
+    return spacing.admit(now) ? Admission.ADMITTED : REFUSED;
   }
 }

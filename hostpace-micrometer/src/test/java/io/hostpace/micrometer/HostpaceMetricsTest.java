@@ -10,6 +10,8 @@ import io.hostpace.HostpaceListener;
 import io.hostpace.Limits;
 import io.hostpace.VirtualTime;
 import io.hostpace.micrometer.ScriptedServer.Reply;
+import io.hostpace.testing.AdmissionGate;
+import io.hostpace.testing.FixedWindow;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
@@ -72,31 +74,27 @@ class HostpaceMetricsTest {
     time.advance(Duration.ofNanos(target - time.elapsed().toNanos()));
   }
 
-  /** Requests each gated host holds now, by host. */
-  final Map<String, Integer> held = new HashMap<>();
+  /** Each gated host's gate. */
+  final Map<String, AdmissionGate> gates = new HashMap<>();
 
   /** A KGF-like gate: {@code places} at once for 100 ms each; the rest refused at once with Retry-After: 1. */
   Reply gate(String host, int places) {
-    if (held.getOrDefault(host, 0) >= places) {
+    AdmissionGate gate = gates.computeIfAbsent(host, h -> new AdmissionGate(places));
+    if (!gate.admit(time.nanoTime())) {
       return Reply.refuse(429, "1");
     }
-    held.merge(host, 1, Integer::sum);
-    time.schedule(() -> held.merge(host, -1, Integer::sum), Reply.ok().latency().toNanos());
+    time.schedule(() -> gate.end(time.nanoTime()), Reply.ok().latency().toNanos());
     return Reply.ok();
   }
 
-  /** The window each host counts in, and how many it took in it. */
-  final Map<String, long[]> windows = new HashMap<>();
+  /** Each host's quota. */
+  final Map<String, FixedWindow> windows = new HashMap<>();
 
   /** A quota counted in fixed windows of {@code window} from 0 s; beyond {@code permits} a bare 429. */
   Reply fixedWindow(String host, int permits, Duration window) {
-    long current = time.elapsed().toNanos() / window.toNanos();
-    long[] counted = windows.computeIfAbsent(host, h -> new long[] {-1, 0});
-    if (counted[0] != current) {
-      counted[0] = current;
-      counted[1] = 0;
-    }
-    return ++counted[1] <= permits ? Reply.ok().after(Duration.ofMillis(50)) : Reply.status(429).after(Duration.ofMillis(50));
+    long zero = time.nanoTime() - time.elapsed().toNanos();
+    FixedWindow quota = windows.computeIfAbsent(host, h -> FixedWindow.countingRefusals(permits, window, zero));
+    return quota.admit(time.nanoTime()) ? Reply.ok().after(Duration.ofMillis(50)) : Reply.status(429).after(Duration.ofMillis(50));
   }
 
   // ---------------------------------------------------------------- gauges from the snapshot

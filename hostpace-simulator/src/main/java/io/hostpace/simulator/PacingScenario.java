@@ -1,7 +1,7 @@
 package io.hostpace.simulator;
 
+import io.hostpace.testing.RefusingServer.Step;
 import java.util.List;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A pacing scenario, parsed and checked ({@link PacingScenarioParser}; the format is in
@@ -30,15 +30,13 @@ record PacingScenario(long seed, long maxNanos, int runs, List<ServerSpec> serve
   /**
    * A server model. {@code rate}/{@code burst} are the token bucket's, {@code limit}/{@code window}
    * the fixed window's, {@code maxConcurrent} the gate's; the others are unused by that model.
-   * {@code announces}: every answer carries the quota left ({@code RateLimit}, SPEC R8).
+   * {@code announces}: every answer carries the quota left ({@code RateLimit}, SPEC R8);
+   * {@code changes}: from each one's time on, the fields given replace the server's
+   * ({@code places} is the gate's {@code maxConcurrent}).
    */
   record ServerSpec(
       String host, Model model, double rate, int burst, int limit, long window, int maxConcurrent,
-      int status, RetryAfter retryAfter, long latency, boolean refusalsCount, boolean announces, List<Change> changes) {}
-
-  /** From {@code at} on, the fields given replace the server's; null ones stay. */
-  record Change(long at, @Nullable Double rate, @Nullable Integer burst, @Nullable Integer limit,
-      @Nullable Integer maxConcurrent) {}
+      int status, RetryAfter retryAfter, long latency, boolean refusalsCount, boolean announces, List<Step> changes) {}
 
   /**
    * A client of one host.

@@ -8,12 +8,12 @@ import static io.hostpace.simulator.ScenarioJson.required;
 import static io.hostpace.simulator.ScenarioJson.text;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hostpace.simulator.PacingScenario.Change;
 import io.hostpace.simulator.PacingScenario.ClientSpec;
 import io.hostpace.simulator.PacingScenario.Model;
 import io.hostpace.simulator.PacingScenario.Policy;
 import io.hostpace.simulator.PacingScenario.RetryAfter;
 import io.hostpace.simulator.PacingScenario.ServerSpec;
+import io.hostpace.testing.RefusingServer.Step;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -164,7 +164,7 @@ final class PacingScenarioParser {
     if (announces && model == Model.GATE) {
       throw new ScenarioException(path + ".announces", "a gate counts no quota to announce: token-bucket or fixed-window only");
     }
-    List<Change> changes = new ArrayList<>();
+    List<Step> changes = new ArrayList<>();
     if (node.has("changes")) {
       JsonNode list = list(node.get("changes"), path + ".changes", "a list of changes");
       long previous = -1;
@@ -203,7 +203,7 @@ final class PacingScenarioParser {
         if (newRate == null && newBurst == null && newLimit == null && newMax == null) {
           throw new ScenarioException(at, "a change must set one of rate, burst (token-bucket), limit (fixed-window), maxConcurrent (gate)");
         }
-        changes.add(new Change(when, newRate, newBurst, newLimit, newMax));
+        changes.add(new Step(when, newRate, newBurst, newLimit, newMax));
       }
     }
     return new ServerSpec(host, model, rate, burst, limit, window, maxConcurrent, status, retryAfter, latency,

@@ -12,6 +12,7 @@ import io.hostpace.spi.Exchange;
 import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
 import io.hostpace.testing.LocalFleet;
+import io.hostpace.testing.RefusingServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -319,7 +320,7 @@ public final class PacingSimulation {
         Request request = mine.get(i);
         URI uri = URI.create("http://" + client.host() + "/q/" + i);
         time.schedule(() -> {
-          CompletableFuture<ServerModel.Answer> call = engine.execute(new ModelExchange(uri, server, request));
+          CompletableFuture<RefusingServer.Answer> call = engine.execute(new ModelExchange(uri, server, request));
           call.whenComplete((answer, failure) -> {
             request.endedAt = elapsed();
             request.completed = answer != null && answer.accepted();
@@ -375,7 +376,7 @@ public final class PacingSimulation {
 
     private void attempt(ServerModel server, Request request, int retry, Runnable done) {
       long now = elapsed();
-      ServerModel.Answer answer = admit(server, request, now);
+      RefusingServer.Answer answer = admit(server, request, now);
       time.schedule(() -> {
         if (answer.accepted() || retry >= RETRIES) {
           request.endedAt = elapsed();
@@ -387,8 +388,8 @@ public final class PacingSimulation {
       }, server.spec.latency());
     }
 
-    ServerModel.Answer admit(ServerModel server, Request request, long now) {
-      ServerModel.Answer answer = server.admit(now);
+    RefusingServer.Answer admit(ServerModel server, Request request, long now) {
+      RefusingServer.Answer answer = server.admit(now);
       request.lastStart = now;
       starts.add(now);
       if (!answer.accepted()) {
@@ -443,7 +444,7 @@ public final class PacingSimulation {
     }
 
     /** An attempt of a paced request: the model decides at the start, answers after its latency. */
-    private final class ModelExchange implements Exchange<ServerModel.Answer> {
+    private final class ModelExchange implements Exchange<RefusingServer.Answer> {
       private final URI uri;
       private final ServerModel server;
       private final Request request;
@@ -470,20 +471,20 @@ public final class PacingSimulation {
       }
 
       @Override
-      public CompletableFuture<ServerModel.Answer> send() {
-        ServerModel.Answer answer = admit(server, request, elapsed());
-        CompletableFuture<ServerModel.Answer> future = new CompletableFuture<>();
+      public CompletableFuture<RefusingServer.Answer> send() {
+        RefusingServer.Answer answer = admit(server, request, elapsed());
+        CompletableFuture<RefusingServer.Answer> future = new CompletableFuture<>();
         time.schedule(() -> future.complete(answer), server.spec.latency());
         return future;
       }
 
       @Override
-      public int status(ServerModel.Answer response) {
+      public int status(RefusingServer.Answer response) {
         return response.status();
       }
 
       @Override
-      public @Nullable String header(ServerModel.Answer response, String name) {
+      public @Nullable String header(RefusingServer.Answer response, String name) {
         if (name.equalsIgnoreCase("Retry-After")) {
           return response.retryAfter();
         }
@@ -491,7 +492,7 @@ public final class PacingSimulation {
       }
 
       @Override
-      public void discard(ServerModel.Answer response) {}
+      public void discard(RefusingServer.Answer response) {}
     }
   }
 

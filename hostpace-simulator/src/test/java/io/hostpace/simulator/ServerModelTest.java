@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.hostpace.simulator.PacingScenario.Model;
 import io.hostpace.simulator.PacingScenario.RetryAfter;
 import io.hostpace.simulator.PacingScenario.ServerSpec;
+import io.hostpace.testing.RefusingServer;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -25,7 +26,7 @@ class ServerModelTest {
     assertThat(window.admit(0).rateLimit()).isEqualTo("\"default\";r=2;t=10");
     assertThat(window.admit(SECOND).rateLimit()).isEqualTo("\"default\";r=1;t=9");
     assertThat(window.admit(2 * SECOND + SECOND / 2).rateLimit()).isEqualTo("\"default\";r=0;t=8"); // 7.5 s, rounded up
-    ServerModel.Answer refused = window.admit(3 * SECOND);
+    RefusingServer.Answer refused = window.admit(3 * SECOND);
     assertThat(refused.accepted()).isFalse();
     assertThat(refused.rateLimit()).isEqualTo("\"default\";r=0;t=7");
     assertThat(window.admit(10 * SECOND).rateLimit()).isEqualTo("\"default\";r=2;t=10");

@@ -1,6 +1,9 @@
 package io.hostpace.testkit;
 
 import com.sun.net.httpserver.HttpExchange;
+import io.hostpace.testing.AdmissionGate;
+import io.hostpace.testing.RefusingServer;
+import io.hostpace.testing.RefusingServer.RetryAfter;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -10,15 +13,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Plays the KGF endpoint of the seed: it works on {@code capacity} requests at once (4 in the
  * seed), each for {@code work}, and refuses any more with {@code 429} and {@code Retry-After: 1}.
+ * The core's {@link AdmissionGate} decides, on the wall clock.
  */
 public final class KgfLike implements TestServer.Handler {
 
   /** The seed's capacity. */
   public static final int SEED_CAPACITY = 4;
 
-  private final int capacity;
   private final Duration work;
-  private final AtomicInteger working = new AtomicInteger();
+  // @GuardedBy("this")
+  private final AdmissionGate gate;
+  // @GuardedBy("this")
+  private final RefusingServer server;
   private final AtomicInteger maxWorking = new AtomicInteger();
   private final List<String> answers = new CopyOnWriteArrayList<>();
 
@@ -26,8 +32,9 @@ public final class KgfLike implements TestServer.Handler {
     if (capacity < 1) {
       throw new IllegalArgumentException("KGF-like capacity must be at least 1, got " + capacity);
     }
-    this.capacity = capacity;
     this.work = work;
+    this.gate = new AdmissionGate(capacity);
+    this.server = new RefusingServer(gate, 429, RetryAfter.seconds(1));
   }
 
   /** Four at once, 300 ms each. */
@@ -37,18 +44,25 @@ public final class KgfLike implements TestServer.Handler {
 
   @Override
   public void handle(TestServer.Request request, HttpExchange exchange) throws IOException, InterruptedException {
-    int now = working.incrementAndGet();
-    if (now > capacity) {
-      working.decrementAndGet();
-      answers.add(request + " 429");
-      TestServer.reply(exchange, 429, "busy", "Retry-After", "1");
+    RefusingServer.Answer answer;
+    synchronized (this) {
+      long now = System.nanoTime();
+      answer = server.answer(now);
+      if (answer.accepted()) {
+        maxWorking.accumulateAndGet(gate.inFlight(now), Math::max);
+      }
+    }
+    if (!answer.accepted()) {
+      answers.add(request + " " + answer.status());
+      TestServer.reply(exchange, answer.status(), "busy", "Retry-After", answer.retryAfter());
       return;
     }
-    maxWorking.accumulateAndGet(now, Math::max);
     try {
       Thread.sleep(work.toMillis());
     } finally {
-      working.decrementAndGet();
+      synchronized (this) {
+        server.end(System.nanoTime());
+      }
     }
     answers.add(request + " 200");
     TestServer.reply(exchange, 200, "results of " + request.path());
