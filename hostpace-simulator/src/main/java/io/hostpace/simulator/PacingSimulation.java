@@ -12,6 +12,7 @@ import io.hostpace.spi.Exchange;
 import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LocalFleet;
 import io.hostpace.spi.LearningRule;
+import io.hostpace.testing.ScriptedExchange;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -319,7 +320,7 @@ public final class PacingSimulation {
         Request request = mine.get(i);
         URI uri = URI.create("http://" + client.host() + "/q/" + i);
         time.schedule(() -> {
-          CompletableFuture<ServerModel.Answer> call = engine.execute(new ModelExchange(uri, server, request));
+          CompletableFuture<ServerModel.Answer> call = engine.execute(modelExchange(uri, server, request));
           call.whenComplete((answer, failure) -> {
             request.endedAt = elapsed();
             request.completed = answer != null && answer.accepted();
@@ -443,55 +444,16 @@ public final class PacingSimulation {
     }
 
     /** An attempt of a paced request: the model decides at the start, answers after its latency. */
-    private final class ModelExchange implements Exchange<ServerModel.Answer> {
-      private final URI uri;
-      private final ServerModel server;
-      private final Request request;
-
-      ModelExchange(URI uri, ServerModel server, Request request) {
-        this.uri = uri;
-        this.server = server;
-        this.request = request;
-      }
-
-      @Override
-      public URI uri() {
-        return uri;
-      }
-
-      @Override
-      public String method() {
-        return "GET";
-      }
-
-      @Override
-      public boolean canResend() {
-        return true;
-      }
-
-      @Override
-      public CompletableFuture<ServerModel.Answer> send() {
-        ServerModel.Answer answer = admit(server, request, elapsed());
-        CompletableFuture<ServerModel.Answer> future = new CompletableFuture<>();
-        time.schedule(() -> future.complete(answer), server.spec.latency());
-        return future;
-      }
-
-      @Override
-      public int status(ServerModel.Answer response) {
-        return response.status();
-      }
-
-      @Override
-      public @Nullable String header(ServerModel.Answer response, String name) {
-        if (name.equalsIgnoreCase("Retry-After")) {
-          return response.retryAfter();
-        }
-        return name.equalsIgnoreCase("RateLimit") ? response.rateLimit() : null;
-      }
-
-      @Override
-      public void discard(ServerModel.Answer response) {}
+    private ScriptedExchange<ServerModel.Answer> modelExchange(URI uri, ServerModel server, Request request) {
+      return ScriptedExchange.builder(uri, ServerModel.Answer::status)
+          .headers((response, name) -> {
+            if (name.equalsIgnoreCase("Retry-After")) {
+              return response.retryAfter();
+            }
+            return name.equalsIgnoreCase("RateLimit") ? response.rateLimit() : null;
+          })
+          .answers(attempt -> ScriptedExchange.after(time, server.spec.latency(), admit(server, request, elapsed())))
+          .build();
     }
   }
 
