@@ -10,8 +10,6 @@ import java.util.Comparator;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
@@ -146,8 +144,8 @@ final class Call<R> {
       if (failure != null) {
         Throwable cause = timedOut == number
             ? new AttemptTimeoutException(hostKey, Duration.ofNanos(took))
-            : unwrap(failure);
-        report(Outcomes.ofFailure(cause), took);
+            : Failures.unwrap(failure);
+        report(outcomeOf(cause), took);
         failed(number, cause);
       } else if (response == null) {
         failed(number, new NullPointerException("the exchange answered with no response"));
@@ -361,13 +359,13 @@ final class Call<R> {
     }
   }
 
-  private static Throwable unwrap(Throwable failure) {
-    Throwable current = failure;
-    while ((current instanceof CompletionException || current instanceof ExecutionException)
-        && current.getCause() != null) {
-      current = current.getCause();
+  /** What the failure tells the timeout policy, as the exchange judges it; an exchange that throws tells nothing. */
+  private @Nullable Outcome outcomeOf(Throwable failure) {
+    try {
+      return Outcomes.ofFailure(exchange, failure);
+    } catch (RuntimeException e) {
+      return null;
     }
-    return current;
   }
 
   @Override

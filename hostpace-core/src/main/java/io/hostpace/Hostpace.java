@@ -81,8 +81,7 @@ public final class Hostpace {
   private final LimitTable limits;
   private final int retries;
   private final Duration retryDelayLimit;
-  /** Per status 100 to 599: 1 a refusal, 2 a refusal when it carries Retry-After (no boxing per answer). */
-  private final byte[] refusalKinds = new byte[600];
+  private final RefusalStatuses refusalStatuses;
   private final String userAgent;
   private final LearningRule learningRule;
   private final Timer timer;
@@ -96,12 +95,7 @@ public final class Hostpace {
     this.limits = LimitTable.of(builder.everyHost, builder.byKey);
     this.retries = builder.retries;
     this.retryDelayLimit = builder.retryDelayLimit;
-    for (int status : builder.refusalStatusesWithRetryAfter) {
-      refusalKinds[status] = 2;
-    }
-    for (int status : builder.refusalStatuses) {
-      refusalKinds[status] = 1;
-    }
+    this.refusalStatuses = builder.refusalStatuses;
     this.userAgent = builder.userAgent;
     this.learningRule = builder.learningRule;
     this.timer = builder.timer;
@@ -376,13 +370,14 @@ public final class Hostpace {
     return learningRule;
   }
 
+  /** The statuses this engine takes for refusals (SPEC R1). */
+  public RefusalStatuses refusalStatuses() {
+    return refusalStatuses;
+  }
+
   /** Whether an answer with {@code status} is a refusal (SPEC R1). */
   boolean isRefusal(int status, boolean hasRetryAfter) {
-    if (status < 0 || status >= refusalKinds.length) {
-      return false;
-    }
-    int kind = refusalKinds[status];
-    return kind == 1 || (kind == 2 && hasRetryAfter);
+    return refusalStatuses.isRefusal(status, hasRetryAfter);
   }
 
   Scheduler scheduler() {
@@ -406,8 +401,7 @@ public final class Hostpace {
     private int retries = 5;
     private Duration retryDelayLimit = Duration.ofSeconds(60);
     private Duration forgetIdleAfter = Duration.ofHours(1);
-    private final Set<Integer> refusalStatuses = new LinkedHashSet<>(List.of(429, 503));
-    private final Set<Integer> refusalStatusesWithRetryAfter = new LinkedHashSet<>(List.of(405));
+    private RefusalStatuses refusalStatuses = RefusalStatuses.DEFAULT;
     private String userAgent = DEFAULT_USER_AGENT;
     private LearningRule learningRule = LearningRule.hostpace();
     private HostStateStore store = HostStateStore.inMemory();
@@ -481,17 +475,12 @@ public final class Hostpace {
      * as DBpedia sends). SPEC R1.
      */
     public Builder refusalStatuses(Set<Integer> always, Set<Integer> withRetryAfter) {
-      for (Set<Integer> statuses : List.of(always, withRetryAfter)) {
-        for (int status : statuses) {
-          if (status < 100 || status > 599) {
-            throw new IllegalArgumentException("refusal status must be 100 to 599, got " + status);
-          }
-        }
-      }
-      refusalStatuses.clear();
-      refusalStatuses.addAll(always);
-      refusalStatusesWithRetryAfter.clear();
-      refusalStatusesWithRetryAfter.addAll(withRetryAfter);
+      return refusalStatuses(RefusalStatuses.of(always, withRetryAfter));
+    }
+
+    /** The statuses that are refusals (SPEC R1); {@link RefusalStatuses#DEFAULT} unless set. */
+    public Builder refusalStatuses(RefusalStatuses statuses) {
+      this.refusalStatuses = statuses;
       return this;
     }
 

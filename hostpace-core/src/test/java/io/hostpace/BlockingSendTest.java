@@ -3,10 +3,9 @@ package io.hostpace;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.hostpace.spi.Exchange;
+import io.hostpace.testing.ScriptedExchange;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.net.URI;
 import java.time.Duration;
 import io.hostpace.timeout.TimeoutPolicy;
 import java.util.List;
@@ -43,30 +42,13 @@ class BlockingSendTest {
   }
 
   /** A blocking client: it "sends" in send() and hands back what it got. */
-  static final class BlockingExchange implements Exchange<Integer> {
-    final URI uri;
-    final List<Integer> statuses;
+  static final class BlockingExchange extends ScriptedExchange<Integer> {
     final List<Thread> threads = new CopyOnWriteArrayList<>();
     @Nullable IOException failure;
 
     BlockingExchange(String uri, Integer... statuses) {
-      this.uri = URI.create(uri);
-      this.statuses = List.of(statuses);
-    }
-
-    @Override
-    public URI uri() {
-      return uri;
-    }
-
-    @Override
-    public String method() {
-      return "GET";
-    }
-
-    @Override
-    public boolean canResend() {
-      return true;
+      super(ScriptedExchange.statuses(uri).answers(ScriptedExchange.inTurn(List.of(statuses)))
+          .headers((response, name) -> response == 429 && name.equalsIgnoreCase("Retry-After") ? "1" : null));
     }
 
     @Override
@@ -75,21 +57,8 @@ class BlockingSendTest {
       if (failure != null) {
         return CompletableFuture.failedFuture(failure);
       }
-      return CompletableFuture.completedFuture(statuses.get(Math.min(threads.size(), statuses.size()) - 1));
+      return super.send();
     }
-
-    @Override
-    public int status(Integer response) {
-      return response;
-    }
-
-    @Override
-    public @Nullable String header(Integer response, String name) {
-      return response == 429 && name.equalsIgnoreCase("Retry-After") ? "1" : null;
-    }
-
-    @Override
-    public void discard(Integer response) {}
   }
 
   static void await(BooleanSupplier condition) throws InterruptedException {
@@ -168,8 +137,7 @@ class BlockingSendTest {
   }
 
   /** A blocking client whose attempt hangs until the test lets it answer, as a server that is slow to. */
-  static class HangingExchange implements Exchange<Integer> {
-    final URI uri;
+  static class HangingExchange extends ScriptedExchange<Integer> {
     final CountDownLatch sent = new CountDownLatch(1);
     final CountDownLatch answer = new CountDownLatch(1);
     final List<Integer> discarded = new CopyOnWriteArrayList<>();
@@ -180,22 +148,7 @@ class BlockingSendTest {
     volatile boolean aborted;
 
     HangingExchange(String uri) {
-      this.uri = URI.create(uri);
-    }
-
-    @Override
-    public URI uri() {
-      return uri;
-    }
-
-    @Override
-    public String method() {
-      return "GET";
-    }
-
-    @Override
-    public boolean canResend() {
-      return true;
+      super(ScriptedExchange.statuses(uri));
     }
 
     @Override
@@ -220,16 +173,6 @@ class BlockingSendTest {
         answer.countDown();
       }
       return abortable;
-    }
-
-    @Override
-    public int status(Integer response) {
-      return response;
-    }
-
-    @Override
-    public @Nullable String header(Integer response, String name) {
-      return null;
     }
 
     @Override

@@ -1,6 +1,6 @@
 package io.hostpace;
 
-import io.hostpace.spi.Exchange;
+import io.hostpace.testing.ScriptedExchange;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -119,32 +119,17 @@ final class FakeServer {
   }
 
   /** One call's exchange with this server. */
-  class FakeExchange implements Exchange<Response> {
+  class FakeExchange extends ScriptedExchange<Response> {
     final URI uri;
     final String method;
-    final boolean canResend;
     int sends;
     @Nullable CompletableFuture<Response> pending;
 
     FakeExchange(URI uri, String method, boolean canResend) {
+      super(ScriptedExchange.builder(uri, Response::status).method(method).canResend(canResend)
+          .headers((response, name) -> response.headers().get(name.toLowerCase(Locale.ROOT))));
       this.uri = uri;
       this.method = method;
-      this.canResend = canResend;
-    }
-
-    @Override
-    public URI uri() {
-      return uri;
-    }
-
-    @Override
-    public String method() {
-      return method;
-    }
-
-    @Override
-    public boolean canResend() {
-      return canResend;
     }
 
     @Override
@@ -184,23 +169,8 @@ final class FakeServer {
     }
 
     @Override
-    public int status(Response response) {
-      return response.status();
-    }
-
-    @Override
-    public @Nullable String header(Response response, String name) {
-      return response.headers().get(name.toLowerCase(Locale.ROOT));
-    }
-
-    @Override
     public void discard(Response response) {
       discarded.add(response);
-    }
-
-    @Override
-    public String toString() {
-      return method + " " + uri;
     }
   }
 }

@@ -1,6 +1,6 @@
 package io.hostpace;
 
-import io.hostpace.spi.Exchange;
+import io.hostpace.testing.ScriptedExchange;
 import io.hostpace.spi.LearningRule;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -595,28 +595,20 @@ final class RandomWorkload {
     }
 
     /** A call's exchange with the fake server. */
-    final class FakeExchange implements Exchange<Answer> {
+    final class FakeExchange extends ScriptedExchange<Answer> {
       private final CallRecord call;
       private final URI uri;
 
       FakeExchange(CallRecord call) {
+        this(call, URI.create("http://" + hostName(call.host) + "/" + call.id));
+      }
+
+      private FakeExchange(CallRecord call, URI uri) {
+        super(ScriptedExchange.<Answer>builder(uri, response -> response.status)
+            .method(call.spec.canResend() ? "GET" : "POST").canResend(call.spec.canResend())
+            .headers((response, name) -> name.equalsIgnoreCase("Retry-After") ? response.retryAfter : null));
         this.call = call;
-        this.uri = URI.create("http://" + hostName(call.host) + "/" + call.id);
-      }
-
-      @Override
-      public URI uri() {
-        return uri;
-      }
-
-      @Override
-      public String method() {
-        return call.spec.canResend() ? "GET" : "POST";
-      }
-
-      @Override
-      public boolean canResend() {
-        return call.spec.canResend();
+        this.uri = uri;
       }
 
       @Override
@@ -670,24 +662,9 @@ final class RandomWorkload {
       }
 
       @Override
-      public int status(Answer response) {
-        return response.status;
-      }
-
-      @Override
-      public @Nullable String header(Answer response, String name) {
-        return name.equalsIgnoreCase("Retry-After") ? response.retryAfter : null;
-      }
-
-      @Override
       public void discard(Answer response) {
         response.discards++;
         log("discard " + response);
-      }
-
-      @Override
-      public String toString() {
-        return method() + " " + uri;
       }
     }
 

@@ -1,6 +1,7 @@
 package io.hostpace.cli;
 
 import io.hostpace.CallContext;
+import io.hostpace.Failures;
 import io.hostpace.HostSnapshot;
 import io.hostpace.Hostpace;
 import io.hostpace.jdk.PacedHttpClient;
@@ -25,7 +26,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -174,10 +174,7 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
 
   /** A short message for a call that got no HTTP answer. */
   static String describe(Throwable failure) {
-    Throwable cause = failure;
-    while (cause instanceof CompletionException && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
+    Throwable cause = Failures.unwrap(failure);
     for (Throwable t = cause; t != null; t = t.getCause()) {
       if (t instanceof io.hostpace.EndpointDownException || t instanceof io.hostpace.AttemptTimeoutException) {
         return t.getMessage();

@@ -1,7 +1,18 @@
 package io.hostpace.spi;
 
+import io.hostpace.AttemptTimeoutException;
+import io.hostpace.timeout.Outcome;
+import java.io.InterruptedIOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketException;
 import java.net.URI;
+import java.net.UnknownHostException;
+import java.nio.channels.UnresolvedAddressException;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLHandshakeException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -60,4 +71,37 @@ public interface Exchange<R> {
 
   /** Lets a response go that will not reach the caller, because another attempt follows. */
   void discard(R response);
+
+  /**
+   * What one exception of a failed attempt tells the timeout policy (SPEC D3): {@link
+   * Outcome#TIMED_OUT} for a timeout, {@link Outcome#UNREACHABLE} for an endpoint that could not
+   * be reached (refused, reset before the answer, DNS, TLS, connect timeout), null when it says
+   * neither. The engine asks about each exception of the failure's cause chain, outermost first,
+   * and takes the first answer that is not null, so an implementation judges {@code failure}
+   * alone, not its causes.
+   *
+   * <p>The default knows the JDK's own types: {@link UnknownHostException}, {@link
+   * UnresolvedAddressException}, {@link NoRouteToHostException}, {@link SSLHandshakeException},
+   * {@link ConnectException} and a {@link SocketException} that says reset, refused or closed are
+   * unreachable; an {@link InterruptedIOException} (a {@code SocketTimeoutException}, the engine's
+   * {@link AttemptTimeoutException}) and a {@link TimeoutException} are timeouts. An adapter whose
+   * client has types of its own answers for those and leaves the rest to this default.
+   */
+  default @Nullable Outcome outcomeOf(Throwable failure) {
+    if (failure instanceof UnknownHostException || failure instanceof UnresolvedAddressException
+        || failure instanceof NoRouteToHostException || failure instanceof SSLHandshakeException
+        || failure instanceof ConnectException) {
+      return Outcome.UNREACHABLE;
+    }
+    if (failure instanceof InterruptedIOException || failure instanceof TimeoutException) {
+      return Outcome.TIMED_OUT;
+    }
+    if (failure instanceof SocketException) {
+      String message = String.valueOf(failure.getMessage()).toLowerCase(Locale.ROOT);
+      if (message.contains("reset") || message.contains("refused") || message.contains("closed")) {
+        return Outcome.UNREACHABLE;
+      }
+    }
+    return null;
+  }
 }

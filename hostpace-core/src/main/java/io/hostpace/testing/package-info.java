@@ -14,8 +14,9 @@
  * servers on the wall clock (the testkit, the Fuseki endpoints). None is thread-safe: a server
  * that answers on many threads holds a lock around them.
  *
- * <p>Also here: {@link io.hostpace.testing.LocalFleet}, a fleet of engines in one JVM (SPEC S2
- * without Redis). None of this package is needed to run the engine; it ships in core, as
+ * <p>Also here: {@link io.hostpace.testing.ScriptedExchange}, an exchange whose attempts a script
+ * answers, to drive the engine without a network, and {@link io.hostpace.testing.LocalFleet}, a
+ * fleet of engines in one JVM (SPEC S2 without Redis). None of this package is needed to run the engine; it ships in core, as
  * {@link io.hostpace.VirtualTime} does, so that every module's tests and the simulator use it.
  */
 @NullMarked

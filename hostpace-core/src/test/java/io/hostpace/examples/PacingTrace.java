@@ -5,15 +5,13 @@ import io.hostpace.Hostpace;
 import io.hostpace.HostpaceEvent;
 import io.hostpace.Limits;
 import io.hostpace.VirtualTime;
-import io.hostpace.spi.Exchange;
+import io.hostpace.testing.ScriptedExchange;
 import io.hostpace.testing.Spacing;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Prints, in virtual time, how the engine meets a host that accepts one request a second and
@@ -59,7 +57,7 @@ public final class PacingTrace {
 
     List<CompletableFuture<Integer>> calls = new ArrayList<>();
     for (int i = 1; i <= 20; i++) {
-      calls.add(engine.execute(new ServerExchange(URI.create("https://qlever.test/sparql?q=" + i), server)));
+      calls.add(engine.execute(request("https://qlever.test/sparql?q=" + i, server)));
     }
     Duration took = time.runUntilIdle(Duration.ofHours(1));
 
@@ -86,36 +84,9 @@ public final class PacingTrace {
   }
 
   /** One request to the model server, answered 50 ms after it starts. */
-  private record ServerExchange(URI uri, OneASecond server) implements Exchange<Integer> {
-    @Override
-    public String method() {
-      return "GET";
-    }
-
-    @Override
-    public boolean canResend() {
-      return true;
-    }
-
-    @Override
-    public CompletableFuture<Integer> send() {
-      CompletableFuture<Integer> answer = new CompletableFuture<>();
-      int status = server.admit();
-      server.time.schedule(() -> answer.complete(status), 50_000_000L);
-      return answer;
-    }
-
-    @Override
-    public int status(Integer response) {
-      return response;
-    }
-
-    @Override
-    public @Nullable String header(Integer response, String name) {
-      return null;
-    }
-
-    @Override
-    public void discard(Integer response) {}
+  private static ScriptedExchange<Integer> request(String uri, OneASecond server) {
+    return ScriptedExchange.statuses(uri)
+        .answers(attempt -> ScriptedExchange.after(server.time, 50_000_000L, server.admit()))
+        .build();
   }
 }

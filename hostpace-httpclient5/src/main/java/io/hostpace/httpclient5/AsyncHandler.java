@@ -1,13 +1,14 @@
 package io.hostpace.httpclient5;
 
 import io.hostpace.CallContext;
+import io.hostpace.Failures;
 import io.hostpace.Hostpace;
 import io.hostpace.spi.Exchange;
+import io.hostpace.timeout.Outcome;
 import java.io.IOException;
 import java.net.URI;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import org.apache.hc.client5.http.async.AsyncExecCallback;
 import org.apache.hc.client5.http.async.AsyncExecChain;
@@ -17,7 +18,6 @@ import org.apache.hc.client5.http.impl.classic.RequestFailedException;
 import org.apache.hc.core5.http.EntityDetails;
 import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpException;
-import org.apache.hc.core5.http.HttpHeaders;
 import org.apache.hc.core5.http.HttpRequest;
 import org.apache.hc.core5.http.HttpResponse;
 import org.apache.hc.core5.http.nio.AsyncDataConsumer;
@@ -55,7 +55,7 @@ final class AsyncHandler implements AsyncExecChainHandler {
   @Override
   public void execute(HttpRequest request, @Nullable AsyncEntityProducer entityProducer, AsyncExecChain.Scope scope,
       AsyncExecChain chain, AsyncExecCallback callback) throws HttpException, IOException {
-    Attempts attempts = new Attempts(request, entityProducer, scope, chain, callback, engine.userAgent());
+    Attempts attempts = new Attempts(request, entityProducer, scope, chain, callback, engine);
     // The caller's cancel comes here, whenever it comes: waiting or in flight, the engine cancels the
     // call, and with it the attempt in flight, whose own dependencies then abort the exchange (see
     // Answer); once the call is done, the last attempt's dependencies abort the reading of its body.
@@ -77,10 +77,7 @@ final class AsyncHandler implements AsyncExecChainHandler {
   }
 
   private static Exception asException(Throwable failure) {
-    Throwable cause = failure;
-    while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
+    Throwable cause = Failures.unwrap(failure);
     if (cause instanceof CancellationException) {
       return new RequestFailedException("Request aborted", cause);
     }
@@ -99,16 +96,16 @@ final class AsyncHandler implements AsyncExecChainHandler {
     private final AsyncExecChain.Scope scope;
     private final AsyncExecChain chain;
     private final AsyncExecCallback upstream;
-    private final String userAgent;
+    private final Hostpace engine;
     private final URI uri;
     private final boolean canResend;
     /** The last attempt's answer: the next attempt goes once it has completed. */
     private volatile @Nullable Answer latest;
 
     Attempts(HttpRequest request, @Nullable AsyncEntityProducer entityProducer, AsyncExecChain.Scope scope,
-        AsyncExecChain chain, AsyncExecCallback upstream, String userAgent) throws HttpException {
+        AsyncExecChain chain, AsyncExecCallback upstream, Hostpace engine) throws HttpException {
       this.request = request;
-      this.userAgent = userAgent;
+      this.engine = engine;
       this.entityProducer = entityProducer;
       this.scope = scope;
       this.chain = chain;
@@ -169,9 +166,7 @@ final class AsyncHandler implements AsyncExecChainHandler {
       try {
         // A copy per attempt, as the client's own retries make: the chain below adds headers to what it is given.
         HttpRequest attempt = BasicRequestBuilder.copy(request).build();
-        if (!attempt.containsHeader(HttpHeaders.USER_AGENT)) {
-          attempt.setHeader(HttpHeaders.USER_AGENT, userAgent); // SPEC U1; the client adds its own only when none is set
-        }
+        HostpaceHttpClient5.withUserAgent(attempt, engine);
         AsyncExecChain.Scope below = new AsyncExecChain.Scope(scope.exchangeId, scope.route, scope.originalRequest,
             answer.dependency, scope.clientContext, scope.execRuntime, scope.scheduler, scope.execCount);
         next.proceed(attempt, entityProducer, below, answer);
@@ -194,6 +189,11 @@ final class AsyncHandler implements AsyncExecChainHandler {
     @Override
     public void discard(Answer answer) {
       answer.letGo();
+    }
+
+    @Override
+    public @Nullable Outcome outcomeOf(Throwable failure) {
+      return HostpaceHttpClient5.outcomeOf(failure, Exchange.super::outcomeOf);
     }
 
     @Override

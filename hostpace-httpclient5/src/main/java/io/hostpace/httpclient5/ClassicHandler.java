@@ -3,6 +3,7 @@ package io.hostpace.httpclient5;
 import io.hostpace.CallContext;
 import io.hostpace.Hostpace;
 import io.hostpace.spi.Exchange;
+import io.hostpace.timeout.Outcome;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.URI;
@@ -18,7 +19,6 @@ import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpEntity;
 import org.apache.hc.core5.http.HttpException;
-import org.apache.hc.core5.http.HttpHeaders;
 import org.apache.hc.core5.http.ProtocolException;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.http.io.support.ClassicRequestBuilder;
@@ -47,7 +47,7 @@ final class ClassicHandler implements ExecChainHandler {
   @Override
   public ClassicHttpResponse execute(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain)
       throws IOException, HttpException {
-    Attempts attempts = new Attempts(request, scope, chain, engine.userAgent());
+    Attempts attempts = new Attempts(request, scope, chain, engine);
     try {
       return engine.send(attempts, HostpaceHttpClient5.callContext(scope.clientContext, context), attempts::onCancel);
     } catch (InterruptedIOException e) {
@@ -80,16 +80,16 @@ final class ClassicHandler implements ExecChainHandler {
     private final ClassicHttpRequest request;
     private final ExecChain.Scope scope;
     private final ExecChain chain;
-    private final String userAgent;
+    private final Hostpace engine;
     private final URI uri;
     private final boolean canResend;
     private @Nullable Cancellable cancelWait;
     /** The HttpException an attempt failed with: the engine hands it back as an IOException's cause. */
     volatile @Nullable HttpException protocolFailure;
 
-    Attempts(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain, String userAgent) throws ProtocolException {
+    Attempts(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain, Hostpace engine) throws ProtocolException {
       this.request = request;
-      this.userAgent = userAgent;
+      this.engine = engine;
       this.scope = scope;
       this.chain = chain;
       this.uri = HostpaceHttpClient5.uri(request, scope.route);
@@ -136,9 +136,7 @@ final class ClassicHandler implements ExecChainHandler {
     public CompletableFuture<ClassicHttpResponse> send() {
       // A copy per attempt, as the client's own retries make: the chain below adds headers to what it is given.
       ClassicHttpRequest attempt = ClassicRequestBuilder.copy(request).build();
-      if (!attempt.containsHeader(HttpHeaders.USER_AGENT)) {
-        attempt.setHeader(HttpHeaders.USER_AGENT, userAgent); // SPEC U1; the client adds its own only when none is set
-      }
+      HostpaceHttpClient5.withUserAgent(attempt, engine);
       try {
         return CompletableFuture.completedFuture(chain.proceed(attempt, scope));
       } catch (HttpException e) {
@@ -187,6 +185,11 @@ final class ClassicHandler implements ExecChainHandler {
         // nothing left to let go
       }
       waitCancellably();
+    }
+
+    @Override
+    public @Nullable Outcome outcomeOf(Throwable failure) {
+      return HostpaceHttpClient5.outcomeOf(failure, Exchange.super::outcomeOf);
     }
 
     @Override

@@ -2,10 +2,14 @@ package io.hostpace.httpclient5;
 
 import io.hostpace.CallContext;
 import io.hostpace.Hostpace;
+import io.hostpace.UserAgent;
+import io.hostpace.timeout.Outcome;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Objects;
+import java.util.function.Function;
+import org.apache.hc.client5.http.ConnectTimeoutException;
 import org.apache.hc.client5.http.HttpRequestRetryStrategy;
 import org.apache.hc.client5.http.HttpRoute;
 import org.apache.hc.client5.http.async.AsyncExecChainHandler;
@@ -160,6 +164,23 @@ public final class HostpaceHttpClient5 {
   static CallContext callContext(@Nullable HttpContext httpContext, CallContext fallback) {
     Object attribute = httpContext == null ? null : httpContext.getAttribute(CALL_CONTEXT);
     return attribute instanceof CallContext context ? context : fallback;
+  }
+
+  /** An attempt's copy of the request, with the engine's User-Agent if it names none (SPEC U1). */
+  static void withUserAgent(HttpRequest attempt, Hostpace engine) {
+    String added = UserAgent.toAdd(engine, attempt::containsHeader);
+    if (added != null) {
+      attempt.setHeader(UserAgent.HEADER, added); // the client adds its own only when none is set
+    }
+  }
+
+  /**
+   * What an attempt's failure tells the timeout policy (SPEC D3): HttpClient's connect timeout, an
+   * {@code InterruptedIOException} that the default would take for a slow answer, is an endpoint
+   * that could not be reached; the JDK's own types are the default's to judge.
+   */
+  static @Nullable Outcome outcomeOf(Throwable failure, Function<Throwable, @Nullable Outcome> otherwise) {
+    return failure instanceof ConnectTimeoutException ? Outcome.UNREACHABLE : otherwise.apply(failure);
   }
 
   /** The request's absolute URI: its own, or its path on the route's target. */

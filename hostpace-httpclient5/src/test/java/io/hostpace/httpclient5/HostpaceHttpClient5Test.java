@@ -1,18 +1,23 @@
 package io.hostpace.httpclient5;
 
+import static io.hostpace.testkit.EngineState.inFlight;
+import static io.hostpace.testkit.EngineState.started;
+import static io.hostpace.testkit.EngineState.until;
+import static io.hostpace.testkit.EngineState.waiting;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hostpace.CallContext;
-import io.hostpace.HostSnapshot;
 import io.hostpace.Hostpace;
 import io.hostpace.HostpaceEvent;
 import io.hostpace.Limits;
 import io.hostpace.testkit.AdapterUnderTest;
+import io.hostpace.testkit.CallerThread;
+import io.hostpace.testkit.Opened;
 import io.hostpace.testkit.Outcome;
 import io.hostpace.testkit.Pending;
 import io.hostpace.testkit.RawServer;
-import io.hostpace.testkit.SlowBody;
 import io.hostpace.testkit.Refusing;
+import io.hostpace.testkit.SlowBody;
 import io.hostpace.testkit.TestRequest;
 import io.hostpace.testkit.TestServer;
 import java.nio.charset.StandardCharsets;
@@ -20,10 +25,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
-import java.util.stream.Collectors;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
@@ -39,23 +41,16 @@ class HostpaceHttpClient5Test {
 
   final List<HostpaceEvent> events = new CopyOnWriteArrayList<>();
   final Hostpace engine = Hostpace.builder().listener(events::add).build();
-  final List<AutoCloseable> closing = new ArrayList<>();
+  final Opened opened = new Opened();
 
   @AfterEach
   void close() throws Exception {
-    for (AutoCloseable closeable : closing) {
-      closeable.close();
-    }
-  }
-
-  <T extends AutoCloseable> T opened(T closeable) {
-    closing.add(closeable);
-    return closeable;
+    opened.close();
   }
 
   CloseableHttpClient classic(CallContext context) {
     CloseableHttpClient client = HostpaceHttpClient5.pace(HttpClients.custom(), engine, context).build();
-    opened((AutoCloseable) () -> client.close(CloseMode.IMMEDIATE));
+    opened.add((AutoCloseable) () -> client.close(CloseMode.IMMEDIATE));
     return client;
   }
 
@@ -65,44 +60,21 @@ class HostpaceHttpClient5Test {
     }
   }
 
-  List<String> started() {
-    return events.stream().filter(e -> e instanceof HostpaceEvent.Started).map(e -> (HostpaceEvent.Started) e)
-        .map(e -> e.uri().getPath() + " " + e.attempt()).collect(Collectors.toList());
-  }
-
-  int waiting() {
-    return engine.snapshot().stream().filter(h -> !h.group()).mapToInt(HostSnapshot::waiting).sum();
-  }
-
-  int inFlight() {
-    return engine.snapshot().stream().filter(h -> !h.group()).mapToInt(HostSnapshot::inFlight).sum();
-  }
-
-  static void until(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not reached in 10 s");
-      }
-      Thread.sleep(2);
-    }
-  }
-
   @Test
   void I3_theClientsOwnRetryStrategyLeavesRefusalsToTheEngine() throws Exception {
-    TestServer server = opened(TestServer.start(Refusing.always(503, "0")));
+    TestServer server = opened.add(TestServer.start(Refusing.always(503, "0")));
     CloseableHttpClient client = classic(CallContext.builder().retries(1).build());
 
     assertThat(get(client, server.uri("/"))).isEqualTo("503 refused 2");
 
     // DefaultHttpRequestRetryStrategy alone would send each attempt twice: it retries a 503 once.
     assertThat(server.requests()).hasSize(2);
-    assertThat(started()).containsExactly("/ 1", "/ 2");
+    assertThat(started(events)).containsExactly("/ 1", "/ 2");
   }
 
   @Test
   void I3_aCallWhoseHttpContextCarriesNoCallContextGetsTheHandlersDefault() throws Exception {
-    TestServer server = opened(TestServer.start((request, exchange) -> {
+    TestServer server = opened.add(TestServer.start((request, exchange) -> {
       Thread.sleep(100);
       TestServer.reply(exchange, 200, "ok");
     }));
@@ -131,7 +103,7 @@ class HostpaceHttpClient5Test {
 
   @Test
   void I3_aRedirectIsFollowedInsideOneAttempt() throws Exception {
-    TestServer server = opened(TestServer.start((request, exchange) -> {
+    TestServer server = opened.add(TestServer.start((request, exchange) -> {
       if (request.path().equals("/old")) {
         TestServer.reply(exchange, 302, "moved", "Location", "/new");
       } else {
@@ -141,13 +113,13 @@ class HostpaceHttpClient5Test {
 
     assertThat(get(classic(CallContext.DEFAULT), server.uri("/old"))).isEqualTo("200 here");
 
-    assertThat(started()).containsExactly("/old 1");
+    assertThat(started(events)).containsExactly("/old 1");
     assertThat(server.requests()).extracting(TestServer.Request::path).containsExactly("/old", "/new");
   }
 
   @Test
   void T5_interruptingAClassicCallerWhoseCallWaitsFailsItAsHttpClientDoesAndKeepsTheInterrupt() throws Exception {
-    RawServer raw = opened(RawServer.start());
+    RawServer raw = opened.add(RawServer.start());
     CloseableHttpClient client = classic(CallContext.builder().limit(raw.hostKey(), Limits.inFlight(1)).build());
     HttpGet hanging = new HttpGet(raw.uri("/hang"));
     Thread first = new Thread(() -> {
@@ -159,25 +131,17 @@ class HostpaceHttpClient5Test {
     });
     first.start();
     until(() -> raw.paths().contains("/hang"));
-    AtomicReference<Throwable> thrown = new AtomicReference<>();
-    AtomicReference<Boolean> interruptKept = new AtomicReference<>();
-    Thread caller = new Thread(() -> {
-      try {
-        get(client, raw.uri("/ok"));
-      } catch (Throwable t) {
-        thrown.set(t);
-        interruptKept.set(Thread.currentThread().isInterrupted());
-      }
-    });
-    caller.start();
-    until(() -> waiting() == 1);
+    CallerThread caller = CallerThread.start(() -> get(client, raw.uri("/ok")));
+    AtomicReference<Throwable> thrown = caller.thrown();
+    AtomicReference<Boolean> interruptKept = caller.interruptKept();
+    until(() -> waiting(engine) == 1);
 
     caller.interrupt();
     caller.join(10_000);
 
     assertThat(thrown.get()).isInstanceOf(RequestFailedException.class).hasMessage("Request aborted");
     assertThat(interruptKept.get()).isTrue();
-    assertThat(waiting()).isZero();
+    assertThat(waiting(engine)).isZero();
     hanging.cancel();
     first.join(10_000);
     assertThat(raw.paths()).containsExactly("/hang");
@@ -187,8 +151,8 @@ class HostpaceHttpClient5Test {
   void T5_cancellingAnAsyncCallInFlightAlwaysReachesItsExchange() throws Exception {
     // HttpClient's AsyncConnectExec can leave a finished connect as the future's dependency, so
     // that its cancel misses the exchange; the handler keeps every dependency and cancels them all.
-    RawServer raw = opened(RawServer.start());
-    AdapterUnderTest async = opened(HttpClient5Clients.async(engine));
+    RawServer raw = opened.add(RawServer.start());
+    AdapterUnderTest async = opened.add(HttpClient5Clients.async(engine));
     CallContext oneAtATime = CallContext.builder().limit(raw.hostKey(), Limits.inFlight(1)).build();
 
     for (int i = 1; i <= 40; i++) {
@@ -198,7 +162,7 @@ class HostpaceHttpClient5Test {
       hanging.cancel();
       Outcome cancelled = hanging.await(Duration.ofSeconds(10));
       assertThat(cancelled.isFailure()).isTrue();
-      until(() -> inFlight() == 0);
+      until(() -> inFlight(engine) == 0);
       until(() -> raw.abandoned().size() == arrived);
     }
   }
@@ -206,11 +170,11 @@ class HostpaceHttpClient5Test {
   @Test
   void T5_cancellingAnAsyncCallWhoseBodyIsStillComingAbortsItsExchange() throws Exception {
     SlowBody slow = new SlowBody(10, Duration.ofMillis(100));
-    TestServer server = opened(TestServer.start(slow));
-    AdapterUnderTest async = opened(HttpClient5Clients.async(engine));
+    TestServer server = opened.add(TestServer.start(slow));
+    AdapterUnderTest async = opened.add(HttpClient5Clients.async(engine));
 
     Pending call = async.start(TestRequest.get(server.uri("/slow")));
-    until(() -> !server.requests("/slow").isEmpty() && inFlight() == 0); // the headers arrived: the call is done for the engine
+    until(() -> !server.requests("/slow").isEmpty() && inFlight(engine) == 0); // the headers arrived: the call is done for the engine
     call.cancel();
 
     assertThat(call.await(Duration.ofSeconds(10)).isFailure()).isTrue();

@@ -2,6 +2,7 @@ package io.hostpace.httpclient5;
 
 import io.hostpace.Hostpace;
 import io.hostpace.testkit.AdapterUnderTest;
+import io.hostpace.testkit.ClientUnderTest;
 import io.hostpace.testkit.Outcome;
 import io.hostpace.testkit.Pending;
 import io.hostpace.testkit.TestRequest;
@@ -51,7 +52,7 @@ final class HttpClient5Clients {
   /** {@code client.executeOpen(...)} on a thread of its own, cancelled with the request's {@code cancel()}. */
   static AdapterUnderTest classic(Hostpace engine) {
     CloseableHttpClient client = HostpaceHttpClient5.pace(HttpClients.custom(), engine).build();
-    return new AdapterUnderTest() {
+    return new ClientUnderTest(IOException.class, SocketTimeoutException.class) {
       @Override
       public Pending start(TestRequest request) {
         HttpUriRequestBase http = new HttpUriRequestBase(request.method(), request.uri());
@@ -71,16 +72,6 @@ final class HttpClient5Clients {
       }
 
       @Override
-      public Class<? extends Throwable> networkFailure() {
-        return IOException.class;
-      }
-
-      @Override
-      public Class<? extends Throwable> timeoutFailure() {
-        return SocketTimeoutException.class;
-      }
-
-      @Override
       public void close() throws IOException {
         client.close(CloseMode.IMMEDIATE);
       }
@@ -91,7 +82,7 @@ final class HttpClient5Clients {
   static AdapterUnderTest async(Hostpace engine) {
     CloseableHttpAsyncClient client = HostpaceHttpClient5.pace(HttpAsyncClients.custom(), engine).build();
     client.start();
-    return new AdapterUnderTest() {
+    return new ClientUnderTest(IOException.class, SocketTimeoutException.class) {
       @Override
       public Pending start(TestRequest request) {
         AsyncRequestBuilder builder = AsyncRequestBuilder.create(request.method()).setUri(request.uri());
@@ -119,16 +110,6 @@ final class HttpClient5Clients {
               }
             });
         return Pending.of(outcome, () -> call.cancel(true));
-      }
-
-      @Override
-      public Class<? extends Throwable> networkFailure() {
-        return IOException.class;
-      }
-
-      @Override
-      public Class<? extends Throwable> timeoutFailure() {
-        return SocketTimeoutException.class;
       }
 
       @Override

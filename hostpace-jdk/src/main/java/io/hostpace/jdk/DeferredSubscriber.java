@@ -1,5 +1,6 @@
 package io.hostpace.jdk;
 
+import io.hostpace.Failures;
 import java.net.http.HttpResponse.BodySubscriber;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -37,7 +38,7 @@ final class DeferredSubscriber<T> implements BodySubscriber<T> {
 
   /** {@code target} completes with the subscriber the signals are for; should it fail, the body fails. */
   DeferredSubscriber(CompletableFuture<BodySubscriber<T>> target) {
-    this.target = target.exceptionally(failure -> new Failed<>(JdkExchange.unwrap(failure)));
+    this.target = target.exceptionally(failure -> new Failed<>(Failures.unwrap(failure)));
     this.body = this.target.thenCompose(BodySubscriber::getBody);
     this.target.thenAccept(this::choose);
   }

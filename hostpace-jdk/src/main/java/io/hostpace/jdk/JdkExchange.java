@@ -1,8 +1,11 @@
 package io.hostpace.jdk;
 
+import io.hostpace.Failures;
 import io.hostpace.spi.Exchange;
+import io.hostpace.timeout.Outcome;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
@@ -10,10 +13,9 @@ import java.net.http.HttpResponse.BodySubscriber;
 import java.net.http.HttpResponse.BodySubscribers;
 import java.net.http.HttpResponse.PushPromiseHandler;
 import java.net.http.HttpResponse.ResponseInfo;
+import java.net.http.HttpTimeoutException;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -104,13 +106,19 @@ final class JdkExchange<T> implements Exchange<JdkExchange.Head<T>> {
     }
   }
 
-  static Throwable unwrap(Throwable failure) {
-    Throwable current = failure;
-    while ((current instanceof CompletionException || current instanceof ExecutionException)
-        && current.getCause() != null) {
-      current = current.getCause();
+  /**
+   * The JDK client's own timeouts: a connect timeout means the endpoint could not be reached, any
+   * other {@link HttpTimeoutException} that the answer did not come in time (SPEC D3).
+   */
+  @Override
+  public @Nullable Outcome outcomeOf(Throwable failure) {
+    if (failure instanceof HttpConnectTimeoutException) {
+      return Outcome.UNREACHABLE;
     }
-    return current;
+    if (failure instanceof HttpTimeoutException) {
+      return Outcome.TIMED_OUT;
+    }
+    return Exchange.super.outcomeOf(failure);
   }
 
   @Override
@@ -176,7 +184,7 @@ final class JdkExchange<T> implements Exchange<JdkExchange.Head<T>> {
           response.complete(done);
           return;
         }
-        Throwable cause = unwrap(failure);
+        Throwable cause = Failures.unwrap(failure);
         answered.completeExceptionally(cause); // failed before its headers: the engine hears it
         response.completeExceptionally(cause); // or while its body was read: the caller does
         letGo();

@@ -1,7 +1,9 @@
 package io.hostpace.jdk;
 
 import io.hostpace.CallContext;
+import io.hostpace.Failures;
 import io.hostpace.Hostpace;
+import io.hostpace.UserAgent;
 import java.io.IOException;
 import java.net.Authenticator;
 import java.net.CookieHandler;
@@ -188,12 +190,12 @@ public final class PacedHttpClient extends HttpClient implements AutoCloseable {
     call.whenComplete((head, failure) -> {
       if (failure != null) {
         exchange.abandon();
-        result.completeExceptionally(JdkExchange.unwrap(failure));
+        result.completeExceptionally(Failures.unwrap(failure));
         return;
       }
       head.keep().whenComplete((response, bodyFailure) -> {
         if (bodyFailure != null) {
-          result.completeExceptionally(JdkExchange.unwrap(bodyFailure));
+          result.completeExceptionally(Failures.unwrap(bodyFailure));
         } else {
           result.complete(response);
         }
@@ -211,11 +213,12 @@ public final class PacedHttpClient extends HttpClient implements AutoCloseable {
 
   /** The request, with the engine's User-Agent if it names none (SPEC U1). */
   private HttpRequest withUserAgent(HttpRequest request) {
-    if (request.headers().firstValue("User-Agent").isPresent()) {
+    String added = UserAgent.toAdd(engine, name -> request.headers().firstValue(name).isPresent());
+    if (added == null) {
       return request;
     }
     return HttpRequest.newBuilder(request, (name, value) -> true)
-        .setHeader("User-Agent", engine.userAgent())
+        .setHeader(UserAgent.HEADER, added)
         .build();
   }
 

@@ -1,6 +1,5 @@
 package io.hostpace.jdk;
 
-import io.hostpace.testkit.RawServer;
 import static io.hostpace.jdk.Waiting.get;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -8,18 +7,20 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.hostpace.Hostpace;
 import io.hostpace.HostpaceEvent;
 import io.hostpace.Limits;
+import io.hostpace.testkit.EngineState;
+import io.hostpace.testkit.RawServer;
 import java.io.IOException;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
-import java.net.http.HttpResponse;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
@@ -61,7 +62,7 @@ class FailuresTest {
   void theNextRequestStarts() throws Exception {
     HttpResponse<String> next = client.sendAsync(get(server.uri("/ok")), BodyHandlers.ofString()).get(10, TimeUnit.SECONDS);
     assertThat(next.body()).isEqualTo("ok");
-    assertThat(Waiting.inFlight(engine)).isZero();
+    assertThat(EngineState.inFlight(engine)).isZero();
   }
 
   @Test
@@ -99,28 +100,28 @@ class FailuresTest {
   @Test
   void T5_cancellingTheFutureFreesThePlaceForTheRequestQueuedBehindIt() throws Exception {
     CompletableFuture<HttpResponse<String>> hanging = client.sendAsync(get(server.uri("/hang")), BodyHandlers.ofString());
-    Waiting.until(() -> server.paths().contains("/hang"));
+    EngineState.until(() -> server.paths().contains("/hang"));
     CompletableFuture<HttpResponse<String>> next = client.sendAsync(get(server.uri("/ok")), BodyHandlers.ofString());
-    Waiting.until(() -> Waiting.waiting(engine) == 1);
+    EngineState.until(() -> EngineState.waiting(engine) == 1);
     assertThat(next).isNotDone();
 
     hanging.cancel(true);
 
     assertThat(next.get(10, TimeUnit.SECONDS).body()).isEqualTo("ok");
     assertThat(hanging).isCancelled();
-    Waiting.until(() -> server.abandoned().contains("/hang")); // the JDK let the exchange go
+    EngineState.until(() -> server.abandoned().contains("/hang")); // the JDK let the exchange go
     assertThat(server.paths()).containsExactly("/hang", "/ok");
   }
 
   @Test
   void T5_cancellingAQueuedRequestTakesItOutOfItsQueue() throws Exception {
     CompletableFuture<HttpResponse<String>> hanging = client.sendAsync(get(server.uri("/hang")), BodyHandlers.ofString());
-    Waiting.until(() -> server.paths().contains("/hang"));
+    EngineState.until(() -> server.paths().contains("/hang"));
     CompletableFuture<HttpResponse<String>> queued = client.sendAsync(get(server.uri("/queued")), BodyHandlers.ofString());
-    Waiting.until(() -> Waiting.waiting(engine) == 1);
+    EngineState.until(() -> EngineState.waiting(engine) == 1);
 
     queued.cancel(true);
-    Waiting.until(() -> Waiting.waiting(engine) == 0);
+    EngineState.until(() -> EngineState.waiting(engine) == 0);
     hanging.cancel(true);
 
     theNextRequestStarts();
@@ -139,13 +140,13 @@ class FailuresTest {
       }
     });
     caller.start();
-    Waiting.until(() -> server.paths().contains("/hang"));
+    EngineState.until(() -> server.paths().contains("/hang"));
 
     caller.interrupt();
     caller.join(10_000);
 
     assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
-    Waiting.until(() -> server.abandoned().contains("/hang")); // the JDK let the exchange go
+    EngineState.until(() -> server.abandoned().contains("/hang")); // the JDK let the exchange go
     theNextRequestStarts();
   }
 }

@@ -1,6 +1,7 @@
 package io.hostpace.jdk;
 
 import io.hostpace.testkit.AdapterUnderTest;
+import io.hostpace.testkit.ClientUnderTest;
 import io.hostpace.testkit.Outcome;
 import io.hostpace.testkit.Pending;
 import io.hostpace.testkit.TestRequest;
@@ -38,26 +39,17 @@ final class JdkClients {
     return Outcome.answer(response.statusCode(), response.body());
   }
 
-  abstract static class Jdk implements AdapterUnderTest {
+  abstract static class Jdk extends ClientUnderTest {
     final HttpClient delegate = HttpClient.newHttpClient();
     final PacedHttpClient client;
 
     Jdk(Hostpace engine) {
+      super(IOException.class, HttpTimeoutException.class);
       client = PacedHttpClient.wrap(delegate, engine);
     }
 
     PacedHttpClient client(TestRequest request) {
       return client.withContext(request.context());
-    }
-
-    @Override
-    public Class<? extends Throwable> networkFailure() {
-      return IOException.class;
-    }
-
-    @Override
-    public Class<? extends Throwable> timeoutFailure() {
-      return HttpTimeoutException.class;
     }
 
     @Override

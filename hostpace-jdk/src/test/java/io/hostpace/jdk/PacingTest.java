@@ -7,6 +7,8 @@ import io.hostpace.AttemptListener;
 import io.hostpace.CallContext;
 import io.hostpace.Hostpace;
 import io.hostpace.Limits;
+import io.hostpace.testkit.EngineState;
+import io.hostpace.testkit.HeardAttempts;
 import io.hostpace.testkit.RawServer;
 import io.hostpace.testkit.Refusing;
 import io.hostpace.testkit.SlowBody;
@@ -14,8 +16,8 @@ import io.hostpace.testkit.TestServer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -61,7 +63,7 @@ class PacingTest {
     PacedHttpClient oneAtATime = client.withContext(oneAtATime());
 
     CompletableFuture<HttpResponse<String>> slow = oneAtATime.sendAsync(get(server.uri("/slow")), BodyHandlers.ofString());
-    Waiting.until(() -> !server.requests("/slow").isEmpty());
+    EngineState.until(() -> !server.requests("/slow").isEmpty());
     CompletableFuture<HttpResponse<String>> fast = oneAtATime.sendAsync(get(server.uri("/fast")), BodyHandlers.ofString());
 
     assertThat(fast.get(10, TimeUnit.SECONDS).body()).isEqualTo("fast");
@@ -107,23 +109,8 @@ class PacingTest {
   @Test
   void A1_theContextsAttemptListenerHearsEachAttemptSentSettledAndRetried() throws Exception {
     server = TestServer.start(Refusing.first(1, 429, "0"));
-    List<String> heard = new CopyOnWriteArrayList<>();
-    AttemptListener listener = new AttemptListener() {
-      @Override
-      public void sent(URI uri, int attempt) {
-        heard.add("sent " + attempt);
-      }
-
-      @Override
-      public void settled(URI uri, int attempt, int status, @Nullable Throwable failure) {
-        heard.add("settled " + attempt + " " + status);
-      }
-
-      @Override
-      public void retrying(URI uri, int attempt) {
-        heard.add("retrying " + attempt);
-      }
-    };
+    HeardAttempts listener = new HeardAttempts();
+    List<String> heard = listener.heard();
     PacedHttpClient listened = client.withContext(CallContext.builder().attemptListener(listener).build());
 
     HttpResponse<String> response = listened.send(get(server.uri("/")), BodyHandlers.ofString());

@@ -8,11 +8,11 @@ import io.hostpace.Hostpace;
 import io.hostpace.Limits;
 import io.hostpace.fuseki.Gate;
 import io.hostpace.fuseki.GatedEndpoint;
+import io.hostpace.testkit.HeardAttempts;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -95,23 +95,8 @@ class CallContextTest extends LiveJenaTest {
   void A1_theAttemptListenerInAQueryContextHearsEachAttemptOfItsRequests() {
     GatedEndpoint qlever = endpoint(people(2), qleverLike());
     install(Hostpace.builder());
-    List<String> heard = new CopyOnWriteArrayList<>();
-    AttemptListener listener = new AttemptListener() {
-      @Override
-      public void sent(URI uri, int attempt) {
-        heard.add("sent " + attempt);
-      }
-
-      @Override
-      public void settled(URI uri, int attempt, int status, @Nullable Throwable failure) {
-        heard.add("settled " + attempt + " " + status);
-      }
-
-      @Override
-      public void retrying(URI uri, int attempt) {
-        heard.add("retrying " + attempt);
-      }
-    };
+    HeardAttempts listener = new HeardAttempts();
+    List<String> heard = listener.heard();
     try (QueryExecution first = QueryExecutionHTTP.service(qlever.sparql().toString()).query(nameOf(0)).build()) {
       first.execSelect().next(); // served: the next request within a second is refused
     }

@@ -2,10 +2,10 @@ package io.hostpace.kafka;
 
 import io.hostpace.AnnouncedQuota;
 import io.hostpace.Clock;
+import io.hostpace.RefusalStatuses;
 import io.hostpace.RetryAfter;
 import java.time.Duration;
 import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
@@ -82,7 +82,7 @@ public final class RetryAfterBackOffHandler implements BackOffHandler {
   private final long jitterMinMillis;
   private final long jitterMaxMillis;
   private final Duration retryDelayLimit;
-  private final Set<Integer> refusalStatuses;
+  private final RefusalStatuses refusalStatuses;
 
   private RetryAfterBackOffHandler(Builder builder) {
     this.delegate = builder.delegate;
@@ -91,7 +91,7 @@ public final class RetryAfterBackOffHandler implements BackOffHandler {
     this.jitterMinMillis = builder.jitterMin.toMillis();
     this.jitterMaxMillis = builder.jitterMax.toMillis();
     this.retryDelayLimit = builder.retryDelayLimit;
-    this.refusalStatuses = Set.copyOf(builder.refusalStatuses);
+    this.refusalStatuses = builder.refusalStatuses;
   }
 
   /** A handler with the defaults, that sleeps with a {@link DefaultBackOffHandler}. */
@@ -150,14 +150,16 @@ public final class RetryAfterBackOffHandler implements BackOffHandler {
    */
   public Optional<Duration> retryAfter(@Nullable Throwable exception) {
     RefusalReader.Found found = RefusalReader.find(exception);
-    if (found == null || !found.declared() && !refusalStatuses.contains(found.status())) {
+    if (found == null) {
       return Optional.empty();
     }
     Optional<Duration> asked = found.retryAfter() == null ? Optional.empty()
         : RetryAfter.delay(found.retryAfter(), clock.instant());
-    // A 405 is a refusal only with Retry-After (SPEC R1): then its announced quota counts too.
-    Optional<Duration> spent = found.status() == 405 && !found.declared() && asked.isEmpty() ? Optional.empty()
-        : AnnouncedQuota.read(found.headers(), clock).waitWhenSpent();
+    // A status such as 405 is a refusal only with Retry-After (SPEC R1); a Refusal is one whatever its status.
+    if (!found.declared() && !refusalStatuses.isRefusal(found.status(), asked.isPresent())) {
+      return Optional.empty();
+    }
+    Optional<Duration> spent = AnnouncedQuota.read(found.headers(), clock).waitWhenSpent();
     if (spent.isPresent() && (asked.isEmpty() || spent.get().compareTo(asked.get()) > 0)) {
       asked = spent;
     }
@@ -191,7 +193,7 @@ public final class RetryAfterBackOffHandler implements BackOffHandler {
     private Duration jitterMin = Duration.ofMillis(100);
     private Duration jitterMax = Duration.ofMillis(2500);
     private Duration retryDelayLimit = Duration.ofSeconds(60);
-    private final Set<Integer> refusalStatuses = new LinkedHashSet<>(List.of(429, 503, 405));
+    private RefusalStatuses refusalStatuses = RefusalStatuses.DEFAULT;
 
     private Builder() {}
 
@@ -254,16 +256,23 @@ public final class RetryAfterBackOffHandler implements BackOffHandler {
 
     /**
      * The statuses of Spring's client exceptions whose {@code Retry-After} is honoured; 429, 503
-     * and 405 unless set (SPEC R1). A {@link Refusal} is honoured whatever its status.
+     * and 405 unless set (SPEC R1), a 405 only with {@code Retry-After}. A {@link Refusal} is
+     * honoured whatever its status.
+     *
+     * @throws IllegalArgumentException naming a status that is not 100 to 599
      */
     public Builder refusalStatuses(Set<Integer> statuses) {
-      for (int status : statuses) {
-        if (status < 100 || status > 599) {
-          throw new IllegalArgumentException("refusal status must be 100 to 599, got " + status);
-        }
-      }
-      refusalStatuses.clear();
-      refusalStatuses.addAll(statuses);
+      Set<Integer> always = new LinkedHashSet<>(statuses);
+      boolean with405 = always.remove(405);
+      return refusalStatuses(RefusalStatuses.of(always, with405 ? Set.of(405) : Set.of()));
+    }
+
+    /**
+     * The statuses that are refusals, as the engine takes them ({@code engine.refusalStatuses()}):
+     * {@link RefusalStatuses#DEFAULT} unless set. A {@link Refusal} is honoured whatever its status.
+     */
+    public Builder refusalStatuses(RefusalStatuses statuses) {
+      this.refusalStatuses = statuses;
       return this;
     }
 

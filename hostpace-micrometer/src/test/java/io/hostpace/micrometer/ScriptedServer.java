@@ -2,13 +2,12 @@ package io.hostpace.micrometer;
 
 import io.hostpace.VirtualTime;
 import io.hostpace.spi.Exchange;
+import io.hostpace.testing.ScriptedExchange;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Servers in virtual time for the metrics' tests: each attempt is answered by a script, given
@@ -48,44 +47,12 @@ final class ScriptedServer {
 
   Exchange<Response> get(String uri) {
     URI target = URI.create(uri);
-    return new Exchange<>() {
-      int attempts;
-
-      @Override
-      public URI uri() {
-        return target;
-      }
-
-      @Override
-      public String method() {
-        return "GET";
-      }
-
-      @Override
-      public boolean canResend() {
-        return true;
-      }
-
-      @Override
-      public CompletableFuture<Response> send() {
-        Reply reply = script.apply(target, ++attempts);
-        CompletableFuture<Response> answer = new CompletableFuture<>();
-        time.schedule(() -> answer.complete(new Response(reply.status(), reply.headers())), reply.latency().toNanos());
-        return answer;
-      }
-
-      @Override
-      public int status(Response response) {
-        return response.status();
-      }
-
-      @Override
-      public @Nullable String header(Response response, String name) {
-        return response.headers().get(name.toLowerCase(Locale.ROOT));
-      }
-
-      @Override
-      public void discard(Response response) {}
-    };
+    return ScriptedExchange.builder(target, Response::status)
+        .headers((response, name) -> response.headers().get(name.toLowerCase(Locale.ROOT)))
+        .answers(attempt -> {
+          Reply reply = script.apply(target, attempt);
+          return ScriptedExchange.after(time, reply.latency().toNanos(), new Response(reply.status(), reply.headers()));
+        })
+        .build();
   }
 }

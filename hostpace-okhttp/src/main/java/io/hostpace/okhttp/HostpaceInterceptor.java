@@ -2,6 +2,7 @@ package io.hostpace.okhttp;
 
 import io.hostpace.CallContext;
 import io.hostpace.Hostpace;
+import io.hostpace.UserAgent;
 import io.hostpace.spi.Exchange;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -151,10 +152,8 @@ public final class HostpaceInterceptor implements Interceptor {
 
   /** The request, with the engine's User-Agent if it names none (SPEC U1). */
   private Request withUserAgent(Request request) {
-    if (request.header("User-Agent") != null) {
-      return request;
-    }
-    return request.newBuilder().header("User-Agent", engine.userAgent()).build();
+    String added = UserAgent.toAdd(engine, name -> request.header(name) != null);
+    return added == null ? request : request.newBuilder().header(UserAgent.HEADER, added).build();
   }
 
   @Override
@@ -162,7 +161,12 @@ public final class HostpaceInterceptor implements Interceptor {
     return "HostpaceInterceptor{context=" + context + "}";
   }
 
-  /** The call's attempts: each one is {@code chain.proceed}, on the interceptor's thread, its outcome a completed future. */
+  /**
+   * The call's attempts: each one is {@code chain.proceed}, on the interceptor's thread, its outcome a completed future.
+   * OkHttp fails an attempt with the JDK's own types ({@code SocketTimeoutException}, an {@code InterruptedIOException}
+   * for its call timeout, {@code ConnectException}, {@code UnknownHostException}), which the default
+   * {@link Exchange#outcomeOf} classifies for the timeout policy.
+   */
   private static final class Attempts implements Exchange<Response> {
     private final Chain chain;
     private final Request request;

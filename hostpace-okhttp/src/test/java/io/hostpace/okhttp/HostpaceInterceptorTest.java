@@ -1,13 +1,17 @@
 package io.hostpace.okhttp;
 
+import static io.hostpace.testkit.EngineState.started;
+import static io.hostpace.testkit.EngineState.until;
+import static io.hostpace.testkit.EngineState.waiting;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hostpace.CallContext;
 import io.hostpace.Hostpace;
-import io.hostpace.HostSnapshot;
 import io.hostpace.HostpaceEvent;
 import io.hostpace.Limits;
+import io.hostpace.testkit.CallerThread;
+import io.hostpace.testkit.Opened;
 import io.hostpace.testkit.RawServer;
 import io.hostpace.testkit.Refusing;
 import io.hostpace.testkit.TestServer;
@@ -21,8 +25,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
-import java.util.stream.Collectors;
 import okhttp3.Call;
 import okhttp3.Callback;
 import okhttp3.Interceptor;
@@ -37,18 +39,11 @@ class HostpaceInterceptorTest {
 
   final List<HostpaceEvent> events = new CopyOnWriteArrayList<>();
   final Hostpace engine = Hostpace.builder().listener(events::add).build();
-  final List<AutoCloseable> closing = new ArrayList<>();
+  final Opened opened = new Opened();
 
   @AfterEach
   void close() throws Exception {
-    for (AutoCloseable closeable : closing) {
-      closeable.close();
-    }
-  }
-
-  <T extends AutoCloseable> T opened(T closeable) {
-    closing.add(closeable);
-    return closeable;
+    opened.close();
   }
 
   static Request get(TestServer server, String path) {
@@ -61,28 +56,9 @@ class HostpaceInterceptorTest {
     }
   }
 
-  static void until(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not reached in 10 s");
-      }
-      Thread.sleep(5);
-    }
-  }
-
-  int waiting() {
-    return engine.snapshot().stream().filter(h -> !h.group()).mapToInt(HostSnapshot::waiting).sum();
-  }
-
-  List<String> started() {
-    return events.stream().filter(e -> e instanceof HostpaceEvent.Started).map(e -> (HostpaceEvent.Started) e)
-        .map(e -> e.uri().getPath() + " " + e.attempt()).collect(Collectors.toList());
-  }
-
   @Test
   void I3_aRequestWithoutACallContextTagGetsTheInterceptorsDefaultContext() throws Exception {
-    TestServer server = opened(TestServer.start((request, exchange) -> {
+    TestServer server = opened.add(TestServer.start((request, exchange) -> {
       Thread.sleep(100);
       TestServer.reply(exchange, 200, "ok");
     }));
@@ -108,7 +84,7 @@ class HostpaceInterceptorTest {
 
   @Test
   void I3_interceptorsBeforeItSeeTheCallOnceAndThoseAfterItAndNetworkInterceptorsSeeEachAttempt() throws Exception {
-    TestServer server = opened(TestServer.start(Refusing.first(2, 429, "0")));
+    TestServer server = opened.add(TestServer.start(Refusing.first(2, 429, "0")));
     AtomicInteger before = new AtomicInteger();
     AtomicInteger after = new AtomicInteger();
     List<String> userAgents = new CopyOnWriteArrayList<>();
@@ -139,19 +115,19 @@ class HostpaceInterceptorTest {
 
   @Test
   void I3_okHttpItselfRepeatsA503WithRetryAfterZeroOnceInsideOneAttempt() throws Exception {
-    TestServer server = opened(TestServer.start(Refusing.always(503, "0")));
+    TestServer server = opened.add(TestServer.start(Refusing.always(503, "0")));
     OkHttpClient client = new OkHttpClient.Builder().addInterceptor(HostpaceInterceptor.of(engine)).build();
     Request request = get(server, "/").newBuilder().tag(CallContext.class, CallContext.builder().retries(1).build()).build();
 
     assertThat(body(client.newCall(request).execute())).isEqualTo("503 refused 4");
 
-    assertThat(started()).as("the engine's attempts").containsExactly("/ 1", "/ 2");
+    assertThat(started(events)).as("the engine's attempts").containsExactly("/ 1", "/ 2");
     assertThat(server.requests()).as("OkHttp's RetryAndFollowUpInterceptor sends each attempt twice").hasSize(4);
   }
 
   @Test
   void T5_okHttpsCallTimeoutSpansTheWaitAndTakesAWaitingCallOutOfItsQueue() throws Exception {
-    RawServer raw = opened(RawServer.start());
+    RawServer raw = opened.add(RawServer.start());
     OkHttpClient client = new OkHttpClient.Builder()
         .addInterceptor(HostpaceInterceptor.of(engine, CallContext.builder().limit(raw.hostKey(), Limits.inFlight(1)).build()))
         .build();
@@ -175,14 +151,14 @@ class HostpaceInterceptorTest {
     assertThat(Duration.ofNanos(System.nanoTime() - startedAt)).isBetween(Duration.ofMillis(250), Duration.ofSeconds(5));
     // OkHttp's watchdog thread cancels the call while the caller's thread throws: the two race,
     // so wait (at most 10 s) for the call to leave its queue rather than expect it already gone.
-    until(() -> waiting() == 0);
+    until(() -> waiting(engine) == 0);
     assertThat(raw.paths()).containsExactly("/hang");
     hanging.cancel();
   }
 
   @Test
   void T5_interruptingAThreadWhoseCallWaitsFailsItWithInterruptedIOExceptionAndKeepsTheInterrupt() throws Exception {
-    RawServer raw = opened(RawServer.start());
+    RawServer raw = opened.add(RawServer.start());
     OkHttpClient client = new OkHttpClient.Builder()
         .addInterceptor(HostpaceInterceptor.of(engine, CallContext.builder().limit(raw.hostKey(), Limits.inFlight(1)).build()))
         .build();
@@ -195,32 +171,24 @@ class HostpaceInterceptorTest {
       }
     });
     until(() -> raw.paths().contains("/hang"));
-    AtomicReference<Throwable> thrown = new AtomicReference<>();
-    AtomicReference<Boolean> interruptKept = new AtomicReference<>();
-    Thread caller = new Thread(() -> {
-      try {
-        client.newCall(new Request.Builder().url(raw.uri("/ok").toString()).build()).execute().close();
-      } catch (Throwable t) {
-        thrown.set(t);
-        interruptKept.set(Thread.currentThread().isInterrupted());
-      }
-    });
-    caller.start();
-    until(() -> waiting() == 1);
+    CallerThread caller = CallerThread.start(() -> client.newCall(new Request.Builder().url(raw.uri("/ok").toString()).build()).execute().close());
+    AtomicReference<Throwable> thrown = caller.thrown();
+    AtomicReference<Boolean> interruptKept = caller.interruptKept();
+    until(() -> waiting(engine) == 1);
 
     caller.interrupt();
     caller.join(10_000);
 
     assertThat(thrown.get()).isInstanceOf(InterruptedIOException.class);
     assertThat(interruptKept.get()).isTrue();
-    assertThat(waiting()).isZero();
+    assertThat(waiting(engine)).isZero();
     hanging.cancel();
     assertThat(raw.paths()).containsExactly("/hang");
   }
 
   @Test
   void I3_enqueuedCallsThatWaitHoldDispatcherThreadsUpToMaxRequestsPerHostAndTheRestWaitInTheDispatcher() throws Exception {
-    TestServer server = opened(TestServer.start((request, exchange) -> {
+    TestServer server = opened.add(TestServer.start((request, exchange) -> {
       Thread.sleep(50);
       TestServer.reply(exchange, 200, "ok");
     }));

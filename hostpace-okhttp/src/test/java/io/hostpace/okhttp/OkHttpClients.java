@@ -2,6 +2,7 @@ package io.hostpace.okhttp;
 
 import io.hostpace.Hostpace;
 import io.hostpace.testkit.AdapterUnderTest;
+import io.hostpace.testkit.ClientUnderTest;
 import io.hostpace.testkit.Outcome;
 import io.hostpace.testkit.Pending;
 import io.hostpace.testkit.TestRequest;
@@ -70,10 +71,11 @@ final class OkHttpClients {
     }
   }
 
-  abstract static class Adapter implements AdapterUnderTest {
+  abstract static class Adapter extends ClientUnderTest {
     final OkHttpClient client;
 
     Adapter(Hostpace engine) {
+      super(IOException.class, SocketTimeoutException.class);
       client = new OkHttpClient.Builder().addInterceptor(HostpaceInterceptor.of(engine)).build();
     }
 
@@ -81,16 +83,6 @@ final class OkHttpClients {
       OkHttpClient through = request.timeout() == null ? client
           : client.newBuilder().readTimeout(request.timeout().toMillis(), TimeUnit.MILLISECONDS).build();
       return through.newCall(request(request));
-    }
-
-    @Override
-    public Class<? extends Throwable> networkFailure() {
-      return IOException.class;
-    }
-
-    @Override
-    public Class<? extends Throwable> timeoutFailure() {
-      return SocketTimeoutException.class;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.hostpace.redis;
 
+import io.hostpace.Failures;
 import io.hostpace.spi.Fleet;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -17,7 +18,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
@@ -462,8 +462,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   }
 
   private static boolean unknownScript(Throwable error) {
-    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-    return cause instanceof RedisNoScriptException;
+    return Failures.unwrap(error) instanceof RedisNoScriptException;
   }
 
   /** How many lessons this fleet could not publish: Redis failed or was down, the fleet was closed, or the key had a tab. */

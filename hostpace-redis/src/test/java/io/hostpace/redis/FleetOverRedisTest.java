@@ -6,12 +6,11 @@ import io.hostpace.Hostpace;
 import io.hostpace.HostpaceEvent;
 import io.hostpace.Limits;
 import io.hostpace.Rate;
-import io.hostpace.spi.Exchange;
+import io.hostpace.testing.ScriptedExchange;
 import io.hostpace.spi.HostState;
 import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
 import io.hostpace.testkit.RedisServer;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -61,39 +60,22 @@ class FleetOverRedisTest {
   }
 
   /** An answer of {@code status}, with a {@code Retry-After} when not null; records when it was sent. */
-  static final class Answer implements Exchange<Integer> {
-    final URI uri;
+  static final class Answer extends ScriptedExchange<Integer> {
     final int status;
-    final @Nullable String retryAfter;
     final CompletableFuture<Integer> answer = new CompletableFuture<>();
     final boolean hold;
     final CompletableFuture<Long> sent = new CompletableFuture<>();
     volatile long sentAt;
 
     Answer(String uri, int status, @Nullable String retryAfter, boolean hold) {
-      this.uri = URI.create(uri);
+      super(ScriptedExchange.statuses(uri)
+          .headers((response, name) -> name.equalsIgnoreCase("Retry-After") && response != 200 ? retryAfter : null));
       this.status = status;
-      this.retryAfter = retryAfter;
       this.hold = hold;
     }
 
     static Answer ok(String uri) {
       return new Answer(uri, 200, null, false);
-    }
-
-    @Override
-    public URI uri() {
-      return uri;
-    }
-
-    @Override
-    public String method() {
-      return "GET";
-    }
-
-    @Override
-    public boolean canResend() {
-      return true;
     }
 
     @Override
@@ -105,19 +87,6 @@ class FleetOverRedisTest {
       }
       return answer;
     }
-
-    @Override
-    public int status(Integer response) {
-      return response;
-    }
-
-    @Override
-    public @Nullable String header(Integer response, String name) {
-      return name.equalsIgnoreCase("Retry-After") && response != 200 ? retryAfter : null;
-    }
-
-    @Override
-    public void discard(Integer response) {}
   }
 
   @Test

@@ -13,6 +13,7 @@ import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
 import io.hostpace.testing.LocalFleet;
 import io.hostpace.testing.RefusingServer;
+import io.hostpace.testing.ScriptedExchange;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -320,7 +321,7 @@ public final class PacingSimulation {
         Request request = mine.get(i);
         URI uri = URI.create("http://" + client.host() + "/q/" + i);
         time.schedule(() -> {
-          CompletableFuture<RefusingServer.Answer> call = engine.execute(new ModelExchange(uri, server, request));
+          CompletableFuture<RefusingServer.Answer> call = engine.execute(modelExchange(uri, server, request));
           call.whenComplete((answer, failure) -> {
             request.endedAt = elapsed();
             request.completed = answer != null && answer.accepted();
@@ -444,55 +445,16 @@ public final class PacingSimulation {
     }
 
     /** An attempt of a paced request: the model decides at the start, answers after its latency. */
-    private final class ModelExchange implements Exchange<RefusingServer.Answer> {
-      private final URI uri;
-      private final ServerModel server;
-      private final Request request;
-
-      ModelExchange(URI uri, ServerModel server, Request request) {
-        this.uri = uri;
-        this.server = server;
-        this.request = request;
-      }
-
-      @Override
-      public URI uri() {
-        return uri;
-      }
-
-      @Override
-      public String method() {
-        return "GET";
-      }
-
-      @Override
-      public boolean canResend() {
-        return true;
-      }
-
-      @Override
-      public CompletableFuture<RefusingServer.Answer> send() {
-        RefusingServer.Answer answer = admit(server, request, elapsed());
-        CompletableFuture<RefusingServer.Answer> future = new CompletableFuture<>();
-        time.schedule(() -> future.complete(answer), server.spec.latency());
-        return future;
-      }
-
-      @Override
-      public int status(RefusingServer.Answer response) {
-        return response.status();
-      }
-
-      @Override
-      public @Nullable String header(RefusingServer.Answer response, String name) {
-        if (name.equalsIgnoreCase("Retry-After")) {
-          return response.retryAfter();
-        }
-        return name.equalsIgnoreCase("RateLimit") ? response.rateLimit() : null;
-      }
-
-      @Override
-      public void discard(RefusingServer.Answer response) {}
+    private ScriptedExchange<RefusingServer.Answer> modelExchange(URI uri, ServerModel server, Request request) {
+      return ScriptedExchange.builder(uri, RefusingServer.Answer::status)
+          .headers((response, name) -> {
+            if (name.equalsIgnoreCase("Retry-After")) {
+              return response.retryAfter();
+            }
+            return name.equalsIgnoreCase("RateLimit") ? response.rateLimit() : null;
+          })
+          .answers(attempt -> ScriptedExchange.after(time, server.spec.latency(), admit(server, request, elapsed())))
+          .build();
     }
   }
 

@@ -2,7 +2,9 @@ package io.hostpace.spring;
 
 import io.hostpace.CallContext;
 import io.hostpace.Hostpace;
+import io.hostpace.UserAgent;
 import io.hostpace.spi.Exchange;
+import io.hostpace.timeout.Outcome;
 import java.net.URI;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
@@ -80,8 +82,8 @@ public final class HostpaceExchangeFilter implements ExchangeFilterFunction {
   @Override
   public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
     return Mono.defer(() -> {
-      ClientRequest sent = request.headers().containsHeader(HttpHeaders.USER_AGENT) ? request
-          : ClientRequest.from(request).header(HttpHeaders.USER_AGENT, engine.userAgent()).build(); // SPEC U1
+      String userAgent = UserAgent.toAdd(engine, request.headers()::containsHeader); // SPEC U1
+      ClientRequest sent = userAgent == null ? request : ClientRequest.from(request).header(UserAgent.HEADER, userAgent).build();
       CallContext callContext = request.attribute(HostpaceRequestInterceptor.CALL_CONTEXT)
           .filter(CallContext.class::isInstance).map(CallContext.class::cast).orElse(context);
       boolean oneShot = request.attribute(ONE_SHOT_BODY).map(Boolean.TRUE::equals).orElse(false);
@@ -155,6 +157,11 @@ public final class HostpaceExchangeFilter implements ExchangeFilterFunction {
     @Override
     public void discard(ClientResponse response) {
       release(response);
+    }
+
+    @Override
+    public @Nullable Outcome outcomeOf(Throwable failure) {
+      return ClientFailures.outcomeOf(failure, Exchange.super::outcomeOf);
     }
 
     private static void release(ClientResponse response) {

@@ -2,14 +2,15 @@ package io.hostpace.spring;
 
 import io.hostpace.CallContext;
 import io.hostpace.Hostpace;
+import io.hostpace.UserAgent;
 import io.hostpace.spi.Exchange;
+import io.hostpace.timeout.Outcome;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.URI;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpRequest;
 import org.springframework.http.client.ClientHttpRequestExecution;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
@@ -86,8 +87,9 @@ public final class HostpaceRequestInterceptor implements ClientHttpRequestInterc
   @Override
   public ClientHttpResponse intercept(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
       throws IOException {
-    if (!request.getHeaders().containsHeader(HttpHeaders.USER_AGENT)) {
-      request.getHeaders().set(HttpHeaders.USER_AGENT, engine.userAgent()); // SPEC U1
+    String userAgent = UserAgent.toAdd(engine, request.getHeaders()::containsHeader); // SPEC U1
+    if (userAgent != null) {
+      request.getHeaders().set(UserAgent.HEADER, userAgent);
     }
     Object attribute = request.getAttributes().get(CALL_CONTEXT);
     CallContext callContext = attribute instanceof CallContext given ? given : context;
@@ -159,6 +161,11 @@ public final class HostpaceRequestInterceptor implements ClientHttpRequestInterc
     @Override
     public void discard(ClientHttpResponse response) {
       response.close();
+    }
+
+    @Override
+    public @Nullable Outcome outcomeOf(Throwable failure) {
+      return ClientFailures.outcomeOf(failure, Exchange.super::outcomeOf);
     }
 
     @Override

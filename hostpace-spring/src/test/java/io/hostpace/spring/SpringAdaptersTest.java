@@ -1,12 +1,15 @@
 package io.hostpace.spring;
 
+import static io.hostpace.testkit.EngineState.until;
+import static io.hostpace.testkit.EngineState.waiting;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hostpace.CallContext;
-import io.hostpace.HostSnapshot;
 import io.hostpace.Hostpace;
 import io.hostpace.Limits;
+import io.hostpace.testkit.CallerThread;
+import io.hostpace.testkit.Opened;
 import io.hostpace.testkit.RawServer;
 import io.hostpace.testkit.Refusing;
 import io.hostpace.testkit.TestServer;
@@ -20,7 +23,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.client.JdkClientHttpRequestFactory;
@@ -38,32 +40,11 @@ import reactor.netty.resources.LoopResources;
 class SpringAdaptersTest {
 
   final Hostpace engine = Hostpace.create();
-  final List<AutoCloseable> closing = new ArrayList<>();
+  final Opened opened = new Opened();
 
   @AfterEach
   void close() throws Exception {
-    for (AutoCloseable closeable : closing) {
-      closeable.close();
-    }
-  }
-
-  <T extends AutoCloseable> T opened(T closeable) {
-    closing.add(closeable);
-    return closeable;
-  }
-
-  int waiting() {
-    return engine.snapshot().stream().filter(h -> !h.group()).mapToInt(HostSnapshot::waiting).sum();
-  }
-
-  static void until(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not reached in 10 s");
-      }
-      Thread.sleep(2);
-    }
+    opened.close();
   }
 
   RestClient.Builder restClient() {
@@ -72,12 +53,12 @@ class SpringAdaptersTest {
 
   @Test
   void I3_webClientsWaitingRequestsNeverBlockAnEventLoopBurstOfTenThroughOneLoopThread() throws Exception {
-    TestServer server = opened(TestServer.start((request, exchange) -> {
+    TestServer server = opened.add(TestServer.start((request, exchange) -> {
       Thread.sleep(50);
       TestServer.reply(exchange, 200, "ok " + request.path());
     }));
     LoopResources oneLoop = LoopResources.create("one-loop", 1, true);
-    opened(oneLoop::dispose);
+    opened.add(oneLoop::dispose);
     Set<String> attemptThreads = ConcurrentHashMap.newKeySet();
     WebClient client = WebClient.builder()
         .clientConnector(new ReactorClientHttpConnector(HttpClient.create().runOn(oneLoop)))
@@ -95,7 +76,7 @@ class SpringAdaptersTest {
     for (int i = 0; i < 10; i++) {
       calls.add(client.get().uri(server.uri("/" + i)).retrieve().bodyToMono(String.class).toFuture());
     }
-    mostWaiting.set(waiting());
+    mostWaiting.set(waiting(engine));
 
     for (int i = 0; i < 10; i++) {
       assertThat(calls.get(i).get(10, TimeUnit.SECONDS)).isEqualTo("ok /" + i);
@@ -108,7 +89,7 @@ class SpringAdaptersTest {
 
   @Test
   void T3_restClientsRetrieveRaisesSpringsOwnExceptionForTheLastRefusalWithItsBody() throws Exception {
-    TestServer server = opened(TestServer.start(Refusing.always(429, "0")));
+    TestServer server = opened.add(TestServer.start(Refusing.always(429, "0")));
     RestClient client = restClient().requestInterceptor(HostpaceRequestInterceptor.of(engine)).build();
 
     assertThatThrownBy(() -> client.get().uri(server.uri("/"))
@@ -121,7 +102,7 @@ class SpringAdaptersTest {
 
   @Test
   void T3_webClientsRetrieveRaisesSpringsOwnExceptionForTheLastRefusalWithItsBody() throws Exception {
-    TestServer server = opened(TestServer.start(Refusing.always(503, "0")));
+    TestServer server = opened.add(TestServer.start(Refusing.always(503, "0")));
     WebClient client = WebClient.builder().clientConnector(new ReactorClientHttpConnector())
         .filter(HostpaceExchangeFilter.of(engine, CallContext.builder().retries(1).build())).build();
 
@@ -135,7 +116,7 @@ class SpringAdaptersTest {
 
   @Test
   void I3_interceptorsBeforeItSeeTheCallOnceAndThoseAfterItSeeEachAttempt() throws Exception {
-    TestServer server = opened(TestServer.start(Refusing.first(2, 429, "0")));
+    TestServer server = opened.add(TestServer.start(Refusing.first(2, 429, "0")));
     AtomicInteger before = new AtomicInteger();
     AtomicInteger after = new AtomicInteger();
     RestClient client = restClient()
@@ -159,7 +140,7 @@ class SpringAdaptersTest {
 
   @Test
   void T5_interruptingARestClientCallerWhoseCallWaitsCancelsItAndKeepsTheInterrupt() throws Exception {
-    RawServer raw = opened(RawServer.start());
+    RawServer raw = opened.add(RawServer.start());
     RestClient client = restClient()
         .requestInterceptor(HostpaceRequestInterceptor.of(engine, CallContext.builder().limit(raw.hostKey(), Limits.inFlight(1)).build()))
         .build();
@@ -172,25 +153,17 @@ class SpringAdaptersTest {
     });
     first.start();
     until(() -> raw.paths().contains("/hang"));
-    AtomicReference<Throwable> thrown = new AtomicReference<>();
-    AtomicReference<Boolean> interruptKept = new AtomicReference<>();
-    Thread caller = new Thread(() -> {
-      try {
-        client.get().uri(raw.uri("/ok")).retrieve().body(String.class);
-      } catch (Throwable t) {
-        thrown.set(t);
-        interruptKept.set(Thread.currentThread().isInterrupted());
-      }
-    });
-    caller.start();
-    until(() -> waiting() == 1);
+    CallerThread caller = CallerThread.start(() -> client.get().uri(raw.uri("/ok")).retrieve().body(String.class));
+    AtomicReference<Throwable> thrown = caller.thrown();
+    AtomicReference<Boolean> interruptKept = caller.interruptKept();
+    until(() -> waiting(engine) == 1);
 
     caller.interrupt();
     caller.join(10_000);
 
     assertThat(thrown.get()).isInstanceOf(ResourceAccessException.class).hasCauseInstanceOf(InterruptedIOException.class);
     assertThat(interruptKept.get()).isTrue();
-    assertThat(waiting()).isZero();
+    assertThat(waiting(engine)).isZero();
     first.interrupt(); // the JDK request factory cancels the exchange in flight
     first.join(10_000);
     until(() -> raw.abandoned().contains("/hang"));

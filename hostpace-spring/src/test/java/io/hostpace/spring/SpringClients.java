@@ -2,6 +2,7 @@ package io.hostpace.spring;
 
 import io.hostpace.Hostpace;
 import io.hostpace.testkit.AdapterUnderTest;
+import io.hostpace.testkit.ClientUnderTest;
 import io.hostpace.testkit.Outcome;
 import io.hostpace.testkit.Pending;
 import io.hostpace.testkit.TestRequest;
@@ -44,17 +45,11 @@ final class SpringClients {
   }
 
   /** Blocking clients: a thread of their own per call, cancelled by interrupting it. */
-  abstract static class Blocking implements AdapterUnderTest {
+  abstract static class Blocking extends ClientUnderTest {
     final HttpClient jdk = HttpClient.newHttpClient();
 
-    @Override
-    public Class<? extends Throwable> networkFailure() {
-      return ResourceAccessException.class;
-    }
-
-    @Override
-    public Class<? extends Throwable> timeoutFailure() {
-      return ResourceAccessException.class;
+    Blocking() {
+      super(ResourceAccessException.class, ResourceAccessException.class);
     }
 
     @Override
@@ -116,7 +111,7 @@ final class SpringClients {
         .clientConnector(new ReactorClientHttpConnector(reactor.netty.http.client.HttpClient.create()))
         .filter(HostpaceExchangeFilter.of(engine))
         .build();
-    return new AdapterUnderTest() {
+    return new ClientUnderTest(WebClientRequestException.class, WebClientRequestException.class) {
       @Override
       public Pending start(TestRequest request) {
         WebClient.RequestBodySpec spec = client.method(HttpMethod.valueOf(request.method())).uri(request.uri())
@@ -147,16 +142,6 @@ final class SpringClients {
           subscription.dispose();
           outcome.cancel(false);
         });
-      }
-
-      @Override
-      public Class<? extends Throwable> networkFailure() {
-        return WebClientRequestException.class;
-      }
-
-      @Override
-      public Class<? extends Throwable> timeoutFailure() {
-        return WebClientRequestException.class;
       }
     };
   }

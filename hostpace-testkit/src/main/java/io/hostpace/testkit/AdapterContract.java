@@ -484,23 +484,9 @@ public abstract class AdapterContract {
   @Test
   void A1_theContextsAttemptListenerHearsEachAttemptSentSettledAndRetrying() throws Exception {
     TestServer server = server(Refusing.first(1, 429, "0"));
-    List<String> heard = new CopyOnWriteArrayList<>();
-    CallContext listened = CallContext.builder().attemptListener(new AttemptListener() {
-      @Override
-      public void sent(URI uri, int attempt) {
-        heard.add("sent " + attempt);
-      }
-
-      @Override
-      public void settled(URI uri, int attempt, int status, @Nullable Throwable failure) {
-        heard.add("settled " + attempt + " " + status);
-      }
-
-      @Override
-      public void retrying(URI uri, int attempt) {
-        heard.add("retrying " + attempt);
-      }
-    }).build();
+    HeardAttempts listener = new HeardAttempts();
+    List<String> heard = listener.heard();
+    CallContext listened = CallContext.builder().attemptListener(listener).build();
 
     Outcome outcome = send(TestRequest.get(server.uri("/")).context(listened));
 

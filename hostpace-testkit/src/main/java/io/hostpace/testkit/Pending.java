@@ -1,5 +1,6 @@
 package io.hostpace.testkit;
 
+import io.hostpace.Failures;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
@@ -52,7 +53,7 @@ public interface Pending {
         try {
           return outcome.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (ExecutionException | CompletionException e) {
-          return Outcome.failed(unwrap(e));
+          return Outcome.failed(Failures.unwrap(e));
         } catch (CancellationException e) {
           return Outcome.failed(e);
         } catch (TimeoutException e) {
@@ -96,14 +97,5 @@ public interface Pending {
     thread.setDaemon(true);
     thread.start();
     return thread;
-  }
-
-  private static Throwable unwrap(Throwable failure) {
-    Throwable current = failure;
-    while ((current instanceof CompletionException || current instanceof ExecutionException)
-        && current.getCause() != null) {
-      current = current.getCause();
-    }
-    return current;
   }
 }
