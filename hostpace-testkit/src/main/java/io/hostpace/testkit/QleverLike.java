@@ -1,5 +1,6 @@
 package io.hostpace.testkit;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
 import java.time.Duration;
@@ -18,9 +19,9 @@ public final class QleverLike implements TestServer.Handler {
   public static final Duration SEED_INTERVAL = Duration.ofMillis(900);
 
   private final Duration interval;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private long lastAdmitted;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private boolean admittedAny;
   private final List<String> answers = new CopyOnWriteArrayList<>();
 
