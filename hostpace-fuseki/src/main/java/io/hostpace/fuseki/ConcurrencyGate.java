@@ -1,5 +1,6 @@
 package io.hostpace.fuseki;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.time.Duration;
 
 /** {@link Gate#concurrent}: at most {@code concurrent} admitted requests at once. */
@@ -7,7 +8,7 @@ final class ConcurrencyGate implements Gate {
 
   private final int concurrent;
   private final Duration retryAfter;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private int admitted;
 
   ConcurrencyGate(int concurrent, Duration retryAfter) {

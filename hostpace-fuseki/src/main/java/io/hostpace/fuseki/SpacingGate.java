@@ -1,12 +1,14 @@
 package io.hostpace.fuseki;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+
 /** {@link Gate#oneEvery}: at most one admission per interval; the first at once. */
 final class SpacingGate implements Gate {
 
   private final long interval;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private boolean admittedAny;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private long lastAdmitted;
 
   SpacingGate(long interval) {
