@@ -6,7 +6,8 @@
  * the module's own.
  */
 module io.hostpace {
-  requires static org.jspecify;
+  requires static transitive org.jspecify;
+  requires static com.google.errorprone.annotations;
 
   exports io.hostpace;
   exports io.hostpace.spi;

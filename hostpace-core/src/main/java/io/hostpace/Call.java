@@ -46,7 +46,8 @@ final class Call<R> {
   final CompletableFuture<R> result = new CompletableFuture<>();
 
   State state = State.NEW;
-  /** Set once, on submit. */
+  /** Set once, on submit, before the scheduler or anything else reads it. */
+  @SuppressWarnings("NullAway.Init") // the queue is the scheduler's to find, under its lock
   HostQueue queue;
   long seq;
   int attempt = 1;

@@ -50,11 +50,15 @@ final class FleetClaims {
    * is asked).
    */
   long readiness(HostQueue queue, long now) {
-    long start = claimed(queue, now);
+    Call<?> head = queue.head();
+    if (head == null) {
+      return READY; // nothing waits: nothing to claim (the scheduler asks only of a head)
+    }
+    long start = claimed(queue, head, now);
     if (start != READY) {
       return start;
     }
-    return quotaPlaced(queue, now) && placed(queue, now) ? READY : BLOCKED;
+    return quotaPlaced(queue, head, now) && placed(queue, head, now) ? READY : BLOCKED;
   }
 
   /** Another process's lesson about {@code node} came: one of its places may have been let go. */
@@ -82,8 +86,7 @@ final class FleetClaims {
    * each. Else claims the next one missing (its answer pumps the host's queues), or waits while
    * the fleet said all of that one are held.
    */
-  private boolean placed(HostQueue queue, long now) {
-    Call<?> head = queue.head();
+  private boolean placed(HostQueue queue, Call<?> head, long now) {
     int learned = queue.node.state.inFlightLimit();
     int limit = learned > 0 && queue.fleetCap > 0 ? Math.min(learned, queue.fleetCap) : Math.max(learned, queue.fleetCap);
     if (limit > 0 && !placed(queue, head, queue.node, -1, limit, now)) {
@@ -241,10 +244,9 @@ final class FleetClaims {
    * only its own starts. Else claims one (the answer pumps the host's queues), or waits while the
    * fleet said all are held. A group's learned quota is spread as a rate instead ({@link #claimed}).
    */
-  private boolean quotaPlaced(HostQueue queue, long now) {
+  private boolean quotaPlaced(HostQueue queue, Call<?> head, long now) {
     Node node = queue.node;
     LearnedQuota quota = node.quota;
-    Call<?> head = queue.head();
     FleetPlace place = head.place;
     if (quota == null || place != null && place.quotaAnswered()) {
       return true;
@@ -343,7 +345,7 @@ final class FleetClaims {
    * before its places came, and claim both again for ever), and claimed again; while one of the
    * start's places is being asked, it is kept.
    */
-  private long claimed(HostQueue queue, long now) {
+  private long claimed(HostQueue queue, Call<?> head, long now) {
     List<String> keys = null;
     long[] intervals = null;
     long shortest = Long.MAX_VALUE;
@@ -354,7 +356,7 @@ final class FleetClaims {
       if (interval <= 0) {
         continue;
       }
-      if (keys == null) {
+      if (keys == null || intervals == null) {
         keys = new ArrayList<>(queue.gates.length + 1);
         intervals = new long[queue.gates.length + 1];
       }
@@ -362,7 +364,7 @@ final class FleetClaims {
       intervals[paced++] = interval;
       shortest = Math.min(shortest, interval);
     }
-    if (keys == null) {
+    if (keys == null || intervals == null) {
       return READY;
     }
     StartClaim claim = queue.startClaim;
@@ -373,8 +375,8 @@ final class FleetClaims {
       return BLOCKED; // the claim's answer looks at the queue again
     }
     if (claim.claimed) {
-      Call<?> head = queue.head();
-      boolean placing = head != null && head.place != null && head.place.pending();
+      FleetPlace place = head.place;
+      boolean placing = place != null && place.pending();
       if (placing || now - claim.claimedAt <= Math.max(shortest / 4, 4 * fleetRoundTrip)) {
         return READY;
       }

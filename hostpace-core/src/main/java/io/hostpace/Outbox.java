@@ -1,14 +1,13 @@
 package io.hostpace;
 
 import java.util.ArrayList;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
  * What the decisions of one locked section set in motion: the calls that started and the events
  * for the listener. Both are collected under the engine's lock and delivered after it is let go,
  * so that neither a listener nor an HTTP client ever runs under the lock. Guarded by the
- * engine's lock, but for {@link #unlockAndDeliver}'s delivery.
+ * engine's lock, but for {@link #deliver}.
  */
 final class Outbox {
 
@@ -43,31 +42,47 @@ final class Outbox {
   }
 
   /**
-   * Lets {@code lock} go, then tells the listener what was decided and dispatches the calls that
-   * started, in that order. A listener that throws cannot break the engine.
+   * Takes out what the locked section set in motion, under the lock: null when nothing, else the
+   * events, then the calls that started, in one array (one allocation, not two), for
+   * {@link #deliver} once the lock is let go.
    */
-  void unlockAndDeliver(ReentrantLock lock) {
-    if (started.isEmpty() && events.isEmpty()) {
-      lock.unlock();
+  Object @Nullable [] take() {
+    int events = this.events.size();
+    int calls = started.size();
+    if (events + calls == 0) {
+      return null;
+    }
+    Object[] taken = new Object[events + calls];
+    for (int i = 0; i < events; i++) {
+      taken[i] = this.events.get(i);
+    }
+    for (int i = 0; i < calls; i++) {
+      taken[events + i] = started.get(i);
+    }
+    this.events.clear();
+    started.clear();
+    return taken;
+  }
+
+  /**
+   * After the lock: tells the listener each event, then dispatches each call that started, as
+   * {@link #take} left them. A listener that throws cannot break the engine.
+   */
+  void deliver(Object @Nullable [] taken) {
+    if (taken == null) {
       return;
     }
-    Call<?>[] starting = started.toArray(new Call<?>[0]);
-    HostpaceEvent[] heard = events.isEmpty() ? null : events.toArray(new HostpaceEvent[0]);
-    started.clear();
-    events.clear();
-    lock.unlock();
     HostpaceListener listener = this.listener;
-    if (heard != null && listener != null) {
-      for (HostpaceEvent event : heard) {
+    for (Object each : taken) {
+      if (each instanceof Call<?> call) {
+        call.dispatch();
+      } else if (listener != null) {
         try {
-          listener.onEvent(event);
+          listener.onEvent((HostpaceEvent) each);
         } catch (RuntimeException e) {
           // a listener that throws cannot break the engine
         }
       }
-    }
-    for (Call<?> call : starting) {
-      call.dispatch();
     }
   }
 }

@@ -19,6 +19,8 @@ public record Rate(int permits, Duration per) {
   /** The largest burst a rate may allow. */
   public static final int MAX_PERMITS = 100_000;
 
+  private static final Duration LONGEST = Duration.ofNanos(Long.MAX_VALUE);
+
   /** Validates the fields. */
   public Rate {
     if (permits < 1) {
@@ -32,10 +34,9 @@ public record Rate(int permits, Duration per) {
     if (per.isNegative() || per.isZero()) {
       throw new IllegalArgumentException("rate interval must be positive, got " + per);
     }
-    try {
-      per.toNanos();
-    } catch (ArithmeticException e) {
-      throw new IllegalArgumentException("rate interval is too long: " + per, e);
+    if (per.compareTo(LONGEST) > 0) {
+      // The engine counts in nanoseconds of a long.
+      throw new IllegalArgumentException("rate interval is too long: " + per);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.hostpace;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.hostpace.spi.Fleet;
 import io.hostpace.spi.HostState;
 import io.hostpace.spi.HostStateStore;
@@ -121,6 +122,7 @@ final class Scheduler {
       }
 
       @Override
+      @GuardedBy("Scheduler.this.lock")
       public void lookAgain(Node node, long now) {
         if (nodes.holds(node)) {
           pump(node.startingQueues(), now);
@@ -128,6 +130,7 @@ final class Scheduler {
       }
 
       @Override
+      @GuardedBy("Scheduler.this.lock")
       public void lookAgain(HostQueue queue, long now) {
         if (queue.node.queues.get(queue.queueKey) == queue && nodes.holds(queue.node)) {
           pump(Set.of(queue), now);
@@ -142,20 +145,30 @@ final class Scheduler {
     }
   }
 
+  /*
+   * Every locked section has one shape, which the build's GuardedBy check reads: the lock, the
+   * section, then under the lock what it set in motion taken out of the outbox, and after the
+   * lock is let go that delivered.
+   */
+
   /** Runs {@code change} under the lock, then delivers what it set in motion. */
   private void underLock(Runnable change) {
+    Object[] delivery;
     lock.lock();
     try {
       change.run();
     } finally {
-      outbox.unlockAndDeliver(lock);
+      delivery = outbox.take();
+      lock.unlock();
     }
+    outbox.deliver(delivery);
   }
 
   // ---------------------------------------------------------------- the calls' transitions
 
   /** A new call enters the queue of {@code hostKey} for {@code key}. */
   void submit(Call<?> call, String hostKey, QueueKey key) {
+    Object[] delivery;
     lock.lock();
     try {
       long now = clock.nanoTime();
@@ -165,8 +178,10 @@ final class Scheduler {
       call.seq = nextSeq++;
       enqueue(call, now, true);
     } finally {
-      outbox.unlockAndDeliver(lock);
+      delivery = outbox.take();
+      lock.unlock();
     }
+    outbox.deliver(delivery);
   }
 
   /**
@@ -176,50 +191,60 @@ final class Scheduler {
    * @return false when the call was cancelled meanwhile: the caller lets the response go
    */
   boolean settle(Call<?> call, Verdict verdict) {
+    boolean live;
+    Object[] delivery;
     lock.lock();
     try {
-      if (call.state != Call.State.IN_FLIGHT) {
-        return false;
+      live = call.state == Call.State.IN_FLIGHT;
+      if (live) {
+        answered(call, verdict);
       }
-      long now = clock.nanoTime();
-      HostQueue queue = call.queue;
-      learning.learn(call, verdict, now);
-      Set<HostQueue> candidates = release(call, now);
-      switch (verdict.next()) {
-        case RETRY -> {
-          queue.count(Node.Counter.RETRIES);
-          call.attempt++;
-          if (outbox.listens()) {
-            outbox.emit(new HostpaceEvent.Retried(queue.node.key, call.uri(), call.attempt, Duration.ZERO, now));
-          }
-          enqueue(call, now, false);
-          candidates.add(queue);
-        }
-        case RETRY_LATER -> {
-          queue.count(Node.Counter.RETRIES);
-          call.attempt++;
-          long delay = verdict.delayNanos();
-          if (outbox.listens()) {
-            outbox.emit(new HostpaceEvent.Retried(queue.node.key, call.uri(), call.attempt, Duration.ofNanos(delay), now));
-          }
-          call.state = Call.State.PARKED;
-          call.parked = timer.schedule(() -> unpark(call), delay);
-        }
-        case GIVE_UP -> {
-          queue.count(Node.Counter.GAVE_UPS);
-          if (outbox.listens()) {
-            outbox.emit(new HostpaceEvent.GaveUp(
-                queue.node.key, call.uri(), call.attempt, verdict.status(), verdict.reason(), now));
-          }
-          finish(call, Call.State.DONE, now);
-        }
-        case DONE -> finish(call, Call.State.DONE, now);
-      }
-      pump(candidates, now);
-      return true;
     } finally {
-      outbox.unlockAndDeliver(lock);
+      delivery = outbox.take();
+      lock.unlock();
     }
+    outbox.deliver(delivery);
+    return live;
+  }
+
+  /** The answer of {@code call}'s attempt, in flight until now: what {@link #settle} decides. */
+  @GuardedBy("lock")
+  private void answered(Call<?> call, Verdict verdict) {
+    long now = clock.nanoTime();
+    HostQueue queue = call.queue;
+    learning.learn(call, verdict, now);
+    Set<HostQueue> candidates = release(call, now);
+    switch (verdict.next()) {
+      case RETRY -> {
+        queue.count(Node.Counter.RETRIES);
+        call.attempt++;
+        if (outbox.listens()) {
+          outbox.emit(new HostpaceEvent.Retried(queue.node.key, call.uri(), call.attempt, Duration.ZERO, now));
+        }
+        enqueue(call, now, false);
+        candidates.add(queue);
+      }
+      case RETRY_LATER -> {
+        queue.count(Node.Counter.RETRIES);
+        call.attempt++;
+        long delay = verdict.delayNanos();
+        if (outbox.listens()) {
+          outbox.emit(new HostpaceEvent.Retried(queue.node.key, call.uri(), call.attempt, Duration.ofNanos(delay), now));
+        }
+        call.state = Call.State.PARKED;
+        call.parked = timer.schedule(() -> unpark(call), delay);
+      }
+      case GIVE_UP -> {
+        queue.count(Node.Counter.GAVE_UPS);
+        if (outbox.listens()) {
+          outbox.emit(new HostpaceEvent.GaveUp(
+              queue.node.key, call.uri(), call.attempt, verdict.status(), verdict.reason(), now));
+        }
+        finish(call, Call.State.DONE, now);
+      }
+      case DONE -> finish(call, Call.State.DONE, now);
+    }
+    pump(candidates, now);
   }
 
   /**
@@ -229,19 +254,23 @@ final class Scheduler {
    * @return false when the call was cancelled meanwhile
    */
   boolean fail(Call<?> call) {
+    boolean live;
+    Object[] delivery;
     lock.lock();
     try {
-      if (call.state != Call.State.IN_FLIGHT) {
-        return false;
+      live = call.state == Call.State.IN_FLIGHT;
+      if (live) {
+        long now = clock.nanoTime();
+        Set<HostQueue> candidates = release(call, now);
+        finish(call, Call.State.DONE, now);
+        pump(candidates, now);
       }
-      long now = clock.nanoTime();
-      Set<HostQueue> candidates = release(call, now);
-      finish(call, Call.State.DONE, now);
-      pump(candidates, now);
-      return true;
     } finally {
-      outbox.unlockAndDeliver(lock);
+      delivery = outbox.take();
+      lock.unlock();
     }
+    outbox.deliver(delivery);
+    return live;
   }
 
   /**
@@ -249,6 +278,7 @@ final class Scheduler {
    * place if it holds one. It frees nothing it does not hold.
    */
   void cancel(Call<?> call) {
+    Object[] delivery;
     lock.lock();
     try {
       long now = clock.nanoTime();
@@ -276,11 +306,14 @@ final class Scheduler {
         }
       }
     } finally {
-      outbox.unlockAndDeliver(lock);
+      delivery = outbox.take();
+      lock.unlock();
     }
+    outbox.deliver(delivery);
   }
 
   private void unpark(Call<?> call) {
+    Object[] delivery;
     lock.lock();
     try {
       if (call.state == Call.State.PARKED) {
@@ -288,31 +321,46 @@ final class Scheduler {
         enqueue(call, clock.nanoTime(), true);
       }
     } finally {
-      outbox.unlockAndDeliver(lock);
+      delivery = outbox.take();
+      lock.unlock();
     }
+    outbox.deliver(delivery);
   }
 
   // ---------------------------------------------------------------- forgetting, the fleet, snapshots
 
   /** Clears what {@code key} taught: its pause and interval (SPEC R7). */
   void forget(String key) {
-    underLock(() -> {
+    Object[] delivery;
+    lock.lock();
+    try {
       Node node = nodes.get(key);
       if (node != null) {
         forget(node);
       }
-    });
+    } finally {
+      delivery = outbox.take();
+      lock.unlock();
+    }
+    outbox.deliver(delivery);
   }
 
   /** Clears what every host and group taught (SPEC R7). */
   void forgetAll() {
-    underLock(() -> {
+    Object[] delivery;
+    lock.lock();
+    try {
       for (Node node : List.copyOf(nodes.all())) {
         forget(node);
       }
-    });
+    } finally {
+      delivery = outbox.take();
+      lock.unlock();
+    }
+    outbox.deliver(delivery);
   }
 
+  @GuardedBy("lock")
   private void forget(Node node) {
     long now = clock.nanoTime();
     Learning.forget(node, now);
@@ -328,25 +376,34 @@ final class Scheduler {
    * go: the rule learns from answers to hosts in use.
    */
   private void heard(Fleet.Lesson lesson) {
-    underLock(() -> {
-      long now = clock.nanoTime();
-      Node node = nodes.get(lesson.key());
-      if (node == null) {
-        if (!lesson.refused() || lesson.retryAfterNanos() < 0) {
-          return;
-        }
+    Object[] delivery;
+    lock.lock();
+    try {
+      hear(lesson, clock.nanoTime());
+    } finally {
+      delivery = outbox.take();
+      lock.unlock();
+    }
+    outbox.deliver(delivery);
+  }
+
+  @GuardedBy("lock")
+  private void hear(Fleet.Lesson lesson, long now) {
+    Node node = nodes.get(lesson.key());
+    if (node == null) {
+      if (lesson.refused() && lesson.retryAfterNanos() >= 0) {
         node = nodes.node(lesson.key(), HostKey.isGroup(lesson.key()), now);
         learning.pause(node, lesson.retryAfterNanos(), now);
         nodes.dropIfIdle(node, now); // held until the pause ends, then let go
-        return;
       }
-      learning.heard(node, lesson, now);
-      FleetClaims claims = this.claims;
-      if (claims != null) {
-        claims.heard(node);
-      }
-      pump(node.startingQueues(), now);
-    });
+      return;
+    }
+    learning.heard(node, lesson, now);
+    FleetClaims claims = this.claims;
+    if (claims != null) {
+      claims.heard(node);
+    }
+    pump(node.startingQueues(), now);
   }
 
   /** What the engine knows now of every host and group it holds, sorted by key. */
@@ -362,6 +419,7 @@ final class Scheduler {
   // ---------------------------------------------------------------- queues and pumping
 
   /** Puts {@code call} in its queue; pumps the queue when the call is its new head and {@code pump}. */
+  @GuardedBy("lock")
   private void enqueue(Call<?> call, long now, boolean pump) {
     HostQueue queue = call.queue;
     call.state = Call.State.WAITING;
@@ -385,6 +443,7 @@ final class Scheduler {
    * Starts, of the heads of {@code candidates} and of the queues whose wake-up is due, the
    * oldest that can start, until none can.
    */
+  @GuardedBy("lock")
   private void pump(Set<HostQueue> candidates, long now) {
     pumpRound++;
     PriorityQueue<HostQueue> byHead = null;
@@ -414,6 +473,7 @@ final class Scheduler {
     }
   }
 
+  @GuardedBy("lock")
   private @Nullable PriorityQueue<HostQueue> offer(
       @Nullable PriorityQueue<HostQueue> byHead, HostQueue queue) {
     if (queue.pumpRound == pumpRound || queue.live == 0 || queue.head() == null) {
@@ -430,6 +490,7 @@ final class Scheduler {
    * {@link #blockedByPlaces} when some limiter has no place (a release will pump it), else
    * {@link #readyAt} to the time all of them are ready.
    */
+  @GuardedBy("lock")
   private boolean readiness(HostQueue queue, long now) {
     blockedByPlaces = false;
     readyAt = now;
@@ -456,6 +517,7 @@ final class Scheduler {
   }
 
   /** Holds {@code limiter}'s head back while it has no place, or until its rate, announced quota, learned quota, pause and interval allow. */
+  @GuardedBy("lock")
   private void consider(Limiter limiter, long now) {
     if (limiter.full()) {
       blockedByPlaces = true;
@@ -488,12 +550,14 @@ final class Scheduler {
     later(Decisions.intervalReadyAt(state.interval(), state.started(), state.lastStart(), now));
   }
 
+  @GuardedBy("lock")
   private void later(long time) {
     if (time - readyAt > 0) {
       readyAt = time;
     }
   }
 
+  @GuardedBy("lock")
   private void start(HostQueue queue, long now) {
     Call<?> call = queue.waiting.poll();
     leaveWaiting(queue);
@@ -574,6 +638,7 @@ final class Scheduler {
    * Frees the places of a call of {@code queue}; returns the queues that may now start one, in
    * a set of the scheduler's own that the next release reuses (no allocation per answer).
    */
+  @GuardedBy("lock")
   private Set<HostQueue> release(Call<?> call, long now) {
     HostQueue queue = call.queue;
     letGoPlaces(call);
@@ -619,6 +684,7 @@ final class Scheduler {
     }
   }
 
+  @GuardedBy("lock")
   private void registerWake(HostQueue queue, long at) {
     if (queue.wakeRegistered && queue.wakeAt - at <= 0) {
       return;
@@ -629,6 +695,7 @@ final class Scheduler {
     arm(at);
   }
 
+  @GuardedBy("lock")
   private void arm(long at) {
     if (armed != null) {
       if (armedAt - at <= 0) {
@@ -641,6 +708,7 @@ final class Scheduler {
   }
 
   private void onWake() {
+    Object[] delivery;
     lock.lock();
     try {
       armed = null;
@@ -655,8 +723,10 @@ final class Scheduler {
         wakes.poll();
       }
     } finally {
-      outbox.unlockAndDeliver(lock);
+      delivery = outbox.take();
+      lock.unlock();
     }
+    outbox.deliver(delivery);
   }
 
   /** Lets go the fleet's places {@code call} holds, as its attempt ends. */
@@ -668,6 +738,7 @@ final class Scheduler {
   }
 
   /** The call leaves its queue for good; the queue, its gates and its nodes go when nothing holds them. */
+  @GuardedBy("lock")
   private void finish(Call<?> call, Call.State state, long now) {
     letGoPlaces(call);
     call.state = state;

@@ -1,5 +1,6 @@
 package io.hostpace;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -35,11 +36,11 @@ public final class VirtualTime implements Clock, Timer {
   private final long originNanos;
   private final Instant wallOrigin;
 
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private long now;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private long sequence;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private final PriorityQueue<Task> tasks = new PriorityQueue<>();
 
   private VirtualTime(long originNanos, Instant wallOrigin) {
@@ -178,7 +179,8 @@ public final class VirtualTime implements Clock, Timer {
     final long due;
     final long sequence;
     final Runnable action;
-    // @GuardedBy("VirtualTime.this")
+    // Guarded by the owning VirtualTime's monitor, which a static class cannot name to Error
+    // Prone's @GuardedBy: every access is inside synchronized (VirtualTime.this).
     boolean cancelled;
 
     Task(long due, long sequence, Runnable action) {

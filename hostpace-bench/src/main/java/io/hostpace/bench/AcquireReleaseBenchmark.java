@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -95,7 +96,7 @@ public class AcquireReleaseBenchmark {
     }
 
     @Override
-    public String header(Response response, String name) {
+    public @Nullable String header(Response response, String name) {
       return null;
     }
 
@@ -131,7 +132,7 @@ public class AcquireReleaseBenchmark {
     }
 
     @Override
-    public String header(Response response, String name) {
+    public @Nullable String header(Response response, String name) {
       return null;
     }
 

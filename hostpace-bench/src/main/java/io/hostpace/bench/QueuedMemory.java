@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The heap one waiting request costs, with 100,000 requests waiting over 10,000 hosts.
@@ -88,7 +89,7 @@ public final class QueuedMemory {
     }
 
     @Override
-    public String header(Object response, String name) {
+    public @Nullable String header(Object response, String name) {
       return null;
     }
 

@@ -1,5 +1,6 @@
 package io.hostpace.cli;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.hostpace.AttemptListener;
 import java.net.URI;
 import org.jspecify.annotations.Nullable;
@@ -12,11 +13,11 @@ import org.jspecify.annotations.Nullable;
 final class AttemptClock implements AttemptListener {
 
   private final long start;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private long waitingSince;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private long waited;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private int attempts;
 
   AttemptClock(long start) {

@@ -25,6 +25,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -177,7 +178,7 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
     Throwable cause = Failures.unwrap(failure);
     for (Throwable t = cause; t != null; t = t.getCause()) {
       if (t instanceof io.hostpace.EndpointDownException || t instanceof io.hostpace.AttemptTimeoutException) {
-        return t.getMessage();
+        return Objects.requireNonNullElse(t.getMessage(), t.toString());
       }
       if (t instanceof HttpConnectTimeoutException) {
         return "connect timeout";
@@ -289,6 +290,11 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
     }
 
     private void print() {
+      // Only a terminal starts the ticker that calls this.
+      PrintStream out = terminal;
+      if (out == null) {
+        return;
+      }
       int inFlight = 0;
       int waiting = 0;
       for (HostSnapshot host : engine.snapshot()) {
@@ -297,12 +303,12 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
           waiting += host.waiting();
         }
       }
-      terminal.printf("\r%d of %d done, %d in flight, %d waiting   ", done.get(), total, inFlight, waiting);
-      terminal.flush();
+      out.printf("\r%d of %d done, %d in flight, %d waiting   ", done.get(), total, inFlight, waiting);
+      out.flush();
     }
 
     void stop() {
-      if (ticker != null) {
+      if (ticker != null && terminal != null) {
         ticker.shutdownNow();
         print();
         terminal.println();

@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
@@ -65,7 +66,8 @@ final class HostSummary implements HostpaceListener {
     if (host == null) {
       return; // never reached a queue: a bad URL
     }
-    Row row = rows.get(host);
+    // A host is in hostOf only after an event of it made its row.
+    Row row = Objects.requireNonNull(rows.get(host), "no row for host '" + host + "'");
     if (record.answered()) {
       row.statuses.merge(record.status(), 1, Integer::sum);
     } else {

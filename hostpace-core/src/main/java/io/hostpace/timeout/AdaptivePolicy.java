@@ -1,5 +1,6 @@
 package io.hostpace.timeout;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.hostpace.timeout.Budget.Basis;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -133,11 +134,12 @@ final class AdaptivePolicy implements TimeoutPolicy {
   private final Budget reducedBudget;
 
   private final ReentrantLock lock = new ReentrantLock();
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private final Lru<String, Endpoint> endpoints;
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private final Lru<KindKey, Kind> kinds;
-  // @GuardedBy("lock"): the events of the current locked section, delivered after it
+  // the events of the current locked section, delivered after it
+  @GuardedBy("lock")
   private final List<TimeoutEvent> events = new ArrayList<>();
 
   AdaptivePolicy(AdaptiveTimeouts config) {
@@ -167,44 +169,56 @@ final class AdaptivePolicy implements TimeoutPolicy {
 
   @Override
   public Budget budget(long now, String endpoint, String kind) {
+    List<TimeoutEvent> delivered = List.of();
     lock.lock();
     try {
-      Endpoint state = endpoints.get(endpoint);
-      if (state == null) {
-        return fullBudget;
+      try {
+        Endpoint state = endpoints.get(endpoint);
+        if (state == null) {
+          return fullBudget;
+        }
+        return decide(now, state, kinds.get(new KindKey(endpoint, kind)), true);
+      } finally {
+        delivered = takeEvents();
       }
-      return decide(now, state, kinds.get(new KindKey(endpoint, kind)), true);
     } finally {
-      unlockAndDeliver();
+      lock.unlock();
+      deliver(delivered);
     }
   }
 
   @Override
   public Budget afterProbe(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {
+    List<TimeoutEvent> delivered = List.of();
     lock.lock();
     try {
-      Endpoint state = endpoints.get(endpoint);
-      if (state == null) {
-        return fullBudget;
-      }
-      state.probeOut = false;
-      switch (outcome) {
-        // Up, and a cheap query answered in time: not busy either.
-        case SUCCESS, REJECTED -> {
-          reachable(state, now, endpoint);
-          if (state.degraded) {
-            recover(state, now, endpoint);
-          }
+      try {
+        Endpoint state = endpoints.get(endpoint);
+        if (state == null) {
+          return fullBudget;
         }
-        // Up, but failing or slow: busy.
-        case SERVER_ERROR, SERVER_TIMEOUT -> reachable(state, now, endpoint);
-        // Busy, or a black hole: either way no reason to change state.
-        case TIMED_OUT -> { }
-        case UNREACHABLE -> unreachable(state, now, endpoint, false);
+        state.probeOut = false;
+        switch (outcome) {
+          // Up, and a cheap query answered in time: not busy either.
+          case SUCCESS, REJECTED -> {
+            reachable(state, now, endpoint);
+            if (state.degraded) {
+              recover(state, now, endpoint);
+            }
+          }
+          // Up, but failing or slow: busy.
+          case SERVER_ERROR, SERVER_TIMEOUT -> reachable(state, now, endpoint);
+          // Busy, or a black hole: either way no reason to change state.
+          case TIMED_OUT -> { }
+          case UNREACHABLE -> unreachable(state, now, endpoint, false);
+        }
+        return decide(now, state, kinds.get(new KindKey(endpoint, kind)), false);
+      } finally {
+        delivered = takeEvents();
       }
-      return decide(now, state, kinds.get(new KindKey(endpoint, kind)), false);
     } finally {
-      unlockAndDeliver();
+      lock.unlock();
+      deliver(delivered);
     }
   }
 
@@ -266,46 +280,53 @@ final class AdaptivePolicy implements TimeoutPolicy {
 
   @Override
   public void onOutcome(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {
+    List<TimeoutEvent> delivered = List.of();
     lock.lock();
     try {
-      Endpoint state = endpoints.get(endpoint);
-      if (state == null) {
-        state = new Endpoint(degradeAfterKinds);
-        endpoints.put(endpoint, state);
-      }
-      switch (outcome) {
-        case SUCCESS -> {
-          reachable(state, now, endpoint);
-          learn(kind(endpoint, kind), durationNanos);
-          state.slowCount = 0;
-          Arrays.fill(state.slowKinds, null);
-          if (state.degraded) {
-            recover(state, now, endpoint);
+      try {
+        Endpoint state = endpoints.get(endpoint);
+        if (state == null) {
+          state = new Endpoint(degradeAfterKinds);
+          endpoints.put(endpoint, state);
+        }
+        switch (outcome) {
+          case SUCCESS -> {
+            reachable(state, now, endpoint);
+            learn(kind(endpoint, kind), durationNanos);
+            state.slowCount = 0;
+            Arrays.fill(state.slowKinds, null);
+            if (state.degraded) {
+              recover(state, now, endpoint);
+            }
           }
-        }
-        case REJECTED, SERVER_ERROR -> reachable(state, now, endpoint);
-        case SERVER_TIMEOUT -> {
-          reachable(state, now, endpoint);
-          slow(state, now, endpoint, kind);
-        }
-        case TIMED_OUT -> {
-          // The connection was made and the endpoint is working on it: slow, not dead (D3).
-          reachable(state, now, endpoint);
-          // At the full budget, give or take the adapter's timing (1 %): slow evidence; below it,
-          // the kind was cut off at a learned or reduced budget and needs more.
-          if (durationNanos >= full - full / 100) {
+          case REJECTED, SERVER_ERROR -> reachable(state, now, endpoint);
+          case SERVER_TIMEOUT -> {
+            reachable(state, now, endpoint);
             slow(state, now, endpoint, kind);
-          } else {
-            kind(endpoint, kind).restore = true;
           }
+          case TIMED_OUT -> {
+            // The connection was made and the endpoint is working on it: slow, not dead (D3).
+            reachable(state, now, endpoint);
+            // At the full budget, give or take the adapter's timing (1 %): slow evidence; below it,
+            // the kind was cut off at a learned or reduced budget and needs more.
+            if (durationNanos >= full - full / 100) {
+              slow(state, now, endpoint, kind);
+            } else {
+              kind(endpoint, kind).restore = true;
+            }
+          }
+          case UNREACHABLE -> unreachable(state, now, endpoint, true);
         }
-        case UNREACHABLE -> unreachable(state, now, endpoint, true);
+      } finally {
+        delivered = takeEvents();
       }
     } finally {
-      unlockAndDeliver();
+      lock.unlock();
+      deliver(delivered);
     }
   }
 
+  @GuardedBy("lock")
   private Kind kind(String endpoint, String kind) {
     KindKey key = new KindKey(endpoint, kind);
     Kind state = kinds.get(key);
@@ -337,6 +358,7 @@ final class AdaptivePolicy implements TimeoutPolicy {
   }
 
   /** Slow at the full budget: evidence against the endpoint only together with other kinds. */
+  @GuardedBy("lock")
   private void slow(Endpoint state, long now, String endpoint, String kind) {
     if (state.degraded) {
       // The full budget was tried again, and it was not enough: the decay starts over.
@@ -360,6 +382,7 @@ final class AdaptivePolicy implements TimeoutPolicy {
     }
   }
 
+  @GuardedBy("lock")
   private void recover(Endpoint state, long now, String endpoint) {
     state.degraded = false;
     state.slowCount = 0;
@@ -368,6 +391,7 @@ final class AdaptivePolicy implements TimeoutPolicy {
   }
 
   /** An answer, or at least a connection: the endpoint is up. */
+  @GuardedBy("lock")
   private void reachable(Endpoint state, long now, String endpoint) {
     state.unreachableInARow = 0;
     state.coolDown = firstCoolDown;
@@ -384,6 +408,7 @@ final class AdaptivePolicy implements TimeoutPolicy {
    * Refused, reset, DNS, TLS. {@code attempt} is false for a probe, which is never the trial: a
    * refused probe fails the asking attempt, but does not lengthen the cool-down.
    */
+  @GuardedBy("lock")
   private void unreachable(Endpoint state, long now, String endpoint, boolean attempt) {
     state.unreachableInARow++;
     if (state.down) {
@@ -408,20 +433,25 @@ final class AdaptivePolicy implements TimeoutPolicy {
 
   // ---------------------------------------------------------------- events
 
+  @GuardedBy("lock")
   private void emit(long now, String endpoint, TimeoutEvent.Type type, long nanos) {
     if (listener != null) {
       events.add(new TimeoutEvent(now, endpoint, type, nanos));
     }
   }
 
-  private void unlockAndDeliver() {
+  /** The events of the current locked section, taken to be delivered once the lock is let go. */
+  @GuardedBy("lock")
+  private List<TimeoutEvent> takeEvents() {
     if (events.isEmpty()) {
-      lock.unlock();
-      return;
+      return List.of();
     }
-    List<TimeoutEvent> delivered = List.copyOf(events);
+    List<TimeoutEvent> taken = List.copyOf(events);
     events.clear();
-    lock.unlock();
+    return taken;
+  }
+
+  private void deliver(List<TimeoutEvent> delivered) {
     Consumer<TimeoutEvent> to = listener;
     if (to == null) {
       return;

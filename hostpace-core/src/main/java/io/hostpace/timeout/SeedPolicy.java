@@ -1,5 +1,6 @@
 package io.hostpace.timeout;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.time.Duration;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -29,7 +30,7 @@ final class SeedPolicy implements TimeoutPolicy {
   private final Budget tightened;
   private final int threshold;
   private final ReentrantLock lock = new ReentrantLock();
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private final Lru<String, State> states = new Lru<>(CAPACITY);
 
   SeedPolicy(Duration defaultBudget, Duration tightened, int tightenAfterTimeouts) {

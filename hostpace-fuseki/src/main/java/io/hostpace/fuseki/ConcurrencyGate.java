@@ -1,5 +1,6 @@
 package io.hostpace.fuseki;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.hostpace.testing.AdmissionGate;
 import java.time.Duration;
 
@@ -7,7 +8,7 @@ import java.time.Duration;
 final class ConcurrencyGate implements Gate {
 
   private final Admission refused;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private final AdmissionGate gate;
 
   ConcurrencyGate(int concurrent, Duration retryAfter) {

@@ -1,5 +1,6 @@
 package io.hostpace.fuseki;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.hostpace.testing.Spacing;
 import java.time.Duration;
 
@@ -8,7 +9,7 @@ final class SpacingGate implements Gate {
 
   private static final Admission REFUSED = new Admission(false, 429, null);
 
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private final Spacing spacing;
 
   SpacingGate(Duration interval) {

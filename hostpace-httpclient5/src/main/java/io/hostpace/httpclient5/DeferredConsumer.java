@@ -1,5 +1,6 @@
 package io.hostpace.httpclient5;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -127,11 +128,11 @@ final class DeferredConsumer implements AsyncDataConsumer {
   }
 
   private final Consumer<Exception> onLateFailure;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private final ArrayDeque<Signal> pending = new ArrayDeque<>();
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private @Nullable Target chosen;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private boolean delivering;
 
   /** {@code onLateFailure} hears what a target threw on signals handed over by {@link #choose}, off the client's thread. */

@@ -1,5 +1,6 @@
 package io.hostpace.httpclient5;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hc.core5.concurrent.Cancellable;
@@ -18,9 +19,9 @@ import org.apache.hc.core5.concurrent.CancellableDependency;
  */
 final class EveryDependency implements CancellableDependency {
 
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private final List<Cancellable> dependencies = new ArrayList<>(4);
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private boolean cancelled;
 
   @Override

@@ -1,5 +1,6 @@
 package io.hostpace.jdk;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.hostpace.Failures;
 import java.net.http.HttpResponse.BodySubscriber;
 import java.nio.ByteBuffer;
@@ -29,11 +30,11 @@ final class DeferredSubscriber<T> implements BodySubscriber<T> {
 
   private final CompletableFuture<BodySubscriber<T>> target;
   private final CompletionStage<T> body;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private final ArrayDeque<Consumer<BodySubscriber<T>>> pending = new ArrayDeque<>();
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private @Nullable BodySubscriber<T> chosen;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private boolean delivering;
 
   /** {@code target} completes with the subscriber the signals are for; should it fail, the body fails. */

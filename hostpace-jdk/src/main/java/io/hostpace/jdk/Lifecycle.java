@@ -59,7 +59,7 @@ final class Lifecycle {
   }
 
   static boolean isTerminated(HttpClient client) {
-    return IS_TERMINATED != null && (Boolean) invoke(IS_TERMINATED, client);
+    return IS_TERMINATED != null && Boolean.TRUE.equals(invoke(IS_TERMINATED, client));
   }
 
   static void close(HttpClient client) {

@@ -5,6 +5,7 @@ import java.net.http.HttpClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.apache.jena.atlas.lib.Trie;
 import org.apache.jena.http.RegistryHttpClient;
 import org.apache.jena.http.sys.AbstractRegistryWithPrefix;
@@ -88,10 +89,18 @@ final class ClientRegistry {
     }
   }
 
+  /** {@code field} as the static block found it; if it found none, what stopped it. */
+  private static Field found(@Nullable Field field) {
+    if (field == null) {
+      throw Objects.requireNonNull(UNREADABLE, "a field not found leaves the reason in UNREADABLE");
+    }
+    return field;
+  }
+
   @SuppressWarnings("unchecked")
   private static Map<String, HttpClient> exactMap(RegistryHttpClient registry) {
     try {
-      return (Map<String, HttpClient>) EXACT.get(registry);
+      return (Map<String, HttpClient>) found(EXACT).get(registry);
     } catch (IllegalAccessException e) {
       throw new IllegalStateException("cannot read Jena's RegistryHttpClient: " + e, e);
     }
@@ -100,7 +109,7 @@ final class ClientRegistry {
   @SuppressWarnings("unchecked")
   private static Trie<HttpClient> trie(RegistryHttpClient registry) {
     try {
-      return (Trie<HttpClient>) TRIE.get(registry);
+      return (Trie<HttpClient>) found(TRIE).get(registry);
     } catch (IllegalAccessException e) {
       throw new IllegalStateException("cannot read Jena's RegistryHttpClient: " + e, e);
     }

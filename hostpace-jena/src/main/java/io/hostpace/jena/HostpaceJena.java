@@ -1,5 +1,6 @@
 package io.hostpace.jena;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.hostpace.CallContext;
 import io.hostpace.Hostpace;
 import io.hostpace.jdk.PacedHttpClient;
@@ -199,9 +200,9 @@ public final class HostpaceJena {
     private final InstalledHttpClient client;
     private final PacingServiceLink link;
     private final ServiceExecutorRegistry serviceExecutors;
-    // @GuardedBy("this")
+    @GuardedBy("this")
     private final List<Replaced> replaced = new ArrayList<>();
-    // @GuardedBy("this")
+    @GuardedBy("this")
     private boolean closed;
 
     /** A registry entry this installation replaced with {@code paced}. */

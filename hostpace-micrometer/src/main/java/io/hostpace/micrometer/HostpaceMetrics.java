@@ -1,5 +1,6 @@
 package io.hostpace.micrometer;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.hostpace.Hostpace;
 import io.hostpace.HostpaceEvent;
 import io.hostpace.HostpaceListener;
@@ -125,11 +126,11 @@ public final class HostpaceMetrics implements MeterBinder {
   private final ConcurrentHashMap<String, KeyMeters> byKey = new ConcurrentHashMap<>();
   private final KeyMeters otherHosts = new KeyMeters(OTHER, HOST);
   private final KeyMeters otherGroups = new KeyMeters(OTHER, GROUP);
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private final List<MeterRegistry> registries = new ArrayList<>();
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private int hostCount;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private int groupCount;
   /** Whether the caps are reached, so that hosts past them cost no lock. Written under {@code this}. */
   private volatile boolean hostsFull;
@@ -138,9 +139,9 @@ public final class HostpaceMetrics implements MeterBinder {
   private volatile String[] knownGroups = new String[0];
 
   private final Object refreshLock = new Object();
-  // @GuardedBy("refreshLock")
+  @GuardedBy("refreshLock")
   private boolean refreshed;
-  // @GuardedBy("refreshLock")
+  @GuardedBy("refreshLock")
   private long refreshedAt;
 
   private HostpaceMetrics(Builder builder) {

@@ -28,6 +28,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
@@ -150,7 +151,7 @@ public final class PacingSimulation {
       for (int run = 0; run < scenario.runs(); run++) {
         last = new Replay(scenario, workload, policy, origin, run, kept).run();
       }
-      return last;
+      return Objects.requireNonNull(last, "no run replayed: runs is " + scenario.runs());
     } finally {
       try (java.util.stream.Stream<Path> files = Files.list(kept)) {
         for (Path file : files.toList()) {
@@ -208,7 +209,9 @@ public final class PacingSimulation {
         long[] sorted = host.getValue();
         int n = completed == null ? sorted.length : completed.getOrDefault(host.getKey(), 0);
         if (n > 0) {
-          ideal = Math.max(ideal, ServerModel.idealFinish(servers.get(host.getKey()), Arrays.copyOf(sorted, n), WALL_ORIGIN));
+          // Workload keeps a host's arrivals only together with its server.
+          ServerSpec server = Objects.requireNonNull(servers.get(host.getKey()), "no server for host '" + host.getKey() + "'");
+          ideal = Math.max(ideal, ServerModel.idealFinish(server, Arrays.copyOf(sorted, n), WALL_ORIGIN));
         }
       }
       return ideal;
@@ -262,7 +265,8 @@ public final class PacingSimulation {
       for (int c = 0; c < scenario.clients().size(); c++) {
         ClientSpec client = scenario.clients().get(c);
         long[] arrivals = workload.arrivals.get(c);
-        ServerModel server = servers.get(client.host());
+        // The parser refuses a client whose host has no server.
+        ServerModel server = Objects.requireNonNull(servers.get(client.host()), "no server for host '" + client.host() + "'");
         HostStateStore shared = client.sharedState() ? new SharedStates(store("client-" + c)) : null;
         LocalFleet fleet = client.fleetLatency() >= 0 ? new LocalFleet(time, time, Duration.ofNanos(client.fleetLatency())) : null;
         for (int p = 0; p < client.processes(); p++) {

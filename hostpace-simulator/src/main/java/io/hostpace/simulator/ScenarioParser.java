@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -233,9 +234,10 @@ final class ScenarioParser {
             "unknown policy kind \"" + kind + "\": expected \"adaptive\", \"seed\" or \"fixed\"");
       };
       try {
-        factory.get(); // the policy checks its own settings: report them here, by the policy's path
+        // The policy checks its own settings: report them here, by the policy's path.
+        TimeoutPolicy unused = factory.get();
       } catch (IllegalArgumentException e) {
-        throw new ScenarioException(path, e.getMessage());
+        throw new ScenarioException(path, Objects.requireNonNullElse(e.getMessage(), e.toString()));
       }
       policies.add(new PolicySpec(name, factory));
     }

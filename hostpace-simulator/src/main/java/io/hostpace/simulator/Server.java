@@ -86,7 +86,7 @@ final class Server {
     double run = idle * stage.overload() * slowdown(now);
     @Nullable Long limit = scenario.serverLimit();
     boolean reachesLimit = limit != null && run >= limit;
-    long answerAt = reachesLimit ? limit : (long) Math.min(Math.ceil(run), Long.MAX_VALUE / 4);
+    long answerAt = reachesLimit && limit != null ? limit : (long) Math.min(Math.ceil(run), Long.MAX_VALUE / 4);
     if (answerAt > budget) {
       abort(now, answerAt);
       return new Result(Outcome.TIMED_OUT, budget, "timeout");

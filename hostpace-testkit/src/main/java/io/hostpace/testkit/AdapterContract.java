@@ -168,13 +168,17 @@ public abstract class AdapterContract {
   }
 
   /** Asserts that no exception in {@code failure}'s causes and suppressed ones is a Hostpace type. */
-  protected static void assertNoHostpaceType(Throwable failure) {
+  protected static void assertNoHostpaceType(@Nullable Throwable failure) {
     for (Throwable t : chain(failure)) {
       assertThat(t.getClass().getName()).as("a class in the chain of %s", failure).doesNotStartWith("io.hostpace.");
     }
   }
 
-  private static List<Throwable> chain(Throwable failure) {
+  /** {@code failure} with its causes and suppressed ones; no failure at all fails the test. */
+  private static List<Throwable> chain(@Nullable Throwable failure) {
+    if (failure == null) {
+      throw new AssertionError("expected the call to fail, but it has no failure");
+    }
     Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
     List<Throwable> all = new ArrayList<>();
     List<Throwable> next = new ArrayList<>(List.of(failure));

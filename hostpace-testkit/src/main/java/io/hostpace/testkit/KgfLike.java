@@ -1,5 +1,6 @@
 package io.hostpace.testkit;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import com.sun.net.httpserver.HttpExchange;
 import io.hostpace.testing.AdmissionGate;
 import io.hostpace.testing.RefusingServer;
@@ -7,6 +8,7 @@ import io.hostpace.testing.RefusingServer.RetryAfter;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -21,9 +23,9 @@ public final class KgfLike implements TestServer.Handler {
   public static final int SEED_CAPACITY = 4;
 
   private final Duration work;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private final AdmissionGate gate;
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private final RefusingServer server;
   private final AtomicInteger maxWorking = new AtomicInteger();
   private final List<String> answers = new CopyOnWriteArrayList<>();
@@ -54,7 +56,8 @@ public final class KgfLike implements TestServer.Handler {
     }
     if (!answer.accepted()) {
       answers.add(request + " " + answer.status());
-      TestServer.reply(exchange, answer.status(), "busy", "Retry-After", answer.retryAfter());
+      TestServer.reply(exchange, answer.status(), "busy", "Retry-After",
+          Objects.requireNonNull(answer.retryAfter(), "a gate of Retry-After seconds refuses with one"));
       return;
     }
     try {

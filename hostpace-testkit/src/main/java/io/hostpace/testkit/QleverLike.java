@@ -1,5 +1,6 @@
 package io.hostpace.testkit;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import com.sun.net.httpserver.HttpExchange;
 import io.hostpace.testing.RefusingServer;
 import io.hostpace.testing.RefusingServer.RetryAfter;
@@ -21,7 +22,7 @@ public final class QleverLike implements TestServer.Handler {
   /** The seed's interval, with 100 ms of slack. */
   public static final Duration SEED_INTERVAL = Duration.ofMillis(900);
 
-  // @GuardedBy("this")
+  @GuardedBy("this")
   private final RefusingServer server;
   private final List<String> answers = new CopyOnWriteArrayList<>();
 
