@@ -89,6 +89,8 @@ public final class Hostpace {
   private final Scheduler scheduler;
   /** Whether the engine has a fleet (SPEC S2), whose processes share the limits given hosts by key. */
   private final boolean fleet;
+  /** How many in flight a host nothing is known of opens with (SPEC P12); 0 for the whole burst. */
+  private final int opening;
 
   private Hostpace(Builder builder) {
     this.clock = builder.clock;
@@ -101,6 +103,7 @@ public final class Hostpace {
     this.timer = builder.timer;
     this.timeoutPolicy = builder.timeoutPolicy;
     this.fleet = builder.fleet != null;
+    this.opening = builder.widenFirstContact ? Math.max(0, builder.learningRule.openingInFlight()) : 0;
     this.scheduler = new Scheduler(
         builder.clock, builder.timer, builder.store, builder.learningRule, builder.retryDelayLimit,
         builder.forgetIdleAfter, builder.listener(), builder.fleet);
@@ -233,7 +236,8 @@ public final class Hostpace {
       return CompletableFuture.failedFuture(e);
     }
     Call<R> call = new Call<>(this, exchange, hostKey, context, executor);
-    scheduler.submit(call, hostKey, queueKey(hostKey, context));
+    QueueKey key = queueKey(hostKey, context);
+    scheduler.submit(call, hostKey, key, opening == 0 || told(hostKey, context.limits(), key) ? 0 : opening);
     return call.result;
   }
 
@@ -265,6 +269,16 @@ public final class Hostpace {
     }
     int fleetInFlight = fleet && host.inFlight() != null && inFlightByKey(hostKey, contextLimits) ? host.inFlight() : 0;
     return new QueueKey(host, gates, fleetInFlight);
+  }
+
+  /**
+   * Whether {@code hostKey} was told limits of its own (SPEC P12): by its key, in the context, the
+   * engine or the built-in defaults, or through one of its groups. Such a host is known: it opens
+   * with what it was told, not gently.
+   */
+  private boolean told(String hostKey, LimitTable contextLimits, QueueKey key) {
+    return !key.gates().isEmpty() || !contextLimits.forKey(hostKey).equals(Limits.NONE)
+        || !limits.forKey(hostKey).equals(Limits.NONE) || !BUILT_IN.forKey(hostKey).equals(Limits.NONE);
   }
 
   /**
@@ -408,6 +422,7 @@ public final class Hostpace {
     private final List<HostpaceListener> listeners = new ArrayList<>();
     private @Nullable TimeoutPolicy timeoutPolicy;
     private @Nullable Fleet fleet;
+    private boolean widenFirstContact;
 
     private Builder() {}
 
@@ -508,6 +523,21 @@ public final class Hostpace {
     /** How hosts that refuse without {@code Retry-After} are slowed; {@link LearningRule#hostpace()} unless set ({@link LearningRule#seed()} is SPEC R4). */
     public Builder learningRule(LearningRule rule) {
       this.learningRule = rule;
+      return this;
+    }
+
+    /**
+     * Whether a host that nothing is known of opens gently, as its learning rule says (SPEC P12):
+     * the default rule starts one request, and each accepted answer lets two more start, up to
+     * the in-flight limit; a refusal ends the widening at what was accepted, which the host keeps
+     * as its learned in-flight limit. False unless set: the whole burst the limits allow starts at
+     * once (SPEC P3), as it always does with the seed's rule. A host is known when it was told limits by its key (in the context, the engine or the
+     * built-in defaults) or through one of its groups, or when the store opened its state knowing
+     * something (a pause, an interval, an in-flight limit or quota, the rule's memory: kept by a
+     * {@link HostStateFile}, say).
+     */
+    public Builder widenFirstContact(boolean widen) {
+      this.widenFirstContact = widen;
       return this;
     }
 

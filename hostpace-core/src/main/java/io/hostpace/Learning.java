@@ -59,6 +59,9 @@ final class Learning {
     }
     learnInFlight(queue.node, call.startedAt, inFlight > 0 ? inFlight : call.inFlightAtStart, verdict.refusal(),
         verdict.retryAfterNanos(), now);
+    if (queue.node.opening > 0) {
+      open(queue.node, queue.cap, verdict.refusal(), call.inFlightAtStart, now);
+    }
     // The host's own announced quota, not its groups'.
     if (verdict.quotaRemaining() >= 0) {
       long pause = queue.node.announced().heard(
@@ -79,6 +82,32 @@ final class Learning {
     teach(node, null, startedAt, lesson.refused(), lesson.retryAfterNanos(), now);
     if (!node.group && lesson.inFlightAtStart() > 0) {
       learnInFlight(node, startedAt, lesson.inFlightAtStart(), lesson.refused(), lesson.retryAfterNanos(), now);
+    }
+    if (node.opening > 0 && lesson.refused()) {
+      open(node, Integer.MAX_VALUE, true, 0, now); // refused another process: this one's opening ends too
+    }
+  }
+
+  /**
+   * An answer during a host's opening (SPEC P12): accepted, it widens the opening by one (the
+   * answered request's place and one more), until the opening reaches {@code cap}, the queue's
+   * in-flight limit, and ends; refused, it ends the opening at the most that were accepted at once
+   * (at least one), which the host keeps as its learned in-flight limit unless the rule set one.
+   */
+  private void open(Node host, int cap, boolean refused, int inFlightAtStart, long now) {
+    if (!refused) {
+      host.openingAccepted = Math.max(host.openingAccepted, inFlightAtStart);
+      host.opening = host.opening + 1 >= cap ? 0 : host.opening + 1;
+      return;
+    }
+    host.opening = 0;
+    HostState state = host.state;
+    if (state.inFlightLimit() == 0) {
+      int limit = Math.max(1, host.openingAccepted);
+      state.inFlightLimit(limit);
+      if (outbox.listens()) {
+        outbox.emit(new HostpaceEvent.InFlightLimitChanged(host.key, 0, limit, now));
+      }
     }
   }
 
@@ -104,6 +133,7 @@ final class Learning {
     state.quota(0, 0);
     node.quota = null;
     state.memory(null);
+    node.opening = 0;
     AnnouncedBudget announced = node.announced;
     if (announced != null) {
       announced.forget();

@@ -27,6 +27,13 @@ final class Node {
   /** A host's requests in flight, over all its queues; 0 for a group (its gates count theirs). */
   int inFlight;
   /**
+   * While a host nothing was known of is opened (SPEC P12), how many of its requests may be in
+   * flight; 0 once the opening is over, or for a host that was known.
+   */
+  int opening;
+  /** During the opening, the most requests in flight with which an accepted one started. */
+  int openingAccepted;
+  /**
    * The host's requests started within {@link Scheduler#SAME_MOMENT} of {@link #recentAt}: an
    * answer that arrives that soon after they started was not in flight beside them at the server,
    * though the engine saw it only later. Null until the host's first start.

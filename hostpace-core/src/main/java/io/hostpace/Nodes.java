@@ -90,9 +90,20 @@ final class Nodes {
     }
   }
 
-  /** The queue of {@code hostKey} for {@code key}, made with its gates when missing. */
-  HostQueue queue(String hostKey, QueueKey key, long now) {
-    Node node = node(hostKey, false, now);
+  /**
+   * The queue of {@code hostKey} for {@code key}, made with its gates when missing. A host node
+   * made here opens with {@code opening} requests in flight (SPEC P12) when nothing is known of it:
+   * its state, as the store opened it, knows nothing; {@code opening} is 0 when the host was told
+   * limits by key or by a group, or the rule opens with the whole burst.
+   */
+  HostQueue queue(String hostKey, QueueKey key, int opening, long now) {
+    Node node = byKey.get(hostKey);
+    if (node == null) {
+      node = node(hostKey, false, now);
+      if (opening > 0 && knowsNothing(node.state)) {
+        node.opening = opening;
+      }
+    }
     HostQueue queue = node.queues.get(key);
     if (queue == null) {
       List<GateKey> gateKeys = key.gates();
@@ -105,6 +116,12 @@ final class Nodes {
       node.queues.put(key, queue);
     }
     return queue;
+  }
+
+  /** Whether {@code state} holds nothing a host taught: no pause, interval, in-flight limit, quota, nor the rule's memory. */
+  private static boolean knowsNothing(HostState state) {
+    return !state.paused() && state.interval() == 0 && state.inFlightLimit() == 0 && state.quotaPermits() == 0
+        && state.memory() == null;
   }
 
   private GroupGate gate(GateKey key, long now) {

@@ -166,13 +166,16 @@ final class Scheduler {
 
   // ---------------------------------------------------------------- the calls' transitions
 
-  /** A new call enters the queue of {@code hostKey} for {@code key}. */
-  void submit(Call<?> call, String hostKey, QueueKey key) {
+  /**
+   * A new call enters the queue of {@code hostKey} for {@code key}; a host made for it, that
+   * nothing is known of, opens with {@code opening} in flight (SPEC P12; 0 for the whole burst).
+   */
+  void submit(Call<?> call, String hostKey, QueueKey key, int opening) {
     Object[] delivery;
     lock.lock();
     try {
       long now = clock.nanoTime();
-      HostQueue queue = nodes.queue(hostKey, key, now);
+      HostQueue queue = nodes.queue(hostKey, key, opening, now);
       queue.users++;
       call.queue = queue;
       call.seq = nextSeq++;
@@ -495,9 +498,10 @@ final class Scheduler {
     blockedByPlaces = false;
     readyAt = now;
     consider(queue, now);
-    int learned = queue.node.state.inFlightLimit();
-    if (learned > 0 && queue.node.inFlight >= learned) {
-      blockedByPlaces = true;
+    Node host = queue.node;
+    int learned = host.state.inFlightLimit();
+    if (learned > 0 && host.inFlight >= learned || host.opening > 0 && host.inFlight >= host.opening) {
+      blockedByPlaces = true; // an answer lets a place go, or widens the opening (SPEC P12)
     }
     for (GroupGate gate : queue.gates) {
       consider(gate, now);

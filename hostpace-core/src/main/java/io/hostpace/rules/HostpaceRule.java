@@ -522,6 +522,12 @@ final class HostpaceRule implements LearningRule {
     return next < FORGOTTEN_BELOW ? 0 : next;
   }
 
+  /** One: a host nothing is known of is opened as TCP opens a connection (SPEC P12). */
+  @Override
+  public int openingInFlight() {
+    return 1;
+  }
+
   @Override
   public String toString() {
     return "hostpace";

@@ -73,6 +73,16 @@ public interface LearningRule {
   }
 
   /**
+   * How many requests at once a host that nothing is known of opens with (SPEC P12): each
+   * accepted answer widens it by one, so that two more start, up to the host's in-flight limit;
+   * a refusal ends the widening at what was accepted, which becomes the host's learned in-flight
+   * limit. 0, the default, opens with the whole burst the limits allow (SPEC P3).
+   */
+  default int openingInFlight() {
+    return 0;
+  }
+
+  /**
    * The seed's rule (SPEC R4): a refusal doubles the interval, from 250 ms up to 10 s; every
    * answer takes a tenth off; only refusals of requests started since the interval last
    * changed count, so a burst refused together doubles it once.

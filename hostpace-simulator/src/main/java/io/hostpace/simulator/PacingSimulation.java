@@ -296,6 +296,7 @@ public final class PacingSimulation {
       }
       switch (policy) {
         case SEED -> builder.learningRule(LearningRule.seed());
+        case GENTLE -> builder.widenFirstContact(true);
         case CONFIGURED -> builder.limit(server.host(), configured(server, client.processes(), fleet != null));
         default -> { }
       }

@@ -1,0 +1,150 @@
+package io.hostpace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hostpace.FakeServer.Reply;
+import io.hostpace.spi.HostState;
+import io.hostpace.spi.HostStateStore;
+import io.hostpace.spi.LearningRule;
+import io.hostpace.testing.AdmissionGate;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SPEC P12, first contact, in virtual time: a host nothing is known of opens with one request in
+ * flight, and each accepted answer lets two more start, up to its in-flight limit; a refusal ends
+ * the widening at what was accepted. Every answer comes 50 ms after its start.
+ */
+class FirstContactTest {
+
+  final VirtualTime time = VirtualTime.create();
+  final FakeServer server = new FakeServer(time, exchange -> Reply.ok().after(Duration.ofMillis(50)));
+
+  Hostpace.Builder gentle() {
+    return Hostpace.builder().time(time).widenFirstContact(true);
+  }
+
+  void submit(Hostpace engine, String host, int requests) {
+    for (int i = 0; i < requests; i++) {
+      engine.execute(server.get("http://" + host + "/" + i));
+    }
+  }
+
+  /** How many started at each of the given times, in seconds with three decimals. */
+  long startedAt(String at) {
+    return server.starts().stream().filter(start -> start.startsWith(at + " ")).count();
+  }
+
+  @Test
+  void P12_aHostNothingIsKnownOfOpensWithOneRequestAndEachAcceptedAnswerLetsTwoMoreStart() {
+    Hostpace engine = gentle().build();
+    submit(engine, "fresh.test", 32);
+    time.advance(Duration.ofSeconds(1));
+
+    // 1, 2, 4, 8, 16 at one round trip each: 31 by 0.2 s, the last at 0.25 s. Without the
+    // opening all 32 start at 0 s: the opening costs a fast host five round trips.
+    assertThat(startedAt("0.000")).isEqualTo(1);
+    assertThat(startedAt("0.050")).isEqualTo(2);
+    assertThat(startedAt("0.100")).isEqualTo(4);
+    assertThat(startedAt("0.150")).isEqualTo(8);
+    assertThat(startedAt("0.200")).isEqualTo(16);
+    assertThat(startedAt("0.250")).isEqualTo(1);
+    assertThat(engine.snapshot()).isEmpty(); // nothing refused: nothing learned, the host let go
+  }
+
+  @Test
+  void P12_theOpeningWidensUpToTheInFlightLimitAndEndsThere() {
+    Hostpace engine = gentle().limits(Limits.inFlight(4)).build();
+    submit(engine, "fresh.test", 20);
+    time.advance(Duration.ofMillis(120));
+    assertThat(server.starts()).hasSize(1 + 2 + 4);
+    time.advance(Duration.ofSeconds(1));
+
+    // From 0.1 s on the limit for every host (4) holds, as without an opening.
+    assertThat(startedAt("0.150")).isEqualTo(4);
+    assertThat(startedAt("0.200")).isEqualTo(4);
+    assertThat(server.starts()).hasSize(20);
+  }
+
+  @Test
+  void P12_aRefusalEndsTheWideningAtWhatWasAcceptedWhichTheHostKeepsAsItsInFlightLimit() {
+    AdmissionGate gate = new AdmissionGate(3); // a gate of three, refused beyond with a bare 429
+    server.script(exchange -> {
+      if (!gate.admit(time.nanoTime())) {
+        return Reply.status(429).after(Duration.ofMillis(50));
+      }
+      time.schedule(() -> gate.end(time.nanoTime()), Duration.ofMillis(50).toNanos());
+      return Reply.ok().after(Duration.ofMillis(50));
+    });
+    Hostpace engine = gentle().build();
+    submit(engine, "gate.test", 30);
+    time.advance(Duration.ofMillis(120));
+    // 1, 2, then 4 at 0.1 s: the fourth of them is refused, answered at 0.15 s.
+    assertThat(server.starts()).hasSize(1 + 2 + 4);
+
+    time.advance(Duration.ofMillis(100));
+
+    // The accepted answers heard at 0.15 s before that refusal widened the opening once more (six
+    // started then); the refusal ended it, and the host keeps what was accepted at once as its
+    // in-flight limit: the opening does not double again at 0.2 s.
+    int limit = engine.snapshot().get(0).inFlightLimit();
+    assertThat(startedAt("0.150")).isEqualTo(6);
+    assertThat(limit).isBetween(1, 6);
+    assertThat(startedAt("0.200")).isLessThanOrEqualTo(limit);
+  }
+
+  @Test
+  void P12_aHostToldLimitsByItsKeyOrAGroupOpensWithWhatItWasTold() {
+    Hostpace byKey = gentle().limit("told.test", Limits.inFlight(8)).build();
+    submit(byKey, "told.test", 8);
+    Hostpace byGroup = gentle().limit("*.group.test", Limits.inFlight(6)).build();
+    submit(byGroup, "a.group.test", 6);
+    time.runDue();
+
+    assertThat(startedAt("0.000")).isEqualTo(8 + 6);
+  }
+
+  @Test
+  void P12_aHostWhoseStateWasKeptIsKnownAndOpensAtWhatWasKept() {
+    HostStateStore kept = new HostStateStore() { // as a state file keeps an in-flight limit of 4
+      @Override
+      public HostState open(String key) {
+        HostState state = HostStateStore.inMemory().open(key);
+        state.inFlightLimit(4);
+        return state;
+      }
+
+      @Override
+      public void close(HostState state) {}
+    };
+    Hostpace engine = gentle().hostStateStore(kept).build();
+    submit(engine, "kept.test", 10);
+    time.runDue();
+
+    assertThat(startedAt("0.000")).isEqualTo(4);
+  }
+
+  @Test
+  void P12_switchedOffOrWithTheSeedsRuleTheWholeBurstStartsAtOnce() {
+    submit(Hostpace.builder().time(time).build(), "off.test", 32);
+    submit(gentle().learningRule(LearningRule.seed()).build(), "seed.test", 32);
+    time.runDue();
+
+    assertThat(startedAt("0.000")).isEqualTo(64);
+  }
+
+  @Test
+  void P12_forgettingTheHostEndsItsOpening() {
+    Hostpace engine = gentle().build();
+    server.script(exchange -> Reply.ok().after(Duration.ofSeconds(1)));
+    submit(engine, "fresh.test", 10);
+    time.runDue();
+    assertThat(server.starts()).hasSize(1);
+
+    engine.forget("fresh.test");
+    time.runDue();
+
+    // Forgetting looks at the host's queue again, held no more by an opening.
+    assertThat(startedAt("0.000")).isEqualTo(10);
+  }
+}
