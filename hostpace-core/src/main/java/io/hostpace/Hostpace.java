@@ -91,6 +91,8 @@ public final class Hostpace {
   private final boolean fleet;
   /** How many in flight a host nothing is known of opens with (SPEC P12); 0 for the whole burst. */
   private final int opening;
+  /** Whether a refusal while the host accepts others spends no retry (SPEC R10): the rule's say. */
+  private final boolean sparesRetries;
 
   private Hostpace(Builder builder) {
     this.clock = builder.clock;
@@ -104,6 +106,7 @@ public final class Hostpace {
     this.timeoutPolicy = builder.timeoutPolicy;
     this.fleet = builder.fleet != null;
     this.opening = builder.widenFirstContact ? Math.max(0, builder.learningRule.openingInFlight()) : 0;
+    this.sparesRetries = builder.learningRule.sparesRetries();
     this.scheduler = new Scheduler(
         builder.clock, builder.timer, builder.store, builder.learningRule, builder.retryDelayLimit,
         builder.forgetIdleAfter, builder.listener(), builder.fleet);
@@ -387,6 +390,11 @@ public final class Hostpace {
   /** The statuses this engine takes for refusals (SPEC R1). */
   public RefusalStatuses refusalStatuses() {
     return refusalStatuses;
+  }
+
+  /** Whether a refusal while the host accepts others spends no retry (SPEC R10). */
+  boolean sparesRetries() {
+    return sparesRetries;
   }
 
   /** Whether an answer with {@code status} is a refusal (SPEC R1). */

@@ -34,6 +34,11 @@ final class Node {
   /** During the opening, the most requests in flight with which an accepted one started. */
   int openingAccepted;
   /**
+   * How many of a host's answers were accepted (not refused), this process's and, with a fleet,
+   * those it heard of; written under the engine's lock, read by a call judging its answer (SPEC R10).
+   */
+  volatile long accepted;
+  /**
    * The host's requests started within {@link Scheduler#SAME_MOMENT} of {@link #recentAt}: an
    * answer that arrives that soon after they started was not in flight beside them at the server,
    * though the engine saw it only later. Null until the host's first start.

@@ -179,6 +179,7 @@ final class Scheduler {
       queue.users++;
       call.queue = queue;
       call.seq = nextSeq++;
+      call.acceptedAtSubmit = queue.node.accepted;
       enqueue(call, now, true);
     } finally {
       delivery = outbox.take();

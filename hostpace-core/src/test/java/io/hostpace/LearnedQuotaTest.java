@@ -56,14 +56,11 @@ class LearnedQuotaTest {
     long refusedAfter = events.stream()
         .filter(e -> e instanceof HostpaceEvent.Refused && e.atNanos() - learned.atNanos() > 0).count();
     assertThat(refusedAfter).isEqualTo(10);
-    // The one request lost: refused in the opening burst, then at each of the wall's first five
-    // probes (SPEC T1: the oldest goes first), so its six attempts ran out at 10 s.
-    List<HostpaceEvent.GaveUp> gaveUp = events.stream()
-        .filter(HostpaceEvent.GaveUp.class::isInstance).map(HostpaceEvent.GaveUp.class::cast).toList();
-    assertThat(gaveUp).hasSize(1);
-    assertThat(gaveUp.get(0).uri().getPath()).isEqualTo("/20");
-    assertThat(seconds(gaveUp.get(0).atNanos())).isLessThan(11);
-    assertThat(calls.stream().filter(call -> call.join().status() == 200).count()).isEqualTo(199);
+    // None lost (SPEC R10): the oldest request, refused in the opening burst and then at each of
+    // the wall's probes (SPEC T1: the oldest goes first), spent no retry on those refusals, the
+    // host having accepted the window's others since it came.
+    assertThat(events).noneMatch(HostpaceEvent.GaveUp.class::isInstance);
+    assertThat(calls.stream().filter(call -> call.join().status() == 200).count()).isEqualTo(200);
   }
 
   @Test

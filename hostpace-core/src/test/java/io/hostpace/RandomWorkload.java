@@ -1,6 +1,7 @@
 package io.hostpace;
 
 import io.hostpace.testing.ScriptedExchange;
+import io.hostpace.spi.HostState;
 import io.hostpace.spi.LearningRule;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -338,6 +339,12 @@ final class RandomWorkload {
       }
       if (spec.retryDelayLimitMillis() != null) {
         builder.retryDelayLimit(Duration.ofMillis(spec.retryDelayLimitMillis()));
+      }
+      if (!spec.forgetful()) {
+        // The default rule, but for SPEC R10's spared retries (RetriesSparedTest's): these
+        // properties hold every call to T1's retry count exactly, which R10 lets depend on what the
+        // host gave other calls meanwhile.
+        builder.learningRule(new SparingNoRetries(LearningRule.hostpace()));
       }
       if (spec.forgetful()) {
         builder.learningRule(new LearningRule() {
@@ -864,6 +871,55 @@ final class RandomWorkload {
         }
       }
       return problems;
+    }
+  }
+
+  /** A rule that learns as {@code rule} does and spends a retry on every refusal (SPEC T1). */
+  static final class SparingNoRetries implements LearningRule {
+    private final LearningRule rule;
+
+    SparingNoRetries(LearningRule rule) {
+      this.rule = rule;
+    }
+
+    @Override
+    public long onRefusal(long now, long startedAt, long interval, long changedAt) {
+      return rule.onRefusal(now, startedAt, interval, changedAt);
+    }
+
+    @Override
+    public long onAnswer(long now, long startedAt, long interval, long changedAt) {
+      return rule.onAnswer(now, startedAt, interval, changedAt);
+    }
+
+    @Override
+    public long onRefusal(long now, long startedAt, HostState host) {
+      return rule.onRefusal(now, startedAt, host);
+    }
+
+    @Override
+    public long onAnswer(long now, long startedAt, HostState host) {
+      return rule.onAnswer(now, startedAt, host);
+    }
+
+    @Override
+    public int inFlightAfterPause(long now, long startedAt, int inFlightAtStart, HostState host) {
+      return rule.inFlightAfterPause(now, startedAt, inFlightAtStart, host);
+    }
+
+    @Override
+    public int inFlightAfterAnswer(long now, long startedAt, int inFlightAtStart, HostState host) {
+      return rule.inFlightAfterAnswer(now, startedAt, inFlightAtStart, host);
+    }
+
+    @Override
+    public int openingInFlight() {
+      return rule.openingInFlight();
+    }
+
+    @Override
+    public String toString() {
+      return rule.toString();
     }
   }
 }

@@ -522,6 +522,12 @@ final class HostpaceRule implements LearningRule {
     return next < FORGOTTEN_BELOW ? 0 : next;
   }
 
+  /** True: the rule probes, and no request is to pay for its probes with its retries (SPEC R10). */
+  @Override
+  public boolean sparesRetries() {
+    return true;
+  }
+
   /** One: a host nothing is known of is opened as TCP opens a connection (SPEC P12). */
   @Override
   public int openingInFlight() {

@@ -83,6 +83,16 @@ public interface LearningRule {
   }
 
   /**
+   * Whether a refusal of a request spends none of its retries while its host has accepted other
+   * requests since the call came (SPEC R10): the host is not refusing everybody, so the refusal is
+   * the pacing's cost (its probing, a window it had to find), not the request's. At most the retry
+   * count of refusals are spared so. False, the default, spends a retry on every refusal (SPEC T1).
+   */
+  default boolean sparesRetries() {
+    return false;
+  }
+
+  /**
    * The seed's rule (SPEC R4): a refusal doubles the interval, from 250 ms up to 10 s; every
    * answer takes a tenth off; only refusals of requests started since the interval last
    * changed count, so a burst refused together doubles it once.
