@@ -55,10 +55,6 @@ final class Call<R> {
   long startedAt;
   /** How many requests its host had started, this attempt included, when it started (for SPEC R8). */
   long startSeq;
-  /** How many of its host's answers had been accepted when the call entered its queue (SPEC R10). */
-  long acceptedAtSubmit;
-  /** How many of its refusals spent no retry, the host accepting others (SPEC R10); the answer thread's. */
-  private int spared;
   /** How many of its host's requests were in flight when this attempt started, itself included. */
   int inFlightAtStart;
   /** The fleet's place this attempt claimed of its host (SPEC S2), or null. */
@@ -285,14 +281,13 @@ final class Call<R> {
                 + engine.retryDelayLimit());
       }
       // The caller's budget of retries is spent (SPEC T3: it gets the refusal itself) ...
-      if (number > retries + spared) {
-        // ... unless the host has accepted others since the call came: the host is not refusing
+      if (number > retries) {
+        // ... unless the host has accepted others since this call came: it is not refusing
         // everybody, so these refusals were the pacing's cost (its probes, a window to find), not
-        // the request's, as the rule says (SPEC R10); at most a retry count of times.
-        if (!engine.sparesRetries() || spared >= retries || queue.node.accepted == acceptedAtSubmit) {
+        // the request's, as the rule says (SPEC R10); at most a retry count of times more.
+        if (!engine.sparesRetries() || number > 2 * retries || queue.node.acceptedSeq <= seq) {
           return Verdict.giveUp(status, retryAfter, "retries exhausted after " + number + " attempts");
         }
-        spared++;
       }
       // A stream cannot be sent again (SPEC T4).
       if (!exchange.canResend()) {

@@ -36,9 +36,6 @@ final class Learning {
   /** What the answer to {@code call}'s attempt teaches its host and each of its groups. */
   void learn(Call<?> call, Verdict verdict, long now) {
     HostQueue queue = call.queue;
-    if (!verdict.refusal()) {
-      queue.node.accepted++;
-    }
     if (verdict.refusal()) {
       queue.count(Node.Counter.REFUSALS);
       if (outbox.listens()) {
@@ -81,9 +78,6 @@ final class Learning {
    * counts this engine's starts and so does not hear it.
    */
   void heard(Node node, Fleet.Lesson lesson, long now) {
-    if (!lesson.refused()) {
-      node.accepted++;
-    }
     long startedAt = now - lesson.tookNanos();
     teach(node, null, startedAt, lesson.refused(), lesson.retryAfterNanos(), now);
     if (!node.group && lesson.inFlightAtStart() > 0) {

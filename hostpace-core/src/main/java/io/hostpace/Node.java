@@ -34,10 +34,12 @@ final class Node {
   /** During the opening, the most requests in flight with which an accepted one started. */
   int openingAccepted;
   /**
-   * How many of a host's answers were accepted (not refused), this process's and, with a fleet,
-   * those it heard of; written under the engine's lock, read by a call judging its answer (SPEC R10).
+   * How many calls had arrived at the engine when the host last accepted one of its requests: a
+   * call whose {@code seq} is below it came before that acceptance, so the host has accepted
+   * others since it came (SPEC R10). Written under the engine's lock, read by a call judging its
+   * answer; 0 before any.
    */
-  volatile long accepted;
+  volatile long acceptedSeq;
   /**
    * The host's requests started within {@link Scheduler#SAME_MOMENT} of {@link #recentAt}: an
    * answer that arrives that soon after they started was not in flight beside them at the server,

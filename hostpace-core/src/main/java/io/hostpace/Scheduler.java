@@ -179,7 +179,6 @@ final class Scheduler {
       queue.users++;
       call.queue = queue;
       call.seq = nextSeq++;
-      call.acceptedAtSubmit = queue.node.accepted;
       enqueue(call, now, true);
     } finally {
       delivery = outbox.take();
@@ -216,6 +215,9 @@ final class Scheduler {
   private void answered(Call<?> call, Verdict verdict) {
     long now = clock.nanoTime();
     HostQueue queue = call.queue;
+    if (!verdict.refusal()) {
+      queue.node.acceptedSeq = nextSeq; // accepted after every call that has arrived so far (SPEC R10)
+    }
     learning.learn(call, verdict, now);
     Set<HostQueue> candidates = release(call, now);
     switch (verdict.next()) {
@@ -401,6 +403,9 @@ final class Scheduler {
         nodes.dropIfIdle(node, now); // held until the pause ends, then let go
       }
       return;
+    }
+    if (!lesson.refused() && !node.group) {
+      node.acceptedSeq = nextSeq; // another process's request accepted, after every call so far (SPEC R10)
     }
     learning.heard(node, lesson, now);
     FleetClaims claims = this.claims;

@@ -10,7 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC R10 in virtual time: with the default rule a refusal spends no retry while the host has
+ * SPEC R10 in virtual time: with the default rule a refusal spends no retry once the host has
  * accepted others since the call came (at most a retry count of times), so no request is lost to
  * the pacing's own probing; the seed's rule spends one on every refusal (SPEC T1). The default
  * retry count, 5; answers 100 ms after their start.

@@ -83,8 +83,8 @@ public interface LearningRule {
   }
 
   /**
-   * Whether a refusal of a request spends none of its retries while its host has accepted other
-   * requests since the call came (SPEC R10): the host is not refusing everybody, so the refusal is
+   * Whether a refusal of a request spends none of its retries once its host has accepted others
+   * since the call came (SPEC R10): the host is not refusing everybody, so the refusal is
    * the pacing's cost (its probing, a window it had to find), not the request's. At most the retry
    * count of refusals are spared so. False, the default, spends a retry on every refusal (SPEC T1).
    */
