@@ -3,10 +3,10 @@ package io.hostpace;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hostpace.FakeServer.Reply;
-import io.hostpace.spi.HostState;
 import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
 import io.hostpace.testing.AdmissionGate;
+import io.hostpace.testing.KnownHosts;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -106,17 +106,7 @@ class FirstContactTest {
 
   @Test
   void P12_aHostWhoseStateWasKeptIsKnownAndOpensAtWhatWasKept() {
-    HostStateStore kept = new HostStateStore() { // as a state file keeps an in-flight limit of 4
-      @Override
-      public HostState open(String key) {
-        HostState state = HostStateStore.inMemory().open(key);
-        state.inFlightLimit(4);
-        return state;
-      }
-
-      @Override
-      public void close(HostState state) {}
-    };
+    HostStateStore kept = KnownHosts.holding(4); // as a state file keeps an in-flight limit of 4
     Hostpace engine = gentle().hostStateStore(kept).build();
     submit(engine, "kept.test", 10);
     time.runDue();

@@ -8,6 +8,7 @@ import io.hostpace.spi.Fleet;
 import io.hostpace.spi.HostState;
 import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
+import io.hostpace.testing.KnownHosts;
 import io.hostpace.testing.LocalFleet;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -152,25 +153,12 @@ class FleetTest {
 
   /** A store whose every host has learned that it holds {@code limit} requests at once. */
   HostStateStore holding(int limit) {
-    return holding(limit, Duration.ZERO);
+    return KnownHosts.holding(limit);
   }
 
   /** A store whose every host has learned that it holds {@code limit} at once and takes one each {@code interval}. */
   HostStateStore holding(int limit, Duration interval) {
-    return new HostStateStore() {
-      @Override
-      public HostState open(String key) {
-        HostState state = HostStateStore.inMemory().open(key);
-        state.inFlightLimit(limit);
-        if (!interval.isZero()) {
-          state.interval(interval.toNanos(), time.nanoTime());
-        }
-        return state;
-      }
-
-      @Override
-      public void close(HostState state) {}
-    };
+    return KnownHosts.holding(limit, interval, time);
   }
 
   @Test

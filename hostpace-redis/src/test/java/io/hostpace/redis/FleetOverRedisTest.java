@@ -6,10 +6,11 @@ import io.hostpace.Hostpace;
 import io.hostpace.HostpaceEvent;
 import io.hostpace.Limits;
 import io.hostpace.Rate;
-import io.hostpace.testing.ScriptedExchange;
 import io.hostpace.spi.HostState;
 import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
+import io.hostpace.testing.KnownHosts;
+import io.hostpace.testing.ScriptedExchange;
 import io.hostpace.testkit.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -114,17 +115,7 @@ class FleetOverRedisTest {
 
   @Test
   void S2_twoProcessesHoldAHostsLearnedLimitOfTwoTogetherThroughRedis() throws Exception {
-    HostStateStore holdingTwo = new HostStateStore() { // as if each had learned the host's gate of two
-      @Override
-      public HostState open(String key) {
-        HostState state = HostStateStore.inMemory().open(key);
-        state.inFlightLimit(2);
-        return state;
-      }
-
-      @Override
-      public void close(HostState state) {}
-    };
+    HostStateStore holdingTwo = KnownHosts.holding(2); // as if each had learned the host's gate of two
     Hostpace a = process().hostStateStore(holdingTwo).build();
     Hostpace b = process().hostStateStore(holdingTwo).build();
     holdNoMoreThan(2, List.of(a, b), "gate.test");
