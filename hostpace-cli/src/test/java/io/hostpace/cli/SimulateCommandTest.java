@@ -2,6 +2,10 @@ package io.hostpace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hostpace.simulator.PacingResult;
+import io.hostpace.simulator.PacingSimulation;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -9,10 +13,12 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code hostpace simulate timeouts}, on the shipped scenarios (SPEC D5). */
+/** {@code hostpace simulate timeouts} and {@code pacing}, on the shipped scenarios (SPEC D5). */
 class SimulateCommandTest {
 
   static final Path SCENARIOS = Path.of("..", "hostpace-simulator", "scenarios", "timeouts");
@@ -73,6 +79,46 @@ class SimulateCommandTest {
 
     assertThat(out).startsWith("{\"policies\":[").contains("\"name\":\"seed\"").contains("\"goodputRatio\"");
     assertThat(chart).isNotEmptyFile();
+  }
+
+  @Test
+  void pacingPrintsEveryFigureOfTheSimulatorsResultAsJsonOnOneLine() throws IOException {
+    // kgf-like: the seed's and the unpaced client's rows lose requests, so no figure is zero in every row
+    Path scenario = Path.of("..", "hostpace-simulator", "scenarios", "pacing", "kgf-like.json");
+    PacingResult expected = PacingSimulation.simulate(scenario);
+
+    assertThat(run("simulate", "pacing", scenario.toString())).as(err).isZero();
+
+    assertThat(out.lines()).hasSize(1);
+    JsonNode root = new ObjectMapper().readTree(out);
+    assertThat(names(root)).containsExactly("policies", "idealSeconds");
+    assertThat(root.get("idealSeconds").doubleValue()).isEqualTo(expected.idealSeconds());
+    JsonNode policies = root.get("policies");
+    assertThat(policies).hasSize(expected.policies().size());
+    for (int i = 0; i < policies.size(); i++) {
+      JsonNode p = policies.get(i);
+      PacingResult.Policy e = expected.policies().get(i);
+      assertThat(names(p)).containsExactly("name", "completed", "lost", "refusals", "refusalPct", "finishSeconds",
+          "goodputRatio", "p50WaitMs", "p99WaitMs", "lateRefusals", "lateRefusalPct");
+      assertThat(p.get("name").textValue()).isEqualTo(e.name());
+      assertThat(p.get("completed").intValue()).as(e.name()).isEqualTo(e.completed());
+      assertThat(p.get("lost").intValue()).as(e.name()).isEqualTo(e.lost());
+      assertThat(p.get("refusals").intValue()).as(e.name()).isEqualTo(e.refusals());
+      assertThat(p.get("refusalPct").doubleValue()).as(e.name()).isEqualTo(e.refusalPct());
+      assertThat(p.get("finishSeconds").doubleValue()).as(e.name()).isEqualTo(e.finishSeconds());
+      assertThat(p.get("goodputRatio").doubleValue()).as(e.name()).isEqualTo(e.goodputRatio());
+      assertThat(p.get("p50WaitMs").longValue()).as(e.name()).isEqualTo(e.p50WaitMs());
+      assertThat(p.get("p99WaitMs").longValue()).as(e.name()).isEqualTo(e.p99WaitMs());
+      assertThat(p.get("lateRefusals").intValue()).as(e.name()).isEqualTo(e.lateRefusals());
+      assertThat(p.get("lateRefusalPct").doubleValue()).as(e.name()).isEqualTo(e.lateRefusalPct());
+    }
+    assertThat(expected.policy("seed").lost()).isPositive();
+  }
+
+  static List<String> names(JsonNode node) {
+    List<String> names = new ArrayList<>();
+    node.fieldNames().forEachRemaining(names::add);
+    return names;
   }
 
   @Test

@@ -9,14 +9,23 @@ import java.util.NoSuchElementException;
 
 /**
  * What a pacing scenario did under each of its policies, in the order the scenario names them:
- * the output of {@code hostpace simulate pacing}, written by {@link #toJson()} as
+ * the output of {@code hostpace simulate pacing}, written by {@link #toJson()} as one object with
+ * a row per policy and the scenario's ideal time, every column of {@code Main pacing-table}:
  *
  * <pre>{@code
  * {"policies":[{"name":"seed","completed":300,"lost":0,"refusals":79,"refusalPct":20.8,
- *   "finishSeconds":476.5,"goodputRatio":0.63,"p50WaitMs":...,"p99WaitMs":...}]}
+ *   "finishSeconds":476.3,"goodputRatio":0.63,"p50WaitMs":...,"p99WaitMs":...,
+ *   "lateRefusals":45,"lateRefusalPct":15.0}, ...],
+ *  "idealSeconds":299.1}
  * }</pre>
  *
- * @param idealSeconds the shortest time in which the server models could accept every request
+ * <p>Each policy's fields are the {@link Policy} components of the same names, in their order,
+ * except its start and refusal times; {@code idealSeconds}, the scenario's, comes once, after the
+ * policies. Fields are only ever added, so that readers that pick them by name keep working.
+ *
+ * @param idealSeconds the shortest time in which the server models could accept every request,
+ *     one decimal
+ * @param policies each policy's replay, in the order the scenario names them
  */
 public record PacingResult(double idealSeconds, List<Policy> policies) {
 
@@ -27,14 +36,19 @@ public record PacingResult(double idealSeconds, List<Policy> policies) {
   }
 
   /**
-   * One policy's replay. The first eight fields are the JSON's; the others are for tests, the
-   * chart and BENCHMARKS.md.
+   * One policy's replay. All fields but {@code starts} and {@code refused} are the JSON's; those
+   * two are for tests and the chart.
    *
+   * @param name the policy, as the scenario names it
+   * @param completed requests whose last answer was accepted
+   * @param lost requests that gave up after their retries or were unfinished at {@code maxSeconds}
+   * @param refusals refused attempts
    * @param refusalPct refusals in percent of all attempts, one decimal
    * @param finishSeconds when the last request ended (answered or given up), one decimal; the
    *     scenario's {@code maxSeconds} when some were still unfinished then
    * @param goodputRatio {@link PacingResult#idealSeconds()} divided by the unrounded finish, two decimals
    * @param p50WaitMs median, from a request's arrival to the start of its last attempt
+   * @param p99WaitMs the 99th percentile of the same, nearest rank
    * @param lateRefusals refusals of attempts started after the first ten seconds
    * @param lateRefusalPct those, in percent of the requests, one decimal
    * @param starts the start time of every attempt, seconds from the run's start
@@ -79,7 +93,7 @@ public record PacingResult(double idealSeconds, List<Policy> policies) {
         .orElseThrow(() -> new NoSuchElementException("no policy '" + name + "' in this result"));
   }
 
-  /** The result as JSON: one object, the eight fields per policy. */
+  /** The result as JSON, one line: {@code policies}, each with every field but its times, then {@code idealSeconds}. */
   public String toJson() {
     ObjectNode root = JSON.createObjectNode();
     ArrayNode list = root.putArray("policies");
@@ -94,7 +108,10 @@ public record PacingResult(double idealSeconds, List<Policy> policies) {
       node.put("goodputRatio", p.goodputRatio());
       node.put("p50WaitMs", p.p50WaitMs());
       node.put("p99WaitMs", p.p99WaitMs());
+      node.put("lateRefusals", p.lateRefusals());
+      node.put("lateRefusalPct", p.lateRefusalPct());
     }
+    root.put("idealSeconds", idealSeconds);
     return root.toString();
   }
 }

@@ -2,6 +2,8 @@ package io.hostpace.simulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -9,6 +11,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import javax.imageio.ImageIO;
@@ -202,12 +205,96 @@ class PacingSimulationTest {
   }
 
   @Test
-  void theOutputIsTheIssuesJsonWithItsEightFieldsPerPolicy() throws IOException {
+  void theOutputIsTheIssuesJsonWithItsEightFieldsPerPolicyFirstThenTheTablesOthers() throws IOException {
     String json = PacingSimulation.run(DIR.resolve("qlever-like.json"));
 
+    // the issue's fields as they were, in their order; then what the table also shows
     assertThat(json).startsWith("{\"policies\":[{\"name\":\"seed\",\"completed\":300,\"lost\":0,\"refusals\":79,"
-        + "\"refusalPct\":20.8,\"finishSeconds\":476.3,\"goodputRatio\":0.63,\"p50WaitMs\":237858,\"p99WaitMs\":470897}");
+        + "\"refusalPct\":20.8,\"finishSeconds\":476.3,\"goodputRatio\":0.63,\"p50WaitMs\":237858,\"p99WaitMs\":470897,"
+        + "\"lateRefusals\":45,\"lateRefusalPct\":15.0}");
     assertThat(json).contains("{\"name\":\"hostpace\",", "{\"name\":\"configured\",", "{\"name\":\"unpaced\",");
+    assertThat(json).endsWith("],\"idealSeconds\":299.1}").doesNotContain("\n");
+  }
+
+  @Test
+  void theJsonCarriesEachFigureOfTheValueUnderItsOwnName() throws Exception {
+    // every figure different, so that a field written from another figure, or left out, shows
+    PacingResult result = new PacingResult(14.5, List.of(
+        new PacingResult.Policy("seed", 1, 2, 3, 4.5, 6.7, 0.89, 10, 11, 12, 13.4, new double[] {0.5}, new double[] {0.25}),
+        new PacingResult.Policy("unpaced", 21, 22, 23, 24.5, 26.7, 0.29, 30, 31, 32, 33.4, new double[0], new double[0])));
+
+    JsonNode root = new ObjectMapper().readTree(result.toJson());
+
+    assertThat(fieldNames(root)).containsExactly("policies", "idealSeconds");
+    assertThat(root.get("idealSeconds").isDouble()).isTrue();
+    assertThat(root.get("idealSeconds").doubleValue()).isEqualTo(14.5);
+    assertThat(root.get("policies")).hasSize(2);
+    for (int i = 0; i < 2; i++) {
+      assertJsonIs(root.get("policies").get(i), result.policies().get(i));
+    }
+  }
+
+  @Test
+  void theJsonOfAReplayCarriesItsFiguresAndEveryColumnOfThePacingTable() throws Exception {
+    // kgf-like: the seed's and the unpaced client's rows lose requests, so no column is all zeros
+    Path file = DIR.resolve("kgf-like.json");
+    PacingResult result = replay("kgf-like.json");
+    JsonNode root = new ObjectMapper().readTree(PacingSimulation.run(file));
+
+    assertThat(root.get("idealSeconds").doubleValue()).isEqualTo(result.idealSeconds());
+    assertThat(root.get("policies")).hasSize(result.policies().size());
+    for (int i = 0; i < result.policies().size(); i++) {
+      assertJsonIs(root.get("policies").get(i), result.policies().get(i));
+    }
+    assertThat(result.policy("seed").lost()).isPositive();
+
+    // each cell of the table, read back, is the JSON's field of that column
+    List<String> rows = PacingTable.markdown(List.of(file)).lines().skip(2).toList();
+    assertThat(rows).hasSize(root.get("policies").size());
+    for (int i = 0; i < rows.size(); i++) {
+      String[] cells = rows.get(i).substring(2, rows.get(i).length() - 2).split(" \\| ", -1);
+      JsonNode p = root.get("policies").get(i);
+      assertThat(cells).hasSize(12);
+      if (i == 0) {
+        assertThat(cells[0]).isEqualTo("kgf-like");
+        assertThat(Double.parseDouble(cells[1])).isEqualTo(root.get("idealSeconds").doubleValue());
+      }
+      assertThat(cells[2].replace("**", "")).isEqualTo(p.get("name").textValue());
+      assertThat(Integer.parseInt(cells[3])).isEqualTo(p.get("completed").intValue());
+      assertThat(Integer.parseInt(cells[4])).isEqualTo(p.get("lost").intValue());
+      assertThat(Integer.parseInt(cells[5])).isEqualTo(p.get("refusals").intValue());
+      assertThat(Double.parseDouble(cells[6])).isEqualTo(p.get("refusalPct").doubleValue());
+      assertThat(Double.parseDouble(cells[7])).isEqualTo(p.get("lateRefusalPct").doubleValue());
+      assertThat(Double.parseDouble(cells[8])).isEqualTo(p.get("finishSeconds").doubleValue());
+      assertThat(Double.parseDouble(cells[9])).isEqualTo(p.get("goodputRatio").doubleValue());
+      assertThat(Long.parseLong(cells[10])).isEqualTo(p.get("p50WaitMs").longValue());
+      assertThat(Long.parseLong(cells[11])).isEqualTo(p.get("p99WaitMs").longValue());
+    }
+  }
+
+  /** {@code node} has exactly the JSON's fields of a policy, each {@code policy}'s figure of that name. */
+  static void assertJsonIs(JsonNode node, PacingResult.Policy policy) {
+    assertThat(fieldNames(node)).as(policy.name()).containsExactly("name", "completed", "lost", "refusals",
+        "refusalPct", "finishSeconds", "goodputRatio", "p50WaitMs", "p99WaitMs", "lateRefusals", "lateRefusalPct");
+    assertThat(node.get("name").textValue()).isEqualTo(policy.name());
+    assertThat(node.get("completed").isInt()).as("completed is a whole number").isTrue();
+    assertThat(node.get("completed").intValue()).as(policy.name()).isEqualTo(policy.completed());
+    assertThat(node.get("lost").intValue()).as(policy.name()).isEqualTo(policy.lost());
+    assertThat(node.get("refusals").intValue()).as(policy.name()).isEqualTo(policy.refusals());
+    assertThat(node.get("refusalPct").doubleValue()).as(policy.name()).isEqualTo(policy.refusalPct());
+    assertThat(node.get("finishSeconds").doubleValue()).as(policy.name()).isEqualTo(policy.finishSeconds());
+    assertThat(node.get("goodputRatio").doubleValue()).as(policy.name()).isEqualTo(policy.goodputRatio());
+    assertThat(node.get("p50WaitMs").longValue()).as(policy.name()).isEqualTo(policy.p50WaitMs());
+    assertThat(node.get("p99WaitMs").longValue()).as(policy.name()).isEqualTo(policy.p99WaitMs());
+    assertThat(node.get("lateRefusals").isInt()).as("lateRefusals is a whole number").isTrue();
+    assertThat(node.get("lateRefusals").intValue()).as(policy.name()).isEqualTo(policy.lateRefusals());
+    assertThat(node.get("lateRefusalPct").doubleValue()).as(policy.name()).isEqualTo(policy.lateRefusalPct());
+  }
+
+  static List<String> fieldNames(JsonNode node) {
+    List<String> names = new ArrayList<>();
+    node.fieldNames().forEachRemaining(names::add);
+    return names;
   }
 
   @Test
