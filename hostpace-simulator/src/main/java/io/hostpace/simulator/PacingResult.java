@@ -54,6 +54,9 @@ public record PacingResult(double idealSeconds, List<Policy> policies) {
    * @param starts the start time of every attempt, seconds from the run's start
    * @param refused the start time of every refused attempt, seconds
    */
+  // The times are arrays for the chart's and the tests' loops over thousands of starts; nothing
+  // compares two replays as values (equals would compare the arrays by identity).
+  @SuppressWarnings("ArrayRecordComponent")
   public record Policy(
       String name, int completed, int lost, int refusals, double refusalPct, double finishSeconds,
       double goodputRatio, long p50WaitMs, long p99WaitMs, int lateRefusals, double lateRefusalPct,
