@@ -1,6 +1,7 @@
 package io.hostpace.simulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -22,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The pacing simulator on the scenarios shipped in {@code scenarios/pacing/}: the seed's
  * figures on the QLever-like server pinned to the last digit (so the model cannot drift
  * silently), and the targets of the default rule where it reaches them. BENCHMARKS.md lists where
- * it does not.
+ * it does not. Of the scenarios added beside the original ones only what the seed's rule, the
+ * configured engine and plain client code do is pinned, not the default rule's figures.
  */
 class PacingSimulationTest {
 
@@ -315,6 +317,115 @@ class PacingSimulationTest {
         assertThat(scenario.policies()).as(file.toString()).hasSize(4);
       }
     }
+  }
+
+  @Test
+  void everyShippedScenarioIsInTheReadmesListOfFiles() throws IOException {
+    String readme = Files.readString(DIR.resolve("README.md"));
+    try (Stream<Path> files = Files.list(DIR)) {
+      for (Path file : files.filter(p -> p.toString().endsWith(".json")).toList()) {
+        assertThat(readme).as("scenarios/pacing/README.md").contains("`" + file.getFileName() + "`");
+      }
+    }
+  }
+
+  @Test
+  void theScenariosAddedForTheTableAreWhatTheReadmeSays() throws IOException {
+    PacingScenario bucket = parse("bucket-burst-5.json");
+    assertThat(bucket.servers().get(0)).extracting("model", "rate", "burst", "status", "retryAfter")
+        .containsExactly(PacingScenario.Model.TOKEN_BUCKET, 2.0, 5, 429, PacingScenario.RetryAfter.NONE);
+    assertThat(bucket.clients().get(0)).extracting("requests", "perSecond", "inFlight").containsExactly(600, 0.0, 32);
+
+    PacingScenario window = parse("window-30-per-minute.json");
+    assertThat(window.servers().get(0)).extracting("model", "limit", "window", "retryAfter")
+        .containsExactly(PacingScenario.Model.FIXED_WINDOW, 30, 60_000_000_000L, PacingScenario.RetryAfter.NONE);
+    assertThat(window.clients().get(0)).extracting("requests", "perSecond", "inFlight").containsExactly(300, 0.0, 8);
+
+    PacingScenario steps = parse("rate-steps.json");
+    assertThat(steps.servers().get(0).rate()).isEqualTo(4.0);
+    assertThat(steps.servers().get(0).changes()).extracting("at", "rate")
+        .containsExactly(tuple(60_000_000_000L, 1.0), tuple(180_000_000_000L, 3.0));
+    assertThat(steps.clients().get(0)).extracting("requests", "perSecond").containsExactly(1200, 5.0);
+
+    PacingScenario debt = parse("refusals-count-5.json");
+    assertThat(debt.servers().get(0)).extracting("rate", "burst", "status", "retryAfter", "refusalsCount")
+        .containsExactly(5.0, 1, 503, PacingScenario.RetryAfter.NONE, true);
+    assertThat(debt.clients().get(0).requests()).isEqualTo(1500);
+
+    for (String name : List.of("limiter-retry-after.json", "limiter-retry-after-long.json")) {
+      PacingScenario limiter = parse(name);
+      assertThat(limiter.servers().get(0)).as(name).extracting("model", "rate", "burst", "status", "retryAfter")
+          .containsExactly(PacingScenario.Model.TOKEN_BUCKET, 5.0, 5, 429, PacingScenario.RetryAfter.SECONDS);
+      assertThat(limiter.clients().get(0).requests()).as(name).isEqualTo(name.contains("long") ? 1500 : 80);
+    }
+
+    for (String name : List.of("four-processes.json", "four-processes-fleet.json")) {
+      PacingScenario four = parse(name);
+      assertThat(four.servers().get(0)).as(name).extracting("rate", "burst", "retryAfter")
+          .containsExactly(3.0, 1, PacingScenario.RetryAfter.NONE);
+      assertThat(four.clients().get(0)).as(name).extracting("requests", "inFlight", "processes", "sharedState", "fleetLatency")
+          .containsExactly(1200, 16, 4, false, name.contains("fleet") ? 1_000_000L : -1L);
+    }
+
+    PacingScenario fast = parse("fast-host.json");
+    assertThat(fast.servers().get(0)).extracting("model", "maxConcurrent", "latency")
+        .containsExactly(PacingScenario.Model.GATE, 1000, 50_000_000L);
+    assertThat(fast.clients().get(0)).extracting("requests", "perSecond", "inFlight").containsExactly(32, 0.0, 32);
+  }
+
+  @Test
+  void toldTheServersLimitTheEngineIsRefusedNothingOnTheScenariosAddedForTheTable() throws IOException {
+    // not rate-steps (told the first rate, not its changes) nor four-processes (each told a quarter, unspaced)
+    for (String name : List.of("bucket-burst-5", "window-30-per-minute", "refusals-count-5", "limiter-retry-after",
+        "limiter-retry-after-long", "four-processes-fleet", "fast-host")) {
+      PacingResult.Policy configured = replay(name + ".json").policy("configured");
+      assertThat(configured.lost()).as(name).isZero();
+      assertThat(configured.refusals()).as(name).isZero();
+      assertThat(configured.goodputRatio()).as(name).isGreaterThanOrEqualTo(0.99);
+    }
+  }
+
+  @Test
+  void R2_theSeedsRuleOnARateLimiterWithRetryAfterPausesThenSendsThirtyTwoAgainAndLosesRequests() throws IOException {
+    // As at KGF's gate: SPEC R2 to the letter, each pause of 1 s followed by the whole in-flight limit at once.
+    PacingResult.Policy seed = replay("limiter-retry-after.json").policy("seed");
+
+    assertThat(seed.completed()).isEqualTo(66);
+    assertThat(seed.lost()).isEqualTo(14);
+    assertThat(seed.refusals()).isEqualTo(339);
+    assertThat(seed.refusalsBetween(0, 0.01)).isEqualTo(27); // the opening 32 against a burst of 5
+  }
+
+  @Test
+  void R4_theSeedsRuleOnABucketWithABurstOfFive() throws IOException {
+    PacingResult result = replay("bucket-burst-5.json");
+    PacingResult.Policy seed = result.policy("seed");
+
+    // pinned, as on qlever-like, so that the model and the seed's rule cannot drift silently
+    assertThat(result.idealSeconds()).isEqualTo(297.6);
+    assertThat(seed.completed()).isEqualTo(600);
+    assertThat(seed.refusals()).isEqualTo(122);
+    assertThat(seed.lateRefusals()).isEqualTo(87);
+    assertThat(seed.finishSeconds()).isEqualTo(297.9);
+    assertThat(seed.refusalsBetween(0, 0.01)).isEqualTo(27); // the opening 32 against a burst of 5
+  }
+
+  @Test
+  void onAHostThatRefusesNothingTheBurstIsOneRoundTrip() throws IOException {
+    PacingResult result = replay("fast-host.json");
+
+    assertThat(result.idealSeconds()).isEqualTo(0.1); // 50 ms, to one decimal
+    for (String name : List.of("seed", "configured", "unpaced")) {
+      PacingResult.Policy policy = result.policy(name);
+      assertThat(policy.refusals()).as(name).isZero();
+      assertThat(policy.startsBetween(0, 0.001)).as(name).isEqualTo(32); // all 32 at once
+      assertThat(policy.finishSeconds()).as(name).isEqualTo(0.1);
+      assertThat(policy.goodputRatio()).as(name).isEqualTo(1.0);
+    }
+  }
+
+  static PacingScenario parse(String file) throws IOException {
+    return PacingScenarioParser.parse(Files.readString(DIR.resolve(file)));
   }
 
   @Test
