@@ -430,7 +430,7 @@ public final class Hostpace {
     private final List<HostpaceListener> listeners = new ArrayList<>();
     private @Nullable TimeoutPolicy timeoutPolicy;
     private @Nullable Fleet fleet;
-    private boolean widenFirstContact;
+    private boolean widenFirstContact = true;
 
     private Builder() {}
 
@@ -537,10 +537,12 @@ public final class Hostpace {
     /**
      * Whether a host that nothing is known of opens gently, as its learning rule says (SPEC P12):
      * the default rule starts one request, and each accepted answer lets two more start, up to
-     * the in-flight limit; a refusal ends the widening at what was accepted, which the host keeps
-     * as its learned in-flight limit. False unless set: the whole burst the limits allow starts at
-     * once (SPEC P3), as it always does with the seed's rule. A host is known when it was told limits by its key (in the context, the engine or the
-     * built-in defaults) or through one of its groups, or when the store opened its state knowing
+     * the in-flight limit. A refusal ends the widening: one that asks for a pause leaves what was
+     * accepted at once as the host's learned in-flight limit; a bare one leaves the host to the
+     * interval the rule set, its starts spaced from then on. True unless set; false sends the
+     * whole burst the limits allow at once (SPEC P3), as the seed's rule always does. A host is
+     * known when it was told limits by its key (in the context, the engine or the built-in
+     * defaults) or through one of its groups, or when the store opened its state knowing
      * something (a pause, an interval, an in-flight limit or quota, the rule's memory: kept by a
      * {@link HostStateFile}, say).
      */

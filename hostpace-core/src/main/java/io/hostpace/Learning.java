@@ -60,7 +60,7 @@ final class Learning {
     learnInFlight(queue.node, call.startedAt, inFlight > 0 ? inFlight : call.inFlightAtStart, verdict.refusal(),
         verdict.retryAfterNanos(), now);
     if (queue.node.opening > 0) {
-      open(queue.node, queue.cap, verdict.refusal(), call.inFlightAtStart, now);
+      open(queue.node, queue.cap, verdict.refusal(), verdict.retryAfterNanos() >= 0, call.inFlightAtStart, now);
     }
     // The host's own announced quota, not its groups'.
     if (verdict.quotaRemaining() >= 0) {
@@ -84,26 +84,35 @@ final class Learning {
       learnInFlight(node, startedAt, lesson.inFlightAtStart(), lesson.refused(), lesson.retryAfterNanos(), now);
     }
     if (node.opening > 0 && lesson.refused()) {
-      open(node, Integer.MAX_VALUE, true, 0, now); // refused another process: this one's opening ends too
+      // refused another process: this one's opening ends too
+      open(node, Integer.MAX_VALUE, true, lesson.retryAfterNanos() >= 0, 0, now);
     }
   }
 
   /**
    * An answer during a host's opening (SPEC P12): accepted, it widens the opening by one (the
    * answered request's place and one more), until the opening reaches {@code cap}, the queue's
-   * in-flight limit, and ends; refused, it ends the opening at the most that were accepted at once
-   * (at least one), which the host keeps as its learned in-flight limit unless the rule set one.
+   * in-flight limit, and ends; refused, it ends the opening once any answer was accepted (before,
+   * the opening goes on at the width it has, after whatever pause was asked). A refusal that asked
+   * for a pause ({@code paused}: a gate's way, SPEC R9) leaves the most that were accepted at once
+   * as the host's learned in-flight limit, unless the rule set one; a bare refusal is a rate's way,
+   * and leaves the host to the interval the rule set for it, its starts spaced from then on.
    */
-  private void open(Node host, int cap, boolean refused, int inFlightAtStart, long now) {
+  private void open(Node host, int cap, boolean refused, boolean paused, int inFlightAtStart, long now) {
     if (!refused) {
       host.openingAccepted = Math.max(host.openingAccepted, inFlightAtStart);
       host.opening = host.opening + 1 >= cap ? 0 : host.opening + 1;
       return;
     }
+    if (host.openingAccepted == 0) {
+      return; // nothing accepted yet, nothing widened: the opening goes on from where it is
+    }
     host.opening = 0;
+    host.openedBefore = host.starts;
+    host.openingEndedAt = now;
     HostState state = host.state;
-    if (state.inFlightLimit() == 0) {
-      int limit = Math.max(1, host.openingAccepted);
+    if (paused && state.inFlightLimit() == 0) {
+      int limit = host.openingAccepted;
       state.inFlightLimit(limit);
       if (outbox.listens()) {
         outbox.emit(new HostpaceEvent.InFlightLimitChanged(host.key, 0, limit, now));
@@ -192,6 +201,14 @@ final class Learning {
     LearnedQuota quota = node.quota;
     if (quota != null) {
       quota.answered(call, !refusal);
+    }
+    if (refusal && fleet == null && call != null && node == call.queue.node && call.startSeq <= node.openedBefore
+        && startedAt == node.openingEndedAt) {
+      // Started by the opening in the nanosecond a refusal ended it, before that end (an accepted
+      // answer of the same moment widened it first): the rule, which compares times, is told a
+      // start a nanosecond earlier, before what it set at that end, as the start was (SPEC P12).
+      // Not in a fleet: the others hear this refusal as it came, and their rules cut for it.
+      startedAt = startedAt - 1;
     }
     long next = refusal
         ? rule.onRefusal(now, startedAt, state)

@@ -34,6 +34,12 @@ final class Node {
   /** During the opening, the most requests in flight with which an accepted one started. */
   int openingAccepted;
   /**
+   * The host's starts when a refusal ended its opening, and when: a request whose {@code startSeq}
+   * is not above it was started by the opening, before that end, even when in the same nanosecond.
+   */
+  long openedBefore;
+  long openingEndedAt;
+  /**
    * How many calls had arrived at the engine when the host last accepted one of its requests: a
    * call whose {@code seq} is below it came before that acceptance, so the host has accepted
    * others since it came (SPEC R10). Written under the engine's lock, read by a call judging its

@@ -21,7 +21,7 @@ class FirstContactTest {
   final FakeServer server = new FakeServer(time, exchange -> Reply.ok().after(Duration.ofMillis(50)));
 
   Hostpace.Builder gentle() {
-    return Hostpace.builder().time(time).widenFirstContact(true);
+    return Hostpace.builder().time(time); // opens gently unless told otherwise
   }
 
   void submit(Hostpace engine, String host, int requests) {
@@ -67,11 +67,11 @@ class FirstContactTest {
   }
 
   @Test
-  void P12_aRefusalEndsTheWideningAtWhatWasAcceptedWhichTheHostKeepsAsItsInFlightLimit() {
-    AdmissionGate gate = new AdmissionGate(3); // a gate of three, refused beyond with a bare 429
+  void P12_aRefusalThatAsksForAPauseEndsTheWideningAtWhatWasAcceptedWhichTheHostKeepsAsItsInFlightLimit() {
+    AdmissionGate gate = new AdmissionGate(3); // a gate of three, refused beyond with Retry-After: 1
     server.script(exchange -> {
       if (!gate.admit(time.nanoTime())) {
-        return Reply.status(429).after(Duration.ofMillis(50));
+        return Reply.refuse(429, "1").after(Duration.ofMillis(50));
       }
       time.schedule(() -> gate.end(time.nanoTime()), Duration.ofMillis(50).toNanos());
       return Reply.ok().after(Duration.ofMillis(50));
@@ -82,15 +82,63 @@ class FirstContactTest {
     // 1, 2, then 4 at 0.1 s: the fourth of them is refused, answered at 0.15 s.
     assertThat(server.starts()).hasSize(1 + 2 + 4);
 
-    time.advance(Duration.ofMillis(100));
+    time.advance(Duration.ofSeconds(2));
 
     // The accepted answers heard at 0.15 s before that refusal widened the opening once more (six
-    // started then); the refusal ended it, and the host keeps what was accepted at once as its
-    // in-flight limit: the opening does not double again at 0.2 s.
+    // started then); the refusal ended it and paused the host (the refusals of those six until 1.2 s); the host keeps at most
+    // what was accepted at once as its in-flight limit, and after the pause starts no more than it.
     int limit = engine.snapshot().get(0).inFlightLimit();
     assertThat(startedAt("0.150")).isEqualTo(6);
-    assertThat(limit).isBetween(1, 6);
-    assertThat(startedAt("0.200")).isLessThanOrEqualTo(limit);
+    assertThat(limit).isBetween(1, 3);
+    assertThat(startedAt("1.200")).isEqualTo(limit); // the refusals of 0.2 s paused it until 1.2 s
+  }
+
+  @Test
+  void P12_aBareRefusalEndsTheWideningAndLeavesTheHostToTheRulesIntervalNotToAnInFlightLimit() {
+    AdmissionGate gate = new AdmissionGate(3); // a gate of three, refused beyond with a bare 429
+    server.script(exchange -> {
+      if (!gate.admit(time.nanoTime())) {
+        return Reply.status(429).after(Duration.ofMillis(50));
+      }
+      time.schedule(() -> gate.end(time.nanoTime()), Duration.ofMillis(50).toNanos());
+      return Reply.ok().after(Duration.ofMillis(50));
+    });
+    Hostpace engine = gentle().build();
+    submit(engine, "gate.test", 30);
+    time.advance(Duration.ofMillis(160));
+    assertThat(startedAt("0.150")).isEqualTo(6);
+
+    time.advance(Duration.ofSeconds(1));
+
+    // A bare refusal is a rate's way (SPEC R9): the rule's interval spaces the starts from 0.15 s
+    // on, one at a time, and no in-flight limit is learned from it.
+    HostSnapshot host = engine.snapshot().get(0);
+    assertThat(host.inFlightLimit()).isZero();
+    assertThat(host.interval()).isPositive();
+    // At 4 a second doubling each second, under a dozen starts in that second; the whole burst
+    // the limit allows (24 more) would start at once without the interval.
+    assertThat(server.starts().stream().filter(start -> start.compareTo("0.151") > 0 && start.compareTo("1.160") < 0))
+        .hasSizeBetween(2, 12);
+  }
+
+  @Test
+  void P12_aRefusalOfARequestTheOpeningStartedInTheMomentARefusalEndedItCutsNoFurther() {
+    // A token bucket of 20 a second, burst 1: at 0.1 s two answers of one moment, accepted then
+    // refused. The accepted one widens the opening (two more start at 0.1 s) before the refusal
+    // ends it; one of those two is refused at 0.15 s. It went with the opening, not at the pace the
+    // end set, so it does not cut that pace again: the rule climbs from its slow start, 4 a second
+    // doubling each second, and reaches the bucket's rate within seconds.
+    io.hostpace.testing.TokenBucket bucket = io.hostpace.testing.TokenBucket.of(20, 1, time.nanoTime());
+    server.script(exchange -> (bucket.admit(time.nanoTime()) ? Reply.ok() : Reply.status(429))
+        .after(Duration.ofMillis(50)));
+    Hostpace engine = gentle().build();
+    submit(engine, "rate.test", 200);
+    time.advance(Duration.ofSeconds(5));
+    long before = server.starts().size();
+    time.advance(Duration.ofSeconds(1));
+
+    // From 5 s to 6 s: the bucket's 20, give or take one (a cut there would leave four).
+    assertThat(server.starts().size() - before).isBetween(18L, 21L);
   }
 
   @Test
@@ -116,7 +164,7 @@ class FirstContactTest {
 
   @Test
   void P12_switchedOffOrWithTheSeedsRuleTheWholeBurstStartsAtOnce() {
-    submit(Hostpace.builder().time(time).build(), "off.test", 32);
+    submit(Hostpace.builder().time(time).widenFirstContact(false).build(), "off.test", 32);
     submit(gentle().learningRule(LearningRule.seed()).build(), "seed.test", 32);
     time.runDue();
 

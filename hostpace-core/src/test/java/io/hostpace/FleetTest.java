@@ -51,7 +51,7 @@ class FleetTest {
   };
 
   Hostpace process(LearningRule rule) {
-    return Hostpace.builder().time(time).learningRule(rule).fleet(fleet.join()).build();
+    return Hostpace.builder().widenFirstContact(false).time(time).learningRule(rule).fleet(fleet.join()).build();
   }
 
   CompletableFuture<Response> get(Hostpace engine, String path) {
@@ -128,7 +128,7 @@ class FleetTest {
   void S2_aConfiguredRateIsTheFleetsNotEachProcesss() {
     List<Hostpace> processes = new ArrayList<>();
     for (int p = 0; p < 3; p++) {
-      processes.add(Hostpace.builder().time(time).limit("shared.test", Limits.rate(Rate.of(2, Duration.ofSeconds(1))))
+      processes.add(Hostpace.builder().widenFirstContact(false).time(time).limit("shared.test", Limits.rate(Rate.of(2, Duration.ofSeconds(1))))
           .fleet(fleet.join()).build());
     }
     List<CompletableFuture<Response>> calls = new ArrayList<>();
@@ -166,7 +166,7 @@ class FleetTest {
     server.script(exchange -> Reply.ok().after(Duration.ofSeconds(1)));
     List<Hostpace> processes = new ArrayList<>();
     for (int p = 0; p < 2; p++) {
-      processes.add(Hostpace.builder().time(time).learningRule(LearningRule.seed())
+      processes.add(Hostpace.builder().widenFirstContact(false).time(time).learningRule(LearningRule.seed())
           .hostStateStore(holding(2)).fleet(fleet.join()).build());
     }
     List<CompletableFuture<Response>> calls = new ArrayList<>();
@@ -193,8 +193,8 @@ class FleetTest {
       int minute = (int) ((time.nanoTime() - origin) / 60_000_000_000L);
       return ++taken[minute] <= 3 ? Reply.ok().after(Duration.ofMillis(50)) : Reply.status(429).after(Duration.ofMillis(50));
     });
-    Hostpace a = Hostpace.builder().time(time).learningRule(LearnedQuotaTest.quotaOnceRefused(3)).fleet(fleet.join()).build();
-    Hostpace b = Hostpace.builder().time(time).learningRule(LearnedQuotaTest.quotaOnceRefused(3)).fleet(fleet.join()).build();
+    Hostpace a = Hostpace.builder().widenFirstContact(false).time(time).learningRule(LearnedQuotaTest.quotaOnceRefused(3)).fleet(fleet.join()).build();
+    Hostpace b = Hostpace.builder().widenFirstContact(false).time(time).learningRule(LearnedQuotaTest.quotaOnceRefused(3)).fleet(fleet.join()).build();
     List<CompletableFuture<Response>> calls = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       calls.add(get(a, "/a" + i)); // accepted
@@ -253,7 +253,7 @@ class FleetTest {
     List<String> placeClaims = new ArrayList<>();
     List<CompletableFuture<Response>> calls = new ArrayList<>();
     for (int p = 0; p < 2; p++) {
-      Hostpace process = Hostpace.builder().time(time).limits(Limits.inFlight(3))
+      Hostpace process = Hostpace.builder().widenFirstContact(false).time(time).limits(Limits.inFlight(3))
           .limit("gate.test", Limits.inFlight(2)).fleet(recordingPlaces(placeClaims)).build();
       for (int i = 0; i < 4; i++) {
         calls.add(process.execute(server.get("http://gate.test/" + p + "-" + i)));
@@ -281,7 +281,7 @@ class FleetTest {
     });
     List<Hostpace> processes = new ArrayList<>();
     for (int p = 0; p < 2; p++) {
-      processes.add(Hostpace.builder().time(time).limit("*.gate.test", Limits.inFlight(3)).fleet(fleet.join()).build());
+      processes.add(Hostpace.builder().widenFirstContact(false).time(time).limit("*.gate.test", Limits.inFlight(3)).fleet(fleet.join()).build());
     }
     List<CompletableFuture<Response>> calls = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
@@ -313,7 +313,7 @@ class FleetTest {
     };
     List<Hostpace> processes = new ArrayList<>();
     for (int p = 0; p < 2; p++) {
-      processes.add(Hostpace.builder().time(time).learningRule(everyMillisecondOnceRefused)
+      processes.add(Hostpace.builder().widenFirstContact(false).time(time).learningRule(everyMillisecondOnceRefused)
           .limit("*.shared.test", Limits.inFlight(3)).fleet(fleet.join()).build());
     }
     List<CompletableFuture<Response>> calls = new ArrayList<>();
@@ -336,7 +336,7 @@ class FleetTest {
     LocalFleet far = new LocalFleet(time, time, Duration.ofMillis(30));
     List<Hostpace> processes = new ArrayList<>();
     for (int p = 0; p < 3; p++) {
-      processes.add(Hostpace.builder().time(time).learningRule(ONE_A_SECOND_ONCE_REFUSED)
+      processes.add(Hostpace.builder().widenFirstContact(false).time(time).learningRule(ONE_A_SECOND_ONCE_REFUSED)
           .limit("*.shared.test", Limits.inFlight(3)).fleet(far.join()).build());
     }
     processes.get(1).execute(server.get("http://api.shared.test/hold")); // the others hold the host:
@@ -362,7 +362,7 @@ class FleetTest {
   void S2_aPacedHostWithALearnedLimitClaimsAPlaceOncePerStart() {
     List<String> placeClaims = new ArrayList<>();
     Fleet counting = recordingPlaces(placeClaims);
-    Hostpace a = Hostpace.builder().time(time).learningRule(ONE_A_SECOND_ONCE_REFUSED)
+    Hostpace a = Hostpace.builder().widenFirstContact(false).time(time).learningRule(ONE_A_SECOND_ONCE_REFUSED)
         .hostStateStore(holding(1, Duration.ofSeconds(1))).fleet(counting).build();
     List<CompletableFuture<Response>> calls = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
@@ -382,9 +382,9 @@ class FleetTest {
     List<Fleet.Lesson> told = new ArrayList<>();
     Fleet b = fleet.join();
     b.listen(told::add); // b hears what a and c tell
-    Hostpace a = Hostpace.builder().time(time).learningRule(LearningRule.seed())
+    Hostpace a = Hostpace.builder().widenFirstContact(false).time(time).learningRule(LearningRule.seed())
         .hostStateStore(holding(3)).fleet(fleet.join()).build();
-    Hostpace c = Hostpace.builder().time(time).learningRule(LearningRule.seed())
+    Hostpace c = Hostpace.builder().widenFirstContact(false).time(time).learningRule(LearningRule.seed())
         .hostStateStore(holding(3)).fleet(fleet.join()).build();
     a.execute(server.get("http://gate.test/accepted"));
     time.advance(Duration.ofMillis(100));
@@ -404,7 +404,7 @@ class FleetTest {
   @Test
   void S2_aCallLetsItsPlaceGoWhenItEndsOrIsCancelled() {
     server.script(exchange -> Reply.ok().after(Duration.ofMinutes(1)));
-    Hostpace a = Hostpace.builder().time(time).hostStateStore(holding(1)).fleet(fleet.join()).build();
+    Hostpace a = Hostpace.builder().widenFirstContact(false).time(time).hostStateStore(holding(1)).fleet(fleet.join()).build();
     CompletableFuture<Response> first = a.execute(server.get("http://gate.test/first"));
     CompletableFuture<Response> second = a.execute(server.get("http://gate.test/second"));
     time.advance(Duration.ofMillis(100));
@@ -504,7 +504,7 @@ class FleetTest {
       @Override
       public void releasePlace(String key, long place) {}
     };
-    Hostpace a = Hostpace.builder().time(time).learningRule(ONE_A_SECOND_ONCE_REFUSED).fleet(unreachable).build();
+    Hostpace a = Hostpace.builder().widenFirstContact(false).time(time).learningRule(ONE_A_SECOND_ONCE_REFUSED).fleet(unreachable).build();
     get(a, "/refuse");
     time.advance(Duration.ofMillis(200));
     CompletableFuture<Response> second = get(a, "/second");

@@ -23,7 +23,7 @@ class GroupAndContextTest {
 
   @Test
   void P5_aGroupCapsItsHostsTogetherAtAnyDepthButNotTheApex() {
-    Hostpace engine = Hostpace.builder().time(time).limit("*.wikidata.org", Limits.inFlight(2)).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).limit("*.wikidata.org", Limits.inFlight(2)).build();
 
     submit(engine, CallContext.DEFAULT,
         "https://query.wikidata.org/1", "https://x.y.wikidata.org/1", "https://query-scholarly.wikidata.org/1",
@@ -39,7 +39,7 @@ class GroupAndContextTest {
 
   @Test
   void P5_aHostCanBeInSeveralGroups() {
-    Hostpace engine = Hostpace.builder().time(time)
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
         .limit("*.wikidata.org", Limits.inFlight(3))
         .limit("*.query.wikidata.org", Limits.inFlight(1))
         .build();
@@ -55,7 +55,7 @@ class GroupAndContextTest {
 
   @Test
   void P6_aHostsOwnRateHoldsInsideItsGroupsCap() {
-    Hostpace engine = Hostpace.builder().time(time)
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
         .limit("*.wikidata.org", Limits.inFlight(10))
         .limit("query.wikidata.org", Limits.perSecond(1))
         .build();
@@ -69,7 +69,7 @@ class GroupAndContextTest {
 
   @Test
   void P6_aGroupWithRoomDoesNotLetAHeldBackHostStartItsBacklogFasterThanItsRate() {
-    Hostpace engine = Hostpace.builder().time(time)
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
         .limit("*.example.org", Limits.inFlight(1))
         .limit("slow.example.org", Limits.perSecond(0.5))
         .build();
@@ -81,7 +81,7 @@ class GroupAndContextTest {
     time.advance(Duration.ofSeconds(20));
 
     assertThat(server.startTimes("slow")).containsExactly("0.000", "4.000", "8.000");
-    Hostpace wider = Hostpace.builder().time(time)
+    Hostpace wider = Hostpace.builder().widenFirstContact(false).time(time)
         .limit("*.example2.org", Limits.inFlight(5))
         .limit("slow.example2.org", Limits.perSecond(0.5))
         .build();
@@ -94,7 +94,7 @@ class GroupAndContextTest {
 
   @Test
   void P7_groupServesTheOldestWaitingRequestFirst() {
-    Hostpace engine = Hostpace.builder().time(time).limit("*.wikidata.org", Limits.inFlight(1)).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).limit("*.wikidata.org", Limits.inFlight(1)).build();
 
     // query.wikidata.org keeps requests waiting; commons' one request arrived before most of them.
     submit(engine, CallContext.DEFAULT, "https://query.wikidata.org/1", "https://query.wikidata.org/2");
@@ -112,7 +112,7 @@ class GroupAndContextTest {
 
   @Test
   void P8_contextsThatGiveAHostDifferentLimitsEachGetTheirOwnQueue() {
-    Hostpace engine = Hostpace.builder().time(time).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).build();
     CallContext one = CallContext.builder().limit("a.test", Limits.inFlight(1)).build();
     CallContext three = CallContext.builder().limit("a.test", Limits.inFlight(3)).build();
 
@@ -128,7 +128,7 @@ class GroupAndContextTest {
 
   @Test
   void P8_contextsWithEqualLimitsShareOneQueue() {
-    Hostpace engine = Hostpace.builder().time(time).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).build();
     CallContext first = CallContext.builder().limit("a.test", Limits.inFlight(1)).build();
     CallContext second = CallContext.builder().limits(Limits.inFlight(1)).build();
 
@@ -142,7 +142,7 @@ class GroupAndContextTest {
 
   @Test
   void P8_aRateSpacesOnlyTheRequestsItWasGivenSoAFasterContextIsNotHeldBack() {
-    Hostpace engine = Hostpace.builder().time(time).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).build();
     CallContext slow = CallContext.builder().limit("a.test", Limits.perSecond(0.5)).build();
     CallContext fast = CallContext.builder().limit("a.test", Limits.perSecond(4)).build();
 
@@ -156,7 +156,7 @@ class GroupAndContextTest {
 
   @Test
   void P8_aRateOutlivesItsQueueAndCarriesOverToTheNextContextWithTheSameLimits() {
-    Hostpace engine = Hostpace.builder().time(time).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).build();
     server.script(exchange -> Reply.ok().after(Duration.ofMillis(100)));
     CallContext tenSeconds = CallContext.builder().limit("a.test", Limits.perSecond(0.1)).build();
 
@@ -173,7 +173,7 @@ class GroupAndContextTest {
 
   @Test
   void P8_aHostsQueuesStartTheirRequestsInArrivalOrder() {
-    Hostpace engine = Hostpace.builder().time(time).limit("*.example.org", Limits.inFlight(1)).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).limit("*.example.org", Limits.inFlight(1)).build();
     CallContext other = CallContext.builder().limit("a.example.org", Limits.inFlight(5)).build();
 
     submit(engine, CallContext.DEFAULT, "http://a.example.org/default/1", "http://a.example.org/default/2");
@@ -188,7 +188,7 @@ class GroupAndContextTest {
 
   @Test
   void P10_oneEngineSharesAHostsQueueAcrossAllItsCalls() {
-    Hostpace engine = Hostpace.builder().time(time).limit("a.test", Limits.inFlight(1)).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).limit("a.test", Limits.inFlight(1)).build();
     // Two "clients" hand their calls to the same engine: they wait in one queue.
     submit(engine, CallContext.DEFAULT, "http://a.test/client1");
     submit(engine, CallContext.DEFAULT, "http://a.test/client2");
@@ -199,7 +199,7 @@ class GroupAndContextTest {
 
   @Test
   void P10_afterTenThousandHostsGoIdleTheEngineHoldsNoQueueForAnyOfThem() {
-    Hostpace engine = Hostpace.builder().time(time).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).build();
     for (int i = 0; i < 10_000; i++) {
       engine.execute(server.get("http://host" + i + ".test/"));
     }
@@ -216,7 +216,7 @@ class GroupAndContextTest {
   @Test
   void P10_whatAHostTaughtIsKeptWhileItIsIdleForAnHourThenForgottenAndTheHostLetGo() {
     // The seed's rule, so that one refusal and one answer leave an interval (225 ms) to keep.
-    Hostpace engine = Hostpace.builder().time(time).learningRule(LearningRule.seed()).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).learningRule(LearningRule.seed()).build();
     java.util.Set<String> refused = new java.util.HashSet<>();
     server.script(exchange -> refused.add(exchange.uri.getHost()) ? Reply.status(429) : Reply.ok());
     for (int i = 0; i < 1000; i++) {
@@ -238,7 +238,7 @@ class GroupAndContextTest {
 
   @Test
   void P10_aHostBusyAgainBeforeTheHourKeepsWhatItTaught() {
-    Hostpace engine = Hostpace.builder().time(time).learningRule(LearningRule.seed())
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).learningRule(LearningRule.seed())
         .forgetIdleAfter(Duration.ofMinutes(10)).build();
     AtomicInteger seen = new AtomicInteger();
     server.script(exchange -> seen.incrementAndGet() == 1 ? Reply.status(429) : Reply.ok());
@@ -254,7 +254,7 @@ class GroupAndContextTest {
 
   @Test
   void P10_hostsThatDifferOnlyInCaseTrailingDotOrDefaultPortShareOneQueue() {
-    Hostpace engine = Hostpace.builder().time(time).limit("example.org", Limits.inFlight(1)).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).limit("example.org", Limits.inFlight(1)).build();
 
     submit(engine, CallContext.DEFAULT, "http://Example.ORG./1", "http://example.org:80/2", "http://example.org/3");
     submit(engine, CallContext.DEFAULT, "http://bücher.example/1", "http://xn--bcher-kva.example/2");

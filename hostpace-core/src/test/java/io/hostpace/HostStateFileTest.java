@@ -41,7 +41,7 @@ class HostStateFileTest {
   /** A run of 30 requests at once; returns how many the host refused. */
   long run(HostStateFile kept) {
     java.util.concurrent.atomic.AtomicLong refused = new java.util.concurrent.atomic.AtomicLong();
-    Hostpace engine = Hostpace.builder().time(time).hostStateStore(kept)
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).hostStateStore(kept)
         .listener(event -> {
           if (event instanceof HostpaceEvent.Refused) {
             refused.incrementAndGet();
@@ -74,7 +74,7 @@ class HostStateFileTest {
     run(first);
     first.save();
     java.util.List<HostpaceEvent> events = new java.util.ArrayList<>();
-    Hostpace next = Hostpace.builder().time(time).hostStateStore(load()).listener(events::add).build();
+    Hostpace next = Hostpace.builder().widenFirstContact(false).time(time).hostStateStore(load()).listener(events::add).build();
     next.execute(server.get("http://qlever.test/again"));
     assertThat(events).filteredOn(HostpaceEvent.IntervalChanged.class::isInstance).first()
         .satisfies(e -> assertThat(((HostpaceEvent.IntervalChanged) e).from()).isZero())
@@ -85,14 +85,14 @@ class HostStateFileTest {
   void S1_aPauseThatHasNotEndedIsKeptAsAWallClockTime() throws IOException {
     server.script(exchange -> Reply.refuse(429, "50").after(Duration.ZERO));
     HostStateFile first = load();
-    Hostpace engine = Hostpace.builder().time(time).hostStateStore(first).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).hostStateStore(first).build();
     engine.execute(server.get("http://kgf.test/1"));
     time.runDue();
     first.save();
     time.advance(Duration.ofSeconds(30));
 
     server.script(exchange -> Reply.ok().after(Duration.ZERO));
-    Hostpace next = Hostpace.builder().time(time).hostStateStore(load()).build();
+    Hostpace next = Hostpace.builder().widenFirstContact(false).time(time).hostStateStore(load()).build();
     next.execute(server.get("http://kgf.test/2"));
     time.advance(Duration.ofSeconds(19));   // paused until 50 s; the second run began at 30 s
     assertThat(server.startTimes("kgf.test/2")).isEmpty();
@@ -113,7 +113,7 @@ class HostStateFileTest {
   @Test
   void S1_forgettingAHostForgetsItInTheFileToo() throws IOException {
     HostStateFile kept = load();
-    Hostpace engine = Hostpace.builder().time(time).hostStateStore(kept).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).hostStateStore(kept).build();
     for (int i = 0; i < 3; i++) {
       engine.execute(server.get("http://qlever.test/" + i));
     }

@@ -37,7 +37,7 @@ class ListenersTest {
         heard.add(server.now() + " retrying " + attempt);
       }
     };
-    Hostpace engine = Hostpace.builder().time(time).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).build();
     engine.execute(server.get("http://a.test/"), CallContext.builder().attemptListener(listener).build());
     time.advance(Duration.ofSeconds(1));
 
@@ -53,7 +53,7 @@ class ListenersTest {
         throw new IllegalStateException("boom");
       }
     };
-    Hostpace engine = Hostpace.builder().time(time).listener(event -> {
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).listener(event -> {
       throw new IllegalStateException("boom");
     }).build();
     CompletableFuture<Response> call =
@@ -65,7 +65,7 @@ class ListenersTest {
   @Test
   void everyDecisionIsAnEventInOrder() {
     List<HostpaceEvent> events = new ArrayList<>();
-    Hostpace engine = Hostpace.builder().time(time).listener(events::add).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).listener(events::add).build();
     engine.execute(server.get("http://a.test/"));
     time.advance(Duration.ofSeconds(1));
 
@@ -78,7 +78,7 @@ class ListenersTest {
   @Test
   void severalListenersEachHearEveryEventInTheOrderAddedAndOneThatThrowsStopsNone() {
     List<String> heard = new ArrayList<>();
-    Hostpace engine = Hostpace.builder().time(time)
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
         .listener(event -> heard.add("first " + event.getClass().getSimpleName()))
         .listener(event -> {
           throw new IllegalStateException("a broken listener");
@@ -93,7 +93,7 @@ class ListenersTest {
 
   @Test
   void noEventIsBuiltWhenNobodyListens() {
-    Hostpace engine = Hostpace.builder().time(time).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).build();
     engine.execute(server.get("http://a.test/"));
     time.advance(Duration.ofSeconds(1));
     // The scheduler builds events through a factory only when a listener is installed; with none,
@@ -103,7 +103,7 @@ class ListenersTest {
 
   @Test
   void theSnapshotTellsWhatTheEngineKnowsPerHostAndGroup() {
-    Hostpace engine = Hostpace.builder().time(time).limit("*.example.org", Limits.inFlight(1)).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).limit("*.example.org", Limits.inFlight(1)).build();
     server.script(exchange -> exchange.uri.getPath().equals("/refused")
         ? Reply.refuse(429, "30").after(Duration.ZERO)
         : Reply.ok().after(Duration.ofSeconds(5)));
@@ -123,7 +123,7 @@ class ListenersTest {
     assertThat(Hostpace.create().userAgent())
         .matches("hostpace/[0-9][^ ]* \\(\\+https://[^ )]+\\)")
         .isEqualTo(Hostpace.DEFAULT_USER_AGENT);
-    assertThat(Hostpace.builder().userAgent("my-crawler/1.0 (ops@example.org)").build().userAgent())
+    assertThat(Hostpace.builder().widenFirstContact(false).userAgent("my-crawler/1.0 (ops@example.org)").build().userAgent())
         .isEqualTo("my-crawler/1.0 (ops@example.org)");
   }
 }

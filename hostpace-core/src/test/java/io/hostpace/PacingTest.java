@@ -17,7 +17,7 @@ class PacingTest {
   final FakeServer server = new FakeServer(time, exchange -> Reply.ok());
 
   Hostpace.Builder engine() {
-    return Hostpace.builder().time(time);
+    return Hostpace.builder().widenFirstContact(false).time(time);
   }
 
   List<CompletableFuture<Response>> submit(Hostpace engine, CallContext context, String... uris) {
@@ -129,7 +129,7 @@ class PacingTest {
     assertThat(server.startTimes("qlever.dev")).containsExactly("0.000", "1.000");
     assertThat(server.startTimes("uni-freiburg")).containsExactly("0.000", "1.000");
 
-    Hostpace faster = Hostpace.builder().time(time).limit("qlever.dev", Limits.perSecond(4)).build();
+    Hostpace faster = Hostpace.builder().widenFirstContact(false).time(time).limit("qlever.dev", Limits.perSecond(4)).build();
     assertThat(faster.effectiveLimits(java.net.URI.create("https://qlever.dev/"), CallContext.DEFAULT))
         .isEqualTo(new Limits(32, Rate.perSecond(4)));
   }

@@ -30,7 +30,7 @@ class RefusalTest {
   final List<HostpaceEvent> events = new ArrayList<>();
 
   Hostpace.Builder engine() {
-    return Hostpace.builder().time(time).listener(events::add);
+    return Hostpace.builder().widenFirstContact(false).time(time).listener(events::add);
   }
 
   CompletableFuture<Response> get(Hostpace engine, String uri) {

@@ -40,7 +40,7 @@ class RetriesSparedTest {
   @Test
   void R10_aRequestRefusedWhileTheHostAcceptsOthersIsNotLostToItsRetries() {
     FakeServer server = refusingTheUnlucky(8); // more than the 5 retries
-    CompletableFuture<Response> unlucky = runWithOthers(Hostpace.builder().time(time).build(), server);
+    CompletableFuture<Response> unlucky = runWithOthers(Hostpace.builder().widenFirstContact(false).time(time).build(), server);
 
     assertThat(unlucky).isCompleted();
     assertThat(unlucky.join().status()).isEqualTo(200);
@@ -50,7 +50,7 @@ class RetriesSparedTest {
   @Test
   void R10_atMostARetryCountOfRefusalsIsSpared() {
     FakeServer server = refusingTheUnlucky(Integer.MAX_VALUE);
-    CompletableFuture<Response> unlucky = runWithOthers(Hostpace.builder().time(time).build(), server);
+    CompletableFuture<Response> unlucky = runWithOthers(Hostpace.builder().widenFirstContact(false).time(time).build(), server);
 
     // 1 + 5 retries + 5 spared, then its last refusal is returned as it is (SPEC T3).
     assertThat(unlucky.join().status()).isEqualTo(429);
@@ -60,7 +60,7 @@ class RetriesSparedTest {
   @Test
   void R10_aHostThatAcceptsNobodySpendsARetryOnEveryRefusal() {
     FakeServer server = new FakeServer(time, exchange -> Reply.status(429).after(Duration.ofMillis(100)));
-    Hostpace engine = Hostpace.builder().time(time).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).build();
     CompletableFuture<Response> call = engine.execute(server.get("http://host.test/unlucky"));
     time.runUntilIdle(Duration.ofHours(1));
 
@@ -72,7 +72,7 @@ class RetriesSparedTest {
   void T1_theSeedsRuleSpendsARetryOnEveryRefusalWhateverTheHostAccepts() {
     FakeServer server = refusingTheUnlucky(8);
     CompletableFuture<Response> unlucky =
-        runWithOthers(Hostpace.builder().time(time).learningRule(LearningRule.seed()).build(), server);
+        runWithOthers(Hostpace.builder().widenFirstContact(false).time(time).learningRule(LearningRule.seed()).build(), server);
 
     assertThat(unlucky.join().status()).isEqualTo(429);
     assertThat(server.startTimes("/unlucky")).hasSize(6);

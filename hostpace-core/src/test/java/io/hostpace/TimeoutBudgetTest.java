@@ -22,7 +22,7 @@ class TimeoutBudgetTest {
 
   @Test
   void D1_anAttemptWithNoAnswerWithinItsBudgetEndsAsATimeoutFreesItsPlaceAndIsNotRetried() {
-    Hostpace engine = Hostpace.builder().time(time).timeoutPolicy(TimeoutPolicy.fixed(Duration.ofSeconds(2)))
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).timeoutPolicy(TimeoutPolicy.fixed(Duration.ofSeconds(2)))
         .limit("a.test", Limits.inFlight(1)).build();
     server.script(exchange -> exchange.uri.getPath().equals("/hang") ? Reply.never() : Reply.ok());
     FakeServer.FakeExchange hanging = server.get("http://a.test/hang");
@@ -44,7 +44,7 @@ class TimeoutBudgetTest {
   void D2_aKindsBudgetFollowsItsSuccessesWhileAnotherKindKeepsTheFullBudget() {
     TimeoutPolicy policy = TimeoutPolicy.adaptive(AdaptiveTimeouts.builder()
         .defaultBudget(Duration.ofSeconds(60)).floor(Duration.ofSeconds(1)).margin(2).build());
-    Hostpace engine = Hostpace.builder().time(time).timeoutPolicy(policy).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).timeoutPolicy(policy).build();
     CallContext fast = CallContext.builder().kind("fast").build();
     CallContext heavy = CallContext.builder().kind("heavy").build();
     server.script(exchange -> Reply.ok().after(Duration.ofSeconds(3)));
@@ -66,7 +66,7 @@ class TimeoutBudgetTest {
   @Test
   void D3_anEndpointThatFailsAtOnceSeveralTimesFailsFastWithoutSending() {
     TimeoutPolicy policy = TimeoutPolicy.adaptive(AdaptiveTimeouts.builder().failFastAfter(3).build());
-    Hostpace engine = Hostpace.builder().time(time).timeoutPolicy(policy).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).timeoutPolicy(policy).build();
     server.script(exchange -> Reply.fail(new UncheckedIOException(new ConnectException("Connection refused")))
         .after(Duration.ofMillis(5)));
     for (int i = 0; i < 3; i++) {

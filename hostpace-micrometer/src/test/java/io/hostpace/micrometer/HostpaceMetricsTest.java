@@ -102,7 +102,7 @@ class HostpaceMetricsTest {
   @Test
   void P2_requestsInFlightAndWaitingAreGaugesOfTheSnapshot() {
     HostpaceMetrics metrics = metrics().build();
-    Hostpace engine = engine(metrics, Hostpace.builder().limit("a.test", Limits.inFlight(2)));
+    Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false).limit("a.test", Limits.inFlight(2)));
     ScriptedServer server = server(time, (uri, attempt) -> Reply.ok().after(Duration.ofSeconds(3)));
 
     // at 0 s three requests arrive; two start, one waits
@@ -125,7 +125,7 @@ class HostpaceMetricsTest {
   void R2_R4_theLearnedIntervalAndThePauseAreTimeGauges() {
     HostpaceMetrics metrics = metrics().build();
     // The seed's rule (SPEC R4), for its literal numbers: 250 ms, then a tenth off.
-    Hostpace engine = engine(metrics, Hostpace.builder().learningRule(io.hostpace.spi.LearningRule.seed()));
+    Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false).learningRule(io.hostpace.spi.LearningRule.seed()));
     ScriptedServer server = server(time, (uri, attempt) -> {
       if (attempt > 1) {
         return Reply.ok();
@@ -153,7 +153,7 @@ class HostpaceMetricsTest {
   @Test
   void theLearnedInFlightLimitIsAGauge() {
     HostpaceMetrics metrics = metrics().build();
-    Hostpace engine = engine(metrics, Hostpace.builder());
+    Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false));
     ScriptedServer server = server(time, (uri, attempt) -> gate(uri.getHost(), 4));
 
     // at 0 s twenty requests arrive and start; four are answered at 0.1 s, sixteen refused with Retry-After: 1
@@ -170,7 +170,7 @@ class HostpaceMetricsTest {
   @Test
   void otherShowsTheSmallestLearnedInFlightLimitOfItsHosts() {
     HostpaceMetrics metrics = metrics().maxHosts(0).build(); // every host is "other"
-    Hostpace engine = engine(metrics, Hostpace.builder());
+    Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false));
     ScriptedServer server = server(time, (uri, attempt) -> switch (uri.getHost()) {
       case "four.test" -> gate("four.test", 4);
       case "two.test" -> gate("two.test", 2);
@@ -191,7 +191,7 @@ class HostpaceMetricsTest {
   @Test
   void theLearnedQuotaIsAGaugeOfItsPermitsAndATimeGaugeOfItsWindow() {
     HostpaceMetrics metrics = metrics().build();
-    Hostpace engine = engine(metrics, Hostpace.builder());
+    Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false));
     ScriptedServer server = server(time, (uri, attempt) -> fixedWindow(uri.getHost(), 20, Duration.ofSeconds(30)));
 
     // at 0 s 200 requests arrive for a host that takes 20 in each window of 30 s, and refuses the rest bare
@@ -217,7 +217,7 @@ class HostpaceMetricsTest {
   @Test
   void otherShowsTheLearnedQuotaThatAllowsTheFewestStartsASecond() {
     HostpaceMetrics metrics = metrics().maxHosts(0).build(); // every host is "other"
-    Hostpace engine = engine(metrics, Hostpace.builder());
+    Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false));
     ScriptedServer server = server(time, (uri, attempt) -> uri.getHost().equals("slow.test")
         ? fixedWindow("slow.test", 20, Duration.ofSeconds(30))  // 0.67 a second
         : fixedWindow("fast.test", 10, Duration.ofSeconds(5))); // 2 a second, with fewer permits
@@ -241,7 +241,7 @@ class HostpaceMetricsTest {
   @Test
   void T1_T3_countersCountStartsRefusalsRetriesAndGaveUps() {
     HostpaceMetrics metrics = metrics().build();
-    Hostpace engine = engine(metrics, Hostpace.builder());
+    Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false));
     ScriptedServer server = server(time, (uri, attempt) ->
         uri.getHost().equals("twice.test") && attempt > 2 ? Reply.ok() : Reply.refuse(429, "1"));
 
@@ -268,7 +268,7 @@ class HostpaceMetricsTest {
   @Test
   void P1_theTimeSpentWaitingIsATimer() {
     HostpaceMetrics metrics = metrics().build();
-    Hostpace engine = engine(metrics, Hostpace.builder().limit("a.test", Limits.perSecond(1)));
+    Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false).limit("a.test", Limits.perSecond(1)));
     ScriptedServer server = server(time, (uri, attempt) -> Reply.ok());
 
     // at 0 s three requests arrive; they start at 0 s, 1 s and 2 s
@@ -287,7 +287,7 @@ class HostpaceMetricsTest {
   @Test
   void P5_P7_aGroupHasMetersOfItsOwnThatCountItsHostsTogether() {
     HostpaceMetrics metrics = metrics().build();
-    Hostpace engine = engine(metrics, Hostpace.builder().limit("*.wikidata.org", Limits.inFlight(1)));
+    Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false).limit("*.wikidata.org", Limits.inFlight(1)));
     ScriptedServer server = server(time, (uri, attempt) -> Reply.ok().after(Duration.ofSeconds(1)));
 
     // at 0 s: query/1, query/2, commons/1 arrive; one place for the group; they start at 0, 1, 2 s
@@ -326,7 +326,7 @@ class HostpaceMetricsTest {
   @Test
   void hostTagsAreCappedSoTenThousandHostsMakeAHundredAndOneSeriesPerMeter() {
     HostpaceMetrics metrics = metrics().build(); // 100 host tags
-    Hostpace engine = engine(metrics, Hostpace.builder());
+    Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false));
     ScriptedServer server = server(time, (uri, attempt) -> Reply.ok().after(Duration.ofSeconds(1)));
 
     // at 0 s one request to each of 10,000 hosts
@@ -354,7 +354,7 @@ class HostpaceMetricsTest {
   @Test
   void theCapIsConfigurableAndOtherSumsInFlightAndShowsTheLongestPause() {
     HostpaceMetrics metrics = metrics().maxHosts(1).build();
-    Hostpace engine = engine(metrics, Hostpace.builder());
+    Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false));
     ScriptedServer server = server(time, (uri, attempt) -> switch (uri.getHost()) {
       case "b.test" -> attempt == 1 ? Reply.refuse(503, "5") : Reply.ok();
       case "c.test" -> attempt == 1 ? Reply.refuse(503, "3") : Reply.ok();
@@ -408,7 +408,7 @@ class HostpaceMetricsTest {
   @Test
   void P10_aHostTheEngineLetGoReadsZeroInItsGaugesAndKeepsItsCounts() {
     HostpaceMetrics metrics = metrics().build();
-    Hostpace engine = engine(metrics, Hostpace.builder());
+    Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false));
     ScriptedServer server = server(time, (uri, attempt) -> attempt == 1 ? Reply.refuse(503, "2") : Reply.ok());
 
     engine.execute(server.get("http://gone.test/"));
@@ -432,7 +432,7 @@ class HostpaceMetricsTest {
   @Test
   void gaugesReadASnapshotAtMostASecondOldByTheEnginesClock() {
     HostpaceMetrics metrics = HostpaceMetrics.create();
-    Hostpace engine = engine(metrics, Hostpace.builder());
+    Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false));
     ScriptedServer server = server(time, (uri, attempt) -> Reply.ok().after(Duration.ofMillis(300)));
 
     // at 0 s a request starts (a snapshot is taken as its host is first seen); answered at 0.3 s
@@ -448,7 +448,7 @@ class HostpaceMetricsTest {
   @Test
   void gaugesReadZeroUntilAnEngineIsWatched() {
     HostpaceMetrics metrics = metrics().build();
-    Hostpace engine = Hostpace.builder().time(time).listener(metrics.listener()).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).listener(metrics.listener()).build();
     metrics.bindTo(registry);
     engine.execute(server(time, (uri, attempt) -> Reply.ok().after(Duration.ofSeconds(1))).get("http://a.test/"));
     at(0.5);
@@ -468,7 +468,7 @@ class HostpaceMetricsTest {
     HostpaceListener throwing = event -> {
       throw new IllegalStateException("a listener that breaks");
     };
-    Hostpace engine = Hostpace.builder().time(time)
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
         .listener(HostpaceMetrics.combine(throwing, metrics.listener(), event -> heard.add(event.getClass().getSimpleName())))
         .build();
     metrics.watch(engine).bindTo(registry);
@@ -483,7 +483,7 @@ class HostpaceMetricsTest {
   @Test
   void aRegistryBoundLaterSeesEveryCountAndTheWaitsFromThenOn() {
     HostpaceMetrics metrics = metrics().build();
-    Hostpace engine = engine(metrics, Hostpace.builder().limit("a.test", Limits.perSecond(1)));
+    Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false).limit("a.test", Limits.perSecond(1)));
     ScriptedServer server = server(time, (uri, attempt) -> Reply.ok());
     SimpleMeterRegistry later = new SimpleMeterRegistry();
 
@@ -504,7 +504,7 @@ class HostpaceMetricsTest {
   @Test
   void namesAndTagsFollowMicrometersConventions() {
     HostpaceMetrics metrics = metrics().tags(Tags.of("engine", "crawler")).build();
-    Hostpace engine = engine(metrics, Hostpace.builder());
+    Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false));
     engine.execute(server(time, (uri, attempt) -> Reply.ok()).get("http://a.test/"));
     at(1);
 
@@ -529,9 +529,9 @@ class HostpaceMetricsTest {
   @Test
   void badSettingsAreRejectedNamingTheValue() {
     HostpaceMetrics metrics = metrics().build();
-    metrics.watch(Hostpace.builder().time(time).build());
+    metrics.watch(Hostpace.builder().widenFirstContact(false).time(time).build());
 
-    assertThatThrownBy(() -> metrics.watch(Hostpace.builder().time(time).build()))
+    assertThatThrownBy(() -> metrics.watch(Hostpace.builder().widenFirstContact(false).time(time).build()))
         .isInstanceOf(IllegalStateException.class).hasMessageStartingWith("these metrics watch an engine already");
     assertThatThrownBy(() -> HostpaceMetrics.builder().maxHosts(-1))
         .hasMessage("maxHosts must be zero or more, got -1");

@@ -20,7 +20,7 @@ record PacingScenario(long seed, long maxNanos, int runs, List<ServerSpec> serve
   enum RetryAfter { NONE, SECONDS, DATE, UNTIL_FREE }
 
   enum Policy {
-    SEED, HOSTPACE, GENTLE, CONFIGURED, UNPACED;
+    SEED, HOSTPACE, BURST, CONFIGURED, UNPACED;
 
     String label() {
       return name().toLowerCase(java.util.Locale.ROOT);

@@ -82,7 +82,7 @@ final class PacingScenarioParser {
 
     JsonNode policies = list(required(root, "policies", "", "a list of policies"), "policies", "a list of policies");
     if (policies.isEmpty()) {
-      throw new ScenarioException("policies", "expected at least one of \"seed\", \"hostpace\", \"gentle\", \"configured\", \"unpaced\"");
+      throw new ScenarioException("policies", "expected at least one of \"seed\", \"hostpace\", \"burst\", \"configured\", \"unpaced\"");
     }
     List<Policy> policySpecs = new ArrayList<>();
     for (int i = 0; i < policies.size(); i++) {
@@ -90,11 +90,11 @@ final class PacingScenarioParser {
       Policy policy = switch (text(policies.get(i), path)) {
         case "seed" -> Policy.SEED;
         case "hostpace" -> Policy.HOSTPACE;
-        case "gentle" -> Policy.GENTLE;
+        case "burst" -> Policy.BURST;
         case "configured" -> Policy.CONFIGURED;
         case "unpaced" -> Policy.UNPACED;
         default -> throw new ScenarioException(path,
-            "expected \"seed\", \"hostpace\", \"gentle\", \"configured\" or \"unpaced\", got " + brief(policies.get(i)));
+            "expected \"seed\", \"hostpace\", \"burst\", \"configured\" or \"unpaced\", got " + brief(policies.get(i)));
       };
       if (policySpecs.contains(policy)) {
         throw new ScenarioException(path, "policy \"" + policy.label() + "\" is named twice");

@@ -296,7 +296,7 @@ public final class PacingSimulation {
       }
       switch (policy) {
         case SEED -> builder.learningRule(LearningRule.seed());
-        case GENTLE -> builder.widenFirstContact(true);
+        case BURST -> builder.widenFirstContact(false);
         case CONFIGURED -> builder.limit(server.host(), configured(server, client.processes(), fleet != null));
         default -> { }
       }

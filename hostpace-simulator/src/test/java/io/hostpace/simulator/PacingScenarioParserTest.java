@@ -94,7 +94,7 @@ class PacingScenarioParserTest {
     fails(scenario(SERVER, "{\"host\":\"q.test\",\"requests\":10,\"sharedState\":true,\"fleetLatencyMs\":1}", "[\"seed\"]"),
         "clients[0].fleetLatencyMs", "expected a fleet or a shared state, not both");
     fails(scenario(SERVER, CLIENT, "[\"seed\",\"aimd\"]"), "policies[1]",
-        "expected \"seed\", \"hostpace\", \"gentle\", \"configured\" or \"unpaced\", got \"aimd\"");
-    fails(scenario(SERVER, CLIENT, "[]"), "policies", "expected at least one of \"seed\", \"hostpace\", \"gentle\", \"configured\", \"unpaced\"");
+        "expected \"seed\", \"hostpace\", \"burst\", \"configured\" or \"unpaced\", got \"aimd\"");
+    fails(scenario(SERVER, CLIENT, "[]"), "policies", "expected at least one of \"seed\", \"hostpace\", \"burst\", \"configured\", \"unpaced\"");
   }
 }
