@@ -57,8 +57,11 @@ final class Learning {
       teach(gate.node, call, call.startedAt, verdict.refusal(), verdict.retryAfterNanos(), now);
       tell(gate.node, call, verdict, 0, now);
     }
-    learnInFlight(queue.node, call.startedAt, inFlight > 0 ? inFlight : call.inFlightAtStart, verdict.refusal(),
-        verdict.retryAfterNanos(), now);
+    int inFlightAtStart = inFlight > 0 ? inFlight : call.inFlightAtStart;
+    learnInFlight(queue.node, call.startedAt, inFlightAtStart, verdict.refusal(), verdict.retryAfterNanos(), now);
+    if (verdict.refusal() && verdict.retryAfterNanos() >= 0) {
+      paceAfterPause(queue.node, call.startedAt, inFlightAtStart, now);
+    }
     if (queue.node.opening > 0) {
       open(queue.node, queue.cap, verdict.refusal(), verdict.retryAfterNanos() >= 0, call.inFlightAtStart, now);
     }
@@ -82,6 +85,9 @@ final class Learning {
     teach(node, null, startedAt, lesson.refused(), lesson.retryAfterNanos(), now);
     if (!node.group && lesson.inFlightAtStart() > 0) {
       learnInFlight(node, startedAt, lesson.inFlightAtStart(), lesson.refused(), lesson.retryAfterNanos(), now);
+      if (lesson.refused() && lesson.retryAfterNanos() >= 0) {
+        paceAfterPause(node, startedAt, lesson.inFlightAtStart(), now);
+      }
     }
     if (node.opening > 0 && lesson.refused()) {
       // refused another process: this one's opening ends too
@@ -170,6 +176,22 @@ final class Learning {
       state.inFlightLimit(after);
       if (outbox.listens()) {
         outbox.emit(new HostpaceEvent.InFlightLimitChanged(node.key, before, after, now));
+      }
+    }
+  }
+
+  /**
+   * What a refusal with {@code Retry-After} of a request started as the {@code inFlightAtStart}-th
+   * teaches the host's interval, beyond the pause (SPEC R9); hosts only, not groups.
+   */
+  private void paceAfterPause(Node node, long startedAt, int inFlightAtStart, long now) {
+    HostState state = node.state;
+    long interval = state.interval();
+    long next = Decisions.interval(rule.intervalAfterPause(now, startedAt, inFlightAtStart, state));
+    if (next != interval) {
+      state.interval(next, now);
+      if (outbox.listens()) {
+        outbox.emit(new HostpaceEvent.IntervalChanged(node.key, Duration.ofNanos(interval), Duration.ofNanos(next), now));
       }
     }
   }

@@ -155,6 +155,12 @@ final class HostpaceRule implements LearningRule {
     int probedFrom;
     /** When a refusal with {@code Retry-After} was last heard, once {@link #acceptedInFlight} is made. */
     long lastPause;
+    /**
+     * For a host that pauses what is over its rate (SPEC R9): when the last pause that counted was
+     * asked for (0 before the first), and the answers accepted since.
+     */
+    long pausedAt;
+    int acceptedSincePause;
 
     void accepted(int inFlightAtStart) {
       int[] acceptedInFlight = this.acceptedInFlight;
@@ -318,6 +324,7 @@ final class HostpaceRule implements LearningRule {
     // other clients keep busy: climbing there only costs refusals).
     boolean acceptedBefore = memory.count > 0;
     memory.answered(now);
+    memory.acceptedSincePause++;
     if (++memory.acceptedInARow >= SAMPLES) {
       memory.troubleRefusals = 0; // healthy again
     }
@@ -416,6 +423,46 @@ final class HostpaceRule implements LearningRule {
     memory.probedFrom = 0;
     memory.limitChangedAt = now;
     return next;
+  }
+
+  /**
+   * A host that refused with {@code Retry-After} a request that started with no more in flight than
+   * others it accepted (or alone) refuses what is over its rate, not over a number at once (SPEC
+   * R9; the other kind, a gate, is {@link #inFlightAfterPause}'s): it is paced at the rate it
+   * accepted between this pause and the one before, {@value #UNDER_MEASURED} of it, and climbs
+   * back to it as after any drop, probing beyond it ever more rarely while it holds. The pause
+   * itself lasts as asked. A refusal of a request started before the last pause counted is of the
+   * same burst, and counts no more; the first pause only starts the count.
+   */
+  @Override
+  public long intervalAfterPause(long now, long startedAt, int k, HostState host) {
+    long interval = host.interval();
+    Memory memory = memoryOf(host, now);
+    if (memory == null || memory.pausedAt != 0 && startedAt - memory.pausedAt < 0) {
+      return interval;
+    }
+    boolean first = memory.pausedAt == 0;
+    double seconds = (now - memory.pausedAt) / NANOS;
+    int accepted = memory.acceptedSincePause;
+    memory.pausedAt = now;
+    memory.acceptedSincePause = 0;
+    boolean gate = k > 1 && k > memory.mostAccepted();
+    if (first || gate || accepted < WindowQuota.MIN_PERMITS || !(seconds > 0)) {
+      return interval;
+    }
+    double m = accepted / seconds;
+    double current = interval > 0 ? NANOS / interval : Double.POSITIVE_INFINITY;
+    double since = (now - memory.epoch) / NANOS;
+    double wmax = PLATEAU * m;
+    boolean beyondPlateau = interval > 0 && since >= memory.k;
+    boolean same = memory.wmax > 0 && wmax >= 0.95 * memory.wmax;
+    memory.k = beyondPlateau && same ? Math.min(K_MAX_SECONDS, 2 * memory.k)
+        : interval > 0 && since < memory.k / 2 || !same ? K_MIN_SECONDS : memory.k;
+    memory.base = Math.min(UNDER_MEASURED * m, current);
+    memory.wmax = Math.max(wmax, memory.base * 1.03);
+    memory.epoch = now;
+    memory.ramp = 0;
+    return toInterval(memory.base);
   }
 
   /**

@@ -73,6 +73,18 @@ public interface LearningRule {
   }
 
   /**
+   * The interval after a refusal that asked for a pause ({@code Retry-After}), of a request that
+   * started at {@code startedAt} as the {@code inFlightAtStart}-th in flight; called after the
+   * pause is set and {@link #inFlightAfterPause} has answered. The host's interval unless
+   * overridden: the pause alone changes nothing else (SPEC R2). The default rule overrides it to
+   * pace a host that pauses whatever is over its rate at the rate it accepted between pauses
+   * (SPEC R9).
+   */
+  default long intervalAfterPause(long now, long startedAt, int inFlightAtStart, HostState host) {
+    return host.interval();
+  }
+
+  /**
    * How many requests at once a host that nothing is known of opens with (SPEC P12): each
    * accepted answer widens it by one, so that two more start, up to the host's in-flight limit;
    * the first refusal after an accepted answer ends the widening (one with {@code Retry-After}

@@ -1,0 +1,109 @@
+package io.hostpace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hostpace.FakeServer.Reply;
+import io.hostpace.spi.LearningRule;
+import io.hostpace.testing.AdmissionGate;
+import io.hostpace.testing.TokenBucket;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SPEC R9, in virtual time: a host that answers {@code Retry-After} to whatever is over its rate
+ * is paced at the rate it accepted between pauses; one that answers so to whatever is over a
+ * number in flight is held to that number, and its interval is left alone. Every answer comes
+ * 50 ms after its start.
+ */
+class PausedRateTest {
+
+  final VirtualTime time = VirtualTime.create();
+  final FakeServer server = new FakeServer(time, exchange -> Reply.ok().after(Duration.ofMillis(50)));
+  int refused;
+
+  /** A rate limiter of 5 a second, a second's worth of burst, refusing with {@code Retry-After: 1}. */
+  void limiter() {
+    TokenBucket bucket = TokenBucket.of(5, 5, time.nanoTime());
+    server.script(exchange -> {
+      if (bucket.admit(time.nanoTime())) {
+        return Reply.ok().after(Duration.ofMillis(50));
+      }
+      refused++;
+      return Reply.refuse(429, "1").after(Duration.ofMillis(50));
+    });
+  }
+
+  void submit(Hostpace engine, String host, int requests) {
+    for (int i = 0; i < requests; i++) {
+      engine.execute(server.get("http://" + host + "/" + i));
+    }
+  }
+
+  long startsBetween(double from, double to) {
+    List<String> starts = server.starts();
+    return starts.stream().mapToDouble(start -> Double.parseDouble(start.substring(0, start.indexOf(' '))))
+        .filter(at -> at >= from && at < to).count();
+  }
+
+  @Test
+  void R9_aRateLimiterThatAsksForAPauseIsPacedAtTheRateItAcceptedBetweenPauses() {
+    limiter();
+    Hostpace engine = Hostpace.builder().time(time).build();
+    submit(engine, "limiter.test", 600);
+    time.advance(Duration.ofSeconds(20));
+    int refusedBy20 = refused;
+    long startedBy20 = server.starts().size();
+
+    time.advance(Duration.ofSeconds(60));
+
+    // From 20 s to 80 s: paced under the limiter's rate, it is refused at most by a probe or two
+    // above it, and starts at least 0.85 of the 300 the limiter allows in that time.
+    assertThat(refused - refusedBy20).isLessThanOrEqualTo(2);
+    assertThat(server.starts().size() - startedBy20).isBetween(255L, 301L);
+    assertThat(engine.snapshot().get(0).interval()).isBetween(Duration.ofMillis(195), Duration.ofMillis(260));
+    assertThat(engine.snapshot().get(0).inFlightLimit()).isLessThanOrEqualTo(5);
+  }
+
+  @Test
+  void R9_theSeedsRuleOnlyPausesAsAskedAndIsRefusedAfterEveryPause() {
+    limiter();
+    Hostpace engine = Hostpace.builder().time(time).learningRule(LearningRule.seed()).build();
+    submit(engine, "limiter.test", 600);
+    time.advance(Duration.ofSeconds(20));
+    int refusedBy20 = refused;
+
+    time.advance(Duration.ofSeconds(60));
+
+    // SPEC R2 to the letter: nothing changes but the pause, so each pause ends in a burst the
+    // limiter refuses beyond its five.
+    assertThat(refused - refusedBy20).isGreaterThan(50);
+    assertThat(engine.snapshot().get(0).interval()).isZero();
+  }
+
+  @Test
+  void R9_aGateThatAsksForAPauseIsHeldToItsNumberAndItsIntervalIsLeftAlone() {
+    AdmissionGate gate = new AdmissionGate(4);
+    server.script(exchange -> {
+      if (!gate.admit(time.nanoTime())) {
+        refused++;
+        return Reply.refuse(429, "1").after(Duration.ofMillis(50));
+      }
+      time.schedule(() -> gate.end(time.nanoTime()), Duration.ofMillis(50).toNanos());
+      return Reply.ok().after(Duration.ofMillis(50));
+    });
+    Hostpace engine = Hostpace.builder().time(time).build();
+    submit(engine, "gate.test", 2000);
+
+    time.advance(Duration.ofSeconds(25));
+    HostSnapshot host = engine.snapshot().get(0);
+
+    // Four at once, no interval: a gate's refusals are over a number, not a rate.
+    assertThat(host.inFlightLimit()).isEqualTo(4);
+    assertThat(host.interval()).isZero();
+    // Well over what one at a time could start in 25 s (500), and refused only by the opening and
+    // the rule's probes for a fifth at once.
+    assertThat(server.starts()).hasSizeGreaterThan(600);
+    assertThat(refused).isLessThan(20);
+  }
+}
