@@ -160,6 +160,7 @@ final class HostpaceRule implements LearningRule {
      * asked for (0 before the first), and the answers accepted since.
      */
     long pausedAt;
+    long pausedUntil;
     int acceptedSincePause;
 
     void accepted(int inFlightAtStart) {
@@ -443,22 +444,50 @@ final class HostpaceRule implements LearningRule {
     }
     boolean first = memory.pausedAt == 0;
     double seconds = (now - memory.pausedAt) / NANOS;
+    double unpaused = (now - memory.pausedUntil) / NANOS;
     int accepted = memory.acceptedSincePause;
     memory.pausedAt = now;
+    memory.pausedUntil = host.pausedUntil();
     memory.acceptedSincePause = 0;
     boolean gate = k > 1 && k > memory.mostAccepted();
-    if (first || gate || accepted < WindowQuota.MIN_PERMITS || !(seconds > 0)) {
+    if (first || gate || accepted == 0 || !(seconds > 0)) {
       return interval;
     }
     double m = accepted / seconds;
     double current = interval > 0 ? NANOS / interval : Double.POSITIVE_INFINITY;
+    if (memory.wmax == 0 && interval == 0) {
+      // Paused, not yet paced: what it accepted between the pauses is a floor of its rate (a bucket
+      // with no burst accepts one a pause, whatever its rate). Slow start from there: doubled each
+      // second until the next pause, which tells the rate.
+      memory.base = UNDER_MEASURED * m;
+      memory.epoch = now;
+      memory.ramp = 0;
+      return toInterval(memory.base);
+    }
+    if (memory.wmax == 0) {
+      // Paused in that slow start: the pace just before was accepted, this one not. Cut by beta
+      // and climb back to it, as after a drop.
+      memory.base = Math.max(UNDER_MEASURED * m, BETA * current);
+      memory.wmax = PLATEAU * current;
+      memory.k = K_MIN_SECONDS;
+      memory.epoch = now;
+      memory.ramp = 0;
+      return toInterval(memory.base);
+    }
+    // Paced, and paused again. Between the pauses it accepted m a second: its rate if it refills
+    // a pause's worth while paused (a second's burst for Retry-After: 1), less if it refills less.
+    // Since the last pause ended it accepted, up to the pace now refused: its rate if it refills
+    // little while paused. Its rate lies between: paced a little under the second, or, refused again
+    // soon after the last drop (the second was too high: a burst), cut from the pace refused as
+    // after a bare refusal; never under m.
+    double high = unpaused > 0 ? Math.max(m, Math.min(current, accepted / unpaused)) : m;
     double since = (now - memory.epoch) / NANOS;
-    double wmax = PLATEAU * m;
+    double wmax = PLATEAU * high;
+    boolean soon = interval > 0 && since < memory.k / 2;
     boolean beyondPlateau = interval > 0 && since >= memory.k;
     boolean same = memory.wmax > 0 && wmax >= 0.95 * memory.wmax;
-    memory.k = beyondPlateau && same ? Math.min(K_MAX_SECONDS, 2 * memory.k)
-        : interval > 0 && since < memory.k / 2 || !same ? K_MIN_SECONDS : memory.k;
-    memory.base = Math.min(UNDER_MEASURED * m, current);
+    memory.k = beyondPlateau && same ? Math.min(K_MAX_SECONDS, 2 * memory.k) : soon || !same ? K_MIN_SECONDS : memory.k;
+    memory.base = Math.max(UNDER_MEASURED * m, soon ? Math.min(UNDER_MEASURED * high, BETA_AGAIN * current) : UNDER_MEASURED * high);
     memory.wmax = Math.max(wmax, memory.base * 1.03);
     memory.epoch = now;
     memory.ramp = 0;
