@@ -20,6 +20,8 @@ import java.util.function.Consumer;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
+import net.jqwik.api.Disabled;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -27,7 +29,7 @@ import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.statistics.Statistics;
 
 /**
- * SPEC P12 (first contact) under random servers,
+ * SPEC P12 (first contact) and R10 (no request lost to the rule's probing) under random servers,
  * in virtual time, with the default engine and retry count: a token bucket, a fixed window, an
  * admission gate, or a bucket whose rate steps, each refusing with a bare 429 or with
  * {@code Retry-After: 1}, answering after 10 to 300 ms; 20 to 200 calls to one host, at once or
@@ -111,6 +113,12 @@ class FirstContactPropertiesTest {
     return servers(true);
   }
 
+  /** Servers but fixed windows: see {@link #R10_everyCallEndsAcceptedOnAServerThatKeepsAccepting}. */
+  @Provide
+  Arbitrary<Server> serversButWindows() {
+    return servers(false);
+  }
+
   private static Arbitrary<Server> servers(boolean windows) {
     Arbitrary<Integer> bursts = Arbitraries.integers().between(1, 10);
     Arbitrary<Limit> buckets = Combinators.combine(rates(0.5, 50), bursts).as(Bucket::new);
@@ -156,6 +164,7 @@ class FirstContactPropertiesTest {
     final Random random;
     final Hostpace engine;
     final List<CompletableFuture<Answer>> calls = new ArrayList<>();
+    final List<HostpaceEvent.GaveUp> gaveUp = new ArrayList<>();
 
     /** Starts heard, answers handed to the engine, and accepted ones among them. */
     int started;
@@ -238,6 +247,8 @@ class FirstContactPropertiesTest {
         if (opening && accepted > 0) {
           opening = false;
         }
+      } else if (event instanceof HostpaceEvent.GaveUp up) {
+        gaveUp.add(up);
       }
     }
 
@@ -256,16 +267,87 @@ class FirstContactPropertiesTest {
       time.runUntilIdle(Duration.ofHours(2));
       return this;
     }
+
+    /** The calls that did not end accepted, and why, for a failure's message. */
+    String lost() {
+      StringBuilder text = new StringBuilder(spec + "\n");
+      long unfinished = calls.stream().filter(call -> !call.isDone()).count();
+      text.append(calls.size()).append(" calls, ").append(unfinished).append(" not done after ")
+          .append(seconds(time.nanoTime())).append(" s\n");
+      for (HostpaceEvent.GaveUp up : gaveUp) {
+        text.append(seconds(up.atNanos())).append(" gave up ").append(up.uri().getPath()).append(" after ")
+            .append(up.attempts()).append(" attempts: ").append(up.reason()).append('\n');
+      }
+      return text.toString();
+    }
   }
 
   // ---------------------------------------------------------------- properties
+
+  /**
+   * SPEC R10: on a server that keeps accepting at some rate, every call ends accepted, however the
+   * rule probes and whatever the opening (P12) costs, at the default retry count.
+   *
+   * <p>Not on a fixed window (yet): there the engine loses calls, against R10's promise but as its
+   * "how" says. A window that stays shut longer than one call's attempts take refuses them all:
+   * five retries where nothing was accepted since the call came (T1), or five retries and five
+   * spared refusals where something was, the most R10 spares. The examples below, disabled, are
+   * the smallest such runs found; they are to be enabled, and windows generated here, once it is
+   * decided whether the engine or R10 gives way.
+   */
+  @Property(tries = 200)
+  void R10_everyCallEndsAcceptedOnAServerThatKeepsAccepting(
+      @ForAll("serversButWindows") Server server, @ForAll("loads") Load load) {
+    Statistics.label("server").collect(server.limit().getClass().getSimpleName(), server.retryAfter() ? "Retry-After" : "bare");
+    everyCallEndsAccepted(server, load);
+  }
+
+  @Example
+  @Disabled("R10 unmet, reported: the call next in line after a window's opening is refused every second, as asked, until its retries and spared refusals run out")
+  void R10_aFixedWindowThatAsksForASecondsPauseLosesNoCall() {
+    // 3 a window of 10 s, refusing with Retry-After: 1; 20 calls at once, 10 ms. The four the
+    // opening starts at 0.02 s are refused (taken for a gate's: an in-flight limit of 1 is learned);
+    // the first of them is tried each second, as asked, and accepted on its 11th attempt at
+    // 10.12 s, and two more after it; the next (/6) is refused at 10.15 s and then each second,
+    // and gives up on its 11th attempt at 19.24 s, before the window of 20 s opens.
+    everyCallEndsAccepted(new Server(new Window(3, 10), true, 10, 10), new Load(20, 0, 0));
+  }
+
+  @Example
+  @Disabled("R10 unmet, reported: a call refused while the rule has not yet learned the window spends its retries and spared refusals before the window opens")
+  void R10_aFixedWindowThatRefusesBareLosesNoCallThatSawOthersAccepted() {
+    // 3 a window of 29 s, bare 429s; 20 calls over 1 s, 10 ms. /16 comes at 0.084 s, just before
+    // the third accepted answer (so R10 spares its refusals), is refused at 0.097 s and retried
+    // ahead of the others at the rule's interval, growing from 0.25 s to 8.7 s: its 11th attempt,
+    // at 28.09 s, is refused a second before the window opens. The rule learns the window (a
+    // quota) only at 101 s.
+    everyCallEndsAccepted(new Server(new Window(3, 29), false, 10, 10), new Load(20, 1_000, 0));
+  }
+
+  @Example
+  @Disabled("R10 unmet, reported, and as T1 says: a call come after the window's last accepted answer spends a retry on each refusal before the window opens")
+  void R10_aFixedWindowThatRefusesBareLosesNoCallThatCameOnceItWasSpent() {
+    // 3 a window of 5 s, bare 429s; 20 calls over 1 s, 10 ms. /5 comes at 0.2 s, after the three
+    // accepted answers; refused on each of its 6 attempts, 0.25 s to 1.46 s apart, it gives up at
+    // 4.15 s, before the window of 5 s opens.
+    everyCallEndsAccepted(new Server(new Window(3, 5), false, 10, 10), new Load(20, 1_000, 3));
+  }
+
+  private static void everyCallEndsAccepted(Server server, Load load) {
+    Run run = new Run(server, load).play();
+    assertThat(run.calls).as(run::lost).hasSize(load.requests());
+    assertThat(run.calls).as(run::lost).allSatisfy(call -> {
+      assertThat(call).isDone();
+      assertThat(call.join().status()).isEqualTo(200);
+    });
+  }
 
   /**
    * SPEC P12: until the opening ends (the first refusal heard after an accepted answer), no start
    * of the host nothing is known of leaves more in flight than one and one more per accepted
    * answer heard before it.
    */
-  @Property(tries = 100)
+  @Property(tries = 200)
   void P12_anUnknownHostsOpeningIsNeverWiderThanWhatAnswered(@ForAll("servers") Server server, @ForAll("loads") Load load) {
     Run run = new Run(server, load).play();
     Statistics.label("opening").collect(run.opening ? "not ended by a refusal" : "ended by a refusal");
@@ -283,7 +365,7 @@ class FirstContactPropertiesTest {
    * as that limit allows. (An in-flight limit alone: a rate given would space the starts.) A
    * group's limit holds over the host's own, the default 32 (SPEC P3, P6).
    */
-  @Property(tries = 100)
+  @Property(tries = 200)
   void P12_aHostGivenLimitsByItsKeyOpensWithAllItsLimitAllows(
       @ForAll("servers") Server server, @ForAll("loads") Load load, @ForAll Told told,
       @ForAll @IntRange(min = 1, max = 48) int inFlight) {
