@@ -40,7 +40,7 @@ class FetchPacingTest {
   /** What one run of {@code hostpace fetch} printed, its exit status and how long it took. */
   record Run(int status, List<String> records, String err, Duration took) {}
 
-  /** Runs {@code hostpace fetch args} against {@code bucket}, failing the test if it has not finished within {@code bound}. */
+  /** Runs {@code hostpace fetch args} against {@code bucket}; fails the test if it is not done within {@code bound}. */
   static Run fetch(Duration bound, List<String> args, BucketServer bucket) {
     return assertTimeoutPreemptively(bound, () -> {
       ByteArrayOutputStream stdout = new ByteArrayOutputStream();
@@ -140,7 +140,8 @@ class FetchPacingTest {
   }
 
   @Test
-  @Disabled("the target, not met yet: at 877b199 all 20 complete in 22 to 35 s, with 3, 3, 3, 3 and 2 refusals in five runs")
+  @Disabled("the target, not met yet: at 877b199 all 20 complete in 22 to 35 s,"
+      + " with 3, 3, 3, 3 and 2 refusals in five runs")
   void P1_aConfiguredRateOfOneASecondOneAtATimeIsRefusedAtMostOnceByABucketOfExactlyOneASecond(TestReporter reporter)
       throws IOException {
     // Told the bucket's rate exactly: arrivals a hair under a second apart are refused.

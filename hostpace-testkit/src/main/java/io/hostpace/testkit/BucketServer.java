@@ -59,7 +59,7 @@ public final class BucketServer implements TestServer.Handler {
    */
   public BucketServer(double perSecond, int burst, int status, RetryAfter retryAfter) {
     if (status == 200) {
-      throw new IllegalArgumentException("a bucket server's refusal status cannot be 200, the status of an accepted request");
+      throw new IllegalArgumentException("a bucket server refuses with another status than 200, got 200");
     }
     this.server = new RefusingServer(TokenBucket.of(perSecond, burst, madeAt), status, retryAfter);
   }
