@@ -8,8 +8,8 @@
  * <li>{@link io.hostpace.testkit.TestServer}: a JDK HTTP server that logs what it receives and
  *     how many requests it held at once; its handlers play the seed's hosts:
  *     {@link io.hostpace.testkit.QleverLike}, {@link io.hostpace.testkit.KgfLike},
- *     {@link io.hostpace.testkit.Refusing}, {@link io.hostpace.testkit.SlowBody},
- *     {@link io.hostpace.testkit.Echo}.
+ *     {@link io.hostpace.testkit.BucketServer} (a rate limiter), {@link io.hostpace.testkit.Refusing},
+ *     {@link io.hostpace.testkit.SlowBody}, {@link io.hostpace.testkit.Echo}.
  * <li>{@link io.hostpace.testkit.RawServer}: a bare socket that resets a connection or never answers.
  * </ul>
  *

@@ -1,0 +1,161 @@
+package io.hostpace.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import io.hostpace.testing.RefusingServer.RetryAfter;
+import io.hostpace.testkit.BucketServer;
+import io.hostpace.testkit.TestServer;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestReporter;
+
+/**
+ * {@code hostpace fetch}, in this process, against rate limiters on 127.0.0.1 (the testkit's
+ * {@link BucketServer}), on the wall clock because a real server is: what a run costs the
+ * server in refusals, counted by the server, and how long it takes, measured. Each run is
+ * bounded to three times its target time, so a run that misses it fails rather than hangs
+ * (SPEC P1, P12, R9).
+ */
+class FetchPacingTest {
+
+  /** A record's URL and status; a record without a status got no answer. */
+  static final Pattern RECORD = Pattern.compile("^\\{\"url\":\"([^\"]*)\",(?:\"status\":(\\d+),)?");
+
+  /** What one run of {@code hostpace fetch} printed, its exit status and how long it took. */
+  record Run(int status, List<String> records, String err, Duration took) {}
+
+  /** Runs {@code hostpace fetch args} against {@code bucket}; fails the test if it is not done within {@code bound}. */
+  static Run fetch(Duration bound, List<String> args, BucketServer bucket) {
+    return assertTimeoutPreemptively(bound, () -> {
+      ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+      ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+      long start = System.nanoTime();
+      int status = Main.run(args.toArray(new String[0]), new ByteArrayInputStream(new byte[0]),
+          new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(stderr, true, StandardCharsets.UTF_8));
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      String out = stdout.toString(StandardCharsets.UTF_8);
+      return new Run(status, out.isEmpty() ? List.of() : Arrays.asList(out.split("\n")),
+          stderr.toString(StandardCharsets.UTF_8), took);
+    }, () -> "hostpace fetch did not finish within " + bound + ", by when the server had accepted "
+        + bucket.accepted() + " and refused " + bucket.refused());
+  }
+
+  /** {@code n} distinct URLs on {@code server}. */
+  static List<String> urls(TestServer server, int n) {
+    return IntStream.rangeClosed(1, n).mapToObj(i -> server.uri("/u/" + i).toString()).collect(Collectors.toList());
+  }
+
+  static List<String> args(List<String> options, List<String> urls) {
+    List<String> args = new ArrayList<>();
+    args.add("fetch");
+    args.addAll(options);
+    args.addAll(urls);
+    return args;
+  }
+
+  /**
+   * Every URL completed: the run exited 0, printed one record per URL with status 200, and the
+   * server accepted each URL's path exactly once and nothing else.
+   */
+  static void assertEveryUrlCompleted(Run run, List<String> urls, BucketServer bucket) {
+    String what = "records " + run.records() + "\n" + run.err() + "server " + bucket.answers();
+    assertThat(run.status()).as(what).isZero();
+    Map<String, String> statusByUrl = run.records().stream().map(RECORD::matcher).filter(Matcher::find)
+        .collect(Collectors.toMap(m -> m.group(1), m -> String.valueOf(m.group(2)), (a, b) -> a + "," + b));
+    assertThat(run.records()).as(what).hasSameSizeAs(urls);
+    assertThat(statusByUrl).as(what).containsOnlyKeys(urls)
+        .allSatisfy((url, status) -> assertThat(status).as("%s's status in %s", url, what).isEqualTo("200"));
+    List<String> paths = urls.stream().map(url -> url.substring(url.indexOf("/u/"))).collect(Collectors.toList());
+    Map<String, Long> acceptedByPath = bucket.answers().stream().filter(BucketServer.Answer::accepted)
+        .collect(Collectors.groupingBy(BucketServer.Answer::path, Collectors.counting()));
+    assertThat(acceptedByPath).as(what).containsOnlyKeys(paths).allSatisfy((path, n) -> assertThat(n).isOne());
+    assertThat(bucket.accepted()).as(what).isEqualTo(urls.size());
+  }
+
+  /** The run's figures, as the server counted them and as measured. */
+  static String figures(Run run, BucketServer bucket) {
+    List<BucketServer.Answer> answers = bucket.answers();
+    Duration span = answers.isEmpty() ? Duration.ZERO : answers.get(answers.size() - 1).at().minus(answers.get(0).at());
+    return String.format(Locale.ROOT, "%d accepted, %d refused, run %.1f s, first to last arrival %.1f s",
+        bucket.accepted(), bucket.refused(), run.took().toMillis() / 1e3, span.toMillis() / 1e3);
+  }
+
+  /** Tells the run's figures to JUnit's report, whatever the assertions then find. */
+  static void report(TestReporter reporter, Run run, BucketServer bucket) {
+    reporter.publishEntry("figures", figures(run, bucket));
+  }
+
+  @Test
+  @Disabled("the target, not met yet: at 877b199 all 20 complete in 25 to 27 s, with 23 refusals in each of two runs")
+  void P12_twentyUrlsToAHostOfOneASecondThatRefusesWithABare429AllCompleteWithAtMostFourRefused(TestReporter reporter)
+      throws IOException {
+    // One token a second, holding one: what QLever's Wikidata endpoint accepts, with no slack.
+    BucketServer bucket = new BucketServer(1, 1, 429, RetryAfter.none());
+    try (TestServer server = TestServer.start(bucket)) {
+      List<String> urls = urls(server, 20);
+
+      // Nothing configured: the engine has to learn the host's pace from its refusals.
+      Run run = fetch(Duration.ofSeconds(3 * 20), args(List.of(), urls), bucket);
+      report(reporter, run, bucket);
+
+      assertEveryUrlCompleted(run, urls, bucket);
+      assertThat(bucket.refused()).as("%s: %s", figures(run, bucket), bucket.answers()).isLessThanOrEqualTo(4);
+    }
+  }
+
+  @Test
+  @Disabled("the target, not met yet: at 877b199 all 80 complete in 80 to 81 s, with 90 and 112 refusals in two runs")
+  void R9_eightyUrlsToALimiterOfFiveASecondThatSaysRetryAfterOneCompleteWithin1point3TimesTheIdealWithAtMostEightRefused(
+      TestReporter reporter) throws IOException {
+    // Five a second, one at a time (no burst): 80 take 80 / 5 s at best.
+    BucketServer bucket = new BucketServer(5, 1, 429, RetryAfter.seconds(1));
+    try (TestServer server = TestServer.start(bucket)) {
+      List<String> urls = urls(server, 80);
+      Duration ideal = Duration.ofSeconds(80 / 5);
+      Duration target = ideal.multipliedBy(13).dividedBy(10);
+
+      Run run = fetch(target.multipliedBy(3), args(List.of(), urls), bucket);
+      report(reporter, run, bucket);
+
+      assertEveryUrlCompleted(run, urls, bucket);
+      assertThat(run.took()).as(figures(run, bucket)).isLessThanOrEqualTo(target);
+      assertThat(bucket.refused()).as("%s: %s", figures(run, bucket), bucket.answers()).isLessThanOrEqualTo(8);
+    }
+  }
+
+  @Test
+  @Disabled("the target, not met yet: at 877b199 all 20 complete in 22 to 35 s,"
+      + " with 3, 3, 3, 3 and 2 refusals in five runs")
+  void P1_aConfiguredRateOfOneASecondOneAtATimeIsRefusedAtMostOnceByABucketOfExactlyOneASecond(TestReporter reporter)
+      throws IOException {
+    // Told the bucket's rate exactly: arrivals a hair under a second apart are refused.
+    BucketServer bucket = new BucketServer(1, 1, 429, RetryAfter.none());
+    try (TestServer server = TestServer.start(bucket)) {
+      List<String> urls = urls(server, 20);
+      List<String> options = List.of("--host", server.hostKey() + "=inFlight:1,perSecond:1");
+
+      // Ideally 19 s: the first start at once, then one a second.
+      Run run = fetch(Duration.ofSeconds(3 * 20), args(options, urls), bucket);
+      report(reporter, run, bucket);
+
+      assertEveryUrlCompleted(run, urls, bucket);
+      assertThat(bucket.refused()).as("%s: %s", figures(run, bucket), bucket.answers()).isLessThanOrEqualTo(1);
+    }
+  }
+}
