@@ -24,13 +24,23 @@ final class RateState {
   private final long[] starts;
   private int count;
   private int oldest;
+  /** Whether the only start so far is the state's first, its answer not yet heard. */
+  private boolean firstOnly;
   int users;
 
   RateState(Limits limits, Rate rate) {
     this.limits = limits;
-    this.per = rate.per().toNanos();
+    long window = rate.per().toNanos();
+    this.per = window + Math.min(window / 50, MAX_MARGIN);
     this.starts = new long[rate.permits()];
   }
+
+  /**
+   * How much later than its rate says a start goes, at most: starts exactly an interval apart
+   * arrive at the server a few milliseconds closer or further apart, and a server counting that
+   * very rate refuses the closer ones. A fiftieth of the window, up to 20 ms.
+   */
+  static final long MAX_MARGIN = 20_000_000L;
 
   /** The rate's window over its permits: the spacing of its starts, without the burst. */
   long spacing() {
@@ -47,9 +57,24 @@ final class RateState {
     return starts[oldest] + per;
   }
 
+  /**
+   * The answer, at {@code now}, to the request that started at {@code startedAt}. When that was
+   * this state's first start and is still its last, and the answer came within the window, the
+   * start counts as at the answer: the first request to a host pays for the connection's set-up
+   * and may arrive that late, so the next, spaced from its start, would arrive too soon.
+   */
+  void answered(long startedAt, long now) {
+    int last = (oldest + starts.length - 1) % starts.length;
+    if (firstOnly && starts[last] == startedAt && now - startedAt > 0 && now - startedAt < per) {
+      starts[last] = now;
+    }
+    firstOnly = false;
+  }
+
   void start(long now) {
     starts[oldest] = now;
     oldest = (oldest + 1) % starts.length;
+    firstOnly = count == 0;
     if (count < starts.length) {
       count++;
     }

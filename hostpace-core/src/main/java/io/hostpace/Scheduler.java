@@ -218,6 +218,10 @@ final class Scheduler {
     if (!verdict.refusal()) {
       queue.node.acceptedSeq = nextSeq; // accepted after every call that has arrived so far (SPEC R10)
     }
+    answered(queue, call.startedAt, now);
+    for (GroupGate gate : queue.gates) {
+      answered(gate, call.startedAt, now);
+    }
     learning.learn(call, verdict, now);
     Set<HostQueue> candidates = release(call, now);
     switch (verdict.next()) {
@@ -524,6 +528,14 @@ final class Scheduler {
       ready = fleet == FleetClaims.READY;
     }
     return ready;
+  }
+
+  /** Tells {@code limiter}'s rate, if any, that the request started at {@code startedAt} was answered (SPEC P1). */
+  private static void answered(Limiter limiter, long startedAt, long now) {
+    RateState rate = limiter.rate;
+    if (rate != null) {
+      rate.answered(startedAt, now);
+    }
   }
 
   /** Holds {@code limiter}'s head back while it has no place, or until its rate, announced quota, learned quota, pause and interval allow. */

@@ -128,7 +128,7 @@ class BlockingSendTest {
     // Four callers wait, and the engine holds one wake-up for their queue (and at most one more, to
     // drop the host's rate spacing once it is idle): no thread or task per wait.
     assertThat(time.pendingTasks()).isBetween(1, 2);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
       time.advance(Duration.ofSeconds(1));
     }
     for (Future<Integer> result : results) {

@@ -64,7 +64,8 @@ class GroupAndContextTest {
         "https://query.wikidata.org/1", "https://query.wikidata.org/2", "https://query.wikidata.org/3");
     time.advance(Duration.ofSeconds(5));
 
-    assertThat(server.startTimes("query")).containsExactly("0.000", "1.000", "2.000");
+    // a second and 20 ms apart, the first counted from its answer at 1 s (SPEC P1)
+    assertThat(server.startTimes("query")).containsExactly("0.000", "2.020", "3.040");
   }
 
   @Test
@@ -89,7 +90,7 @@ class GroupAndContextTest {
     submit(wider, CallContext.DEFAULT, "https://slow.example2.org/1", "https://slow.example2.org/2",
         "https://slow.example2.org/3");
     time.advance(Duration.ofSeconds(20));
-    assertThat(server.startTimes("slow.example2")).containsExactly("20.000", "22.000", "24.000");
+    assertThat(server.startTimes("slow.example2")).containsExactly("20.000", "22.020", "24.040");
   }
 
   @Test
@@ -150,8 +151,8 @@ class GroupAndContextTest {
     submit(engine, fast, "http://a.test/fast/1", "http://a.test/fast/2", "http://a.test/fast/3");
     time.advance(Duration.ofSeconds(5));
 
-    assertThat(server.startTimes("/slow/")).containsExactly("0.000", "2.000");
-    assertThat(server.startTimes("/fast/")).containsExactly("0.000", "0.250", "0.500");
+    assertThat(server.startTimes("/slow/")).containsExactly("0.000", "3.020"); // from the first's answer at 1 s
+    assertThat(server.startTimes("/fast/")).containsExactly("0.000", "0.255", "0.510"); // 5 ms late each
   }
 
   @Test
@@ -168,7 +169,7 @@ class GroupAndContextTest {
     submit(engine, sameLimits, "http://a.test/2");
     time.advance(Duration.ofSeconds(20));
 
-    assertThat(server.starts()).containsExactly("0.000 /1", "10.000 /2");
+    assertThat(server.starts()).containsExactly("0.000 /1", "10.120 /2"); // from the first's answer at 0.1 s
   }
 
   @Test

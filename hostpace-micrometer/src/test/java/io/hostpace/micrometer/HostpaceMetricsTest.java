@@ -271,15 +271,16 @@ class HostpaceMetricsTest {
     Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false).limit("a.test", Limits.perSecond(1)));
     ScriptedServer server = server(time, (uri, attempt) -> Reply.ok());
 
-    // at 0 s three requests arrive; they start at 0 s, 1 s and 2 s
+    // at 0 s three requests arrive; they start at 0 s, 1.12 s and 2.14 s: a second and 20 ms
+    // apart, the second counted from the first's answer at 0.1 s (SPEC P1)
     for (int i = 1; i <= 3; i++) {
       engine.execute(server.get("http://a.test/" + i));
     }
     at(3);
 
     assertThat(waits("a.test").count()).isEqualTo(3);
-    assertThat(waits("a.test").totalTime(TimeUnit.SECONDS)).isEqualTo(3);
-    assertThat(waits("a.test").max(TimeUnit.SECONDS)).isEqualTo(2);
+    assertThat(waits("a.test").totalTime(TimeUnit.MILLISECONDS)).isCloseTo(3260, org.assertj.core.data.Offset.offset(1e-6));
+    assertThat(waits("a.test").max(TimeUnit.MILLISECONDS)).isCloseTo(2140, org.assertj.core.data.Offset.offset(1e-6));
   }
 
   // ---------------------------------------------------------------- groups

@@ -97,7 +97,8 @@ class PacingSimulationTest {
     PacingResult result = replay("qlever-like.json");
 
     assertThat(result.policy("configured").refusals()).isZero();
-    assertThat(result.policy("configured").goodputRatio()).isEqualTo(1.0);
+    // a fiftieth of the interval late each start, so that the server sees the rate (SPEC P1)
+    assertThat(result.policy("configured").goodputRatio()).isEqualTo(0.98);
     assertThat(result.policy("unpaced").lost()).isGreaterThan(200);
   }
 
@@ -393,7 +394,7 @@ class PacingSimulationTest {
       PacingResult.Policy configured = replay(name + ".json").policy("configured");
       assertThat(configured.lost()).as(name).isZero();
       assertThat(configured.refusals()).as(name).isZero();
-      assertThat(configured.goodputRatio()).as(name).isGreaterThanOrEqualTo(0.99);
+      assertThat(configured.goodputRatio()).as(name).isGreaterThanOrEqualTo(0.97); // a rate's starts go 2 % late (SPEC P1)
     }
   }
 
