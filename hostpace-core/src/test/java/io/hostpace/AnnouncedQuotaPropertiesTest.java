@@ -26,7 +26,7 @@ import net.jqwik.api.constraints.LongRange;
  */
 class AnnouncedQuotaPropertiesTest {
 
-  @Property(tries = 150)
+  @Property
   void onceAWindowHasAnsweredNothingStartedInItIsRefused(
       @ForAll @IntRange(min = 1, max = 12) int limit,
       @ForAll @IntRange(min = 1, max = 10) int windowSeconds,

@@ -30,21 +30,21 @@ class EnginePropertiesTest {
     return RandomWorkload.workloads();
   }
 
-  @Property(tries = 200)
+  @Property
   void noQueueOrGroupEverHasMoreInFlightThanItsCap(@ForAll("workloads") Workload workload) {
     Run run = Run.of(workload);
     assertThat(run.inFlightProblems()).as(run::trace).isEmpty();
   }
 
   /** SPEC P11: at most {@code permits} starts in any window of {@code per}, whatever refusals taught. */
-  @Property(tries = 200)
+  @Property
   void noHostOrGroupEverStartsMoreThanItsPermitsInAnyIntervalOfItsRate(@ForAll("workloads") Workload workload) {
     Run run = Run.of(workload);
     Statistics.label("burst rate used").collect(run.rateOf().values().stream().anyMatch(rate -> rate.permits() > 1));
     assertThat(run.rateProblems()).as(run::trace).isEmpty();
   }
 
-  @Property(tries = 200)
+  @Property
   void everyCallCompletesExactlyOnceWithWhatTheServerLastSaidOrCancelled(@ForAll("workloads") Workload workload) {
     Run run = Run.of(workload);
     for (RandomWorkload.CallRecord call : run.calls) {
@@ -58,13 +58,13 @@ class EnginePropertiesTest {
     assertThat(run.completionProblems()).as(run::trace).isEmpty();
   }
 
-  @Property(tries = 200)
+  @Property
   void everyCallIsSentAtMostOncePlusItsRetriesAndAStreamOnlyOnce(@ForAll("workloads") Workload workload) {
     Run run = Run.of(workload);
     assertThat(run.sendProblems()).as(run::trace).isEmpty();
   }
 
-  @Property(tries = 200)
+  @Property
   void everyInFlightCountReturnsToZeroAndEveryQueueIsReleased(@ForAll("workloads") Workload workload) {
     Run run = Run.of(workload);
     assertThat(run.releaseProblems()).as(run::trace).isEmpty();

@@ -295,7 +295,7 @@ class FirstContactPropertiesTest {
    * the smallest such runs found; they are to be enabled, and windows generated here, once it is
    * decided whether the engine or R10 gives way.
    */
-  @Property(tries = 200)
+  @Property
   void R10_everyCallEndsAcceptedOnAServerThatKeepsAccepting(
       @ForAll("serversButWindows") Server server, @ForAll("loads") Load load) {
     Statistics.label("server").collect(server.limit().getClass().getSimpleName(), server.retryAfter() ? "Retry-After" : "bare");
@@ -347,7 +347,7 @@ class FirstContactPropertiesTest {
    * of the host nothing is known of leaves more in flight than one and one more per accepted
    * answer heard before it.
    */
-  @Property(tries = 200)
+  @Property
   void P12_anUnknownHostsOpeningIsNeverWiderThanWhatAnswered(@ForAll("servers") Server server, @ForAll("loads") Load load) {
     Run run = new Run(server, load).play();
     Statistics.label("opening").collect(run.opening ? "not ended by a refusal" : "ended by a refusal");
@@ -365,7 +365,7 @@ class FirstContactPropertiesTest {
    * as that limit allows. (An in-flight limit alone: a rate given would space the starts.) A
    * group's limit holds over the host's own, the default 32 (SPEC P3, P6).
    */
-  @Property(tries = 200)
+  @Property
   void P12_aHostGivenLimitsByItsKeyOpensWithAllItsLimitAllows(
       @ForAll("servers") Server server, @ForAll("loads") Load load, @ForAll Told told,
       @ForAll @IntRange(min = 1, max = 48) int inFlight) {

@@ -152,7 +152,7 @@ class FleetPropertiesTest {
     everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(new Host(Model.WINDOW, 7, 446, 5), new Load(2, 30, 119, 20_000, 10, 2, -2));
   }
 
-  @Property(tries = 100)
+  @Property
   void everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(@ForAll("hosts") Host host, @ForAll("loads") Load load) {
     Run run = new Run(host, load);
     run.time.runUntilIdle(Duration.ofHours(3));

@@ -38,7 +38,7 @@ class HostStateFilePropertiesTest {
         .as(Taught::new);
   }
 
-  @Property(tries = 200)
+  @Property
   void whatIsSavedLoadsBackAndWhatTaughtNothingIsNotKept(@ForAll @Size(max = 8) List<@net.jqwik.api.From("taught") Taught> hosts)
       throws IOException {
     Path dir = Files.createTempDirectory("host-state");

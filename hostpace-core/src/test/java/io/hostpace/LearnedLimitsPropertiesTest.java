@@ -142,7 +142,7 @@ class LearnedLimitsPropertiesTest {
     }
   }
 
-  @Property(tries = 150)
+  @Property
   void everyCallEndsWhateverTheHostTaught(@ForAll("hosts") Host host, @ForAll("loads") Load load) {
     Run run = new Run(host, load).play();
     Statistics.label("learned").collect(
@@ -161,7 +161,7 @@ class LearnedLimitsPropertiesTest {
     });
   }
 
-  @Property(tries = 150)
+  @Property
   void onceItLearnedAGatesLimitTheEngineSendsItAtMostOneMoreThanItHolds(
       @ForAll("hosts") Host host, @ForAll("loads") Load load) {
     Run run = new Run(new Host(true, host.capacity(), 0, host.latencyMillis(), 0), load).play();
@@ -188,7 +188,7 @@ class LearnedLimitsPropertiesTest {
     assertThat(run.calls).allSatisfy(call -> assertThat(call).isDone());
   }
 
-  @Property(tries = 150)
+  @Property
   void onceForgottenTheEngineHoldsNothing(@ForAll("hosts") Host host, @ForAll("loads") Load load) {
     Run run = new Run(host, load).play();
     run.engine.forgetAll();
