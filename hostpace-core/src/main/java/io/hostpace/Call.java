@@ -50,6 +50,8 @@ final class Call<R> {
   @SuppressWarnings("NullAway.Init") // the queue is the scheduler's to find, under its lock
   HostQueue queue;
   long seq;
+  /** When the call came to the engine. */
+  long cameAt;
   int attempt = 1;
   long queuedAt;
   long startedAt;
@@ -268,6 +270,24 @@ final class Call<R> {
     }
   }
 
+  /**
+   * Whether a refusal past the retry count is the pacing's cost rather than the request's (SPEC
+   * R10), as the rule says: the host has accepted a request within the retry delay limit, so it
+   * is not refusing everybody; it was probed, or its window had to be found or waited for. For
+   * as long as (retries + 1) retry delay limits since the call came.
+   */
+  private boolean spared() {
+    if (!engine.sparesRetries()) {
+      return false;
+    }
+    long now = engine.clock().nanoTime();
+    long limit = engine.retryDelayLimit().toNanos();
+    Node node = queue.node;
+    long acceptedSeq = node.acceptedSeq;
+    boolean acceptedLately = acceptedSeq > 0 && now - node.acceptedAt <= limit;
+    return acceptedLately && now - cameAt <= (retries + 1L) * limit;
+  }
+
   /** What the answer means: a chain of guard clauses, each with its reason. */
   private Verdict judge(R response, int number) {
     int status = exchange.status(response);
@@ -281,13 +301,8 @@ final class Call<R> {
                 + engine.retryDelayLimit());
       }
       // The caller's budget of retries is spent (SPEC T3: it gets the refusal itself) ...
-      if (number > retries) {
-        // ... unless the host has accepted others since this call came: it is not refusing
-        // everybody, so these refusals were the pacing's cost (its probes, a window to find), not
-        // the request's, as the rule says (SPEC R10); at most a retry count of times more.
-        if (!engine.sparesRetries() || number > 2 * retries || queue.node.acceptedSeq <= seq) {
-          return Verdict.giveUp(status, retryAfter, "retries exhausted after " + number + " attempts");
-        }
+      if (number > retries && !spared()) {
+        return Verdict.giveUp(status, retryAfter, "retries exhausted after " + number + " attempts");
       }
       // A stream cannot be sent again (SPEC T4).
       if (!exchange.canResend()) {

@@ -46,6 +46,8 @@ final class Node {
    * answer; 0 before any.
    */
   volatile long acceptedSeq;
+  /** When the host last accepted one of its requests, another process's too; read with {@link #acceptedSeq} (0 before any). */
+  volatile long acceptedAt;
   /**
    * The host's requests started within {@link Scheduler#SAME_MOMENT} of {@link #recentAt}: an
    * answer that arrives that soon after they started was not in flight beside them at the server,

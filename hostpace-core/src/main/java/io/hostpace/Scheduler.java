@@ -179,6 +179,7 @@ final class Scheduler {
       queue.users++;
       call.queue = queue;
       call.seq = nextSeq++;
+      call.cameAt = now;
       enqueue(call, now, true);
     } finally {
       delivery = outbox.take();
@@ -217,6 +218,7 @@ final class Scheduler {
     HostQueue queue = call.queue;
     if (!verdict.refusal()) {
       queue.node.acceptedSeq = nextSeq; // accepted after every call that has arrived so far (SPEC R10)
+      queue.node.acceptedAt = now;
     }
     answered(queue, call.startedAt, now);
     for (GroupGate gate : queue.gates) {
@@ -410,6 +412,7 @@ final class Scheduler {
     }
     if (!lesson.refused() && !node.group) {
       node.acceptedSeq = nextSeq; // another process's request accepted, after every call so far (SPEC R10)
+      node.acceptedAt = now;
     }
     learning.heard(node, lesson, now);
     FleetClaims claims = this.claims;

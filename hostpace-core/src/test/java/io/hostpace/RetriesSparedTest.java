@@ -6,6 +6,7 @@ import io.hostpace.FakeServer.Reply;
 import io.hostpace.FakeServer.Response;
 import io.hostpace.spi.LearningRule;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
@@ -48,13 +49,38 @@ class RetriesSparedTest {
   }
 
   @Test
-  void R10_atMostARetryCountOfRefusalsIsSpared() {
+  void R10_refusalsAreSparedOnlyWhileTheHostAcceptedAnotherWithinTheRetryDelayLimit() {
     FakeServer server = refusingTheUnlucky(Integer.MAX_VALUE);
     CompletableFuture<Response> unlucky = runWithOthers(Hostpace.builder().widenFirstContact(false).time(time).build(), server);
 
-    // 1 + 5 retries + 5 spared, then its last refusal is returned as it is (SPEC T3).
+    // The others are accepted until 9.85 s. Its refusals until 58 s spend no retry; the one at
+    // 83 s, 73 s after the host last accepted any, does, and its retries being spent, that refusal
+    // is returned as it is (SPEC T3).
     assertThat(unlucky.join().status()).isEqualTo(429);
-    assertThat(server.startTimes("/unlucky")).hasSize(11);
+    List<String> starts = server.startTimes("/unlucky");
+    assertThat(starts).hasSize(14).endsWith("58.086", "83.372");
+  }
+
+  @Test
+  void R10_aHostThatAcceptsOthersButNeverThisOneIsTriedForAtMostTheRetriesPlusOneRetryDelayLimits() {
+    // Another process of a fleet (SPEC S2) is accepted by the host every 250 ms for ten minutes;
+    // this one's request is refused every time. What the other's acceptances tell keeps sparing
+    // its refusals, but only for six retry delay limits of 60 s from its coming.
+    FakeServer server = refusingTheUnlucky(Integer.MAX_VALUE);
+    io.hostpace.testing.LocalFleet fleet = new io.hostpace.testing.LocalFleet(time, time, Duration.ofMillis(1));
+    Hostpace here = Hostpace.builder().widenFirstContact(false).time(time).fleet(fleet.join()).build();
+    Hostpace other = Hostpace.builder().widenFirstContact(false).time(time).fleet(fleet.join()).build();
+    CompletableFuture<Response> unlucky = here.execute(server.get("http://host.test/unlucky"));
+    for (int i = 0; i < 4 * 60 * 10; i++) {
+      int n = i;
+      time.schedule(() -> other.execute(server.get("http://host.test/other/" + n)), Duration.ofMillis(250L * i).toNanos());
+    }
+    time.runUntilIdle(Duration.ofHours(1));
+
+    assertThat(unlucky.join().status()).isEqualTo(429);
+    List<String> starts = server.startTimes("/unlucky");
+    assertThat(Double.parseDouble(starts.get(starts.size() - 2))).as("%s", starts).isLessThan(360);
+    assertThat(Double.parseDouble(starts.get(starts.size() - 1))).as("%s", starts).isGreaterThan(300).isLessThan(480);
   }
 
   @Test
