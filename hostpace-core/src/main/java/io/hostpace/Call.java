@@ -271,21 +271,25 @@ final class Call<R> {
   }
 
   /**
-   * Whether a refusal past the retry count is the pacing's cost rather than the request's (SPEC
-   * R10), as the rule says: the host has accepted a request within the retry delay limit, so it
-   * is not refusing everybody; it was probed, or its window had to be found or waited for. For
-   * as long as (retries + 1) retry delay limits since the call came.
+   * Whether the {@code number}-th attempt's refusal, past the retry count, is the pacing's cost
+   * rather than the request's (SPEC R10), as the rule says: the host is not refusing everybody,
+   * so it was probed, or its window had to be found or waited for. So when the host accepted
+   * others since this call came, for a retry count of attempts more; and when it accepted a
+   * request within the retry delay limit, for as long as (retries + 1) limits from the call's
+   * coming.
    */
-  private boolean spared() {
+  private boolean spared(int number) {
     if (!engine.sparesRetries()) {
       return false;
     }
-    long now = engine.clock().nanoTime();
-    long limit = engine.retryDelayLimit().toNanos();
     Node node = queue.node;
     long acceptedSeq = node.acceptedSeq;
-    boolean acceptedLately = acceptedSeq > 0 && now - node.acceptedAt <= limit;
-    return acceptedLately && now - cameAt <= (retries + 1L) * limit;
+    if (acceptedSeq > seq && number <= 2 * retries) {
+      return true;
+    }
+    long now = engine.clock().nanoTime();
+    long limit = engine.retryDelayLimit().toNanos();
+    return acceptedSeq > 0 && now - node.acceptedAt <= limit && now - cameAt <= (retries + 1L) * limit;
   }
 
   /** What the answer means: a chain of guard clauses, each with its reason. */
@@ -301,7 +305,7 @@ final class Call<R> {
                 + engine.retryDelayLimit());
       }
       // The caller's budget of retries is spent (SPEC T3: it gets the refusal itself) ...
-      if (number > retries && !spared()) {
+      if (number > retries && !spared(number)) {
         return Verdict.giveUp(status, retryAfter, "retries exhausted after " + number + " attempts");
       }
       // A stream cannot be sent again (SPEC T4).
