@@ -22,7 +22,7 @@ class PacingScenarioParserTest {
   }
 
   @Test
-  void theIssuesExampleWithItsCommentsParses() {
+  void theOriginalFormatsExampleWithItsCommentsParses() {
     PacingScenario scenario = PacingScenarioParser.parse("""
         { "seed": 1,                                  // all randomness comes from this
           "maxSeconds": 3600,

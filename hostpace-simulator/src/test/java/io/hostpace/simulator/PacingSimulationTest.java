@@ -220,10 +220,10 @@ class PacingSimulationTest {
   }
 
   @Test
-  void theOutputIsTheIssuesJsonWithItsEightFieldsPerPolicyFirstThenTheTablesOthers() throws IOException {
+  void theOutputKeepsTheOriginalEightFieldsPerPolicyFirstThenTheTablesOthers() throws IOException {
     String json = PacingSimulation.run(DIR.resolve("qlever-like.json"));
 
-    // the issue's fields as they were, in their order; then what the table also shows
+    // the fields the JSON always had, in their order; then what the table also shows
     assertThat(json).startsWith("{\"policies\":[{\"name\":\"seed\",\"completed\":300,\"lost\":0,\"refusals\":79,"
         + "\"refusalPct\":20.8,\"finishSeconds\":476.3,\"goodputRatio\":0.63,\"p50WaitMs\":237858,\"p99WaitMs\":470897,"
         + "\"lateRefusals\":45,\"lateRefusalPct\":15.0}");

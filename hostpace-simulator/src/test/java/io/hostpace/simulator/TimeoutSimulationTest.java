@@ -88,7 +88,7 @@ class TimeoutSimulationTest {
   }
 
   @Test
-  void theIssuesExampleRunsAsWrittenCommentsAndAll() {
+  void theOriginalExampleRunsAsWrittenCommentsAndAll() {
     SimulationResult result = TimeoutSimulation.simulate("""
         { "serverLimitMs": 300000,          // the server answers 504 when a query reaches this
           "abortedSlowdown": 0.5,           // each query we aborted keeps running on the server
