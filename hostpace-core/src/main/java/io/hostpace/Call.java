@@ -50,8 +50,9 @@ final class Call<R> {
   @SuppressWarnings("NullAway.Init") // the queue is the scheduler's to find, under its lock
   HostQueue queue;
   long seq;
-  /** When the call came to the engine. */
-  long cameAt;
+  /** When the host first refused this call, once {@link #refused}: R10 spares its refusals for so long from then. */
+  private long refusedSince;
+  private boolean refused;
   int attempt = 1;
   long queuedAt;
   long startedAt;
@@ -274,9 +275,10 @@ final class Call<R> {
    * Whether the {@code number}-th attempt's refusal, past the retry count, is the pacing's cost
    * rather than the request's (SPEC R10), as the rule says: the host is not refusing everybody,
    * so it was probed, or its window had to be found or waited for. So when the host accepted
-   * others since this call came, for a retry count of attempts more; and when it accepted a
-   * request within the retry delay limit, for as long as (retries + 1) limits from the call's
-   * coming.
+   * others since this call came, for a retry count of attempts more; and, at the engine's retry
+   * count (a context that sets its own is kept to it), when it accepted a request within the
+   * retry delay limit, for as long as (retries + 1) limits from the call's
+   * first refusal (not its coming: a backlog's wait is not the host refusing it).
    */
   private boolean spared(int number) {
     if (!engine.sparesRetries()) {
@@ -287,9 +289,12 @@ final class Call<R> {
     if (acceptedSeq > seq && number <= 2 * retries) {
       return true;
     }
+    if (context.retries() != null) {
+      return false; // a retry count the context set is kept to, but for the above
+    }
     long now = engine.clock().nanoTime();
     long limit = engine.retryDelayLimit().toNanos();
-    return acceptedSeq > 0 && now - node.acceptedAt <= limit && now - cameAt <= (retries + 1L) * limit;
+    return node.accepted && now - node.acceptedAt <= limit && now - refusedSince <= (retries + 1L) * limit;
   }
 
   /** What the answer means: a chain of guard clauses, each with its reason. */
@@ -297,6 +302,10 @@ final class Call<R> {
     int status = exchange.status(response);
     long retryAfter = retryAfterNanos(response);
     boolean refusal = engine.isRefusal(status, retryAfter >= 0);
+    if (refusal && !refused) {
+      refused = true;
+      refusedSince = engine.clock().nanoTime();
+    }
     if (refusal) {
       // The server named a time past our limit: waiting that long is not ours to do (SPEC R3).
       if (retryAfter > engine.retryDelayLimit().toNanos()) {

@@ -46,8 +46,10 @@ final class Node {
    * answer; 0 before any.
    */
   volatile long acceptedSeq;
-  /** When the host last accepted one of its requests, another process's too; read with {@link #acceptedSeq} (0 before any). */
+  /** When the host last accepted one of its requests, another process's too, once {@link #accepted}. */
   volatile long acceptedAt;
+  /** Whether the host has accepted a request, here or (let go and made anew since) before. */
+  volatile boolean accepted;
   /**
    * The host's requests started within {@link Scheduler#SAME_MOMENT} of {@link #recentAt}: an
    * answer that arrives that soon after they started was not in flight beside them at the server,

@@ -5,6 +5,7 @@ import io.hostpace.spi.HostStateStore;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -26,6 +27,18 @@ import org.jspecify.annotations.Nullable;
 final class Nodes {
 
   private final Map<String, Node> byKey = new HashMap<>();
+  /**
+   * When hosts let go had last accepted a request, the most recent {@value #ACCEPTED_KEPT}: a
+   * call that comes soon after its host was let go is spared by those acceptances as by any
+   * (SPEC R10), though the node that heard them is gone.
+   */
+  private final Map<String, Long> lastAccepted = new LinkedHashMap<>(16, 0.75f, false) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+      return size() > ACCEPTED_KEPT;
+    }
+  };
+  static final int ACCEPTED_KEPT = 1024;
   private final HostStateStore store;
   private final Clock clock;
   private final Timer timer;
@@ -66,6 +79,11 @@ final class Nodes {
     if (node == null) {
       node = new Node(key, group, store.open(key));
       byKey.put(key, node);
+      Long acceptedAt = lastAccepted.remove(key);
+      if (acceptedAt != null) {
+        node.acceptedAt = acceptedAt;
+        node.accepted = true;
+      }
       if (outbox.listens()) {
         heardFromStore(node, now);
       }
@@ -227,6 +245,9 @@ final class Nodes {
     if (holds(node)) {
       byKey.remove(node.key);
       store.close(state);
+      if (node.accepted) {
+        lastAccepted.put(node.key, node.acceptedAt);
+      }
     }
   }
 

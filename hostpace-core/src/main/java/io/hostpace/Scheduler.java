@@ -179,7 +179,6 @@ final class Scheduler {
       queue.users++;
       call.queue = queue;
       call.seq = nextSeq++;
-      call.cameAt = now;
       enqueue(call, now, true);
     } finally {
       delivery = outbox.take();
@@ -219,6 +218,7 @@ final class Scheduler {
     if (!verdict.refusal()) {
       queue.node.acceptedSeq = nextSeq; // accepted after every call that has arrived so far (SPEC R10)
       queue.node.acceptedAt = now;
+      queue.node.accepted = true;
     }
     answered(queue, call.startedAt, now);
     for (GroupGate gate : queue.gates) {
@@ -413,6 +413,7 @@ final class Scheduler {
     if (!lesson.refused() && !node.group) {
       node.acceptedSeq = nextSeq; // another process's request accepted, after every call so far (SPEC R10)
       node.acceptedAt = now;
+      node.accepted = true;
     }
     learning.heard(node, lesson, now);
     FleetClaims claims = this.claims;

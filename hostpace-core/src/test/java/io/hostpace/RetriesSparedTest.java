@@ -65,7 +65,7 @@ class RetriesSparedTest {
   void R10_aHostThatAcceptsOthersButNeverThisOneIsTriedForAtMostTheRetriesPlusOneRetryDelayLimits() {
     // Another process of a fleet (SPEC S2) is accepted by the host every 250 ms for ten minutes;
     // this one's request is refused every time. What the other's acceptances tell keeps sparing
-    // its refusals, but only for six retry delay limits of 60 s from its coming.
+    // its refusals, but only for six retry delay limits of 60 s from its first refusal.
     FakeServer server = refusingTheUnlucky(Integer.MAX_VALUE);
     io.hostpace.testing.LocalFleet fleet = new io.hostpace.testing.LocalFleet(time, time, Duration.ofMillis(1));
     Hostpace here = Hostpace.builder().widenFirstContact(false).time(time).fleet(fleet.join()).build();
