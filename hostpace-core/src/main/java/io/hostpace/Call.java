@@ -277,8 +277,8 @@ final class Call<R> {
    * so it was probed, or its window had to be found or waited for. So when the host accepted
    * others since this call came, for a retry count of attempts more; and, at the engine's retry
    * count (a context that sets its own is kept to it), when it accepted a request within the
-   * retry delay limit, for as long as (retries + 1) limits from the call's
-   * first refusal (not its coming: a backlog's wait is not the host refusing it).
+   * retry delay limit, for as long as (retries + 1) limits from the call's first refusal (not its
+   * coming: a backlog's wait is not the host refusing it).
    */
   private boolean spared(int number) {
     if (!engine.sparesRetries()) {

@@ -185,9 +185,14 @@ final class Learning {
    * teaches the host's interval, beyond the pause (SPEC R9); hosts only, not groups.
    */
   private void paceAfterPause(Node node, long startedAt, int inFlightAtStart, long now) {
+    interval(node, rule.intervalAfterPause(now, startedAt, inFlightAtStart, node.state), now);
+  }
+
+  /** Sets {@code node}'s interval to what the rule {@code ruled}, clamped, telling the listener of a change. */
+  private void interval(Node node, long ruled, long now) {
     HostState state = node.state;
     long interval = state.interval();
-    long next = Decisions.interval(rule.intervalAfterPause(now, startedAt, inFlightAtStart, state));
+    long next = Decisions.interval(ruled);
     if (next != interval) {
       state.interval(next, now);
       if (outbox.listens()) {
@@ -217,7 +222,6 @@ final class Learning {
       pause(node, retryAfterNanos, now);
       return;
     }
-    long interval = state.interval();
     int permits = state.quotaPermits();
     long window = state.quotaWindow();
     LearnedQuota quota = node.quota;
@@ -238,13 +242,7 @@ final class Learning {
     if (state.quotaPermits() != permits || state.quotaWindow() != window) {
       learnQuota(node, startedAt, now);
     }
-    next = Decisions.interval(next);
-    if (next != interval) {
-      state.interval(next, now);
-      if (outbox.listens()) {
-        outbox.emit(new HostpaceEvent.IntervalChanged(node.key, Duration.ofNanos(interval), Duration.ofNanos(next), now));
-      }
-    }
+    interval(node, next, now);
   }
 
   /**

@@ -156,9 +156,10 @@ final class HostpaceRule implements LearningRule {
     /** When a refusal with {@code Retry-After} was last heard, once {@link #acceptedInFlight} is made. */
     long lastPause;
     /**
-     * For a host that pauses what is over its rate (SPEC R9): when the last pause that counted was
-     * asked for (0 before the first), and the answers accepted since.
+     * For a host that pauses what is over its rate (SPEC R9): whether a pause counted yet, when the
+     * last that counted was asked for and until when, and the answers accepted since.
      */
+    boolean pauseCounted;
     long pausedAt;
     long pausedUntil;
     int acceptedSincePause;
@@ -429,20 +430,24 @@ final class HostpaceRule implements LearningRule {
   /**
    * A host that refused with {@code Retry-After} a request that started with no more in flight than
    * others it accepted (or alone) refuses what is over its rate, not over a number at once (SPEC
-   * R9; the other kind, a gate, is {@link #inFlightAfterPause}'s): it is paced at the rate it
-   * accepted between this pause and the one before, {@value #UNDER_MEASURED} of it, and climbs
-   * back to it as after any drop, probing beyond it ever more rarely while it holds. The pause
-   * itself lasts as asked. A refusal of a request started before the last pause counted is of the
-   * same burst, and counts no more; the first pause only starts the count.
+   * R9; the other kind, a gate, is {@link #inFlightAfterPause}'s), and is paced from what it
+   * accepted between pauses: not yet paced, by a slow start from {@value #UNDER_MEASURED} of what
+   * it accepted between this pause and the one before; paused in that slow start, at
+   * {@value #BETA} of the pace refused; paced, a little under what it accepted since the last
+   * pause ended, or cut from the pace refused when refused again soon. From there the rule climbs
+   * and probes as after a bare refusal. The pause itself lasts as asked. A refusal of a request
+   * started before the last pause counted is of the same burst, and counts no more; the first
+   * pause only starts the count.
    */
   @Override
   public long intervalAfterPause(long now, long startedAt, int k, HostState host) {
     long interval = host.interval();
     Memory memory = memoryOf(host, now);
-    if (memory == null || memory.pausedAt != 0 && startedAt - memory.pausedAt < 0) {
+    if (memory == null || (memory.pauseCounted && startedAt - memory.pausedAt < 0)) {
       return interval;
     }
-    boolean first = memory.pausedAt == 0;
+    boolean first = !memory.pauseCounted;
+    memory.pauseCounted = true;
     double seconds = (now - memory.pausedAt) / NANOS;
     double unpaused = (now - memory.pausedUntil) / NANOS;
     int accepted = memory.acceptedSincePause;
