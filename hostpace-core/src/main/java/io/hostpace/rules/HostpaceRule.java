@@ -223,6 +223,15 @@ final class HostpaceRule implements LearningRule {
     }
 
     /**
+     * The time to the plateau after a drop: doubled (up to {@value #K_MAX_SECONDS} s) when refused
+     * only beyond the plateau at the same measured rate; back to {@value #K_MIN_SECONDS} s when
+     * refused soon after the last drop or at a different rate; else as it was.
+     */
+    double nextK(boolean beyondPlateau, boolean same, boolean soon) {
+      return beyondPlateau && same ? Math.min(K_MAX_SECONDS, 2 * k) : soon || !same ? K_MIN_SECONDS : k;
+    }
+
+    /**
      * The rate at {@code now}, per second: concave from {@code base} up to {@code wmax} at
      * {@code K}, flat there, then convex beyond, {@value #PROBE} of {@code wmax} more at {@code 2K}.
      */
@@ -285,7 +294,7 @@ final class HostpaceRule implements LearningRule {
       wmax = PLATEAU * Math.min(m, current);
       boolean beyondPlateau = interval > 0 && since >= memory.k;
       boolean same = memory.wmax > 0 && wmax >= 0.95 * memory.wmax;
-      memory.k = beyondPlateau && same ? Math.min(K_MAX_SECONDS, 2 * memory.k) : soon || !same ? K_MIN_SECONDS : memory.k;
+      memory.k = memory.nextK(beyondPlateau, same, soon);
     } else if (Double.isInfinite(current)) {
       target = SLOW_START_PER_SECOND;
       wmax = 0;
@@ -491,7 +500,7 @@ final class HostpaceRule implements LearningRule {
     boolean soon = interval > 0 && since < memory.k / 2;
     boolean beyondPlateau = interval > 0 && since >= memory.k;
     boolean same = memory.wmax > 0 && wmax >= 0.95 * memory.wmax;
-    memory.k = beyondPlateau && same ? Math.min(K_MAX_SECONDS, 2 * memory.k) : soon || !same ? K_MIN_SECONDS : memory.k;
+    memory.k = memory.nextK(beyondPlateau, same, soon);
     memory.base = Math.max(UNDER_MEASURED * m, soon ? Math.min(UNDER_MEASURED * high, BETA_AGAIN * current) : UNDER_MEASURED * high);
     memory.wmax = Math.max(wmax, memory.base * 1.03);
     memory.epoch = now;
