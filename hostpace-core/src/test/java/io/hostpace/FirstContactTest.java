@@ -142,6 +142,25 @@ class FirstContactTest {
   }
 
   @Test
+  void P12_aRefusalBeforeAnythingWasAcceptedLeavesTheOpeningAtOne() {
+    // The first request is refused with Retry-After: 1, everything after is accepted.
+    int[] answered = {0};
+    server.script(exchange -> answered[0]++ == 0
+        ? Reply.refuse(503, "1").after(Duration.ofMillis(50))
+        : Reply.ok().after(Duration.ofMillis(50)));
+    Hostpace engine = gentle().build();
+    submit(engine, "paused.test", 20);
+    time.advance(Duration.ofMillis(1100));
+
+    // Nothing was accepted to widen from: after the pause one request starts, not the burst, and
+    // no in-flight limit is learned from nothing.
+    assertThat(startedAt("1.050")).isEqualTo(1);
+    assertThat(engine.snapshot().get(0).inFlightLimit()).isZero();
+    time.advance(Duration.ofMillis(60));
+    assertThat(startedAt("1.100")).isEqualTo(2); // then it widens as any opening does
+  }
+
+  @Test
   void P12_aHostToldLimitsByItsKeyOrAGroupOpensWithWhatItWasTold() {
     Hostpace byKey = gentle().limit("told.test", Limits.inFlight(8)).build();
     submit(byKey, "told.test", 8);
