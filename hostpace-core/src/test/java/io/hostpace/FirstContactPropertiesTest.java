@@ -110,16 +110,6 @@ class FirstContactPropertiesTest {
   /** Servers of all four kinds. */
   @Provide
   Arbitrary<Server> servers() {
-    return servers(true);
-  }
-
-  /** Servers but fixed windows: see {@link #R10_everyCallEndsAcceptedOnAServerThatKeepsAccepting}. */
-  @Provide
-  Arbitrary<Server> serversButWindows() {
-    return servers(false);
-  }
-
-  private static Arbitrary<Server> servers(boolean windows) {
     Arbitrary<Integer> bursts = Arbitraries.integers().between(1, 10);
     Arbitrary<Limit> buckets = Combinators.combine(rates(0.5, 50), bursts).as(Bucket::new);
     Arbitrary<Limit> gates = Arbitraries.integers().between(1, 16).map(Gate::new);
@@ -128,12 +118,9 @@ class FirstContactPropertiesTest {
         .list().ofMinSize(2).ofMaxSize(3)
         .map(list -> list.stream().sorted(Comparator.comparingInt(RateStep::atMillis)).toList());
     Arbitrary<Limit> stepping = Combinators.combine(rates(0.5, 20), bursts, steps).as(SteppingBucket::new);
-    Arbitrary<Limit> limits = Arbitraries.oneOf(buckets, gates, stepping);
-    if (windows) {
-      Arbitrary<Limit> fixed = Combinators.combine(
-          Arbitraries.integers().between(3, 60), Arbitraries.integers().between(1, 60)).as(Window::new);
-      limits = Arbitraries.oneOf(buckets, fixed, gates, stepping);
-    }
+    Arbitrary<Limit> fixed = Combinators.combine(
+        Arbitraries.integers().between(3, 60), Arbitraries.integers().between(1, 60)).as(Window::new);
+    Arbitrary<Limit> limits = Arbitraries.oneOf(buckets, fixed, gates, stepping);
     Arbitrary<int[]> latencies = Arbitraries.integers().between(10, 300).list().ofSize(2)
         .map(pair -> new int[] {Math.min(pair.get(0), pair.get(1)), Math.max(pair.get(0), pair.get(1))});
     return Combinators.combine(limits, Arbitraries.of(false, true), latencies)
