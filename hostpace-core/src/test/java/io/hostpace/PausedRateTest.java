@@ -21,6 +21,7 @@ class PausedRateTest {
   final VirtualTime time = VirtualTime.create();
   final FakeServer server = new FakeServer(time, exchange -> Reply.ok().after(Duration.ofMillis(50)));
   int refused;
+  final List<Long> refusedAt = new java.util.ArrayList<>();
 
   /** A rate limiter of 5 a second, a second's worth of burst, refusing with {@code Retry-After: 1}. */
   void limiter() {
@@ -35,6 +36,7 @@ class PausedRateTest {
         return Reply.ok().after(latency);
       }
       refused++;
+      refusedAt.add(time.nanoTime());
       return Reply.refuse(429, "1").after(latency);
     });
   }
@@ -53,6 +55,24 @@ class PausedRateTest {
 
     assertThat(calls).allSatisfy(call -> assertThat(call).isCompleted());
     assertThat(refused).isLessThanOrEqualTo(8);
+  }
+
+  @Test
+  void R9_pausedInItsSlowStartTheHostIsPacedBackToThePaceItTookNotToThePaceItRefused() {
+    // No burst: the slow start is refused as soon as it goes over 5 a second, by a hair. Climbing
+    // back to just under the pace refused would still be over the rate, and refused again.
+    limiter(1, Duration.ofMillis(1));
+    Hostpace engine = Hostpace.builder().time(time).build();
+    long start = time.nanoTime();
+    submit(engine, "limiter.test", 200);
+    time.advance(Duration.ofSeconds(30));
+
+    // The opening's two (the second answer widened it to two at once), the one after the first
+    // pause that starts the count, the one that ends the slow start; then none until the
+    // plateau's probe, at least the plateau's 10 s later.
+    List<Double> seconds = refusedAt.stream().map(at -> (at - start) / 1e9).toList();
+    assertThat(seconds).hasSizeGreaterThanOrEqualTo(4);
+    assertThat(seconds.size() == 4 || seconds.get(4) - seconds.get(3) >= 10).as("refused at %s s", seconds).isTrue();
   }
 
   void submit(Hostpace engine, String host, int requests) {

@@ -120,7 +120,6 @@ class FetchPacingTest {
   }
 
   @Test
-  @Disabled("the target, not met yet: BENCHMARKS.md gives what it reaches")
   void R9_eightyUrlsToALimiterOfFiveASecondThatSaysRetryAfterOneCompleteWithin1point3TimesTheIdealWithAtMostEightRefused(
       TestReporter reporter) throws IOException {
     // Five a second, one at a time (no burst): 80 take 80 / 5 s at best.

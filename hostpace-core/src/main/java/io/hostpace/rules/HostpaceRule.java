@@ -19,11 +19,16 @@ import org.jspecify.annotations.Nullable;
  *       accepts <em>is</em> its rate. The rule keeps the times of the last {@value #SAMPLES}
  *       accepted answers; at a refusal, one over the median gap between those of the last
  *       {@value #WINDOW_SECONDS} s is the measured rate {@code m} (the median, because gaps
- *       while we had less to send say nothing of the host).
+ *       while we had less to send say nothing of the host). Two readings sharpen it. When the last
+ *       {@value #SAMPLES} answers came with nothing refused between them, they came at our pace,
+ *       which the host took: {@code m} is at least the pace of the last two. When refusals came
+ *       between them, their gaps hold our own waits after each refusal as well: a request refused
+ *       a gap {@code g} after the last accepted answer bounds the host's interval from below, the
+ *       gaps accepted from above, and {@code m} is taken from the middle.
  *   <li><b>Remember the limit</b> (TCP CUBIC's {@code W_max}). After a refusal the rate drops to
- *       {@code base}: {@code 0.96 m} when the host accepted slower than we sent (then {@code m} is
- *       its rate), else a multiplicative cut ({@code × 0.9}; {@code × 0.7} when refused again
- *       within {@code K/2}). It climbs back concave to {@code wmax = 0.99 m} by time {@code K},
+ *       {@code base}: {@code 0.96 m} when the host accepted slower than we sent, or took
+ *       {@value #SAMPLES} in a row at our pace (then {@code m} is its rate), else a
+ *       multiplicative cut ({@code × 0.9}; {@code × 0.7} when refused again within {@code K/2}). It climbs back concave to {@code wmax = 0.99 m} by time {@code K},
  *       stays flat there, then probes convex beyond: {@code wmax − (wmax − base)(1 − t/K)³} before
  *       {@code K}, {@code wmax (1 + 0.1 ((t − K)/K)³)} after. The plateau is spent where nothing is
  *       refused; the probe finds a host that got faster.
@@ -222,6 +227,25 @@ final class HostpaceRule implements LearningRule {
       return median < 1_000_000L ? Double.NaN : NANOS / median;
     }
 
+    /** One over the gap between the last two accepted answers; 0 when they came together. */
+    double lastGapRate() {
+      long gap = answers[(next - 1 + SAMPLES) % SAMPLES] - answers[(next - 2 + SAMPLES) % SAMPLES];
+      return gap < 1_000_000L ? 0 : NANOS / gap;
+    }
+
+    /**
+     * The host's rate at a refusal {@code now}, from {@code m}, the accepted answers' rate, when
+     * refusals came between those answers (their gaps then hold our own waits after a refusal too,
+     * and make the host look slower than it is): a host that refused a request a gap {@code g}
+     * after the last accepted answer, and accepted them {@code 1/m} apart, has an interval between
+     * the two, and the middle is taken. A gap under half of {@code 1/m} (a refused burst) bounds
+     * nothing, and one beyond it says the host changed or is shared: {@code m} as it is then.
+     */
+    double bracketed(double m, long now) {
+      double refusedGap = (now - answers[(next - 1 + SAMPLES) % SAMPLES]) / NANOS;
+      return refusedGap >= 0.5 / m && refusedGap < 1 / m ? 2 / (refusedGap + 1 / m) : m;
+    }
+
     /**
      * The time to the plateau after a drop: doubled (up to {@value #K_MAX_SECONDS} s) when refused
      * only beyond the plateau at the same measured rate; back to {@value #K_MIN_SECONDS} s when
@@ -256,6 +280,7 @@ final class HostpaceRule implements LearningRule {
     if (memory == null) {
       return onRefusal(now, startedAt, interval, host.intervalChangedAt());
     }
+    boolean acceptedOurPace = memory.acceptedInARow >= SAMPLES;
     memory.acceptedInARow = 0;
     if (memory.troubleRefusals == 0) {
       memory.rateBefore = interval > 0 ? NANOS / interval : Double.POSITIVE_INFINITY;
@@ -289,8 +314,17 @@ final class HostpaceRule implements LearningRule {
     double target;
     double wmax;
     if (!Double.isNaN(m)) {
-      // Accepted slower than sent: m is the host's rate. Else m is our own pace: cut by β.
-      target = m < 0.97 * current ? UNDER_MEASURED * m : Math.min(UNDER_MEASURED * m, (soon ? BETA_AGAIN : BETA) * current);
+      if (acceptedOurPace) {
+        // The last answers came at our pace, nothing refused between them: the host took that pace.
+        m = Math.max(m, memory.lastGapRate());
+      } else if (m < 0.97 * current) {
+        m = memory.bracketed(m, now);
+      }
+      // Accepted slower than sent, or a run at our pace: m is the host's rate. Else m is our own
+      // pace, and the host's is only known to be under it: cut by β.
+      target = m < 0.97 * current || acceptedOurPace
+          ? UNDER_MEASURED * Math.min(m, current)
+          : Math.min(UNDER_MEASURED * m, (soon ? BETA_AGAIN : BETA) * current);
       wmax = PLATEAU * Math.min(m, current);
       boolean beyondPlateau = interval > 0 && since >= memory.k;
       boolean same = memory.wmax > 0 && wmax >= 0.95 * memory.wmax;
@@ -479,10 +513,11 @@ final class HostpaceRule implements LearningRule {
       return toInterval(memory.base);
     }
     if (memory.wmax == 0) {
-      // Paused in that slow start: the pace just before was accepted, this one not. Cut by beta
-      // and climb back to it, as after a drop.
+      // Paused in that slow start: the pace of the last accepted answers was taken, this one not.
+      // Cut by beta and climb back to the pace taken (not the one refused, which may be over the
+      // host's rate by less than the plateau's margin), as after a drop.
       memory.base = Math.max(UNDER_MEASURED * m, BETA * current);
-      memory.wmax = PLATEAU * current;
+      memory.wmax = Math.max(memory.base * 1.03, PLATEAU * Math.min(current, memory.lastGapRate()));
       memory.k = K_MIN_SECONDS;
       memory.epoch = now;
       memory.ramp = 0;

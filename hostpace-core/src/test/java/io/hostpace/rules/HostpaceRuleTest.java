@@ -117,6 +117,35 @@ class HostpaceRuleTest {
   }
 
   @Test
+  void refusalsBetweenTheAcceptedAnswersBoundTheHostsIntervalAndTheRateIsTakenFromTheMiddle() {
+    refusedStartedAt(0.05, 0);
+    answered(1.05);
+    answered(2.55);
+    answered(4.05);   // 1.5 s apart, each after refusals and our wait after them
+    // Refused 0.85 s after the last accepted answer: the interval lies between 0.85 and 1.5 s.
+    assertThat(refused(4.9)).isEqualTo(1_223_958_333L);   // 0.96 of one over 1.175 s
+  }
+
+  @Test
+  void aRefusalAfterARunAcceptedAtOurPaceDropsToJustUnderThatPaceNotByATenth() {
+    refusedStartedAt(0.05, 0);
+    answered(1.05);
+    answered(2.05);
+    answered(3.05);
+    double t = 3.5;
+    long interval = refused(t);
+    double before = t;
+    for (int i = 0; i < 30; i++) {   // every start accepted, at the pace the rule sets: it climbs
+      before = t;
+      t += interval / 1e9;
+      interval = answered(t);
+    }
+    double lastGap = t - before;
+    // The host took a pace of one per lastGap: 0.96 of that, not 0.9 of the pace refused.
+    assertThat(refused(t + interval / 1e9)).isCloseTo(Math.round(lastGap / 0.96 * 1e9), within(1_000L));
+  }
+
+  @Test
   void refusalsWithNothingAcceptedToMeasureHalveAtFirstThenCutByThreeTenths() {
     assertThat(refusedStartedAt(0.0, 0.0)).isEqualTo(250_000_000L);            // 4 a second
     assertThat(refusedStartedAt(0.3, 0.25)).isEqualTo(500_000_000L);           // 2

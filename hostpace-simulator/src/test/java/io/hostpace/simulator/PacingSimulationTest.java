@@ -57,7 +57,7 @@ class PacingSimulationTest {
   }
 
   @Test
-  void onTheQleverLikeServerOursGetsNineTenthsOfItsRateAndAfterTenSecondsRefusesFourRequests() throws IOException {
+  void onTheQleverLikeServerOursGetsNineteenTwentiethsOfItsRateAndAfterTenSecondsRefusesFiveRequests() throws IOException {
     PacingResult result = replay("qlever-like.json");
     PacingResult.Policy ours = result.policy("hostpace");
 
@@ -65,9 +65,9 @@ class PacingSimulationTest {
     assertThat(ours.completed()).isEqualTo(300);
     assertReachesTheTarget(ours, "qlever-like");
     // pinned, so that a change of the rule shows here and in BENCHMARKS.md
-    assertThat(ours.refusals()).isEqualTo(10);
-    assertThat(ours.lateRefusals()).isEqualTo(4);
-    assertThat(ours.finishSeconds()).isEqualTo(332.3);
+    assertThat(ours.refusals()).isEqualTo(11);
+    assertThat(ours.lateRefusals()).isEqualTo(5);
+    assertThat(ours.finishSeconds()).isEqualTo(313.9);
     // opened gently (SPEC P12): none of the first requests refused at 0 s, four in the first second
     assertThat(ours.refusalsBetween(0, 0.01)).isZero();
     assertThat(ours.refusalsBetween(0, 1)).isEqualTo(4);
@@ -76,8 +76,8 @@ class PacingSimulationTest {
   @Test
   void P12_aGentleFirstContactCutsTheOpeningBurstsRefusalsOnTheQleverLikeServerAndTheBucketInDebt() throws IOException {
     // The opening burst of 32 (the burst policy, SPEC P3 alone) is 31 of its 39 refusals on
-    // qlever-like; opened with one request and widened per answer, the run is refused 10 times, at
-    // 0.90 of the server's rate. Where refusals put the bucket in debt it also loses less: 0.91,
+    // qlever-like; opened with one request and widened per answer, the run is refused 11 times, at
+    // 0.95 of the server's rate. Where refusals put the bucket in debt it also loses less: 0.93,
     // where the burst got 0.77.
     for (String file : new String[] {"qlever-like.json", "refusals-count.json"}) {
       String json = Files.readString(DIR.resolve(file))
@@ -86,8 +86,8 @@ class PacingSimulationTest {
       assertThat(result.policy("burst").refusals()).as(file).isGreaterThanOrEqualTo(39);
       assertThat(result.policy("burst").refusalsBetween(0, 0.01)).as(file).isEqualTo(31);
       PacingResult.Policy gentle = result.policy("hostpace");
-      assertThat(gentle.refusals()).as(file).isEqualTo(file.startsWith("qlever") ? 10 : 15);
-      assertThat(gentle.goodputRatio()).as(file).isEqualTo(file.startsWith("qlever") ? 0.90 : 0.91);
+      assertThat(gentle.refusals()).as(file).isEqualTo(file.startsWith("qlever") ? 11 : 16);
+      assertThat(gentle.goodputRatio()).as(file).isEqualTo(file.startsWith("qlever") ? 0.95 : 0.93);
       assertThat(gentle.lost()).as(file).isZero();
     }
   }
@@ -147,7 +147,7 @@ class PacingSimulationTest {
     assertThat(shared.lost()).isZero();
     assertReachesTheTarget(shared, "three-processes-shared");
     // Learning alone, one process takes the server's whole rate and the others starve (BENCHMARKS.md).
-    assertThat(alone.goodputRatio()).isLessThan(0.8);
+    assertThat(alone.goodputRatio()).isLessThan(0.9);
     assertThat(alone.lateRefusalPct()).isGreaterThan(3.0);
   }
 
@@ -162,7 +162,7 @@ class PacingSimulationTest {
     // slower than one process does, as with the burst policy (0.90), a little more so.
     PacingResult.Policy halves = replay("rate-halves-fleet.json").policy("hostpace");
     assertThat(halves.lost()).isZero();
-    assertThat(halves.goodputRatio()).isEqualTo(0.87);
+    assertThat(halves.goodputRatio()).isEqualTo(0.89);
     assertThat(halves.lateRefusalPct()).isLessThanOrEqualTo(3.0);
     // told the server's rate, the processes of a fleet together keep to it: nothing refused
     assertThat(replay("three-processes-fleet.json").policy("configured").refusals()).isZero();
