@@ -20,10 +20,21 @@ import java.util.concurrent.Executors;
  * <li>{@code /reset}: reads the request head, then resets the connection (SO_LINGER 0 and close);
  * <li>{@code /hang}: reads the request head and never answers; it logs the path again in
  *     {@link #abandoned()} when the client closes the connection;
+ * <li>{@code /stall}: sends {@code 200} and a {@code Content-Length} of 1 MiB, then nothing;
+ * <li>{@code /trickle}: sends {@code 200} and a {@code Content-Length} of 1 MiB, then a byte a
+ *     second;
+ * <li>{@code /endless}: sends {@code 200} chunked, then chunks of 64 KiB without end, as fast as
+ *     the client reads;
+ * <li>{@code /huge}: sends {@code 200} and a {@code Content-Length} of 1 GiB, its body as fast as
+ *     the client reads;
+ * <li>{@code /huge-headers}: sends {@code 200} with a header line of 1 MiB;
+ * <li>{@code /bad-status}: sends {@code HTTP/1.1 two hundred} and closes;
+ * <li>{@code /junk-retry-after}: sends {@code 429} with {@code Retry-After: soon, maybe};
  * <li>any other path: {@code 200 ok}, and closes the connection.
  * </ul>
- * It logs the path of each request head it reads. Close it after the test; that closes every
- * connection it holds.
+ * The ones that never end (stall, trickle, endless, huge) go on until the client closes the
+ * connection, which logs the path in {@link #abandoned()} as for {@code /hang}. It logs the path
+ * of each request head it reads. Close it after the test; that closes every connection it holds.
  */
 public final class RawServer implements AutoCloseable {
 
@@ -106,6 +117,56 @@ public final class RawServer implements AutoCloseable {
           }
           abandoned.add(path);
         }
+        case "/stall" -> {
+          send(connection, "HTTP/1.1 200 OK\r\nContent-Length: " + MIB + "\r\n\r\n");
+          InputStream in = connection.getInputStream();
+          while (in.read() >= 0) {
+            // nothing more is sent; wait for the client to close
+          }
+          abandoned.add(path);
+        }
+        case "/trickle" -> {
+          send(connection, "HTTP/1.1 200 OK\r\nContent-Length: " + MIB + "\r\n\r\n");
+          OutputStream out = connection.getOutputStream();
+          for (int i = 0; i < MIB; i++) {
+            out.write('x');
+            out.flush();
+            Thread.sleep(1000);
+          }
+        }
+        case "/endless" -> {
+          send(connection, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
+          OutputStream out = connection.getOutputStream();
+          byte[] chunk = chunk(64 * 1024);
+          while (true) {
+            out.write(chunk);
+          }
+        }
+        case "/huge" -> {
+          long size = 1024L * MIB;
+          send(connection, "HTTP/1.1 200 OK\r\nContent-Length: " + size + "\r\n\r\n");
+          OutputStream out = connection.getOutputStream();
+          byte[] block = new byte[64 * 1024];
+          java.util.Arrays.fill(block, (byte) 'x');
+          for (long sent = 0; sent < size; sent += block.length) {
+            out.write(block);
+          }
+          connection.close();
+        }
+        case "/huge-headers" -> {
+          send(connection, "HTTP/1.1 200 OK\r\nX-Huge: " + "x".repeat(MIB) + "\r\nContent-Length: 2\r\n"
+              + "Connection: close\r\n\r\nok");
+          connection.close();
+        }
+        case "/bad-status" -> {
+          send(connection, "HTTP/1.1 two hundred\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok");
+          connection.close();
+        }
+        case "/junk-retry-after" -> {
+          send(connection, "HTTP/1.1 429 Too Many Requests\r\nRetry-After: soon, maybe\r\nContent-Length: 4\r\n"
+              + "Connection: close\r\n\r\nslow");
+          connection.close();
+        }
         default -> {
           OutputStream out = connection.getOutputStream();
           out.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
@@ -116,10 +177,34 @@ public final class RawServer implements AutoCloseable {
       }
     } catch (IOException e) {
       // The client went away (a reset counts as letting a hanging request go), or the server closed.
-      if (path.equals("/hang") && !socket.isClosed()) {
+      if (NEVER_ENDING.contains(path) && !socket.isClosed()) {
         abandoned.add(path);
       }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // closed while trickling
     }
+  }
+
+  private static final int MIB = 1024 * 1024;
+  private static final java.util.Set<String> NEVER_ENDING = java.util.Set.of("/hang", "/stall", "/trickle", "/endless", "/huge");
+
+  private static void send(Socket connection, String text) throws IOException {
+    OutputStream out = connection.getOutputStream();
+    out.write(text.getBytes(StandardCharsets.US_ASCII));
+    out.flush();
+  }
+
+  /** One chunk of {@code size} bytes in chunked encoding. */
+  private static byte[] chunk(int size) {
+    ByteArrayOutputStream chunk = new ByteArrayOutputStream(size + 16);
+    byte[] head = (Integer.toHexString(size) + "\r\n").getBytes(StandardCharsets.US_ASCII);
+    chunk.write(head, 0, head.length);
+    for (int i = 0; i < size; i++) {
+      chunk.write('x');
+    }
+    chunk.write('\r');
+    chunk.write('\n');
+    return chunk.toByteArray();
   }
 
   /** Reads up to the blank line that ends a request's head; "" if the connection ends first. */
