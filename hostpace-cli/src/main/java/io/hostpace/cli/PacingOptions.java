@@ -48,7 +48,7 @@ final class PacingOptions {
   List<String> hosts = new ArrayList<>();
 
   @Option(names = "--retries", paramLabel = "N", defaultValue = "5",
-      description = "retries of a refused request (default ${DEFAULT-VALUE})")
+      description = "retries of a refused request, 0 to " + MAX_RETRIES + " (default ${DEFAULT-VALUE})")
   int retries;
 
   @Option(names = "--retry-delay-limit", paramLabel = "S", defaultValue = "60",
@@ -56,7 +56,7 @@ final class PacingOptions {
   String retryDelayLimit = "60";
 
   @Option(names = "--timeout", paramLabel = "S", defaultValue = "60",
-      description = "per attempt, until the response headers, seconds (default ${DEFAULT-VALUE})")
+      description = "per attempt, until the response headers, seconds, at least 0.001 (default ${DEFAULT-VALUE})")
   String timeout = "60";
 
   @Option(names = "--user-agent", paramLabel = "UA", description = "the User-Agent of requests that set none")
