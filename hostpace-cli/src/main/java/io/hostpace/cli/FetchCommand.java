@@ -210,7 +210,8 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
       if (input.equals("-")) {
         reader = new BufferedReader(new InputStreamReader(streams.in(), StandardCharsets.UTF_8));
       } else {
-        reader = Files.newBufferedReader(FileOption.readable("--input", FileOption.path("--input", input, pacing::usage), pacing::usage), StandardCharsets.UTF_8);
+        Path file = FileOption.readable("--input", FileOption.path("--input", input, pacing::usage), pacing::usage);
+        reader = Files.newBufferedReader(file, StandardCharsets.UTF_8);
       }
       int lines = 0;
       try (reader) {
