@@ -40,6 +40,10 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
 
   private final Main.Streams streams;
 
+  @picocli.CommandLine.Spec
+  @SuppressWarnings("NullAway.Init")
+  picocli.CommandLine.Model.CommandSpec spec;
+
   @Option(names = "--queries", paramLabel = "N", defaultValue = "16",
       description = "federated queries in the workload, all sent at once (default ${DEFAULT-VALUE})")
   int queries = 16;
@@ -55,7 +59,7 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (queries < 1 || queries > 200) {
-      throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(),
           "--queries must be 1 to 200, got " + queries);
     }
     PrintStream out = streams.out();

@@ -89,6 +89,9 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
       throw pacing.usage("--method '" + method + "' is not a method name");
     }
     List<String[]> requestHeaders = headers();
+    if (output != null) {
+      FileOption.writable("--output", output, pacing::usage);
+    }
     HostSummary summary = new HostSummary();
     Hostpace engine = pacing.engine(summary);
 
@@ -207,19 +210,22 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
       if (input.equals("-")) {
         reader = new BufferedReader(new InputStreamReader(streams.in(), StandardCharsets.UTF_8));
       } else {
-        Path path = Path.of(input);
-        if (!Files.isReadable(path)) {
-          throw pacing.usage("--input '" + input + "' is not a readable file");
-        }
-        reader = Files.newBufferedReader(path, StandardCharsets.UTF_8);
+        Path file = FileOption.readable("--input", FileOption.path("--input", input, pacing::usage), pacing::usage);
+        reader = Files.newBufferedReader(file, StandardCharsets.UTF_8);
       }
+      int lines = 0;
       try (reader) {
         for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+          lines++;
           String url = line.strip();
           if (!url.isEmpty() && !url.startsWith("#")) {
             targets.add(url);
           }
         }
+      } catch (java.nio.charset.CharacterCodingException e) {
+        throw pacing.usage("--input '" + input + "' is not UTF-8 text: line " + (lines + 1));
+      } catch (IOException e) {
+        throw pacing.usage("--input '" + input + "' cannot be read: " + Main.failure(e));
       }
     }
     if (targets.isEmpty()) {
@@ -235,28 +241,14 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
     if (!data.startsWith("@")) {
       return data.getBytes(StandardCharsets.UTF_8);
     }
-    Path path = Path.of(data.substring(1));
-    if (!Files.isReadable(path)) {
-      throw pacing.usage("--data '" + data + "': '" + path + "' is not a readable file");
-    }
-    return Files.readAllBytes(path);
+    return FileOption.bytes("--data", FileOption.path("--data", data.substring(1), pacing::usage), pacing::usage);
   }
 
   private List<String[]> headers() {
     List<String[]> parsed = new ArrayList<>();
-    for (String header : headers) {
-      int colon = header.indexOf(':');
-      if (colon <= 0) {
-        throw pacing.usage("--header '" + header + "' is not 'Name: value'");
-      }
-      String name = header.substring(0, colon).strip();
-      String value = header.substring(colon + 1).strip();
-      try {
-        HttpRequest.newBuilder(URI.create("http://check.invalid/")).header(name, value);
-      } catch (IllegalArgumentException e) {
-        throw pacing.usage("--header '" + header + "': " + e.getMessage());
-      }
-      parsed.add(new String[] {name, value});
+    for (String text : headers) {
+      HeaderOption header = HeaderOption.parse("--header", text, pacing::usage);
+      parsed.add(new String[] {header.name(), header.value()});
     }
     return parsed;
   }

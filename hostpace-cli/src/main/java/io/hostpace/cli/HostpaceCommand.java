@@ -12,10 +12,15 @@ import picocli.CommandLine.Command;
     subcommands = {FetchCommand.class, SparqlCommand.class, DemoCommand.class, SimulateCommand.class})
 final class HostpaceCommand implements Runnable {
 
+  @picocli.CommandLine.Spec
+  @SuppressWarnings("NullAway.Init")
+  picocli.CommandLine.Model.CommandSpec spec;
+
   @Override
   public void run() {
+    // The command line that runs this one, which made its subcommands with their streams.
     throw new picocli.CommandLine.ParameterException(
-        new picocli.CommandLine(this), "a command is missing: try 'hostpace demo', 'hostpace fetch --help' or 'hostpace sparql --help'");
+        spec.commandLine(), "a command is missing: try 'hostpace demo', 'hostpace fetch --help' or 'hostpace sparql --help'");
   }
 
   /** {@code hostpace --version}. */

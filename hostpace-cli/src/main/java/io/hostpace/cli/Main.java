@@ -8,6 +8,8 @@ import picocli.CommandLine;
 /**
  * {@code hostpace}: exit status 0 when all went well, 1 when some work failed (a URL got no
  * HTTP answer), 2 for a usage error, which prints one line naming the option and what is wrong.
+ * Every such line goes through {@link Printable#line}: it stays one line whatever the input held,
+ * and shows no password of a URI; it names no exception class.
  */
 public final class Main {
 
@@ -25,22 +27,37 @@ public final class Main {
   public static int run(String[] args, InputStream in, PrintStream out, PrintStream err) {
     Streams streams = new Streams(in, out, err);
     CommandLine commandLine = new CommandLine(new HostpaceCommand(), new StreamsFactory(streams));
+    commandLine.registerConverter(java.nio.file.Path.class, FileOption::convert);
     commandLine.setExpandAtFiles(false); // '--data @FILE' is ours, not picocli's argument file
     commandLine.setOut(new PrintWriter(out, true));
     commandLine.setErr(new PrintWriter(err, true));
     commandLine.setParameterExceptionHandler((exception, arguments) -> {
-      err.println("hostpace: " + exception.getMessage());
+      // picocli starts some of its messages with "Error: ", which the "hostpace: " before says.
+      err.println("hostpace: " + Printable.line(String.valueOf(exception.getMessage()).replaceFirst("^Error: ", "")));
       return USAGE;
     });
     commandLine.setExecutionExceptionHandler((exception, command, parseResult) -> {
       if (exception instanceof CommandLine.ParameterException usage) {
-        err.println("hostpace: " + usage.getMessage());
+        err.println("hostpace: " + Printable.line(String.valueOf(usage.getMessage())));
         return USAGE;
       }
-      err.println("hostpace: " + exception);
+      err.println("hostpace: " + Printable.line(failure(exception)));
       return FAILED;
     });
     return commandLine.execute(args);
+  }
+
+  /** What went wrong in a run, said without the exception's class where its message says it. */
+  static String failure(Throwable exception) {
+    if (exception instanceof java.nio.file.FileSystemException file) {
+      String reason = file.getReason();
+      return file.getFile() + ": " + (reason != null ? reason
+          : exception instanceof java.nio.file.NoSuchFileException ? "no such file or folder"
+          : exception instanceof java.nio.file.AccessDeniedException ? "permission denied"
+          : "cannot be read or written");
+    }
+    String message = exception.getMessage();
+    return message == null || message.isBlank() ? exception.getClass().getSimpleName() : message;
   }
 
   /** The standard streams a command runs with. */

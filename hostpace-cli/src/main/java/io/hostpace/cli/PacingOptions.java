@@ -6,6 +6,7 @@ import io.hostpace.Hostpace;
 import io.hostpace.HostpaceListener;
 import io.hostpace.Limits;
 import io.hostpace.Rate;
+import io.hostpace.Redaction;
 import io.hostpace.redis.RedisFleet;
 import io.hostpace.timeout.AdaptiveTimeouts;
 import io.hostpace.timeout.TimeoutPolicy;
@@ -47,7 +48,7 @@ final class PacingOptions {
   List<String> hosts = new ArrayList<>();
 
   @Option(names = "--retries", paramLabel = "N", defaultValue = "5",
-      description = "retries of a refused request (default ${DEFAULT-VALUE})")
+      description = "retries of a refused request, 0 to " + MAX_RETRIES + " (default ${DEFAULT-VALUE})")
   int retries;
 
   @Option(names = "--retry-delay-limit", paramLabel = "S", defaultValue = "60",
@@ -55,7 +56,7 @@ final class PacingOptions {
   String retryDelayLimit = "60";
 
   @Option(names = "--timeout", paramLabel = "S", defaultValue = "60",
-      description = "per attempt, until the response headers, seconds (default ${DEFAULT-VALUE})")
+      description = "per attempt, until the response headers, seconds, at least 0.001 (default ${DEFAULT-VALUE})")
   String timeout = "60";
 
   @Option(names = "--user-agent", paramLabel = "UA", description = "the User-Agent of requests that set none")
@@ -81,6 +82,16 @@ final class PacingOptions {
 
   static final String DEFAULT_REDIS = "redis://127.0.0.1:6379";
 
+  /**
+   * The most retries {@code --retries} takes: a refused call can wait up to its retry delay limit
+   * for each, so more would hold one for hours at the default limit (and past what the engine's
+   * arithmetic in nanoseconds holds at a limit of a year).
+   */
+  static final int MAX_RETRIES = 100;
+
+  /** The shortest duration an option takes, a millisecond. */
+  private static final BigDecimal SMALLEST = new BigDecimal("0.001");
+
   /** The fleet of {@code --fleet}, once the engine is made. */
   private @Nullable RedisFleet fleet;
 
@@ -94,8 +105,8 @@ final class PacingOptions {
 
   /** The engine these options describe, heard by {@code listener}. */
   Hostpace engine(HostpaceListener listener) {
-    if (retries < 0) {
-      throw usage("--retries must be zero or more, got " + retries);
+    if (retries < 0 || retries > MAX_RETRIES) {
+      throw usage("--retries must be 0 to " + MAX_RETRIES + ", got " + retries);
     }
     Hostpace.Builder builder = Hostpace.builder()
         .retries(retries)
@@ -110,13 +121,17 @@ final class PacingOptions {
       if (userAgent.isBlank()) {
         throw usage("--user-agent must not be blank");
       }
-      builder.userAgent(userAgent);
+      builder.userAgent(HeaderOption.value("--user-agent", "User-Agent", userAgent, this::usage).value());
     }
     if (state != null) {
+      // Written at the end: a file that cannot be is said now, before anything is fetched.
+      FileOption.writableMakingFolders("--state", state, this::usage);
       try {
         kept = HostStateFile.load(state);
+      } catch (java.nio.charset.CharacterCodingException e) {
+        throw usage("--state '" + state + "' is not UTF-8 text, so not a host state file");
       } catch (IOException e) {
-        throw usage("--state '" + state + "' cannot be read: " + e.getMessage());
+        throw usage("--state '" + state + "' cannot be read: " + Main.failure(e));
       } catch (IllegalArgumentException e) {
         throw usage("--state: " + e.getMessage());
       }
@@ -132,7 +147,7 @@ final class PacingOptions {
       } catch (IllegalArgumentException e) {
         throw usage("--fleet: " + e.getMessage());
       } catch (RuntimeException e) { // Lettuce's RedisConnectionException
-        throw usage("--redis '" + uri + "' cannot be reached: " + e.getMessage());
+        throw usage("--redis '" + Redaction.userInfo(uri) + "' cannot be reached: " + e.getMessage());
       }
       builder.fleet(fleet);
     }
@@ -156,7 +171,7 @@ final class PacingOptions {
     try {
       store.save();
     } catch (IOException e) {
-      err.println("hostpace: cannot save host state to " + store.file() + ": " + e.getMessage());
+      err.println("hostpace: " + Printable.line("cannot save host state to " + store.file() + ": " + Main.failure(e)));
     }
   }
 
@@ -205,10 +220,17 @@ final class PacingOptions {
     }
   }
 
+  /**
+   * A duration in seconds, of a millisecond at least (a finer one would round to nothing, or to
+   * a timeout no answer can meet), at most a year; zero too where {@code zeroAllowed}.
+   */
   private Duration seconds(String option, String value, boolean zeroAllowed) {
     BigDecimal seconds = decimal(option, value);
     if (seconds.signum() < 0 || (!zeroAllowed && seconds.signum() == 0)) {
       throw usage(option + " must be " + (zeroAllowed ? "zero or more" : "more than zero") + " seconds, got " + value);
+    }
+    if (seconds.signum() > 0 && seconds.compareTo(SMALLEST) < 0) {
+      throw usage(option + " must be " + (zeroAllowed ? "zero or " : "") + "at least 0.001 seconds, got " + value);
     }
     if (seconds.compareTo(BigDecimal.valueOf(365L * 24 * 3600)) > 0) {
       throw usage(option + " must be at most a year, got " + value + " seconds");

@@ -3,7 +3,6 @@ package io.hostpace.cli;
 import io.hostpace.simulator.ScenarioException;
 import io.hostpace.simulator.TimeoutSimulation;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -18,9 +17,13 @@ import picocli.CommandLine.Parameters;
     subcommands = {SimulateCommand.Timeouts.class, SimulateCommand.Pacing.class})
 final class SimulateCommand implements Runnable {
 
+  @picocli.CommandLine.Spec
+  @SuppressWarnings("NullAway.Init")
+  picocli.CommandLine.Model.CommandSpec spec;
+
   @Override
   public void run() {
-    throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+    throw new picocli.CommandLine.ParameterException(spec.commandLine(),
         "a simulation is missing: try 'hostpace simulate pacing SCENARIO.json' or 'hostpace simulate timeouts SCENARIO.json'");
   }
 
@@ -31,6 +34,11 @@ final class SimulateCommand implements Runnable {
 
     private final Main.Streams streams;
 
+    @picocli.CommandLine.Spec
+    @SuppressWarnings("NullAway.Init")
+    picocli.CommandLine.Model.CommandSpec spec;
+
+
     @Parameters(paramLabel = "SCENARIO.json", description = "the scenario")
     Path scenario = Path.of("");
 
@@ -40,19 +48,19 @@ final class SimulateCommand implements Runnable {
 
     @Override
     public Integer call() throws IOException {
-      if (!Files.isReadable(scenario)) {
-        throw usage("'" + scenario + "' is not a readable file");
-      }
+      FileOption.readable("SCENARIO.json", scenario, this::usage);
       try {
         streams.out().println(TimeoutSimulation.run(scenario));
         return Main.OK;
       } catch (ScenarioException e) {
         throw usage(scenario + ": " + e.getMessage());
+      } catch (java.nio.charset.CharacterCodingException e) {
+        throw usage("SCENARIO.json '" + scenario + "' is not UTF-8 text");
       }
     }
 
     private picocli.CommandLine.ParameterException usage(String message) {
-      return new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), message);
+      return new picocli.CommandLine.ParameterException(spec.commandLine(), message);
     }
   }
 
@@ -62,6 +70,11 @@ final class SimulateCommand implements Runnable {
   static final class Pacing implements java.util.concurrent.Callable<Integer> {
 
     private final Main.Streams streams;
+
+    @picocli.CommandLine.Spec
+    @SuppressWarnings("NullAway.Init")
+    picocli.CommandLine.Model.CommandSpec spec;
+
 
     @Parameters(paramLabel = "SCENARIO.json", description = "the scenario")
     Path scenario = Path.of("");
@@ -76,14 +89,17 @@ final class SimulateCommand implements Runnable {
 
     @Override
     public Integer call() throws IOException {
-      if (!Files.isReadable(scenario)) {
-        throw usage("'" + scenario + "' is not a readable file");
+      FileOption.readable("SCENARIO.json", scenario, this::usage);
+      if (chart != null) {
+        FileOption.writable("--chart", chart, this::usage);
       }
       io.hostpace.simulator.PacingResult result;
       try {
         result = io.hostpace.simulator.PacingSimulation.simulate(scenario);
       } catch (ScenarioException e) {
         throw usage(scenario + ": " + e.getMessage());
+      } catch (java.nio.charset.CharacterCodingException e) {
+        throw usage("SCENARIO.json '" + scenario + "' is not UTF-8 text");
       }
       streams.out().println(result.toJson());
       if (chart != null) {
@@ -93,7 +109,7 @@ final class SimulateCommand implements Runnable {
     }
 
     private picocli.CommandLine.ParameterException usage(String message) {
-      return new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), message);
+      return new picocli.CommandLine.ParameterException(spec.commandLine(), message);
     }
   }
 }

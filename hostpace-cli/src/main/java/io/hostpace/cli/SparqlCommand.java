@@ -5,8 +5,6 @@ import io.hostpace.Hostpace;
 import io.hostpace.jena.HostpaceJena;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.apache.jena.query.Query;
@@ -74,8 +72,14 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
     } catch (QueryParseException e) {
       throw pacing.usage(syntaxError(e));
     }
-    java.net.URI uri = java.net.URI.create(endpoint);
-    if (uri.getScheme() == null || !(uri.getScheme().equalsIgnoreCase("http") || uri.getScheme().equalsIgnoreCase("https"))) {
+    java.net.URI uri;
+    try {
+      uri = new java.net.URI(endpoint);
+    } catch (java.net.URISyntaxException e) {
+      throw pacing.usage("--endpoint '" + endpoint + "' is not a URL: " + e.getMessage());
+    }
+    if (uri.getScheme() == null || !(uri.getScheme().equalsIgnoreCase("http") || uri.getScheme().equalsIgnoreCase("https"))
+        || uri.getRawAuthority() == null) {
       throw pacing.usage("--endpoint '" + endpoint + "' is not an http or https URL");
     }
     CallContext context = pacing.context();
@@ -95,10 +99,10 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
       out.flush();
       return Main.OK;
     } catch (QueryExceptionHTTP e) {
-      streams.err().println("hostpace: the endpoint answered " + e.getStatusCode() + ": " + firstLine(message(e)));
+      streams.err().println("hostpace: " + Printable.line("the endpoint answered " + e.getStatusCode() + ": " + firstLine(message(e))));
       return Main.FAILED;
     } catch (RuntimeException e) {
-      streams.err().println("hostpace: the query failed: " + firstLine(FetchCommand.describe(e)));
+      streams.err().println("hostpace: " + Printable.line("the query failed: " + firstLine(FetchCommand.describe(e))));
       return Main.FAILED;
     }
   }
@@ -135,11 +139,8 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
     if (source.text != null) {
       return source.text;
     }
-    Path file = source.file;
-    if (file == null || !Files.isReadable(file)) {
-      throw pacing.usage("--query-file '" + file + "' is not a readable file");
-    }
-    return Files.readString(file, StandardCharsets.UTF_8);
+    Path file = java.util.Objects.requireNonNull(source.file, "the argument group gives a query or a file");
+    return FileOption.text("--query-file", file, pacing::usage);
   }
 
   private static String message(QueryExceptionHTTP e) {

@@ -1,6 +1,7 @@
 package io.hostpace.redis;
 
 import io.hostpace.Failures;
+import io.hostpace.Redaction;
 import io.hostpace.spi.Fleet;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -30,7 +31,6 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import java.util.function.LongUnaryOperator;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -107,7 +107,6 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   static final Duration DEFAULT_PLACE_LEASE = Duration.ofMinutes(15);
   private static final Duration MAX_PLACE_LEASE = Duration.ofDays(1);
   private static final int MAX_NAME_LENGTH = 64;
-  private static final Pattern USER_INFO = Pattern.compile("(//)[^/@]*@");
   private static final SecureRandom IDS = new SecureRandom();
 
   private final String origin;
@@ -258,14 +257,9 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     try {
       return RedisURI.create(redisUri);
     } catch (RuntimeException e) { // Lettuce and java.net.URI say what is wrong; the password is not repeated
-      throw new IllegalArgumentException("redis URI '" + redact(redisUri)
-          + "' is not a Redis URI: expected one like redis://127.0.0.1:6379 (" + redact(String.valueOf(e.getMessage())) + ")");
+      throw new IllegalArgumentException("redis URI '" + Redaction.userInfo(redisUri)
+          + "' is not a Redis URI: expected one like redis://127.0.0.1:6379 (" + Redaction.userInfo(String.valueOf(e.getMessage())) + ")");
     }
-  }
-
-  /** {@code text} with any user and password of a URI in it replaced by {@code ***}. */
-  static String redact(String text) {
-    return USER_INFO.matcher(text).replaceAll("$1***@");
   }
 
   /**

@@ -1,0 +1,127 @@
+package io.hostpace.cli;
+
+import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.function.Function;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * A file an option names, checked before anything is sent, so that a run does not fetch for an
+ * hour and then find it cannot write what it fetched. Each problem is a usage error that names
+ * the option and the file: {@code --output 'out/r.jsonl': the folder 'out' does not exist}.
+ */
+final class FileOption {
+
+  private FileOption() {}
+
+  /** The file {@code value} names, for picocli's options of type {@link Path}. */
+  static Path convert(String value) {
+    try {
+      return Path.of(value);
+    } catch (InvalidPathException e) {
+      throw new TypeConversionException("'" + value + "' is not a file name: " + e.getReason());
+    }
+  }
+
+  /** The file {@code value}, given to {@code option}, names. */
+  static Path path(String option, String value, Function<String, ParameterException> usage) {
+    try {
+      return Path.of(value);
+    } catch (InvalidPathException e) {
+      throw usage.apply(option + " '" + value + "' is not a file name: " + e.getReason());
+    }
+  }
+
+  /** {@code file}, given to {@code option}, if it is a file that can be read. */
+  static Path readable(String option, Path file, Function<String, ParameterException> usage) {
+    String named = named(option, file, usage);
+    if (!Files.exists(file)) {
+      throw usage.apply(named + " does not exist");
+    }
+    if (Files.isDirectory(file)) {
+      throw usage.apply(named + " is a folder, not a file");
+    }
+    if (!Files.isReadable(file)) {
+      throw usage.apply(named + " cannot be read: permission denied");
+    }
+    return file;
+  }
+
+  /**
+   * {@code file}, given to {@code option}, if it can be written: a file that exists and may be
+   * written, or one that does not exist yet in a folder that does and may be written to.
+   */
+  static Path writable(String option, Path file, Function<String, ParameterException> usage) {
+    return writable(option, file, false, usage);
+  }
+
+  /**
+   * {@code file}, given to {@code option}, if it can be written by a writer that makes its
+   * missing folders ({@code HostStateFile} does): the nearest folder that exists must be
+   * writable.
+   */
+  static Path writableMakingFolders(String option, Path file, Function<String, ParameterException> usage) {
+    return writable(option, file, true, usage);
+  }
+
+  private static Path writable(String option, Path file, boolean makesFolders, Function<String, ParameterException> usage) {
+    String named = named(option, file, usage);
+    if (Files.isDirectory(file)) {
+      throw usage.apply(named + " is a folder, not a file");
+    }
+    if (Files.exists(file)) {
+      if (!Files.isWritable(file)) {
+        throw usage.apply(named + " cannot be written: permission denied");
+      }
+      return file;
+    }
+    Path folder = file.toAbsolutePath().getParent();
+    while (makesFolders && folder != null && !Files.exists(folder)) {
+      folder = folder.getParent();
+    }
+    if (folder == null || !Files.exists(folder)) {
+      throw usage.apply(named + ": the folder '" + folder + "' does not exist");
+    }
+    if (!Files.isDirectory(folder)) {
+      throw usage.apply(named + ": '" + folder + "' is not a folder");
+    }
+    if (!Files.isWritable(folder)) {
+      throw usage.apply(named + " cannot be created: the folder '" + folder + "' is not writable");
+    }
+    return file;
+  }
+
+  /** The text of {@code file}, given to {@code option}, which must be UTF-8. */
+  static String text(String option, Path file, Function<String, ParameterException> usage) {
+    readable(option, file, usage);
+    try {
+      return Files.readString(file, StandardCharsets.UTF_8);
+    } catch (CharacterCodingException e) {
+      throw usage.apply(option + " '" + file + "' is not UTF-8 text");
+    } catch (IOException e) {
+      throw usage.apply(option + " '" + file + "' cannot be read: " + e.getMessage());
+    }
+  }
+
+  /** The bytes of {@code file}, given to {@code option}. */
+  static byte[] bytes(String option, Path file, Function<String, ParameterException> usage) {
+    readable(option, file, usage);
+    try {
+      return Files.readAllBytes(file);
+    } catch (IOException e) {
+      throw usage.apply(option + " '" + file + "' cannot be read: " + e.getMessage());
+    }
+  }
+
+  private static String named(String option, Path file, Function<String, ParameterException> usage) {
+    if (file.toString().isEmpty()) {
+      throw usage.apply(option + " is empty: expected a file");
+    }
+    return option + " '" + file + "'";
+  }
+}

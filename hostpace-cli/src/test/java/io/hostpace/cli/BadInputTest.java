@@ -1,0 +1,236 @@
+package io.hostpace.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every usage error of every command (SPEC I5): one line on standard error that starts with
+ * {@code hostpace:} and names the option, exit status 2, no stack trace and no exception's class,
+ * nothing on standard output, and nothing fetched. In the arguments, {@code {url}} is a URL of a
+ * server on 127.0.0.1 that counts what it is sent, {@code {dir}} a folder that holds
+ * {@code folder/}, {@code file.txt}, {@code latin1.txt} (not UTF-8) and {@code bad.json},
+ * {@code {scenario}} a shipped pacing scenario, and {@code {closed}} a port nothing listens on.
+ */
+class BadInputTest {
+
+  static final Path SCENARIO = Path.of("..", "hostpace-simulator", "scenarios", "pacing", "fast-host.json");
+
+  static LocalServer server;
+  static Path dir;
+  static int closed;
+
+  @BeforeAll
+  static void start() throws IOException {
+    server = new LocalServer();
+    dir = Files.createTempDirectory("hostpace-bad-input");
+    Files.createDirectory(dir.resolve("folder"));
+    Files.writeString(dir.resolve("file.txt"), "a file\n");
+    Files.write(dir.resolve("latin1.txt"), new byte[] {'a', (byte) 0xe9, '\n'});
+    Files.writeString(dir.resolve("bad.json"), "{ not json");
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closed = socket.getLocalPort();
+    }
+  }
+
+  @AfterAll
+  static void stop() throws IOException {
+    server.close();
+    try (Stream<Path> files = Files.walk(dir)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+    }
+  }
+
+  @BeforeEach
+  void forget() {
+    server.requests.clear();
+  }
+
+  static Stream<Arguments> usageErrors() {
+    return Stream.of(
+        // fetch: limits
+        fetch("--max-in-flight", "0"),
+        fetch("--max-in-flight", "-1"),
+        fetch("--max-in-flight", "99999999999"),
+        fetch("--max-in-flight", "many"),
+        fetch("--max-rate", "NaN"),
+        fetch("--max-rate", "Infinity"),
+        fetch("--max-rate", "-1"),
+        fetch("--max-rate", "0"),
+        fetch("--max-rate", "1e400"),
+        fetch("--max-rate", "1e-400"),
+        fetch("--max-rate", "1e10"),
+        fetch("--max-rate", ""),
+        fetch("--host", ""),
+        fetch("--host", "=inFlight:1"),
+        fetch("--host", "a.org="),
+        fetch("--host", "a.org=inFlight:0"),
+        fetch("--host", "a.org=perSecond:NaN"),
+        fetch("--host", "a.org=perSecond:1e400"),
+        fetch("--host", "a\nb.org=inFlight:1"),
+        fetch("--host", "a.org=inFlight:1\u001b[2J"),
+        // fetch: retries and durations
+        fetch("--retries", "-1"),
+        fetch("--retries", "101"),
+        fetch("--retries", "2147483648"),
+        fetch("--retry-delay-limit", "-1"),
+        fetch("--retry-delay-limit", "NaN"),
+        fetch("--retry-delay-limit", "1e-10"),
+        fetch("--retry-delay-limit", "1e99"),
+        fetch("--retry-delay-limit", "1e99999999999"),
+        fetch("--retry-delay-limit", ""),
+        fetch("--timeout", "0"),
+        fetch("--timeout", "-5"),
+        fetch("--timeout", "1e-10"),
+        fetch("--timeout", "0.0009"),
+        fetch("--timeout", "Infinity"),
+        fetch("--timeout", "31536001"),
+        fetch("--timeout", " "),
+        usage("--timeout", "fetch", "--timeout-policy", "adaptive", "--timeout", "1e-9", "{url}"),
+        fetch("--timeout-policy", "nope"),
+        // fetch: the User-Agent, the method and headers
+        fetch("--user-agent", ""),
+        fetch("--user-agent", " "),
+        fetch("--user-agent", "me\nX-Injected: yes"),
+        fetch("--user-agent", "me\u0001"),
+        fetch("--user-agent", "me \u20ac"),
+        fetch("--method", ""),
+        fetch("--method", "GE T"),
+        fetch("--method", "G\u0001ET"),
+        fetch("--header", ""),
+        fetch("--header", ":value"),
+        fetch("--header", "Accept"),
+        fetch("--header", "Na me: v"),
+        fetch("--header", "X\u0001: v"),
+        fetch("--header", "X-A: a\nb"),
+        fetch("--header", "X-A: \u001b[31mred"),
+        fetch("--header", "X-A: \u20ac"),
+        fetch("--header", "Host: example.org"),
+        // fetch: files
+        fetch("--data", "@"),
+        fetch("--data", "@{dir}/missing"),
+        fetch("--data", "@{dir}/folder"),
+        fetch("--data", "@a\u0000b"),
+        usage("--input", "fetch", "--input", "{dir}/missing"),
+        usage("--input", "fetch", "--input", "{dir}/folder"),
+        usage("--input", "fetch", "--input", ""),
+        usage("--input", "fetch", "--input", "{dir}/latin1.txt"),
+        usage("--input", "fetch", "--input", "a\u0000b"),
+        fetch("--output", "{dir}/missing/records.jsonl"),
+        fetch("--output", "{dir}/folder"),
+        fetch("--output", "{dir}/file.txt/records.jsonl"),
+        fetch("--output", ""),
+        fetch("--output", "a\u0000b"),
+        fetch("--state", "{dir}/folder"),
+        fetch("--state", "{dir}/file.txt/state.tsv"),
+        fetch("--state", ""),
+        fetch("--state", "{dir}/latin1.txt"),
+        // fetch: the fleet
+        fetch("--fleet", ""),
+        fetch("--fleet", "a\nb"),
+        usage("--redis", "fetch", "--redis", "redis://127.0.0.1:{closed}", "{url}"),
+        usage("--redis", "fetch", "--fleet", "crawlers", "--redis", "redis://127.0.0.1:{closed}", "{url}"),
+        usage("--fleet", "fetch", "--fleet", "crawlers", "--redis", "", "{url}"),
+        usage("--fleet", "fetch", "--fleet", "crawlers", "--redis", "http://127.0.0.1:{closed}", "{url}"),
+        // fetch: the rest
+        usage("no URL", "fetch"),
+        usage("--frobnicate", "fetch", "--frobnicate", "{url}"),
+        usage("--bogus", "fetch", "--bogus\u001b[2J", "{url}"),
+        usage("--max-rate", "fetch", "{url}", "--max-rate"),
+        // sparql
+        usage("--endpoint", "sparql", "--query", "ASK {}"),
+        usage("--endpoint", "sparql", "--endpoint", "", "--query", "ASK {}"),
+        usage("--endpoint", "sparql", "--endpoint", "ftp://example.org/sparql", "--query", "ASK {}"),
+        usage("--endpoint", "sparql", "--endpoint", "http:sparql", "--query", "ASK {}"),
+        usage("--endpoint", "sparql", "--endpoint", "http://a b/sparql", "--query", "ASK {}"),
+        usage("--query", "sparql", "--endpoint", "{url}"),
+        usage("--query", "sparql", "--endpoint", "{url}", "--query", "ASK {}", "--query-file", "{dir}/file.txt"),
+        usage("syntax error", "sparql", "--endpoint", "{url}", "--query", "SELEC * {}"),
+        usage("--query-file", "sparql", "--endpoint", "{url}", "--query-file", "{dir}/missing.rq"),
+        usage("--query-file", "sparql", "--endpoint", "{url}", "--query-file", "{dir}/folder"),
+        usage("--query-file", "sparql", "--endpoint", "{url}", "--query-file", "{dir}/latin1.txt"),
+        usage("--query-file", "sparql", "--endpoint", "{url}", "--query-file", ""),
+        usage("--format", "sparql", "--endpoint", "{url}", "--query", "ASK {}", "--format", "xml"),
+        usage("--timeout", "sparql", "--endpoint", "{url}", "--query", "ASK {}", "--timeout", "1e-10"),
+        usage("--user-agent", "sparql", "--endpoint", "{url}", "--query", "ASK {}", "--user-agent", "a\nb"),
+        usage("--state", "sparql", "--endpoint", "{url}", "--query", "ASK {}", "--state", "{dir}/folder"),
+        // demo
+        usage("--queries", "demo", "--queries", "0"),
+        usage("--queries", "demo", "--queries", "201"),
+        usage("--queries", "demo", "--queries", "-1"),
+        usage("--queries", "demo", "--queries", "1e3"),
+        // simulate
+        usage("simulation is missing", "simulate"),
+        usage("SCENARIO.json", "simulate", "timeouts"),
+        usage("SCENARIO.json", "simulate", "timeouts", "{dir}/missing.json"),
+        usage("SCENARIO.json", "simulate", "timeouts", "{dir}/folder"),
+        usage("SCENARIO.json", "simulate", "timeouts", ""),
+        usage("SCENARIO.json", "simulate", "timeouts", "{dir}/latin1.txt"),
+        usage("bad.json", "simulate", "timeouts", "{dir}/bad.json"),
+        usage("SCENARIO.json", "simulate", "pacing", "{dir}/folder"),
+        usage("bad.json", "simulate", "pacing", "{dir}/bad.json"),
+        usage("--chart", "simulate", "pacing", "{scenario}", "--chart", "{dir}/missing/chart.png"),
+        usage("--chart", "simulate", "pacing", "{scenario}", "--chart", "{dir}/folder"),
+        // the command itself
+        usage("command is missing"),
+        usage("'nope'", "nope"));
+  }
+
+  /** {@code hostpace fetch OPTION VALUE {url}}, whose message names {@code OPTION}. */
+  static Arguments fetch(String option, String value) {
+    return usage(option, "fetch", option, value, "{url}");
+  }
+
+  static Arguments usage(String names, String... args) {
+    return Arguments.of(args.length == 0 ? "(no command)" : Printable.escaped(String.join(" ", args)), names, args);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("usageErrors")
+  void I5_aUsageErrorIsOneLineNamingTheOptionExitStatusTwoAndNothingFetched(String shown, String names, String[] args) {
+    String[] given = new String[args.length];
+    for (int i = 0; i < args.length; i++) {
+      given[i] = args[i].replace("{url}", server.url("/ok")).replace("{dir}", dir.toString())
+          .replace("{closed}", String.valueOf(closed))
+          .replace("{scenario}", SCENARIO.toString());
+    }
+    Ran ran = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> Ran.of(given));
+
+    assertThat(ran.status()).as(ran.err()).isEqualTo(Main.USAGE);
+    assertThat(ran.err()).endsWith("\n");
+    assertThat(ran.err().lines()).hasSize(1);
+    assertThat(ran.err()).startsWith("hostpace: ").contains(names)
+        .doesNotContain("Exception").doesNotContain("\tat ")
+        .doesNotContainPattern("\\b(java|javax|sun|picocli|io\\.lettuce)\\.[a-z]+\\.")
+        .doesNotContain("\u0000").doesNotContain("\u001b").doesNotContain("\r");
+    assertThat(ran.out()).isEmpty();
+    assertThat(server.requests).isEmpty();
+  }
+
+  /** What one run of the command line printed, and its exit status. */
+  record Ran(int status, String out, String err) {
+    static Ran of(String... args) {
+      ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+      ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+      int status = Main.run(args, new ByteArrayInputStream(new byte[0]),
+          new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(stderr, true, StandardCharsets.UTF_8));
+      return new Ran(status, stdout.toString(StandardCharsets.UTF_8), stderr.toString(StandardCharsets.UTF_8));
+    }
+  }
+}
