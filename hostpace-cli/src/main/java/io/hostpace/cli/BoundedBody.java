@@ -49,16 +49,19 @@ final class BoundedBody<T> implements BodySubscriber<T> {
   private @Nullable ScheduledFuture<?> deadline;
 
   /**
+   * @param head whether the request was a HEAD, whose answer declares the length of a body it
+   *     does not carry
    * @param deadlineNanos the {@link System#nanoTime()} by which the body must be complete
    * @param timeout how the user gave the deadline, for the message: {@code --timeout 2 s}
    */
-  BoundedBody(BodySubscriber<T> reader, ResponseInfo info, long deadlineNanos, String timeout, long maxBody,
-      ScheduledExecutorService timer) {
+  BoundedBody(BodySubscriber<T> reader, ResponseInfo info, boolean head, long deadlineNanos, String timeout,
+      long maxBody, ScheduledExecutorService timer) {
     this.reader = reader;
     this.timeout = timeout;
     this.maxBody = maxBody;
     this.status = info.statusCode();
-    this.declared = declaredLength(info);
+    boolean bodiless = head || status == 204 || status == 304 || status / 100 == 1;
+    this.declared = bodiless ? -1 : declaredLength(info);
     this.deadlineNanos = deadlineNanos;
     this.timer = timer;
   }

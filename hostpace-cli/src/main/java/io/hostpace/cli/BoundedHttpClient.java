@@ -57,26 +57,27 @@ final class BoundedHttpClient extends HttpClient implements AutoCloseable {
     return BigDecimal.valueOf(duration.toNanos()).movePointLeft(9).stripTrailingZeros().toPlainString();
   }
 
-  /** {@code handler}, its bodies bounded from now: the attempt's send. */
-  private <T> BodyHandler<T> bounded(BodyHandler<T> handler) {
+  /** {@code handler} for {@code request}, its body bounded from now: the attempt's send. */
+  private <T> BodyHandler<T> bounded(HttpRequest request, BodyHandler<T> handler) {
     long deadline = System.nanoTime() + timeout.toNanos();
-    return info -> new BoundedBody<>(handler.apply(info), info, deadline, timeoutText, maxBody, timer);
+    boolean head = request.method().equals("HEAD");
+    return info -> new BoundedBody<>(handler.apply(info), info, head, deadline, timeoutText, maxBody, timer);
   }
 
   @Override
   public <T> HttpResponse<T> send(HttpRequest request, BodyHandler<T> handler) throws IOException, InterruptedException {
-    return delegate.send(request, bounded(handler));
+    return delegate.send(request, bounded(request, handler));
   }
 
   @Override
   public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler) {
-    return delegate.sendAsync(request, bounded(handler));
+    return delegate.sendAsync(request, bounded(request, handler));
   }
 
   @Override
   public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler,
       @Nullable PushPromiseHandler<T> pushPromiseHandler) {
-    return delegate.sendAsync(request, bounded(handler), pushPromiseHandler);
+    return delegate.sendAsync(request, bounded(request, handler), pushPromiseHandler);
   }
 
   /** Stops the timer; the delegate is the caller's. */

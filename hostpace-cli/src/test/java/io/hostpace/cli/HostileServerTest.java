@@ -135,6 +135,15 @@ class HostileServerTest {
   }
 
   @Test
+  void T7_theLengthAHeadAnswerDeclaresIsNotABodyToCap() {
+    int status = run(Duration.ofSeconds(4), "fetch", "--quiet", "--timeout", "2", "--max-body", "4KiB",
+        "--method", "HEAD", url("/huge"));
+
+    assertThat(status).isZero();
+    assertThat(record("/huge")).contains("\"status\":200,").endsWith("\"bytes\":0}");
+  }
+
+  @Test
   void T7_aBodyWithinTheCapAndTheDeadlineIsReadWhole() {
     int status = run(Duration.ofSeconds(4), "fetch", "--quiet", "--timeout", "1", "--max-body", "2", url("/ok"));
 
@@ -258,6 +267,8 @@ class HostileServerTest {
     assertThat(err.strip()).isEqualTo("hostpace: the query failed: timeout: the body was not complete within "
         + "--timeout 1 s: 0 of 1048576 bytes had come");
     assertAbandoned("/stall");
+    // Jena's default client, bounded for the query, is Jena's own again.
+    assertThat(org.apache.jena.http.HttpEnv.getDftHttpClient()).isNotInstanceOf(BoundedHttpClient.class);
   }
 
   @Test
