@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -22,10 +23,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Invariant: the reader gets at most one {@code onComplete} or {@code onError}, and nothing
  * after it. The timer's thread and the body's race to end it; {@code ended}, set once under the
  * lock, decides, and the body's signals reach the reader under that lock, so none overlaps the
- * end or follows it. For
- * example, with a deadline 2 s after the send and headers at 0.5 s, the timer fires at 2 s; a
- * stalled body that had sent 3 of its 1048576 bytes fails with "timeout: the body was not
- * complete within --timeout 2 s: 3 of 1048576 bytes had come".
+ * end or follows it. For example, with a deadline 2 s after the send and headers at 0.5 s, the
+ * timer fires at 2 s; a stalled body that had sent 3 of its 1048576 bytes fails with "timeout:
+ * the body was not complete within --timeout 2 s: 3 of 1048576 bytes had come".
  */
 final class BoundedBody<T> implements BodySubscriber<T> {
 
@@ -81,17 +81,20 @@ final class BoundedBody<T> implements BodySubscriber<T> {
 
   @Override
   public void onSubscribe(Flow.Subscription given) {
+    BodyCutException why;
     synchronized (this) {
       subscription = given;
       reader.onSubscribe(given);
-      if (declared <= maxBody) {
-        long remaining = Math.max(0, deadlineNanos - System.nanoTime());
-        deadline = timer.schedule(this::deadlinePassed, remaining, TimeUnit.NANOSECONDS);
+      if (declared > maxBody) {
+        why = new BodyCutException("body too large: the server declared " + declared + " bytes, over --max-body "
+            + ByteSize.format(maxBody) + " (" + maxBody + " bytes); none was read", status, 0);
+      } else if (scheduleDeadline()) {
         return;
+      } else {
+        why = new BodyCutException("the run ended before the body was read", status, 0);
       }
     }
-    cut(new BodyCutException("body too large: the server declared " + declared + " bytes, over --max-body "
-        + ByteSize.format(maxBody) + " (" + maxBody + " bytes); none was read", status, 0));
+    cut(why);
   }
 
   @Override
@@ -126,6 +129,18 @@ final class BoundedBody<T> implements BodySubscriber<T> {
   public synchronized void onComplete() {
     if (end()) {
       reader.onComplete();
+    }
+  }
+
+  /** Starts the timer that cuts the body at its deadline; false when the client is closed (the run is over). */
+  @GuardedBy("this")
+  private boolean scheduleDeadline() {
+    long remaining = Math.max(0, deadlineNanos - System.nanoTime());
+    try {
+      deadline = timer.schedule(this::deadlinePassed, remaining, TimeUnit.NANOSECONDS);
+      return true;
+    } catch (RejectedExecutionException e) {
+      return false;
     }
   }
 
