@@ -218,8 +218,9 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
   }
 
   /**
-   * "query syntax error at line 2, column 9: Encountered "<EOF>"": the position as Jena's
-   * message gives it (its exception's own fields can point at the token before), said once.
+   * "query syntax error at line 2, column 9: the query ends too soon": the position as Jena's
+   * message gives it (its exception's own fields can point at the token before), said once,
+   * and what the parser did not expect, in words.
    */
   static String syntaxError(QueryParseException e) {
     String message = firstLine(String.valueOf(e.getMessage()));
@@ -232,7 +233,51 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
       message = (message.substring(0, at.start()) + message.substring(at.end())).strip();
     }
     message = message.replaceFirst("^(Lexical error|Line -?\\d+, column -?\\d+):?\\s*", "");
+    message = plainly(message);
     return "query syntax error at line " + line + ", column " + column + (message.isEmpty() ? "" : ": " + message);
+  }
+
+  /** JavaCC's lexer: {@code Encountered: '32' (32), after prefix "SELEC"}, or {@code <EOF>} for the character. */
+  private static final java.util.regex.Pattern LEXICAL =
+      java.util.regex.Pattern.compile("Encountered: (?:'(\\d+)' \\(\\d+\\),|<EOF>) after prefix \"(.*)\"");
+  /** JavaCC's parser: {@code Encountered " "^" "^ ""}: the token's kind, then its text. */
+  private static final java.util.regex.Pattern TOKEN =
+      java.util.regex.Pattern.compile("Encountered \" (?:\"(?:[^\"\\\\]|\\\\.)*\"|<[A-Z_0-9]+>) \"(.*) \"\"");
+
+  /**
+   * The parser's words, said plainly: JavaCC gives a character as its code ({@code '32' (32)}
+   * is a space) and a token twice; say which character or text it did not expect, and after what.
+   */
+  static String plainly(String message) {
+    java.util.regex.Matcher lexical = LEXICAL.matcher(message);
+    if (lexical.matches()) {
+      String prefix = lexical.group(2).replace("\\\"", "\"");
+      String after = prefix.isEmpty() ? "" : " after " + quoted(prefix);
+      return lexical.group(1) == null
+          ? "the query ends too soon" + after
+          : "unexpected " + character(Integer.parseInt(lexical.group(1))) + after;
+    }
+    if (message.equals("Encountered \"<EOF>\"")) {
+      return "the query ends too soon";
+    }
+    java.util.regex.Matcher token = TOKEN.matcher(message);
+    if (token.matches()) {
+      return "unexpected " + quoted(token.group(1));
+    }
+    return message;
+  }
+
+  private static String character(int code) {
+    return switch (code) {
+      case ' ' -> "space";
+      case '\t' -> "tab";
+      case '\n', '\r' -> "line break";
+      default -> Character.isISOControl(code) ? String.format("the character U+%04X", code) : quoted(Character.toString(code));
+    };
+  }
+
+  private static String quoted(String text) {
+    return "'" + text + "'";
   }
 
   private static String firstLine(String text) {
