@@ -196,6 +196,24 @@ class HostileServerTest {
     assertThat(server.paths()).containsOnlyOnce("/stall", "/trickle", "/endless", "/hang");
   }
 
+  @Test
+  void T7_theDeadlineIsEachAttemptsCountedFromItsOwnSendNotFromTheFirst() throws IOException {
+    try (LocalServer local = new LocalServer()) {
+      String url = local.url("/refuse-then-stall");
+      int status = run(Duration.ofSeconds(5), "fetch", "--quiet", "--timeout", "1", "--retries", "2", url);
+
+      assertThat(status).isEqualTo(1);
+      // Refused at once, paused 1 s, then the second attempt's headers and a stall: cut 1 s after it was sent.
+      assertThat(out.strip()).startsWith("{\"url\":\"" + url + "\",\"status\":200,\"attempts\":2,")
+          .endsWith("\"error\":\"timeout: the body was not complete within --timeout 1 s: 0 of 1048576 bytes had come\"}");
+      long elapsed = Long.parseLong(out.replaceFirst("(?s).*\"elapsedMs\":(\\d+),.*", "$1"));
+      long waited = Long.parseLong(out.replaceFirst("(?s).*\"waitedMs\":(\\d+),.*", "$1"));
+      assertThat(waited).isGreaterThanOrEqualTo(900);
+      assertThat(elapsed).isGreaterThanOrEqualTo(waited + 950).isLessThan(waited + 2000);
+      assertThat(local.seen.get("/refuse-then-stall").get()).isEqualTo(2);
+    }
+  }
+
   // ------------------------------------------------------------------- fetch: what the messages say
 
   @Test
