@@ -1,7 +1,6 @@
 package io.hostpace.cli;
 
 import io.hostpace.CallContext;
-import io.hostpace.Failures;
 import io.hostpace.HostSnapshot;
 import io.hostpace.Hostpace;
 import io.hostpace.jdk.PacedHttpClient;
@@ -10,22 +9,16 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.ConnectException;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.net.UnknownHostException;
 import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
-import java.net.http.HttpTimeoutException;
-import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -39,8 +32,9 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code hostpace fetch}: every URL through one engine, a JSON line per URL as each finishes,
- * and a table per host at the end. Exit status 0 when every URL got an HTTP answer, whatever
- * its status; 1 when any did not; 2 for a usage error, before anything is fetched.
+ * and a table per host at the end. Exit status 0 when every URL got a whole HTTP answer, whatever
+ * its status; 1 when any did not (no answer, or a body cut at {@code --timeout} or
+ * {@code --max-body}, SPEC T7); 2 for a usage error, before anything is fetched.
  */
 @Command(name = "fetch", mixinStandardHelpOptions = true,
     description = "Fetch URLs through Hostpace: paced per host, refusals retried, a JSON line per URL.")
@@ -67,6 +61,11 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
   @Option(names = "--data", paramLabel = "TEXT|@FILE", description = "the request body, or @FILE to read it from a file")
   @Nullable String data;
 
+  @Option(names = "--max-body", paramLabel = "SIZE", defaultValue = "64MiB",
+      description = "the longest body read, such as 500k or 64MiB (k, M, G are powers of 1024); "
+          + "a longer one is cut and its URL's record says so (default ${DEFAULT-VALUE})")
+  String maxBody = "64MiB";
+
   @Option(names = "--output", paramLabel = "FILE", description = "where the JSON lines go (default: standard output)")
   @Nullable Path output;
 
@@ -83,6 +82,7 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
     List<String> targets = targets();
     CallContext context = pacing.context();
     java.time.Duration timeout = pacing.timeout();
+    long bodyCap = maxBody(pacing, maxBody);
     byte[] body = body();
     String verb = method != null ? method.strip().toUpperCase(Locale.ROOT) : body != null ? "POST" : "GET";
     if (!verb.matches("[A-Z][A-Z0-9_-]*")) {
@@ -96,16 +96,17 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
     Hostpace engine = pacing.engine(summary);
 
     OutputStream sink = output != null ? Files.newOutputStream(output) : streams.out();
-    try (PrintStream records = new PrintStream(sink, true, StandardCharsets.UTF_8)) {
-      HttpClient delegate = HttpClient.newBuilder().connectTimeout(timeout).build();
-      PacedHttpClient client = PacedHttpClient.wrap(delegate, engine);
+    try (PrintStream records = new PrintStream(sink, true, StandardCharsets.UTF_8);
+        BoundedHttpClient bounded = new BoundedHttpClient(
+            HttpClient.newBuilder().connectTimeout(timeout).build(), timeout, bodyCap)) {
+      PacedHttpClient client = PacedHttpClient.wrap(bounded, engine);
       Progress progress = new Progress(engine, targets.size(), quiet || System.console() == null ? null : streams.err());
-      AtomicInteger unanswered = new AtomicInteger();
+      AtomicInteger incomplete = new AtomicInteger();
       List<CompletableFuture<Void>> calls = new ArrayList<>();
       for (String target : targets) {
         calls.add(fetch(client, context, target, verb, requestHeaders, body, timeout, summary).thenAccept(record -> {
-          if (!record.answered()) {
-            unanswered.incrementAndGet();
+          if (!record.complete()) {
+            incomplete.incrementAndGet();
           }
           synchronized (records) {
             records.println(record.toJson());
@@ -119,7 +120,7 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
       if (!quiet) {
         summary.print(streams.err());
       }
-      return unanswered.get() == 0 ? Main.OK : Main.FAILED;
+      return incomplete.get() == 0 ? Main.OK : Main.FAILED;
     }
   }
 
@@ -145,14 +146,29 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
     return client.withContext(timed)
         .sendAsync(request, ByteCounter.HANDLER)
         .handle((response, failure) -> {
-          FetchRecord record = failure == null
-              ? new FetchRecord(target, response.statusCode(), clock.attempts(), clock.elapsedMillis(),
-                  clock.waitedMillis(), response.body(), null)
-              : new FetchRecord(target, FetchRecord.NO_ANSWER, clock.attempts(), clock.elapsedMillis(),
-                  clock.waitedMillis(), 0, describe(failure));
+          FetchRecord record;
+          if (failure == null) {
+            record = new FetchRecord(target, response.statusCode(), clock.attempts(), clock.elapsedMillis(),
+                clock.waitedMillis(), response.body(), null);
+          } else {
+            // A body cut at its deadline or its cap keeps the status its headers had, and its count.
+            BodyCutException cut = FailureMessage.cause(failure, BodyCutException.class);
+            record = new FetchRecord(target, cut != null ? cut.status() : FetchRecord.NO_ANSWER, clock.attempts(),
+                clock.elapsedMillis(), clock.waitedMillis(), cut != null ? cut.bytes() : 0,
+                FailureMessage.describe(failure, timeout));
+          }
           summary.outcome(uri, record);
           return record;
         });
+  }
+
+  /** The bytes of {@code --max-body}, or a usage error that names the option and the value. */
+  static long maxBody(PacingOptions pacing, String value) {
+    try {
+      return ByteSize.parse(value);
+    } catch (IllegalArgumentException e) {
+      throw pacing.usage("--max-body " + e.getMessage());
+    }
   }
 
   /** A URL as the user wrote it, or a usage of its own: an invalid URL is its record's error. */
@@ -174,33 +190,6 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
       throw new IllegalArgumentException("invalid URL: no host");
     }
     return uri;
-  }
-
-  /** A short message for a call that got no HTTP answer. */
-  static String describe(Throwable failure) {
-    Throwable cause = Failures.unwrap(failure);
-    for (Throwable t = cause; t != null; t = t.getCause()) {
-      if (t instanceof io.hostpace.EndpointDownException || t instanceof io.hostpace.AttemptTimeoutException) {
-        return Objects.requireNonNullElse(t.getMessage(), t.toString());
-      }
-      if (t instanceof HttpConnectTimeoutException) {
-        return "connect timeout";
-      }
-      if (t instanceof HttpTimeoutException) {
-        return "timeout: no response headers in time";
-      }
-      if (t instanceof UnknownHostException || t instanceof UnresolvedAddressException) {
-        return "DNS failure: the host name does not resolve";
-      }
-      if (t instanceof ConnectException) {
-        return "connection refused";
-      }
-      if (t instanceof IllegalArgumentException) {
-        return "invalid URL: " + t.getMessage();
-      }
-    }
-    String message = cause.getMessage();
-    return message == null || message.isBlank() ? cause.getClass().getSimpleName() : message;
   }
 
   private List<String> targets() throws IOException {

@@ -6,15 +6,25 @@ import org.jspecify.annotations.Nullable;
 /**
  * What {@code hostpace fetch} prints for one input URL, a JSON object on one line:
  * {@code {"url":"https://a.test/","status":200,"attempts":2,"elapsedMs":1310,"waitedMs":1002,"bytes":512}}.
- * {@code status} is absent when no HTTP answer came, and then {@code error} says why. The user
- * info of a URL, which can hold a password, is shown as {@code ***} in both.
+ * {@code error} says why an exchange did not complete: with no {@code status} when no HTTP answer
+ * came, with the {@code status} of the headers when the body was cut (its deadline passed, or it
+ * grew past {@code --max-body}, SPEC T7), and then {@code bytes} counts what of it had come:
+ * {@code {"url":"http://a.test/stall","status":200,"attempts":1,"elapsedMs":2004,"waitedMs":0,"bytes":0,
+ * "error":"timeout: the body was not complete within --timeout 2 s: 0 of 1048576 bytes had come"}}.
+ * The user info of a URL, which can hold a password, is shown as {@code ***} in both.
  */
 record FetchRecord(String url, int status, int attempts, long elapsedMs, long waitedMs, long bytes, @Nullable String error) {
 
   static final int NO_ANSWER = -1;
 
+  /** The server answered with a status (its body may still have been cut). */
   boolean answered() {
     return status != NO_ANSWER;
+  }
+
+  /** The exchange completed, body and all: what exit status 0 asks of every URL. */
+  boolean complete() {
+    return error == null;
   }
 
   String toJson() {

@@ -56,7 +56,7 @@ final class PacingOptions {
   String retryDelayLimit = "60";
 
   @Option(names = "--timeout", paramLabel = "S", defaultValue = "60",
-      description = "per attempt, until the response headers, seconds, at least 0.001 (default ${DEFAULT-VALUE})")
+      description = "per attempt, for the whole answer, body included, seconds, at least 0.001 (default ${DEFAULT-VALUE})")
   String timeout = "60";
 
   @Option(names = "--user-agent", paramLabel = "UA", description = "the User-Agent of requests that set none")
@@ -203,7 +203,7 @@ final class PacingOptions {
     return context.build();
   }
 
-  /** The per-attempt timeout. */
+  /** The per-attempt deadline for the whole answer, body included (SPEC T7). */
   Duration timeout() {
     return seconds("--timeout", timeout, false);
   }

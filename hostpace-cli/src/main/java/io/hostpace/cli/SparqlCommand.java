@@ -5,8 +5,13 @@ import io.hostpace.Hostpace;
 import io.hostpace.jena.HostpaceJena;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import org.apache.jena.http.HttpEnv;
 import org.apache.jena.query.Query;
 import org.apache.jena.query.QueryExecution;
 import org.apache.jena.query.QueryFactory;
@@ -27,7 +32,9 @@ import picocli.CommandLine.Option;
 /**
  * {@code hostpace sparql}: one query through Apache Jena with Hostpace installed. A syntax error
  * is reported with its line and column, exit status 2, and no request is sent; an endpoint that
- * answers with an error prints its status and message, exit status 1.
+ * answers with an error prints its status and message, exit status 1; so does one whose answer,
+ * results included, is not complete within {@code --timeout} or is longer than
+ * {@code --max-body} (SPEC T7), or that could not be reached: one line that says which.
  */
 @Command(name = "sparql", mixinStandardHelpOptions = true,
     description = "Run a SPARQL query through Apache Jena with Hostpace: paced, refusals retried.")
@@ -59,6 +66,11 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
           + "N-Triples (csv, tsv) or JSON-LD (json). Default: ${DEFAULT-VALUE}")
   Format format = Format.table;
 
+  @Option(names = "--max-body", paramLabel = "SIZE", defaultValue = "256MiB",
+      description = "the longest results read, such as 500k or 1GiB (k, M, G are powers of 1024); "
+          + "longer ones end the query with an error (default ${DEFAULT-VALUE})")
+  String maxBody = "256MiB";
+
   SparqlCommand(Main.Streams streams) {
     this.streams = streams;
   }
@@ -83,14 +95,22 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
       throw pacing.usage("--endpoint '" + endpoint + "' is not an http or https URL");
     }
     CallContext context = pacing.context();
-    long timeoutMillis = pacing.timeout().toMillis();
+    Duration timeout = pacing.timeout();
+    long bodyCap = FetchCommand.maxBody(pacing, maxBody);
     Hostpace engine = pacing.engine(event -> {});
     PrintStream out = streams.out();
-    try (HostpaceJena.Installation installation = HostpaceJena.install(engine);
+    // Jena sends the query, and any SERVICE clause, through its default client: bounded here, and
+    // paced by the installation, which wraps the default it finds. Both are put back at the end.
+    HttpClient jenaDefault = HttpEnv.getDftHttpClient();
+    BoundedHttpClient bounded = new BoundedHttpClient(jenaDefault, timeout, bodyCap);
+    HttpEnv.setDftHttpClient(bounded);
+    try (bounded;
+        Restored restored = () -> HttpEnv.setDftHttpClient(jenaDefault);
+        HostpaceJena.Installation installation = HostpaceJena.install(engine);
         RunEnded ended = () -> pacing.endRun(streams.err())) {
       QueryExecution execution = QueryExecutionHTTP.service(endpoint)
           .query(query)
-          .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
+          .timeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
           .context(HostpaceJena.contextOf(context))
           .build();
       try (execution) {
@@ -98,13 +118,61 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
       }
       out.flush();
       return Main.OK;
-    } catch (QueryExceptionHTTP e) {
-      streams.err().println("hostpace: " + Printable.line("the endpoint answered " + e.getStatusCode() + ": " + firstLine(message(e))));
-      return Main.FAILED;
     } catch (RuntimeException e) {
-      streams.err().println("hostpace: " + Printable.line("the query failed: " + firstLine(FetchCommand.describe(e))));
+      streams.err().println("hostpace: " + Printable.line(failure(e, timeout)));
       return Main.FAILED;
     }
+  }
+
+  /**
+   * One line for a query that failed: the endpoint's status and message when it answered with
+   * an error; what happened to the exchange, as {@code fetch} says it, when it had no whole
+   * answer (never Jena's status of -1 for our own timeout); and, when the answer came whole but
+   * cannot be read as results, that, and where, without the parser's own words.
+   */
+  static String failure(RuntimeException e, Duration timeout) {
+    if (e instanceof QueryExceptionHTTP http && http.getStatusCode() > 0) {
+      return "the endpoint answered " + http.getStatusCode() + ": " + firstLine(message(http));
+    }
+    String exchange = FailureMessage.ofExchange(e, timeout);
+    if (exchange != null) {
+      return "the query failed: " + exchange;
+    }
+    if (isUnreadableResults(e)) {
+      return "the endpoint's answer cannot be read as the query's results" + position(e);
+    }
+    return "the query failed: " + firstLine(FailureMessage.describe(e, timeout));
+  }
+
+  /** A failure of the parsers Jena reads results with (XML, JSON through Gson, CSV, TSV, RDF). */
+  private static boolean isUnreadableResults(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof org.apache.jena.riot.RiotException
+          || t instanceof org.apache.jena.sparql.resultset.ResultSetException
+          || t instanceof org.apache.jena.atlas.json.JsonException
+          || t instanceof javax.xml.stream.XMLStreamException
+          || t.getClass().getName().startsWith("com.google.gson.")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Where each of Jena's results parsers says it stopped: StAX, Gson, RIOT, and JavaCC's way. */
+  private static final java.util.regex.Pattern POSITION = java.util.regex.Pattern.compile(
+      "\\[row,col\\]:\\[(\\d+),(\\d+)\\]|line:? (\\d+),? col(?:umn)?:? (\\d+)");
+
+  /** {@code " (line 1, column 1)"}, where the parser's messages give it; else nothing. */
+  private static String position(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      java.util.regex.Matcher found = POSITION.matcher(String.valueOf(t.getMessage()));
+      if (found.find()) {
+        String line = found.group(1) != null ? found.group(1) : found.group(3);
+        String column = found.group(2) != null ? found.group(2) : found.group(4);
+        return " (line " + line + ", column " + column + ")";
+      }
+    }
+    return "";
   }
 
   private void print(Query query, QueryExecution execution, PrintStream out) {
@@ -153,8 +221,9 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
   }
 
   /**
-   * "query syntax error at line 2, column 9: Encountered "<EOF>"": the position as Jena's
-   * message gives it (its exception's own fields can point at the token before), said once.
+   * "query syntax error at line 2, column 9: the query ends too soon": the position as Jena's
+   * message gives it (its exception's own fields can point at the token before), said once,
+   * and what the parser did not expect, in words.
    */
   static String syntaxError(QueryParseException e) {
     String message = firstLine(String.valueOf(e.getMessage()));
@@ -167,13 +236,63 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
       message = (message.substring(0, at.start()) + message.substring(at.end())).strip();
     }
     message = message.replaceFirst("^(Lexical error|Line -?\\d+, column -?\\d+):?\\s*", "");
+    message = plainly(message);
     return "query syntax error at line " + line + ", column " + column + (message.isEmpty() ? "" : ": " + message);
+  }
+
+  /** JavaCC's lexer: {@code Encountered: '32' (32), after prefix "SELEC"}, or {@code <EOF>} for the character. */
+  private static final java.util.regex.Pattern LEXICAL =
+      java.util.regex.Pattern.compile("Encountered: (?:'(\\d+)' \\(\\d+\\),|<EOF>) after prefix \"(.*)\"");
+  /** JavaCC's parser: {@code Encountered " "^" "^ ""}: the token's kind, then its text. */
+  private static final java.util.regex.Pattern TOKEN =
+      java.util.regex.Pattern.compile("Encountered \" (?:\"(?:[^\"\\\\]|\\\\.)*\"|<[A-Z_0-9]+>) \"(.*) \"\"");
+
+  /**
+   * The parser's words, said plainly: JavaCC gives a character as its code ({@code '32' (32)}
+   * is a space) and a token twice; say which character or text it did not expect, and after what.
+   */
+  static String plainly(String message) {
+    java.util.regex.Matcher lexical = LEXICAL.matcher(message);
+    if (lexical.matches()) {
+      String prefix = lexical.group(2).replace("\\\"", "\"");
+      String after = prefix.isEmpty() ? "" : " after " + quoted(prefix);
+      return lexical.group(1) == null
+          ? "the query ends too soon" + after
+          : "unexpected " + character(Integer.parseInt(lexical.group(1))) + after;
+    }
+    if (message.equals("Encountered \"<EOF>\"")) {
+      return "the query ends too soon";
+    }
+    java.util.regex.Matcher token = TOKEN.matcher(message);
+    if (token.matches()) {
+      return "unexpected " + quoted(token.group(1));
+    }
+    return message;
+  }
+
+  private static String character(int code) {
+    return switch (code) {
+      case ' ' -> "space";
+      case '\t' -> "tab";
+      case '\n', '\r' -> "line break";
+      default -> Character.isISOControl(code) ? String.format("the character U+%04X", code) : quoted(Character.toString(code));
+    };
+  }
+
+  private static String quoted(String text) {
+    return "'" + text + "'";
   }
 
   private static String firstLine(String text) {
     String stripped = text.strip();
     int newline = stripped.indexOf('\n');
     return newline < 0 ? stripped : stripped.substring(0, newline).strip();
+  }
+
+  /** Puts Jena's default client back however the query ended. */
+  private interface Restored extends AutoCloseable {
+    @Override
+    void close();
   }
 
   /** Saves the {@code --state} file however the query ended. */

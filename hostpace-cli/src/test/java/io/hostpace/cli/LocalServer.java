@@ -20,7 +20,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code /refuse-once} refuses its first request with 429 and {@code Retry-After: 0},
  * {@code /echo} answers with the method, the User-Agent and the body it got, {@code /slow}
  * answers after 200 ms, {@code /hang} not for 5 s, {@code /come-back-later} with 503 and
- * {@code Retry-After: 120}. It counts requests and the most it had in flight at once.
+ * {@code Retry-After: 120}, {@code /refuse-then-stall} refuses its first request with 429 and
+ * {@code Retry-After: 1} and answers the next with headers and no body for 5 s, {@code /junk-results} with SPARQL results JSON that is not JSON,
+ * {@code /junk-tsv} with SPARQL results TSV that is not TSV, {@code /junk-turtle} with Turtle
+ * that is not Turtle. It counts requests and the most it had in flight at once.
  */
 final class LocalServer implements AutoCloseable {
 
@@ -78,6 +81,29 @@ final class LocalServer implements AutoCloseable {
         case "/come-back-later" -> {
           exchange.getResponseHeaders().set("Retry-After", "120");
           respond(exchange, 503, "maintenance");
+        }
+        case "/refuse-then-stall" -> {
+          if (count == 1) {
+            exchange.getResponseHeaders().set("Retry-After", "1");
+            respond(exchange, 429, "slow down");
+          } else {
+            leave(exchange);
+            exchange.sendResponseHeaders(200, 1 << 20);
+            exchange.getResponseBody().flush();
+            sleep(5_000); // headers, then no byte of the body
+          }
+        }
+        case "/junk-results" -> {
+          exchange.getResponseHeaders().set("Content-Type", "application/sparql-results+json");
+          respond(exchange, 200, "{ \"head\": { \"vars\": [ x y ] } }");
+        }
+        case "/junk-tsv" -> {
+          exchange.getResponseHeaders().set("Content-Type", "text/tab-separated-values");
+          respond(exchange, 200, "?s\n<not an IRI\n");
+        }
+        case "/junk-turtle" -> {
+          exchange.getResponseHeaders().set("Content-Type", "text/turtle");
+          respond(exchange, 200, "<http://example.org/a> <http://example.org/b> oops .");
         }
         default -> respond(exchange, 200, "hello");
       }

@@ -85,7 +85,7 @@ class SparqlCommandTest {
       int status = run("sparql", "--endpoint", endpoint.sparql().toString(), "--query", "SELECT * WHERE {\n  ?s ?p \n");
 
       assertThat(status).isEqualTo(2);
-      assertThat(err.strip()).isEqualTo("hostpace: query syntax error at line 2, column 9: Encountered \"<EOF>\"");
+      assertThat(err.strip()).isEqualTo("hostpace: query syntax error at line 2, column 9: the query ends too soon");
       assertThat(err.lines()).hasSize(1);
       assertThat(endpoint.requests()).isZero();
     }

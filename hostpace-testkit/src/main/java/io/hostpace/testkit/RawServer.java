@@ -73,7 +73,11 @@ public final class RawServer implements AutoCloseable {
     return List.copyOf(paths);
   }
 
-  /** The path of every {@code /hang} request whose client closed the connection. */
+  /**
+   * The path of every request that never ends ({@code /hang}, {@code /stall}, {@code /trickle},
+   * {@code /endless}, {@code /huge}) whose client closed the connection: a path that stalls notices
+   * at once, one that writes (trickle, endless, huge) at its next write that fails.
+   */
   public List<String> abandoned() {
     return List.copyOf(abandoned);
   }

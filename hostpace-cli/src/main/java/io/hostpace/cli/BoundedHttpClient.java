@@ -1,0 +1,140 @@
+package io.hostpace.cli;
+
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.net.Authenticator;
+import java.net.CookieHandler;
+import java.net.ProxySelector;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandler;
+import java.net.http.HttpResponse.PushPromiseHandler;
+import java.net.http.WebSocket;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The client the command line sends each attempt through: a JDK client whose every exchange is
+ * bounded as a whole (SPEC T7). The JDK's request timeout ends the wait for headers; this ends the
+ * body, which the JDK lets run for ever: each exchange must be complete, body included, within
+ * {@code timeout} of its send, and its body no longer than {@code maxBody}, or its body is cut
+ * ({@link BoundedBody}) and its future fails with a {@link BodyCutException}.
+ *
+ * <p>It sits under the engine ({@code PacedHttpClient.wrap(bounded, engine)}), so each attempt
+ * is bounded from its own send, a refused attempt's body that the engine throws away as well as
+ * the answer's. Close it at the end of the run: that stops its timer's thread.
+ */
+final class BoundedHttpClient extends HttpClient implements AutoCloseable {
+
+  private final HttpClient delegate;
+  private final Duration timeout;
+  private final String timeoutText;
+  private final long maxBody;
+  private final ScheduledThreadPoolExecutor timer;
+
+  BoundedHttpClient(HttpClient delegate, Duration timeout, long maxBody) {
+    this.delegate = delegate;
+    this.timeout = timeout;
+    this.timeoutText = "--timeout " + seconds(timeout) + " s";
+    this.maxBody = maxBody;
+    this.timer = new ScheduledThreadPoolExecutor(1, runnable -> {
+      Thread thread = new Thread(runnable, "hostpace-body-deadline");
+      thread.setDaemon(true);
+      return thread;
+    });
+    timer.setRemoveOnCancelPolicy(true); // a body that completes takes its deadline's task with it
+  }
+
+  /** {@code 2}, {@code 0.3}: a duration in seconds as the user writes it. */
+  static String seconds(Duration duration) {
+    return BigDecimal.valueOf(duration.toNanos()).movePointLeft(9).stripTrailingZeros().toPlainString();
+  }
+
+  /** {@code handler} for {@code request}, its body bounded from now: the attempt's send. */
+  private <T> BodyHandler<T> bounded(HttpRequest request, BodyHandler<T> handler) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    boolean head = request.method().equals("HEAD");
+    return info -> new BoundedBody<>(handler.apply(info), info, head, deadline, timeoutText, maxBody, timer);
+  }
+
+  @Override
+  public <T> HttpResponse<T> send(HttpRequest request, BodyHandler<T> handler) throws IOException, InterruptedException {
+    return delegate.send(request, bounded(request, handler));
+  }
+
+  @Override
+  public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler) {
+    return delegate.sendAsync(request, bounded(request, handler));
+  }
+
+  @Override
+  public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler,
+      @Nullable PushPromiseHandler<T> pushPromiseHandler) {
+    return delegate.sendAsync(request, bounded(request, handler), pushPromiseHandler);
+  }
+
+  /** Stops the timer; the delegate is the caller's. */
+  @Override
+  public void close() {
+    timer.shutdownNow();
+  }
+
+  // ---------------------------------------------------------------- the delegate's
+
+  @Override
+  public Optional<CookieHandler> cookieHandler() {
+    return delegate.cookieHandler();
+  }
+
+  @Override
+  public Optional<Duration> connectTimeout() {
+    return delegate.connectTimeout();
+  }
+
+  @Override
+  public Redirect followRedirects() {
+    return delegate.followRedirects();
+  }
+
+  @Override
+  public Optional<ProxySelector> proxy() {
+    return delegate.proxy();
+  }
+
+  @Override
+  public SSLContext sslContext() {
+    return delegate.sslContext();
+  }
+
+  @Override
+  public SSLParameters sslParameters() {
+    return delegate.sslParameters();
+  }
+
+  @Override
+  public Optional<Authenticator> authenticator() {
+    return delegate.authenticator();
+  }
+
+  @Override
+  public Version version() {
+    return delegate.version();
+  }
+
+  @Override
+  public Optional<Executor> executor() {
+    return delegate.executor();
+  }
+
+  @Override
+  public WebSocket.Builder newWebSocketBuilder() {
+    return delegate.newWebSocketBuilder();
+  }
+}

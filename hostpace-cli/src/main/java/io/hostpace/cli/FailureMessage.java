@@ -1,0 +1,133 @@
+package io.hostpace.cli;
+
+import io.hostpace.AttemptTimeoutException;
+import io.hostpace.EndpointDownException;
+import io.hostpace.Failures;
+import java.io.EOFException;
+import java.net.ConnectException;
+import java.net.ProtocolException;
+import java.net.UnknownHostException;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpTimeoutException;
+import java.nio.channels.UnresolvedAddressException;
+import java.time.Duration;
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+
+/** What {@code fetch} and {@code sparql} say of an exchange that failed: one short line. */
+final class FailureMessage {
+
+  /** The JDK's message for headers past its {@code jdk.http.maxHeaderSize}. */
+  private static final java.util.regex.Pattern HEADERS_TOO_BIG =
+      java.util.regex.Pattern.compile("Header size too big: (\\d+) > (\\d+)");
+
+  private FailureMessage() {}
+
+  /**
+   * A short message for a call that got no whole HTTP answer, that names what happened: our
+   * deadline or the body cap (SPEC T7), the engine's budget, a DNS failure, a refused or reset
+   * connection, an answer that is not HTTP. Each kind is looked for along the whole chain of
+   * causes, the most telling first: the JDK reports a host name that does not resolve as a
+   * {@code ConnectException} caused by an {@code UnresolvedAddressException}, so the cause
+   * decides, not the wrapper.
+   */
+  static String describe(Throwable failure, Duration timeout) {
+    String known = ofExchange(failure, timeout);
+    if (known != null) {
+      return known;
+    }
+    Throwable cause = Failures.unwrap(failure);
+    // The JDK client's refusal of a request it cannot send, such as a URL it does not take.
+    return cause instanceof IllegalArgumentException ? "invalid URL: " + message(cause) : message(cause);
+  }
+
+  /**
+   * What {@link #describe} says of a failure of the exchange itself (no whole answer came), or
+   * null when {@code failure} is none it knows: the caller's own, such as a parser's.
+   */
+  static @Nullable String ofExchange(Throwable failure, Duration timeout) {
+    Throwable cause = Failures.unwrap(failure);
+    BodyCutException cut = cause(cause, BodyCutException.class);
+    if (cut != null) {
+      return message(cut);
+    }
+    Throwable engine = cause(cause, EndpointDownException.class);
+    if (engine == null) {
+      engine = cause(cause, AttemptTimeoutException.class);
+    }
+    if (engine != null) {
+      return message(engine);
+    }
+    if (cause(cause, UnknownHostException.class) != null || cause(cause, UnresolvedAddressException.class) != null) {
+      return "DNS failure: the host name does not resolve";
+    }
+    if (cause(cause, HttpConnectTimeoutException.class) != null) {
+      return "connect timeout: no connection within --timeout " + BoundedHttpClient.seconds(timeout) + " s";
+    }
+    if (cause(cause, HttpTimeoutException.class) != null) {
+      return "timeout: no response headers within --timeout " + BoundedHttpClient.seconds(timeout) + " s";
+    }
+    ConnectException connect = cause(cause, ConnectException.class);
+    if (connect != null) {
+      String why = deepestMessage(connect);
+      return why == null || why.toLowerCase(Locale.ROOT).contains("refused") ? "connection refused" : "cannot connect: " + why;
+    }
+    if (hasMessage(cause, "reset")) {
+      return "connection reset by the server";
+    }
+    if (hasMessage(cause, "received no bytes")) {
+      return "the server closed the connection without an answer";
+    }
+    if (cause(cause, EOFException.class) != null) {
+      return "the server closed the connection before the answer was complete";
+    }
+    ProtocolException protocol = cause(cause, ProtocolException.class);
+    if (protocol != null) {
+      String what = message(protocol);
+      java.util.regex.Matcher tooBig = HEADERS_TOO_BIG.matcher(what);
+      return tooBig.matches()
+          ? "the server's headers are too large: over " + tooBig.group(2) + " bytes, the client's limit"
+          : "not a valid HTTP answer: " + what;
+    }
+    return null;
+  }
+
+  /** The first of {@code failure} and its causes that is a {@code kind}, or null. */
+  static <E extends Throwable> @Nullable E cause(Throwable failure, Class<E> kind) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (kind.isInstance(t)) {
+        return kind.cast(t);
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return null;
+  }
+
+  private static boolean hasMessage(Throwable failure, String part) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      String message = t.getMessage();
+      if (message != null && message.toLowerCase(Locale.ROOT).contains(part)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The message of the deepest cause that has one: the one that says what the system saw. */
+  private static @Nullable String deepestMessage(Throwable failure) {
+    String found = null;
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t.getMessage() != null && !t.getMessage().isBlank()) {
+        found = t.getMessage();
+      }
+    }
+    return found;
+  }
+
+  private static String message(Throwable failure) {
+    String message = failure.getMessage();
+    return message == null || message.isBlank() ? failure.getClass().getSimpleName() : message.strip();
+  }
+}
