@@ -26,6 +26,8 @@ class HostKeyPropertiesTest {
                 .withCharRange('0', '9') // digits make some hosts registry-based, e.g. "a.1b"
                 .ofMinLength(1)
                 .ofMaxLength(20);
-        return label.list().ofMinSize(1).ofMaxSize(6).map(labels -> String.join(".", labels));
+        // A name with a letter: all digits, "1.2.3" is an IPv4 address (1.2.0.3), see IpLiteral.
+        return label.list().ofMinSize(1).ofMaxSize(6).map(labels -> String.join(".", labels))
+                .filter(host -> host.chars().anyMatch(Character::isLetter));
     }
 }
