@@ -126,14 +126,14 @@ public final class HostStateFile implements HostStateStore {
       if (pausedUntil > nowMillis + YEAR_NANOS / 1_000_000L) {
         throw bad(file, i, "paused until " + pausedUntil + " is more than a year from now");
       }
-      if (nowMillis - saved > keepFor.toMillis()) {
-        continue; // taught too long ago
-      }
       String key;
       try {
         key = HostKey.normaliseLimitKey(fields[0]); // as the engine keys it now, however it was written
       } catch (IllegalArgumentException e) {
         throw bad(file, i, "key '" + fields[0] + "' is not a host's: " + e.getMessage());
+      }
+      if (nowMillis - saved > keepFor.toMillis()) {
+        continue; // taught too long ago
       }
       long pauseLeft = pausedUntil == 0 ? 0 : Math.max(0, pausedUntil - nowMillis);
       Learned taught = new Learned(interval, (int) limit,
