@@ -47,7 +47,10 @@ public final class CallContext {
     return new Builder();
   }
 
-  /** A builder that starts from this context. */
+  /**
+   * A builder that starts from this context. Its keys keep their limits: {@link Builder#limit}
+   * refuses other limits for one of them, as for any key given twice.
+   */
   public Builder toBuilder() {
     Builder builder = new Builder();
     builder.everyHost = limits.everyHost();

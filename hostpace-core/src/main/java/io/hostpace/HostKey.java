@@ -10,8 +10,10 @@ import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Host keys: the strings that pacing state and configured limits are keyed by, all made by one
- * function, {@link #key(String, int)}, so that no spelling of a host escapes its limits.
+ * Host keys: the strings that pacing state and configured limits are keyed by. Every host's key,
+ * from a URI, a configured limit, a state file or {@code forget}, is made by one function,
+ * {@link #key(String, int)}, and a group's domain is normalised as a host name is, so that no
+ * spelling of a host escapes its limits.
  *
  * <p>A <em>host key</em> is a URI's host and port, normalised: lower case, no trailing dot,
  * internationalised names in punycode ({@link IDN#toASCII}), an IP address in one canonical form
