@@ -1,8 +1,6 @@
 package io.hostpace;
 
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
@@ -49,11 +47,14 @@ public final class CallContext {
     return new Builder();
   }
 
-  /** A builder that starts from this context. */
+  /**
+   * A builder that starts from this context. Its keys keep their limits: {@link Builder#limit}
+   * refuses other limits for one of them, as for any key given twice.
+   */
   public Builder toBuilder() {
     Builder builder = new Builder();
     builder.everyHost = limits.everyHost();
-    builder.byKey.putAll(limits.byKey());
+    builder.byKey = new LimitsByKey(limits.byKey());
     builder.retries = retries;
     builder.retryStatuses.addAll(retryStatuses);
     builder.retryFallbackDelay = retryFallbackDelay;
@@ -104,7 +105,7 @@ public final class CallContext {
   /** Builds a {@link CallContext}; {@link #build()} copies, so a builder can be reused. */
   public static final class Builder {
     private Limits everyHost = Limits.NONE;
-    private final Map<String, Limits> byKey = new HashMap<>();
+    private LimitsByKey byKey = new LimitsByKey();
     private @Nullable Integer retries;
     private final Set<Integer> retryStatuses = new TreeSet<>();
     private Duration retryFallbackDelay = Duration.ofSeconds(1);
@@ -126,13 +127,17 @@ public final class CallContext {
     }
 
     /**
-     * Limits for one key: a host ({@code example.org}), a host with port
-     * ({@code example.org:8080}) or a group of every host under a domain ({@code *.example.org}).
-     * Throws {@link IllegalArgumentException} naming a key that is neither.
+     * Limits for one key: a host on every port ({@code example.org}), a host on one port
+     * ({@code example.org:8080}; 80 and 443 are one port, the default, as in a URL) or a group of
+     * every host under a domain ({@code *.example.org}). A key is normalised as a URL's host is
+     * (case, a trailing dot, IDN, IP address forms), so its spellings are one key.
+     *
+     * @throws IllegalArgumentException naming the key when it can never match a request (a scheme
+     *     or path in it, a bad port, an empty label, a malformed IPv6 address), or when the same
+     *     key, in any spelling, was given other limits already
      */
     public Builder limit(String key, Limits limits) {
-      HostKey.normaliseLimitKey(key); // fails here, where the caller wrote the bad key
-      byKey.put(key, limits);
+      byKey.put(key, limits); // fails here, where the caller wrote the bad key
       return this;
     }
 

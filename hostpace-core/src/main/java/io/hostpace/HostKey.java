@@ -2,7 +2,6 @@ package io.hostpace;
 
 import java.net.IDN;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -11,28 +10,41 @@ import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Host keys: the strings that pacing state and configured limits are keyed by.
+ * Host keys: the strings that pacing state and configured limits are keyed by. Every host's key,
+ * from a URI, a configured limit, a state file or {@code forget}, is made by one function,
+ * {@link #key(String, int)}, and a group's domain is normalised as a host name is, so that no
+ * spelling of a host escapes its limits.
  *
- * <p>A <em>host key</em> is a URI's authority without user info, normalised: lower case, no
- * trailing dot, internationalised names in punycode ({@link IDN#toASCII}), and the port
- * appended as {@code host:port} only when it is not the scheme's default (80 for {@code http}
- * and {@code ws}, 443 for {@code https} and {@code wss}). IPv6 literals keep their brackets.
+ * <p>A <em>host key</em> is a URI's host and port, normalised: lower case, no trailing dot,
+ * internationalised names in punycode ({@link IDN#toASCII}), an IP address in one canonical form
+ * ({@link IpLiteral}: {@code 127.1} is {@code 127.0.0.1}, {@code [0:0:0:0:0:0:0:1]} is
+ * {@code [::1]}, {@code [::ffff:127.0.0.1]} is {@code 127.0.0.1}), and the port appended as
+ * {@code host:port} unless it is 80 or 443. Those two are the web's default ports, dropped
+ * whatever the scheme: {@code http://example.org/} and {@code https://example.org/} are one host,
+ * the one a server behind both ports is. No name is looked up: {@code localhost} and
+ * {@code 127.0.0.1} are two hosts.
  *
  * <pre>
  *   http://Example.ORG./x        → example.org
  *   http://example.org:80/       → example.org
+ *   https://example.org:443/     → example.org
  *   https://example.org:8443/    → example.org:8443
  *   http://bücher.example/       → xn--bcher-kva.example
  *   http://user:pw@a_b.example/  → a_b.example
- *   http://[::1]:8080/           → [::1]:8080
+ *   http://127.1:8080/           → 127.0.0.1:8080
+ *   http://[0:0::1]:8080/        → [::1]:8080
  * </pre>
  *
- * <p>A configured <em>limit key</em> ({@link #normaliseLimitKey}) is a host key as above
- * ({@code example.org}, {@code example.org:8080}) or a <em>group</em> {@code *.example.org},
- * which covers every host below {@code example.org} at any depth and on any port
- * ({@code a.example.org}, {@code x.y.example.org:8080}) but not {@code example.org} itself.
- * Limit keys have no scheme, so their ports are kept as written: {@code example.org:80} stays
- * {@code example.org:80}.
+ * <p>A configured <em>limit key</em> ({@link #limitKey}) is a host ({@code example.org}: the host
+ * on every port), a host with port ({@code example.org:8080}: that port alone), or a
+ * <em>group</em> {@code *.example.org}, which covers every host below {@code example.org} at any
+ * depth and on any port ({@code a.example.org}, {@code x.y.example.org:8080}) but not
+ * {@code example.org} itself. A limit key is normalised by the same function as a URI, so
+ * {@code example.org:80}, {@code Example.org.:443} and {@code http://example.org/} name one host;
+ * written with port 80 or 443, a key names the host on those ports only, not on
+ * {@code example.org:8080}. A key that could never match a request (a scheme or path in it, a
+ * port out of range, an empty label, a malformed IPv6 address, a character no host name has) is
+ * refused with a message that names it and says why.
  *
  * <p>Host names may contain letters, digits, {@code '-'} and {@code '_'} in labels of 1 to 63
  * characters, at most 253 characters in all. Leading and trailing hyphens are tolerated, as
@@ -51,36 +63,47 @@ final class HostKey {
     private static final int NON_ASCII = 2;
     private static final int INVALID = 3;
 
+    /**
+     * A configured key normalised: the engine's key it names, and whether it names the host on
+     * every port (written without port, or a group) or on the key's port alone.
+     */
+    record LimitKey(String key, boolean everyPort) {}
+
     private HostKey() {}
 
     /**
-     * The normalised key of a URI's host: "host", or "host:port" when the port is not the
-     * scheme's default.
+     * The engine's key of a host and port, the one function every key is made by: the host
+     * normalised (see the class comment), then {@code ":" + port} unless the port is -1 (none),
+     * 80 or 443. Returns {@code null} when {@code host} is not a host name, an IPv4 address or an
+     * IPv6 literal in brackets; {@link #hostProblem} says why.
+     */
+    static @Nullable String key(String host, int port) {
+        String canonical = canonicalHost(host);
+        if (canonical == null) {
+            return null;
+        }
+        return port == -1 || port == 80 || port == 443 ? canonical : canonical + ':' + port;
+    }
+
+    /**
+     * The normalised key of a URI's host: "host", or "host:port" when the port is not 80 or 443.
      *
      * <p>Java's URI parses an authority it cannot read as host and port (underscores, non-ASCII
-     * names, ports out of range) as registry-based, with no host; such authorities are parsed
-     * here from {@link URI#getRawAuthority()}: user info is dropped, {@code [ipv6]:port} is
-     * understood and percent-escapes in the host name are decoded as UTF-8.
+     * names, short IPv4 forms, ports out of range) as registry-based, with no host; such
+     * authorities are parsed here from {@link URI#getRawAuthority()}: user info is dropped,
+     * {@code [ipv6]:port} is understood and percent-escapes in the host name are decoded as UTF-8.
      *
      * @throws IllegalArgumentException naming the URI (with any user info masked) when it has no
      *     host, the host is not a valid name, or the port is not 1 to 65535
      */
     static String of(URI uri) {
-        String name;
+        String rawHost;
         int port;
         String host = uri.getHost();
         if (host != null && !host.isEmpty()) {
             // Server-based authority: Java has checked the host's syntax; it is ASCII.
+            rawHost = host;
             port = uri.getPort();
-            if (host.charAt(0) == '[') {
-                name = host.toLowerCase(Locale.ROOT);
-            } else {
-                String normalised = normaliseName(host);
-                if (normalised == null) {
-                    throw invalidHost(uri, host, nameProblem(host));
-                }
-                name = normalised;
-            }
         } else {
             // Registry-based (underscores, non-ASCII, bad port, ...) or no authority at all.
             String authority = uri.getRawAuthority();
@@ -92,27 +115,19 @@ final class HostKey {
             if (hostStart < authority.length() && authority.charAt(hostStart) == '[') {
                 int close = authority.indexOf(']', hostStart);
                 hostEnd = close < 0 ? authority.length() : close + 1;
-                String literal = authority.substring(hostStart, hostEnd);
-                if (!isIpv6Literal(literal)) {
-                    throw invalidHost(uri, literal, "it is not a valid IPv6 address in brackets");
-                }
-                name = literal.toLowerCase(Locale.ROOT);
+                rawHost = authority.substring(hostStart, hostEnd);
             } else {
                 int colon = authority.indexOf(':', hostStart);
                 hostEnd = colon < 0 ? authority.length() : colon;
-                String rawHost = authority.substring(hostStart, hostEnd);
-                if (rawHost.isEmpty()) {
+                String escaped = authority.substring(hostStart, hostEnd);
+                if (escaped.isEmpty()) {
                     throw noHost(uri);
                 }
-                String decoded = rawHost.indexOf('%') < 0 ? rawHost : percentDecode(rawHost);
+                String decoded = escaped.indexOf('%') < 0 ? escaped : percentDecode(escaped);
                 if (decoded == null) {
-                    throw invalidHost(uri, rawHost, "it has malformed percent-encoding");
+                    throw invalidHost(uri, escaped, "it has malformed percent-encoding");
                 }
-                String normalised = normaliseName(decoded);
-                if (normalised == null) {
-                    throw invalidHost(uri, rawHost, nameProblem(decoded));
-                }
-                name = normalised;
+                rawHost = decoded;
             }
             if (hostEnd == authority.length()) {
                 port = -1;
@@ -128,13 +143,14 @@ final class HostKey {
                 }
             }
         }
-        if (port == -1 || port == defaultPort(uri.getScheme())) {
-            return name;
-        }
-        if (port < 1 || port > 65535) {
+        if (port == 0 || port > 65535) {
             throw invalidPort(uri);
         }
-        return name + ':' + port;
+        String key = key(rawHost, port);
+        if (key == null) {
+            throw invalidHost(uri, rawHost, hostProblem(rawHost));
+        }
+        return key;
     }
 
     /** The host name part of a key, without port: "example.org:8080" → "example.org", "[::1]:80" → "[::1]". */
@@ -143,45 +159,45 @@ final class HostKey {
     }
 
     /**
-     * Normalises a configured limit key: "host", "host:port" (port 1 to 65535) or "*.domain"
-     * (a domain of at least two labels). Surrounding white space is ignored; the result is lower
-     * case, without trailing dot, in punycode, with the port (if any) kept as written.
+     * The engine's key that a configured limit key names (see {@link #limitKey}): "host",
+     * "host:port" or "*.domain".
      *
      * @throws IllegalArgumentException naming the key and what is wrong with it
      */
     static String normaliseLimitKey(String key) {
+        return limitKey(key).key();
+    }
+
+    /**
+     * Normalises a configured limit key: "host" (on every port), "host:port" (port 1 to 65535;
+     * that port alone, 80 and 443 being the default port of {@link #key}) or "*.domain" (a domain
+     * name of at least two labels, not an IP address). Surrounding white space is ignored; the
+     * host goes through {@link #key}, as a URI's does.
+     *
+     * @throws IllegalArgumentException naming the key and what is wrong with it
+     */
+    static LimitKey limitKey(String key) {
         String k = key.strip();
         if (k.isEmpty()) {
             throw badKey(key, "is empty: expected a host such as 'example.org', a host with port "
                     + "such as 'example.org:8080' or a group such as '*.example.org'");
+        }
+        if (k.contains("://")) {
+            throw badKey(key, "has a scheme: expected a host without scheme or path, such as "
+                    + "'example.org' or 'example.org:8080' (a key names the host for every scheme)");
         }
         if (k.indexOf('/') >= 0 || k.indexOf('@') >= 0 || k.indexOf('?') >= 0 || k.indexOf('#') >= 0) {
             throw badKey(key, "is not a host: expected a host name without scheme, user or path, "
                     + "such as 'example.org' or 'example.org:8080'");
         }
         if (k.indexOf('*') >= 0) {
-            if (!k.startsWith("*.") || k.indexOf('*', 1) >= 0) {
-                throw badKey(key, "is not a group: '*' may only appear as a leading '*.' followed by "
-                        + "a domain name, such as '*.example.org'");
-            }
-            String domain = k.substring(2);
-            if (domain.indexOf(':') >= 0) {
-                throw badKey(key, "is not a domain: expected '*.' followed by a domain name without "
-                        + "port (a group covers every port)");
-            }
-            String name = normaliseName(domain);
-            if (name == null || name.indexOf('.') < 0) {
-                String why = name == null && !domain.isEmpty() ? " (" + nameProblem(domain) + ")" : "";
-                throw badKey(key, "is not a domain: expected '*.' followed by a domain name of at "
-                        + "least two labels, such as '*.example.org'" + why);
-            }
-            return "*." + name;
+            return new LimitKey(groupKey(key, k), true);
         }
         String rawHost;
         int portStart; // index of the ':' before the port, or -1
         if (k.charAt(0) == '[') {
             int close = k.indexOf(']');
-            if (close < 0 || !isIpv6Literal(k.substring(0, close + 1))) {
+            if (close < 0 || IpLiteral.ipv6(k.substring(0, close + 1)) == null) {
                 throw badKey(key, "is not a host: expected an IPv6 address in brackets, such as '[::1]'");
             }
             rawHost = k.substring(0, close + 1);
@@ -190,29 +206,53 @@ final class HostKey {
                 throw badKey(key, "is not a host: expected ':' and a port after ']'");
             }
         } else {
+            if (k.indexOf(':') != k.lastIndexOf(':') && IpLiteral.ipv6("[" + k + "]") != null) {
+                throw badKey(key, "is not a host: an IPv6 address is written in brackets, such as '["
+                        + k + "]'");
+            }
             portStart = k.indexOf(':');
             rawHost = portStart < 0 ? k : k.substring(0, portStart);
         }
-        String name;
-        if (rawHost.startsWith("[")) {
-            name = rawHost.toLowerCase(Locale.ROOT);
-        } else {
-            String normalised = normaliseName(rawHost);
-            if (normalised == null) {
-                throw badKey(key, "is not a host: " + nameProblem(rawHost) + "; expected a host such "
-                        + "as 'example.org', a host with port such as 'example.org:8080' or a group "
-                        + "such as '*.example.org'");
+        int port = -1;
+        if (portStart >= 0) {
+            port = parsePort(k, portStart + 1);
+            if (port < 1) {
+                throw badKey(key, "has an invalid port: expected 1 to 65535");
             }
-            name = normalised;
         }
-        if (portStart < 0) {
-            return name;
+        String normalised = key(rawHost, port);
+        if (normalised == null) {
+            throw badKey(key, "is not a host: " + hostProblem(rawHost) + "; expected a host such "
+                    + "as 'example.org', a host with port such as 'example.org:8080' or a group "
+                    + "such as '*.example.org'");
         }
-        int port = parsePort(k, portStart + 1);
-        if (port < 1) {
-            throw badKey(key, "has an invalid port: expected 1 to 65535");
+        return new LimitKey(normalised, portStart < 0);
+    }
+
+    /** The normalised "*.domain" of a key that has a '*' in it, {@code k} stripped. */
+    private static String groupKey(String key, String k) {
+        if (!k.startsWith("*.") || k.indexOf('*', 1) >= 0) {
+            throw badKey(key, "is not a group: '*' may only appear as a leading '*.' followed by "
+                    + "a domain name, such as '*.example.org'");
         }
-        return name + ':' + port;
+        String domain = k.substring(2);
+        if (domain.indexOf(':') >= 0) {
+            throw badKey(key, "is not a domain: expected '*.' followed by a domain name without "
+                    + "port (a group covers every port)");
+        }
+        String name = normaliseName(domain);
+        if (name == null || name.indexOf('.') < 0) {
+            String why = name == null && !domain.isEmpty() ? " (" + nameProblem(domain) + ")" : "";
+            throw badKey(key, "is not a domain: expected '*.' followed by a domain name of at "
+                    + "least two labels, such as '*.example.org'" + why);
+        }
+        String address = IpLiteral.ipv4(name);
+        if (address != null) {
+            throw badKey(key, "is not a domain: '" + domain + "' is the IP address " + address
+                    + ", and an address has no hosts under it; expected '*.' followed by a domain name, "
+                    + "such as '*.example.org'");
+        }
+        return "*." + name;
     }
 
     /** Whether a normalised limit key is a group ("*.domain"). */
@@ -222,7 +262,8 @@ final class HostKey {
 
     /**
      * Whether a host key (as returned by {@link #of}) belongs to a group key "*.domain": its host
-     * name ends with "." + domain. The port is ignored; the apex (domain itself) does not belong.
+     * name ends with "." + domain. The port is ignored; the apex (domain itself) does not belong,
+     * nor does an IP address (a group's domain is never one, see {@link #limitKey}).
      *
      * @throws IllegalArgumentException if {@code groupKey} is not a group
      */
@@ -338,13 +379,25 @@ final class HostKey {
         return "'" + name + "' is longer than " + MAX_NAME_LENGTH + " characters";
     }
 
-    /** Whether "[...]" is an IPv6 literal that Java's URI accepts. Off the hot path. */
-    private static boolean isIpv6Literal(String bracketed) {
-        try {
-            return new URI("http://" + bracketed + "/").getHost() != null;
-        } catch (URISyntaxException e) {
-            return false;
+    /**
+     * The canonical form of a host: an IPv6 literal in brackets or an IPv4 address as
+     * {@link IpLiteral} writes it, else a name normalised, or null when it is none of these.
+     */
+    private static @Nullable String canonicalHost(String host) {
+        if (host.startsWith("[")) {
+            return IpLiteral.ipv6(host);
         }
+        String name = normaliseName(host);
+        if (name == null) {
+            return null;
+        }
+        String address = IpLiteral.ipv4(name);
+        return address != null ? address : name;
+    }
+
+    /** Why {@link #canonicalHost} rejects a host, for error messages. */
+    private static String hostProblem(String host) {
+        return host.startsWith("[") ? "it is not a valid IPv6 address in brackets" : nameProblem(host);
     }
 
     /** Port digits from {@code start} to the end of {@code s}: 0 to 65535, or -1 if not valid. */
@@ -364,19 +417,6 @@ final class HostKey {
             }
         }
         return port;
-    }
-
-    private static int defaultPort(@Nullable String scheme) {
-        if (scheme == null) {
-            return -1;
-        }
-        if (scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("ws")) {
-            return 80;
-        }
-        if (scheme.equalsIgnoreCase("https") || scheme.equalsIgnoreCase("wss")) {
-            return 443;
-        }
-        return -1;
     }
 
     /** Decodes %XX escapes as UTF-8, or null if they are malformed. */

@@ -126,12 +126,20 @@ public final class HostStateFile implements HostStateStore {
       if (pausedUntil > nowMillis + YEAR_NANOS / 1_000_000L) {
         throw bad(file, i, "paused until " + pausedUntil + " is more than a year from now");
       }
+      String key;
+      try {
+        key = HostKey.normaliseLimitKey(fields[0]); // as the engine keys it now, however it was written
+      } catch (IllegalArgumentException e) {
+        throw bad(file, i, "key '" + fields[0] + "' is not a host's: " + e.getMessage());
+      }
       if (nowMillis - saved > keepFor.toMillis()) {
         continue; // taught too long ago
       }
       long pauseLeft = pausedUntil == 0 ? 0 : Math.max(0, pausedUntil - nowMillis);
-      kept.learned.put(fields[0], new Learned(interval, (int) limit,
-          nowNanos + pauseLeft * 1_000_000L, pauseLeft > 0, nowNanos - (nowMillis - saved) * 1_000_000L));
+      Learned taught = new Learned(interval, (int) limit,
+          nowNanos + pauseLeft * 1_000_000L, pauseLeft > 0, nowNanos - (nowMillis - saved) * 1_000_000L);
+      // Two spellings of one host (a file an older run keyed otherwise): the later saved is what it taught last.
+      kept.learned.merge(key, taught, (earlier, later) -> later.at() - earlier.at() >= 0 ? later : earlier);
     }
     return kept;
   }

@@ -11,7 +11,6 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -419,7 +418,7 @@ public final class Hostpace {
     private Clock clock = Clock.system();
     private Timer timer = Timer.system();
     private Limits everyHost = Limits.NONE;
-    private final Map<String, Limits> byKey = new HashMap<>();
+    private LimitsByKey byKey = new LimitsByKey();
     private int retries = 5;
     private Duration retryDelayLimit = Duration.ofSeconds(60);
     private Duration forgetIdleAfter = Duration.ofHours(1);
@@ -458,12 +457,17 @@ public final class Hostpace {
     }
 
     /**
-     * Limits for a host ({@code example.org}), a host with port ({@code example.org:8080}) or
-     * a group ({@code *.example.org}). Throws {@link IllegalArgumentException} naming a key that is neither.
+     * Limits for one key: a host on every port ({@code example.org}), a host on one port
+     * ({@code example.org:8080}; 80 and 443 are one port, the default, as in a URL) or a group of
+     * every host under a domain ({@code *.example.org}). A key is normalised as a URL's host is
+     * (case, a trailing dot, IDN, IP address forms), so its spellings are one key.
+     *
+     * @throws IllegalArgumentException naming the key when it can never match a request (a scheme
+     *     or path in it, a bad port, an empty label, a malformed IPv6 address), or when the same
+     *     key, in any spelling, was given other limits already
      */
     public Builder limit(String key, Limits limits) {
-      HostKey.normaliseLimitKey(key); // fails here, where the caller wrote the bad key
-      byKey.put(key, limits);
+      byKey.put(key, limits); // fails here, where the caller wrote the bad key
       return this;
     }
 

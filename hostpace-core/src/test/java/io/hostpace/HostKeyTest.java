@@ -47,13 +47,20 @@ class HostKeyTest {
     }
 
     @Test
-    void p4_aPortThatIsNotTheSchemesDefaultIsPartOfTheKey() {
+    void p4_aPortOtherThanTheWebsTwoDefaultsIsPartOfTheKey() {
         assertThat(key("https://example.org:8443/")).isEqualTo("example.org:8443");
         assertThat(key("http://Example.org.:8080/x")).isEqualTo("example.org:8080");
-        assertThat(key("http://example.org:443/")).isEqualTo("example.org:443");
-        assertThat(key("https://example.org:80/")).isEqualTo("example.org:80");
         assertThat(key("ftp://example.org:21/")).isEqualTo("example.org:21");
-        assertThat(key("//example.org:80/relative")).isEqualTo("example.org:80");
+    }
+
+    @Test
+    void p4_ports80And443AreDroppedWhateverTheScheme() {
+        assertThat(List.of(
+                        key("http://example.org:443/"),
+                        key("https://example.org:80/"),
+                        key("//example.org:80/relative"),
+                        key("ftp://example.org:443/")))
+                .containsOnly("example.org");
     }
 
     @Test
@@ -69,6 +76,74 @@ class HostKeyTest {
         assertThat(key("http://[::1]:80/")).isEqualTo("[::1]");
         assertThat(key("https://[2001:DB8::A]/")).isEqualTo("[2001:db8::a]");
         assertThat(key("http://user@[::1]:99/")).isEqualTo("[::1]:99");
+    }
+
+    @Test
+    void ipv6LiteralsAreWrittenAsRfc5952Says() {
+        assertThat(List.of(
+                        key("http://[0:0:0:0:0:0:0:1]/"),
+                        key("http://[::0001]/"),
+                        key("http://[0000::1]:80/"),
+                        key("https://[0:0::0:1]:443/")))
+                .containsOnly("[::1]");
+        assertThat(key("http://[2001:0DB8:0000:0000:0001:0000:0000:0001]/")).isEqualTo("[2001:db8::1:0:0:1]");
+        assertThat(key("http://[2001:db8:0:1:1:1:1:1]/")).isEqualTo("[2001:db8:0:1:1:1:1:1]"); // one zero: no "::"
+        assertThat(key("http://[2001:0:0:1:0:0:0:1]/")).isEqualTo("[2001:0:0:1::1]"); // the longest run
+        assertThat(key("http://[2001:db8:0:0:1:0:0:1]/")).isEqualTo("[2001:db8::1:0:0:1]"); // the first of equal runs
+        assertThat(key("http://[::]/")).isEqualTo("[::]");
+        assertThat(key("http://[::127.0.0.1]/")).isEqualTo("[::7f00:1]"); // IPv4-compatible: still IPv6 to the JDK
+    }
+
+    @Test
+    void anIpv4MappedIpv6LiteralIsItsIpv4Address() {
+        // The JDK connects to 127.0.0.1 over IPv4 for [::ffff:127.0.0.1]: one host.
+        assertThat(List.of(
+                        key("http://[::ffff:127.0.0.1]:8080/"),
+                        key("http://[::FFFF:7F00:1]:8080/"),
+                        key("http://[0:0:0:0:0:ffff:127.0.0.1]:8080/"),
+                        key("http://127.0.0.1:8080/")))
+                .containsOnly("127.0.0.1:8080");
+    }
+
+    @Test
+    void anIpv6ZoneIsKeptAsWritten() {
+        assertThat(key("http://[FE80::0001%25eth0]:8080/")).isEqualTo("[fe80::1%25eth0]:8080");
+        assertThat(key("http://[fe80::1%25eth0]/")).isNotEqualTo(key("http://[fe80::1%25eth1]/"));
+        assertThat(HostKey.normaliseLimitKey("[fe80::1%eth0]")).isEqualTo("[fe80::1%25eth0]");
+    }
+
+    @Test
+    void ipv4InEveryFormTheJdkReadsAsAnAddressIsOneHost() {
+        // 127.1 and 127.0.1 are registry-based to java.net.URI (its host is null), but OkHttp and
+        // InetAddress send them to 127.0.0.1; 2130706433 is a host name to URI and 127.0.0.1 to InetAddress.
+        assertThat(List.of(
+                        key("http://127.0.0.1/"),
+                        key("http://127.1/"),
+                        key("http://127.0.1:80/"),
+                        key("http://2130706433/"),
+                        key("http://127.000.000.001/"),
+                        key("http://0127.0.0.01/"),
+                        key("http://127.0.0.1./")))
+                .containsOnly("127.0.0.1");
+        assertThat(key("http://1.2.3/")).isEqualTo("1.2.0.3");
+        assertThat(key("http://1.65535:8080/")).isEqualTo("1.0.255.255:8080");
+        assertThat(key("http://4294967295/")).isEqualTo("255.255.255.255");
+    }
+
+    @Test
+    void ipv4PartsAreDecimalAsTheJdkReadsThem() {
+        // InetAddress reads 0177.0.0.1 as 177.0.0.1, not as octal 127.0.0.1 as inet_aton would.
+        assertThat(key("http://0177.0.0.1/")).isEqualTo("177.0.0.1");
+    }
+
+    @Test
+    void textTheJdkLooksUpAsANameStaysAName() {
+        assertThat(key("http://0x7f.1/")).isEqualTo("0x7f.1");
+        assertThat(key("http://1.2.3.4.5/")).isEqualTo("1.2.3.4.5");
+        assertThat(key("http://256.1.1.1/")).isEqualTo("256.1.1.1");
+        assertThat(key("http://1.16777216/")).isEqualTo("1.16777216");
+        assertThat(key("http://00000000000127.1/")).isEqualTo("00000000000127.1"); // over 15 characters
+        assertThat(key("http://localhost/")).isEqualTo("localhost").isNotEqualTo(key("http://127.0.0.1/"));
     }
 
     @Test
@@ -95,7 +170,6 @@ class HostKeyTest {
 
     @Test
     void otherHostsJavaLeavesRegistryBasedGetKeysToo() {
-        assertThat(key("http://1.2.3/")).isEqualTo("1.2.3");
         assertThat(key("http://a.1b:8080/")).isEqualTo("a.1b:8080");
         assertThat(key("http://-a.example.org/")).isEqualTo("-a.example.org");
     }
@@ -186,10 +260,19 @@ class HostKeyTest {
     }
 
     @Test
-    void p4_limitKeysKeepTheirPortEvenIfItIsADefaultOne() {
+    void p4_aLimitKeysDefaultPortIsDroppedAsAUrlsIs() {
+        assertThat(HostKey.normaliseLimitKey("example.org.:80")).isEqualTo(key("http://example.org/"));
+        assertThat(HostKey.normaliseLimitKey("Example.org:443")).isEqualTo(key("https://example.org/"));
+        assertThat(HostKey.normaliseLimitKey("example.org:0080")).isEqualTo("example.org");
+        assertThat(HostKey.limitKey("example.org:80")).isEqualTo(new HostKey.LimitKey("example.org", false));
+        assertThat(HostKey.limitKey("example.org:443")).isEqualTo(new HostKey.LimitKey("example.org", false));
+        assertThat(HostKey.limitKey("example.org")).isEqualTo(new HostKey.LimitKey("example.org", true));
+        assertThat(HostKey.limitKey("*.example.org")).isEqualTo(new HostKey.LimitKey("*.example.org", true));
+    }
+
+    @Test
+    void p4_limitKeysKeepAnyOtherPort() {
         assertThat(HostKey.normaliseLimitKey("Example.org:8080")).isEqualTo("example.org:8080");
-        assertThat(HostKey.normaliseLimitKey("example.org.:80")).isEqualTo("example.org:80");
-        assertThat(HostKey.normaliseLimitKey("example.org:443")).isEqualTo("example.org:443");
         assertThat(HostKey.normaliseLimitKey("example.org:08080")).isEqualTo("example.org:8080");
         assertThat(HostKey.normaliseLimitKey("example.org:1")).isEqualTo("example.org:1");
         assertThat(HostKey.normaliseLimitKey("example.org:65535")).isEqualTo("example.org:65535");
@@ -240,12 +323,59 @@ class HostKeyTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"exa mple.org", "http://x.org", "x.org/path", "user@x.org", "x.org?q",
+    @ValueSource(strings = {"exa mple.org", "x.org/path", "user@x.org", "x.org?q",
             "a..b", ":8080", "[::1", "[::g]", "[::1]x", "."})
     void limitKeyThatIsNotAHostIsRejectedNamingTheKey(String key) {
         assertThatThrownBy(() -> HostKey.normaliseLimitKey(key))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("host limit '" + key + "' is not a host: ");
+    }
+
+    @Test
+    void limitKeysOfIpAddressesAreNormalisedLikeAUrlsHost() {
+        assertThat(HostKey.normaliseLimitKey("127.1:8080")).isEqualTo(key("http://127.0.0.1:8080/"));
+        assertThat(HostKey.normaliseLimitKey("[::ffff:127.0.0.1]")).isEqualTo("127.0.0.1");
+        assertThat(HostKey.normaliseLimitKey("[0:0:0:0:0:0:0:1]:80")).isEqualTo(key("http://[::1]/"));
+        assertThat(HostKey.normaliseLimitKey("[2001:DB8::A]:8080")).isEqualTo("[2001:db8::a]:8080");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"http://x.org", "https://x.org:8443", "HTTP://x.org/"})
+    void aLimitKeyWithASchemeIsRejectedSayingSo(String key) {
+        assertThatThrownBy(() -> HostKey.normaliseLimitKey(key))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("host limit '" + key + "' has a scheme: expected a host without scheme");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"::1", "2001:db8::1", "fe80::1:8080"})
+    void anIpv6AddressWithoutBracketsIsRejectedSayingHowToWriteIt(String key) {
+        assertThatThrownBy(() -> HostKey.normaliseLimitKey(key))
+                .hasMessage("host limit '" + key + "' is not a host: an IPv6 address is written in brackets, such as '["
+                        + key + "]'");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"[1:2:3:4:5:6:7:8:9]", "[1::2::3]", "[12345::1]", "[::1.2.3]", "[::1%]", "[::1%25]",
+            "[fe80::1%25e/x]", "[]", "[:::1]", "[1:2:3:4:5:6:7]"})
+    void aMalformedIpv6LiteralIsRejected(String key) {
+        assertThatThrownBy(() -> HostKey.normaliseLimitKey(key))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("host limit '" + key + "' is not a ");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"*.0.1", "*.127.0.0.1", "*.1.2.3"})
+    void p5_aGroupOfAnIpAddressIsRejected(String key) {
+        assertThatThrownBy(() -> HostKey.normaliseLimitKey(key))
+                .hasMessageStartingWith("host limit '" + key + "' is not a domain: '" + key.substring(2)
+                        + "' is the IP address ");
+    }
+
+    @Test
+    void p5_anIpAddressIsInNoGroup() {
+        assertThat(HostKey.inGroup(key("http://1.2.3.4/"), "*.example.org")).isFalse();
+        assertThat(HostKey.inGroup(key("http://[::1]/"), "*.example.org")).isFalse();
     }
 
     @Test
@@ -267,7 +397,8 @@ class HostKeyTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"Example.ORG.", "example.org:8080", "*.Example.org", "[::1]:80", "bücher.example"})
+    @ValueSource(strings = {"Example.ORG.", "example.org:8080", "*.Example.org", "[::1]:80", "bücher.example",
+            "127.1:8080", "[0:0::1]", "[::FFFF:127.0.0.1]:99", "[fe80::1%25eth0]"})
     void normalisingALimitKeyTwiceChangesNothing(String key) {
         String once = HostKey.normaliseLimitKey(key);
         assertThat(HostKey.normaliseLimitKey(once)).isEqualTo(once);

@@ -145,6 +145,30 @@ class HostStateFileTest {
   }
 
   @Test
+  void S1_aKeptKeyIsReadAsTheEngineKeysItAndOfTwoSpellingsOfOneHostTheLaterSavedHolds() throws IOException {
+    long now = time.instant().toEpochMilli();
+    Files.writeString(dir.resolve("state.tsv"), String.join("\n",
+        "[0:0:0:0:0:0:0:1]:8080\t" + (now - 1000) + "\t2000000000\t0\t0",
+        "[::1]:8080\t" + (now - 2000) + "\t1000000000\t0\t0",
+        "Example.TEST.:443\t" + (now - 1000) + "\t500000000\t0\t0",
+        "[::ffff:127.0.0.1]\t" + (now - 1000) + "\t300000000\t0\t0", ""));
+
+    HostStateFile kept = load();
+
+    assertThat(kept.keys()).containsExactly("127.0.0.1", "[::1]:8080", "example.test");
+    assertThat(kept.open(HostKey.of(java.net.URI.create("http://[::1]:8080/"))).interval()).isEqualTo(2_000_000_000L);
+    assertThat(kept.open(HostKey.of(java.net.URI.create("https://example.test/"))).interval()).isEqualTo(500_000_000L);
+  }
+
+  @Test
+  void aKeptKeyThatIsNoHostsIsNamedWithItsLine() throws IOException {
+    Files.writeString(dir.resolve("state.tsv"), "# header\nhttp://x.test/\t1\t0\t0\t0\n");
+    assertThatThrownBy(this::load).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("host state file " + dir.resolve("state.tsv") + ", line 2: key 'http://x.test/' is not a host's:")
+        .hasMessageContaining("has a scheme");
+  }
+
+  @Test
   void noFileYetIsAStoreThatKnowsNothing() throws IOException {
     HostStateFile kept = HostStateFile.load(dir.resolve("none/yet.tsv"), time, Duration.ofDays(1));
     assertThat(kept.keys()).isEmpty();
