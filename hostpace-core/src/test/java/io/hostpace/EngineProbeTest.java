@@ -104,6 +104,21 @@ class EngineProbeTest {
   }
 
   @Test
+  void D6_aRequestForADownEndpointWaitsForAProbeOutsideItsQueueAndGoesWhenTheProbeSucceeds() {
+    Hostpace engine = engine(settings().build());
+    refusedThreeTimes(engine);
+    server.script(exchange -> Reply.ok().after(Duration.ofMillis(50)));
+
+    time.advance(Duration.ofMillis(470)); // 0.5 s: within the cool-down
+    CompletableFuture<Response> real = engine.execute(server.get("http://dead.test/sparql?q=4"));
+    time.advance(Duration.ofMillis(100));
+
+    assertThat(server.starts()).containsExactly("0.000 /sparql", "0.010 /sparql", "0.020 /sparql", "0.500 /",
+        "0.550 /sparql");
+    assertThat(real.join().status()).isEqualTo(200);
+  }
+
+  @Test
   void D6_aFailedProbeKeepsTheEndpointDownAndTheNextComesAfterADoubledCoolDown() {
     Hostpace engine = engine(settings().build());
     refusedThreeTimes(engine);
