@@ -10,7 +10,7 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The adaptive timeout policy (SPEC D1 to D5). Its rules are listed in {@link AdaptiveTimeouts};
+ * The adaptive timeout policy (SPEC D1 to D8). Its rules are listed in {@link AdaptiveTimeouts};
  * this comment says why they are so, and what state carries them.
  *
  * <h2>From the naive version up</h2>
@@ -37,6 +37,12 @@ import org.jspecify.annotations.Nullable;
  *     number of requests. A success of any kind ends degraded; an answer of any kind ends down.
  * </ol>
  *
+ * <p>With a probe (SPEC D6) the trial and the decay are the engine's probe instead of a real
+ * request: down, a probe is due at the end of each cool-down, and one that fails doubles it;
+ * degraded, at the decay, and one that fails starts the decay over. A request that would fail
+ * fast or get the reduced budget may ask for one at once ({@link #probe} with its kind). Only a
+ * probe that succeeds ends either state, as any success or answer does.
+ *
  * <h2>A worked example</h2>
  * Default 300 s, floor 30 s, margin 2. {@code subjects} succeeds in 95 s: its budget is 190 s.
  * {@code datatypes} is answered 504 at 300 s, and again on its retry: one kind slow, so nothing
@@ -48,9 +54,11 @@ import org.jspecify.annotations.Nullable;
  * it is refused too, the cool-down is 2 s (4 attempts), then 4 s, up to 60 s (64).
  *
  * <h2>Invariants</h2>
- * After every locked section: an endpoint is {@code down} iff, since its last answer, it was
- * unreachable {@code failFastAfter} times in a row; while down, an attempt goes only as the one
- * trial in flight or after a probe it asked for answered. An endpoint is {@code degraded} iff,
+ * After every locked section: an endpoint is {@code down} iff, since its last answer (or its last
+ * successful probe), it was unreachable {@code failFastAfter} times in a row; while down, an
+ * attempt goes only as the one trial in flight, and with a probe never: the probe is the trial.
+ * At most one probe per endpoint is out ({@code probeOut}), one unreported for twice its budget
+ * taken as lost. An endpoint is {@code degraded} iff,
  * since its last success, {@code degradeAfterKinds} different kinds were slow at the full budget;
  * {@code slowKinds} holds the fewer distinct kinds slow since the last success or since it became
  * degraded. A kind's {@code learned} budget is 0 or in [floor, default budget], and comes from its

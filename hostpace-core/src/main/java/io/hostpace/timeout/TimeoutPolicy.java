@@ -5,7 +5,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Decides the timeout budget of each attempt to an endpoint, and learns from how each attempt
- * ended (SPEC D1 to D5). A state machine fed {@code (now, endpoint, kind, outcome, duration)}, like
+ * ended (SPEC D1 to D8). A state machine fed {@code (now, endpoint, kind, outcome, duration)}, like
  * Netflix concurrency-limits' {@code Limit}: it reads no clock and sends nothing, so the engine
  * and the simulator run the same class and tests feed it literal numbers.
  *
