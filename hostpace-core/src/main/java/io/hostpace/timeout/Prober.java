@@ -140,16 +140,6 @@ public final class Prober<S> {
     }
   }
 
-  /** Whether a probe of {@code endpoint} is out or scheduled: for tests and snapshots. */
-  public boolean holds(String endpoint) {
-    lock.lock();
-    try {
-      return held.get(endpoint) != null;
-    } finally {
-      lock.unlock();
-    }
-  }
-
   @GuardedBy("lock")
   private Held<S> entry(String endpoint, S seen) {
     Held<S> entry = held.get(endpoint);
