@@ -68,9 +68,13 @@ final class Call<R> {
   /** The number of the attempt that its budget ended, 0 for none. */
   private volatile int timedOut;
   private final String hostKey;
+  /** For the engine's probe of a held endpoint (SPEC D6), its budget: the policy is neither asked nor told. */
+  private final @Nullable Budget probe;
 
-  Call(Hostpace engine, Exchange<R> exchange, String hostKey, CallContext context, Executor executor) {
+  Call(Hostpace engine, Exchange<R> exchange, String hostKey, CallContext context, Executor executor,
+      @Nullable Budget probe) {
     this.engine = engine;
+    this.probe = probe;
     this.hostKey = hostKey;
     this.exchange = exchange;
     this.context = context;
@@ -101,8 +105,8 @@ final class Call<R> {
       return; // cancelled between its start and its turn on the executor: its place is already free
     }
     TimeoutPolicy policy = engine.timeoutPolicy();
-    Budget budget = null;
-    if (policy != null) {
+    Budget budget = probe;
+    if (policy != null && budget == null) {
       budget = policy.budget(engine.clock().nanoTime(), hostKey, context.kind());
       // A dead endpoint fails in seconds, without sending (SPEC D3).
       if (budget.isFailFast()) {
@@ -229,9 +233,10 @@ final class Call<R> {
   /** Tells the timeout policy how an attempt ended, if there is a policy and the outcome says anything. */
   private void report(@Nullable Outcome outcome, long took) {
     TimeoutPolicy policy = engine.timeoutPolicy();
-    if (policy != null && outcome != null) {
+    if (policy != null && outcome != null && probe == null) {
       try {
         policy.onOutcome(engine.clock().nanoTime(), hostKey, context.kind(), outcome, took);
+        engine.probeAfter(hostKey, exchange.uri(), context);
       } catch (RuntimeException e) {
         // A policy that throws cannot break the call.
       }

@@ -4,6 +4,10 @@ import io.hostpace.spi.Exchange;
 import io.hostpace.spi.Fleet;
 import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
+import io.hostpace.spi.Probe;
+import io.hostpace.timeout.Budget;
+import io.hostpace.timeout.Outcome;
+import io.hostpace.timeout.Prober;
 import io.hostpace.timeout.TimeoutPolicy;
 import java.io.IOException;
 import java.io.InputStream;
@@ -85,6 +89,9 @@ public final class Hostpace {
   private final LearningRule learningRule;
   private final Timer timer;
   private final @Nullable TimeoutPolicy timeoutPolicy;
+  /** The probe the adapter named and what sends it when the policy asks (SPEC D6), or null for none. */
+  private final @Nullable Probe probe;
+  private final @Nullable Prober<Seen> prober;
   private final Scheduler scheduler;
   /** Whether the engine has a fleet (SPEC S2), whose processes share the limits given hosts by key. */
   private final boolean fleet;
@@ -103,6 +110,10 @@ public final class Hostpace {
     this.learningRule = builder.learningRule;
     this.timer = builder.timer;
     this.timeoutPolicy = builder.timeoutPolicy;
+    this.probe = builder.probe;
+    this.prober = builder.timeoutPolicy != null && builder.probe != null
+        ? new Prober<>(builder.timeoutPolicy, builder.clock, builder.timer, this::sendProbe)
+        : null;
     this.fleet = builder.fleet != null;
     this.opening = builder.widenFirstContact ? Math.max(0, builder.learningRule.openingInFlight()) : 0;
     this.sparesRetries = builder.learningRule.sparesRetries();
@@ -237,10 +248,76 @@ public final class Hostpace {
     } catch (IllegalArgumentException e) {
       return CompletableFuture.failedFuture(e);
     }
-    Call<R> call = new Call<>(this, exchange, hostKey, context, executor);
+    Call<R> call = new Call<>(this, exchange, hostKey, context, executor, null);
+    Prober<Seen> probing = prober;
+    if (probing != null) {
+      // A held endpoint's request waits for a probe first, outside its queue (SPEC D6).
+      CompletableFuture<@Nullable Void> probed = probing.beforeRequest(hostKey, context.kind(), new Seen(exchange.uri(), context));
+      if (!probed.isDone()) {
+        probed.whenComplete((done, failure) -> queue(call, hostKey, context));
+        return call.result;
+      }
+    }
+    queue(call, hostKey, context);
+    return call.result;
+  }
+
+  private void queue(Call<?> call, String hostKey, CallContext context) {
+    if (call.result.isDone()) {
+      return; // the caller gave up while it waited for a probe
+    }
     QueueKey key = queueKey(hostKey, context);
     scheduler.submit(call, hostKey, key, opening == 0 || told(hostKey, context.limits(), key) ? 0 : opening);
-    return call.result;
+    if (call.result.isDone()) {
+      scheduler.cancel(call); // given up on as it was queued: out again, its place freed
+    }
+  }
+
+  // ---------------------------------------------------------------- probes
+
+  /** What the engine keeps of a held endpoint's latest request, to build its probe from. */
+  private record Seen(URI uri, CallContext context) {}
+
+  /** The probe's calls: the context of the request it stands for, but never retried. */
+  private static CallContext probeContext(CallContext seen) {
+    return seen.toBuilder().retries(0).build();
+  }
+
+  /** Sends the probe of {@code hostKey} through its host's queue, with its own budget (SPEC D6). */
+  private CompletableFuture<Outcome> sendProbe(String hostKey, Seen seen, Budget budget) {
+    Probe named = Objects.requireNonNull(probe, "probe");
+    return sendProbe(named.exchange(seen.uri(), userAgent), named, probeContext(seen.context()), budget);
+  }
+
+  private <R> CompletableFuture<Outcome> sendProbe(Exchange<R> exchange, Probe named, CallContext context, Budget budget) {
+    String hostKey = HostKey.of(exchange.uri());
+    Call<R> call = new Call<>(this, exchange, hostKey, context, Trampoline.INSTANCE, budget);
+    queue(call, hostKey, context);
+    return call.result.handle((response, failure) -> {
+      if (failure != null) {
+        Outcome outcome = Outcomes.ofFailure(exchange, Failures.unwrap(failure));
+        return outcome != null ? outcome : Outcome.SERVER_ERROR;
+      }
+      int status = exchange.status(response);
+      try {
+        exchange.discard(response);
+      } catch (RuntimeException e) {
+        // letting the probe's response go must not stop the requests that wait for it
+      }
+      if (named.healthy(status)) {
+        return Outcome.SUCCESS;
+      }
+      Outcome outcome = status >= 100 && status <= 599 ? Outcome.ofStatus(status) : Outcome.SERVER_ERROR;
+      return outcome == Outcome.SUCCESS ? Outcome.REJECTED : outcome;
+    });
+  }
+
+  /** After the policy was told how an attempt to {@code hostKey} ended: the next probe, if it holds the host. */
+  void probeAfter(String hostKey, URI uri, CallContext context) {
+    Prober<Seen> probing = prober;
+    if (probing != null) {
+      probing.afterOutcome(hostKey, new Seen(uri, context));
+    }
   }
 
   private static IOException rethrow(@Nullable Throwable cause) {
@@ -428,6 +505,7 @@ public final class Hostpace {
     private HostStateStore store = HostStateStore.inMemory();
     private final List<HostpaceListener> listeners = new ArrayList<>();
     private @Nullable TimeoutPolicy timeoutPolicy;
+    private @Nullable Probe probe;
     private @Nullable Fleet fleet;
     private boolean widenFirstContact = true;
 
@@ -595,7 +673,7 @@ public final class Hostpace {
      * at once with an {@link EndpointDownException} while the policy says its endpoint is down,
      * and tells the policy how every attempt ended. The endpoint is the host key; the kind is
      * the context's {@link CallContext#kind()}. None unless set: then the clients' own timeouts
-     * hold. The engine sends no probes: a policy configured with one should not be used here.
+     * hold. A policy that {@linkplain TimeoutPolicy#probes() probes} needs a {@link #probe}.
      *
      * <p>The budget is enforced on attempts sent through {@link #execute}; an attempt of
      * {@link #send} runs on the calling thread inside {@link Exchange#send()}, which the engine
@@ -605,6 +683,20 @@ public final class Hostpace {
      */
     public Builder timeoutPolicy(TimeoutPolicy policy) {
       this.timeoutPolicy = policy;
+      return this;
+    }
+
+    /**
+     * The cheap request the engine sends by itself to an endpoint its timeout policy holds down
+     * or degraded (SPEC D6), as an adapter names it: {@code SparqlProbe.ask(client)} of
+     * hostpace-jena, {@code HttpProbe.head(client)} of hostpace-jdk. The policy says when
+     * ({@link io.hostpace.timeout.AdaptiveTimeouts.Builder#probe}); the probe goes through the
+     * host's queue like any request, with the context of the host's latest request and no
+     * retries. A request that comes for a held endpoint waits for a probe before it is queued,
+     * and then goes with the full budget if the probe succeeded. None unless set.
+     */
+    public Builder probe(Probe probe) {
+      this.probe = Objects.requireNonNull(probe, "probe");
       return this;
     }
 
@@ -639,9 +731,18 @@ public final class Hostpace {
 
     /**
      * The engine. Throws {@link IllegalArgumentException} naming a key that is neither a host
-     * nor {@code *.} followed by a domain.
+     * nor {@code *.} followed by a domain, or when a probe is given without a timeout policy
+     * that probes, or such a policy without a probe.
      */
     public Hostpace build() {
+      if (timeoutPolicy != null && timeoutPolicy.probes() && probe == null) {
+        throw new IllegalArgumentException("timeout policy " + timeoutPolicy + " probes held endpoints, but the engine"
+            + " has no probe to send: give one with probe(...), or a policy without a probe budget");
+      }
+      if (probe != null && (timeoutPolicy == null || !timeoutPolicy.probes())) {
+        throw new IllegalArgumentException("probe " + probe + " is never sent: expected a timeout policy with a"
+            + " probe budget (AdaptiveTimeouts.Builder.probe), got " + timeoutPolicy);
+      }
       return new Hostpace(this);
     }
   }

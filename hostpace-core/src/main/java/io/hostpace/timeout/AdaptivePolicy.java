@@ -10,7 +10,7 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The adaptive timeout policy (SPEC D1 to D5). Its rules are listed in {@link AdaptiveTimeouts};
+ * The adaptive timeout policy (SPEC D1 to D8). Its rules are listed in {@link AdaptiveTimeouts};
  * this comment says why they are so, and what state carries them.
  *
  * <h2>From the naive version up</h2>
@@ -37,6 +37,12 @@ import org.jspecify.annotations.Nullable;
  *     number of requests. A success of any kind ends degraded; an answer of any kind ends down.
  * </ol>
  *
+ * <p>With a probe (SPEC D6) the trial and the decay are the engine's probe instead of a real
+ * request: down, a probe is due at the end of each cool-down, and one that fails doubles it;
+ * degraded, at the decay, and one that fails starts the decay over. A request that would fail
+ * fast or get the reduced budget may ask for one at once ({@link #probe} with its kind). Only a
+ * probe that succeeds ends either state, as any success or answer does.
+ *
  * <h2>A worked example</h2>
  * Default 300 s, floor 30 s, margin 2. {@code subjects} succeeds in 95 s: its budget is 190 s.
  * {@code datatypes} is answered 504 at 300 s, and again on its retry: one kind slow, so nothing
@@ -48,9 +54,11 @@ import org.jspecify.annotations.Nullable;
  * it is refused too, the cool-down is 2 s (4 attempts), then 4 s, up to 60 s (64).
  *
  * <h2>Invariants</h2>
- * After every locked section: an endpoint is {@code down} iff, since its last answer, it was
- * unreachable {@code failFastAfter} times in a row; while down, an attempt goes only as the one
- * trial in flight or after a probe it asked for answered. An endpoint is {@code degraded} iff,
+ * After every locked section: an endpoint is {@code down} iff, since its last answer (or its last
+ * successful probe), it was unreachable {@code failFastAfter} times in a row; while down, an
+ * attempt goes only as the one trial in flight, and with a probe never: the probe is the trial.
+ * At most one probe per endpoint is out ({@code probeOut}), one unreported for twice its budget
+ * taken as lost. An endpoint is {@code degraded} iff,
  * since its last success, {@code degradeAfterKinds} different kinds were slow at the full budget;
  * {@code slowKinds} holds the fewer distinct kinds slow since the last success or since it became
  * degraded. A kind's {@code learned} budget is 0 or in [floor, default budget], and comes from its
@@ -177,7 +185,7 @@ final class AdaptivePolicy implements TimeoutPolicy {
         if (state == null) {
           return fullBudget;
         }
-        return decide(now, state, kinds.get(new KindKey(endpoint, kind)), true);
+        return decide(now, state, kinds.get(new KindKey(endpoint, kind)));
       } finally {
         delivered = takeEvents();
       }
@@ -188,31 +196,100 @@ final class AdaptivePolicy implements TimeoutPolicy {
   }
 
   @Override
-  public Budget afterProbe(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {
+  public boolean probes() {
+    return probe > 0;
+  }
+
+  @Override
+  public @Nullable Budget probe(long now, String endpoint, @Nullable String kind) {
+    if (probe == 0) {
+      return null;
+    }
+    lock.lock();
+    try {
+      Endpoint state = endpoints.get(endpoint);
+      if (state == null || !(state.down || state.degraded) || !probeFree(state, now)) {
+        return null;
+      }
+      boolean due;
+      if (kind != null) {
+        // A request asks: down, it would fail fast; degraded, a kind that showed nothing would get
+        // the reduced budget. Either way a cheap probe first may spare it.
+        Kind known = kinds.get(new KindKey(endpoint, kind));
+        due = state.down || known == null || (!known.restore && known.learned == 0);
+      } else {
+        due = probeIn(state, now) == 0;
+      }
+      if (!due) {
+        return null;
+      }
+      state.probeOut = true;
+      state.probeAt = now;
+      return Budget.probe(probe);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public long probeIn(long now, String endpoint) {
+    if (probe == 0) {
+      return -1;
+    }
+    lock.lock();
+    try {
+      Endpoint state = endpoints.get(endpoint);
+      return state == null ? -1 : probeIn(state, now);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** When the timer's next probe of a held endpoint is due, from now; -1 for a healthy one. */
+  private long probeIn(Endpoint state, long now) {
+    if (!(state.down || state.degraded)) {
+      return -1;
+    }
+    if (state.probeOut && now - state.probeAt < 2 * probe) {
+      return state.probeAt + 2 * probe - now; // when the probe out is taken as lost
+    }
+    if (state.down) {
+      return Math.max(0, state.downUntil - now);
+    }
+    if (state.reducedSince >= decayAfterRequests) {
+      return 0;
+    }
+    return Math.max(0, state.decayFrom + decayAfter - now);
+  }
+
+  @Override
+  public void onProbe(long now, String endpoint, Outcome outcome, long durationNanos) {
     List<TimeoutEvent> delivered = List.of();
     lock.lock();
     try {
       try {
         Endpoint state = endpoints.get(endpoint);
-        if (state == null) {
-          return fullBudget;
+        if (state == null || probe == 0) {
+          return;
         }
         state.probeOut = false;
-        switch (outcome) {
-          // Up, and a cheap query answered in time: not busy either.
-          case SUCCESS, REJECTED -> {
-            reachable(state, now, endpoint);
-            if (state.degraded) {
-              recover(state, now, endpoint);
-            }
+        if (outcome == Outcome.SUCCESS) {
+          // Up, and a cheap query answered in time: not busy either. The full budget is back.
+          reachable(state, now, endpoint);
+          if (state.degraded) {
+            recover(state, now, endpoint);
           }
-          // Up, but failing or slow: busy.
-          case SERVER_ERROR, SERVER_TIMEOUT -> reachable(state, now, endpoint);
-          // Busy, or a black hole: either way no reason to change state.
-          case TIMED_OUT -> { }
-          case UNREACHABLE -> unreachable(state, now, endpoint, false);
+        } else if (state.down) {
+          // The probe is the trial: it failed, so the cool-down doubles, and with it the next probe.
+          lengthenCoolDown(state, now, endpoint);
+        } else if (state.degraded) {
+          // Still slow, or worse: the state holds, and the next probe is a decay away.
+          state.decayFrom = now;
+          state.reducedSince = 0;
+          if (outcome == Outcome.UNREACHABLE) {
+            unreachable(state, now, endpoint, false);
+          }
         }
-        return decide(now, state, kinds.get(new KindKey(endpoint, kind)), false);
       } finally {
         delivered = takeEvents();
       }
@@ -223,18 +300,19 @@ final class AdaptivePolicy implements TimeoutPolicy {
   }
 
   /** The decision for an attempt of {@code kind}; may change the counters of a reduced state. */
-  private Budget decide(long now, Endpoint state, @Nullable Kind kind, boolean mayProbe) {
+  private Budget decide(long now, Endpoint state, @Nullable Kind kind) {
     if (state.down) {
+      if (probe > 0) {
+        // The engine's probe is the trial (SPEC D6): no real request goes until one succeeds.
+        state.failedFast++;
+        return Budget.failFast(state.downUntil - now);
+      }
       boolean trialInFlight = state.trialOut && now - state.trialAt < state.coolDown;
-      boolean trialDue = now - state.downUntil >= 0
-          || (probe == 0 && state.failedFast >= state.coolDownRequests);
+      boolean trialDue = now - state.downUntil >= 0 || state.failedFast >= state.coolDownRequests;
       if (!trialInFlight && trialDue) {
         state.trialOut = true;
         state.trialAt = now;
         return Budget.send(own(kind), Basis.TRIAL);
-      }
-      if (mayProbe && probeFree(state, now)) {
-        return askProbe(state, now);
       }
       state.failedFast++;
       return Budget.failFast(state.downUntil - now);
@@ -248,13 +326,12 @@ final class AdaptivePolicy implements TimeoutPolicy {
     if (!state.degraded) {
       return fullBudget;
     }
-    if (now - state.decayFrom >= decayAfter || state.reducedSince >= decayAfterRequests) {
+    // With a probe, the decay is the probe's (SPEC D6): a real request gets the full budget again
+    // only once a probe succeeded.
+    if (probe == 0 && (now - state.decayFrom >= decayAfter || state.reducedSince >= decayAfterRequests)) {
       state.decayFrom = now;
       state.reducedSince = 0;
       return Budget.send(full, Basis.DECAY);
-    }
-    if (mayProbe && probeFree(state, now)) {
-      return askProbe(state, now);
     }
     state.reducedSince++;
     return reducedBudget;
@@ -268,12 +345,6 @@ final class AdaptivePolicy implements TimeoutPolicy {
   /** No probe in flight (one not reported within twice its budget is taken as lost). */
   private boolean probeFree(Endpoint state, long now) {
     return probe > 0 && (!state.probeOut || now - state.probeAt >= 2 * probe);
-  }
-
-  private Budget askProbe(Endpoint state, long now) {
-    state.probeOut = true;
-    state.probeAt = now;
-    return Budget.probe(probe);
   }
 
   // ---------------------------------------------------------------- outcomes
@@ -414,11 +485,7 @@ final class AdaptivePolicy implements TimeoutPolicy {
     if (state.down) {
       if (attempt && state.trialOut) {
         state.trialOut = false;
-        state.coolDown = state.coolDown > maxCoolDown / 2 ? maxCoolDown : Math.min(maxCoolDown, state.coolDown * 2);
-        state.coolDownRequests = Math.min(maxCoolDownRequests, state.coolDownRequests * 2);
-        state.downUntil = now + state.coolDown;
-        state.failedFast = 0;
-        emit(now, endpoint, TimeoutEvent.Type.DOWN, state.coolDown);
+        lengthenCoolDown(state, now, endpoint);
       }
     } else if (state.unreachableInARow >= failFastAfter) {
       state.down = true;
@@ -429,6 +496,16 @@ final class AdaptivePolicy implements TimeoutPolicy {
       state.trialOut = false;
       emit(now, endpoint, TimeoutEvent.Type.DOWN, firstCoolDown);
     }
+  }
+
+  /** A trial (or the probe that stands for it) failed: the cool-down doubles, from now. */
+  @GuardedBy("lock")
+  private void lengthenCoolDown(Endpoint state, long now, String endpoint) {
+    state.coolDown = state.coolDown > maxCoolDown / 2 ? maxCoolDown : Math.min(maxCoolDown, state.coolDown * 2);
+    state.coolDownRequests = Math.min(maxCoolDownRequests, state.coolDownRequests * 2);
+    state.downUntil = now + state.coolDown;
+    state.failedFast = 0;
+    emit(now, endpoint, TimeoutEvent.Type.DOWN, state.coolDown);
   }
 
   // ---------------------------------------------------------------- events

@@ -16,8 +16,8 @@ import org.jspecify.annotations.Nullable;
  *     shrinks nothing: a kind cut off below the full budget gets the full budget next.
  * <li><b>Unreachable</b> (D3): {@code failFastAfter} unreachable outcomes in a row make the
  *     endpoint <em>down</em>: attempts fail fast until a trial, after {@code coolDown} or after
- *     {@code coolDownRequests} failed-fast attempts, whichever comes first (with a probe, only
- *     after {@code coolDown}: the attempts between were each probed). A failed trial doubles
+ *     {@code coolDownRequests} failed-fast attempts, whichever comes first (with a probe, no
+ *     real request is the trial: the probe is). A failed trial doubles
  *     both, up to {@code maxCoolDown} and {@code maxCoolDownRequests}. Any answer ends it, and so
  *     does our timeout (the connection was made: slow, not dead).
  * <li><b>Slow</b> (D3, D4): {@code degradeAfterKinds} different kinds slow at the full budget (our
@@ -26,10 +26,13 @@ import org.jspecify.annotations.Nullable;
  *     keep their own. The retries of one query are one kind, so they never degrade an endpoint.
  *     It decays: after {@code decayAfter}, or after {@code decayAfterRequests} reduced budgets,
  *     the full budget is tried again. A success of any kind ends it.
- * <li><b>Probe</b> (optional): with a {@code probeBudget}, an attempt that would fail fast or get
- *     the reduced budget is preceded by the caller's cheap probe. A probe answered within its
- *     budget means up and not busy (the degraded or down state ends), refused means down, cut
- *     off means busy.
+ * <li><b>Probe</b> (optional, SPEC D6): with a {@code probeBudget}, the engine sends the
+ *     probe its adapter names ({@code Hostpace.Builder.probe}), cut off after that budget, through
+ *     the host's queue: for a down endpoint at the end of each cool-down, instead of a real trial;
+ *     for a degraded one at the decay, instead of a real request at the full budget; and at once
+ *     for a request that would fail fast or get the reduced budget, which waits for it. A probe
+ *     the adapter counts healthy ends the state; any other outcome keeps it, doubles the
+ *     cool-down of a down endpoint, and starts a degraded one's decay over.
  * </ol>
  *
  * @param defaultBudget the full budget, and the most any attempt gets
@@ -243,7 +246,11 @@ public record AdaptiveTimeouts(
       return this;
     }
 
-    /** Asks for the caller's cheap probe, cut off after {@code budget}, before failing fast or reducing a budget. Default none. */
+    /**
+     * Has the engine probe a down or degraded endpoint with the probe its adapter names, cut off
+     * after {@code budget} (SPEC D6), instead of sending real requests as trials; the engine must
+     * then be given a probe. Default none.
+     */
     public Builder probe(@Nullable Duration budget) {
       this.probeBudget = budget;
       return this;

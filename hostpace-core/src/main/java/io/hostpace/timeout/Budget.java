@@ -3,8 +3,8 @@ package io.hostpace.timeout;
 import java.time.Duration;
 
 /**
- * What a {@link TimeoutPolicy} decided for one attempt: send it with a timeout, send a cheap
- * probe first, or fail it at once.
+ * What a {@link TimeoutPolicy} decided for one attempt: send it with a timeout, or fail it at
+ * once; or the budget of the engine's probe of an endpoint.
  *
  * @param action what the caller does now
  * @param nanos for {@link Action#SEND}, the attempt's timeout (until the answer's headers); for
@@ -19,9 +19,8 @@ public record Budget(Action action, long nanos, Basis basis) {
     /** Send the attempt, cut off after {@link Budget#timeout()}. */
     SEND,
     /**
-     * Send the caller's cheap probe (for SPARQL, {@code ASK {}}) cut off after
-     * {@link Budget#timeout()}, then report it with {@link TimeoutPolicy#afterProbe}, which
-     * decides the attempt. Only a policy configured with a probe asks for one.
+     * The budget of the engine's own probe of a held endpoint ({@link TimeoutPolicy#probe}), cut
+     * off after {@link Budget#timeout()}; never what {@link TimeoutPolicy#budget} answers.
      */
     PROBE,
     /** Do not send: fail the attempt now, as unreachable. The caller should not retry it. */
@@ -40,7 +39,7 @@ public record Budget(Action action, long nanos, Basis basis) {
     DECAY,
     /** The endpoint is down, and its cool-down has passed: this attempt is the trial. */
     TRIAL,
-    /** A probe is asked for, to tell a down or busy endpoint from a healthy one. */
+    /** The engine's probe, to tell a down or busy endpoint from a healthy one (SPEC D6). */
     PROBE,
     /** The endpoint is down: fail fast. */
     DOWN
@@ -57,7 +56,7 @@ public record Budget(Action action, long nanos, Basis basis) {
     return new Budget(Action.SEND, nanos, basis);
   }
 
-  /** Send the cheap probe first, cut off after {@code nanos}. */
+  /** The engine's probe, cut off after {@code nanos}. */
   public static Budget probe(long nanos) {
     return new Budget(Action.PROBE, nanos, Basis.PROBE);
   }
@@ -77,7 +76,7 @@ public record Budget(Action action, long nanos, Basis basis) {
     return action == Action.SEND;
   }
 
-  /** Whether to probe first. */
+  /** Whether this is the budget of a probe. */
   public boolean isProbe() {
     return action == Action.PROBE;
   }

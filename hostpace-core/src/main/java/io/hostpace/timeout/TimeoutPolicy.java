@@ -1,30 +1,30 @@
 package io.hostpace.timeout;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides the timeout budget of each attempt to an endpoint, and learns from how each attempt
- * ended (SPEC D1 to D5). A state machine fed {@code (now, endpoint, kind, outcome, duration)}, like
+ * ended (SPEC D1 to D8). A state machine fed {@code (now, endpoint, kind, outcome, duration)}, like
  * Netflix concurrency-limits' {@code Limit}: it reads no clock and sends nothing, so the engine
  * and the simulator run the same class and tests feed it literal numbers.
  *
  * <p>Time: {@code now} is the engine's monotonic clock in nanoseconds ({@code Clock#nanoTime()}),
  * from any origin, compared only by difference (so it may wrap); durations are nanoseconds.
  *
- * <p>An adapter, per attempt:
+ * <p>The engine, per attempt (an adapter that budgets by itself does the same):
  *
  * <pre>{@code
  * Budget budget = policy.budget(clock.nanoTime(), host, kind);
- * if (budget.isProbe()) {                                  // only if configured with a probe
- *   long sent = clock.nanoTime();
- *   Outcome probed = sendProbe(host, budget.timeout());     // e.g. ASK {}
- *   budget = policy.afterProbe(clock.nanoTime(), host, kind, probed, clock.nanoTime() - sent);
- * }
- * if (budget.isFailFast()) throw new ConnectException(host + " is down: " + budget);
+ * if (budget.isFailFast()) throw new EndpointDownException(host, budget.timeout());
  * long sent = clock.nanoTime();
  * Outcome outcome = send(request, budget.timeout());         // Outcome.ofStatus(status), TIMED_OUT, UNREACHABLE
  * policy.onOutcome(clock.nanoTime(), host, kind, outcome, clock.nanoTime() - sent);
  * }</pre>
+ *
+ * <p>A policy that {@link #probes()} also says when the engine is to send the endpoint a cheap
+ * probe of its own ({@link #probe}, {@link #probeIn}) and learns from its answer
+ * ({@link #onProbe}): {@link Prober} runs that schedule (SPEC D6).
  *
  * <p>An <em>endpoint</em> is any stable name the caller gives: the host key, or the endpoint's
  * URL; the policy does not parse it. A <em>kind</em> is the caller's tag for a kind of query
@@ -60,15 +60,40 @@ public interface TimeoutPolicy {
   }
 
   /**
-   * How the probe that {@link #budget} asked for ended; returns the decision for the attempt that
-   * asked, which is never another probe.
-   *
-   * @param durationNanos how long the probe took; for {@link Outcome#TIMED_OUT}, its budget
+   * Whether this policy holds an endpoint's reduced states until a probe succeeds (SPEC D6): then
+   * the engine must be given a probe to send, and it never gives a down endpoint a real trial.
+   * False unless the policy says otherwise.
    */
-  default Budget afterProbe(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {
-    Budget budget = budget(now, endpoint, kind);
-    return budget.isProbe() ? Budget.failFast(0) : budget;
+  default boolean probes() {
+    return false;
   }
+
+  /**
+   * Claims the probe of {@code endpoint} if one is due at {@code now}, and returns its budget
+   * ({@link Budget#probe}); null when none is due, or one is already out. {@code kind} is the
+   * kind of the request that is about to go and waits for the probe, or null when the engine's
+   * timer asks ({@link #probeIn} said it was due). A claimed probe is reported to
+   * {@link #onProbe}.
+   */
+  default @Nullable Budget probe(long now, String endpoint, @Nullable String kind) {
+    return null;
+  }
+
+  /**
+   * How long from {@code now} until the engine's timer should ask {@link #probe} for
+   * {@code endpoint} (0: now); -1 when the endpoint needs none, being healthy or unknown.
+   */
+  default long probeIn(long now, String endpoint) {
+    return -1;
+  }
+
+  /**
+   * How a probe that {@link #probe} let go ended: {@link Outcome#SUCCESS} when it was answered in
+   * time as the probe counts healthy; any other outcome is a failure.
+   *
+   * @param durationNanos how long it took; for {@link Outcome#TIMED_OUT}, its budget
+   */
+  default void onProbe(long now, String endpoint, Outcome outcome, long durationNanos) {}
 
   /** The same budget for every attempt: what a plain client timeout does. */
   static TimeoutPolicy fixed(Duration budget) {

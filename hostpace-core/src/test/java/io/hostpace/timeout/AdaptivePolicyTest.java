@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -252,34 +253,85 @@ class AdaptivePolicyTest {
     assertThat(events).isEmpty();
   }
 
-  @Test
-  void D3_withAProbeADownEndpointIsProbedRatherThanFailedBlind() {
-    policy = TimeoutPolicy.adaptive(settings().probe(Duration.ofSeconds(2)).build());
-    refusedThreeTimes("q");
+  // ---------------------------------------------------------------- D6
 
-    assertThat(ask(3.015, "a")).isEqualTo("probe 2 s");
-    assertThat(ask(3.016, "b")).as("one probe at a time").startsWith("fail fast");
-    assertThat(policy.afterProbe(at(3.020), "e", "a", UNREACHABLE, nanos(0.005)))
-        .hasToString("fail fast (down; next trial in 995 ms)");
-
-    assertThat(ask(3.020, "c")).isEqualTo("probe 2 s");
-    assertThat(policy.afterProbe(at(3.070), "e", "c", SUCCESS, nanos(0.050))).hasToString("send 300 s (default)");
-    assertThat(events).containsExactly("at 3.015 s e down for 1 s", "at 3.07 s e up");
+  String probe(double at, @Nullable String kind) {
+    return String.valueOf(policy.probe(at(at), "e", kind));
   }
 
   @Test
-  void D3_whileDegradedAProbeTellsBusyFromHealthyAndDown() {
+  void D6_withAProbeADownEndpointGetsNoRealTrialOnlyProbesAtTheEndOfEachCoolDown() {
+    policy = TimeoutPolicy.adaptive(settings().probe(Duration.ofSeconds(2)).build());
+    refusedThreeTimes("q");
+
+    assertThat(policy.probeIn(at(3.016), "e")).isEqualTo(nanos(0.999));
+    assertThat(probe(3.016, null)).as("the timer's probe is not due yet").isEqualTo("null");
+    assertThat(probe(4.015, null)).isEqualTo("probe 2 s");
+    assertThat(probe(4.016, null)).as("one probe at a time").isEqualTo("null");
+    assertThat(probe(4.016, "a")).as("one probe at a time, for requests too").isEqualTo("null");
+    policy.onProbe(at(4.020), "e", UNREACHABLE, nanos(0.005));
+
+    assertThat(policy.probeIn(at(4.020), "e")).as("the cool-down doubled").isEqualTo(nanos(2));
+    assertThat(List.of(ask(4.5, "a"), ask(4.6, "b"), ask(4.7, "c"), ask(7, "d")))
+        .as("no real request is the trial: not after two failed fast, nor after the cool-down")
+        .containsExactly("fail fast (down; next trial in 1.52 s)", "fail fast (down; next trial in 1.42 s)",
+            "fail fast (down; next trial in 1.32 s)", "fail fast (down; next trial in 0 s)");
+    assertThat(events).containsExactly("at 3.015 s e down for 1 s", "at 4.02 s e down for 2 s");
+  }
+
+  @Test
+  void D6_aRequestForADownEndpointMayAskForAProbeWithinTheCoolDownAndItsSuccessEndsTheState() {
+    policy = TimeoutPolicy.adaptive(settings().probe(Duration.ofSeconds(2)).build());
+    refusedThreeTimes("q");
+
+    assertThat(probe(3.5, "a")).isEqualTo("probe 2 s");
+    policy.onProbe(at(3.55), "e", SUCCESS, nanos(0.05));
+
+    assertThat(ask(3.55, "a")).isEqualTo("send 300 s (default)");
+    assertThat(policy.probeIn(at(3.55), "e")).as("healthy: no probe").isEqualTo(-1);
+    assertThat(events).containsExactly("at 3.015 s e down for 1 s", "at 3.55 s e up");
+  }
+
+  @Test
+  void D6_whileDegradedTheProbeIsDueAtTheDecayAndAFailedOneKeepsTheReducedBudget() {
     policy = TimeoutPolicy.adaptive(settings().probe(Duration.ofSeconds(2)).build());
     degradeAt600();
 
-    assertThat(ask(600, "c")).isEqualTo("probe 2 s");
-    assertThat(policy.afterProbe(at(602), "e", "c", TIMED_OUT, nanos(2)))
-        .as("busy").hasToString("send 30 s (degraded)");
+    assertThat(policy.probeIn(at(600), "e")).as("the decay, 5 min").isEqualTo(nanos(300));
+    assertThat(probe(600, "c")).as("a request that would get the reduced budget").isEqualTo("probe 2 s");
+    policy.onProbe(at(602), "e", TIMED_OUT, nanos(2));
+    assertThat(policy.probeIn(at(602), "e")).as("the decay, counted again").isEqualTo(nanos(300));
 
-    assertThat(ask(632, "d")).isEqualTo("probe 2 s");
-    assertThat(policy.afterProbe(at(632.05), "e", "d", SUCCESS, nanos(0.05)))
-        .as("a cheap query answered at once: the slow kinds were just heavy").hasToString("send 300 s (default)");
-    assertThat(events).containsExactly("at 600 s e degraded", "at 632.05 s e recovered");
+    assertThat(List.of(ask(602, "c1"), ask(632, "c2"), ask(662, "c3"), ask(692, "c4"), ask(722, "c5")))
+        .as("no real request gets the full budget back by decay: the probe does")
+        .containsExactly("send 30 s (degraded)", "send 30 s (degraded)", "send 30 s (degraded)",
+            "send 30 s (degraded)", "send 30 s (degraded)");
+    assertThat(policy.probeIn(at(722), "e")).as("four reduced budgets: due").isZero();
+    assertThat(probe(722, null)).isEqualTo("probe 2 s");
+    policy.onProbe(at(722.05), "e", SUCCESS, nanos(0.05));
+
+    assertThat(ask(722.05, "c6")).isEqualTo("send 300 s (default)");
+    assertThat(events).containsExactly("at 600 s e degraded", "at 722.05 s e recovered");
+  }
+
+  @Test
+  void D6_aKindWithItsOwnBudgetDoesNotWaitForAProbeWhileDegraded() {
+    policy = TimeoutPolicy.adaptive(settings().probe(Duration.ofSeconds(2)).build());
+    report(95, "s", SUCCESS, 95);
+    degradeAt600();
+
+    assertThat(probe(600, "s")).isEqualTo("null");
+    assertThat(ask(600, "s")).isEqualTo("send 190 s (learned)");
+  }
+
+  @Test
+  void D6_withoutAProbeBudgetThePolicyAsksForNoProbe() {
+    refusedThreeTimes("q");
+
+    assertThat(policy.probes()).isFalse();
+    assertThat(policy.probeIn(at(3.016), "e")).isEqualTo(-1);
+    assertThat(probe(5, "a")).isEqualTo("null");
+    assertThat(ask(4.015, "a")).as("the trial, as D3 says").isEqualTo("send 300 s (trial)");
   }
 
   // ---------------------------------------------------------------- D4
@@ -392,6 +444,7 @@ class AdaptivePolicyTest {
 
   @Test
   void manyThreadsAtOnce() throws InterruptedException {
+    policy = TimeoutPolicy.adaptive(settings().probe(Duration.ofSeconds(2)).build());
     List<Thread> threads = new ArrayList<>();
     for (int t = 0; t < 8; t++) {
       int id = t;
@@ -401,9 +454,10 @@ class AdaptivePolicyTest {
           String endpoint = "e" + (i % 3);
           Budget budget = policy.budget(now, endpoint, "k" + id);
           Outcome outcome = Outcome.values()[(i + id) % Outcome.values().length];
-          if (budget.isProbe()) {
-            policy.afterProbe(now, endpoint, "k" + id, outcome, nanos(0.001));
-          } else if (budget.isSend()) {
+          if (policy.probe(now, endpoint, i % 2 == 0 ? null : "k" + id) != null) {
+            policy.onProbe(now, endpoint, outcome, nanos(0.001));
+          }
+          if (budget.isSend()) {
             policy.onOutcome(now, endpoint, "k" + id, outcome, Math.min(budget.nanos(), nanos(1)));
           }
         }

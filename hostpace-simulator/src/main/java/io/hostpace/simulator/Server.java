@@ -34,7 +34,8 @@ import org.jspecify.annotations.Nullable;
  *     the request.
  * <li>The probe is a query of {@link Scenario#probeIdle()} like any other: slowed, overloaded,
  *     limited, aborted when cut off. A network failure belongs to the endpoint, not to a query:
- *     a probe sent before a request that fails so fails the same way.
+ *     a probe sent while the caller is on a request that fails so (waiting for it, or in its
+ *     back-off) fails the same way.
  * </ul>
  */
 final class Server {
@@ -71,7 +72,7 @@ final class Server {
     return query(now, stage, ((Idle) request).nanos(), budget);
   }
 
-  /** The probe sent before {@code request}: a connection failure is the endpoint's, so it fails the probe too. */
+  /** A probe sent while the caller is on {@code request}: a connection failure is the endpoint's, so it fails the probe too. */
   Result probe(long now, Stage stage, Request request, long budget) {
     if (stage.outage() != null) {
       return fail(stage.outage(), budget);

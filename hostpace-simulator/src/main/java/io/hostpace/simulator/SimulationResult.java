@@ -65,7 +65,8 @@ public record SimulationResult(List<Policy> policies) {
    * @param budgetsMs the budget of each attempt; 0 for one failed fast
    * @param startMs when it started, from the scenario's start
    * @param endMs when it ended
-   * @param probes probes the policy asked for during the stage (left out when 0)
+   * @param probes probes the engine's prober sent during the stage, on its timer or for an
+   *     attempt that waited for one (left out when 0)
    */
   @JsonPropertyOrder({"name", "outcome", "attempts", "budgetsMs", "startMs", "endMs", "probes"})
   public record Stage(

@@ -5,6 +5,8 @@ import io.hostpace.simulator.Scenario.PolicySpec;
 import io.hostpace.simulator.Scenario.Request;
 import io.hostpace.simulator.Scenario.Stage;
 import io.hostpace.timeout.Budget;
+import io.hostpace.timeout.Outcome;
+import io.hostpace.timeout.Prober;
 import io.hostpace.timeout.TimeoutPolicy;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +16,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Replays a timeout scenario in virtual time against each policy it names, and reports what each
@@ -26,8 +30,10 @@ import java.util.List;
  *
  * <h2>The caller</h2>
  * A pipeline's: its stages run one after another, and a stage's requests one after another. Before
- * each attempt it asks the policy for a {@link Budget}; a probe the policy asks for is sent first
- * (and counted in the stage's {@code probes}). An attempt answered 502, 503 or 504, or failed by
+ * each attempt it asks the policy for a {@link Budget}. A policy that probes is run as the engine
+ * runs it (SPEC D6), by the engine's own {@link Prober}: it probes a held endpoint on its timer, in
+ * virtual time, and an attempt for a held endpoint first waits for a probe; every probe sent during
+ * a stage is counted in its {@code probes}. An attempt answered 502, 503 or 504, or failed by
  * the network (refused, reset, DNS, TLS), is retried after the scenario's {@code retryBackoffMs},
  * up to {@code retries} times; an attempt cut off by our own timeout is never retried; an attempt
  * the policy fails fast is not retried either (the policy has just said the endpoint is down:
@@ -94,6 +100,17 @@ public final class TimeoutSimulation {
     private final TimeoutPolicy policy;
     private final Server server;
     private final VirtualTime time;
+    /** The engine's probe schedule, with this server for its sender; null for a policy that does not probe. */
+    private final @Nullable Prober<Current> prober;
+    /** The request the caller is on, and its stage: what a probe sent now meets on the server. */
+    private Current current;
+    /** The probes sent during the current stage. */
+    private int probes;
+    /** When the probe out ends, in virtual nanoseconds since the start. */
+    private long probeEnds;
+
+    /** A request and its stage. */
+    private record Current(Stage stage, Request request) {}
 
     Replay(Scenario scenario, PolicySpec spec, long origin) {
       this.scenario = scenario;
@@ -101,6 +118,9 @@ public final class TimeoutSimulation {
       this.policy = spec.policy().get();
       this.server = new Server(scenario);
       this.time = VirtualTime.startingAt(origin, Instant.parse("2026-01-01T00:00:00Z"));
+      this.prober = policy.probes() ? new Prober<>(policy, time, time, this::probe) : null;
+      Stage first = scenario.stages().get(0);
+      this.current = new Current(first, first.requests().get(0));
     }
 
     SimulationResult.Policy run() {
@@ -119,30 +139,29 @@ public final class TimeoutSimulation {
     private SimulationResult.Stage stage(Stage stage) {
       long start = elapsed();
       List<Long> budgets = new ArrayList<>();
-      int[] probes = {0};
+      probes = 0;
       String outcome = "ok";
       for (Request request : stage.requests()) {
-        outcome = request(stage, request, budgets, probes);
+        outcome = request(stage, request, budgets);
         if (!outcome.equals("ok")) {
           break;
         }
       }
-      return new SimulationResult.Stage(stage.name(), outcome, budgets.size(), budgets, ms(start), ms(elapsed()), probes[0]);
+      return new SimulationResult.Stage(stage.name(), outcome, budgets.size(), budgets, ms(start), ms(elapsed()), probes);
     }
 
     /** Runs one request to its end; returns "ok" or why it finally failed. */
-    private String request(Stage stage, Request request, List<Long> budgets, int[] probes) {
+    private String request(Stage stage, Request request, List<Long> budgets) {
+      current = new Current(stage, request);
       for (int attempt = 0; ; attempt++) {
-        Budget budget = policy.budget(time.nanoTime(), ENDPOINT, stage.tag());
-        if (budget.isProbe()) {
-          probes[0]++;
-          Server.Result probed = server.probe(elapsed(), stage, request, budget.nanos());
-          time.advance(Duration.ofNanos(probed.duration()));
-          budget = policy.afterProbe(time.nanoTime(), ENDPOINT, stage.tag(), probed.outcome(), probed.duration());
-          if (budget.isProbe()) {
-            throw new IllegalStateException("policy " + name + " asked for a probe after a probe: " + policy);
+        if (prober != null) {
+          // As the engine does before it queues a request: a held endpoint's waits for a probe.
+          CompletableFuture<@Nullable Void> probed = prober.beforeRequest(ENDPOINT, stage.tag(), current);
+          while (!probed.isDone()) {
+            time.advance(Duration.ofNanos(Math.max(0, probeEnds - elapsed())));
           }
         }
+        Budget budget = policy.budget(time.nanoTime(), ENDPOINT, stage.tag());
         if (budget.isFailFast()) {
           budgets.add(0L);
           return "fast-fail";
@@ -151,6 +170,9 @@ public final class TimeoutSimulation {
         Server.Result result = server.attempt(elapsed(), stage, request, budget.nanos());
         time.advance(Duration.ofNanos(result.duration()));
         policy.onOutcome(time.nanoTime(), ENDPOINT, stage.tag(), result.outcome(), result.duration());
+        if (prober != null) {
+          prober.afterOutcome(ENDPOINT, current);
+        }
         switch (result.outcome()) {
           case SUCCESS, REJECTED -> {
             return "ok";
@@ -166,6 +188,20 @@ public final class TimeoutSimulation {
           }
         }
       }
+    }
+
+    /**
+     * The prober's sender: the probe meets the server as the request the caller is on finds it,
+     * and ends, in virtual time, as the server's model says. The simulated caller is alone, so
+     * the probe waits in no queue.
+     */
+    private CompletableFuture<Outcome> probe(String endpoint, Current seen, Budget budget) {
+      probes++;
+      Server.Result probed = server.probe(elapsed(), current.stage(), current.request(), budget.nanos());
+      CompletableFuture<Outcome> ended = new CompletableFuture<>();
+      probeEnds = elapsed() + probed.duration();
+      time.schedule(() -> ended.complete(probed.outcome()), probed.duration());
+      return ended;
     }
 
     private long backoff(int retry) {

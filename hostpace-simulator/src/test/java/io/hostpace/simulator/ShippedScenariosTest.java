@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The four timeout scenarios, run from the files shipped in {@code scenarios/timeouts/}, and
- * the claims made of them. {@code hostpace} is the adaptive policy with a 2 s probe;
- * {@code hostpace-no-probe} the same without one.
+ * the claims made of them. {@code hostpace} is the adaptive policy with a 2 s probe, run by the
+ * engine's own prober (SPEC D6); {@code hostpace-no-probe} the same without one.
  */
 class ShippedScenariosTest {
 
@@ -68,6 +68,14 @@ class ShippedScenariosTest {
     }
     assertThat(result.policy("hostpace").totalMs()).isEqualTo(7_115);
     assertThat(result.policy("hostpace-no-probe").totalMs()).isEqualTo(9_030);
+    // Once down, the engine's probe is the trial: no real request goes, at the full budget or any.
+    List<Long> budgets = result.policy("hostpace").stages().stream().flatMap(stage -> stage.budgetsMs().stream()).toList();
+    assertThat(budgets.subList(3, budgets.size())).hasSize(20).containsOnly(0L);
+    // Down at 3.015 s; during the caller's 4 s back-off the timer probes at 4.015 s and, the
+    // cool-down doubled, at 6.02 s; the fourth attempt, at 7.015 s, waits for a probe of its own.
+    assertThat(result.policy("hostpace").stage("subjects").probes()).isEqualTo(3);
+    assertThat(result.policy("hostpace-no-probe").stage("subjects").budgetsMs())
+        .as("without a probe, the fourth attempt is the trial").containsExactly(300_000L, 300_000L, 300_000L, 300_000L);
     // The fixed timeout waits out the caller's back-off on every stage: 1 + 2 + 4 s, 20 times.
     assertThat(result.policy("fixed").totalMs()).isEqualTo(140_400);
   }
@@ -81,7 +89,21 @@ class ShippedScenariosTest {
     assertThat(fixed.lost()).containsAll(ours.lost());
     assertThat(ours.lost()).hasSize(15);
     assertThat(ours.totalMs()).as("at most a quarter of the fixed timeout's").isLessThanOrEqualTo(fixed.totalMs() / 4);
-    assertThat(ours.totalMs() * 100 / fixed.totalMs()).as("per cent, as measured").isEqualTo(18);
+    assertThat(ours.totalMs() * 100 / fixed.totalMs()).as("per cent, as measured").isEqualTo(13);
+  }
+
+  @Test
+  void D6_onAnEndpointOverloadedForEveryoneOnlyTheProbeTriesForTheFullBudgetAgain() throws IOException {
+    Policy ours = replay("overloaded.json").policy("hostpace");
+
+    // Degraded at class-partition's first attempt, cut off at 300 s; from its retry on, every real
+    // attempt gets the reduced 30 s, and each stage's probe (cut off at 2 s: the server is busy)
+    // keeps it so.
+    List<Stage> degraded = ours.stages().subList(ours.stages().indexOf(ours.stage("class-partition")) + 1,
+        ours.stages().size());
+    assertThat(ours.stage("class-partition").budgetsMs()).containsExactly(300_000L, 30_000L);
+    assertThat(degraded).flatExtracting(Stage::budgetsMs).containsOnly(30_000L);
+    assertThat(degraded).extracting(Stage::probes).containsOnly(1);
   }
 
   @Test

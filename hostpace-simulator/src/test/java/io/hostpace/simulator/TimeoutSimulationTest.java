@@ -120,7 +120,7 @@ class TimeoutSimulationTest {
   }
 
   @Test
-  void probesAreCountedInTheStageAndLeftOutWhenThereAreNone() {
+  void D6_theEnginesProberProbesOnItsTimerAndAnAttemptForADownEndpointWaitsForAProbe() {
     SimulationResult result = TimeoutSimulation.simulate("""
         {"retries": 3, "retryBackoffMs": [1000],
          "stages": [{"name": "down", "requests": [{"fail": "refused", "afterMs": 5}]},
@@ -128,11 +128,32 @@ class TimeoutSimulationTest {
          "policies": [{"name": "p", "kind": "adaptive", "defaultMs": 60000, "probeMs": 2000}]}
         """);
 
+    // Down at 2.015 s, after three refusals; the timer's probe goes at 3.015 s, at the end of the
+    // cool-down, and the fourth attempt, due then too, waits for it: refused at 3.02 s, so it is
+    // failed fast, not sent at the full budget. The next stage's attempt waits for a probe of its own.
     assertThat(result.toJson()).contains(
-        "{\"name\":\"down\",\"outcome\":\"refused\",\"attempts\":4,\"budgetsMs\":[60000,60000,60000,60000],"
-            + "\"startMs\":0,\"endMs\":3020}",
+        "{\"name\":\"down\",\"outcome\":\"fast-fail\",\"attempts\":4,\"budgetsMs\":[60000,60000,60000,0],"
+            + "\"startMs\":0,\"endMs\":3020,\"probes\":1}",
         "{\"name\":\"next\",\"outcome\":\"fast-fail\",\"attempts\":1,\"budgetsMs\":[0],\"startMs\":3020,"
             + "\"endMs\":3025,\"probes\":1}");
+  }
+
+  @Test
+  void D6_aProbeThatSucceedsGivesTheNextAttemptTheFullBudgetAndProbesAreLeftOutWhenThereAreNone() {
+    SimulationResult result = TimeoutSimulation.simulate("""
+        {"retries": 2, "retryBackoffMs": [1000], "probeIdleMs": 50,
+         "outages": [{"fromStage": "down", "toStage": "down", "fail": "refused", "afterMs": 5}],
+         "stages": [{"name": "down", "requests": [1000]}, {"name": "back", "requests": [1000]}],
+         "policies": [{"name": "p", "kind": "adaptive", "defaultMs": 60000, "probeMs": 2000}]}
+        """);
+
+    // Down after the third refusal, at 2.015 s; back is asked for at once, waits for a probe that
+    // is answered in 50 ms, and is sent with the full budget.
+    assertThat(result.toJson()).contains(
+        "{\"name\":\"down\",\"outcome\":\"refused\",\"attempts\":3,\"budgetsMs\":[60000,60000,60000],"
+            + "\"startMs\":0,\"endMs\":2015}",
+        "{\"name\":\"back\",\"outcome\":\"ok\",\"attempts\":1,\"budgetsMs\":[60000],\"startMs\":2015,"
+            + "\"endMs\":3065,\"probes\":1}");
   }
 
   @Test

@@ -1,0 +1,201 @@
+package io.hostpace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hostpace.FakeServer.Reply;
+import io.hostpace.FakeServer.Response;
+import io.hostpace.spi.Exchange;
+import io.hostpace.spi.Probe;
+import io.hostpace.timeout.AdaptiveTimeouts;
+import io.hostpace.timeout.TimeoutPolicy;
+import java.io.UncheckedIOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SPEC D6: the engine probes an endpoint its timeout policy holds down or degraded, with the
+ * probe an adapter named (here a {@code HEAD} of the root), through the host's queue, in virtual
+ * time. The server's log reads as a trace: {@code "1.015 HEAD http://dead.test/"}.
+ */
+class EngineProbeTest {
+
+  final VirtualTime time = VirtualTime.create();
+  final FakeServer server = new FakeServer(time, exchange -> Reply.ok());
+  final List<String> probesSent = new ArrayList<>();
+
+  /** A HEAD of the root of the host the endpoint's latest request went to. */
+  final Probe head = new Probe() {
+    @Override
+    public Exchange<?> exchange(URI seen, String userAgent) {
+      probesSent.add(seen.toString());
+      return server.new FakeExchange(seen.resolve("/"), "HEAD", true);
+    }
+
+    @Override
+    public String toString() {
+      return "HEAD /";
+    }
+  };
+
+  static Reply refused() {
+    return Reply.fail(new UncheckedIOException(new ConnectException("Connection refused"))).after(Duration.ofMillis(5));
+  }
+
+  AdaptiveTimeouts.Builder settings() {
+    return AdaptiveTimeouts.builder().defaultBudget(Duration.ofSeconds(60)).probe(Duration.ofSeconds(2));
+  }
+
+  Hostpace engine(AdaptiveTimeouts settings) {
+    return Hostpace.builder().widenFirstContact(false).time(time)
+        .timeoutPolicy(TimeoutPolicy.adaptive(settings)).probe(head).build();
+  }
+
+  /** Three refusals 10 ms apart: down at 0.025 s, for a cool-down of 1 s; returns at 0.030 s. */
+  void refusedThreeTimes(Hostpace engine) {
+    server.script(exchange -> refused());
+    for (int i = 0; i < 3; i++) {
+      engine.execute(server.get("http://dead.test/sparql?q=" + i));
+      time.advance(Duration.ofMillis(10));
+    }
+  }
+
+  @Test
+  void D6_aDownEndpointIsProbedByTheEngineAndNotHitByRealRequests() {
+    Hostpace engine = engine(settings().build());
+    refusedThreeTimes(engine);
+
+    time.advance(Duration.ofMillis(1_000));
+    CompletableFuture<Response> real = engine.execute(server.get("http://dead.test/sparql?q=4"));
+    time.advance(Duration.ofMillis(10));
+
+    assertThatThrownBy(real::join).hasCauseInstanceOf(EndpointDownException.class);
+    assertThat(server.log).containsExactly(
+        "0.000 GET http://dead.test/sparql?q=0", "0.010 GET http://dead.test/sparql?q=1",
+        "0.020 GET http://dead.test/sparql?q=2",
+        "1.025 HEAD http://dead.test/",   // the timer's, at the end of the cool-down
+        "1.030 HEAD http://dead.test/");  // the real request's own, which it waited for, refused: failed fast
+    assertThat(probesSent).as("each built from the latest request")
+        .containsExactly("http://dead.test/sparql?q=2", "http://dead.test/sparql?q=4");
+    assertThat(engine.snapshot()).allSatisfy(host -> assertThat(host.inFlight()).isZero());
+  }
+
+  @Test
+  void D6_aProbeThatSucceedsGivesRealRequestsTheFullBudgetAgain() {
+    Hostpace engine = engine(settings().build());
+    refusedThreeTimes(engine);
+    server.script(exchange -> exchange.method.equals("HEAD") ? Reply.ok().after(Duration.ofMillis(50)) : Reply.never());
+
+    time.advance(Duration.ofMillis(1_100)); // the timer's probe at 1.025 s, answered at 1.075 s
+    CompletableFuture<Response> real = engine.execute(server.get("http://dead.test/sparql?q=4"));
+    time.advance(Duration.ofSeconds(59));
+
+    assertThat(server.starts()).containsExactly("0.000 /sparql", "0.010 /sparql", "0.020 /sparql", "1.025 /",
+        "1.130 /sparql");
+    assertThat(real).as("sent with the full 60 s, not failed fast").isNotDone();
+    time.advance(Duration.ofSeconds(1));
+    assertThatThrownBy(real::join).hasCauseInstanceOf(AttemptTimeoutException.class)
+        .hasMessageContaining("within 60 s");
+  }
+
+  @Test
+  void D6_aRequestForADownEndpointWaitsForAProbeOutsideItsQueueAndGoesWhenTheProbeSucceeds() {
+    Hostpace engine = engine(settings().build());
+    refusedThreeTimes(engine);
+    server.script(exchange -> Reply.ok().after(Duration.ofMillis(50)));
+
+    time.advance(Duration.ofMillis(470)); // 0.5 s: within the cool-down
+    CompletableFuture<Response> real = engine.execute(server.get("http://dead.test/sparql?q=4"));
+    time.advance(Duration.ofMillis(100));
+
+    assertThat(server.starts()).containsExactly("0.000 /sparql", "0.010 /sparql", "0.020 /sparql", "0.500 /",
+        "0.550 /sparql");
+    assertThat(real.join().status()).isEqualTo(200);
+  }
+
+  @Test
+  void D6_aFailedProbeKeepsTheEndpointDownAndTheNextComesAfterADoubledCoolDown() {
+    Hostpace engine = engine(settings().build());
+    refusedThreeTimes(engine);
+
+    time.advance(Duration.ofSeconds(20));
+
+    assertThat(server.startTimes("HEAD")).as("cool-downs of 1, 2, 4 and 8 s, each from a refusal 5 ms after its probe")
+        .containsExactly("1.025", "3.030", "7.035", "15.040");
+    CompletableFuture<Response> real = engine.execute(server.get("http://dead.test/sparql?q=4"));
+    time.advance(Duration.ofMillis(10));
+    assertThatThrownBy(real::join).hasCauseInstanceOf(EndpointDownException.class);
+  }
+
+  @Test
+  void D6_theProbeWaitsItsTurnUnderAnInFlightLimitOfOne() {
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
+        .timeoutPolicy(TimeoutPolicy.adaptive(settings().defaultBudget(Duration.ofSeconds(10))
+            .decayAfter(Duration.ofSeconds(10), 4).build()))
+        .probe(head).limit("slow.test", Limits.inFlight(1)).build();
+    CallContext known = CallContext.builder().kind("known").build();
+    server.script(exchange -> Reply.ok().after(Duration.ofSeconds(2)));
+    engine.execute(server.get("http://slow.test/known"), known); // learned: 4 s
+    time.advance(Duration.ofSeconds(2));
+    server.script(exchange -> Reply.never());
+    engine.execute(server.get("http://slow.test/a"), CallContext.builder().kind("a").build());
+    time.advance(Duration.ofSeconds(10));
+    engine.execute(server.get("http://slow.test/b"), CallContext.builder().kind("b").build());
+    time.advance(Duration.ofSeconds(10)); // two kinds cut off at the full budget: degraded at 22 s
+
+    // At 30 s a known kind takes the one place for 3 s; the decay's probe falls due at 32 s.
+    time.advance(Duration.ofSeconds(8));
+    server.script(exchange -> Reply.ok().after(Duration.ofSeconds(exchange.method.equals("HEAD") ? 0 : 3)));
+    engine.execute(server.get("http://slow.test/known"), known);
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(server.starts()).containsExactly("0.000 /known", "2.000 /a", "12.000 /b", "30.000 /known",
+        "33.000 /");
+    assertThat(server.maxInFlight).containsEntry("slow.test", 1);
+  }
+
+  @Test
+  void D6_aRequestThatWaitsForAProbeHoldsNoPlaceAndCancellingItFreesNothingItDoesNotHold() {
+    Hostpace engine = engine(settings().build());
+    refusedThreeTimes(engine);
+    server.script(exchange -> Reply.never());
+
+    time.advance(Duration.ofMillis(500));
+    CompletableFuture<Response> real = engine.execute(server.get("http://dead.test/sparql?q=4"));
+    real.cancel(true);
+    time.advance(Duration.ofSeconds(3)); // its probe is cut off at 2 s
+
+    assertThat(server.starts()).containsExactly("0.000 /sparql", "0.010 /sparql", "0.020 /sparql", "0.530 /");
+    assertThat(engine.snapshot()).allSatisfy(host -> assertThat(host.inFlight()).isZero());
+  }
+
+  @Test
+  void D6_withoutAProbeADownEndpointGetsARealTrialAsBefore() {
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
+        .timeoutPolicy(TimeoutPolicy.adaptive(AdaptiveTimeouts.builder().defaultBudget(Duration.ofSeconds(60)).build()))
+        .build();
+    refusedThreeTimes(engine);
+
+    time.advance(Duration.ofMillis(1_000));
+    engine.execute(server.get("http://dead.test/sparql?q=4"));
+    time.advance(Duration.ofMillis(10));
+
+    assertThat(server.starts()).containsExactly(
+        "0.000 /sparql", "0.010 /sparql", "0.020 /sparql", "1.030 /sparql");
+  }
+
+  @Test
+  void D6_aProbeWithoutAPolicyThatProbesOrSuchAPolicyWithoutAProbeIsRefusedByName() {
+    assertThatThrownBy(() -> Hostpace.builder().timeoutPolicy(TimeoutPolicy.adaptive(settings().build())).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("probes held endpoints, but the engine has no probe to send");
+    assertThatThrownBy(() -> Hostpace.builder().timeoutPolicy(TimeoutPolicy.adaptive()).probe(head).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("probe HEAD / is never sent: expected a timeout policy with a probe budget");
+  }
+}
