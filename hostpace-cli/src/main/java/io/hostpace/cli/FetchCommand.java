@@ -93,12 +93,19 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
       FileOption.writable("--output", output, pacing::usage);
     }
     HostSummary summary = new HostSummary();
-    Hostpace engine = pacing.engine(summary);
+    BoundedHttpClient bounded = new BoundedHttpClient(
+        HttpClient.newBuilder().connectTimeout(timeout).build(), timeout, bodyCap);
+    // With the adaptive policy, a host held down is probed with a HEAD of its root (SPEC D6).
+    Hostpace engine;
+    try {
+      engine = pacing.engine(summary, io.hostpace.jdk.HttpProbe.head(bounded));
+    } catch (RuntimeException e) {
+      bounded.close();
+      throw e;
+    }
 
     OutputStream sink = output != null ? Files.newOutputStream(output) : streams.out();
-    try (PrintStream records = new PrintStream(sink, true, StandardCharsets.UTF_8);
-        BoundedHttpClient bounded = new BoundedHttpClient(
-            HttpClient.newBuilder().connectTimeout(timeout).build(), timeout, bodyCap)) {
+    try (bounded; PrintStream records = new PrintStream(sink, true, StandardCharsets.UTF_8)) {
       PacedHttpClient client = PacedHttpClient.wrap(bounded, engine);
       Progress progress = new Progress(engine, targets.size(), quiet || System.console() == null ? null : streams.err());
       AtomicInteger incomplete = new AtomicInteger();

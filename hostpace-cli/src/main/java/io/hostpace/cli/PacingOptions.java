@@ -103,8 +103,12 @@ final class PacingOptions {
           + "answers took, up to --timeout, and an endpoint that fails at once fails fast (default ${DEFAULT-VALUE})")
   TimeoutPolicyName timeoutPolicy = TimeoutPolicyName.fixed;
 
-  /** The engine these options describe, heard by {@code listener}. */
-  Hostpace engine(HostpaceListener listener) {
+  /**
+   * The engine these options describe, heard by {@code listener}; with the adaptive policy, an
+   * endpoint it holds down or degraded is probed with {@code probe} (SPEC D6), cut off after the
+   * policy's floor, a tenth of {@code --timeout}.
+   */
+  Hostpace engine(HostpaceListener listener, io.hostpace.spi.Probe probe) {
     if (retries < 0 || retries > MAX_RETRIES) {
       throw usage("--retries must be 0 to " + MAX_RETRIES + ", got " + retries);
     }
@@ -115,7 +119,8 @@ final class PacingOptions {
     if (timeoutPolicy == TimeoutPolicyName.adaptive) {
       Duration budget = timeout();
       builder.timeoutPolicy(TimeoutPolicy.adaptive(AdaptiveTimeouts.builder()
-          .defaultBudget(budget).floor(budget.dividedBy(10)).build()));
+          .defaultBudget(budget).floor(budget.dividedBy(10)).probe(budget.dividedBy(10)).build()));
+      builder.probe(probe);
     }
     if (userAgent != null) {
       if (userAgent.isBlank()) {

@@ -97,12 +97,19 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
     CallContext context = pacing.context();
     Duration timeout = pacing.timeout();
     long bodyCap = FetchCommand.maxBody(pacing, maxBody);
-    Hostpace engine = pacing.engine(event -> {});
     PrintStream out = streams.out();
     // Jena sends the query, and any SERVICE clause, through its default client: bounded here, and
     // paced by the installation, which wraps the default it finds. Both are put back at the end.
     HttpClient jenaDefault = HttpEnv.getDftHttpClient();
     BoundedHttpClient bounded = new BoundedHttpClient(jenaDefault, timeout, bodyCap);
+    // With the adaptive policy, an endpoint held down is probed with ASK {} (SPEC D6).
+    Hostpace engine;
+    try {
+      engine = pacing.engine(event -> {}, io.hostpace.jena.SparqlProbe.ask(bounded));
+    } catch (RuntimeException e) {
+      bounded.close();
+      throw e;
+    }
     HttpEnv.setDftHttpClient(bounded);
     try (bounded;
         Restored restored = () -> HttpEnv.setDftHttpClient(jenaDefault);
