@@ -488,6 +488,18 @@ public abstract class AdapterContract {
   }
 
   @Test
+  void I7_aRequestTimeoutTheClientWouldRepeatByItselfReachesTheServerOnce() throws Exception {
+    // A 408 is no refusal to the engine, which returns it; OkHttp, left to itself, sends it again once.
+    TestServer server = server((request, exchange) -> TestServer.reply(exchange, 408, "too slow"));
+
+    Outcome outcome = send(TestRequest.get(server.uri("/slow-client")));
+
+    assertAnswer(outcome, 408, "too slow");
+    assertThat(started()).containsExactly("/slow-client 1");
+    assertThat(server.requests()).as("requests the server received").hasSize(1);
+  }
+
+  @Test
   void I7_aGetWhoseConnectionIsResetReachesTheServerOnlyOnce() throws Exception {
     assumeFalse(adapter.resendsAGetOnAClosedConnection(), "the client resends it by itself and offers no way to stop it");
     RawServer raw = rawServer();
