@@ -81,8 +81,10 @@ final class DeadlineEntity extends HttpEntityWrapper {
       }
     }
 
-    private int ended(int read) {
+    /** The read's result; an end that the dropped connection made is no end but the timeout. */
+    private int ended(int read) throws IOException {
       if (read < 0) {
+        check();
         deadline.over();
       }
       return read;
