@@ -168,7 +168,8 @@ final class AsyncHandler implements AsyncExecChainHandler {
         HttpRequest attempt = BasicRequestBuilder.copy(request).build();
         HostpaceHttpClient5.withUserAgent(attempt, engine);
         // The answer timeout holds from here to the body's end: at it, the connection is dropped (SPEC T7).
-        answer.deadline = AnswerDeadline.start(HostpaceHttpClient5.answerTimeout(scope.clientContext), toString(),
+        answer.deadline = AnswerDeadline.start(HostpaceHttpClient5.answerTimeout(scope.clientContext),
+            HostpaceHttpClient5.shown(request.getMethod(), uri),
             scope.execRuntime::discardEndpoint);
         AsyncExecChain.Scope below = new AsyncExecChain.Scope(scope.exchangeId, scope.route, scope.originalRequest,
             answer.dependency, scope.clientContext, scope.execRuntime, scope.scheduler, scope.execCount);

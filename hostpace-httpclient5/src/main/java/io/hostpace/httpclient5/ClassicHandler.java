@@ -138,7 +138,8 @@ final class ClassicHandler implements ExecChainHandler {
       ClassicHttpRequest attempt = ClassicRequestBuilder.copy(request).build();
       HostpaceHttpClient5.withUserAgent(attempt, engine);
       // The answer timeout holds from here to the body's end: at it, the connection is dropped (SPEC T7).
-      AnswerDeadline deadline = AnswerDeadline.start(HostpaceHttpClient5.answerTimeout(scope.clientContext), toString(),
+      AnswerDeadline deadline = AnswerDeadline.start(HostpaceHttpClient5.answerTimeout(scope.clientContext),
+          HostpaceHttpClient5.shown(request.getMethod(), uri),
           scope.execRuntime::discardEndpoint);
       try {
         ClassicHttpResponse response = chain.proceed(attempt, scope);

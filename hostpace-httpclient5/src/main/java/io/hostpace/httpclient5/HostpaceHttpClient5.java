@@ -228,6 +228,16 @@ public final class HostpaceHttpClient5 {
     return failure instanceof ConnectTimeoutException ? Outcome.UNREACHABLE : otherwise.apply(failure);
   }
 
+  /**
+   * {@code method} and {@code uri} as an error message shows them: the URI's scheme, host, port and
+   * path, without user information or query, which may hold a password or an API key.
+   */
+  static String shown(String method, URI uri) {
+    String port = uri.getPort() < 0 ? "" : ":" + uri.getPort();
+    String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+    return method + " " + uri.getScheme() + "://" + uri.getHost() + port + path;
+  }
+
   /** The request's absolute URI: its own, or its path on the route's target. */
   static URI uri(HttpRequest request, @Nullable HttpRoute route) throws ProtocolException {
     try {

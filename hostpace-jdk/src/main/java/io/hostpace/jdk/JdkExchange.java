@@ -131,6 +131,16 @@ final class JdkExchange<T> implements Exchange<JdkExchange.Head<T>> {
   }
 
   /**
+   * {@code uri} as an error message shows it: its scheme, host, port and path, without user
+   * information or query, which may hold a password or an API key.
+   */
+  static String shown(URI uri) {
+    String port = uri.getPort() < 0 ? "" : ":" + uri.getPort();
+    String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+    return uri.getScheme() + "://" + uri.getHost() + port + path;
+  }
+
+  /**
    * One attempt's answer: its status and headers, and the future of its whole response.
    * {@code answered} is what the engine waits for; {@code kept} says who gets the body.
    */
@@ -196,7 +206,7 @@ final class JdkExchange<T> implements Exchange<JdkExchange.Head<T>> {
       }
       long remaining = timeout == null ? -1 : timeout.toNanos() - (System.nanoTime() - sentAt);
       long length = answer.headers().firstValueAsLong("Content-Length").orElse(-1);
-      return new BoundedSubscriber<>(subscriber, request.method() + " " + request.uri(), timeout, remaining,
+      return new BoundedSubscriber<>(subscriber, request.method() + " " + shown(request.uri()), timeout, remaining,
           maxBodyBytes, length);
     }
 

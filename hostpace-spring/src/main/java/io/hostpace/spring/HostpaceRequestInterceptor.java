@@ -197,7 +197,7 @@ public final class HostpaceRequestInterceptor implements ClientHttpRequestInterc
       try {
         ClientHttpResponse response = execution.execute(request, body);
         return CompletableFuture.completedFuture(
-            answerTimeout == null ? response : DeadlineResponse.hold(response, toString(), answerTimeout, sentAt));
+            answerTimeout == null ? response : DeadlineResponse.hold(response, shown(), answerTimeout, sentAt));
       } catch (IOException e) {
         return CompletableFuture.failedFuture(e);
       }
@@ -225,6 +225,17 @@ public final class HostpaceRequestInterceptor implements ClientHttpRequestInterc
     @Override
     public @Nullable Outcome outcomeOf(Throwable failure) {
       return ClientFailures.outcomeOf(failure, Exchange.super::outcomeOf);
+    }
+
+    /**
+     * The request as an error message shows it: the URI's scheme, host, port and path, without user
+     * information or query, which may hold a password or an API key.
+     */
+    private String shown() {
+      URI uri = request.getURI();
+      String port = uri.getPort() < 0 ? "" : ":" + uri.getPort();
+      String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+      return request.getMethod() + " " + uri.getScheme() + "://" + uri.getHost() + port + path;
     }
 
     @Override
