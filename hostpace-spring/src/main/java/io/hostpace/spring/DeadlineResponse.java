@@ -106,10 +106,18 @@ final class DeadlineResponse implements ClientHttpResponse {
     return body;
   }
 
+  /**
+   * Closes the response, held to the timeout all the same: a factory's {@code close()} may read
+   * the rest of the body first, as when the engine lets a refusal go, and a stalled body would
+   * hold it there.
+   */
   @Override
   public void close() {
-    over.complete(null);
-    delegate.close();
+    try {
+      delegate.close();
+    } finally {
+      over.complete(null);
+    }
   }
 
   private void check() throws SocketTimeoutException {

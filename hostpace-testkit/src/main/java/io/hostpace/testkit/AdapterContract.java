@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -441,6 +442,28 @@ public abstract class AdapterContract {
     assertThat(chain(outcome.failure())).as("the chain of %s", outcome.failure()).anyMatch(AdapterContract::isTimeout);
     assertNoHostpaceType(outcome.failure());
     until("the client lets the trickling body go", () -> raw.abandoned().contains("/trickle"));
+  }
+
+  @Test
+  void T7_aRefusalWhoseBodyStallsIsLetGoByTheDeadlineAndTheRetryAnswers() throws Exception {
+    AtomicInteger seen = new AtomicInteger();
+    TestServer server = server((request, exchange) -> {
+      if (seen.incrementAndGet() > 1) {
+        TestServer.reply(exchange, 200, "answer " + seen.get());
+        return;
+      }
+      // A refusal that promises a body of 1 MiB and sends none of it.
+      TestServer.sendHeaders(exchange, 503, 1024 * 1024, "Retry-After", "0");
+      exchange.getResponseBody().flush();
+      Thread.sleep(PATIENCE.toMillis());
+    });
+    long startedAt = System.nanoTime();
+
+    Outcome outcome = send(TestRequest.get(server.uri("/refused")).deadline(Duration.ofSeconds(1)));
+
+    assertThat(Duration.ofNanos(System.nanoTime() - startedAt)).isLessThan(Duration.ofSeconds(10));
+    assertAnswer(outcome, 200, "answer 2");
+    assertThat(started()).containsExactly("/refused 1", "/refused 2");
   }
 
   @Test
