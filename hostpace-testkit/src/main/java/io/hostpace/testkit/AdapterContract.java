@@ -51,7 +51,7 @@ import org.junit.jupiter.api.Test;
  * }</pre>
  *
  * <p>Timing is checked with generous bounds; the exact timing is tested in virtual time in core.
- * The whole set takes about 10 s. Each scenario gets a fresh engine ({@link #engine}), whose
+ * The scenarios of the whole answer (T7) wait out deadlines of a second or two. Each scenario gets a fresh engine ({@link #engine}), whose
  * decisions are logged in {@link #events}, and fresh servers, closed after it.
  */
 public abstract class AdapterContract {
