@@ -51,8 +51,9 @@ import org.junit.jupiter.api.Test;
  * }</pre>
  *
  * <p>Timing is checked with generous bounds; the exact timing is tested in virtual time in core.
- * The scenarios of the whole answer (T7) wait out deadlines of a second or two. Each scenario gets a fresh engine ({@link #engine}), whose
- * decisions are logged in {@link #events}, and fresh servers, closed after it.
+ * The scenarios of the whole answer (T7) wait out deadlines of a second or two. Each scenario
+ * gets a fresh engine ({@link #engine}), whose decisions are logged in {@link #events}, and fresh
+ * servers, closed after it.
  */
 public abstract class AdapterContract {
 
