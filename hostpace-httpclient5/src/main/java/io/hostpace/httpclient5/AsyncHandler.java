@@ -167,6 +167,10 @@ final class AsyncHandler implements AsyncExecChainHandler {
         // A copy per attempt, as the client's own retries make: the chain below adds headers to what it is given.
         HttpRequest attempt = BasicRequestBuilder.copy(request).build();
         HostpaceHttpClient5.withUserAgent(attempt, engine);
+        // The answer timeout holds from here to the body's end: at it, the connection is dropped (SPEC T7).
+        answer.deadline = AnswerDeadline.start(HostpaceHttpClient5.answerTimeout(scope.clientContext),
+            HostpaceHttpClient5.shown(request.getMethod(), uri),
+            scope.execRuntime::discardEndpoint);
         AsyncExecChain.Scope below = new AsyncExecChain.Scope(scope.exchangeId, scope.route, scope.originalRequest,
             answer.dependency, scope.clientContext, scope.execRuntime, scope.scheduler, scope.execCount);
         next.proceed(attempt, entityProducer, below, answer);
@@ -216,6 +220,8 @@ final class AsyncHandler implements AsyncExecChainHandler {
     private volatile @Nullable HttpResponse response;
     private volatile @Nullable EntityDetails entity;
     volatile boolean failedAfterAnswer;
+    /** The deadline of this attempt's whole answer, set when it proceeds. */
+    volatile AnswerDeadline deadline = AnswerDeadline.none();
 
     Answer(AsyncExecCallback upstream, AsyncExecRuntime runtime) {
       this.upstream = upstream;
@@ -254,12 +260,16 @@ final class AsyncHandler implements AsyncExecChainHandler {
 
     @Override
     public void completed() {
+      deadline.over();
       finished.complete(null);
       body.signalQuietly(DeferredConsumer.Target::completed);
     }
 
     @Override
-    public void failed(Exception cause) {
+    public void failed(Exception failure) {
+      // A connection dropped at the answer timeout fails as a timeout, not as the broken connection.
+      Exception cause = deadline.expired() ? deadline.failure(failure) : failure;
+      deadline.over();
       if (answered.isDone()) {
         failedAfterAnswer = true;
       }

@@ -137,12 +137,28 @@ final class ClassicHandler implements ExecChainHandler {
       // A copy per attempt, as the client's own retries make: the chain below adds headers to what it is given.
       ClassicHttpRequest attempt = ClassicRequestBuilder.copy(request).build();
       HostpaceHttpClient5.withUserAgent(attempt, engine);
+      // The answer timeout holds from here to the body's end: at it, the connection is dropped (SPEC T7).
+      AnswerDeadline deadline = AnswerDeadline.start(HostpaceHttpClient5.answerTimeout(scope.clientContext),
+          HostpaceHttpClient5.shown(request.getMethod(), uri),
+          scope.execRuntime::discardEndpoint);
       try {
-        return CompletableFuture.completedFuture(chain.proceed(attempt, scope));
+        ClassicHttpResponse response = chain.proceed(attempt, scope);
+        HttpEntity entity = response.getEntity();
+        if (entity == null) {
+          deadline.over();
+        } else {
+          response.setEntity(new DeadlineEntity(entity, deadline));
+        }
+        return CompletableFuture.completedFuture(response);
       } catch (HttpException e) {
+        deadline.over();
         protocolFailure = e;
         return CompletableFuture.failedFuture(e);
-      } catch (IOException | RuntimeException | Error e) {
+      } catch (IOException e) {
+        deadline.over();
+        return CompletableFuture.failedFuture(deadline.expired() ? deadline.failure(e) : e);
+      } catch (RuntimeException | Error e) {
+        deadline.over();
         return CompletableFuture.failedFuture(e);
       }
     }

@@ -7,6 +7,7 @@ import io.hostpace.timeout.Outcome;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Function;
 import org.apache.hc.client5.http.ConnectTimeoutException;
@@ -14,7 +15,6 @@ import org.apache.hc.client5.http.HttpRequestRetryStrategy;
 import org.apache.hc.client5.http.HttpRoute;
 import org.apache.hc.client5.http.async.AsyncExecChainHandler;
 import org.apache.hc.client5.http.classic.ExecChainHandler;
-import org.apache.hc.client5.http.impl.DefaultHttpRequestRetryStrategy;
 import org.apache.hc.client5.http.impl.async.HttpAsyncClientBuilder;
 import org.apache.hc.client5.http.impl.classic.HttpClientBuilder;
 import org.apache.hc.core5.http.HttpHost;
@@ -45,12 +45,24 @@ import org.jspecify.annotations.Nullable;
  *     {@value #HANDLER_NAME}), above redirects, the client's own retries, compression and the
  *     connection: one attempt is one trip down the rest of the chain, redirects included (paced as
  *     the first host), as in the other adapters.
- * <li>It sets the retry strategy to {@link #leavingRefusalsToHostpace}{@code
- *     (DefaultHttpRequestRetryStrategy.INSTANCE)}: the client keeps retrying idempotent requests on
- *     the I/O failures it retries, but no longer retries 429 and 503 itself (which would sleep on
- *     the thread, unpaced, holding the place). To use a strategy of your own, set it after
- *     {@code pace}, wrapped in {@link #leavingRefusalsToHostpace}.
+ * <li>It switches the client's own retries off ({@code disableAutomaticRetries()}), so that every
+ *     request that reaches a server is one the engine started, counted and spaced (SPEC I7): left
+ *     on, the default strategy retries a 429 and a 503 itself (sleeping on the thread, unpaced,
+ *     holding the place), and sends an idempotent request again at once on the I/O failures it
+ *     retries (a reset connection, say). A failed attempt reaches the caller as the client raised
+ *     it (SPEC T6). To have the client retry I/O failures anyway, set a strategy of your own after
+ *     {@code pace}, wrapped in {@link #leavingRefusalsToHostpace}: its resends then go within the
+ *     attempt's place, unspaced.
  * </ul>
+ *
+ * <p><b>The whole answer.</b> HttpClient's response timeout ({@code RequestConfig.setResponseTimeout})
+ * is a socket timeout, per read: a body that trickles passes every read in time and never ends.
+ * The handler bounds the whole answer when the call's {@code HttpContext} carries an answer timeout
+ * ({@link #withAnswerTimeout}): each attempt, from its sending to the end of its body, must end
+ * within it, or its connection is dropped and the call fails with a {@code SocketTimeoutException}
+ * (SPEC T7). Without one, a call waits as long as the server takes. The handler reads no body
+ * whole (but a refusal's, which is short, to keep the connection): the caller reads it, and caps
+ * it if it wants a cap.
  *
  * <p>What the handler does with each call:
  * <ul>
@@ -81,12 +93,18 @@ public final class HostpaceHttpClient5 {
   /** The {@code HttpContext} attribute that carries a call's {@link CallContext}. */
   public static final String CALL_CONTEXT = "io.hostpace.call-context";
 
+  /**
+   * The {@code HttpContext} attribute that carries a call's answer timeout, a {@link Duration}
+   * ({@link #withAnswerTimeout}).
+   */
+  public static final String ANSWER_TIMEOUT = "io.hostpace.answer-timeout";
+
   /** The handler's name in the exec chain. */
   public static final String HANDLER_NAME = "hostpace";
 
   private HostpaceHttpClient5() {}
 
-  /** {@code builder}, with the handler first in its chain and the client's own refusal retries off. */
+  /** {@code builder}, with the handler first in its chain and the client's own retries off. */
   public static HttpClientBuilder pace(HttpClientBuilder builder, Hostpace engine) {
     return pace(builder, engine, CallContext.DEFAULT);
   }
@@ -95,10 +113,10 @@ public final class HostpaceHttpClient5 {
   public static HttpClientBuilder pace(HttpClientBuilder builder, Hostpace engine, CallContext context) {
     return builder
         .addExecInterceptorFirst(HANDLER_NAME, classicHandler(engine, context))
-        .setRetryStrategy(leavingRefusalsToHostpace(DefaultHttpRequestRetryStrategy.INSTANCE));
+        .disableAutomaticRetries();
   }
 
-  /** {@code builder}, with the async handler first in its chain and the client's own refusal retries off. */
+  /** {@code builder}, with the async handler first in its chain and the client's own retries off. */
   public static HttpAsyncClientBuilder pace(HttpAsyncClientBuilder builder, Hostpace engine) {
     return pace(builder, engine, CallContext.DEFAULT);
   }
@@ -107,7 +125,7 @@ public final class HostpaceHttpClient5 {
   public static HttpAsyncClientBuilder pace(HttpAsyncClientBuilder builder, Hostpace engine, CallContext context) {
     return builder
         .addExecInterceptorFirst(HANDLER_NAME, asyncHandler(engine, context))
-        .setRetryStrategy(leavingRefusalsToHostpace(DefaultHttpRequestRetryStrategy.INSTANCE));
+        .disableAutomaticRetries();
   }
 
   /** The classic handler alone, for a chain you arrange yourself; see the class comment for where it belongs. */
@@ -127,8 +145,35 @@ public final class HostpaceHttpClient5 {
   }
 
   /**
+   * {@code httpContext}, with an answer timeout for the calls made with it (SPEC T7): each attempt's
+   * whole answer, from its sending to the end of its body, must come within {@code timeout}, or
+   * its connection is dropped and the call fails with a {@link java.net.SocketTimeoutException};
+   * classic: the caller's read of the body raises it; async: the callback's {@code failed} hears
+   * it. HttpClient's own response timeout is a socket timeout per read, which a body that trickles
+   * never passes: this is the bound on the whole answer.
+   *
+   * @throws IllegalArgumentException when {@code timeout} is zero or negative
+   */
+  public static <C extends HttpContext> C withAnswerTimeout(C httpContext, Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("answer timeout " + timeout + " is not positive: expected a duration above zero");
+    }
+    httpContext.setAttribute(ANSWER_TIMEOUT, timeout);
+    return httpContext;
+  }
+
+  /** The call's answer timeout: the {@value #ANSWER_TIMEOUT} attribute, or null for none. */
+  static @Nullable Duration answerTimeout(@Nullable HttpContext httpContext) {
+    Object attribute = httpContext == null ? null : httpContext.getAttribute(ANSWER_TIMEOUT);
+    return attribute instanceof Duration timeout ? timeout : null;
+  }
+
+  /**
    * {@code strategy}, except that it never retries a response: refusals are retried by the
-   * engine, through the host's queue. It still decides, and times, the retries of I/O failures.
+   * engine, through the host's queue. It still decides, and times, the retries of I/O failures,
+   * which go within their attempt's place in flight but are not spaced by the engine: for a
+   * caller who wants them back after {@link #pace} switched them off.
    */
   public static HttpRequestRetryStrategy leavingRefusalsToHostpace(HttpRequestRetryStrategy strategy) {
     Objects.requireNonNull(strategy, "strategy");
@@ -181,6 +226,16 @@ public final class HostpaceHttpClient5 {
    */
   static @Nullable Outcome outcomeOf(Throwable failure, Function<Throwable, @Nullable Outcome> otherwise) {
     return failure instanceof ConnectTimeoutException ? Outcome.UNREACHABLE : otherwise.apply(failure);
+  }
+
+  /**
+   * {@code method} and {@code uri} as an error message shows them: the URI's scheme, host, port and
+   * path, without user information or query, which may hold a password or an API key.
+   */
+  static String shown(String method, URI uri) {
+    String port = uri.getPort() < 0 ? "" : ":" + uri.getPort();
+    String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+    return method + " " + uri.getScheme() + "://" + uri.getHost() + port + path;
   }
 
   /** The request's absolute URI: its own, or its path on the route's target. */

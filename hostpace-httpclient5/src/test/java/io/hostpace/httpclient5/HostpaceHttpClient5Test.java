@@ -1,5 +1,9 @@
 package io.hostpace.httpclient5;
 
+import org.apache.hc.client5.http.protocol.HttpClientContext;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import static io.hostpace.testkit.EngineState.inFlight;
 import static io.hostpace.testkit.EngineState.started;
 import static io.hostpace.testkit.EngineState.until;
@@ -70,6 +74,31 @@ class HostpaceHttpClient5Test {
     // DefaultHttpRequestRetryStrategy alone would send each attempt twice: it retries a 503 once.
     assertThat(server.requests()).hasSize(2);
     assertThat(started(events)).containsExactly("/ 1", "/ 2");
+  }
+
+  @Test
+  void T7_anAnswerTimeoutThatIsNotPositiveIsRefusedWithWhatWasGiven() {
+    assertThatThrownBy(() -> HostpaceHttpClient5.withAnswerTimeout(HttpClientContext.create(), Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("answer timeout PT0S is not positive: expected a duration above zero");
+  }
+
+  @Test
+  void T7_aBodyReadWholeWithinTheAnswerTimeoutIsTheCallersAndItsConnectionIsKept() throws Exception {
+    TestServer server = opened.add(TestServer.start((request, exchange) -> TestServer.reply(exchange, 200, "ok " + request.path())));
+    CloseableHttpClient client = classic(CallContext.DEFAULT);
+    HttpClientContext context = HostpaceHttpClient5.withAnswerTimeout(HttpClientContext.create(), Duration.ofMillis(300));
+
+    for (int i = 1; i <= 3; i++) {
+      try (ClassicHttpResponse response = client.executeOpen(null, new HttpGet(server.uri("/" + i)), context)) {
+        assertThat(EntityUtils.toString(response.getEntity(), StandardCharsets.UTF_8)).isEqualTo("ok /" + i);
+      }
+    }
+    // Past the timeouts of all three: nothing drops the pooled connection or fails the next call.
+    Thread.sleep(400);
+    try (ClassicHttpResponse response = client.executeOpen(null, new HttpGet(server.uri("/4")), context)) {
+      assertThat(EntityUtils.toString(response.getEntity(), StandardCharsets.UTF_8)).isEqualTo("ok /4");
+    }
   }
 
   @Test

@@ -46,6 +46,9 @@ final class HttpClient5Clients {
     if (request.timeout() != null) {
       context.setRequestConfig(RequestConfig.custom().setResponseTimeout(Timeout.of(request.timeout())).build());
     }
+    if (request.deadline() != null) {
+      HostpaceHttpClient5.withAnswerTimeout(context, request.deadline());
+    }
     return context;
   }
 

@@ -14,6 +14,7 @@ import java.net.http.HttpResponse.BodySubscribers;
 import java.net.http.HttpResponse.PushPromiseHandler;
 import java.net.http.HttpResponse.ResponseInfo;
 import java.net.http.HttpTimeoutException;
+import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
@@ -45,12 +46,15 @@ final class JdkExchange<T> implements Exchange<JdkExchange.Head<T>> {
   private final BodyHandler<T> handler;
   private final @Nullable PushPromiseHandler<T> pushPromiseHandler;
   private final boolean canResend;
+  /** The most bytes of body an attempt may bring, {@code Long.MAX_VALUE} for no cap (SPEC T7). */
+  private final long maxBodyBytes;
   /** The last attempt's head: the one a cancelled or failed call lets go. */
   private volatile @Nullable Head<T> latest;
 
   JdkExchange(HttpClient delegate, HttpRequest request, BodyHandler<T> handler,
-      @Nullable PushPromiseHandler<T> pushPromiseHandler) {
+      @Nullable PushPromiseHandler<T> pushPromiseHandler, long maxBodyBytes) {
     this.delegate = delegate;
+    this.maxBodyBytes = maxBodyBytes;
     this.request = request;
     this.handler = handler;
     this.pushPromiseHandler = pushPromiseHandler;
@@ -74,7 +78,7 @@ final class JdkExchange<T> implements Exchange<JdkExchange.Head<T>> {
 
   @Override
   public CompletableFuture<Head<T>> send() {
-    Head<T> head = new Head<>(handler);
+    Head<T> head = new Head<>(handler, request, maxBodyBytes);
     latest = head;
     CompletableFuture<HttpResponse<T>> sent = pushPromiseHandler == null
         ? delegate.sendAsync(request, head::apply)
@@ -127,11 +131,25 @@ final class JdkExchange<T> implements Exchange<JdkExchange.Head<T>> {
   }
 
   /**
+   * {@code uri} as an error message shows it: its scheme, host, port and path, without user
+   * information or query, which may hold a password or an API key.
+   */
+  static String shown(URI uri) {
+    String port = uri.getPort() < 0 ? "" : ":" + uri.getPort();
+    String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+    return uri.getScheme() + "://" + uri.getHost() + port + path;
+  }
+
+  /**
    * One attempt's answer: its status and headers, and the future of its whole response.
    * {@code answered} is what the engine waits for; {@code kept} says who gets the body.
    */
   static final class Head<T> {
     private final BodyHandler<T> handler;
+    private final HttpRequest request;
+    private final long maxBodyBytes;
+    /** When the attempt was sent: its whole answer is due the request's timeout after (SPEC T7). */
+    private final long sentAt = System.nanoTime();
     /** Completes with this head when the headers arrive, or with the attempt's failure. */
     final CompletableFuture<Head<T>> answered = new CompletableFuture<>();
     /** True: the body is the caller's; false: it is thrown away. */
@@ -142,8 +160,10 @@ final class JdkExchange<T> implements Exchange<JdkExchange.Head<T>> {
     private volatile @Nullable CompletableFuture<HttpResponse<T>> sent;
     private volatile boolean cancelled;
 
-    Head(BodyHandler<T> handler) {
+    Head(BodyHandler<T> handler, HttpRequest request, long maxBodyBytes) {
       this.handler = handler;
+      this.request = request;
+      this.maxBodyBytes = maxBodyBytes;
       // The engine cancels the attempt when the caller cancels the call (SPEC T5).
       answered.whenComplete((head, failure) -> {
         if (failure instanceof CancellationException) {
@@ -173,8 +193,21 @@ final class JdkExchange<T> implements Exchange<JdkExchange.Head<T>> {
       return new DeferredSubscriber<>(kept.thenApply(decided -> subscriber(decided, answer)));
     }
 
+    /**
+     * The caller's subscriber for a kept head, one that drops the body for a discarded one; both
+     * held to the request's timeout, counted from the attempt's sending, and to the cap, so that
+     * neither a body the caller reads nor one thrown away holds a connection past them (SPEC T7).
+     */
     private BodySubscriber<T> subscriber(boolean keep, ResponseInfo answer) {
-      return keep ? handler.apply(answer) : BodySubscribers.replacing(null);
+      BodySubscriber<T> subscriber = keep ? handler.apply(answer) : BodySubscribers.replacing(null);
+      Duration timeout = request.timeout().orElse(null);
+      if (timeout == null && maxBodyBytes == Long.MAX_VALUE) {
+        return subscriber;
+      }
+      long remaining = timeout == null ? -1 : timeout.toNanos() - (System.nanoTime() - sentAt);
+      long length = answer.headers().firstValueAsLong("Content-Length").orElse(-1);
+      return new BoundedSubscriber<>(subscriber, request.method() + " " + shown(request.uri()), timeout, remaining,
+          maxBodyBytes, length);
     }
 
     void attach(CompletableFuture<HttpResponse<T>> delegateResponse) {

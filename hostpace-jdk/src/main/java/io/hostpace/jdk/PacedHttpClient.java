@@ -18,6 +18,7 @@ import java.net.http.WebSocket;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -61,9 +62,21 @@ import org.jspecify.annotations.Nullable;
  *     and its refusal returned, unless you say otherwise with {@link #replayable} (SPEC T4).
  * <li>A request without a {@code User-Agent} is sent with the engine's
  *     {@link Hostpace#userAgent()}; one that names its own keeps it (SPEC U1).
- * <li>The request's {@link HttpRequest#timeout() timeout} holds for each attempt, as the JDK
- *     applies it; an {@link java.net.http.HttpTimeoutException} reaches the caller as it is and
- *     is never retried, nor is any other failure (SPEC T6). Cancelling the future of
+ * <li>The request's {@link HttpRequest#timeout() timeout} bounds each attempt's whole answer,
+ *     body included (SPEC T7): the JDK ends an attempt whose headers do not come within it, and
+ *     this client ends one whose body has not ended within it, counted from the attempt's sending,
+ *     so a body that stalls or trickles cannot hold the caller. That holds for a body the caller
+ *     streams ({@code ofInputStream}, {@code ofLines}) as for one read whole: give a request that
+ *     streams for long a timeout that long. A request without a timeout waits as long as the
+ *     server takes. An {@link java.net.http.HttpTimeoutException} reaches the caller as it is and
+ *     is never retried, nor is any other failure (SPEC T6).
+ * <li>{@link #withMaxBodyBytes} caps the bodies of the responses (SPEC T7), for a caller that
+ *     reads them whole.
+ * <li>The JDK itself sends a {@code GET} or {@code HEAD} once more, at once, when the connection
+ *     closes before any answer comes (it takes that for a kept-alive connection the server had let
+ *     expire), and offers no setting per client to stop it. That resend stays within its attempt's
+ *     place in flight; it is the one request the engine does not space (SPEC I7). The JDK repeats
+ *     no refusal by itself. Cancelling the future of
  *     {@code sendAsync}, or interrupting a thread blocked in {@code send}, takes the call out of
  *     its queue or frees its place, and aborts the exchange (SPEC T5).
  * <li>The context's {@link io.hostpace.AttemptListener} hears each attempt (SPEC A1).
@@ -86,17 +99,20 @@ public final class PacedHttpClient extends HttpClient implements AutoCloseable {
   private final HttpClient delegate;
   private final Hostpace engine;
   private final CallContext context;
+  /** The most bytes of body a response may bring; {@code Long.MAX_VALUE} for no cap. */
+  private final long maxBodyBytes;
 
-  private PacedHttpClient(HttpClient delegate, Hostpace engine, CallContext context) {
+  private PacedHttpClient(HttpClient delegate, Hostpace engine, CallContext context, long maxBodyBytes) {
     this.delegate = delegate;
     this.engine = engine;
     this.context = context;
+    this.maxBodyBytes = maxBodyBytes;
   }
 
   /** A client that sends through {@code delegate}, paced by {@code engine}, with the default context. */
   public static PacedHttpClient wrap(HttpClient delegate, Hostpace engine) {
-    return new PacedHttpClient(
-        Objects.requireNonNull(delegate, "delegate"), Objects.requireNonNull(engine, "engine"), CallContext.DEFAULT);
+    return new PacedHttpClient(Objects.requireNonNull(delegate, "delegate"), Objects.requireNonNull(engine, "engine"),
+        CallContext.DEFAULT, Long.MAX_VALUE);
   }
 
   /**
@@ -104,7 +120,30 @@ public final class PacedHttpClient extends HttpClient implements AutoCloseable {
    * listener. It shares this client's engine, and so its queues, and its delegate.
    */
   public PacedHttpClient withContext(CallContext context) {
-    return new PacedHttpClient(delegate, engine, Objects.requireNonNull(context, "context"));
+    return new PacedHttpClient(delegate, engine, Objects.requireNonNull(context, "context"), maxBodyBytes);
+  }
+
+  /**
+   * A view of this client whose responses may bring at most {@code maxBytes} bytes of body (SPEC
+   * T7): a body over it fails, and its connection is closed, with an {@code IOException} that
+   * names the request and the cap; at once when its {@code Content-Length} says so, else when the
+   * byte over the cap comes. For a caller whose body handler reads the body whole (a string, a
+   * byte array), so that an endless or huge body cannot exhaust its memory. The cap counts the
+   * bytes as the delegate hands them on, after any decoding it does. It shares this client's
+   * engine, context and delegate.
+   *
+   * @throws IllegalArgumentException when {@code maxBytes} is negative
+   */
+  public PacedHttpClient withMaxBodyBytes(long maxBytes) {
+    if (maxBytes < 0) {
+      throw new IllegalArgumentException("maxBytes is " + maxBytes + ": expected 0 or more bytes of body");
+    }
+    return new PacedHttpClient(delegate, engine, context, maxBytes);
+  }
+
+  /** The most bytes of body a response may bring, or empty for no cap ({@link #withMaxBodyBytes}). */
+  public OptionalLong maxBodyBytes() {
+    return maxBodyBytes == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(maxBodyBytes);
   }
 
   /** The engine whose queues this client's requests wait in. */
@@ -184,7 +223,7 @@ public final class PacedHttpClient extends HttpClient implements AutoCloseable {
       HttpRequest request, BodyHandler<T> handler, @Nullable PushPromiseHandler<T> pushPromiseHandler) {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(handler, "responseBodyHandler");
-    JdkExchange<T> exchange = new JdkExchange<>(delegate, withUserAgent(request), handler, pushPromiseHandler);
+    JdkExchange<T> exchange = new JdkExchange<>(delegate, withUserAgent(request), handler, pushPromiseHandler, maxBodyBytes);
     CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
     CompletableFuture<JdkExchange.Head<T>> call = engine.execute(exchange, context);
     call.whenComplete((head, failure) -> {
@@ -320,6 +359,7 @@ public final class PacedHttpClient extends HttpClient implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "PacedHttpClient{delegate=" + delegate + ", context=" + context + "}";
+    return "PacedHttpClient{delegate=" + delegate + ", context=" + context
+        + (maxBodyBytes == Long.MAX_VALUE ? "" : ", maxBodyBytes=" + maxBodyBytes) + "}";
   }
 }

@@ -29,7 +29,10 @@ final class JdkClients {
     }
     HttpRequest.Builder builder = HttpRequest.newBuilder(request.uri()).method(request.method(), body);
     request.headers().forEach(builder::header);
-    if (request.timeout() != null) {
+    // The request's timeout bounds the whole answer here: the deadline, when one is given, else the timeout.
+    if (request.deadline() != null) {
+      builder.timeout(request.deadline());
+    } else if (request.timeout() != null) {
       builder.timeout(request.timeout());
     }
     return builder.build();
@@ -49,7 +52,18 @@ final class JdkClients {
     }
 
     PacedHttpClient client(TestRequest request) {
-      return client.withContext(request.context());
+      PacedHttpClient withContext = client.withContext(request.context());
+      return request.maxBodyBytes() == null ? withContext : withContext.withMaxBodyBytes(request.maxBodyBytes());
+    }
+
+    @Override
+    public boolean capsBodies() {
+      return true;
+    }
+
+    @Override
+    public boolean resendsAGetOnAClosedConnection() {
+      return true; // MultiExchange: a GET or HEAD whose connection closed before any answer, once
     }
 
     @Override

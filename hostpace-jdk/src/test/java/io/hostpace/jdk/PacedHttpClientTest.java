@@ -73,6 +73,20 @@ class PacedHttpClientTest {
   }
 
   @Test
+  void T7_aViewWithABodyCapSharesTheRestAndANegativeCapIsRefusedWithWhatWasGiven() {
+    PacedHttpClient client = PacedHttpClient.wrap(HttpClient.newHttpClient(), engine);
+
+    PacedHttpClient capped = client.withMaxBodyBytes(1024);
+
+    assertThat(client.maxBodyBytes()).isEmpty();
+    assertThat(capped.maxBodyBytes()).hasValue(1024);
+    assertThat(capped.withContext(CallContext.DEFAULT).maxBodyBytes()).as("a view of a capped client").hasValue(1024);
+    assertThat(capped.delegate()).isSameAs(client.delegate());
+    assertThatThrownBy(() -> client.withMaxBodyBytes(-1)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("maxBytes is -1: expected 0 or more bytes of body");
+  }
+
+  @Test
   void I1_sendThrowsWhatHttpClientSendThrows() throws Exception {
     int closedPort;
     try (ServerSocket socket = new ServerSocket(0)) {

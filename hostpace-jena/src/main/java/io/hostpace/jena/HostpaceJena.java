@@ -88,12 +88,22 @@ import org.jspecify.annotations.Nullable;
  * ({@link ARQ#httpRequestModifer}, else the registry in {@link ARQ#httpRegistryRequestModifer},
  * else the global {@link RegistryRequestModifier}). The context {@code set} makes holds, in the
  * registry's place, a marker that applies whatever the registry underneath has for the URL and
- * then marks the request with a header naming the context; the installed clients take the mark
- * off and send the request with that context. The mark belongs to that one request, on whatever
- * thread it is sent. It is for the installed clients, not for servers: requests are marked only
- * while an installation is active and the client Jena chooses for the URL is an installed one.
+ * then leaves the context on the thread, which Jena sends the request on next; the installed
+ * client that sends it takes the context from there. Nothing is added to the request: a client
+ * given to a builder explicitly, which is not paced, sends it as Jena built it, and nothing of
+ * Hostpace's reaches a server. Jena's resend of a request after a 401 goes with the default
+ * context (see {@code CallContextMarker}).
  * (Hostpace keeps no Jena symbol of its own for the call context: a value Jena does not read
  * would do nothing on the direct path, and a caller who set it would not know.)
+ *
+ * <h2>The whole answer</h2>
+ *
+ * A query's own timeout ({@code QueryExecutionHTTP.service(url).timeout(30, SECONDS)}) becomes its
+ * requests' timeout, which the installed clients hold each attempt's whole answer to, body
+ * included, as {@link PacedHttpClient} does (SPEC T7): a server that stalls or trickles a result
+ * fails the query with Jena's own exception, an {@code HttpTimeoutException} inside, at that
+ * timeout. Without one, a query waits as long as the server takes. {@link #install(Hostpace, long)}
+ * also caps the bodies Jena reads.
  *
  * <h2>Identity and failures</h2>
  *
@@ -126,7 +136,26 @@ public final class HostpaceJena {
    *     library cannot read, so that it could not pace the clients registered there
    */
   public static Installation install(Hostpace engine) {
+    return install(engine, Long.MAX_VALUE);
+  }
+
+  /**
+   * {@link #install(Hostpace)}, with every response body Jena reads through the installed clients
+   * capped at {@code maxBodyBytes} (SPEC T7): Jena reads a JSON result, a boolean, a graph whole,
+   * so an endless or huge answer would exhaust the memory. A body over the cap fails at once when
+   * its {@code Content-Length} says so, else when the byte over it comes; its connection is closed,
+   * and Jena raises its own exception with an {@code IOException} inside that names the request
+   * and the cap. A client given to {@link Installation#pace} that is a {@link PacedHttpClient}
+   * keeps its own cap.
+   *
+   * @throws IllegalArgumentException when {@code maxBodyBytes} is negative
+   * @throws IllegalStateException as {@link #install(Hostpace)} does
+   */
+  public static Installation install(Hostpace engine, long maxBodyBytes) {
     Objects.requireNonNull(engine, "engine");
+    if (maxBodyBytes < 0) {
+      throw new IllegalArgumentException("maxBodyBytes is " + maxBodyBytes + ": expected 0 or more bytes of body");
+    }
     JenaSystem.init();
     ClientRegistry.check();
     synchronized (HostpaceJena.class) {
@@ -135,7 +164,7 @@ public final class HostpaceJena {
         throw new IllegalStateException(
             "Hostpace is already installed for Jena (" + active + "): close that installation before installing another");
       }
-      Installation installation = new Installation(engine);
+      Installation installation = new Installation(engine, maxBodyBytes);
       installation.open();
       ACTIVE.set(installation);
       return installation;
@@ -196,6 +225,8 @@ public final class HostpaceJena {
   public static final class Installation implements AutoCloseable {
 
     private final Hostpace engine;
+    /** The cap on the bodies the clients it paces read, {@code Long.MAX_VALUE} for none. */
+    private final long maxBodyBytes;
     private final HttpClient previousDefault;
     private final InstalledHttpClient client;
     private final PacingServiceLink link;
@@ -204,12 +235,16 @@ public final class HostpaceJena {
     private final List<Replaced> replaced = new ArrayList<>();
     @GuardedBy("this")
     private boolean closed;
+    /** What Jena's global context held as its request modifier registry before, and the marker put there. */
+    private @Nullable Object previousGlobalRegistry;
+    private @Nullable Object unmarking;
 
     /** A registry entry this installation replaced with {@code paced}. */
     private record Replaced(ClientRegistry.Entry entry, HttpClient paced) {}
 
-    private Installation(Hostpace engine) {
+    private Installation(Hostpace engine, long maxBodyBytes) {
       this.engine = engine;
+      this.maxBodyBytes = maxBodyBytes;
       this.previousDefault = HttpEnv.getDftHttpClient();
       this.client = (InstalledHttpClient) pace(previousDefault);
       this.link = new PacingServiceLink(this);
@@ -217,6 +252,13 @@ public final class HostpaceJena {
     }
 
     private void open() {
+      // Every query given no context passes this marker, which takes away a mark left on the thread.
+      Context global = ARQ.getContext();
+      Object registry = global.get(ARQ.httpRegistryRequestModifer);
+      previousGlobalRegistry = registry;
+      global.set(ARQ.httpRegistryRequestModifer,
+          new CallContextMarker(null, registry instanceof RegistryRequestModifier given ? given : null));
+      unmarking = global.get(ARQ.httpRegistryRequestModifer);
       HttpEnv.setDftHttpClient(client);
       paceRegistry();
       serviceExecutors.addSingleLink(link);
@@ -249,7 +291,8 @@ public final class HostpaceJena {
       if (given instanceof PacedHttpClient paced) {
         return new InstalledHttpClient(paced);
       }
-      return new InstalledHttpClient(PacedHttpClient.wrap(given, engine));
+      PacedHttpClient paced = PacedHttpClient.wrap(given, engine);
+      return new InstalledHttpClient(maxBodyBytes == Long.MAX_VALUE ? paced : paced.withMaxBodyBytes(maxBodyBytes));
     }
 
     /** Replaces each client in {@code RegistryHttpClient} that is not paced with one that is. */
@@ -312,6 +355,14 @@ public final class HostpaceJena {
         }
         closed = true;
         serviceExecutors.removeSingleLink(link);
+        Context global = ARQ.getContext();
+        if (unmarking != null && global.get(ARQ.httpRegistryRequestModifer) == unmarking) {
+          if (previousGlobalRegistry == null) {
+            global.remove(ARQ.httpRegistryRequestModifer);
+          } else {
+            global.set(ARQ.httpRegistryRequestModifer, previousGlobalRegistry);
+          }
+        }
         if (HttpEnv.getDftHttpClient() == client) {
           HttpEnv.setDftHttpClient(previousDefault);
         }

@@ -23,9 +23,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * The {@link HttpClient} an {@link HostpaceJena.Installation} puts wherever Jena looks for one:
  * a {@link PacedHttpClient} whose context is chosen per request. A request that Jena built for a
- * query whose Jena context carries a {@link CallContext} arrives marked with the
- * {@link CallContextMarker#HEADER} header; this client takes the mark off and sends the request
- * with that context. A request without a mark goes with the paced client's own context.
+ * query whose Jena context carries a {@link CallContext} is sent by the thread that built it, which
+ * the {@link CallContextMarker} left that context on; this client takes it and sends the request
+ * with it. A request without a mark goes with the paced client's own context.
  *
  * <p>Immutable and thread-safe, as {@link PacedHttpClient} is.
  */
@@ -46,36 +46,26 @@ final class InstalledHttpClient extends HttpClient {
   public <T> HttpResponse<T> send(HttpRequest request, BodyHandler<T> handler)
       throws IOException, InterruptedException {
     CallContext context = contextOf(request);
-    return paced.withContext(context).send(unmarked(request), handler);
+    return paced.withContext(context).send(request, handler);
   }
 
   @Override
   public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler) {
     CallContext context = contextOf(request);
-    return paced.withContext(context).sendAsync(unmarked(request), handler);
+    return paced.withContext(context).sendAsync(request, handler);
   }
 
   @Override
   public <T> CompletableFuture<HttpResponse<T>> sendAsync(
       HttpRequest request, BodyHandler<T> handler, @Nullable PushPromiseHandler<T> pushPromiseHandler) {
     CallContext context = contextOf(request);
-    return paced.withContext(context).sendAsync(unmarked(request), handler, pushPromiseHandler);
+    return paced.withContext(context).sendAsync(request, handler, pushPromiseHandler);
   }
 
-  /** The context the request's mark names, or else the paced client's own. */
+  /** The context the thread's mark gives the request, or else the paced client's own. */
   private CallContext contextOf(HttpRequest request) {
-    String mark = request.headers().firstValue(CallContextMarker.HEADER).orElse(null);
-    CallContext marked = mark == null ? null : CallContextMarker.contextFor(mark);
+    CallContext marked = CallContextMarker.takeFor(request.uri());
     return marked != null ? marked : paced.context();
-  }
-
-  /** The request without its mark: the mark is for this client, never for the server. */
-  private static HttpRequest unmarked(HttpRequest request) {
-    if (request.headers().firstValue(CallContextMarker.HEADER).isEmpty()) {
-      return request;
-    }
-    return HttpRequest.newBuilder(request, (name, value) -> !name.equalsIgnoreCase(CallContextMarker.HEADER))
-        .build();
   }
 
   // ---------------------------------------------------------------- the paced client's

@@ -111,6 +111,25 @@ class HeadersTest extends LiveJenaTest {
     assertThat(HostpaceJena.callContext(own)).isSameAs(context);
   }
 
+  @Test
+  void I2_aQueryWithAContextAndAnUnpacedClientOfItsOwnSendsNoMarkAndLeavesNoneBehind() {
+    install(Hostpace.builder());
+    Heard heard = new Heard();
+    CallContext context = CallContext.builder().attemptListener(heard).build();
+
+    // Jena uses a client given to the builder as it is: not paced, and so nothing of Hostpace's may reach the server.
+    try (QueryExecution execution = QueryExecutionHTTP.service(sparql.toString()).query(nameOf(0))
+        .httpClient(HttpClient.newHttpClient()).context(HostpaceJena.contextOf(context)).build()) {
+      execution.execSelect().forEachRemaining(row -> {});
+    }
+    // The next query on this thread, without a context, goes with the default one, not the one before.
+    direct();
+
+    assertThat(seen).hasSize(2);
+    assertThat(seen).allSatisfy(headers -> assertThat(headers).doesNotContainKey("Hostpace-Call-Context"));
+    assertThat(heard.sent).as("attempts the context's listener heard").hasValue(0);
+  }
+
   private void direct() {
     try (QueryExecHTTP exec = QueryExecHTTP.service(sparql.toString()).query(nameOf(0)).build()) {
       exec.select().materialize();

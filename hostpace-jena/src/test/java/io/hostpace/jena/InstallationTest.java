@@ -63,6 +63,26 @@ class InstallationTest extends LiveJenaTest {
   }
 
   @Test
+  void T7_aNegativeBodyCapIsRefusedWithWhatWasGivenAndNothingIsInstalled() {
+    assertThatThrownBy(() -> HostpaceJena.install(Hostpace.create(), -1)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("maxBodyBytes is -1: expected 0 or more bytes of body");
+    assertThat(HostpaceJena.installation()).isNull();
+  }
+
+  @Test
+  void I2_whileInstalledJenasGlobalContextGivesNoCallContextAndClosingPutsItBack() {
+    Object before = org.apache.jena.query.ARQ.getContext().get(org.apache.jena.query.ARQ.httpRegistryRequestModifer);
+    Object after;
+
+    HostpaceJena.Installation installation = install(Hostpace.builder());
+    assertThat(HostpaceJena.callContext(org.apache.jena.query.ARQ.getContext())).isNull();
+    installation.close();
+
+    after = org.apache.jena.query.ARQ.getContext().get(org.apache.jena.query.ARQ.httpRegistryRequestModifer);
+    assertThat((Object) after).isSameAs(before);
+  }
+
+  @Test
   void I2_aJenaContextGivesItsQueriesTheLastCallContextSetInIt() {
     CallContext one = CallContext.builder().limits(Limits.inFlight(1)).build();
     CallContext two = CallContext.builder().limits(Limits.inFlight(2)).build();

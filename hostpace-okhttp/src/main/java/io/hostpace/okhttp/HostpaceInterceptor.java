@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import okhttp3.Call;
 import okhttp3.EventListener;
 import okhttp3.Interceptor;
+import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
@@ -25,7 +26,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>{@code
  * Hostpace engine = Hostpace.builder().limit("qlever.dev", "inFlight:1,perSecond:1").build();
- * OkHttpClient client = new OkHttpClient.Builder().addInterceptor(HostpaceInterceptor.of(engine)).build();
+ * OkHttpClient client = HostpaceInterceptor.pace(new OkHttpClient.Builder(), engine)
+ *     .callTimeout(Duration.ofMinutes(2))                 // the whole call, body included (SPEC T7)
+ *     .build();
  * Request request = new Request.Builder().url("https://qlever.dev/api/wikidata?query=...")
  *     .tag(CallContext.class, batch)                      // optional: this call's limits, retries, listener
  *     .build();
@@ -53,12 +56,33 @@ import org.jspecify.annotations.Nullable;
  *     and is never retried (SPEC T6).
  * </ul>
  *
- * <p><b>Where it goes.</b> Add it with {@code addInterceptor} (an application interceptor), not
- * {@code addNetworkInterceptor}: a network interceptor must proceed exactly once. Interceptors
- * added before it see the call once; those after it, and network interceptors, see each attempt.
- * Within one attempt OkHttp still does what it does: follow redirects (all paced as the first
- * host), retry a failed connection, and repeat a {@code 503} that says {@code Retry-After: 0}
- * once by itself.
+ * <p><b>Where it goes.</b> {@link #pace(OkHttpClient.Builder, Hostpace)} puts it in place: it adds
+ * the interceptor with {@code addInterceptor} (an application interceptor; a network interceptor
+ * must proceed exactly once), and switches off the two ways OkHttp would send a request again by
+ * itself inside one attempt, where the engine neither counts nor spaces it (SPEC I7):
+ * <ul>
+ * <li>OkHttp repeats a {@code 503} that says {@code Retry-After: 0} once, at once. {@code pace}
+ *     adds a network interceptor that sets that header aside where OkHttp does not look, and this
+ *     interceptor puts it back before the engine judges the response: the engine retries it,
+ *     through the queue, and the caller sees the header as the server sent it.
+ * <li>With {@code retryOnConnectionFailure}, OkHttp sends a request again on another connection
+ *     or route when one fails (and repeats a {@code 408}). {@code pace} sets it to false: a failed
+ *     attempt reaches the caller as OkHttp raised it (SPEC T6). Set it back to true after
+ *     {@code pace} to let OkHttp recover from a stale pooled connection itself, its resends then
+ *     unpaced.
+ * </ul>
+ * Added alone with {@code addInterceptor(HostpaceInterceptor.of(engine))}, it paces every call
+ * but leaves both of those on. Interceptors added before it see the call once; those after it,
+ * and network interceptors, see each attempt. Within one attempt OkHttp still follows redirects
+ * (all paced as the first host).
+ *
+ * <p><b>The whole answer.</b> OkHttp's {@code callTimeout} bounds the whole call, from
+ * {@code execute} or {@code enqueue} until the body is read or the response closed, the time it
+ * waits in its host's queue included (SPEC T7): it is the deadline a caller sets so that a server
+ * that stalls, trickles or never ends a body cannot hold it. OkHttp's {@code readTimeout} is per
+ * read, which a trickling body never passes. No timeout is set by default: a call without a
+ * {@code callTimeout} waits as long as the server takes. The interceptor reads no body whole: the
+ * caller reads it, and caps it if it wants one ({@code body().source()} with a limit, say).
  *
  * <p><b>{@code enqueue} and the dispatcher.</b> The interceptor runs on the dispatcher's thread,
  * and a call that waits in its queue waits there, holding that thread and one of the
@@ -90,6 +114,23 @@ public final class HostpaceInterceptor implements Interceptor {
   private HostpaceInterceptor(Hostpace engine, CallContext context) {
     this.engine = engine;
     this.context = context;
+  }
+
+  /**
+   * {@code builder}, paced by {@code engine}: the interceptor added, and OkHttp's own resends
+   * switched off (see the class comment). A request without a {@code CallContext} tag gets the
+   * default context.
+   */
+  public static OkHttpClient.Builder pace(OkHttpClient.Builder builder, Hostpace engine) {
+    return pace(builder, engine, CallContext.DEFAULT);
+  }
+
+  /** {@link #pace(OkHttpClient.Builder, Hostpace)}; a request without a {@code CallContext} tag gets {@code context}. */
+  public static OkHttpClient.Builder pace(OkHttpClient.Builder builder, Hostpace engine, CallContext context) {
+    Objects.requireNonNull(builder, "builder");
+    return builder.addInterceptor(of(engine, context))
+        .addNetworkInterceptor(RetryAfterZeroGuard.INSTANCE)
+        .retryOnConnectionFailure(false);
   }
 
   /** An interceptor for {@code engine}; a request without a {@code CallContext} tag gets the default context. */
@@ -201,7 +242,7 @@ public final class HostpaceInterceptor implements Interceptor {
     @Override
     public CompletableFuture<Response> send() {
       try {
-        return CompletableFuture.completedFuture(chain.proceed(request));
+        return CompletableFuture.completedFuture(RetryAfterZeroGuard.restore(chain.proceed(request)));
       } catch (IOException | RuntimeException | Error e) {
         return CompletableFuture.failedFuture(e); // the engine hands it to the caller as it is
       }

@@ -76,13 +76,18 @@ final class OkHttpClients {
 
     Adapter(Hostpace engine) {
       super(IOException.class, SocketTimeoutException.class);
-      client = new OkHttpClient.Builder().addInterceptor(HostpaceInterceptor.of(engine)).build();
+      client = HostpaceInterceptor.pace(new OkHttpClient.Builder(), engine).build();
     }
 
     Call newCall(TestRequest request) {
-      OkHttpClient through = request.timeout() == null ? client
-          : client.newBuilder().readTimeout(request.timeout().toMillis(), TimeUnit.MILLISECONDS).build();
-      return through.newCall(request(request));
+      OkHttpClient.Builder through = client.newBuilder();
+      if (request.timeout() != null) {
+        through.readTimeout(request.timeout().toMillis(), TimeUnit.MILLISECONDS);
+      }
+      if (request.deadline() != null) {
+        through.callTimeout(request.deadline().toMillis(), TimeUnit.MILLISECONDS); // the whole call, body included
+      }
+      return through.build().newCall(request(request));
     }
 
     @Override

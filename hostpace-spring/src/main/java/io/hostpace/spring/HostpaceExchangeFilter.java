@@ -53,6 +53,20 @@ import reactor.core.publisher.Mono;
  *     retried (SPEC T6).
  * </ul>
  *
+ * <p><b>The whole answer</b> (SPEC T7) is bounded by the caller's {@code timeout(...)} on the
+ * {@code Mono} (or {@code Flux}) that reads the body, Reactor's own deadline: when it passes, it
+ * cancels the subscription, which takes the call out of its queue or closes the attempt's
+ * connection, and the subscriber gets Reactor's {@code TimeoutException}; the time the call waited
+ * in its queue counts. Reactor Netty's {@code responseTimeout} is per read, which a body that
+ * trickles never passes. Without a {@code timeout}, a call waits as long as the server takes. The
+ * filter reads no body whole but a refusal's, to release it; the caller's decoder reads the rest
+ * ({@code maxInMemorySize} caps what Spring's codecs hold, 256 KiB unless configured).
+ *
+ * <p><b>Retries behind the engine</b> (SPEC I7). A {@code retry()} or {@code retryWhen(...)} on
+ * the {@code Mono} subscribes again, through this filter: each of its attempts is paced. Reactor
+ * Netty resends nothing the server answered, nor a request whose connection closed after it was
+ * sent.
+ *
  * <p>Signals reach the subscriber on the thread that completes the call: Reactor Netty's event
  * loop, or the engine's timer thread when a call waited for a pause. Thread-safe and stateless.
  */

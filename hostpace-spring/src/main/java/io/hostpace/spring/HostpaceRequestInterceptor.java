@@ -8,6 +8,7 @@ import io.hostpace.timeout.Outcome;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.URI;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
@@ -59,19 +60,51 @@ import org.springframework.http.client.ClientHttpResponse;
  *     {@code WebClient} filter's attempts are cancelled at their budget.)
  * </ul>
  *
- * <p>Thread-safe and stateless; share one per engine.
+ * <p><b>The whole answer.</b> What a request factory's read timeout bounds differs: the JDK's
+ * ({@code JdkClientHttpRequestFactory}) bounds the whole answer, body included, but ends it with a
+ * bare {@code IOException("closed")}; the others' ({@code SimpleClientHttpRequestFactory},
+ * {@code HttpComponentsClientHttpRequestFactory}, Reactor's) are per read, which a body that
+ * trickles never passes. An answer timeout, the request attribute {@value #ANSWER_TIMEOUT} or
+ * {@link #withAnswerTimeout} for every request, bounds the body the same way over any factory
+ * (SPEC T7): when it has passed since the attempt was sent and the body has not ended, the
+ * response is closed, and the caller's read fails with a {@link java.net.SocketTimeoutException}
+ * that names the request and the timeout, inside Spring's own exception (a
+ * {@code RestClientException} when Spring reads the body, say). It cannot
+ * end a wait for the headers: the factory's read timeout (or connect timeout) bounds that, so set
+ * it too. Without either, a call waits as long as the server takes. The interceptor reads no body
+ * whole: the caller does ({@code body(String.class)}), as far as it chooses.
+ *
+ * <p><b>Retries behind the engine</b> (SPEC I7). Spring's own retries ({@code RetryTemplate},
+ * {@code @Retryable}) wrap the call, so each of their attempts comes through the interceptor and
+ * is paced. A request factory's client may retry inside one attempt, unpaced: the JDK's sends a
+ * {@code GET} once more when its connection closes before any answer (no setting stops it), and
+ * HttpClient 5's default strategy, under {@code HttpComponentsClientHttpRequestFactory}, repeats
+ * a 429 and a 503 itself, sleeping on the thread: build that factory's client with
+ * {@code disableAutomaticRetries()}.
+ *
+ * <p>Thread-safe and immutable; share one per engine.
  */
 public final class HostpaceRequestInterceptor implements ClientHttpRequestInterceptor {
 
   /** The request attribute that carries a call's {@link CallContext}, for {@code RestClient}, {@code RestTemplate} and {@code WebClient}. */
   public static final String CALL_CONTEXT = "io.hostpace.call-context";
 
+  /**
+   * The request attribute that carries a call's answer timeout, a {@link Duration}: each attempt's
+   * body must have ended within it, counted from the attempt's sending (SPEC T7). For
+   * {@code RestClient} and {@code RestTemplate}; a {@code WebClient}'s whole answer is bounded by
+   * its {@code Mono}'s {@code timeout(...)}.
+   */
+  public static final String ANSWER_TIMEOUT = "io.hostpace.answer-timeout";
+
   private final Hostpace engine;
   private final CallContext context;
+  private final @Nullable Duration answerTimeout;
 
-  private HostpaceRequestInterceptor(Hostpace engine, CallContext context) {
+  private HostpaceRequestInterceptor(Hostpace engine, CallContext context, @Nullable Duration answerTimeout) {
     this.engine = engine;
     this.context = context;
+    this.answerTimeout = answerTimeout;
   }
 
   /** An interceptor for {@code engine}; a request without the {@value #CALL_CONTEXT} attribute gets the default context. */
@@ -81,7 +114,26 @@ public final class HostpaceRequestInterceptor implements ClientHttpRequestInterc
 
   /** An interceptor for {@code engine}; a request without the {@value #CALL_CONTEXT} attribute gets {@code context}. */
   public static HostpaceRequestInterceptor of(Hostpace engine, CallContext context) {
-    return new HostpaceRequestInterceptor(Objects.requireNonNull(engine, "engine"), Objects.requireNonNull(context, "context"));
+    return new HostpaceRequestInterceptor(Objects.requireNonNull(engine, "engine"), Objects.requireNonNull(context, "context"),
+        null);
+  }
+
+  /**
+   * This interceptor, with an answer timeout for every request that carries no {@value #ANSWER_TIMEOUT}
+   * attribute of its own (see the class comment).
+   *
+   * @throws IllegalArgumentException when {@code timeout} is zero or negative
+   */
+  public HostpaceRequestInterceptor withAnswerTimeout(Duration timeout) {
+    return new HostpaceRequestInterceptor(engine, context, positive(timeout, "answer timeout"));
+  }
+
+  private static Duration positive(Duration timeout, String what) {
+    Objects.requireNonNull(timeout, what);
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException(what + " " + timeout + " is not positive: expected a duration above zero");
+    }
+    return timeout;
   }
 
   @Override
@@ -93,8 +145,10 @@ public final class HostpaceRequestInterceptor implements ClientHttpRequestInterc
     }
     Object attribute = request.getAttributes().get(CALL_CONTEXT);
     CallContext callContext = attribute instanceof CallContext given ? given : context;
+    Object timeout = request.getAttributes().get(ANSWER_TIMEOUT);
+    Duration answer = timeout instanceof Duration given ? positive(given, "attribute " + ANSWER_TIMEOUT) : answerTimeout;
     try {
-      return engine.send(new Attempts(request, body, execution), callContext);
+      return engine.send(new Attempts(request, body, execution, answer), callContext);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       InterruptedIOException interrupted = new InterruptedIOException("interrupted while waiting in the host's queue");
@@ -105,7 +159,7 @@ public final class HostpaceRequestInterceptor implements ClientHttpRequestInterc
 
   @Override
   public String toString() {
-    return "HostpaceRequestInterceptor{context=" + context + "}";
+    return "HostpaceRequestInterceptor{context=" + context + (answerTimeout == null ? "" : ", answerTimeout=" + answerTimeout) + "}";
   }
 
   /** The call's attempts: each one is {@code execution.execute}, on the calling thread. */
@@ -113,11 +167,13 @@ public final class HostpaceRequestInterceptor implements ClientHttpRequestInterc
     private final HttpRequest request;
     private final byte[] body;
     private final ClientHttpRequestExecution execution;
+    private final @Nullable Duration answerTimeout;
 
-    Attempts(HttpRequest request, byte[] body, ClientHttpRequestExecution execution) {
+    Attempts(HttpRequest request, byte[] body, ClientHttpRequestExecution execution, @Nullable Duration answerTimeout) {
       this.request = request;
       this.body = body;
       this.execution = execution;
+      this.answerTimeout = answerTimeout;
     }
 
     @Override
@@ -137,8 +193,11 @@ public final class HostpaceRequestInterceptor implements ClientHttpRequestInterc
 
     @Override
     public CompletableFuture<ClientHttpResponse> send() {
+      long sentAt = System.nanoTime();
       try {
-        return CompletableFuture.completedFuture(execution.execute(request, body));
+        ClientHttpResponse response = execution.execute(request, body);
+        return CompletableFuture.completedFuture(
+            answerTimeout == null ? response : DeadlineResponse.hold(response, shown(), answerTimeout, sentAt));
       } catch (IOException e) {
         return CompletableFuture.failedFuture(e);
       }
@@ -166,6 +225,17 @@ public final class HostpaceRequestInterceptor implements ClientHttpRequestInterc
     @Override
     public @Nullable Outcome outcomeOf(Throwable failure) {
       return ClientFailures.outcomeOf(failure, Exchange.super::outcomeOf);
+    }
+
+    /**
+     * The request as an error message shows it: the URI's scheme, host, port and path, without user
+     * information or query, which may hold a password or an API key.
+     */
+    private String shown() {
+      URI uri = request.getURI();
+      String port = uri.getPort() < 0 ? "" : ":" + uri.getPort();
+      String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+      return request.getMethod() + " " + uri.getScheme() + "://" + uri.getHost() + port + path;
     }
 
     @Override

@@ -169,4 +169,59 @@ class SpringAdaptersTest {
     until(() -> raw.abandoned().contains("/hang"));
     assertThat(raw.paths()).containsExactly("/hang");
   }
+
+  @Test
+  void I7_springsRetryTemplateSendsEachOfItsRetriesThroughTheEngineAtTheHostsPace() throws Exception {
+    TestServer server = opened.add(TestServer.start(Refusing.always(503, "0")));
+    List<String> started = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Hostpace listened = Hostpace.builder().listener(event -> {
+      if (event instanceof io.hostpace.HostpaceEvent.Started start) {
+        started.add(start.uri().getPath());
+      }
+    }).build();
+    // The engine retries nothing here; Spring's RetryTemplate retries twice, at once.
+    CallContext fiveASecond = CallContext.builder().retries(0).limit(server.hostKey(), Limits.perSecond(5)).build();
+    RestClient client = restClient().requestInterceptor(HostpaceRequestInterceptor.of(listened, fiveASecond)).build();
+    org.springframework.core.retry.RetryTemplate retry = new org.springframework.core.retry.RetryTemplate(
+        org.springframework.core.retry.RetryPolicy.builder().maxRetries(2).delay(Duration.ZERO).build());
+
+    assertThatThrownBy(() -> retry.execute(() -> client.get().uri(server.uri("/busy")).retrieve().body(String.class)))
+        .isInstanceOf(org.springframework.core.retry.RetryException.class)
+        .hasRootCauseInstanceOf(org.springframework.web.client.HttpServerErrorException.ServiceUnavailable.class);
+
+    // Each of Spring's attempts went through the engine: started by it, and spaced by the host's rate.
+    assertThat(started).containsExactly("/busy", "/busy", "/busy");
+    List<TestServer.Request> requests = server.requests();
+    assertThat(requests).hasSize(3);
+    for (int i = 1; i < requests.size(); i++) {
+      assertThat(requests.get(i).at().minus(requests.get(i - 1).at())).as("%s", requests)
+          .isGreaterThanOrEqualTo(Duration.ofMillis(150));
+    }
+  }
+
+  @Test
+  void T7_anAnswerTimeoutThatIsNotPositiveIsRefusedWithWhatWasGiven() {
+    assertThatThrownBy(() -> HostpaceRequestInterceptor.of(engine).withAnswerTimeout(Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("answer timeout PT-1S is not positive: expected a duration above zero");
+  }
+
+  @Test
+  void T7_theInterceptorsAnswerTimeoutBoundsABodyThatStallsWhenTheRequestCarriesNone() throws Exception {
+    RawServer raw = opened.add(RawServer.start());
+    RestClient client = restClient()
+        .requestInterceptor(HostpaceRequestInterceptor.of(engine).withAnswerTimeout(Duration.ofMillis(500))).build();
+    long startedAt = System.nanoTime();
+
+    Throwable failure = org.assertj.core.api.Assertions.catchThrowable(
+        () -> client.get().uri(raw.uri("/stall")).retrieve().body(String.class));
+    assertThat(failure).isInstanceOf(org.springframework.web.client.RestClientException.class);
+    Throwable timeout = failure;
+    while (timeout != null && !(timeout instanceof java.net.SocketTimeoutException)) {
+      timeout = timeout.getCause();
+    }
+    assertThat(timeout).as("the SocketTimeoutException in the causes of %s", failure).isNotNull()
+        .hasMessageContaining("/stall: the answer was not read whole within its answer timeout of PT0.5S");
+    assertThat(Duration.ofNanos(System.nanoTime() - startedAt)).isBetween(Duration.ofMillis(450), Duration.ofSeconds(10));
+  }
 }

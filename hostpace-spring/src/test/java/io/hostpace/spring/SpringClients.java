@@ -25,6 +25,7 @@ import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.reactive.function.client.WebClientRequestException;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClientRequest;
 
 /** Spring's clients as the shared scenarios drive them: RestClient, RestTemplate (JDK request factory) and WebClient (Reactor Netty). */
@@ -61,6 +62,11 @@ final class SpringClients {
     public boolean abortsAtBudget() {
       return false; // an interceptor's execution cannot be aborted from another thread
     }
+
+    @Override
+    public boolean resendsAGetOnAClosedConnection() {
+      return true; // the JDK client under the factory does, as PacedHttpClient's Javadoc says
+    }
   }
 
   static AdapterUnderTest restClient(Hostpace engine) {
@@ -72,6 +78,9 @@ final class SpringClients {
         RestClient client = builder.clone().requestFactory(factory(jdk, request)).build();
         RestClient.RequestBodySpec spec = client.method(HttpMethod.valueOf(request.method())).uri(request.uri())
             .attribute(HostpaceRequestInterceptor.CALL_CONTEXT, request.context());
+        if (request.deadline() != null) {
+          spec.attribute(HostpaceRequestInterceptor.ANSWER_TIMEOUT, request.deadline());
+        }
         request.headers().forEach(spec::header);
         if (request.body() != null) {
           spec.body(request.body());
@@ -96,6 +105,9 @@ final class SpringClients {
         return Pending.onNewThread("rest-template " + request, () -> template.execute(request.uri(), HttpMethod.valueOf(request.method()),
             http -> {
               http.getAttributes().put(HostpaceRequestInterceptor.CALL_CONTEXT, request.context());
+              if (request.deadline() != null) {
+                http.getAttributes().put(HostpaceRequestInterceptor.ANSWER_TIMEOUT, request.deadline());
+              }
               request.headers().forEach(http.getHeaders()::set);
               if (request.body() != null) {
                 http.getBody().write(request.body());
@@ -135,9 +147,12 @@ final class SpringClients {
           }
         }
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
-        Disposable subscription = spec.exchangeToMono(response -> response.bodyToMono(String.class).defaultIfEmpty("")
-                .map(body -> Outcome.answer(response.statusCode().value(), body)))
-            .subscribe(outcome::complete, outcome::completeExceptionally);
+        Mono<Outcome> call = spec.exchangeToMono(response -> response.bodyToMono(String.class).defaultIfEmpty("")
+            .map(body -> Outcome.answer(response.statusCode().value(), body)));
+        if (request.deadline() != null) {
+          call = call.timeout(request.deadline()); // the whole exchange, body included; cancelling it closes the connection
+        }
+        Disposable subscription = call.subscribe(outcome::complete, outcome::completeExceptionally);
         return Pending.of(outcome, () -> {
           subscription.dispose();
           outcome.cancel(false);

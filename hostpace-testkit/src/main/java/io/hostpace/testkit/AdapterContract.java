@@ -1,6 +1,7 @@
 package io.hostpace.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.hostpace.AttemptListener;
@@ -24,6 +25,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -49,10 +51,13 @@ import org.junit.jupiter.api.Test;
  * }</pre>
  *
  * <p>Timing is checked with generous bounds; the exact timing is tested in virtual time in core.
- * The whole set takes about 10 s. Each scenario gets a fresh engine ({@link #engine}), whose
- * decisions are logged in {@link #events}, and fresh servers, closed after it.
+ * The scenarios of the whole answer (T7) wait out deadlines of a second or two. Each scenario
+ * gets a fresh engine ({@link #engine}), whose decisions are logged in {@link #events}, and fresh
+ * servers, closed after it.
  */
 public abstract class AdapterContract {
+
+  private static final long MIB = 1024 * 1024;
 
   /** How long a scenario waits for anything before it fails. */
   protected static final Duration PATIENCE = Duration.ofSeconds(20);
@@ -402,6 +407,133 @@ public abstract class AdapterContract {
     assertThat(started()).containsExactly("/hang 1");
     assertThat(heard).containsExactly("settled 1 -1 true");
     theNextRequestStarts(raw, oneAtATime(raw.hostKey()));
+  }
+
+  // ---------------------------------------------------------------- the whole answer
+
+  @Test
+  void T7_aBodyThatStallsAfterItsHeadersFailsTheCallAtItsDeadlineAndItsConnectionIsLetGo() throws Exception {
+    RawServer raw = rawServer();
+    CallContext oneAtATime = oneAtATime(raw.hostKey());
+    long startedAt = System.nanoTime();
+
+    // The headers come at once and promise 1 MiB, which never comes.
+    Outcome outcome = send(TestRequest.get(raw.uri("/stall")).deadline(Duration.ofSeconds(1)).context(oneAtATime));
+
+    assertThat(Duration.ofNanos(System.nanoTime() - startedAt)).isBetween(Duration.ofMillis(900), Duration.ofSeconds(10));
+    assertThat(outcome.failure()).as("%s", outcome).isNotNull();
+    assertThat(chain(outcome.failure())).as("the chain of %s", outcome.failure()).anyMatch(AdapterContract::isTimeout);
+    assertNoHostpaceType(outcome.failure());
+    assertThat(started()).containsExactly("/stall 1");
+    until("the client lets the stalled body go", () -> raw.abandoned().contains("/stall"));
+    theNextRequestStarts(raw, oneAtATime);
+  }
+
+  @Test
+  void T7_aBodyThatTricklesFailsTheCallAtItsDeadlineThoughNoReadWaitsLong() throws Exception {
+    RawServer raw = rawServer();
+    long startedAt = System.nanoTime();
+
+    // A byte a second: a timeout per read of 3 s never passes; only a deadline for the whole answer ends it.
+    Outcome outcome = send(TestRequest.get(raw.uri("/trickle"))
+        .timeout(Duration.ofSeconds(3)).deadline(Duration.ofMillis(2500)));
+
+    assertThat(Duration.ofNanos(System.nanoTime() - startedAt)).isBetween(Duration.ofMillis(2400), Duration.ofSeconds(12));
+    assertThat(outcome.failure()).as("%s", outcome).isNotNull();
+    assertThat(chain(outcome.failure())).as("the chain of %s", outcome.failure()).anyMatch(AdapterContract::isTimeout);
+    assertNoHostpaceType(outcome.failure());
+    until("the client lets the trickling body go", () -> raw.abandoned().contains("/trickle"));
+  }
+
+  @Test
+  void T7_aRefusalWhoseBodyStallsIsLetGoByTheDeadlineAndTheRetryAnswers() throws Exception {
+    AtomicInteger seen = new AtomicInteger();
+    TestServer server = server((request, exchange) -> {
+      if (seen.incrementAndGet() > 1) {
+        TestServer.reply(exchange, 200, "answer " + seen.get());
+        return;
+      }
+      // A refusal that promises a body of 1 MiB and sends none of it.
+      TestServer.sendHeaders(exchange, 503, 1024 * 1024, "Retry-After", "0");
+      exchange.getResponseBody().flush();
+      Thread.sleep(PATIENCE.toMillis());
+    });
+    long startedAt = System.nanoTime();
+
+    Outcome outcome = send(TestRequest.get(server.uri("/refused")).deadline(Duration.ofSeconds(1)));
+
+    assertThat(Duration.ofNanos(System.nanoTime() - startedAt)).isLessThan(Duration.ofSeconds(10));
+    assertAnswer(outcome, 200, "answer 2");
+    assertThat(started()).containsExactly("/refused 1", "/refused 2");
+  }
+
+  @Test
+  void T7_aBodyWithoutEndFailsTheCallAtItsCapWithAnErrorThatNamesTheCap() throws Exception {
+    assumeTrue(adapter.capsBodies(), "the adapter reads no body whole: its caller reads the body, as far as it chooses");
+    RawServer raw = rawServer();
+
+    Outcome outcome = send(TestRequest.get(raw.uri("/endless")).deadline(Duration.ofSeconds(2)).maxBodyBytes(MIB));
+
+    assertThat(outcome.failure()).as("%s", outcome).isNotNull();
+    assertThat(chain(outcome.failure())).as("the chain of %s", outcome.failure())
+        .anyMatch(t -> String.valueOf(t.getMessage()).contains("cap of " + MIB + " bytes"));
+    assertNoHostpaceType(outcome.failure());
+    until("the client lets the endless body go", () -> raw.abandoned().contains("/endless"));
+  }
+
+  @Test
+  void T7_aBodyLongerThanTheCapFailsTheCallBeforeItIsRead() throws Exception {
+    assumeTrue(adapter.capsBodies(), "the adapter reads no body whole: its caller reads the body, as far as it chooses");
+    RawServer raw = rawServer();
+
+    // Content-Length: 1 GiB, against a cap of 1 MiB.
+    Outcome outcome = send(TestRequest.get(raw.uri("/huge")).deadline(Duration.ofSeconds(2)).maxBodyBytes(MIB));
+
+    assertThat(outcome.failure()).as("%s", outcome).isNotNull();
+    assertThat(chain(outcome.failure())).as("the chain of %s", outcome.failure())
+        .anyMatch(t -> String.valueOf(t.getMessage()).contains("cap of " + MIB + " bytes"));
+    assertNoHostpaceType(outcome.failure());
+    until("the client lets the huge body go", () -> raw.abandoned().contains("/huge"));
+  }
+
+  // ---------------------------------------------------------------- the client's own retries
+
+  @Test
+  void I7_aRefusalTheClientWouldRepeatByItselfReachesTheServerOnlyAsOftenAsTheEngineSentIt() throws Exception {
+    // A 503 with Retry-After: 0 is what a client repeats by itself at once (OkHttp does, once).
+    TestServer server = server(Refusing.always(503, "0"));
+    CallContext oneRetry = CallContext.builder().retries(1).build();
+
+    Outcome outcome = send(TestRequest.get(server.uri("/busy")).context(oneRetry));
+
+    assertAnswer(outcome, 503, "refused 2");
+    assertThat(started()).containsExactly("/busy 1", "/busy 2");
+    assertThat(server.requests()).as("requests the server received").hasSize(2);
+  }
+
+  @Test
+  void I7_aRequestTimeoutTheClientWouldRepeatByItselfReachesTheServerOnce() throws Exception {
+    // A 408 is no refusal to the engine, which returns it; OkHttp, left to itself, sends it again once.
+    TestServer server = server((request, exchange) -> TestServer.reply(exchange, 408, "too slow"));
+
+    Outcome outcome = send(TestRequest.get(server.uri("/slow-client")));
+
+    assertAnswer(outcome, 408, "too slow");
+    assertThat(started()).containsExactly("/slow-client 1");
+    assertThat(server.requests()).as("requests the server received").hasSize(1);
+  }
+
+  @Test
+  void I7_aGetWhoseConnectionIsResetReachesTheServerOnlyOnce() throws Exception {
+    assumeFalse(adapter.resendsAGetOnAClosedConnection(), "the client resends it by itself and offers no way to stop it");
+    RawServer raw = rawServer();
+
+    // A GET may be sent again: a client's own retry of an idempotent request on an I/O failure goes unpaced.
+    Outcome outcome = send(TestRequest.get(raw.uri("/reset")));
+
+    assertThat(outcome.failure()).as("%s", outcome).isInstanceOf(adapter.networkFailure());
+    assertThat(started()).containsExactly("/reset 1");
+    assertThat(raw.paths()).as("requests the server received").containsExactly("/reset");
   }
 
   // ---------------------------------------------------------------- timeout budgets

@@ -46,6 +46,25 @@ public interface AdapterUnderTest extends AutoCloseable {
     return true;
   }
 
+  /**
+   * Whether the adapter caps the bodies it reads whole, {@link TestRequest#maxBodyBytes()} saying
+   * how far (SPEC T7). False for an adapter that reads no body whole: its caller reads the body,
+   * as far as the caller chooses.
+   */
+  default boolean capsBodies() {
+    return false;
+  }
+
+  /**
+   * Whether the client sends a {@code GET} again by itself, within one attempt, when its
+   * connection closes before any answer, and cannot be told not to (the JDK's {@code HttpClient}
+   * takes such a connection for one the server had let expire). False for a client whose adapter
+   * switches such retries off or leaves them to the engine (SPEC I7).
+   */
+  default boolean resendsAGetOnAClosedConnection() {
+    return false;
+  }
+
   /** Lets the client go after a scenario. */
   @Override
   default void close() throws Exception {}

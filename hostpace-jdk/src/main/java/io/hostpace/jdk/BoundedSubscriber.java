@@ -1,0 +1,168 @@
+package io.hostpace.jdk;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+import java.io.IOException;
+import java.net.http.HttpResponse.BodySubscriber;
+import java.net.http.HttpTimeoutException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A body subscriber held to its attempt's deadline and to a cap on the body's size (SPEC T7): it
+ * hands the JDK's signals to the subscriber it wraps until the body ends, or until the deadline
+ * passes or more bytes came than the cap allows; then it cancels the subscription, which closes
+ * the connection, and fails the body with an {@link HttpTimeoutException} or an
+ * {@link IOException} that names the cap.
+ *
+ * <p>Why: the JDK ends an attempt whose headers do not come within the request's timeout, but not
+ * one whose body stalls or trickles after them; nor does it stop a body that never ends. Example:
+ * a request with a timeout of 1 s, sent at 0 s, whose headers come at 0.2 s and whose body then
+ * stalls, fails at 1 s; with a cap of 1 MiB, an endless body fails when its byte 1,048,577 comes.
+ *
+ * <p>Invariant: the wrapped subscriber gets {@code onSubscribe} first and at most one of
+ * {@code onComplete} and {@code onError}, and no signal after it; {@code ended} says one was
+ * given. Signals and the deadline's failure come on different threads, so each passes under
+ * this object's lock; the wrapped subscribers are the JDK's and the caller's, which do not block.
+ */
+final class BoundedSubscriber<T> implements BodySubscriber<T> {
+
+  private final BodySubscriber<T> delegate;
+  private final String exchange;
+  private final long maxBytes;
+  /** Completes when the body has ended, whichever way; that cancels the deadline's timer. */
+  private final CompletableFuture<Void> over = new CompletableFuture<>();
+  @GuardedBy("this")
+  private Flow.@Nullable Subscription subscription;
+  @GuardedBy("this")
+  private long received;
+  @GuardedBy("this")
+  private boolean ended;
+  /** Why the body failed before it was subscribed to; handed on at {@code onSubscribe}. */
+  @GuardedBy("this")
+  private @Nullable Throwable early;
+
+  /**
+   * {@code delegate}, for {@code exchange} (such as {@code "GET https://example.org/"}), ended
+   * {@code remainingNanos} from now when the request has a {@code timeout}, and capped at
+   * {@code maxBytes}; a body whose {@code contentLength} (-1 for unknown) is over the cap fails at once.
+   */
+  BoundedSubscriber(BodySubscriber<T> delegate, String exchange, @Nullable Duration timeout, long remainingNanos,
+      long maxBytes, long contentLength) {
+    this.delegate = delegate;
+    this.exchange = exchange;
+    this.maxBytes = maxBytes;
+    if (contentLength > maxBytes) {
+      early = overCap("its Content-Length is " + contentLength);
+      over.complete(null);
+    } else if (timeout != null) {
+      long nanos = Math.max(remainingNanos, 1);
+      over.orTimeout(nanos, TimeUnit.NANOSECONDS).whenComplete((done, failure) -> {
+        if (failure instanceof TimeoutException) {
+          fail(new HttpTimeoutException(exchange + ": the answer was not read whole within the request's timeout of " + timeout));
+        }
+      });
+    }
+  }
+
+  @Override
+  public CompletionStage<T> getBody() {
+    return delegate.getBody();
+  }
+
+  @Override
+  public void onSubscribe(Flow.Subscription given) {
+    Throwable failed;
+    synchronized (this) {
+      subscription = given;
+      delegate.onSubscribe(given);
+      failed = early;
+      if (failed == null) {
+        return;
+      }
+      ended = true;
+    }
+    given.cancel();
+    synchronized (this) {
+      delegate.onError(failed);
+    }
+  }
+
+  @Override
+  public void onNext(List<ByteBuffer> item) {
+    long size = 0;
+    for (ByteBuffer buffer : item) {
+      size += buffer.remaining();
+    }
+    synchronized (this) {
+      if (ended) {
+        return;
+      }
+      received += size;
+      if (received <= maxBytes) {
+        delegate.onNext(item);
+        return;
+      }
+    }
+    fail(overCap(received() + " bytes came"));
+  }
+
+  @Override
+  public void onError(Throwable throwable) {
+    synchronized (this) {
+      if (ended) {
+        return;
+      }
+      ended = true;
+      delegate.onError(throwable);
+    }
+    over.complete(null);
+  }
+
+  @Override
+  public void onComplete() {
+    synchronized (this) {
+      if (ended) {
+        return;
+      }
+      ended = true;
+      delegate.onComplete();
+    }
+    over.complete(null);
+  }
+
+  /** Ends the body with {@code failure}: the subscription is cancelled, the wrapped subscriber told. */
+  private void fail(Throwable failure) {
+    Flow.Subscription current;
+    synchronized (this) {
+      if (ended) {
+        return;
+      }
+      current = subscription;
+      if (current == null) {
+        early = failure; // not subscribed yet: onSubscribe hands it on
+        return;
+      }
+      ended = true;
+    }
+    current.cancel();
+    synchronized (this) {
+      delegate.onError(failure);
+    }
+    over.complete(null);
+  }
+
+  private synchronized long received() {
+    return received;
+  }
+
+  private IOException overCap(String how) {
+    return new IOException(exchange + ": the body passes its cap of " + maxBytes + " bytes: " + how);
+  }
+}
