@@ -316,6 +316,19 @@ class FirstContactPropertiesTest {
     everyCallEndsAccepted(new Server(new Window(3, 5), false, 10, 10), new Load(20, 1_000, 3));
   }
 
+  @Example
+  @Disabled("a fault of the learning rule that the property found, not fixed yet: see the comment")
+  void R10_aFixedWindowOfFourIn50sThatRefusesBareLosesNoCall() {
+    // 4 a window of 50 s, bare 429s; 44 calls over 1 s, 10 to 13 ms: the property's shrunk sample
+    // (jqwik seed 4587083871265339019, 20,000 tries). The rule learns quotas with the wrong window
+    // (4 per 32 s, 5 per 32 s, 4 per 39 s, 5 per 31 s, 4 per 19 s), each dropped at its next
+    // refusal. As the first is dropped, at 64.86 s, 33 of the backlog start at once and nearly all
+    // are refused, each call's six retry delay limits of R10 counting from then, while the backlog
+    // takes about nine minutes to drain at four every 50 s. /39, refused then, is refused again at
+    // 236.8 s, five times within 60 ms at 350.2 s, and gives up on its 11th attempt at 425.6 s.
+    everyCallEndsAccepted(new Server(new Window(4, 50), false, 10, 13), new Load(44, 1_000, 10));
+  }
+
   private static void everyCallEndsAccepted(Server server, Load load) {
     Run run = new Run(server, load).play();
     assertThat(run.calls).as(run::lost).hasSize(load.requests());

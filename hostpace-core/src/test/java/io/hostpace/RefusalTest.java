@@ -1,12 +1,14 @@
 package io.hostpace;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hostpace.FakeServer.Reply;
 import io.hostpace.FakeServer.Response;
 import io.hostpace.spi.LearningRule;
 import io.hostpace.testing.FixedWindow;
 import io.hostpace.testing.RefusingServer;
+import io.hostpace.timeout.TimeoutPolicy;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.ZoneOffset;
@@ -74,7 +76,8 @@ class RefusalTest {
     CompletableFuture<Response> without = get(engine, "http://dbpedia2.test/sparql");
     time.advance(Duration.ofSeconds(5));
     assertThat(without.join().status()).isEqualTo(405);
-    assertThat(interval(engine, "dbpedia.test")).isZero();
+    assertThat(server.startTimes("dbpedia2")).containsExactly("5.000"); // not retried
+    assertThat(interval(engine, "dbpedia2.test")).isZero(); // and it taught its host nothing
   }
 
   @Test
@@ -252,7 +255,7 @@ class RefusalTest {
   }
 
   @Test
-  void R6_aTimeoutOrANetworkFailureChangesNoPacingState() {
+  void R6_aNetworkFailureChangesNoPacingState() {
     Hostpace engine = engine().build();
     server.script(exchange -> Reply.fail(new java.io.UncheckedIOException(new IOException("connection reset"))));
     CompletableFuture<Response> failed = get(engine, "http://a.test/");
@@ -260,6 +263,28 @@ class RefusalTest {
     assertThat(failed).isCompletedExceptionally();
     assertThat(server.log).hasSize(1); // not retried (SPEC T6)
     assertThat(engine.snapshot()).isEmpty(); // nothing learned, nothing held
+    assertThat(events).noneMatch(e -> e instanceof HostpaceEvent.Paused || e instanceof HostpaceEvent.IntervalChanged);
+  }
+
+  @Test
+  void R6_aTimeoutChangesNoPacingStateNeitherAsARefusalNorAsAnAnswer() {
+    // A fixed budget of 2 s; a.test refuses bare once (an interval learned), then never answers.
+    Hostpace engine = engine().timeoutPolicy(TimeoutPolicy.fixed(Duration.ofSeconds(2))).retries(0).build();
+    server.script(exchange -> exchange.uri.getPath().equals("/refused") ? Reply.status(429) : Reply.never());
+    get(engine, "http://a.test/refused");
+    time.advance(Duration.ofMillis(150));
+    Duration learned = interval(engine, "a.test");
+    assertThat(learned).isPositive();
+    events.clear();
+
+    CompletableFuture<Response> timedOut = get(engine, "http://a.test/hang");
+    time.advance(Duration.ofSeconds(3));
+
+    assertThatThrownBy(timedOut::join).hasCauseInstanceOf(AttemptTimeoutException.class);
+    assertThat(server.log).hasSize(2); // not retried (SPEC T6)
+    // Neither slowed further, as a refusal would, nor sped up, as an answer would; nothing paused.
+    assertThat(interval(engine, "a.test")).isEqualTo(learned);
+    assertThat(engine.snapshot()).singleElement().satisfies(h -> assertThat(h.pausedFor()).isZero());
     assertThat(events).noneMatch(e -> e instanceof HostpaceEvent.Paused || e instanceof HostpaceEvent.IntervalChanged);
   }
 
