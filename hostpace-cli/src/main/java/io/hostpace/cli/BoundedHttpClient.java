@@ -52,6 +52,17 @@ final class BoundedHttpClient extends HttpClient implements AutoCloseable {
     timer.setRemoveOnCancelPolicy(true); // a body that completes takes its deadline's task with it
   }
 
+  /**
+   * The timeout to give the request itself: {@code timeout} and a tenth more, at least 250 ms
+   * more. The JDK adapter holds each attempt's whole answer to the request's timeout as well
+   * (SPEC T7); given a little longer, it is a backstop, and this client, which knows the answer's
+   * status and how much of its body came, cuts a body first. The wait for the headers, which only
+   * the request's timeout ends, is held to it.
+   */
+  static Duration backstop(Duration timeout) {
+    return timeout.plus(Duration.ofMillis(Math.max(250, timeout.toMillis() / 10)));
+  }
+
   /** {@code 2}, {@code 0.3}: a duration in seconds as the user writes it. */
   static String seconds(Duration duration) {
     return BigDecimal.valueOf(duration.toNanos()).movePointLeft(9).stripTrailingZeros().toPlainString();

@@ -140,7 +140,7 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
     HttpRequest request;
     try {
       uri = uri(target);
-      HttpRequest.Builder builder = HttpRequest.newBuilder(uri).timeout(timeout)
+      HttpRequest.Builder builder = HttpRequest.newBuilder(uri).timeout(BoundedHttpClient.backstop(timeout))
           .method(verb, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
       for (String[] header : requestHeaders) {
         builder.header(header[0], header[1]);

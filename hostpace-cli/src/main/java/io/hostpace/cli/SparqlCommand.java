@@ -117,7 +117,7 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
         RunEnded ended = () -> pacing.endRun(streams.err())) {
       QueryExecution execution = QueryExecutionHTTP.service(endpoint)
           .query(query)
-          .timeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+          .timeout(BoundedHttpClient.backstop(timeout).toMillis(), TimeUnit.MILLISECONDS)
           .context(HostpaceJena.contextOf(context))
           .build();
       try (execution) {
