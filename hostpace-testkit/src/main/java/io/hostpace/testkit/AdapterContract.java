@@ -446,6 +446,50 @@ public abstract class AdapterContract {
   }
 
   @Test
+  void T7_headersOfAMebibyteEndTheCallAndFreeItsPlace() throws Exception {
+    RawServer raw = rawServer();
+    CallContext oneAtATime = oneAtATime(raw.hostKey());
+
+    // One header line of 1 MiB: a client refuses it (its own exception) or reads it; either way
+    // the call ends within its limits and its place is free for the next.
+    Outcome outcome = send(TestRequest.get(raw.uri("/huge-headers")).deadline(Duration.ofSeconds(5)).context(oneAtATime));
+
+    if (outcome.failure() != null) {
+      assertNoHostpaceType(outcome.failure());
+    } else {
+      assertAnswer(outcome, 200, "ok");
+    }
+    assertThat(started()).containsExactly("/huge-headers 1");
+    theNextRequestStarts(raw, oneAtATime);
+  }
+
+  @Test
+  void T7_aStatusLineThatIsNotHttpEndsTheCallWithTheClientsOwnExceptionAndIsNotRetried() throws Exception {
+    RawServer raw = rawServer();
+    CallContext oneAtATime = oneAtATime(raw.hostKey());
+
+    Outcome outcome = send(TestRequest.get(raw.uri("/bad-status")).deadline(Duration.ofSeconds(5)).context(oneAtATime));
+
+    assertThat(outcome.failure()).as("%s", outcome).isNotNull();
+    assertNoHostpaceType(outcome.failure());
+    assertThat(raw.paths()).as("not a refusal: sent once by the engine").contains("/bad-status");
+    assertThat(started()).containsExactly("/bad-status 1");
+    theNextRequestStarts(raw, oneAtATime);
+  }
+
+  @Test
+  void R1_aRetryAfterThatIsNeitherSecondsNorADateIsABareRefusalRetriedAndReturnedWhenRetriesRunOut() throws Exception {
+    RawServer raw = rawServer();
+    CallContext twoRetries = CallContext.builder().retries(2).build();
+
+    // 429 with "Retry-After: soon, maybe": refused, no pause asked that can be read.
+    Outcome outcome = send(TestRequest.get(raw.uri("/junk-retry-after")).deadline(Duration.ofSeconds(10)).context(twoRetries));
+
+    assertAnswer(outcome, 429, "slow");
+    assertThat(started()).containsExactly("/junk-retry-after 1", "/junk-retry-after 2", "/junk-retry-after 3");
+  }
+
+  @Test
   void T7_aRefusalWhoseBodyStallsIsLetGoByTheDeadlineAndTheRetryAnswers() throws Exception {
     AtomicInteger seen = new AtomicInteger();
     TestServer server = server((request, exchange) -> {
