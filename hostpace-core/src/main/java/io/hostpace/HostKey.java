@@ -468,13 +468,6 @@ final class HostKey {
 
     /** The URI as a string with any user info (which may hold a password) replaced by "***". */
     private static String masked(URI uri) {
-        String s = uri.toString();
-        String authority = uri.getRawAuthority();
-        int at = authority == null ? -1 : authority.lastIndexOf('@');
-        if (at < 0) {
-            return s;
-        }
-        int start = s.indexOf("//" + authority);
-        return start < 0 ? s : s.substring(0, start + 2) + "***" + s.substring(start + 2 + at);
+        return Redaction.userInfo(uri.toString());
     }
 }
