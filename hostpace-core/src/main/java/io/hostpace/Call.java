@@ -291,7 +291,7 @@ final class Call<R> {
     }
     Node node = queue.node;
     long acceptedSeq = node.acceptedSeq;
-    if (acceptedSeq > seq && number <= 2 * retries) {
+    if (acceptedSeq > seq && number <= 2L * retries) {
       return true;
     }
     if (context.retries() != null) {
@@ -299,7 +299,13 @@ final class Call<R> {
     }
     long now = engine.clock().nanoTime();
     long limit = engine.retryDelayLimit().toNanos();
-    return node.accepted && now - node.acceptedAt <= limit && now - refusedSince <= (retries + 1L) * limit;
+    return node.accepted && now - node.acceptedAt <= limit && now - refusedSince <= sparedFor(limit);
+  }
+
+  /** (retries + 1) retry delay limits, in nanoseconds, or the longest time for a product past it. */
+  private long sparedFor(long limit) {
+    long times = retries + 1L;
+    return limit > Long.MAX_VALUE / times ? Long.MAX_VALUE : times * limit;
   }
 
   /** What the answer means: a chain of guard clauses, each with its reason. */
