@@ -210,7 +210,7 @@ final class HostpaceRule implements LearningRule {
       int n = 0;
       long later = 0;
       for (int i = 0; i < count; i++) {
-        long at = answers[(next - 1 - i + SAMPLES) % SAMPLES];
+        long at = answerAgo(i);
         if (now - at > WINDOW_SECONDS * 1_000_000_000L) {
           break;
         }
@@ -227,9 +227,14 @@ final class HostpaceRule implements LearningRule {
       return median < 1_000_000L ? Double.NaN : NANOS / median;
     }
 
+    /** The time of the accepted answer {@code i} before the last one (0: the last). */
+    long answerAgo(int i) {
+      return answers[(next - 1 - i + SAMPLES) % SAMPLES];
+    }
+
     /** One over the gap between the last two accepted answers; 0 when they came together. */
     double lastGapRate() {
-      long gap = answers[(next - 1 + SAMPLES) % SAMPLES] - answers[(next - 2 + SAMPLES) % SAMPLES];
+      long gap = answerAgo(0) - answerAgo(1);
       return gap < 1_000_000L ? 0 : NANOS / gap;
     }
 
@@ -242,7 +247,7 @@ final class HostpaceRule implements LearningRule {
      * nothing, and one beyond it says the host changed or is shared: {@code m} as it is then.
      */
     double bracketed(double m, long now) {
-      double refusedGap = (now - answers[(next - 1 + SAMPLES) % SAMPLES]) / NANOS;
+      double refusedGap = (now - answerAgo(0)) / NANOS;
       return refusedGap >= 0.5 / m && refusedGap < 1 / m ? 2 / (refusedGap + 1 / m) : m;
     }
 

@@ -117,7 +117,7 @@ class HostpaceRuleTest {
   }
 
   @Test
-  void refusalsBetweenTheAcceptedAnswersBoundTheHostsIntervalAndTheRateIsTakenFromTheMiddle() {
+  void R4_refusalsBetweenTheAcceptedAnswersBoundTheHostsIntervalAndTheRateIsTakenFromTheMiddle() {
     refusedStartedAt(0.05, 0);
     answered(1.05);
     answered(2.55);
@@ -127,7 +127,7 @@ class HostpaceRuleTest {
   }
 
   @Test
-  void aRefusalAfterARunAcceptedAtOurPaceDropsToJustUnderThatPaceNotByATenth() {
+  void R4_aRefusalAfterARunAcceptedAtOurPaceDropsToJustUnderThatPaceNotByATenth() {
     refusedStartedAt(0.05, 0);
     answered(1.05);
     answered(2.05);
