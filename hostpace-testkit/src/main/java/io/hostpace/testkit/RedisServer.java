@@ -1,6 +1,5 @@
 package io.hostpace.testkit;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -16,8 +15,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * A real {@code redis-server} on 127.0.0.1 and a free port, with nothing saved to disk, started
  * for a test and stopped by {@link #close()}: for the tests of SPEC S2 ({@code hostpace-redis},
- * the command line's {@code --fleet}). CI installs the binary ({@code .ci/run}); without it the
- * tests fail, as a missing server is not a passing test.
+ * the command line's {@code --fleet}). The binary is the {@code redis-server} on {@code PATH}, else
+ * the one the embedded-redis jar ships, which the modules that start Redis have as a test
+ * dependency ({@link RedisBinary}); without either the tests fail, as a missing server is not a
+ * passing test.
  */
 public final class RedisServer implements AutoCloseable {
 
@@ -36,7 +37,11 @@ public final class RedisServer implements AutoCloseable {
 
   /** Starts a server and returns once it answers PING; fails the test if it cannot. */
   public static RedisServer start() throws IOException, InterruptedException {
-    String binary = binary();
+    return start(RedisBinary.find());
+  }
+
+  /** Starts {@code binary} as a server and returns once it answers PING; fails the test if it cannot. */
+  static RedisServer start(String binary) throws IOException, InterruptedException {
     IOException last = null;
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) { // another program may take the free port first
       int port = freePort();
@@ -56,17 +61,6 @@ public final class RedisServer implements AutoCloseable {
       }
     }
     throw last;
-  }
-
-  private static String binary() {
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-      Path candidate = Path.of(dir.isEmpty() ? "." : dir, "redis-server");
-      if (Files.isExecutable(candidate)) {
-        return candidate.toString();
-      }
-    }
-    throw new AssertionError("redis-server is not on PATH: install it (Debian/Ubuntu: apt-get install redis-server)"
-        + " to run the tests of Redis fleets; .ci/run installs it on CI");
   }
 
   private static int freePort() throws IOException {
