@@ -404,8 +404,11 @@ final class FleetClaims {
         claim.claimed = true;
         claim.claimedAt = now;
       } else {
+        // The fleet looked half a round trip ago, and the next claim takes half a round trip to
+        // arrive: asked a round trip early, it arrives as the start frees, ahead of a process whose
+        // own pace ends then (which would else win every time, the two paced alike).
         claim.askAgain = true;
-        claim.askAgainAt = now + delay;
+        claim.askAgainAt = now + Math.max(0, delay - fleetRoundTrip);
       }
       engine.lookAgain(queue, now); // unless it was let go meanwhile
     });

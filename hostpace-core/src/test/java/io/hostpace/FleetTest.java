@@ -151,6 +151,28 @@ class FleetTest {
     assertThat(Double.parseDouble(starts.get(11))).isLessThan(6.0);
   }
 
+  @Test
+  void S2_twoProcessesAtTheSamePaceShareTheFleetsStartsRatherThanOneTakingThemAll() {
+    // Both at one a second for the fleet, each with a backlog: each one's own pace ends as the
+    // fleet's next start frees, so whichever asks first would win every time; the process the
+    // fleet told to wait asks a round trip early instead, and the two take turns.
+    List<Hostpace> processes = new ArrayList<>();
+    for (int p = 0; p < 2; p++) {
+      processes.add(Hostpace.builder().widenFirstContact(false).time(time).limit("shared.test", Limits.rate(Rate.of(1, Duration.ofSeconds(1))))
+          .fleet(fleet.join()).build());
+    }
+    for (int i = 0; i < 20; i++) {
+      get(processes.get(0), "/a" + i);
+      get(processes.get(1), "/b" + i);
+    }
+    time.advance(Duration.ofSeconds(20));
+
+    int a = server.startTimes("/a").size();
+    int b = server.startTimes("/b").size();
+    assertThat(a + b).as("one a second for the fleet").isBetween(19, 21);
+    assertThat(Math.min(a, b)).as("%d and %d starts", a, b).isGreaterThanOrEqualTo(8);
+  }
+
   /** A store whose every host has learned that it holds {@code limit} requests at once. */
   HostStateStore holding(int limit) {
     return KnownHosts.holding(limit);
