@@ -65,6 +65,15 @@ final class FleetMemory {
   }
 
   /**
+   * The answer to {@code call} announced {@code remaining} starts of its host until
+   * {@code resetNanos} from now (SPEC R8): the fleet spends them together, less those it spent
+   * after the call started.
+   */
+  void announced(Call<?> call, long remaining, long resetNanos) {
+    fleet.announce(call.queue.node.key, remaining, resetNanos, FleetClaims.announcedOrder(call));
+  }
+
+  /**
    * What {@code key} taught was forgotten (SPEC R7): the fleet forgets what it keeps of it too, else
    * a node made anew would read it back; {@code node} is the engine's, if it holds one.
    */

@@ -74,6 +74,10 @@ final class Learning {
       if (pause > 0) {
         pause(queue.node, pause, now);
       }
+      FleetMemory memory = this.memory;
+      if (memory != null) { // spent by the fleet together (SPEC S3)
+        memory.announced(call, verdict.quotaRemaining(), Math.min(verdict.quotaResetNanos(), retryDelayLimit));
+      }
     }
     FleetMemory memory = this.memory;
     if (memory != null) {

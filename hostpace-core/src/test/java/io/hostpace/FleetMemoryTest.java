@@ -223,6 +223,48 @@ class FleetMemoryTest {
     assertThat(fleet.kept("never-met.test")).isNull();
   }
 
+  /**
+   * Two processes each send 30 requests at 0 s, one at a time, to a host that counts 10 a minute
+   * in fixed windows from 0 s and announces what remains of each ({@code RateLimit-Remaining},
+   * {@code RateLimit-Reset}); beyond them, a bare 429 with the same headers. Returns the refusals.
+   */
+  int announcedQuotaRefusals(java.util.function.Supplier<Fleet> member) {
+    int[] taken = new int[16];
+    AtomicInteger refused = new AtomicInteger();
+    long origin = time.nanoTime();
+    server.script(exchange -> {
+      long at = time.nanoTime() - origin;
+      int minute = (int) (at / 60_000_000_000L);
+      boolean accepted = ++taken[minute] <= 10;
+      if (!accepted) {
+        refused.incrementAndGet();
+      }
+      long reset = (minute + 1) * 60_000_000_000L - at;
+      return (accepted ? Reply.ok() : Reply.status(429)).after(Duration.ofMillis(50))
+          .header("RateLimit-Remaining", Integer.toString(Math.max(0, 10 - taken[minute])))
+          .header("RateLimit-Reset", Long.toString((reset + 999_999_999L) / 1_000_000_000L));
+    });
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (int p = 0; p < 2; p++) {
+      Hostpace engine = Hostpace.builder().time(time).limit("qlever.test", Limits.inFlight(1)).fleet(member.get()).build();
+      calls.addAll(fetch(engine, "p" + p + "-", 30));
+    }
+    time.runUntilIdle(Duration.ofMinutes(10));
+    calls.forEach(call -> assertThat(call.join().status()).isEqualTo(200));
+    return refused.get();
+  }
+
+  @Test
+  void S3_R8_theStartsAHostAnnouncesAreSpentByTheFleetTogetherNotOncePerProcess() {
+    // Each process counts only its own starts against what the host announced: alone, both
+    // spend the same "remaining" and the second of each pair is refused at every window's end.
+    int shared = announcedQuotaRefusals(fleet::join);
+    int alone = announcedQuotaRefusals(() -> new MessagesOnly(fleet.join()));
+
+    assertThat(alone).as("each process spending the same announcement").isEqualTo(5); // one a window
+    assertThat(shared).as("spent together").isZero();
+  }
+
   /** A member of a fleet that keeps nothing: messages and claims alone (SPEC S2). */
   record MessagesOnly(Fleet member) implements Fleet {
     @Override

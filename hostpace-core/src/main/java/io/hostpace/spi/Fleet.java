@@ -176,6 +176,51 @@ public interface Fleet {
    */
   void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then);
 
+  /**
+   * What a spend of a host's announced starts got ({@link #spendAnnounced}): granted, with the
+   * fleet's count of the host's spends so far, this one included ({@code number}, 0 when the fleet
+   * could not be asked or counts none), or none left until the announcement's reset,
+   * {@code waitNanos} from the fleet's look.
+   */
+  record Spent(long number, long waitNanos) {
+    /** What a spend gets when the fleet could not be asked: granted, by the engine's own count. */
+    public static final Spent UNCLAIMED = new Spent(0, 0);
+
+    /** Checks the fields. */
+    public Spent {
+      if (number < 0 || waitNanos < 0) {
+        throw new IllegalArgumentException("a spend's number and wait are never negative: " + number + ", " + waitNanos);
+      }
+    }
+
+    /** Whether the start may go. */
+    public boolean granted() {
+      return waitNanos == 0;
+    }
+  }
+
+  /**
+   * Tells the fleet that {@code key}'s host announced {@code remaining} starts until its reset,
+   * {@code resetNanos} from now (SPEC R8), so that the fleet spends them together (SPEC S3). The
+   * announcing attempt started after the fleet's {@code spentBefore}-th spend of the host (its own,
+   * or the last this process was told; 0 for none): the host's count did not hold the spends after
+   * it, so the fleet takes {@code remaining} less those, when no attempt started later told it
+   * otherwise; an announcement of unknown order ({@code spentBefore} 0) only ever lowers what is
+   * left. The announcement ends at the reset. Called only when {@link #keeps()}; must not block,
+   * and may be lost.
+   */
+  default void announce(String key, long remaining, long resetNanos, long spentBefore) {}
+
+  /**
+   * Spends one of the starts {@code key}'s host announced (SPEC R8, S3), for a start now; the answer
+   * comes to {@code then}, later, on a thread of the fleet's, exactly once: granted (one spent, or no
+   * announcement holds), or none left until the reset, or {@link Spent#UNCLAIMED}. Called only when
+   * {@link #keeps()}.
+   */
+  default void spendAnnounced(String key, Consumer<Spent> then) {
+    throw new UnsupportedOperationException(getClass().getName() + " keeps nothing: spendAnnounced needs keeps()");
+  }
+
   /** Claims a start of {@code key} alone: {@link #claimStart(List, long[], LongConsumer)} of one key. */
   default void claimStart(String key, long intervalNanos, LongConsumer then) {
     claimStart(List.of(key), new long[] {intervalNanos}, then);

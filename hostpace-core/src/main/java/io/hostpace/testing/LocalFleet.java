@@ -37,6 +37,9 @@ public final class LocalFleet {
   /** What the members keep of each host (SPEC S3), as of when it was stored. */
   private final Map<String, Stored> stored = new HashMap<>(); // guarded by this
 
+  /** Each host's announced starts left (SPEC R8, S3), and when its announcement resets. */
+  private final Map<String, Announced> announced = new HashMap<>(); // guarded by this
+
   /** What was kept of a host, the fleet's time it was stored, and when it expires. */
   private record Stored(Fleet.Kept kept, long at, long expiresAt) {}
 
@@ -118,6 +121,52 @@ public final class LocalFleet {
       return null;
     }
     return kept.kept().after(now - kept.at());
+  }
+
+  /** A host's announced starts (SPEC R8, S3): what is left, the order of the word it stands on, the spends, the reset. */
+  private static final class Announced {
+    long left;
+    long order;
+    long spends;
+    long resetAt;
+    boolean holds;
+  }
+
+  private synchronized void announce(String key, long remaining, long reset, long spentBefore) {
+    long now = clock.nanoTime();
+    Announced budget = announced.computeIfAbsent(key, k -> new Announced());
+    boolean current = budget.holds && budget.resetAt - now > 0;
+    if (spentBefore > 0 && (!current || spentBefore >= budget.order)) {
+      budget.left = Math.max(0, remaining - Math.max(0, budget.spends - spentBefore));
+      budget.order = spentBefore;
+    } else if (!current) {
+      budget.left = remaining;
+      budget.order = 0;
+    } else {
+      budget.left = Math.min(budget.left, remaining); // a word of unknown order only ever lowers it
+    }
+    budget.resetAt = now + Math.max(1, reset);
+    budget.holds = true;
+  }
+
+  private synchronized Fleet.Spent spend(String key) {
+    long now = clock.nanoTime();
+    Announced budget = announced.computeIfAbsent(key, k -> new Announced());
+    if (!budget.holds || budget.resetAt - now <= 0) {
+      budget.holds = false;
+      return new Fleet.Spent(++budget.spends, 0);
+    }
+    if (budget.left > 0) {
+      budget.left--;
+      return new Fleet.Spent(++budget.spends, 0);
+    }
+    return new Fleet.Spent(budget.spends, budget.resetAt - now);
+  }
+
+  /** How many announced starts of {@code key} the fleet has left (SPEC S3), for tests; -1 for no announcement. */
+  public synchronized long announcedLeft(String key) {
+    Announced budget = announced.get(key);
+    return budget == null || !budget.holds || budget.resetAt - clock.nanoTime() <= 0 ? -1 : budget.left;
   }
 
   /** What the fleet keeps of {@code key} now (SPEC S3), for tests; null for nothing. */
@@ -207,6 +256,22 @@ public final class LocalFleet {
       timer.schedule(() -> {
         Fleet.Kept kept = LocalFleet.this.recall(key);
         timer.schedule(() -> then.accept(kept), latency);
+      }, latency);
+    }
+
+    @Override
+    public void announce(String key, long remaining, long resetNanos, long spentBefore) {
+      Objects.requireNonNull(key, "key");
+      timer.schedule(() -> LocalFleet.this.announce(key, remaining, resetNanos, spentBefore), latency);
+    }
+
+    @Override
+    public void spendAnnounced(String key, Consumer<Fleet.Spent> then) {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(then, "then");
+      timer.schedule(() -> {
+        Fleet.Spent spent = spend(key);
+        timer.schedule(() -> then.accept(spent), latency);
       }, latency);
     }
 

@@ -4,6 +4,7 @@ import io.hostpace.Failures;
 import io.hostpace.Redaction;
 import io.hostpace.spi.Fleet;
 import io.hostpace.spi.Fleet.Kept;
+import io.hostpace.spi.Fleet.Spent;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisNoScriptException;
@@ -60,6 +61,9 @@ import org.jspecify.annotations.Nullable;
  *                                              out in microseconds of Redis's clock, expiring a
  *                                              second after the last lease in it; the key is a
  *                                              host's ({host}) or its learned quota's ({host}/quota)
+ * hostpace:crawlers:announced:{key}   hash     what the key's host announced   (see AnnouncedScripts)
+ *                                              and the fleet's spends of it, expiring an hour
+ *                                              after the announcement's reset
  * hostpace:crawlers:kept:{key}        string   what the key's answers taught   (see KeptScripts)
  *                                              the process that kept it last, versioned, expiring
  *                                              the engine's forgetIdleAfter after it was kept
@@ -124,6 +128,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   private final String keyPrefix;
   private final String placesPrefix;
   private final String keptPrefix;
+  private final String announcedPrefix;
   private final @Nullable RedisClient ownedClient;
   private final StatefulRedisConnection<String, String> connection;
   private final RedisAsyncCommands<String, String> commands;
@@ -133,6 +138,8 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   private final String placeDigest;
   private final String keepDigest;
   private final String recallDigest;
+  private final String announceDigest;
+  private final String spendDigest;
   private final List<Registration> listeners = new CopyOnWriteArrayList<>();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final LongAdder lessonsLost = new LongAdder();
@@ -152,6 +159,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     this.keyPrefix = "hostpace:" + fleetName + ":last:";
     this.placesPrefix = "hostpace:" + fleetName + ":places:";
     this.keptPrefix = "hostpace:" + fleetName + ":kept:";
+    this.announcedPrefix = "hostpace:" + fleetName + ":announced:";
     this.ownedClient = owned ? client : null;
     this.connection = connection;
     this.commands = connection.async();
@@ -168,6 +176,8 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     this.placeDigest = commands.digest(PlaceScript.SOURCE);
     this.keepDigest = commands.digest(KeptScripts.KEEP);
     this.recallDigest = commands.digest(KeptScripts.RECALL);
+    this.announceDigest = commands.digest(AnnouncedScripts.ANNOUNCE);
+    this.spendDigest = commands.digest(AnnouncedScripts.SPEND);
   }
 
   /**
@@ -385,6 +395,80 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   }
 
   /**
+   * Tells the fleet what {@code key}'s host announced (SPEC R8, S3), in one script call, and returns
+   * at once ({@link AnnouncedScripts}). One that cannot be sent is lost and {@linkplain #keepsLost
+   * counted}.
+   *
+   * @throws IllegalArgumentException if {@code key} is empty, or a number negative
+   */
+  @Override
+  public void announce(String key, long remaining, long resetNanos, long spentBefore) {
+    Objects.requireNonNull(key, "key");
+    if (key.isEmpty()) {
+      throw new IllegalArgumentException("an announcement needs a host's key");
+    }
+    if (remaining < 0 || resetNanos < 0 || spentBefore < 0) {
+      throw new IllegalArgumentException("an announcement's numbers are never negative: remaining " + remaining
+          + ", reset in " + resetNanos + " ns, after spend " + spentBefore);
+    }
+    if (closed.get()) {
+      keepsLost.increment();
+      return;
+    }
+    String[] args = {Long.toString(remaining), Long.toString(ClaimScript.micros(resetNanos)), Long.toString(spentBefore)};
+    try {
+      script(AnnouncedScripts.ANNOUNCE, announceDigest, ScriptOutputType.INTEGER, new String[] {announcedPrefix + key},
+          args).whenComplete((done, error) -> {
+            if (error != null) {
+              keepsLost.increment();
+            }
+          });
+    } catch (RuntimeException e) { // the connection closed under us
+      keepsLost.increment();
+    }
+  }
+
+  /**
+   * Spends one of the starts {@code key}'s host announced (SPEC R8, S3), in one script call, and
+   * returns at once; {@code then} hears, later and on another thread, exactly once, what the spend
+   * got, or {@link Spent#UNCLAIMED} when Redis failed, did not answer within 1 s, or the fleet is
+   * closed ({@linkplain #claimsUnclaimed counted}).
+   *
+   * @throws IllegalArgumentException if {@code key} is empty
+   */
+  @Override
+  public void spendAnnounced(String key, Consumer<Spent> then) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(then, "then");
+    if (key.isEmpty()) {
+      throw new IllegalArgumentException("a spend needs a host's key");
+    }
+    BiConsumer<@Nullable List<Object>, @Nullable Throwable> answer = (read, error) -> {
+      Spent spent = error == null ? AnnouncedScripts.read(read) : null;
+      if (spent == null) {
+        claimsUnclaimed.increment();
+      }
+      Spent given = spent == null ? Spent.UNCLAIMED : spent;
+      callbacks.execute(() -> {
+        try {
+          then.accept(given);
+        } catch (RuntimeException e) { // the engine's to handle; Lettuce's thread goes on
+        }
+      });
+    };
+    if (closed.get()) {
+      answer.accept(null, new IllegalStateException("the fleet is closed"));
+      return;
+    }
+    try {
+      this.<List<Object>>script(AnnouncedScripts.SPEND, spendDigest, ScriptOutputType.MULTI,
+          new String[] {announcedPrefix + key}, new String[0]).whenComplete(answer);
+    } catch (RuntimeException e) { // the connection closed under us
+      answer.accept(null, e);
+    }
+  }
+
+  /**
    * Calls {@code listener} on one of Lettuce's computation threads, in the order Redis sent them,
    * with every lesson another process of the fleet tells, until the returned handle is closed or
    * this fleet is. A listener that throws still
@@ -570,12 +654,15 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     return lessonsLost.sum();
   }
 
-  /** How many claims, of starts and of places, this fleet answered {@link Fleet#UNCLAIMED}. */
+  /** How many claims, of starts, of places and of announced starts, this fleet answered unclaimed. */
   public long claimsUnclaimed() {
     return claimsUnclaimed.sum();
   }
 
-  /** How many of what hosts taught this fleet could not keep: Redis failed or was down, or the fleet was closed. */
+  /**
+   * How many of what hosts taught, or announced, this fleet could not keep: Redis failed or was
+   * down, or the fleet was closed.
+   */
   public long keepsLost() {
     return keepsLost.sum();
   }
