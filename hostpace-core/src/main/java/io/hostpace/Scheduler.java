@@ -137,7 +137,8 @@ final class Scheduler {
         }
       }
     };
-    this.nodes = new Nodes(store, clock, timer, forgetIdleAfter, outbox, reentry::underLock, fleet != null);
+    this.nodes = new Nodes(
+        store, clock, timer, forgetIdleAfter, retryDelayLimit, outbox, reentry::underLock, fleet != null);
     this.claims = fleet == null ? null : new FleetClaims(fleet, clock, timer, reentry);
     this.learning = new Learning(rule, retryDelayLimit, outbox, fleet, claims);
     if (fleet != null) {
