@@ -54,6 +54,15 @@ final class LearnedQuota {
     return before == null ? new LearnedQuota(permits, window, startedAt) : new LearnedQuota(permits, window, before);
   }
 
+  /**
+   * The quota of a state a store opened knowing one (kept from another run, SPEC S1), or null when
+   * it knows none: where the host's windows begin is not known, so the window counted last ended at
+   * {@code now} and the host's first start is a window's probe, as after any window.
+   */
+  static @Nullable LearnedQuota opened(int permits, long window, long now) {
+    return after(null, permits, window, now - window);
+  }
+
   /** Whether a probe is in flight: nothing else starts until its answer. */
   boolean probing() {
     return probe != null;

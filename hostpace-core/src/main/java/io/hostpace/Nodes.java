@@ -78,7 +78,7 @@ final class Nodes {
 
   /**
    * The node of {@code key}, made from what the store knows of it when the engine holds none: held
-   * to this run's limits (SPEC S1).
+   * to this run's limits (SPEC S1), and holding a quota it knows from the first start.
    */
   Node node(String key, boolean group, long now) {
     Node node = byKey.get(key);
@@ -86,6 +86,7 @@ final class Nodes {
       HostState state = store.open(key);
       OpenedState.holdToLimits(state, now, retryDelayLimit);
       node = new Node(key, group, state);
+      node.quota = LearnedQuota.opened(state.quotaPermits(), state.quotaWindow(), now);
       byKey.put(key, node);
       Long acceptedAt = lastAccepted.remove(key);
       if (acceptedAt != null) {
@@ -110,6 +111,9 @@ final class Nodes {
     }
     if (state.inFlightLimit() > 0) {
       outbox.emit(new HostpaceEvent.InFlightLimitChanged(node.key, 0, state.inFlightLimit(), now));
+    }
+    if (node.quota != null) {
+      outbox.emit(new HostpaceEvent.QuotaChanged(node.key, null, Learning.quotaOf(node.quota), now));
     }
     if (state.paused() && state.pausedUntil() - now > 0) {
       outbox.emit(new HostpaceEvent.Paused(node.key, Duration.ofNanos(state.pausedUntil() - now), now));
