@@ -31,6 +31,31 @@ final class Decisions {
   }
 
   /**
+   * What a host's state brings when a store opens it (a state file's, a fleet's), as plain numbers:
+   * times are the engine's clock in nanoseconds; {@code quotaPermits} 0 for no quota.
+   */
+  record Taught(boolean paused, long pausedUntil, long interval, int inFlightLimit, int quotaPermits, long quotaWindow) {}
+
+  /**
+   * {@code opened}, held to this run's limits (SPEC S1) as if this engine had learned it now: a
+   * pause ends at most the retry delay limit from {@code now} (SPEC R3); the interval is clamped
+   * as a learned one is ({@link #interval}); an in-flight limit below 0 is none; a quota without
+   * permits or window is none, and its window is clamped as an interval is. A pause already over
+   * is left as it is (the engine ends it when it next looks).
+   *
+   * <p>Example: a pause kept until a day from now, under a retry delay limit of 5 s, ends in 5 s.
+   */
+  static Taught held(Taught opened, long now, long retryDelayLimitNanos) {
+    long pausedUntil = opened.pausedUntil();
+    if (opened.paused() && pausedUntil - now > retryDelayLimitNanos) {
+      pausedUntil = now + retryDelayLimitNanos;
+    }
+    boolean quota = opened.quotaPermits() > 0 && opened.quotaWindow() > 0;
+    return new Taught(opened.paused(), pausedUntil, interval(opened.interval()), Math.max(0, opened.inFlightLimit()),
+        quota ? opened.quotaPermits() : 0, quota ? interval(opened.quotaWindow()) : 0);
+  }
+
+  /**
    * When a host that last started at {@code lastStart} may start again at its learned
    * {@code interval}: {@code now} when it may at once (no interval, nothing started yet, or the
    * interval passed).

@@ -568,7 +568,10 @@ public final class Hostpace {
       return this;
     }
 
-    /** The longest pause a {@code Retry-After} may impose; 60 s unless set (SPEC R3). */
+    /**
+     * The longest pause a {@code Retry-After} may impose; 60 s unless set (SPEC R3). A pause a
+     * store kept from an earlier run lasts no longer either (SPEC S1).
+     */
     public Builder retryDelayLimit(Duration limit) {
       this.retryDelayLimit = Durations.zeroToAYear(limit, "retry delay limit");
       return this;
@@ -633,7 +636,11 @@ public final class Hostpace {
       return this;
     }
 
-    /** Where what hosts taught is kept; in memory unless set. */
+    /**
+     * Where what hosts taught is kept; in memory unless set. What the store opens is held to this
+     * engine's limits before the host's first start (SPEC S1): a pause to the retry delay limit,
+     * an interval and a quota's window clamped as learned ones are.
+     */
     public Builder hostStateStore(HostStateStore store) {
       this.store = store;
       return this;

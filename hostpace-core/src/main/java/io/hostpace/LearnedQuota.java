@@ -73,6 +73,15 @@ final class LearnedQuota {
     return used >= permits && from + window - now > 0 ? from + window - now : 0;
   }
 
+  /**
+   * The quota of a state a store opened knowing one (kept from another run, SPEC S1), or null when
+   * it knows none: where the host's windows begin is not known, so the window counted last ended at
+   * {@code now} and the host's first start is a window's probe, as after any window.
+   */
+  static @Nullable LearnedQuota opened(int permits, long window, long now) {
+    return after(null, permits, window, now - window);
+  }
+
   /** Whether a probe is in flight: nothing else starts until its answer. */
   boolean probing() {
     return probe != null;

@@ -43,18 +43,21 @@ final class Nodes {
   private final Clock clock;
   private final Timer timer;
   private final long forgetIdleAfter;
+  /** This run's retry delay limit, which holds what a store opened (SPEC S1). */
+  private final long retryDelayLimit;
   private final Outbox outbox;
   private final Consumer<Runnable> underLock;
   private final boolean fleet;
   /** Asks the fleet what it keeps of a node the engine meets (SPEC S3); null when the fleet keeps nothing. */
   private @Nullable FleetMemory memory;
 
-  Nodes(HostStateStore store, Clock clock, Timer timer, Duration forgetIdleAfter, Outbox outbox,
-      Consumer<Runnable> underLock, boolean fleet) {
+  Nodes(HostStateStore store, Clock clock, Timer timer, Duration forgetIdleAfter, Duration retryDelayLimit,
+      Outbox outbox, Consumer<Runnable> underLock, boolean fleet) {
     this.store = store;
     this.clock = clock;
     this.timer = timer;
     this.forgetIdleAfter = forgetIdleAfter.toNanos();
+    this.retryDelayLimit = retryDelayLimit.toNanos();
     this.outbox = outbox;
     this.underLock = underLock;
     this.fleet = fleet;
@@ -92,11 +95,17 @@ final class Nodes {
     return byKey.get(node.key) == node;
   }
 
-  /** The node of {@code key}, made from what the store knows of it when the engine holds none. */
+  /**
+   * The node of {@code key}, made from what the store knows of it when the engine holds none: held
+   * to this run's limits (SPEC S1), and holding a quota it knows from the first start.
+   */
   Node node(String key, boolean group, long now) {
     Node node = byKey.get(key);
     if (node == null) {
-      node = new Node(key, group, store.open(key));
+      HostState state = store.open(key);
+      OpenedState.holdToLimits(state, now, retryDelayLimit);
+      node = new Node(key, group, state);
+      node.quota = LearnedQuota.opened(state.quotaPermits(), state.quotaWindow(), now);
       byKey.put(key, node);
       Long acceptedAt = lastAccepted.remove(key);
       if (acceptedAt != null) {
@@ -121,6 +130,9 @@ final class Nodes {
     }
     if (state.inFlightLimit() > 0) {
       outbox.emit(new HostpaceEvent.InFlightLimitChanged(node.key, 0, state.inFlightLimit(), now));
+    }
+    if (node.quota != null) {
+      outbox.emit(new HostpaceEvent.QuotaChanged(node.key, null, Learning.quotaOf(node.quota), now));
     }
     if (state.paused() && state.pausedUntil() - now > 0) {
       outbox.emit(new HostpaceEvent.Paused(node.key, Duration.ofNanos(state.pausedUntil() - now), now));

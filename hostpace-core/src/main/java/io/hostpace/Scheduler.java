@@ -149,7 +149,8 @@ final class Scheduler {
         }
       }
     };
-    this.nodes = new Nodes(store, clock, timer, forgetIdleAfter, outbox, reentry::underLock, fleet != null);
+    this.nodes = new Nodes(
+        store, clock, timer, forgetIdleAfter, retryDelayLimit, outbox, reentry::underLock, fleet != null);
     this.claims = fleet == null ? null : new FleetClaims(fleet, clock, timer, reentry);
     FleetMemory memory = fleet != null && fleet.keeps() ? new FleetMemory(fleet, reentry, forgetIdleAfter.toNanos()) : null;
     this.memory = memory;

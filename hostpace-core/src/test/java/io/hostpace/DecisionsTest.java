@@ -35,6 +35,46 @@ class DecisionsTest {
   }
 
   @Test
+  void S1_aKeptPauseOfADayUnderARetryDelayLimitOf5sEndsIn5s() {
+    long day = 86_400 * S;
+    Decisions.Taught kept = new Decisions.Taught(true, 100 * S + day, 0, 0, 0, 0);
+    assertThat(Decisions.held(kept, 100 * S, 5 * S).pausedUntil()).isEqualTo(105 * S);
+    assertThat(Decisions.held(kept, 100 * S, 5 * S).paused()).isTrue();
+    // Within the limit, or already over: as kept.
+    assertThat(Decisions.held(new Decisions.Taught(true, 103 * S, 0, 0, 0, 0), 100 * S, 5 * S).pausedUntil())
+        .isEqualTo(103 * S);
+    assertThat(Decisions.held(new Decisions.Taught(true, 90 * S, 0, 0, 0, 0), 100 * S, 5 * S).pausedUntil())
+        .isEqualTo(90 * S);
+    // Compared by difference: a kept pause across the wrap of the count is held as well.
+    assertThat(Decisions.held(new Decisions.Taught(true, NEAR_WRAP + day, 0, 0, 0, 0), NEAR_WRAP, 5 * S).pausedUntil())
+        .isEqualTo(NEAR_WRAP + 5 * S);
+  }
+
+  @Test
+  void S1_aKeptIntervalBeyondTheClampIsClampedAsALearnedOneIs() {
+    assertThat(Decisions.held(new Decisions.Taught(false, 0, Long.MAX_VALUE, 0, 0, 0), 0, 5 * S).interval())
+        .isEqualTo(Long.MAX_VALUE / 4);
+    assertThat(Decisions.held(new Decisions.Taught(false, 0, -1, 0, 0, 0), 0, 5 * S).interval()).isZero();
+    assertThat(Decisions.held(new Decisions.Taught(false, 0, 2 * S, 0, 0, 0), 0, 5 * S).interval()).isEqualTo(2 * S);
+  }
+
+  @Test
+  void S1_aKeptInFlightLimitOrQuotaNoEngineWouldLearnIsNone() {
+    assertThat(Decisions.held(new Decisions.Taught(false, 0, 0, -3, 0, 0), 0, 5 * S).inFlightLimit()).isZero();
+    assertThat(Decisions.held(new Decisions.Taught(false, 0, 0, 4, 0, 0), 0, 5 * S).inFlightLimit()).isEqualTo(4);
+    // A quota needs permits and a window; its window is clamped as an interval is.
+    assertThat(Decisions.held(new Decisions.Taught(false, 0, 0, 0, 3, 0), 0, 5 * S))
+        .isEqualTo(new Decisions.Taught(false, 0, 0, 0, 0, 0));
+    assertThat(Decisions.held(new Decisions.Taught(false, 0, 0, 0, -3, 10 * S), 0, 5 * S))
+        .isEqualTo(new Decisions.Taught(false, 0, 0, 0, 0, 0));
+    assertThat(Decisions.held(new Decisions.Taught(false, 0, 0, 0, 3, Long.MAX_VALUE), 0, 5 * S))
+        .isEqualTo(new Decisions.Taught(false, 0, 0, 0, 3, Long.MAX_VALUE / 4));
+    // A quota of 3 a minute is longer than a retry delay limit of 5 s, and held as learned: a window is no pause.
+    assertThat(Decisions.held(new Decisions.Taught(false, 0, 0, 0, 3, 60 * S), 0, 5 * S))
+        .isEqualTo(new Decisions.Taught(false, 0, 0, 0, 3, 60 * S));
+  }
+
+  @Test
   void R4_aHostMayStartAgainOnceItsIntervalPassedSinceItsLastStart() {
     assertThat(Decisions.intervalReadyAt(S, true, 10 * S, 10 * S)).isEqualTo(11 * S);
     assertThat(Decisions.intervalReadyAt(S, true, 10 * S, 12 * S)).isEqualTo(12 * S);

@@ -16,12 +16,12 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.Size;
 
-/** Whatever hosts taught, a saved file loads back to the same, and what taught nothing is not kept (SPEC S1). */
+/** Whatever hosts taught (a quota too), a saved file loads back to the same, and what taught nothing is not kept (SPEC S1). */
 class HostStateFilePropertiesTest {
 
-  record Taught(String key, long interval, int limit, long pauseMillis) {
+  record Taught(String key, long interval, int limit, long pauseMillis, int permits, long window) {
     boolean nothing() {
-      return interval == 0 && limit == 0 && pauseMillis == 0;
+      return interval == 0 && limit == 0 && pauseMillis == 0 && permits == 0;
     }
   }
 
@@ -35,8 +35,12 @@ class HostStateFilePropertiesTest {
     return Combinators.combine(keys,
             Arbitraries.oneOf(Arbitraries.just(0L), Arbitraries.longs().between(1, 60_000_000_000L)),
             Arbitraries.oneOf(Arbitraries.just(0), Arbitraries.integers().between(1, 1000)),
-            Arbitraries.oneOf(Arbitraries.just(0L), Arbitraries.longs().between(1, Duration.ofHours(2).toMillis())))
-        .as(Taught::new);
+            Arbitraries.oneOf(Arbitraries.just(0L), Arbitraries.longs().between(1, Duration.ofHours(2).toMillis())),
+            Arbitraries.oneOf(Arbitraries.just(0), Arbitraries.integers().between(1, 100_000)),
+            Arbitraries.longs().between(1_000_000L, Duration.ofDays(1).toNanos()))
+        // a quota's window is kept only with permits, as the engine's states keep it
+        .as((key, interval, limit, pause, permits, window) ->
+            new Taught(key, interval, limit, pause, permits, permits > 0 ? window : 0));
   }
 
   @Property
@@ -53,13 +57,14 @@ class HostStateFilePropertiesTest {
         long now = time.nanoTime();
         state.interval(host.interval(), now);
         state.inFlightLimit(host.limit());
+        state.quota(host.permits(), host.window());
         if (host.pauseMillis() > 0) {
           state.pauseUntil(now + host.pauseMillis() * 1_000_000L);
         }
         first.close(state);
         // A key taught again: its interval and limit are the last ones; a pause stays unless a new one replaces it.
         last.merge(host.key(), host, (before, now2) -> now2.pauseMillis() > 0 ? now2
-            : new Taught(now2.key(), now2.interval(), now2.limit(), before.pauseMillis()));
+            : new Taught(now2.key(), now2.interval(), now2.limit(), before.pauseMillis(), now2.permits(), now2.window()));
       }
       first.save();
       time.advance(Duration.ofSeconds(1));
@@ -69,6 +74,8 @@ class HostStateFilePropertiesTest {
         HostState state = second.open(host.key());
         assertThat(state.interval()).as(host.toString()).isEqualTo(host.interval());
         assertThat(state.inFlightLimit()).as(host.toString()).isEqualTo(host.limit());
+        assertThat(state.quotaPermits()).as(host.toString()).isEqualTo(host.permits());
+        assertThat(state.quotaWindow()).as(host.toString()).isEqualTo(host.window());
         long pauseLeft = Math.max(0, host.pauseMillis() - 1000);
         if (pauseLeft > 0) {
           assertThat(state.paused()).as(host.toString()).isTrue();
@@ -79,7 +86,7 @@ class HostStateFilePropertiesTest {
         }
       }
       assertThat(second.keys()).containsExactlyElementsOf(last.values().stream()
-          .filter(h -> h.interval() > 0 || h.limit() > 0 || h.pauseMillis() > 1000).map(Taught::key).sorted().toList());
+          .filter(h -> h.interval() > 0 || h.limit() > 0 || h.permits() > 0 || h.pauseMillis() > 1000).map(Taught::key).sorted().toList());
     } finally {
       try (var files = Files.list(dir)) {
         for (Path f : files.toList()) {

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hostpace.FakeServer.Reply;
+import io.hostpace.spi.HostState;
+import io.hostpace.testing.FixedWindow;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -131,17 +133,167 @@ class HostStateFileTest {
     kept.save();
     List<String> lines = Files.readAllLines(kept.file());
     assertThat(lines).hasSize(2);
-    assertThat(lines.get(1)).matches("qlever\\.test\\t\\d+\\t\\d+\\t0\\t0");
+    assertThat(lines.get(0)).startsWith("# hostpace host state, v2: ");
+    assertThat(lines.get(1)).matches("qlever\\.test\\t\\d+\\t\\d+\\t0\\t0\\t0\\t0");
 
     Files.writeString(kept.file(), lines.get(0) + "\nqlever.test\t1\tfast\t0\t0\n");
     assertThatThrownBy(this::load).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("host state file " + kept.file() + ", line 2: interval is not a whole number: 'fast'");
     Files.writeString(kept.file(), "qlever.test\t1\t2\n");
-    assertThatThrownBy(this::load).hasMessageEndingWith("line 1: expected 5 fields separated by tabs, got 3");
+    assertThatThrownBy(this::load)
+        .hasMessageEndingWith("line 1: expected 7 fields separated by tabs (5 in a file of version 1), got 3");
     Files.writeString(kept.file(), "qlever.test\t1\t" + Long.MAX_VALUE + "\t0\t0\n");
     assertThatThrownBy(this::load).hasMessageEndingWith("line 1: interval " + Long.MAX_VALUE + " ns is more than a year");
     Files.writeString(kept.file(), "qlever.test\t1\t0\t0\t" + Long.MAX_VALUE + "\n");
     assertThatThrownBy(this::load).hasMessageContaining("line 1: paused until " + Long.MAX_VALUE + " is more than a year from now");
+  }
+
+  @Test
+  void S1_aQuotaIsKeptBesideTheIntervalInFlightLimitAndPauseAndLoadsBack() throws IOException {
+    HostStateFile first = load();
+    long now = time.nanoTime();
+    HostState state = first.open("api.test");
+    state.interval(250_000_000L, now);
+    state.inFlightLimit(4);
+    state.quota(20, 30_000_000_000L);
+    state.pauseUntil(now + 10_000_000_000L);
+    first.save();
+    long savedAt = time.instant().toEpochMilli();
+
+    assertThat(Files.readAllLines(first.file())).containsExactly(
+        "# hostpace host state, v2: key, saved (Unix ms), interval (ns), in-flight limit, paused until (Unix ms,"
+            + " 0: none), quota permits (0: none), quota window (ns)",
+        "api.test\t" + savedAt + "\t250000000\t4\t" + (savedAt + 10_000) + "\t20\t30000000000");
+    time.advance(Duration.ofSeconds(4));
+    HostState loaded = load().open("api.test");
+    assertThat(loaded.interval()).isEqualTo(250_000_000L);
+    assertThat(loaded.inFlightLimit()).isEqualTo(4);
+    assertThat(loaded.quotaPermits()).isEqualTo(20);
+    assertThat(loaded.quotaWindow()).isEqualTo(30_000_000_000L);
+    assertThat(loaded.pausedUntil() - time.nanoTime()).isEqualTo(6_000_000_000L);
+
+    // A quota alone is something taught: the host is kept for it.
+    HostStateFile onlyAQuota = load();
+    HostState quota = onlyAQuota.open("window.test");
+    quota.quota(3, 10_000_000_000L);
+    assertThat(onlyAQuota.keys()).containsExactly("api.test", "window.test");
+  }
+
+  @Test
+  void S1_aFileOfVersion1StillLoadsWithNoQuota() throws IOException {
+    long saved = time.instant().toEpochMilli() - 1000;
+    Files.writeString(dir.resolve("state.tsv"), String.join("\n",
+        "# hostpace host state, v1: key, saved (Unix ms), interval (ns), in-flight limit, paused until (Unix ms, 0: none)",
+        "qlever.test\t" + saved + "\t1042000000\t3\t0", ""));
+
+    HostState state = load().open("qlever.test");
+
+    assertThat(state.interval()).isEqualTo(1_042_000_000L);
+    assertThat(state.inFlightLimit()).isEqualTo(3);
+    assertThat(state.quotaPermits()).isZero();
+    assertThat(state.quotaWindow()).isZero();
+  }
+
+  @Test
+  void S1_aQuotaFieldOrAVersionThisReleaseDoesNotReadIsNamedWithItsLine() throws IOException {
+    Path file = dir.resolve("state.tsv");
+    Files.writeString(file, "# hostpace host state, v2\nx.test\t1\t0\t0\t0\t3\tminute\n");
+    assertThatThrownBy(this::load).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("host state file " + file + ", line 2: quota window is not a whole number: 'minute'");
+    Files.writeString(file, "x.test\t1\t0\t0\t0\t-3\t1000\n");
+    assertThatThrownBy(this::load).hasMessageEndingWith("line 1: quota permits must be zero or more, got -3");
+    Files.writeString(file, "x.test\t1\t0\t0\t0\t3\t0\n");
+    assertThatThrownBy(this::load).hasMessageEndingWith("line 1: quota permits 3 without a quota window (0 ns)");
+    Files.writeString(file, "x.test\t1\t0\t0\t0\t0\t1000\n");
+    assertThatThrownBy(this::load)
+        .hasMessageEndingWith("line 1: quota window 1000 ns without quota permits (0 permits: no quota, and a window of 0)");
+    Files.writeString(file, "x.test\t1\t0\t0\t0\t" + (1L << 40) + "\t1000\n");
+    assertThatThrownBy(this::load).hasMessageEndingWith("line 1: quota permits " + (1L << 40) + " is too large");
+    Files.writeString(file, "x.test\t1\t0\t0\t0\t3\t" + Long.MAX_VALUE + "\n");
+    assertThatThrownBy(this::load).hasMessageEndingWith("line 1: quota window " + Long.MAX_VALUE + " ns is more than a year");
+    Files.writeString(file, "# hostpace host state, v3: what a later release keeps\nx.test\t1\t0\t0\t0\t0\t0\t7\n");
+    assertThatThrownBy(this::load).hasMessage("host state file " + file
+        + ", line 1: version 3 is not one this Hostpace reads (1 to 2): the file was written by another release");
+  }
+
+  @Test
+  void S1_aKeptPauseOfADayUnderARetryDelayLimitOf5sPauses5s() throws IOException {
+    long nowMillis = time.instant().toEpochMilli();
+    Files.writeString(dir.resolve("state.tsv"),
+        "kgf.test\t" + nowMillis + "\t0\t0\t" + (nowMillis + Duration.ofDays(1).toMillis()) + "\t0\t0\n");
+    server.script(exchange -> Reply.ok().after(Duration.ZERO));
+    List<HostpaceEvent> events = new java.util.ArrayList<>();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).hostStateStore(load())
+        .retryDelayLimit(Duration.ofSeconds(5)).listener(events::add).build();
+
+    engine.execute(server.get("http://kgf.test/1"));
+    time.advance(Duration.ofMillis(4999));
+    assertThat(server.startTimes("kgf.test")).isEmpty();
+    time.advance(Duration.ofMillis(1));
+    assertThat(server.startTimes("kgf.test")).containsExactly("5.000");
+    assertThat(events).filteredOn(HostpaceEvent.Paused.class::isInstance).singleElement()
+        .satisfies(e -> assertThat(((HostpaceEvent.Paused) e).pause()).isEqualTo(Duration.ofSeconds(5)));
+  }
+
+  @Test
+  void S1_aLoadedQuotaHoldsTheFirstWindowsStartsAndIsHeardAsLearned() throws IOException {
+    long nowMillis = time.instant().toEpochMilli();
+    // Three a window of 10 s, kept by an earlier run.
+    Files.writeString(dir.resolve("state.tsv"), "window.test\t" + nowMillis + "\t0\t0\t0\t3\t10000000000\n");
+    server.script(exchange -> Reply.ok().after(Duration.ofMillis(50)));
+    List<HostpaceEvent> events = new java.util.ArrayList<>();
+    Hostpace engine = Hostpace.builder().time(time).hostStateStore(load()).listener(events::add).build();
+
+    for (int i = 0; i < 7; i++) {
+      engine.execute(server.get("http://window.test/" + i));
+    }
+    time.advance(Duration.ofSeconds(25));
+
+    // At 0 s the window's probe alone; at its answer, the window's other two; then a window each 10 s.
+    assertThat(server.startTimes("window.test"))
+        .containsExactly("0.000", "0.050", "0.050", "10.000", "10.050", "10.050", "20.000");
+    assertThat(events).filteredOn(HostpaceEvent.QuotaChanged.class::isInstance).singleElement()
+        .satisfies(e -> assertThat(((HostpaceEvent.QuotaChanged) e).from()).isNull())
+        .satisfies(e -> assertThat(((HostpaceEvent.QuotaChanged) e).to()).isEqualTo(Rate.of(3, Duration.ofSeconds(10))))
+        .satisfies(e -> assertThat(e.atNanos()).isEqualTo(time.nanoTime() - Duration.ofSeconds(25).toNanos()));
+  }
+
+  @Test
+  void S1_aQuotaLearnedInOneRunIsKeptAndHoldsTheNextRunFromItsFirstStart() throws IOException {
+    // 20 requests in each window of 30 s from 0 s; beyond them a bare 429.
+    FixedWindow twentyAWindow = FixedWindow.countingRefusals(20, Duration.ofSeconds(30), time.nanoTime());
+    server.script(exchange -> twentyAWindow.admit(time.nanoTime())
+        ? Reply.ok().after(Duration.ofMillis(50)) : Reply.status(429).after(Duration.ofMillis(50)));
+    HostStateFile first = load();
+    List<HostpaceEvent> firstRun = runOf(first, 300, "first");
+    first.save();
+    time.advance(Duration.ofMinutes(10));
+
+    List<HostpaceEvent> nextRun = runOf(load(), 100, "next");
+
+    assertThat(firstRun).filteredOn(HostpaceEvent.Refused.class::isInstance).hasSizeGreaterThanOrEqualTo(30);
+    assertThat(nextRun).filteredOn(HostpaceEvent.QuotaChanged.class::isInstance).first()
+        .satisfies(e -> assertThat(((HostpaceEvent.QuotaChanged) e).to()).isEqualTo(Rate.of(20, Duration.ofSeconds(30))));
+    // From its first start: each window's probe alone, then the window's other 19 at its answer, 30 s apart; none refused.
+    List<Double> starts = server.startTimes("/next/").stream().map(Double::parseDouble).toList();
+    double from = starts.get(0);
+    for (int window = 0; window < 5; window++) {
+      List<Double> inWindow = starts.subList(20 * window, 20 * window + 20);
+      assertThat(inWindow.get(0) - from).isCloseTo(30.0 * window, org.assertj.core.data.Offset.offset(0.001));
+      assertThat(inWindow.get(19) - from).isCloseTo(30.0 * window + 0.05, org.assertj.core.data.Offset.offset(0.001));
+    }
+    assertThat(nextRun).noneMatch(HostpaceEvent.Refused.class::isInstance);
+  }
+
+  /** {@code count} requests at once to a host counting a fixed window, through an engine on {@code kept}; what the listener heard. */
+  List<HostpaceEvent> runOf(HostStateFile kept, int count, String name) {
+    List<HostpaceEvent> events = new java.util.ArrayList<>();
+    Hostpace engine = Hostpace.builder().time(time).hostStateStore(kept).listener(events::add).build();
+    for (int i = 0; i < count; i++) {
+      engine.execute(server.get("http://api.test/" + name + "/" + i));
+    }
+    time.runUntilIdle(Duration.ofHours(1));
+    return events;
   }
 
   @Test

@@ -63,8 +63,8 @@ final class PacingOptions {
   @Nullable String userAgent;
 
   @Option(names = "--state", paramLabel = "FILE",
-      description = "keep what hosts taught (their pace, in-flight limit, a pause not ended) in FILE across runs: "
-          + "read at the start if it exists, written at the end")
+      description = "keep what hosts taught (their pace, in-flight limit, quota, a pause not ended) in FILE across "
+          + "runs: read at the start if it exists (held to this run's limits), written at the end")
   @Nullable Path state;
 
   /** The store of {@code --state}, once the engine is made. */

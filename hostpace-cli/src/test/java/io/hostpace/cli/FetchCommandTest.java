@@ -1,6 +1,7 @@
 package io.hostpace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.hostpace.Hostpace;
 import io.hostpace.testkit.RedisServer;
@@ -12,6 +13,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -248,7 +250,43 @@ class FetchCommandTest {
 
     // Asked to come back in 120 s, past the 60 s limit: the request gave up, the host is paused 60 s.
     assertThat(Files.readAllLines(state)).hasSize(2).last().asString()
-        .matches(java.util.regex.Pattern.quote(host) + "\\t\\d+\\t0\\t0\\t\\d{13}");
+        .matches(java.util.regex.Pattern.quote(host) + "\\t\\d+\\t0\\t0\\t\\d{13}\\t0\\t0");
+  }
+
+  @Test
+  void S1_aKeptPauseOfADayIsWaitedOutForAtMostThisRunsRetryDelayLimit(@TempDir Path dir) throws IOException {
+    Path state = dir.resolve("state.tsv");
+    String host = "127.0.0.1:" + server.server.getAddress().getPort();
+    long now = System.currentTimeMillis();
+    Files.writeString(state, host + "\t" + now + "\t0\t0\t" + (now + Duration.ofDays(1).toMillis()) + "\t0\t0\n");
+
+    int status = assertTimeoutPreemptively(Duration.ofSeconds(30),
+        () -> run("fetch", "--state", state.toString(), "--retry-delay-limit", "1", server.url("/ok")));
+
+    assertThat(status).isZero();
+    assertThat(waitedMs(out)).isBetween(900L, 10_000L); // the pause held to 1 s, not a day
+  }
+
+  @Test
+  void S1_aKeptQuotaHoldsTheNextRunFromItsFirstStartAndIsKeptAgain(@TempDir Path dir) throws IOException {
+    Path state = dir.resolve("state.tsv");
+    String host = "127.0.0.1:" + server.server.getAddress().getPort();
+    long now = System.currentTimeMillis();
+    // Two a window of 2 s, as a run before learned it.
+    Files.writeString(state, host + "\t" + now + "\t0\t0\t0\t2\t2000000000\n");
+
+    int status = assertTimeoutPreemptively(Duration.ofSeconds(30),
+        () -> run("fetch", "--state", state.toString(), server.url("/a"), server.url("/b"), server.url("/c")));
+
+    assertThat(status).isZero();
+    // Two in the first window, the third once the window ended.
+    assertThat(records()).map(FetchCommandTest::waitedMs).filteredOn(waited -> waited >= 1_500).hasSize(1);
+    assertThat(Files.readAllLines(state)).last().asString()
+        .matches(java.util.regex.Pattern.quote(host) + "\\t\\d+\\t0\\t0\\t0\\t2\\t2000000000");
+  }
+
+  static long waitedMs(String record) {
+    return Long.parseLong(record.replaceAll("(?s).*\"waitedMs\":(\\d+).*", "$1"));
   }
 
   @Test

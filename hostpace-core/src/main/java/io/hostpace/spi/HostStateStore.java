@@ -13,7 +13,11 @@ import java.util.function.Consumer;
  */
 public interface HostStateStore {
 
-  /** The state of {@code key}, as the store knows it, or a new one that knows nothing. */
+  /**
+   * The state of {@code key}, as the store knows it, or a new one that knows nothing. The engine
+   * holds what it brings to the engine's own limits (SPEC S1): a pause longer than the retry delay
+   * limit is cut to it, an interval or a quota's window past what the engine keeps is clamped.
+   */
   HostState open(String key);
 
   /** The engine holds nothing for {@code state}'s key any more. */
