@@ -335,7 +335,7 @@ class FleetFailuresTest {
       long rejoinedAt = 0;
       long unclaimed = fleet.unclaimed();
       long quietSince = System.nanoTime();
-      while (System.nanoTime() - restartedAt < Duration.ofSeconds(35).toNanos()) {
+      while (System.nanoTime() - restartedAt < Duration.ofSeconds(20).toNanos()) {
         Thread.sleep(100);
         long now = fleet.unclaimed();
         if (now != unclaimed) {
@@ -346,8 +346,10 @@ class FleetFailuresTest {
           break;
         }
       }
-      assertThat(rejoinedAt).as("the workers rejoined: no claim unclaimed for 1.5 s, within 35 s of the restart")
+      assertThat(rejoinedAt).as("the workers rejoined: no claim unclaimed for 1.5 s, within 20 s of the restart")
           .isPositive();
+      assertThat(Duration.ofNanos(rejoinedAt - restartedAt)).as("from the restart to the last claim unclaimed")
+          .isLessThan(Duration.ofSeconds(3)); // a reconnection a second at the latest
       Thread.sleep(3000);
       long measuredTo = System.nanoTime();
       assertThat(fleet.stop()).as("every caller's last call ended").isTrue();
