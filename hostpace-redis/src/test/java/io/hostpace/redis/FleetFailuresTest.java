@@ -200,12 +200,13 @@ class FleetFailuresTest {
 
       // Until the first of its leases runs out, the others hold no more than the places left them.
       counting.maxOthers.set(counting.others.get());
-      Thread.sleep(Math.max(0, TimeUnit.MICROSECONDS.toMillis(firstEnds - redisNow) - 300));
+      Thread.sleep(Math.max(0, Math.min(TimeUnit.MICROSECONDS.toMillis(firstEnds - redisNow), lease.toMillis()) - 300));
       assertThat(counting.maxOthers.get()).as("b and c at once while the dead victim's %d places are held", held)
           .isLessThanOrEqualTo(limit - held);
 
       // Its places come back within the lease: then the others use the whole limit again.
-      long regainWithin = TimeUnit.MICROSECONDS.toMillis(lastEnds - redisNow) + 2000; // a second's retry, and margin
+      long regainWithin = Math.min(TimeUnit.MICROSECONDS.toMillis(lastEnds - redisNow), lease.toMillis())
+          + 2000; // a second's retry, and margin
       check(await(Duration.ofMillis(regainWithin), () -> counting.maxOthers.get() == limit),
           "b and c hold the whole limit again within the lease of the kill (and a second's retry)");
       assertThat(System.nanoTime() - killedAt).isLessThan(lease.plusSeconds(2).toNanos());
