@@ -14,9 +14,7 @@ import io.hostpace.testkit.TestServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.api.sync.RedisCommands;
-import java.io.File;
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -496,7 +494,7 @@ class FleetFailuresTest {
   void check(boolean condition, String what) throws IOException {
     if (!condition) {
       StringBuilder logs = new StringBuilder();
-      for (Map.Entry<String, Path> log : logs().entrySet()) {
+      for (Map.Entry<String, Path> log : workerLogs.entrySet()) {
         logs.append("\n--- ").append(log.getKey()).append(":\n").append(Files.readString(log.getValue()));
       }
       throw new AssertionError("expected: " + what + logs);
@@ -505,16 +503,12 @@ class FleetFailuresTest {
 
   /** The id of worker {@code name}'s process in the fleet, as its places in Redis are named. */
   String origin(String name) throws IOException {
-    String log = Files.readString(logs().get(name));
+    String log = Files.readString(workerLogs.get(name));
     Matcher matcher = Pattern.compile(name + " ready: RedisFleet\\{[^,]+, process ([0-9a-f]+)").matcher(log);
     if (!matcher.find()) {
       throw new AssertionError("worker " + name + " did not say it was ready: " + log);
     }
     return matcher.group(1);
-  }
-
-  Map<String, Path> logs() {
-    return workerLogs;
   }
 
   /** Redis's clock ({@code TIME}) in microseconds, as the fleet's scripts read it. */
