@@ -164,8 +164,8 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    *
    * <p>Its client rejects commands at once while it is disconnected (so lessons do not pile up
    * while Redis is down), times each command out after 1 s, and reconnects by itself, trying at
-   * least once a second (SPEC S4: Lettuce's own backoff grows to 30 s, so after an outage of 10 s
-   * the fleet would rejoin some 8 s after Redis came back, its processes pacing alone meanwhile).
+   * least once a second (SPEC S4: Lettuce's own backoff grows to 30 s, so after a long outage the
+   * fleet would rejoin seconds after Redis came back, its processes pacing alone meanwhile).
    *
    * @param redisUri a Lettuce Redis URI: {@code redis://127.0.0.1:6379}, {@code rediss://:secret@host:6380/0}
    * @param fleetName the fleet's name, shared by its processes: letters, digits, {@code .}, {@code _}
