@@ -73,6 +73,14 @@ final class AnnouncedBudget {
     return remaining >= 0 && resetAt - now > 0 && remaining - (starts - at) < FEW_REMAINING;
   }
 
+  /**
+   * Whether the host last announced fewer than {@link #FEW_REMAINING} left, its reset ahead: a
+   * fleet's processes then spend them together (SPEC S3), as each counts only its own starts.
+   */
+  boolean few(long now) {
+    return remaining >= 0 && remaining < FEW_REMAINING && resetAt - now > 0;
+  }
+
   /** Forgets the announcement (SPEC R7). */
   void forget() {
     remaining = -1;

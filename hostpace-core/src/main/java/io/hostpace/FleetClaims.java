@@ -27,6 +27,8 @@ final class FleetClaims {
   static final long BLOCKED = -1;
 
   private final Fleet fleet;
+  /** Whether the fleet spends the starts hosts announce together (SPEC S3): a fleet that keeps what hosts taught. */
+  private final boolean shares;
   private final Clock clock;
   private final Timer timer;
   private final Reentry engine;
@@ -37,6 +39,7 @@ final class FleetClaims {
 
   FleetClaims(Fleet fleet, Clock clock, Timer timer, Reentry engine) {
     this.fleet = fleet;
+    this.shares = fleet.keeps();
     this.clock = clock;
     this.timer = timer;
     this.engine = engine;
@@ -54,11 +57,71 @@ final class FleetClaims {
     if (head == null) {
       return READY; // nothing waits: nothing to claim (the scheduler asks only of a head)
     }
+    long announced = announcedSpent(queue, head, now);
+    if (announced != READY) {
+      return announced;
+    }
     long start = claimed(queue, head, now);
     if (start != READY) {
       return start;
     }
     return quotaPlaced(queue, head, now) && placed(queue, head, now) ? READY : BLOCKED;
+  }
+
+  /**
+   * Whether the head of {@code queue} spent one of the starts its host announced, from the fleet's
+   * count (SPEC R8, S3), when the host announced few and the fleet shares them: each process counts
+   * only its own starts, so the fleet counts them for all. Else spends one (the answer pumps the
+   * host's queues), or waits until the reset the fleet said none remains before. A spend the start
+   * does not use (let go meanwhile) is lost: the fleet goes a little under the announced count,
+   * never over it.
+   */
+  private long announcedSpent(HostQueue queue, Call<?> head, long now) {
+    Node node = queue.node;
+    AnnouncedBudget announced = node.announced;
+    FleetPlace place = head.place;
+    if (!shares || announced == null || !announced.few(now) || place != null && place.announcedSpent) {
+      return READY;
+    }
+    FleetState claims = node.fleet();
+    if (claims.announcedSpending) {
+      return BLOCKED;
+    }
+    if (claims.announcedSpent) {
+      if (claims.announcedResetAt - now > 0) {
+        return claims.announcedResetAt - now;
+      }
+      claims.announcedSpent = false;
+    }
+    claims.announcedSpending = true;
+    if (place == null) {
+      place = head.place = new FleetPlace();
+    }
+    FleetPlace spending = place;
+    fleet.spendAnnounced(node.key, spent -> engine.underLock(() -> {
+      claims.announcedSpending = false;
+      claims.announcedSpends = Math.max(claims.announcedSpends, spent.number());
+      long at = clock.nanoTime();
+      if (!spent.granted()) {
+        claims.announcedSpent = true;
+        claims.announcedResetAt = at + spent.waitNanos();
+      } else if (head.place == spending) { // granted, or the fleet could not be asked: this engine's count holds
+        spending.announcedSpent = true;
+        spending.announcedOrder = spent.number();
+      }
+      engine.lookAgain(node, at);
+    }));
+    return BLOCKED;
+  }
+
+  /**
+   * The order of the announcement {@code call}'s answer makes (SPEC S3): the fleet's count of its
+   * host's spends when it started, its own spend's if it made one, else the last this engine was
+   * told (set as it started); 0 when none is known.
+   */
+  static long announcedOrder(Call<?> call) {
+    FleetPlace place = call.place;
+    return place == null ? 0 : place.announcedOrder;
   }
 
   /** Another process's lesson about {@code node} came: one of its places may have been let go. */
@@ -73,6 +136,16 @@ final class FleetClaims {
   void started(HostQueue queue, Call<?> call) {
     if (queue.startClaim != null) {
       queue.startClaim.claimed = false;
+    }
+    FleetState node = queue.node.fleet;
+    if (node != null && node.announcedSpends > 0) { // the order of the announcement its answer may make
+      FleetPlace place = call.place;
+      if (place == null) {
+        place = call.place = new FleetPlace();
+      }
+      if (place.announcedOrder == 0) {
+        place.announcedOrder = node.announcedSpends;
+      }
     }
     if (call.place != null && call.place.quotaHeld) {
       call.place.quotaUsed = true;
@@ -404,8 +477,11 @@ final class FleetClaims {
         claim.claimed = true;
         claim.claimedAt = now;
       } else {
+        // The fleet looked half a round trip ago, and the next claim takes half a round trip to
+        // arrive: asked a round trip early, it arrives as the start frees, ahead of a process whose
+        // own pace ends then (which would else win every time, the two paced alike).
         claim.askAgain = true;
-        claim.askAgainAt = now + delay;
+        claim.askAgainAt = now + Math.max(0, delay - fleetRoundTrip);
       }
       engine.lookAgain(queue, now); // unless it was let go meanwhile
     });

@@ -53,6 +53,14 @@ final class FleetPlace {
   /** Whether the attempt started with its quota's place: the fleet's lease, not the engine, ends it then. */
   boolean quotaUsed;
 
+  /** Whether the attempt spent one of its host's announced starts in the fleet, or the fleet could not be asked (SPEC S3). */
+  boolean announcedSpent;
+  /**
+   * The fleet's count of the host's spends when the attempt started (its own spend's number, or the
+   * last this engine was told): the order of the announcement its answer makes; 0 for none known.
+   */
+  long announcedOrder;
+
   /** The claim of the host's place ({@code gate} -1) or of gate {@code gate}'s, made when missing, of {@code gateCount} gates. */
   Claim claim(int gate, int gateCount) {
     if (gate < 0) {

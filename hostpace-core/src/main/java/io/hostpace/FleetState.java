@@ -16,4 +16,11 @@ final class FleetState {
   boolean quotaClaiming;
   /** Whether the fleet said all its places of the quota are held: a refusal, a release or a while clears it. */
   boolean quotaFull;
+  /** Whether the node waits for the fleet's answer to a spend of its announced starts (SPEC S3). */
+  boolean announcedSpending;
+  /** Whether the fleet said none of the announced starts remains until {@link #announcedResetAt}. */
+  boolean announcedSpent;
+  long announcedResetAt;
+  /** The fleet's count of the host's spends, as this engine was last told (SPEC S3); 0 before. */
+  long announcedSpends;
 }

@@ -640,7 +640,7 @@ public final class Hostpace {
     }
 
     /**
-     * Shares what hosts teach with the other processes of {@code fleet} (SPEC S2), so that together
+     * Shares what hosts teach with the other processes of {@code fleet} (SPEC S2, S3), so that together
      * they are as polite to a host as one. None unless set; the engine does not close it, and each
      * engine needs a fleet object of its own ({@link Fleet}).
      *
@@ -658,9 +658,14 @@ public final class Hostpace {
      *       process holds open.
      *   <li>While it has a learned quota, each start holds one of the quota's places for a window,
      *       so the fleet starts no more in a window than the host counts.
+     *   <li>With a fleet that {@linkplain Fleet#keeps keeps} what hosts taught (SPEC S3), a host or
+     *       group this engine meets is read from the fleet before its first start, so that a
+     *       process that joins late starts at the fleet's pace; what this engine's answers teach is
+     *       kept there; and the starts a host announced (SPEC R8) are spent from the fleet's count
+     *       once few are left.
      * </ul>
      *
-     * <p>Not shared: the in-flight limit for every host, an announced quota (SPEC R8).
+     * <p>Not shared: the in-flight limit for every host.
      */
     public Builder fleet(Fleet fleet) {
       this.fleet = Objects.requireNonNull(fleet, "fleet");

@@ -54,6 +54,25 @@ final class LearnedQuota {
     return before == null ? new LearnedQuota(permits, window, startedAt) : new LearnedQuota(permits, window, before);
   }
 
+  /**
+   * A quota the fleet kept (SPEC S3), its current window full for {@code fullFor} more
+   * nanoseconds (0: starts may go): the windows counted as if one ends then, every start of it
+   * spent; else as if one began now, as the fleet's places of the quota hold its starts in any
+   * window already (counted from a window ago, a probe refused would go again at once, and again).
+   */
+  static LearnedQuota recalled(int permits, long window, long fullFor, long now) {
+    LearnedQuota quota = new LearnedQuota(permits, window, fullFor > 0 ? now + fullFor - window : now);
+    if (fullFor > 0) {
+      quota.used = permits;
+    }
+    return quota;
+  }
+
+  /** How long from {@code now} the current window stays full, every start of it spent; 0 when a start may go. */
+  long fullFor(long now) {
+    return used >= permits && from + window - now > 0 ? from + window - now : 0;
+  }
+
   /** Whether a probe is in flight: nothing else starts until its answer. */
   boolean probing() {
     return probe != null;

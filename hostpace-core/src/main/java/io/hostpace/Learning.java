@@ -23,14 +23,16 @@ final class Learning {
   private final Outbox outbox;
   private final @Nullable Fleet fleet;
   private final @Nullable FleetClaims claims;
+  private final @Nullable FleetMemory memory;
 
   Learning(LearningRule rule, Duration retryDelayLimit, Outbox outbox, @Nullable Fleet fleet,
-      @Nullable FleetClaims claims) {
+      @Nullable FleetClaims claims, @Nullable FleetMemory memory) {
     this.rule = rule;
     this.retryDelayLimit = retryDelayLimit.toNanos();
     this.outbox = outbox;
     this.fleet = fleet;
     this.claims = claims;
+    this.memory = memory;
   }
 
   /** What the answer to {@code call}'s attempt teaches its host and each of its groups. */
@@ -72,7 +74,51 @@ final class Learning {
       if (pause > 0) {
         pause(queue.node, pause, now);
       }
+      FleetMemory memory = this.memory;
+      if (memory != null) { // spent by the fleet together (SPEC S3)
+        memory.announced(call, verdict.quotaRemaining(), Math.min(verdict.quotaResetNanos(), retryDelayLimit));
+      }
     }
+    FleetMemory memory = this.memory;
+    if (memory != null) {
+      memory.answered(queue.node, now);
+      for (GroupGate gate : queue.gates) {
+        memory.answered(gate.node, now);
+      }
+    }
+  }
+
+  /**
+   * What the fleet keeps of {@code node}, read as the engine met it (SPEC S3): what the node has
+   * not learned meanwhile is taught as if learned now, held to this engine's limits (a pause to the
+   * retry delay limit, an interval clamped); a node the fleet knows something of is known, and so
+   * opens with what it was told (SPEC P12).
+   */
+  void recalled(Node node, Fleet.@Nullable Kept kept, long now) {
+    if (kept == null || kept.nothing()) {
+      return;
+    }
+    HostState state = node.state;
+    if (state.interval() == 0 && kept.intervalNanos() > 0) {
+      interval(node, kept.intervalNanos(), now);
+    }
+    if (!node.group && state.inFlightLimit() == 0 && kept.inFlightLimit() > 0) {
+      state.inFlightLimit(kept.inFlightLimit());
+      if (outbox.listens()) {
+        outbox.emit(new HostpaceEvent.InFlightLimitChanged(node.key, 0, kept.inFlightLimit(), now));
+      }
+    }
+    if (node.quota == null && kept.quotaPermits() > 0) {
+      state.quota(kept.quotaPermits(), kept.quotaWindowNanos());
+      node.quota = LearnedQuota.recalled(kept.quotaPermits(), kept.quotaWindowNanos(), kept.quotaFullForNanos(), now);
+      if (outbox.listens()) {
+        outbox.emit(new HostpaceEvent.QuotaChanged(node.key, null, quotaOf(node.quota), now));
+      }
+    }
+    if (kept.pauseLeftNanos() > 0) {
+      pause(node, kept.pauseLeftNanos(), now);
+    }
+    node.opening = 0;
   }
 
   /**

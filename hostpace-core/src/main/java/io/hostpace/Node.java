@@ -1,5 +1,6 @@
 package io.hostpace;
 
+import io.hostpace.spi.Fleet;
 import io.hostpace.spi.HostState;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -65,6 +66,12 @@ final class Node {
   long gaveUps;
   /** What the node waits for from the fleet and holds of it (SPEC S2); null until it does. */
   @Nullable FleetState fleet;
+  /** Whether the fleet was asked what it keeps of the node (SPEC S3), and whether its answer is still to come. */
+  boolean recallAsked;
+  boolean recalling;
+  /** What this engine last kept of the node in the fleet, and when; null before it kept anything. */
+  Fleet.@Nullable Kept kept;
+  long keptAt;
   /** Whether a timer will look at this node again to drop it. */
   boolean cleanupScheduled;
 

@@ -46,6 +46,8 @@ final class Nodes {
   private final Outbox outbox;
   private final Consumer<Runnable> underLock;
   private final boolean fleet;
+  /** Asks the fleet what it keeps of a node the engine meets (SPEC S3); null when the fleet keeps nothing. */
+  private @Nullable FleetMemory memory;
 
   Nodes(HostStateStore store, Clock clock, Timer timer, Duration forgetIdleAfter, Outbox outbox,
       Consumer<Runnable> underLock, boolean fleet) {
@@ -56,6 +58,23 @@ final class Nodes {
     this.outbox = outbox;
     this.underLock = underLock;
     this.fleet = fleet;
+  }
+
+  /** From now on, a node the engine meets is first read from the fleet through {@code memory} (SPEC S3). */
+  void recallFrom(FleetMemory memory) {
+    this.memory = memory;
+  }
+
+  /**
+   * A node a queue or gate is about to use: unless done, asks the fleet what it keeps of it, and
+   * its queues start nothing until the answer (SPEC S3).
+   */
+  private void meet(Node node) {
+    FleetMemory memory = this.memory;
+    if (memory != null && !node.recallAsked) {
+      node.recallAsked = true;
+      memory.met(node);
+    }
   }
 
   /** The node of {@code key}, or null when the engine holds none. */
@@ -122,6 +141,7 @@ final class Nodes {
         node.opening = opening;
       }
     }
+    meet(node);
     HostQueue queue = node.queues.get(key);
     if (queue == null) {
       List<GateKey> gateKeys = key.gates();
@@ -144,6 +164,7 @@ final class Nodes {
 
   private GroupGate gate(GateKey key, long now) {
     Node node = node(key.group(), true, now);
+    meet(node);
     GroupGate gate = node.gates.get(key.limits());
     if (gate == null) {
       gate = new GroupGate(node, key.limits(), rate(node, key.limits()), fleet);

@@ -1,5 +1,8 @@
 package io.hostpace;
 
+import io.hostpace.spi.Fleet;
+import org.jspecify.annotations.Nullable;
+
 /**
  * The one way back into the engine for what answers later, on a thread of its own: a fleet's
  * answer to a claim, a timer that looks at an idle node again. Such a part never takes the
@@ -16,4 +19,10 @@ interface Reentry {
 
   /** Under the lock: {@code queue} starts what it can now, if the engine still holds it. */
   void lookAgain(HostQueue queue, long now);
+
+  /**
+   * Under the lock: the fleet said what it keeps of {@code node} (SPEC S3), null for nothing; the
+   * node learns it, if the engine still holds it, and its queues start what they can now.
+   */
+  void recalled(Node node, Fleet.@Nullable Kept kept);
 }

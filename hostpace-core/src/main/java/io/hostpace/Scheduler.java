@@ -79,6 +79,8 @@ final class Scheduler {
   final Outbox outbox;
   private final Nodes nodes;
   private final Learning learning;
+  /** What the fleet keeps of hosts (SPEC S3); null without a fleet that keeps. */
+  private final @Nullable FleetMemory memory;
   /** The fleet's claims of starts and places (SPEC S2); null without a fleet. */
   private final @Nullable FleetClaims claims;
 
@@ -136,10 +138,25 @@ final class Scheduler {
           pump(Set.of(queue), now);
         }
       }
+
+      @Override
+      @GuardedBy("Scheduler.this.lock")
+      public void recalled(Node node, Fleet.@Nullable Kept kept) {
+        if (nodes.holds(node)) {
+          long now = clock.nanoTime();
+          learning.recalled(node, kept, now);
+          pump(node.startingQueues(), now);
+        }
+      }
     };
     this.nodes = new Nodes(store, clock, timer, forgetIdleAfter, outbox, reentry::underLock, fleet != null);
     this.claims = fleet == null ? null : new FleetClaims(fleet, clock, timer, reentry);
-    this.learning = new Learning(rule, retryDelayLimit, outbox, fleet, claims);
+    FleetMemory memory = fleet != null && fleet.keeps() ? new FleetMemory(fleet, reentry, forgetIdleAfter.toNanos()) : null;
+    this.memory = memory;
+    this.learning = new Learning(rule, retryDelayLimit, outbox, fleet, claims, memory);
+    if (memory != null) {
+      nodes.recallFrom(memory);
+    }
     if (fleet != null) {
       fleet.listen(this::heard); // the engine lives as long as the fleet; closing the fleet ends it
     }
@@ -341,7 +358,10 @@ final class Scheduler {
 
   // ---------------------------------------------------------------- forgetting, the fleet, snapshots
 
-  /** Clears what {@code key} taught: its pause and interval (SPEC R7). */
+  /**
+   * Clears what {@code key} taught: its pause and interval (SPEC R7); and what the fleet keeps of
+   * it (SPEC S3), which a node made anew would otherwise read back.
+   */
   void forget(String key) {
     Object[] delivery;
     lock.lock();
@@ -349,6 +369,8 @@ final class Scheduler {
       Node node = nodes.get(key);
       if (node != null) {
         forget(node);
+      } else if (memory != null) {
+        memory.forgot(key, null, clock.nanoTime());
       }
     } finally {
       delivery = outbox.take();
@@ -376,6 +398,10 @@ final class Scheduler {
   private void forget(Node node) {
     long now = clock.nanoTime();
     Learning.forget(node, now);
+    FleetMemory memory = this.memory;
+    if (memory != null) {
+      memory.forgot(node.key, node, now);
+    }
     pump(node.startingQueues(), now);
     nodes.dropIfIdle(node, now);
   }
@@ -548,11 +574,14 @@ final class Scheduler {
     if (limiter.full()) {
       blockedByPlaces = true;
     }
+    Node node = limiter.node;
+    if (node.recalling) {
+      blockedByPlaces = true; // the fleet's answer of what it keeps pumps the node's queues (SPEC S3)
+    }
     RateState rate = limiter.rate;
     if (rate != null && rate.holdsAt(now)) {
       later(rate.readyAt());
     }
-    Node node = limiter.node;
     AnnouncedBudget announced = node.announced;
     if (announced != null && announced.holds(now, node.starts)) {
       later(announced.resetAt()); // as many started since as remained: none left until the reset

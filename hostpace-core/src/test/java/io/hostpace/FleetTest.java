@@ -94,8 +94,9 @@ class FleetTest {
     time.advance(Duration.ofSeconds(10));
 
     assertThat(done(next).status()).isEqualTo(200);
-    assertThat(server.startTimes("/next")).containsExactly("5.101"); // the pause, heard 1 ms after it was told
-    assertThat(server.startTimes("/wait")).containsExactly("0.000", "5.100");
+    // Each first start waits for the fleet's answer of what it keeps of the host (SPEC S3): 2 ms.
+    assertThat(server.startTimes("/next")).containsExactly("5.103"); // the pause, heard 1 ms after it was told
+    assertThat(server.startTimes("/wait")).containsExactly("0.002", "5.102");
   }
 
   @Test
@@ -143,12 +144,34 @@ class FleetTest {
     List<String> starts = server.startTimes("/r");
     assertThat(starts).hasSize(12);
     // two a second for the fleet, one each 500 ms; the first after the claim's round trip
-    assertThat(starts.get(0)).isEqualTo("0.002");
+    assertThat(starts.get(0)).isEqualTo("0.004"); // and after the read of what the fleet keeps (SPEC S3)
     for (int i = 1; i < starts.size(); i++) {
       double gap = Double.parseDouble(starts.get(i)) - Double.parseDouble(starts.get(i - 1));
       assertThat(gap).as("gap before start %d of %s", i, starts).isGreaterThanOrEqualTo(0.499);
     }
     assertThat(Double.parseDouble(starts.get(11))).isLessThan(6.0);
+  }
+
+  @Test
+  void S2_twoProcessesAtTheSamePaceShareTheFleetsStartsRatherThanOneTakingThemAll() {
+    // Both at one a second for the fleet, each with a backlog: each one's own pace ends as the
+    // fleet's next start frees, so whichever asks first would win every time; the process the
+    // fleet told to wait asks a round trip early instead, and the two take turns.
+    List<Hostpace> processes = new ArrayList<>();
+    for (int p = 0; p < 2; p++) {
+      processes.add(Hostpace.builder().widenFirstContact(false).time(time).limit("shared.test", Limits.rate(Rate.of(1, Duration.ofSeconds(1))))
+          .fleet(fleet.join()).build());
+    }
+    for (int i = 0; i < 20; i++) {
+      get(processes.get(0), "/a" + i);
+      get(processes.get(1), "/b" + i);
+    }
+    time.advance(Duration.ofSeconds(20));
+
+    int a = server.startTimes("/a").size();
+    int b = server.startTimes("/b").size();
+    assertThat(a + b).as("one a second for the fleet").isBetween(19, 21);
+    assertThat(Math.min(a, b)).as("%d and %d starts", a, b).isGreaterThanOrEqualTo(8);
   }
 
   /** A store whose every host has learned that it holds {@code limit} requests at once. */
@@ -181,7 +204,7 @@ class FleetTest {
     assertThat(server.maxInFlight.get("gate.test")).isEqualTo(2); // each alone would send 2: 4 at once
     assertThat(fleet.placesHeld("gate.test")).isZero();
     // four rounds, each starting 2 ms after the last was answered: the places let go, and claimed again
-    assertThat(server.startTimes("gate.test")).hasSize(8).last().isEqualTo("3.008");
+    assertThat(server.startTimes("gate.test")).hasSize(8).last().isEqualTo("3.010");
   }
 
   @Test
@@ -431,7 +454,10 @@ class FleetTest {
     time.advance(Duration.ofSeconds(10));
 
     assertThat(done(next).status()).isEqualTo(200);
-    assertThat(server.startTimes("/next")).containsExactly("5.101");
+    // a's first start waited 2 ms for the read of what the fleet keeps (SPEC S3), so its pause ends
+    // at 5.102, heard by b at 5.103; b's read of what the fleet keeps finds it counted from its
+    // arrival there, a millisecond later: 5.104, a half round trip longer, never shorter
+    assertThat(server.startTimes("/next")).containsExactly("5.104");
     time.advance(Duration.ofHours(2));
     assertThat(b.snapshot()).isEmpty(); // and once the pause is over, let go
   }
@@ -525,7 +551,7 @@ class FleetTest {
     refused.cancel(true);
     time.advance(Duration.ofSeconds(5));
 
-    assertThat(server.startTimes("/refuse")).containsExactly("0.000");
+    assertThat(server.startTimes("/refuse")).containsExactly("0.002"); // after the read of what the fleet keeps
     CompletableFuture<Response> later = get(a, "/later");
     time.advance(Duration.ofSeconds(5));
     assertThat(done(later).status()).isEqualTo(200);

@@ -3,10 +3,13 @@ package io.hostpace.spi;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the processes of a fleet share so that together they are as polite to a host as one
- * (SPEC S2): what each host's answers taught, and the spacing of the host's starts.
+ * (SPEC S2): what each host's answers taught, and the spacing of the host's starts; and, for a
+ * fleet that {@linkplain #keeps keeps} it, what each host taught for a process that meets the
+ * host later (SPEC S3).
  *
  * <p>An engine built with a fleet ({@code Hostpace.Builder.fleet}) tells it a {@link Lesson} for
  * every answer or refusal a host or group gives, and hears the lessons of the other processes:
@@ -72,6 +75,80 @@ public interface Fleet {
   void tell(Lesson lesson);
 
   /**
+   * What the fleet keeps of a host or group (SPEC S3): what its answers taught the process that
+   * last kept it, for a process that meets the host after (a late joiner, a restarted worker) to
+   * start from. Durations, not instants, so processes need not share a clock.
+   *
+   * @param intervalNanos the learned interval between starts, 0 for none
+   * @param inFlightLimit the learned in-flight limit, 0 for none
+   * @param quotaPermits the learned quota's starts a window, 0 for none
+   * @param quotaWindowNanos the learned quota's window, 0 when there is no quota
+   * @param quotaFullForNanos how long the quota's current window stays full, every start of it
+   *     spent (0 when starts may go now, or there is no quota)
+   * @param pauseLeftNanos how much is left of the host's pause, 0 for none
+   */
+  record Kept(long intervalNanos, int inFlightLimit, int quotaPermits, long quotaWindowNanos, long quotaFullForNanos,
+      long pauseLeftNanos) {
+    /** What a host that taught nothing leaves: kept as such, it forgets what was kept before. */
+    public static final Kept NOTHING = new Kept(0, 0, 0, 0, 0, 0);
+
+    /** Checks the fields. */
+    public Kept {
+      if (intervalNanos < 0 || inFlightLimit < 0 || quotaPermits < 0 || quotaWindowNanos < 0 || quotaFullForNanos < 0
+          || pauseLeftNanos < 0) {
+        throw new IllegalArgumentException("what a fleet keeps is never negative: interval " + intervalNanos
+            + " ns, in-flight limit " + inFlightLimit + ", quota " + quotaPermits + " a " + quotaWindowNanos
+            + " ns window full for " + quotaFullForNanos + " ns, pause left " + pauseLeftNanos + " ns");
+      }
+      if ((quotaPermits == 0) != (quotaWindowNanos == 0)) {
+        throw new IllegalArgumentException("a kept quota needs both its permits and its window: " + quotaPermits
+            + " a " + quotaWindowNanos + " ns window");
+      }
+      if (quotaFullForNanos > quotaWindowNanos) {
+        throw new IllegalArgumentException("a kept quota's window is full for at most the window: " + quotaFullForNanos
+            + " ns of a " + quotaWindowNanos + " ns window");
+      }
+    }
+
+    /** Whether nothing is kept: no interval, in-flight limit, quota or pause. */
+    public boolean nothing() {
+      return intervalNanos == 0 && inFlightLimit == 0 && quotaPermits == 0 && pauseLeftNanos == 0;
+    }
+
+    /** The same, {@code nanos} later: what is left of the pause and of the quota's full window then. */
+    public Kept after(long nanos) {
+      return new Kept(intervalNanos, inFlightLimit, quotaPermits, quotaWindowNanos,
+          Math.max(0, quotaFullForNanos - Math.max(0, nanos)), Math.max(0, pauseLeftNanos - Math.max(0, nanos)));
+    }
+  }
+
+  /**
+   * Whether this fleet keeps what hosts taught ({@link #keep}, {@link #recall}): then an engine
+   * reads what it keeps of a host before the host's first start, and keeps what the host's answers
+   * teach it. False by default: a fleet of messages alone.
+   */
+  default boolean keeps() {
+    return false;
+  }
+
+  /**
+   * Keeps {@code kept} as what {@code key}'s answers taught, for {@code keepForNanos} unless kept
+   * again (the engine keeps again what still holds, well within that); {@link Kept#NOTHING}
+   * forgets it. The last kept stands. Called only when {@link #keeps()}; must not block, and may
+   * be lost.
+   */
+  default void keep(String key, Kept kept, long keepForNanos) {}
+
+  /**
+   * Reads what the fleet keeps of {@code key}; the answer comes to {@code then}, later, on a thread
+   * of the fleet's, exactly once: what is kept (its pause left as of the fleet's look), or null when
+   * nothing is, or the fleet could not be asked. Called only when {@link #keeps()}.
+   */
+  default void recall(String key, Consumer<@Nullable Kept> then) {
+    throw new UnsupportedOperationException(getClass().getName() + " keeps nothing: recall needs keeps()");
+  }
+
+  /**
    * Calls {@code listener} with every lesson the fleet's other processes tell (not those of this
    * process), on a thread of the fleet's, until the returned registration is closed.
    */
@@ -98,6 +175,51 @@ public interface Fleet {
    * @param intervalNanos each key's interval, as many as there are keys, none negative
    */
   void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then);
+
+  /**
+   * What a spend of a host's announced starts got ({@link #spendAnnounced}): granted, with the
+   * fleet's count of the host's spends so far, this one included ({@code number}, 0 when the fleet
+   * could not be asked or counts none), or none left until the announcement's reset,
+   * {@code waitNanos} from the fleet's look.
+   */
+  record Spent(long number, long waitNanos) {
+    /** What a spend gets when the fleet could not be asked: granted, by the engine's own count. */
+    public static final Spent UNCLAIMED = new Spent(0, 0);
+
+    /** Checks the fields. */
+    public Spent {
+      if (number < 0 || waitNanos < 0) {
+        throw new IllegalArgumentException("a spend's number and wait are never negative: " + number + ", " + waitNanos);
+      }
+    }
+
+    /** Whether the start may go. */
+    public boolean granted() {
+      return waitNanos == 0;
+    }
+  }
+
+  /**
+   * Tells the fleet that {@code key}'s host announced {@code remaining} starts until its reset,
+   * {@code resetNanos} from now (SPEC R8), so that the fleet spends them together (SPEC S3). The
+   * announcing attempt started after the fleet's {@code spentBefore}-th spend of the host (its own,
+   * or the last this process was told; 0 for none): the host's count did not hold the spends after
+   * it, so the fleet takes {@code remaining} less those, when no attempt started later told it
+   * otherwise; an announcement of unknown order ({@code spentBefore} 0) only ever lowers what is
+   * left. The announcement ends at the reset. Called only when {@link #keeps()}; must not block,
+   * and may be lost.
+   */
+  default void announce(String key, long remaining, long resetNanos, long spentBefore) {}
+
+  /**
+   * Spends one of the starts {@code key}'s host announced (SPEC R8, S3), for a start now; the answer
+   * comes to {@code then}, later, on a thread of the fleet's, exactly once: granted (one spent, or no
+   * announcement holds), or none left until the reset, or {@link Spent#UNCLAIMED}. Called only when
+   * {@link #keeps()}.
+   */
+  default void spendAnnounced(String key, Consumer<Spent> then) {
+    throw new UnsupportedOperationException(getClass().getName() + " keeps nothing: spendAnnounced needs keeps()");
+  }
 
   /** Claims a start of {@code key} alone: {@link #claimStart(List, long[], LongConsumer)} of one key. */
   default void claimStart(String key, long intervalNanos, LongConsumer then) {

@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A fleet whose processes are engines in one JVM, each of which {@link #join() joins} it: what a
@@ -20,7 +21,9 @@ import java.util.function.LongConsumer;
  * reaches the other members {@code latency} after it was told, and a claim is looked at
  * {@code latency} after it was asked and answered {@code latency} after that, as a round trip to
  * a server would be. A place claimed with a lease ends that long after it was granted, on the
- * fleet's clock; one claimed without is held until released.
+ * fleet's clock; one claimed without is held until released. What a process keeps of a host
+ * (SPEC S3) is stored {@code latency} after it was kept, until it expires; a recall looks
+ * {@code latency} after it was asked, and answers {@code latency} after that.
  */
 public final class LocalFleet {
 
@@ -31,6 +34,14 @@ public final class LocalFleet {
   private final Map<String, Long> lastStart = new HashMap<>(); // guarded by this
   /** Each key's places held: the holder's id, and when its lease ends (or {@link Long#MAX_VALUE} for none). */
   private final Map<String, Map<String, Long>> places = new HashMap<>(); // guarded by this
+  /** What the members keep of each host (SPEC S3), as of when it was stored. */
+  private final Map<String, Stored> stored = new HashMap<>(); // guarded by this
+
+  /** Each host's announced starts left (SPEC R8, S3), and when its announcement resets. */
+  private final Map<String, Announced> announced = new HashMap<>(); // guarded by this
+
+  /** What was kept of a host, the fleet's time it was stored, and when it expires. */
+  private record Stored(Fleet.Kept kept, long at, long expiresAt) {}
 
   /**
    * A fleet on {@code clock} and {@code timer}, each message taking {@code latency} one way.
@@ -90,6 +101,77 @@ public final class LocalFleet {
     if (held != null && held.remove(place) != null && held.isEmpty()) {
       places.remove(key);
     }
+  }
+
+  private synchronized void store(String key, Fleet.Kept kept, long keepFor) {
+    long now = clock.nanoTime();
+    if (kept.nothing()) {
+      stored.remove(key);
+    } else {
+      stored.put(key, new Stored(kept, now, now + keepFor));
+    }
+  }
+
+  /** What is kept of {@code key} now, its pause as what is left of it; null for nothing. */
+  private synchronized Fleet.@Nullable Kept recall(String key) {
+    Stored kept = stored.get(key);
+    long now = clock.nanoTime();
+    if (kept == null || kept.expiresAt() - now <= 0) {
+      stored.remove(key);
+      return null;
+    }
+    return kept.kept().after(now - kept.at());
+  }
+
+  /** A host's announced starts (SPEC R8, S3): what is left, the order of the word it stands on, the spends, the reset. */
+  private static final class Announced {
+    long left;
+    long order;
+    long spends;
+    long resetAt;
+    boolean holds;
+  }
+
+  private synchronized void announce(String key, long remaining, long reset, long spentBefore) {
+    long now = clock.nanoTime();
+    Announced budget = announced.computeIfAbsent(key, k -> new Announced());
+    boolean current = budget.holds && budget.resetAt - now > 0;
+    if (spentBefore > 0 && (!current || spentBefore >= budget.order)) {
+      budget.left = Math.max(0, remaining - Math.max(0, budget.spends - spentBefore));
+      budget.order = spentBefore;
+    } else if (!current) {
+      budget.left = remaining;
+      budget.order = 0;
+    } else {
+      budget.left = Math.min(budget.left, remaining); // a word of unknown order only ever lowers it
+    }
+    budget.resetAt = now + Math.max(1, reset);
+    budget.holds = true;
+  }
+
+  private synchronized Fleet.Spent spend(String key) {
+    long now = clock.nanoTime();
+    Announced budget = announced.computeIfAbsent(key, k -> new Announced());
+    if (!budget.holds || budget.resetAt - now <= 0) {
+      budget.holds = false;
+      return new Fleet.Spent(++budget.spends, 0);
+    }
+    if (budget.left > 0) {
+      budget.left--;
+      return new Fleet.Spent(++budget.spends, 0);
+    }
+    return new Fleet.Spent(budget.spends, budget.resetAt - now);
+  }
+
+  /** How many announced starts of {@code key} the fleet has left (SPEC S3), for tests; -1 for no announcement. */
+  public synchronized long announcedLeft(String key) {
+    Announced budget = announced.get(key);
+    return budget == null || !budget.holds || budget.resetAt - clock.nanoTime() <= 0 ? -1 : budget.left;
+  }
+
+  /** What the fleet keeps of {@code key} now (SPEC S3), for tests; null for nothing. */
+  public Fleet.@Nullable Kept kept(String key) {
+    return recall(key);
   }
 
   /** How many places of {@code key} the fleet's members hold, for tests. */
@@ -152,6 +234,44 @@ public final class LocalFleet {
       timer.schedule(() -> {
         long held = LocalFleet.this.claimPlace(key, id, limit, leaseNanos);
         timer.schedule(() -> then.accept(held), latency);
+      }, latency);
+    }
+
+    @Override
+    public boolean keeps() {
+      return true;
+    }
+
+    @Override
+    public void keep(String key, Fleet.Kept kept, long keepForNanos) {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(kept, "kept");
+      timer.schedule(() -> store(key, kept, keepForNanos), latency);
+    }
+
+    @Override
+    public void recall(String key, Consumer<Fleet.@Nullable Kept> then) {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(then, "then");
+      timer.schedule(() -> {
+        Fleet.Kept kept = LocalFleet.this.recall(key);
+        timer.schedule(() -> then.accept(kept), latency);
+      }, latency);
+    }
+
+    @Override
+    public void announce(String key, long remaining, long resetNanos, long spentBefore) {
+      Objects.requireNonNull(key, "key");
+      timer.schedule(() -> LocalFleet.this.announce(key, remaining, resetNanos, spentBefore), latency);
+    }
+
+    @Override
+    public void spendAnnounced(String key, Consumer<Fleet.Spent> then) {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(then, "then");
+      timer.schedule(() -> {
+        Fleet.Spent spent = spend(key);
+        timer.schedule(() -> then.accept(spent), latency);
       }, latency);
     }
 

@@ -18,6 +18,8 @@ import org.jspecify.annotations.Nullable;
  * message that does not read as these five or six fields is no lesson: a newer teller's message,
  * or another program's on the same channel, is ignored rather than misread. An older listener
  * ignores the six fields, so while a fleet is upgraded its older processes do not hear the newer.
+ * This is the format's first version; a later one begins with a field {@code v2} (and so on), which
+ * this release reads as no lesson whatever follows (a teller's id is hex, and never begins so).
  */
 final class Messages {
 
@@ -42,8 +44,8 @@ final class Messages {
   /** The lesson {@code message} tells, or null if it is not one; never throws. */
   static @Nullable Heard decode(String message) {
     String[] fields = message.split(String.valueOf(SEPARATOR), -1);
-    if ((fields.length != FIELDS && fields.length != OLDER_FIELDS) || fields[0].isEmpty()) {
-      return null;
+    if ((fields.length != FIELDS && fields.length != OLDER_FIELDS) || fields[0].isEmpty() || fields[0].charAt(0) == 'v') {
+      return null; // not this format, or a later version of it
     }
     boolean refused;
     if (fields[2].equals("1")) {

@@ -3,6 +3,8 @@ package io.hostpace.redis;
 import io.hostpace.Failures;
 import io.hostpace.Redaction;
 import io.hostpace.spi.Fleet;
+import io.hostpace.spi.Fleet.Kept;
+import io.hostpace.spi.Fleet.Spent;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisNoScriptException;
@@ -36,9 +38,11 @@ import java.util.function.LongUnaryOperator;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link Fleet} over Redis (SPEC S2): the processes that connect to one Redis with one fleet
+ * A {@link Fleet} over Redis (SPEC S2, S3): the processes that connect to one Redis with one fleet
  * name share what hosts' answers taught, the spacing of paced hosts' starts, the places of
- * hosts with a learned in-flight limit, and the places of the windows of hosts with a learned quota.
+ * hosts with a learned in-flight limit, and the places of the windows of hosts with a learned quota;
+ * and what each host taught is kept in Redis, so that a process that meets the host later (a
+ * worker that joins late, or restarts) starts from it instead of from nothing.
  *
  * <pre>{@code
  * RedisFleet fleet = RedisFleet.connect("redis://redis.internal:6379", "crawlers");
@@ -59,8 +63,16 @@ import org.jspecify.annotations.Nullable;
  *                                              out in microseconds of Redis's clock, expiring a
  *                                              second after the last lease in it; the key is a
  *                                              host's ({host}) or its learned quota's ({host}/quota)
+ * hostpace:crawlers:announced:{key}   hash     what the key's host announced   (see AnnouncedScripts)
+ *                                              and the fleet's spends of it, expiring an hour
+ *                                              after the announcement's reset
+ * hostpace:crawlers:kept:{key}        string   what the key's answers taught   (see KeptScripts)
+ *                                              the process that kept it last, versioned, expiring
+ *                                              the engine's forgetIdleAfter after it was kept
  * </pre>
- * A lesson costs one PUBLISH; a paced start costs a script call per claim (EVALSHA, and EVAL once if Redis
+ * A lesson costs one PUBLISH; a change of what a host taught a script call (kept again, if
+ * unchanged, each quarter of the engine's forgetIdleAfter while the host answers); a host an
+ * engine meets a script call before its first start; a paced start costs a script call per claim (EVALSHA, and EVAL once if Redis
  * does not know the script yet); a start of a host with a learned in-flight limit costs a script call
  * per claim of a place, and a ZREM when its answer comes; a start of a host with a learned quota a
  * script call per claim of one of its places, and a ZREM only when it is refused. A lesson carries durations only, and claims
@@ -75,16 +87,17 @@ import org.jspecify.annotations.Nullable;
  * its limit for each such request. So the lease is longer than the host's slowest answer.
  *
  * <h2>Never blocking, always answering</h2>
- * The engine calls {@link #tell}, {@link #listen}, {@link #claimStart}, {@link #claimPlace} and
- * {@link #releasePlace} under its lock, so none of them waits for Redis: each sends its command and
+ * The engine calls {@link #tell}, {@link #listen}, {@link #claimStart}, {@link #claimPlace},
+ * {@link #releasePlace}, {@link #keep} and {@link #recall} under its lock, so none of them waits for Redis: each sends its command and
  * returns. Both connections are opened, and the channel subscribed, by {@link #connect} and
  * {@link #of}, which block until then; so no call of the engine ever connects, and a fleet hears
  * every lesson published after it was built.
  * Lettuce reconnects, and subscribes again, by itself after Redis restarts.
  *
- * <p>Invariant: every claim, of a start or of a place, is answered exactly once, later, never from
- * within {@code claimStart} or {@code claimPlace}: by Redis's answer, or by {@link Fleet#UNCLAIMED}
- * when Redis failed, did not answer within 1 s, or the fleet is closed. An answer that is ready
+ * <p>Invariant: every claim, of a start or of a place, and every recall, is answered exactly once,
+ * later, never from within {@code claimStart}, {@code claimPlace} or {@code recall}: by Redis's
+ * answer, or by {@link Fleet#UNCLAIMED} (a recall: null, nothing known) when Redis failed, did not
+ * answer within 1 s, or the fleet is closed. An answer that is ready
  * before the claim returns (Lettuce rejects commands at once while disconnected) hops to another
  * thread. A lesson or a release is sent at most once and may be lost; those lost are counted
  * ({@link #lessonsLost}, {@link #releasesLost}). With Redis down for 10 s while a host is paced
@@ -118,6 +131,8 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   private final String channel;
   private final String keyPrefix;
   private final String placesPrefix;
+  private final String keptPrefix;
+  private final String announcedPrefix;
   private final @Nullable RedisClient ownedClient;
   private final StatefulRedisConnection<String, String> connection;
   private final RedisAsyncCommands<String, String> commands;
@@ -125,11 +140,17 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   private final Executor callbacks;
   private final String claimDigest;
   private final String placeDigest;
+  private final String keepDigest;
+  private final String recallDigest;
+  private final String announceDigest;
+  private final String spendDigest;
   private final List<Registration> listeners = new CopyOnWriteArrayList<>();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final LongAdder lessonsLost = new LongAdder();
   private final LongAdder claimsUnclaimed = new LongAdder();
   private final LongAdder releasesLost = new LongAdder();
+  private final LongAdder keepsLost = new LongAdder();
+  private final LongAdder recallsUnanswered = new LongAdder();
   private volatile long placeLeaseMicros = leaseMicros(DEFAULT_PLACE_LEASE); // set by placeLease, read once a claim
 
   private RedisFleet(String fleetName, RedisClient client, boolean owned,
@@ -141,6 +162,8 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     this.channel = "hostpace:" + fleetName + ":lessons";
     this.keyPrefix = "hostpace:" + fleetName + ":last:";
     this.placesPrefix = "hostpace:" + fleetName + ":places:";
+    this.keptPrefix = "hostpace:" + fleetName + ":kept:";
+    this.announcedPrefix = "hostpace:" + fleetName + ":announced:";
     this.ownedClient = owned ? client : null;
     this.connection = connection;
     this.commands = connection.async();
@@ -155,6 +178,10 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     });
     this.claimDigest = commands.digest(ClaimScript.SOURCE);
     this.placeDigest = commands.digest(PlaceScript.SOURCE);
+    this.keepDigest = commands.digest(KeptScripts.KEEP);
+    this.recallDigest = commands.digest(KeptScripts.RECALL);
+    this.announceDigest = commands.digest(AnnouncedScripts.ANNOUNCE);
+    this.spendDigest = commands.digest(AnnouncedScripts.SPEND);
   }
 
   /**
@@ -299,6 +326,161 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       });
     } catch (RuntimeException e) { // the connection closed under us
       lessonsLost.increment();
+    }
+  }
+
+  /** True: what hosts taught is kept in Redis, for a process that meets the host later (SPEC S3). */
+  @Override
+  public boolean keeps() {
+    return true;
+  }
+
+  /**
+   * Keeps {@code kept} as what {@code key}'s answers taught, in one script call, and returns at
+   * once: in Redis for {@code keepForNanos} (rounded up to a millisecond), its pause and full
+   * window as instants of Redis's clock; {@link Kept#NOTHING} deletes it. One that cannot be sent
+   * (Redis down, the fleet closed) is lost and {@linkplain #keepsLost counted}.
+   *
+   * @throws IllegalArgumentException if {@code key} is empty or {@code keepForNanos} negative
+   */
+  @Override
+  public void keep(String key, Kept kept, long keepForNanos) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(kept, "kept");
+    if (key.isEmpty()) {
+      throw new IllegalArgumentException("what is kept needs a host's key");
+    }
+    if (keepForNanos < 0) {
+      throw new IllegalArgumentException("keepForNanos must be at least 0, was " + keepForNanos);
+    }
+    if (closed.get()) {
+      keepsLost.increment();
+      return;
+    }
+    String[] keys = {keptPrefix + key};
+    String[] args = KeptScripts.keepArgs(kept, keepForNanos);
+    try {
+      script(KeptScripts.KEEP, keepDigest, ScriptOutputType.INTEGER, keys, args).whenComplete((done, error) -> {
+        if (error != null) {
+          keepsLost.increment();
+        }
+      });
+    } catch (RuntimeException e) { // the connection closed under us
+      keepsLost.increment();
+    }
+  }
+
+  /**
+   * Reads what the fleet keeps of {@code key}, in one script call, and returns at once; {@code
+   * then} hears, later and on another thread, exactly once, what is kept (its pause and full window
+   * as what is left of them at Redis's look), or null: nothing kept, a later release's format, or
+   * Redis failed, did not answer within 1 s, or the fleet is closed ({@linkplain
+   * #recallsUnanswered counted}).
+   *
+   * @throws IllegalArgumentException if {@code key} is empty
+   */
+  @Override
+  public void recall(String key, Consumer<@Nullable Kept> then) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(then, "then");
+    if (key.isEmpty()) {
+      throw new IllegalArgumentException("a recall needs a host's key");
+    }
+    BiConsumer<@Nullable List<Object>, @Nullable Throwable> answer = (read, error) -> {
+      if (error != null) {
+        recallsUnanswered.increment();
+      }
+      Kept kept = error == null ? KeptScripts.read(read) : null;
+      callbacks.execute(() -> {
+        try {
+          then.accept(kept);
+        } catch (RuntimeException e) { // the engine's to handle; Lettuce's thread goes on
+        }
+      });
+    };
+    if (closed.get()) {
+      answer.accept(null, new IllegalStateException("the fleet is closed"));
+      return;
+    }
+    try {
+      this.<List<Object>>script(KeptScripts.RECALL, recallDigest, ScriptOutputType.MULTI, new String[] {keptPrefix + key},
+          new String[0]).whenComplete(answer);
+    } catch (RuntimeException e) { // the connection closed under us
+      answer.accept(null, e);
+    }
+  }
+
+  /**
+   * Tells the fleet what {@code key}'s host announced (SPEC R8, S3), in one script call, and returns
+   * at once ({@link AnnouncedScripts}). One that cannot be sent is lost and {@linkplain #keepsLost
+   * counted}.
+   *
+   * @throws IllegalArgumentException if {@code key} is empty, or a number negative
+   */
+  @Override
+  public void announce(String key, long remaining, long resetNanos, long spentBefore) {
+    Objects.requireNonNull(key, "key");
+    if (key.isEmpty()) {
+      throw new IllegalArgumentException("an announcement needs a host's key");
+    }
+    if (remaining < 0 || resetNanos < 0 || spentBefore < 0) {
+      throw new IllegalArgumentException("an announcement's numbers are never negative: remaining " + remaining
+          + ", reset in " + resetNanos + " ns, after spend " + spentBefore);
+    }
+    if (closed.get()) {
+      keepsLost.increment();
+      return;
+    }
+    String[] args = {Long.toString(remaining), Long.toString(ClaimScript.micros(resetNanos)), Long.toString(spentBefore)};
+    try {
+      script(AnnouncedScripts.ANNOUNCE, announceDigest, ScriptOutputType.INTEGER, new String[] {announcedPrefix + key},
+          args).whenComplete((done, error) -> {
+            if (error != null) {
+              keepsLost.increment();
+            }
+          });
+    } catch (RuntimeException e) { // the connection closed under us
+      keepsLost.increment();
+    }
+  }
+
+  /**
+   * Spends one of the starts {@code key}'s host announced (SPEC R8, S3), in one script call, and
+   * returns at once; {@code then} hears, later and on another thread, exactly once, what the spend
+   * got, or {@link Spent#UNCLAIMED} when Redis failed, did not answer within 1 s, or the fleet is
+   * closed ({@linkplain #claimsUnclaimed counted}).
+   *
+   * @throws IllegalArgumentException if {@code key} is empty
+   */
+  @Override
+  public void spendAnnounced(String key, Consumer<Spent> then) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(then, "then");
+    if (key.isEmpty()) {
+      throw new IllegalArgumentException("a spend needs a host's key");
+    }
+    BiConsumer<@Nullable List<Object>, @Nullable Throwable> answer = (read, error) -> {
+      Spent spent = error == null ? AnnouncedScripts.read(read) : null;
+      if (spent == null) {
+        claimsUnclaimed.increment();
+      }
+      Spent given = spent == null ? Spent.UNCLAIMED : spent;
+      callbacks.execute(() -> {
+        try {
+          then.accept(given);
+        } catch (RuntimeException e) { // the engine's to handle; Lettuce's thread goes on
+        }
+      });
+    };
+    if (closed.get()) {
+      answer.accept(null, new IllegalStateException("the fleet is closed"));
+      return;
+    }
+    try {
+      this.<List<Object>>script(AnnouncedScripts.SPEND, spendDigest, ScriptOutputType.MULTI,
+          new String[] {announcedPrefix + key}, new String[0]).whenComplete(answer);
+    } catch (RuntimeException e) { // the connection closed under us
+      answer.accept(null, e);
     }
   }
 
@@ -459,16 +641,24 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       claim.accept(null, new IllegalStateException("the fleet is closed"));
     } else {
       try {
-        commands.<Long>evalsha(digest, ScriptOutputType.INTEGER, keys, args).toCompletableFuture()
-            .exceptionallyCompose(e -> unknownScript(e)
-                ? commands.<Long>eval(source, ScriptOutputType.INTEGER, keys, args)
-                : CompletableFuture.failedStage(e))
-            .orTimeout(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
-            .whenComplete(claim);
+        this.<Long>script(source, digest, ScriptOutputType.INTEGER, keys, args).whenComplete(claim);
       } catch (RuntimeException e) { // the connection closed under us
         claim.accept(null, e);
       }
     }
+  }
+
+  /**
+   * Runs the script {@code source} (EVALSHA, and EVAL if Redis does not know it) on {@code keys}
+   * with {@code args}: its answer, failed after 1 s at most.
+   */
+  private <T> CompletableFuture<T> script(String source, String digest, ScriptOutputType type, String[] keys,
+      String[] args) {
+    return commands.<T>evalsha(digest, type, keys, args).toCompletableFuture()
+        .exceptionallyCompose(e -> unknownScript(e)
+            ? commands.<T>eval(source, type, keys, args)
+            : CompletableFuture.failedStage(e))
+        .orTimeout(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
   }
 
   private static boolean unknownScript(Throwable error) {
@@ -480,9 +670,22 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     return lessonsLost.sum();
   }
 
-  /** How many claims, of starts and of places, this fleet answered {@link Fleet#UNCLAIMED}. */
+  /** How many claims, of starts, of places and of announced starts, this fleet answered unclaimed. */
   public long claimsUnclaimed() {
     return claimsUnclaimed.sum();
+  }
+
+  /**
+   * How many of what hosts taught, or announced, this fleet could not keep: Redis failed or was
+   * down, or the fleet was closed.
+   */
+  public long keepsLost() {
+    return keepsLost.sum();
+  }
+
+  /** How many reads of what the fleet keeps answered null because Redis failed, did not answer, or the fleet was closed. */
+  public long recallsUnanswered() {
+    return recallsUnanswered.sum();
   }
 
   /**

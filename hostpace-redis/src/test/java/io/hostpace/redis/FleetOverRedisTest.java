@@ -113,6 +113,54 @@ class FleetOverRedisTest {
     held.answer.complete(200);
   }
 
+  /** A rule that paces a host at one each 200 ms once it refused, and keeps that pace. */
+  static final LearningRule FIVE_A_SECOND_ONCE_REFUSED = new LearningRule() {
+    @Override
+    public long onRefusal(long now, long startedAt, long interval, long changedAt) {
+      return Duration.ofMillis(200).toNanos();
+    }
+
+    @Override
+    public long onAnswer(long now, long startedAt, long interval, long changedAt) {
+      return interval;
+    }
+  };
+
+  @Test
+  void S3_aProcessThatJoinsAfterTheOthersLearnedAHostStartsAtTheirPaceThroughRedis() throws Exception {
+    Hostpace a = process().learningRule(FIVE_A_SECOND_ONCE_REFUSED).retries(0).build();
+    assertThat(a.execute(new Answer("http://paced.test/a", 429, null, false)).get(10, TimeUnit.SECONDS)).isEqualTo(429);
+    RedisFleet probe = RedisFleet.connect(server.uri(), fleetName); // waits until Redis has what a kept
+    fleets.add(probe);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (RedisFleetKeptTest.recall(probe, "paced.test") == null && System.nanoTime() < deadline) {
+      Thread.onSpinWait();
+    }
+
+    List<HostpaceEvent> heard = Collections.synchronizedList(new ArrayList<>());
+    Hostpace late = process().learningRule(FIVE_A_SECOND_ONCE_REFUSED).listener(heard::add).build();
+    List<Answer> answers = new ArrayList<>();
+    List<CompletableFuture<Integer>> calls = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      Answer answer = Answer.ok("http://paced.test/late" + i);
+      answers.add(answer);
+      calls.add(late.execute(answer));
+    }
+    for (CompletableFuture<Integer> call : calls) {
+      assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    }
+
+    // It never refused nor was told a lesson since it joined: the pace is what the fleet kept.
+    assertThat(heard).anySatisfy(event -> assertThat(event).isInstanceOfSatisfying(HostpaceEvent.IntervalChanged.class,
+        changed -> assertThat(changed.to()).isEqualTo(Duration.ofMillis(200))));
+    List<Long> sent = new ArrayList<>();
+    answers.forEach(answer -> sent.add(answer.sentAt));
+    Collections.sort(sent);
+    for (int i = 1; i < sent.size(); i++) { // a lower bound only: the fleet spaces them by Redis's clock
+      assertThat(sent.get(i) - sent.get(i - 1)).isGreaterThanOrEqualTo(Duration.ofMillis(190).toNanos());
+    }
+  }
+
   @Test
   void S2_twoProcessesHoldAHostsLearnedLimitOfTwoTogetherThroughRedis() throws Exception {
     HostStateStore holdingTwo = KnownHosts.holding(2); // as if each had learned the host's gate of two

@@ -38,6 +38,12 @@ class MessagesTest {
   }
 
   @Test
+  void S3_aLaterVersionsMessageIsNoLessonEvenWhenItsFieldsWouldRead() {
+    assertThat(Messages.decode("v2\texample.org\t1\t-1\t0\t2")).isNull();
+    assertThat(Messages.decode("v2\t3f9a0c17d2e4b855\texample.org\t1\t-1\t0")).isNull();
+  }
+
+  @Test
   void S2_aKeyWithATabCannotBeSent() {
     assertThat(Messages.encode("o", new Lesson("example.org\t1", false, -1, 0, 0))).isNull();
   }

@@ -1,0 +1,346 @@
+package io.hostpace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hostpace.FakeServer.Reply;
+import io.hostpace.FakeServer.Response;
+import io.hostpace.spi.Fleet;
+import io.hostpace.testing.LocalFleet;
+import io.hostpace.testing.TokenBucket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SPEC S3: what hosts taught lives in the fleet, so a worker that joins late, or restarts, starts
+ * from it (one read before its first start, no opening), and it lasts while the host is in use.
+ */
+class FleetMemoryTest {
+
+  static final Duration SECOND = Duration.ofSeconds(1);
+
+  final VirtualTime time = VirtualTime.create();
+  /** One start a second, burst 1, refused with a bare 429: QLever's Wikidata endpoint. */
+  final TokenBucket bucket = TokenBucket.of(1, 1, time.nanoTime());
+  final List<Double> refusedAt = new ArrayList<>();
+  final FakeServer server = new FakeServer(time, exchange -> {
+    long now = time.nanoTime();
+    if (bucket.admit(now)) {
+      return Reply.ok().after(Duration.ofMillis(50));
+    }
+    refusedAt.add((now - origin()) / 1e9);
+    return Reply.status(429).after(Duration.ofMillis(50));
+  });
+  final LocalFleet fleet = new LocalFleet(time, time, Duration.ofMillis(1));
+
+  long origin() {
+    return server.origin();
+  }
+
+  Hostpace worker(Fleet member) {
+    return Hostpace.builder().time(time).fleet(member).build();
+  }
+
+  List<CompletableFuture<Response>> fetch(Hostpace engine, String prefix, int count) {
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      calls.add(engine.execute(server.get("http://qlever.test/" + prefix + i)));
+    }
+    return calls;
+  }
+
+  /** How many refusals the server gave from {@code fromSeconds} on. */
+  long refusalsFrom(double fromSeconds) {
+    return refusedAt.stream().filter(t -> t >= fromSeconds).count();
+  }
+
+  /** Four workers start 30 s apart with 20 requests each on a host of one a second; returns the refusals after the first's 30 s. */
+  long lateJoinersRefusals(Consumer<List<Hostpace>> joining, java.util.function.Supplier<Fleet> member) {
+    List<Hostpace> workers = new ArrayList<>();
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    workers.add(worker(member.get()));
+    calls.addAll(fetch(workers.get(0), "w0-", 60));
+    for (int w = 1; w < 4; w++) {
+      time.advance(Duration.ofSeconds(30));
+      Hostpace late = worker(member.get());
+      workers.add(late);
+      calls.addAll(fetch(late, "w" + w + "-", 20));
+    }
+    joining.accept(workers);
+    time.runUntilIdle(Duration.ofMinutes(30));
+    calls.forEach(call -> assertThat(call.join().status()).isEqualTo(200));
+    return refusalsFrom(30);
+  }
+
+  @Test
+  void S3_workersThatJoinLateStartFromThePaceTheFleetLearnedWithNoOpeningBurst() {
+    // The first worker has learned the host's second by 30 s; the three that join 30 s apart
+    // read it before their first start and go at it: at most one refusal each, the target.
+    long refused = lateJoinersRefusals(workers -> {}, fleet::join);
+
+    assertThat(refused).as("refused at %s", refusedAt).isLessThanOrEqualTo(3);
+    assertThat(fleet.kept("qlever.test")).isNotNull();
+    assertThat(fleet.kept("qlever.test").intervalNanos()).isBetween(SECOND.toNanos(), SECOND.toNanos() * 2);
+  }
+
+  @Test
+  void S3_withoutWhatTheFleetKeepsTheLateWorkersEachOpenAsOnFirstContact() {
+    // The same run through a fleet that keeps nothing (SPEC S2 alone): each late worker knows the
+    // host only once its own first answers and the others' lessons teach it.
+    long refused = lateJoinersRefusals(workers -> {}, () -> new MessagesOnly(fleet.join()));
+
+    assertThat(refused).as("refused at %s", refusedAt).isGreaterThan(3);
+  }
+
+  @Test
+  void S3_aWorkerMeetingAHostWaitsOneReadOfTheFleetBeforeItsFirstStart() {
+    Hostpace engine = worker(fleet.join());
+    CompletableFuture<Response> call = engine.execute(server.get("http://qlever.test/first"));
+    time.advance(Duration.ofSeconds(1));
+
+    assertThat(call.join().status()).isEqualTo(200);
+    assertThat(server.startTimes("/first")).containsExactly("0.002"); // the read's round trip, 1 ms each way
+  }
+
+  @Test
+  void S3_aHostTheFleetKnowsNothingOfOpensWithOneInFlightAsOnFirstContact() {
+    server.script(exchange -> Reply.ok().after(Duration.ofMillis(100)));
+    Hostpace engine = worker(fleet.join());
+    fetch(engine, "r", 4);
+    time.advance(Duration.ofSeconds(1));
+
+    // one, then two more on its answer, then the last on theirs (SPEC P12)
+    assertThat(server.startTimes("/r")).containsExactly("0.002", "0.102", "0.102", "0.202");
+  }
+
+  @Test
+  void S3_aHostTheFleetKnowsOpensWithWhatItWasToldNotOneAtATime() {
+    server.script(exchange -> Reply.ok().after(Duration.ofMillis(100)));
+    fleet.join().keep("qlever.test", new Fleet.Kept(0, 4, 0, 0, 0, 0), Duration.ofHours(1).toNanos());
+    time.advance(Duration.ofMillis(10));
+    Hostpace engine = worker(fleet.join());
+    fetch(engine, "r", 6);
+    time.advance(Duration.ofSeconds(1));
+
+    // the in-flight limit of four the fleet keeps, from the first start: known, no opening; each
+    // start claims one of the fleet's places of it (SPEC S2), a round trip each, one at a time
+    assertThat(server.startTimes("/r")).containsExactly("0.014", "0.016", "0.018", "0.020", "0.116", "0.118");
+  }
+
+  @Test
+  void S3_aKeptPauseIsHeldToThisEnginesRetryDelayLimit() {
+    server.script(exchange -> Reply.ok());
+    fleet.join().keep("qlever.test", new Fleet.Kept(0, 0, 0, 0, 0, Duration.ofHours(24).toNanos()),
+        Duration.ofHours(25).toNanos());
+    time.advance(Duration.ofMillis(10));
+    Hostpace engine = Hostpace.builder().time(time).retryDelayLimit(Duration.ofSeconds(5)).fleet(fleet.join()).build();
+    CompletableFuture<Response> call = engine.execute(server.get("http://qlever.test/after"));
+    time.advance(Duration.ofSeconds(10));
+
+    assertThat(call.join().status()).isEqualTo(200);
+    // read at 0.012 with a day of pause left, held to 5 s: a day would still be waited out
+    assertThat(server.startTimes("/after")).containsExactly("5.012");
+  }
+
+  @Test
+  void S3_aKeptQuotaWhoseWindowIsFullHoldsTheNewcomerUntilTheWindowEnds() {
+    server.script(exchange -> Reply.ok());
+    long minute = Duration.ofMinutes(1).toNanos();
+    fleet.join().keep("qlever.test", new Fleet.Kept(0, 0, 3, minute, Duration.ofSeconds(40).toNanos(), 0),
+        Duration.ofHours(1).toNanos());
+    time.advance(Duration.ofMillis(10));
+    Hostpace engine = worker(fleet.join());
+    fetch(engine, "q", 4);
+    time.advance(Duration.ofMinutes(3));
+
+    // the window the fleet kept as full (at 0.001) ends at 40.001, as read at 0.011 and answered
+    // at 0.012: 40.002; each start claims one of the fleet's places of the quota first (SPEC S2):
+    // the probe at 40.004, the two more once it was accepted (100 ms), the fourth a window after
+    // the probe
+    assertThat(server.startTimes("/q")).containsExactly("40.004", "40.106", "40.108", "100.006");
+  }
+
+  @Test
+  void S3_aRateTheEngineLearnedLastsInTheFleetWhileTheHostAnswersAndGoesAfterForgetIdleAfter() {
+    // Learned at one a second; then a request every minute for half an hour, each unchanged: kept
+    // again each quarter of forgetIdleAfter (10 minutes), so it lasts; then idle, gone.
+    Hostpace engine = Hostpace.builder().time(time).forgetIdleAfter(Duration.ofMinutes(10))
+        .learningRule(FleetTest.ONE_A_SECOND_ONCE_REFUSED).fleet(fleet.join()).build();
+    fetch(engine, "learn", 20);
+    time.advance(Duration.ofSeconds(60));
+    assertThat(fleet.kept("qlever.test")).isNotNull();
+    for (int m = 0; m < 30; m++) {
+      engine.execute(server.get("http://qlever.test/m" + m));
+      time.advance(Duration.ofMinutes(1));
+    }
+    assertThat(fleet.kept("qlever.test")).as("in use for half an hour").isNotNull();
+    time.advance(Duration.ofMinutes(11));
+    assertThat(fleet.kept("qlever.test")).as("idle for longer than forgetIdleAfter").isNull();
+  }
+
+  @Test
+  void S3_whatIsKeptIsWrittenWhenItChangesNotOnEveryAnswer() {
+    server.script(exchange -> Reply.ok());
+    CountingKeeps member = new CountingKeeps(fleet.join());
+    Hostpace engine = Hostpace.builder().time(time).limit("qlever.test", Limits.inFlight(1)).fleet(member).build();
+    List<CompletableFuture<Response>> calls = fetch(engine, "r", 50);
+    time.advance(Duration.ofSeconds(10));
+
+    calls.forEach(call -> assertThat(call.join().status()).isEqualTo(200));
+    assertThat(member.keeps.get()).as("nothing taught, nothing kept").isZero();
+
+    server.script(exchange -> Reply.refuse(429, "1"));
+    engine.execute(server.get("http://qlever.test/paused"));
+    time.advance(Duration.ofMillis(200));
+    assertThat(member.keeps.get()).as("the pause, once").isEqualTo(1);
+  }
+
+  @Test
+  void S3_R7_forgettingAHostForgetsWhatTheFleetKeepsOfItSoThatItIsNotReadBack() {
+    server.script(exchange -> Reply.ok());
+    Hostpace engine = worker(fleet.join());
+    fleet.join().keep("qlever.test", new Fleet.Kept(SECOND.toNanos(), 0, 0, 0, 0, 0), Duration.ofHours(1).toNanos());
+    time.advance(Duration.ofMillis(10));
+    engine.execute(server.get("http://qlever.test/one"));
+    time.advance(Duration.ofSeconds(1));
+    assertThat(engine.snapshot()).anySatisfy(host -> assertThat(host.interval()).isEqualTo(SECOND));
+
+    engine.forget("qlever.test");
+    time.advance(Duration.ofMillis(10));
+    assertThat(fleet.kept("qlever.test")).isNull();
+    Hostpace other = worker(fleet.join());
+    other.forget("never-met.test"); // a host this engine holds nothing of: the fleet forgets it too
+    fleet.join().keep("never-met.test", new Fleet.Kept(SECOND.toNanos(), 0, 0, 0, 0, 0), Duration.ofHours(1).toNanos());
+    time.advance(Duration.ofMillis(10));
+    other.forget("never-met.test");
+    time.advance(Duration.ofMillis(10));
+    assertThat(fleet.kept("never-met.test")).isNull();
+  }
+
+  /**
+   * Two processes each send 30 requests at 0 s, one at a time, to a host that counts 10 a minute
+   * in fixed windows from 0 s and announces what remains of each ({@code RateLimit-Remaining},
+   * {@code RateLimit-Reset}); beyond them, a bare 429 with the same headers. Returns the refusals.
+   */
+  int announcedQuotaRefusals(java.util.function.Supplier<Fleet> member) {
+    int[] taken = new int[16];
+    AtomicInteger refused = new AtomicInteger();
+    long origin = time.nanoTime();
+    server.script(exchange -> {
+      long at = time.nanoTime() - origin;
+      int minute = (int) (at / 60_000_000_000L);
+      boolean accepted = ++taken[minute] <= 10;
+      if (!accepted) {
+        refused.incrementAndGet();
+      }
+      long reset = (minute + 1) * 60_000_000_000L - at;
+      return (accepted ? Reply.ok() : Reply.status(429)).after(Duration.ofMillis(50))
+          .header("RateLimit-Remaining", Integer.toString(Math.max(0, 10 - taken[minute])))
+          .header("RateLimit-Reset", Long.toString((reset + 999_999_999L) / 1_000_000_000L));
+    });
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (int p = 0; p < 2; p++) {
+      Hostpace engine = Hostpace.builder().time(time).limit("qlever.test", Limits.inFlight(1)).fleet(member.get()).build();
+      calls.addAll(fetch(engine, "p" + p + "-", 30));
+    }
+    time.runUntilIdle(Duration.ofMinutes(10));
+    calls.forEach(call -> assertThat(call.join().status()).isEqualTo(200));
+    return refused.get();
+  }
+
+  @Test
+  void S3_R8_theStartsAHostAnnouncesAreSpentByTheFleetTogetherNotOncePerProcess() {
+    // Each process counts only its own starts against what the host announced: alone, both
+    // spend the same "remaining" and the second of each pair is refused at every window's end.
+    int shared = announcedQuotaRefusals(fleet::join);
+    int alone = announcedQuotaRefusals(() -> new MessagesOnly(fleet.join()));
+
+    assertThat(alone).as("each process spending the same announcement").isEqualTo(5); // one a window
+    assertThat(shared).as("spent together").isZero();
+  }
+
+  /** A member of a fleet that keeps nothing: messages and claims alone (SPEC S2). */
+  record MessagesOnly(Fleet member) implements Fleet {
+    @Override
+    public void tell(Lesson lesson) {
+      member.tell(lesson);
+    }
+
+    @Override
+    public Listening listen(Consumer<Lesson> listener) {
+      return member.listen(listener);
+    }
+
+    @Override
+    public void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then) {
+      member.claimStart(keys, intervalNanos, then);
+    }
+
+    @Override
+    public void claimPlace(String key, long place, int limit, long leaseNanos, LongConsumer then) {
+      member.claimPlace(key, place, limit, leaseNanos, then);
+    }
+
+    @Override
+    public void releasePlace(String key, long place) {
+      member.releasePlace(key, place);
+    }
+  }
+
+  /** A member of a fleet that counts what it is asked to keep. */
+  static final class CountingKeeps implements Fleet {
+    final Fleet member;
+    final AtomicInteger keeps = new AtomicInteger();
+
+    CountingKeeps(Fleet member) {
+      this.member = member;
+    }
+
+    @Override
+    public void tell(Lesson lesson) {
+      member.tell(lesson);
+    }
+
+    @Override
+    public Listening listen(Consumer<Lesson> listener) {
+      return member.listen(listener);
+    }
+
+    @Override
+    public void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then) {
+      member.claimStart(keys, intervalNanos, then);
+    }
+
+    @Override
+    public void claimPlace(String key, long place, int limit, long leaseNanos, LongConsumer then) {
+      member.claimPlace(key, place, limit, leaseNanos, then);
+    }
+
+    @Override
+    public void releasePlace(String key, long place) {
+      member.releasePlace(key, place);
+    }
+
+    @Override
+    public boolean keeps() {
+      return true;
+    }
+
+    @Override
+    public void keep(String key, Kept kept, long keepForNanos) {
+      keeps.incrementAndGet();
+      member.keep(key, kept, keepForNanos);
+    }
+
+    @Override
+    public void recall(String key, Consumer<@Nullable Kept> then) {
+      member.recall(key, then);
+    }
+  }
+}

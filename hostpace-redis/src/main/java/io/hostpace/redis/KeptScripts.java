@@ -1,0 +1,110 @@
+package io.hostpace.redis;
+
+import io.hostpace.spi.Fleet.Kept;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The two Lua scripts by which a fleet keeps what a host taught (SPEC S3), and the text it is kept
+ * as. Times that run out (a pause, a quota's full window) are kept as instants of Redis's own
+ * clock ({@code TIME}), so that a process that reads them later, on another machine, reads what
+ * is left of them without sharing a clock with the one that kept them.
+ *
+ * <p>A host's key holds a string of seven fields separated by tabs: the format's version
+ * ({@code 1}), the interval in microseconds, the in-flight limit, the quota's starts a window,
+ * its window in microseconds, until when its current window is full and until when the host is
+ * paused, both in microseconds of Redis's clock ({@code 0} for not). Kept with a lease of
+ * {@code keepFor}, after which Redis forgets it.
+ *
+ * <pre>
+ * 1	1000000	0	0	0	0	1764650000000000
+ * </pre>
+ *
+ * <p>A value whose version this release does not read (a later release's) reads as nothing kept:
+ * the host opens as on first contact rather than misread; the value is overwritten when this
+ * process keeps what the host taught it, so in a fleet of two releases the last to keep stands.
+ */
+final class KeptScripts {
+
+  /** The version of the kept text this release writes and reads. */
+  static final String VERSION = "1";
+
+  private static final int FIELDS = 7;
+
+  /**
+   * KEYS: the host's kept state; ARGV: the lease in milliseconds (0: forget), the interval (µs),
+   * the in-flight limit, the quota's permits, its window (µs), how long its window stays full
+   * (µs) and the pause left (µs); answers 1.
+   */
+  static final String KEEP = String.join("\n",
+      ClaimScript.NOW_MICROS,
+      "if tonumber(ARGV[1]) <= 0 then redis.call('DEL', KEYS[1]) return 1 end",
+      "local function at(left) if tonumber(left) > 0 then return string.format('%.0f', now + tonumber(left)) end return '0' end",
+      "local kept = '" + VERSION + "' .. '\\t' .. ARGV[2] .. '\\t' .. ARGV[3] .. '\\t' .. ARGV[4] .. '\\t' .. ARGV[5]"
+          + " .. '\\t' .. at(ARGV[6]) .. '\\t' .. at(ARGV[7])",
+      "redis.call('SET', KEYS[1], kept, 'PX', ARGV[1])",
+      "return 1");
+
+  /** KEYS: the host's kept state; answers the kept text and Redis's time in microseconds, or nil. */
+  static final String RECALL = String.join("\n",
+      ClaimScript.NOW_MICROS,
+      "local kept = redis.call('GET', KEYS[1])",
+      "if not kept then return nil end",
+      "return {kept, string.format('%.0f', now)}");
+
+  private KeptScripts() {}
+
+  /** The arguments of {@link #KEEP} for {@code kept}, held {@code keepForNanos} (rounded up to a millisecond). */
+  static String[] keepArgs(Kept kept, long keepForNanos) {
+    long millis = kept.nothing() ? 0 : Math.max(1, keepForNanos / 1_000_000 + (keepForNanos % 1_000_000 == 0 ? 0 : 1));
+    return new String[] {
+      Long.toString(millis),
+      Long.toString(ClaimScript.micros(kept.intervalNanos())),
+      Integer.toString(kept.inFlightLimit()),
+      Integer.toString(kept.quotaPermits()),
+      Long.toString(ClaimScript.micros(kept.quotaWindowNanos())),
+      Long.toString(ClaimScript.micros(kept.quotaFullForNanos())),
+      Long.toString(ClaimScript.micros(kept.pauseLeftNanos())),
+    };
+  }
+
+  /**
+   * What {@link #RECALL}'s answer says is kept, as of Redis's look: null for nothing kept, for a
+   * version this release does not read, or for text that does not read as one; never throws.
+   */
+  static @Nullable Kept read(@Nullable List<?> answer) {
+    if (answer == null || answer.size() != 2 || answer.get(0) == null || answer.get(1) == null) {
+      return null;
+    }
+    String[] fields = String.valueOf(answer.get(0)).split("\t", -1);
+    if (fields.length != FIELDS || !fields[0].equals(VERSION)) {
+      return null;
+    }
+    try {
+      long now = count(String.valueOf(answer.get(1)));
+      long interval = ClaimScript.nanos(count(fields[1]));
+      int inFlight = Math.toIntExact(count(fields[2]));
+      int permits = Math.toIntExact(count(fields[3]));
+      long window = ClaimScript.nanos(count(fields[4]));
+      long fullFor = left(count(fields[5]), now);
+      long pause = left(count(fields[6]), now);
+      return new Kept(interval, inFlight, permits, window, Math.min(fullFor, window), pause);
+    } catch (IllegalArgumentException | ArithmeticException notKept) { // not a count, or a field Kept refuses
+      return null;
+    }
+  }
+
+  /** {@code text} as a whole number of zero or more. */
+  private static long count(String text) {
+    long value = Long.parseLong(text);
+    if (value < 0) {
+      throw new IllegalArgumentException("a kept field is never negative: " + text);
+    }
+    return value;
+  }
+
+  /** Nanoseconds from {@code now} to {@code until}, both microseconds of Redis's clock; 0 for none or past. */
+  private static long left(long until, long now) {
+    return until > now ? ClaimScript.nanos(until - now) : 0;
+  }
+}

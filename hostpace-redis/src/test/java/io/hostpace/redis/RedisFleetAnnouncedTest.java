@@ -1,0 +1,89 @@
+package io.hostpace.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hostpace.spi.Fleet.Spent;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** SPEC R8 and S3 on a real Redis: the starts a host announced are spent by the fleet together. */
+class RedisFleetAnnouncedTest extends OnRealRedis {
+
+  static final long SECOND = 1_000_000_000L;
+
+  static Spent spend(RedisFleet fleet, String key) throws Exception {
+    CompletableFuture<Spent> answer = new CompletableFuture<>();
+    fleet.spendAnnounced(key, answer::complete);
+    return answer.get(WAIT_SECONDS, TimeUnit.SECONDS);
+  }
+
+  /** Announces through {@code fleet} and waits until Redis ran it (one connection keeps its order). */
+  static void announce(RedisFleet fleet, String key, long remaining, long resetNanos, long spentBefore) throws Exception {
+    fleet.announce(key, remaining, resetNanos, spentBefore);
+    RedisFleetKeptTest.recall(fleet, "flush.test");
+  }
+
+  String hash(String key) {
+    return "hostpace:" + fleetName + ":announced:" + key;
+  }
+
+  @Test
+  void S3_R8_announcementsLessTheSpendsAfterTheirAttemptAreWhatTheFleetHasLeft() throws Exception {
+    RedisFleet a = process();
+    RedisFleet b = process();
+    announce(a, "api.test", 9, 60 * SECOND, 0); // of unknown order
+    announce(b, "api.test", 8, 60 * SECOND, 0); // lowers it
+    assertThat(spend(a, "api.test")).isEqualTo(new Spent(1, 0));
+    assertThat(spend(b, "api.test")).isEqualTo(new Spent(2, 0));
+    assertThat(redis().hget(hash("api.test"), "left")).isEqualTo("6");
+
+    announce(a, "api.test", 7, 60 * SECOND, 1); // the attempt of spend 1: 7 less the one spend after it
+    assertThat(spend(b, "api.test")).isEqualTo(new Spent(3, 0));
+    assertThat(redis().hget(hash("api.test"), "left")).isEqualTo("5");
+    announce(b, "api.test", 9, 60 * SECOND, 0); // a word of unknown order never raises it
+    announce(b, "api.test", 5, 60 * SECOND, 3); // the attempt of spend 3, which the host counted
+    announce(a, "api.test", 9, 60 * SECOND, 2); // an older attempt's word never raises it either
+    assertThat(redis().hget(hash("api.test"), "left")).isEqualTo("5");
+    for (int i = 0; i < 5; i++) {
+      assertThat(spend(i % 2 == 0 ? a : b, "api.test").granted()).isTrue();
+    }
+    Spent none = spend(a, "api.test");
+    assertThat(none.granted()).isFalse();
+    assertThat(none.number()).isEqualTo(8);
+    assertThat(none.waitNanos()).isBetween(50 * SECOND, 60 * SECOND);
+    assertThat(redis().pttl(hash("api.test"))).isGreaterThan(3_600_000L);
+
+    redis().hset(hash("api.test"), "reset", "1"); // past the reset: the next answers will say anew
+    assertThat(spend(b, "api.test")).isEqualTo(new Spent(9, 0));
+  }
+
+  @Test
+  void S3_R8_aSpendWithNothingAnnouncedIsGrantedAndCountedAndItsHashExpires() throws Exception {
+    RedisFleet a = process();
+    assertThat(spend(a, "quiet.test")).isEqualTo(new Spent(1, 0));
+    assertThat(spend(a, "quiet.test")).isEqualTo(new Spent(2, 0));
+    assertThat(redis().pttl(hash("quiet.test"))).isBetween(3_500_000L, 3_600_000L);
+  }
+
+  @Test
+  void S3_R8_aSpendOfAClosedFleetIsUnclaimedOnceOnAnotherThreadAndBadArgumentsAreNamed() throws Exception {
+    RedisFleet closed = process();
+    closed.close();
+    CompletableFuture<Thread> on = new CompletableFuture<>();
+    CompletableFuture<Spent> answer = new CompletableFuture<>();
+    closed.spendAnnounced("api.test", spent -> {
+      on.complete(Thread.currentThread());
+      answer.complete(spent);
+    });
+    assertThat(answer.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo(Spent.UNCLAIMED);
+    assertThat(on.get(WAIT_SECONDS, TimeUnit.SECONDS)).isNotSameAs(Thread.currentThread());
+    assertThat(closed.claimsUnclaimed()).isEqualTo(1);
+
+    RedisFleet a = process();
+    assertThatThrownBy(() -> a.announce("", 1, SECOND, 0)).hasMessageContaining("host's key");
+    assertThatThrownBy(() -> a.announce("api.test", -1, SECOND, 0)).hasMessageContaining("never negative");
+    assertThatThrownBy(() -> a.spendAnnounced("", spent -> {})).hasMessageContaining("host's key");
+  }
+}

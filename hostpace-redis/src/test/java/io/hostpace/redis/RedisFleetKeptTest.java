@@ -1,0 +1,128 @@
+package io.hostpace.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hostpace.spi.Fleet.Kept;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SPEC S3 on a real Redis: what one process keeps of a host another reads, with what is left of
+ * its pause and full window as of Redis's clock; it expires, is forgotten, and a later release's
+ * text reads as nothing kept.
+ */
+class RedisFleetKeptTest extends OnRealRedis {
+
+  static final long SECOND = 1_000_000_000L;
+  static final long HOUR = 3600 * SECOND;
+
+  static @Nullable Kept recall(RedisFleet fleet, String key) throws Exception {
+    CompletableFuture<Kept> answer = new CompletableFuture<>();
+    AtomicInteger answers = new AtomicInteger();
+    fleet.recall(key, kept -> {
+      answers.incrementAndGet();
+      answer.complete(kept);
+    });
+    Kept kept = answer.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    assertThat(answers).hasValue(1);
+    return kept;
+  }
+
+  /** Keeps {@code kept} through {@code fleet} and waits until Redis has it (one connection keeps its order). */
+  static void keepAndWait(RedisFleet fleet, String key, Kept kept, long keepFor) throws Exception {
+    fleet.keep(key, kept, keepFor);
+    recall(fleet, key);
+  }
+
+  @Test
+  void S3_whatOneProcessKeepsAnotherReadsWithWhatIsLeftOfItsPauseAndFullWindow() throws Exception {
+    RedisFleet a = process();
+    RedisFleet b = process();
+    Kept kept = new Kept(1_000_000_000L, 3, 60, 60 * SECOND, 40 * SECOND, 30 * SECOND);
+    keepAndWait(a, "qlever.dev", kept, HOUR);
+
+    Kept read = recall(b, "qlever.dev");
+    assertThat(read).isNotNull();
+    assertThat(read.intervalNanos()).isEqualTo(1_000_000_000L);
+    assertThat(read.inFlightLimit()).isEqualTo(3);
+    assertThat(read.quotaPermits()).isEqualTo(60);
+    assertThat(read.quotaWindowNanos()).isEqualTo(60 * SECOND);
+    // less a few milliseconds of the round trips, on Redis's clock
+    assertThat(read.quotaFullForNanos()).isBetween(35 * SECOND, 40 * SECOND);
+    assertThat(read.pauseLeftNanos()).isBetween(25 * SECOND, 30 * SECOND);
+    String stored = redis().get("hostpace:" + fleetName + ":kept:qlever.dev");
+    assertThat(stored).startsWith(KeptScripts.VERSION + "\t1000000\t3\t60\t60000000\t");
+    assertThat(redis().pttl("hostpace:" + fleetName + ":kept:qlever.dev")).isBetween(3_590_000L, 3_600_000L);
+  }
+
+  @Test
+  void S3_nothingKeptReadsAsNullAndKeepingNothingForgetsWhatWasKept() throws Exception {
+    RedisFleet a = process();
+    assertThat(recall(a, "never.test")).isNull();
+
+    keepAndWait(a, "once.test", new Kept(5 * SECOND, 0, 0, 0, 0, 0), HOUR);
+    assertThat(recall(a, "once.test")).isNotNull();
+    keepAndWait(a, "once.test", Kept.NOTHING, HOUR);
+    assertThat(recall(a, "once.test")).isNull();
+    assertThat(redis().exists("hostpace:" + fleetName + ":kept:once.test")).isZero();
+  }
+
+  @Test
+  void S3_whatIsKeptExpiresAfterItsKeepForRoundedUpToAMillisecond() throws Exception {
+    RedisFleet a = process();
+    keepAndWait(a, "brief.test", new Kept(5 * SECOND, 0, 0, 0, 0, 0), 200_000_001L);
+    assertThat(redis().pttl("hostpace:" + fleetName + ":kept:brief.test")).isBetween(150L, 201L);
+  }
+
+  @Test
+  void S3_aLaterReleasesTextOrTextThatDoesNotReadIsNothingKept() throws Exception {
+    RedisFleet a = process();
+    redis().set("hostpace:" + fleetName + ":kept:newer.test", "2\t1000000\t0\t0\t0\t0\t0\textra");
+    redis().set("hostpace:" + fleetName + ":kept:junk.test", "1\tfast\t0\t0\t0\t0\t0");
+    redis().set("hostpace:" + fleetName + ":kept:negative.test", "1\t-5\t0\t0\t0\t0\t0");
+
+    assertThat(recall(a, "newer.test")).isNull();
+    assertThat(recall(a, "junk.test")).isNull();
+    assertThat(recall(a, "negative.test")).isNull();
+  }
+
+  @Test
+  void S3_aRecallIsAnsweredOnceOnAnotherThreadAndNullOnceTheFleetIsClosed() throws Exception {
+    RedisFleet a = process();
+    assertAnsweredOnceOnAnotherThread(a, then -> a.recall("any.test", kept -> then.accept(0)));
+
+    RedisFleet closed = process();
+    closed.close();
+    AtomicReference<Thread> on = new AtomicReference<>();
+    CompletableFuture<Kept> answer = new CompletableFuture<>();
+    closed.recall("any.test", kept -> {
+      on.set(Thread.currentThread());
+      answer.complete(kept);
+    });
+    assertThat(answer.get(WAIT_SECONDS, TimeUnit.SECONDS)).isNull();
+    assertThat(on.get()).isNotSameAs(Thread.currentThread());
+    assertThat(closed.recallsUnanswered()).isEqualTo(1);
+    closed.keep("any.test", new Kept(SECOND, 0, 0, 0, 0, 0), HOUR);
+    assertThat(closed.keepsLost()).isEqualTo(1);
+  }
+
+  @Test
+  void S3_badArgumentsAreNamed() {
+    RedisFleet a = process();
+    assertThatThrownBy(() -> a.keep("", Kept.NOTHING, HOUR)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("host's key");
+    assertThatThrownBy(() -> a.keep("a.test", Kept.NOTHING, -1)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("keepForNanos");
+    assertThatThrownBy(() -> a.recall("", kept -> {})).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("host's key");
+    assertThatThrownBy(() -> new Kept(0, 0, 3, 0, 0, 0)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("permits and its window");
+    assertThat(KeptScripts.read(List.of("1\t1\t0\t0\t0\t0\t0"))).as("no time").isNull();
+  }
+}
