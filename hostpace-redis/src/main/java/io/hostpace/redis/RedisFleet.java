@@ -15,6 +15,8 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HexFormat;
@@ -116,6 +118,8 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   static final long TIMEOUT_MILLIS = 1000;
   private static final Duration TIMEOUT = Duration.ofMillis(TIMEOUT_MILLIS);
   private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(2);
+  /** How long a client {@link #connect} made waits before it tries to reconnect: from 1 ms, doubling, at most 1 s. */
+  private static final Delay RECONNECT_DELAY = Delay.exponential(Duration.ofMillis(1), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS);
   /** How long a place is held unless released: SPARQL queries can take minutes. */
   static final Duration DEFAULT_PLACE_LEASE = Duration.ofMinutes(15);
   private static final Duration MAX_PLACE_LEASE = Duration.ofDays(1);
@@ -186,7 +190,9 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * fleet's channel.
    *
    * <p>Its client rejects commands at once while it is disconnected (so lessons do not pile up
-   * while Redis is down), times each command out after 1 s, and reconnects by itself.
+   * while Redis is down), times each command out after 1 s, and reconnects by itself, trying at
+   * least once a second (SPEC S4: Lettuce's own backoff grows to 30 s, so after a long outage the
+   * fleet would rejoin seconds after Redis came back, its processes pacing alone meanwhile).
    *
    * @param redisUri a Lettuce Redis URI: {@code redis://127.0.0.1:6379}, {@code rediss://:secret@host:6380/0}
    * @param fleetName the fleet's name, shared by its processes: letters, digits, {@code .}, {@code _}
@@ -198,7 +204,8 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   public static RedisFleet connect(String redisUri, String fleetName) {
     String name = checkName(fleetName);
     RedisURI uri = parseUri(redisUri);
-    RedisClient client = RedisClient.create(uri);
+    ClientResources resources = ClientResources.builder().reconnectDelay(RECONNECT_DELAY).build();
+    RedisClient client = RedisClient.create(resources, uri);
     client.setOptions(ClientOptions.builder()
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
         .timeoutOptions(TimeoutOptions.enabled(TIMEOUT))
@@ -206,7 +213,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     try {
       return open(client, name, true);
     } catch (RuntimeException e) {
-      client.shutdown(Duration.ZERO, SHUTDOWN_TIMEOUT);
+      shutdown(client);
       throw e;
     }
   }
@@ -226,6 +233,15 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   public static RedisFleet of(RedisClient client, String fleetName) {
     Objects.requireNonNull(client, "client");
     return open(client, checkName(fleetName), false);
+  }
+
+  /** Shuts down a client {@link #connect} made, and its resources (its own, which the client does not shut down). */
+  private static void shutdown(RedisClient client) {
+    try {
+      client.shutdown(Duration.ZERO, SHUTDOWN_TIMEOUT);
+    } finally {
+      client.getResources().shutdown(0, SHUTDOWN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    }
   }
 
   private static RedisFleet open(RedisClient client, String fleetName, boolean owned) {
@@ -697,7 +713,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       connection.close();
     } finally {
       if (ownedClient != null) {
-        ownedClient.shutdown(Duration.ZERO, SHUTDOWN_TIMEOUT);
+        shutdown(ownedClient);
       }
     }
   }

@@ -19,20 +19,27 @@ import java.util.concurrent.TimeUnit;
  * the one the embedded-redis jar ships, which the modules that start Redis have as a test
  * dependency ({@link RedisBinary}); without either the tests fail, as a missing server is not a
  * passing test.
+ *
+ * <p>A test of a fleet's failures (SPEC S4) can {@link #stop()} it and {@link #restart()} it on the
+ * same port, or {@link #kill()} it without warning: as nothing is saved, it always starts again
+ * empty, the way a Redis without persistence comes back after a crash. Its clients reconnect to
+ * the same {@link #uri()}.
  */
 public final class RedisServer implements AutoCloseable {
 
   private static final long READY_MILLIS = 10_000;
   private static final int ATTEMPTS = 3;
 
-  private final Process process;
+  private final String binary;
   private final int port;
   private final Path log;
+  private volatile Process process; // the one running now, or the last one, stopped
 
-  private RedisServer(Process process, int port, Path log) {
-    this.process = process;
+  private RedisServer(String binary, int port, Path log) throws IOException {
+    this.binary = binary;
     this.port = port;
     this.log = log;
+    this.process = launch();
   }
 
   /** Starts a server and returns once it answers PING; fails the test if it cannot. */
@@ -46,12 +53,7 @@ public final class RedisServer implements AutoCloseable {
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) { // another program may take the free port first
       int port = freePort();
       Path log = Files.createTempFile("redis-" + port + "-", ".log");
-      Process process = new ProcessBuilder(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1",
-          "--save", "", "--appendonly", "no")
-          .redirectErrorStream(true)
-          .redirectOutput(log.toFile())
-          .start();
-      RedisServer server = new RedisServer(process, port, log);
+      RedisServer server = new RedisServer(binary, port, log);
       try {
         server.awaitPong();
         return server;
@@ -61,6 +63,15 @@ public final class RedisServer implements AutoCloseable {
       }
     }
     throw last;
+  }
+
+  /** Starts {@code redis-server} on this server's port, nothing saved, its output appended to the log. */
+  private Process launch() throws IOException {
+    return new ProcessBuilder(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1",
+        "--save", "", "--appendonly", "no")
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+        .start();
   }
 
   private static int freePort() throws IOException {
@@ -115,10 +126,52 @@ public final class RedisServer implements AutoCloseable {
     return "redis://127.0.0.1:" + port;
   }
 
-  /** Stops the server and waits for it to exit; closing again does nothing. */
-  @Override
-  public void close() {
-    process.destroy();
+  /** The port it listens on, the same after {@link #restart()}. */
+  public int port() {
+    return port;
+  }
+
+  /** Whether the server is running: started and not stopped or killed since. */
+  public boolean isRunning() {
+    return process.isAlive();
+  }
+
+  /**
+   * Stops the server as an operator would (SIGTERM: it closes its clients' connections and exits),
+   * and waits for it to exit, at most 10 s before it is killed. Its data is gone; {@link #restart()}
+   * starts it again on the same port. Stopping a stopped server does nothing.
+   */
+  public void stop() {
+    end(process, false);
+  }
+
+  /**
+   * Kills the server without warning (SIGKILL, as a crash or the OOM killer would): it closes
+   * nothing in order, its clients find their connections reset. Waits until it is gone. Its data is
+   * gone; {@link #restart()} starts it again on the same port. Killing a stopped server does nothing.
+   */
+  public void kill() {
+    end(process, true);
+  }
+
+  /**
+   * Starts the server again on the same port, empty, and returns once it answers PING; stops it
+   * first if it is running. Clients connected before reconnect to the same {@link #uri()}.
+   *
+   * @throws IOException if it does not answer within 10 s, with its log
+   */
+  public void restart() throws IOException, InterruptedException {
+    stop();
+    process = launch();
+    awaitPong();
+  }
+
+  private static void end(Process process, boolean kill) {
+    if (kill) {
+      process.destroyForcibly();
+    } else {
+      process.destroy();
+    }
     try {
       if (!process.waitFor(10, TimeUnit.SECONDS)) {
         process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
@@ -127,6 +180,12 @@ public final class RedisServer implements AutoCloseable {
       process.destroyForcibly();
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** Stops the server and waits for it to exit, and deletes its log; closing again does nothing. */
+  @Override
+  public void close() {
+    stop();
     try {
       Files.deleteIfExists(log);
     } catch (IOException ignored) { // a temp file left behind
