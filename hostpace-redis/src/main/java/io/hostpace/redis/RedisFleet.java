@@ -46,18 +46,26 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <h2>In Redis</h2>
- * For the fleet {@code crawlers}:
+ * For the fleet {@code crawlers} (names made by {@link RedisKeys}):
  * <pre>
- * hostpace:crawlers:lessons           channel  one PUBLISH per lesson told     (see Messages)
- * hostpace:crawlers:last:{key}        string   the key's last granted start,   (see ClaimScript)
- *                                              in microseconds of Redis's clock, expiring once
- *                                              it can no longer hold a start back
- * hostpace:crawlers:places:{key}      zset     the key's places held: members  (see PlaceScript)
- *                                              {origin}:{place}, scored by when their lease runs
- *                                              out in microseconds of Redis's clock, expiring a
- *                                              second after the last lease in it; the key is a
- *                                              host's ({host}) or its learned quota's ({host}/quota)
+ * hostpace:crawlers:lessons                channel  one PUBLISH per lesson told     (see Messages)
+ * hostpace:crawlers:last:{tag}:{key}       string   the key's last granted start,   (see ClaimScript)
+ *                                                   in microseconds of Redis's clock, expiring once
+ *                                                   it can no longer hold a start back
+ * hostpace:crawlers:places:{tag}:{key}     zset     the key's places held: members  (see PlaceScript)
+ *                                                   {origin}:{place}, scored by when their lease runs
+ *                                                   out in microseconds of Redis's clock, expiring a
+ *                                                   second after the last lease in it; the key is a
+ *                                                   host's ({host}) or its learned quota's ({host}/quota)
  * </pre>
+ * where {@code {tag}} is, in braces as written, the key's hash tag: the last two labels of its
+ * host or group ({@code hostpace:crawlers:last:{wikidata.org}:query.wikidata.org}), an IP
+ * literal or one-label name whole. On a Redis Cluster a host's keys and its groups' share a slot,
+ * so a script that claims a start of both touches one slot, and hosts of different domains spread
+ * over the slots; a group of one label ({@code *.org}) is in another slot than its hosts, and a
+ * claim of both is refused by the Cluster ({@code CROSSSLOT}) and answered {@link Fleet#UNCLAIMED}
+ * ({@link RedisKeys} says why the tag is so).
+ *
  * A lesson costs one PUBLISH; a paced start costs a script call per claim (EVALSHA, and EVAL once if Redis
  * does not know the script yet); a start of a host with a learned in-flight limit costs a script call
  * per claim of a place, and a ZREM when its answer comes; a start of a host with a learned quota a
@@ -111,9 +119,8 @@ public final class RedisFleet implements Fleet, AutoCloseable {
 
   private final String origin;
   private final String fleetName;
+  private final RedisKeys names;
   private final String channel;
-  private final String keyPrefix;
-  private final String placesPrefix;
   private final @Nullable RedisClient ownedClient;
   private final StatefulRedisConnection<String, String> connection;
   private final RedisAsyncCommands<String, String> commands;
@@ -134,9 +141,8 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     IDS.nextBytes(id);
     this.origin = HexFormat.of().formatHex(id);
     this.fleetName = fleetName;
-    this.channel = "hostpace:" + fleetName + ":lessons";
-    this.keyPrefix = "hostpace:" + fleetName + ":last:";
-    this.placesPrefix = "hostpace:" + fleetName + ":places:";
+    this.names = new RedisKeys(fleetName);
+    this.channel = names.lessons();
     this.ownedClient = owned ? client : null;
     this.connection = connection;
     this.commands = connection.async();
@@ -330,7 +336,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       if (intervalNanos[i] < 0) {
         throw new IllegalArgumentException("intervalNanos must be at least 0, was " + intervalNanos[i]);
       }
-      redisKeys[i] = keyPrefix + key;
+      redisKeys[i] = names.last(key);
       args[i] = Long.toString(ClaimScript.micros(intervalNanos[i]));
     }
     claim(ClaimScript.SOURCE, claimDigest, redisKeys, args, ClaimScript::nanos, then);
@@ -361,7 +367,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     }
     long lease = leaseNanos > 0 ? ClaimScript.micros(leaseNanos) : placeLeaseMicros;
     String[] args = {member(place), Integer.toString(limit), Long.toString(lease)};
-    claim(PlaceScript.SOURCE, placeDigest, new String[] {placesPrefix + key}, args, held -> held, then);
+    claim(PlaceScript.SOURCE, placeDigest, new String[] {names.places(key)}, args, held -> held, then);
   }
 
   /**
@@ -379,7 +385,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       return;
     }
     try {
-      commands.zrem(placesPrefix + key, member(place)).whenComplete((removed, error) -> {
+      commands.zrem(names.places(key), member(place)).whenComplete((removed, error) -> {
         if (error != null) {
           releasesLost.increment();
         }
