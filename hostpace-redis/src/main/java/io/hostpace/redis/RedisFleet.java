@@ -179,7 +179,13 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * <p>Its client rejects commands at once while it is disconnected (so lessons do not pile up
    * while Redis is down), times each command out after 1 s, and reconnects by itself.
    *
-   * @param redisUri a Lettuce Redis URI: {@code redis://127.0.0.1:6379}, {@code rediss://:secret@host:6380/0}
+   * <p>A Sentinel's URI ({@code redis-sentinel://10.0.0.1:26379,10.0.0.2:26379#mymaster}) connects
+   * to the master the Sentinels name, and to the one they name next whenever the connection is
+   * lost: when the master dies and a replica is promoted, claims are unclaimed until the
+   * Sentinels have promoted it, then go to it.
+   *
+   * @param redisUri a Lettuce Redis URI: {@code redis://127.0.0.1:6379}, {@code rediss://:secret@host:6380/0},
+   *     {@code redis-sentinel://127.0.0.1:26379#mymaster}
    * @param fleetName the fleet's name, shared by its processes: letters, digits, {@code .}, {@code _}
    *     or {@code -}, at most 64 characters
    * @throws IllegalArgumentException if {@code redisUri} is not a Redis URI or {@code fleetName}
