@@ -109,8 +109,9 @@ final class Learning {
       }
     }
     if (node.quota == null && kept.quotaPermits() > 0) {
-      state.quota(kept.quotaPermits(), kept.quotaWindowNanos());
-      node.quota = LearnedQuota.recalled(kept.quotaPermits(), kept.quotaWindowNanos(), kept.quotaFullForNanos(), now);
+      long window = Decisions.interval(kept.quotaWindowNanos()); // clamped as a learned one is (SPEC S1)
+      state.quota(kept.quotaPermits(), window);
+      node.quota = LearnedQuota.recalled(kept.quotaPermits(), window, Math.min(kept.quotaFullForNanos(), window), now);
       if (outbox.listens()) {
         outbox.emit(new HostpaceEvent.QuotaChanged(node.key, null, quotaOf(node.quota), now));
       }

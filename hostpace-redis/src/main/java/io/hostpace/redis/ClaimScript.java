@@ -11,8 +11,9 @@ package io.hostpace.redis;
  * each key's new {@code last} and the answer is 0. Else nothing is stored and the answer is the
  * longest {@code last + interval - now}, when to claim again. With an interval of 1 s and claims
  * of one key at Redis times 100.000 s, 100.200 s and 101.000 s: the answers are 0, 0.8 s and 0,
- * and the last start is 101.000 s. (Redis Cluster would need all of a claim's keys in one slot:
- * a fleet's Redis is one server.)
+ * and the last start is 101.000 s. On a Redis Cluster the keys of one claim share a slot, as
+ * their names carry one hash tag ({@link RedisKeys}); a claim whose keys do not is refused by
+ * the Cluster and unclaimed.
  *
  * <p>The key expires once it can no longer hold a start back: {@code interval} after the grant
  * (a claim after that is granted whatever the key says), plus a second's margin. So a fleet that

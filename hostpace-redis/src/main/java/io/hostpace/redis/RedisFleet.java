@@ -5,20 +5,25 @@ import io.hostpace.Redaction;
 import io.hostpace.spi.Fleet;
 import io.hostpace.spi.Fleet.Kept;
 import io.hostpace.spi.Fleet.Spent;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
@@ -35,10 +40,11 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import java.util.function.LongUnaryOperator;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link Fleet} over Redis (SPEC S2, S3): the processes that connect to one Redis with one fleet
+ * A {@link Fleet} over Redis (SPEC S2, S3), one server or a Redis Cluster (SPEC S5): the processes that connect to one Redis with one fleet
  * name share what hosts' answers taught, the spacing of paced hosts' starts, the places of
  * hosts with a learned in-flight limit, and the places of the windows of hosts with a learned quota;
  * and what each host taught is kept in Redis, so that a process that meets the host later (a
@@ -49,27 +55,39 @@ import org.jspecify.annotations.Nullable;
  * Hostpace engine = Hostpace.builder().fleet(fleet).build();
  * ...
  * fleet.close();                                      // the engine does not close its fleet
+ *
+ * RedisFleet onCluster = RedisFleet.connectCluster(
+ *     List.of("redis://10.0.0.1:7000", "redis://10.0.0.2:7000"), "crawlers");   // seeds: any of its nodes
  * }</pre>
  *
  * <h2>In Redis</h2>
- * For the fleet {@code crawlers}:
+ * For the fleet {@code crawlers} (names made by {@link RedisKeys}):
  * <pre>
- * hostpace:crawlers:lessons           channel  one PUBLISH per lesson told     (see Messages)
- * hostpace:crawlers:last:{key}        string   the key's last granted start,   (see ClaimScript)
- *                                              in microseconds of Redis's clock, expiring once
- *                                              it can no longer hold a start back
- * hostpace:crawlers:places:{key}      zset     the key's places held: members  (see PlaceScript)
- *                                              {origin}:{place}, scored by when their lease runs
- *                                              out in microseconds of Redis's clock, expiring a
- *                                              second after the last lease in it; the key is a
- *                                              host's ({host}) or its learned quota's ({host}/quota)
- * hostpace:crawlers:announced:{key}   hash     what the key's host announced   (see AnnouncedScripts)
- *                                              and the fleet's spends of it, expiring an hour
- *                                              after the announcement's reset
- * hostpace:crawlers:kept:{key}        string   what the key's answers taught   (see KeptScripts)
- *                                              the process that kept it last, versioned, expiring
- *                                              the engine's forgetIdleAfter after it was kept
+ * hostpace:crawlers:lessons                channel  one PUBLISH per lesson told     (see Messages)
+ * hostpace:crawlers:last:{tag}:{key}       string   the key's last granted start,   (see ClaimScript)
+ *                                                   in microseconds of Redis's clock, expiring once
+ *                                                   it can no longer hold a start back
+ * hostpace:crawlers:places:{tag}:{key}     zset     the key's places held: members  (see PlaceScript)
+ *                                                   {origin}:{place}, scored by when their lease runs
+ *                                                   out in microseconds of Redis's clock, expiring a
+ *                                                   second after the last lease in it; the key is a
+ *                                                   host's ({host}) or its learned quota's ({host}/quota)
+ * hostpace:crawlers:announced:{tag}:{key}  hash     what the key's host announced   (see AnnouncedScripts)
+ *                                                   and the fleet's spends of it, expiring an hour
+ *                                                   after the announcement's reset
+ * hostpace:crawlers:kept:{tag}:{key}       string   what the key's answers taught   (see KeptScripts)
+ *                                                   the process that kept it last, versioned, expiring
+ *                                                   the engine's forgetIdleAfter after it was kept
  * </pre>
+ * where {@code {tag}} is, in braces as written, the key's hash tag: the last two labels of its
+ * host or group ({@code hostpace:crawlers:last:{wikidata.org}:query.wikidata.org}), an IP
+ * literal or one-label name whole. On a Redis Cluster a host's keys and its groups' share a slot,
+ * so a script that claims a start of both touches one slot, and hosts of different domains spread
+ * over the slots. A group of one label ({@code *.org}), which the engine never makes (it refuses
+ * such a limit), would be in another slot than its hosts: a claim of both is refused by the
+ * Cluster ({@code CROSSSLOT}) and answered {@link Fleet#UNCLAIMED} ({@link RedisKeys} says why
+ * the tag is so).
+ *
  * A lesson costs one PUBLISH; a change of what a host taught a script call (kept again, if
  * unchanged, each quarter of the engine's forgetIdleAfter while the host answers); a host an
  * engine meets a script call before its first start; a paced start costs a script call per claim (EVALSHA, and EVAL once if Redis
@@ -88,11 +106,14 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Never blocking, always answering</h2>
  * The engine calls {@link #tell}, {@link #listen}, {@link #claimStart}, {@link #claimPlace},
- * {@link #releasePlace}, {@link #keep} and {@link #recall} under its lock, so none of them waits for Redis: each sends its command and
- * returns. Both connections are opened, and the channel subscribed, by {@link #connect} and
- * {@link #of}, which block until then; so no call of the engine ever connects, and a fleet hears
- * every lesson published after it was built.
- * Lettuce reconnects, and subscribes again, by itself after Redis restarts.
+ * {@link #releasePlace}, {@link #keep}, {@link #recall}, {@link #announce} and
+ * {@link #spendAnnounced} under its lock, so none of them waits for Redis: each sends its command and
+ * returns. Both connections are opened, and the channel subscribed, by {@link #connect},
+ * {@link #connectCluster} and the {@code of} methods, which block until then; so no call of the
+ * engine ever connects to Redis (on a Cluster, Lettuce opens a node's connection with the first
+ * command for it, without blocking), and a fleet hears every lesson published after it was built.
+ * Lettuce reconnects, and subscribes again, by itself after Redis restarts; on a Cluster it
+ * follows a key's slot to the master that holds it now ({@code MOVED}), and reads the slots again.
  *
  * <p>Invariant: every claim, of a start or of a place, and every recall, is answered exactly once,
  * later, never from within {@code claimStart}, {@code claimPlace} or {@code recall}: by Redis's
@@ -128,14 +149,11 @@ public final class RedisFleet implements Fleet, AutoCloseable {
 
   private final String origin;
   private final String fleetName;
+  private final RedisKeys names;
   private final String channel;
-  private final String keyPrefix;
-  private final String placesPrefix;
-  private final String keptPrefix;
-  private final String announcedPrefix;
-  private final @Nullable RedisClient ownedClient;
-  private final StatefulRedisConnection<String, String> connection;
-  private final RedisAsyncCommands<String, String> commands;
+  private final @Nullable AbstractRedisClient ownedClient;
+  private final StatefulConnection<String, String> connection;
+  private final RedisClusterAsyncCommands<String, String> commands;
   private final StatefulRedisPubSubConnection<String, String> pubSub;
   private final Executor callbacks;
   private final String claimDigest;
@@ -153,20 +171,17 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   private final LongAdder recallsUnanswered = new LongAdder();
   private volatile long placeLeaseMicros = leaseMicros(DEFAULT_PLACE_LEASE); // set by placeLease, read once a claim
 
-  private RedisFleet(String fleetName, RedisClient client, boolean owned,
-      StatefulRedisConnection<String, String> connection, StatefulRedisPubSubConnection<String, String> pubSub) {
+  private RedisFleet(String fleetName, AbstractRedisClient client, boolean owned, Connected connected,
+      StatefulRedisPubSubConnection<String, String> pubSub) {
     byte[] id = new byte[8];
     IDS.nextBytes(id);
     this.origin = HexFormat.of().formatHex(id);
     this.fleetName = fleetName;
-    this.channel = "hostpace:" + fleetName + ":lessons";
-    this.keyPrefix = "hostpace:" + fleetName + ":last:";
-    this.placesPrefix = "hostpace:" + fleetName + ":places:";
-    this.keptPrefix = "hostpace:" + fleetName + ":kept:";
-    this.announcedPrefix = "hostpace:" + fleetName + ":announced:";
+    this.names = new RedisKeys(fleetName);
+    this.channel = names.lessons();
     this.ownedClient = owned ? client : null;
-    this.connection = connection;
-    this.commands = connection.async();
+    this.connection = connected.connection();
+    this.commands = connected.commands();
     this.pubSub = pubSub;
     Executor lettuce = client.getResources().eventExecutorGroup();
     this.callbacks = new SerialExecutor(task -> {
@@ -194,7 +209,13 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * least once a second (SPEC S4: Lettuce's own backoff grows to 30 s, so after a long outage the
    * fleet would rejoin seconds after Redis came back, its processes pacing alone meanwhile).
    *
-   * @param redisUri a Lettuce Redis URI: {@code redis://127.0.0.1:6379}, {@code rediss://:secret@host:6380/0}
+   * <p>A Sentinel's URI ({@code redis-sentinel://10.0.0.1:26379,10.0.0.2:26379#mymaster}) connects
+   * to the master the Sentinels name, and to the one they name next whenever the connection is
+   * lost: when the master dies and a replica is promoted, claims are unclaimed until the
+   * Sentinels have promoted it, then go to it.
+   *
+   * @param redisUri a Lettuce Redis URI: {@code redis://127.0.0.1:6379}, {@code rediss://:secret@host:6380/0},
+   *     {@code redis-sentinel://127.0.0.1:26379#mymaster}
    * @param fleetName the fleet's name, shared by its processes: letters, digits, {@code .}, {@code _}
    *     or {@code -}, at most 64 characters
    * @throws IllegalArgumentException if {@code redisUri} is not a Redis URI or {@code fleetName}
@@ -235,8 +256,8 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     return open(client, checkName(fleetName), false);
   }
 
-  /** Shuts down a client {@link #connect} made, and its resources (its own, which the client does not shut down). */
-  private static void shutdown(RedisClient client) {
+  /** Shuts down a client {@link #connect} or {@link #connectCluster} made, and its resources (its own, which the client does not shut down). */
+  private static void shutdown(AbstractRedisClient client) {
     try {
       client.shutdown(Duration.ZERO, SHUTDOWN_TIMEOUT);
     } finally {
@@ -244,15 +265,96 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     }
   }
 
+  /**
+   * A fleet named {@code fleetName} on the Redis Cluster that {@code seedUris} are nodes of, on a
+   * client of its own that {@link #close()} shuts down. Blocks until it has read the Cluster's
+   * slots from a seed, both its connections are open and it listens to the fleet's channel; after
+   * that, each claim goes to the master that holds its keys' slot.
+   *
+   * <p>Its client opens a connection to a node with the first command for it, and holds commands
+   * while a node is disconnected, up to their timeout: each command is timed out after 1 s, so
+   * while a master is unreachable its claims answer {@link Fleet#UNCLAIMED} after 1 s. It
+   * reconnects by itself, trying at least once a second, and reads the Cluster's slots again when a node answers
+   * {@code MOVED} or {@code ASK}, when a connection fails to come back, or every minute, at most
+   * every 5 s: so when a replica is promoted, claims follow its slots to it. Lessons travel on
+   * the Cluster's pub/sub, which every node relays to all.
+   *
+   * @param seedUris Lettuce Redis URIs of one or more of the Cluster's nodes: {@code redis://10.0.0.1:7000}
+   * @param fleetName the fleet's name, shared by its processes: letters, digits, {@code .}, {@code _}
+   *     or {@code -}, at most 64 characters
+   * @throws IllegalArgumentException if there are no seeds, a seed is not a Redis URI or is a
+   *     Sentinel's, or {@code fleetName} is not a fleet name
+   * @throws io.lettuce.core.RedisException if no seed can be reached or answers as a Cluster's node
+   */
+  public static RedisFleet connectCluster(List<String> seedUris, String fleetName) {
+    String name = checkName(fleetName);
+    List<RedisURI> seeds = parseSeeds(seedUris);
+    ClientResources resources = ClientResources.builder().reconnectDelay(RECONNECT_DELAY).build();
+    RedisClusterClient client = RedisClusterClient.create(resources, seeds);
+    client.setOptions(ClusterClientOptions.builder() // a node's connection opens at its first command: not rejected
+        .timeoutOptions(TimeoutOptions.enabled(TIMEOUT))
+        .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+            .enableAllAdaptiveRefreshTriggers()
+            .adaptiveRefreshTriggersTimeout(Duration.ofSeconds(5))
+            .refreshTriggersReconnectAttempts(3)
+            .enablePeriodicRefresh(Duration.ofMinutes(1))
+            .build())
+        .build());
+    try {
+      return open(client, name, true);
+    } catch (RuntimeException e) {
+      shutdown(client);
+      throw e;
+    }
+  }
+
+  /**
+   * A fleet named {@code fleetName} on {@code client}'s Redis Cluster, which the fleet does not
+   * shut down. Blocks until both its connections (the fleet's own, on {@code client}'s options)
+   * are open and it listens to the fleet's channel. Each command is timed out after 1 s. Claims
+   * follow a failover only as far as {@code client}'s options refresh its view of the slots
+   * (Lettuce's {@code ClusterTopologyRefreshOptions}; {@link #connectCluster} enables the
+   * adaptive triggers).
+   *
+   * @param client a client created with the Cluster's seed URIs ({@code RedisClusterClient.create(seeds)})
+   * @param fleetName the fleet's name, shared by its processes: letters, digits, {@code .}, {@code _}
+   *     or {@code -}, at most 64 characters
+   * @throws IllegalArgumentException if {@code fleetName} is not a fleet name
+   * @throws io.lettuce.core.RedisException if no node can be reached or answers as a Cluster's node
+   */
+  public static RedisFleet of(RedisClusterClient client, String fleetName) {
+    Objects.requireNonNull(client, "client");
+    return open(client, checkName(fleetName), false);
+  }
+
+  /** The fleet's connection for commands, and the commands both kinds of connection share. */
+  private record Connected(StatefulConnection<String, String> connection, RedisClusterAsyncCommands<String, String> commands) {}
+
   private static RedisFleet open(RedisClient client, String fleetName, boolean owned) {
-    @Nullable StatefulRedisConnection<String, String> connection = null;
+    return open(client, fleetName, owned, () -> {
+      var connection = client.connect();
+      return new Connected(connection, connection.async());
+    }, client::connectPubSub);
+  }
+
+  private static RedisFleet open(RedisClusterClient client, String fleetName, boolean owned) {
+    return open(client, fleetName, owned, () -> {
+      var connection = client.connect();
+      return new Connected(connection, connection.async());
+    }, client::connectPubSub);
+  }
+
+  /** Opens both connections on {@code client} and subscribes to the channel, or closes what it opened and throws. */
+  private static RedisFleet open(AbstractRedisClient client, String fleetName, boolean owned,
+      Supplier<Connected> connect, Supplier<? extends StatefulRedisPubSubConnection<String, String>> connectPubSub) {
+    @Nullable Connected connected = null;
     @Nullable StatefulRedisPubSubConnection<String, String> pubSub = null;
     try {
-      connection = client.connect();
-      connection.setTimeout(TIMEOUT);
-      pubSub = client.connectPubSub();
+      connected = connect.get();
+      connected.connection().setTimeout(TIMEOUT);
+      pubSub = connectPubSub.get();
       pubSub.setTimeout(TIMEOUT);
-      RedisFleet fleet = new RedisFleet(fleetName, client, owned, connection, pubSub);
+      RedisFleet fleet = new RedisFleet(fleetName, client, owned, connected, pubSub);
       pubSub.addListener(fleet.new Dispatcher());
       pubSub.sync().subscribe(fleet.channel);
       return fleet;
@@ -260,8 +362,8 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       if (pubSub != null) {
         pubSub.close();
       }
-      if (connection != null) {
-        connection.close();
+      if (connected != null) {
+        connected.connection().close();
       }
       throw e;
     }
@@ -303,6 +405,24 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       throw new IllegalArgumentException("redis URI '" + Redaction.userInfo(redisUri)
           + "' is not a Redis URI: expected one like redis://127.0.0.1:6379 (" + Redaction.userInfo(String.valueOf(e.getMessage())) + ")");
     }
+  }
+
+  /** The seeds of a Cluster, each parsed as {@link #parseUri} does, none a Sentinel's. */
+  static List<RedisURI> parseSeeds(List<String> seedUris) {
+    Objects.requireNonNull(seedUris, "seedUris");
+    if (seedUris.isEmpty()) {
+      throw new IllegalArgumentException("no seed URIs for the Redis Cluster: expected one or more like redis://127.0.0.1:7000");
+    }
+    List<RedisURI> seeds = new ArrayList<>(seedUris.size());
+    for (String seedUri : seedUris) {
+      RedisURI seed = parseUri(Objects.requireNonNull(seedUri, "seed URI"));
+      if (!seed.getSentinels().isEmpty()) {
+        throw new IllegalArgumentException("redis URI '" + Redaction.userInfo(seedUri) + "' is a Sentinel's: a Cluster's"
+            + " seeds are its nodes' URIs, like redis://127.0.0.1:7000; for Sentinel, use connect");
+      }
+      seeds.add(seed);
+    }
+    return seeds;
   }
 
   /**
@@ -357,7 +477,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       keepsLost.increment();
       return;
     }
-    String[] keys = {keptPrefix + key};
+    String[] keys = {names.kept(key)};
     String[] args = KeptScripts.keepArgs(kept, keepForNanos);
     try {
       script(KeptScripts.KEEP, keepDigest, ScriptOutputType.INTEGER, keys, args).whenComplete((done, error) -> {
@@ -403,7 +523,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       return;
     }
     try {
-      this.<List<Object>>script(KeptScripts.RECALL, recallDigest, ScriptOutputType.MULTI, new String[] {keptPrefix + key},
+      this.<List<Object>>script(KeptScripts.RECALL, recallDigest, ScriptOutputType.MULTI, new String[] {names.kept(key)},
           new String[0]).whenComplete(answer);
     } catch (RuntimeException e) { // the connection closed under us
       answer.accept(null, e);
@@ -433,7 +553,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     }
     String[] args = {Long.toString(remaining), Long.toString(ClaimScript.micros(resetNanos)), Long.toString(spentBefore)};
     try {
-      script(AnnouncedScripts.ANNOUNCE, announceDigest, ScriptOutputType.INTEGER, new String[] {announcedPrefix + key},
+      script(AnnouncedScripts.ANNOUNCE, announceDigest, ScriptOutputType.INTEGER, new String[] {names.announced(key)},
           args).whenComplete((done, error) -> {
             if (error != null) {
               keepsLost.increment();
@@ -478,7 +598,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     }
     try {
       this.<List<Object>>script(AnnouncedScripts.SPEND, spendDigest, ScriptOutputType.MULTI,
-          new String[] {announcedPrefix + key}, new String[0]).whenComplete(answer);
+          new String[] {names.announced(key)}, new String[0]).whenComplete(answer);
     } catch (RuntimeException e) { // the connection closed under us
       answer.accept(null, e);
     }
@@ -528,7 +648,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       if (intervalNanos[i] < 0) {
         throw new IllegalArgumentException("intervalNanos must be at least 0, was " + intervalNanos[i]);
       }
-      redisKeys[i] = keyPrefix + key;
+      redisKeys[i] = names.last(key);
       args[i] = Long.toString(ClaimScript.micros(intervalNanos[i]));
     }
     claim(ClaimScript.SOURCE, claimDigest, redisKeys, args, ClaimScript::nanos, then);
@@ -559,7 +679,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     }
     long lease = leaseNanos > 0 ? ClaimScript.micros(leaseNanos) : placeLeaseMicros;
     String[] args = {member(place), Integer.toString(limit), Long.toString(lease)};
-    claim(PlaceScript.SOURCE, placeDigest, new String[] {placesPrefix + key}, args, held -> held, then);
+    claim(PlaceScript.SOURCE, placeDigest, new String[] {names.places(key)}, args, held -> held, then);
   }
 
   /**
@@ -577,7 +697,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       return;
     }
     try {
-      commands.zrem(placesPrefix + key, member(place)).whenComplete((removed, error) -> {
+      commands.zrem(names.places(key), member(place)).whenComplete((removed, error) -> {
         if (error != null) {
           releasesLost.increment();
         }

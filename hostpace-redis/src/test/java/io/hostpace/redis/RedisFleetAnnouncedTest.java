@@ -26,7 +26,7 @@ class RedisFleetAnnouncedTest extends OnRealRedis {
   }
 
   String hash(String key) {
-    return "hostpace:" + fleetName + ":announced:" + key;
+    return new RedisKeys(fleetName).announced(key);
   }
 
   @Test

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** What {@link RedisFleet}'s factories refuse, and how they say so; no Redis is reached. */
@@ -88,7 +90,7 @@ class RedisFleetArgumentsTest {
   void S2_nullsAreRefusedByName() {
     assertThatThrownBy(() -> RedisFleet.connect(null, "crawlers")).hasMessage("redisUri");
     assertThatThrownBy(() -> RedisFleet.connect("redis://127.0.0.1:6379", null)).hasMessage("fleetName");
-    assertThatThrownBy(() -> RedisFleet.of(null, "crawlers")).hasMessage("client");
+    assertThatThrownBy(() -> RedisFleet.of((RedisClient) null, "crawlers")).hasMessage("client");
     RedisClient client = RedisClient.create();
     try {
       assertThatThrownBy(() -> RedisFleet.of(client, "a:b"))
@@ -97,5 +99,31 @@ class RedisFleetArgumentsTest {
     } finally {
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }
+  }
+
+  @Test
+  void S5_aClusterNeedsSeedsEachARedisUriNotASentinels() {
+    assertThatThrownBy(() -> RedisFleet.connectCluster(List.of(), "crawlers"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("no seed URIs for the Redis Cluster: expected one or more like redis://127.0.0.1:7000");
+    assertThatThrownBy(() -> RedisFleet.connectCluster(List.of("redis://127.0.0.1:7000", "http://:secret@127.0.0.1:7001"), "crawlers"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("redis URI 'http://***@127.0.0.1:7001' is not a Redis URI")
+        .hasMessageNotContaining("secret");
+    assertThatThrownBy(() -> RedisFleet.connectCluster(List.of("redis-sentinel://:secret@127.0.0.1:26379#mymaster"), "crawlers"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("redis URI 'redis-sentinel://***@127.0.0.1:26379#mymaster' is a Sentinel's")
+        .hasMessageNotContaining("secret");
+    assertThatThrownBy(() -> RedisFleet.connectCluster(List.of("redis://127.0.0.1:7000"), "crawlers:next"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("fleet name 'crawlers:next' has ':'");
+  }
+
+  @Test
+  void S5_nullsAreRefusedByNameForAClusterToo() {
+    assertThatThrownBy(() -> RedisFleet.connectCluster(null, "crawlers")).hasMessage("seedUris");
+    assertThatThrownBy(() -> RedisFleet.connectCluster(java.util.Arrays.asList("redis://127.0.0.1:7000", null), "crawlers"))
+        .hasMessage("seed URI");
+    assertThatThrownBy(() -> RedisFleet.connectCluster(List.of("redis://127.0.0.1:7000"), null)).hasMessage("fleetName");
+    assertThatThrownBy(() -> RedisFleet.of((RedisClusterClient) null, "crawlers")).hasMessage("client");
   }
 }

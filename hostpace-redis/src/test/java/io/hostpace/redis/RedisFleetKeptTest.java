@@ -56,9 +56,9 @@ class RedisFleetKeptTest extends OnRealRedis {
     // less a few milliseconds of the round trips, on Redis's clock
     assertThat(read.quotaFullForNanos()).isBetween(35 * SECOND, 40 * SECOND);
     assertThat(read.pauseLeftNanos()).isBetween(25 * SECOND, 30 * SECOND);
-    String stored = redis().get("hostpace:" + fleetName + ":kept:qlever.dev");
+    String stored = redis().get(new RedisKeys(fleetName).kept("qlever.dev"));
     assertThat(stored).startsWith(KeptScripts.VERSION + "\t1000000\t3\t60\t60000000\t");
-    assertThat(redis().pttl("hostpace:" + fleetName + ":kept:qlever.dev")).isBetween(3_590_000L, 3_600_000L);
+    assertThat(redis().pttl(new RedisKeys(fleetName).kept("qlever.dev"))).isBetween(3_590_000L, 3_600_000L);
   }
 
   @Test
@@ -70,22 +70,22 @@ class RedisFleetKeptTest extends OnRealRedis {
     assertThat(recall(a, "once.test")).isNotNull();
     keepAndWait(a, "once.test", Kept.NOTHING, HOUR);
     assertThat(recall(a, "once.test")).isNull();
-    assertThat(redis().exists("hostpace:" + fleetName + ":kept:once.test")).isZero();
+    assertThat(redis().exists(new RedisKeys(fleetName).kept("once.test"))).isZero();
   }
 
   @Test
   void S3_whatIsKeptExpiresAfterItsKeepForRoundedUpToAMillisecond() throws Exception {
     RedisFleet a = process();
     keepAndWait(a, "brief.test", new Kept(5 * SECOND, 0, 0, 0, 0, 0), 200_000_001L);
-    assertThat(redis().pttl("hostpace:" + fleetName + ":kept:brief.test")).isBetween(150L, 201L);
+    assertThat(redis().pttl(new RedisKeys(fleetName).kept("brief.test"))).isBetween(150L, 201L);
   }
 
   @Test
   void S3_aLaterReleasesTextOrTextThatDoesNotReadIsNothingKept() throws Exception {
     RedisFleet a = process();
-    redis().set("hostpace:" + fleetName + ":kept:newer.test", "2\t1000000\t0\t0\t0\t0\t0\textra");
-    redis().set("hostpace:" + fleetName + ":kept:junk.test", "1\tfast\t0\t0\t0\t0\t0");
-    redis().set("hostpace:" + fleetName + ":kept:negative.test", "1\t-5\t0\t0\t0\t0\t0");
+    redis().set(new RedisKeys(fleetName).kept("newer.test"), "2\t1000000\t0\t0\t0\t0\t0\textra");
+    redis().set(new RedisKeys(fleetName).kept("junk.test"), "1\tfast\t0\t0\t0\t0\t0");
+    redis().set(new RedisKeys(fleetName).kept("negative.test"), "1\t-5\t0\t0\t0\t0\t0");
 
     assertThat(recall(a, "newer.test")).isNull();
     assertThat(recall(a, "junk.test")).isNull();

@@ -21,7 +21,7 @@ class RedisFleetPlacesTest extends OnRealRedis {
   static final long MINUTE_MICROS = 60_000_000L;
 
   String places(String key) {
-    return "hostpace:" + fleetName + ":places:" + key;
+    return new RedisKeys(fleetName).places(key);
   }
 
   /** Redis's clock, in microseconds. */

@@ -176,19 +176,19 @@ class RedisFleetTest extends OnRealRedis {
   void S2_aClaimOfAHostAndItsGroupIsGrantedForBothOrForNeither() throws Exception {
     RedisFleet a = process();
     RedisFleet b = process();
-    String last = "hostpace:" + fleetName + ":last:";
+    RedisKeys names = new RedisKeys(fleetName);
 
     CompletableFuture<Long> first = new CompletableFuture<>();
     a.claimStart(List.of("*.wikidata.org", "query.wikidata.org"), new long[] {60 * SECOND, 30 * SECOND}, first::complete);
     assertThat(first.get(WAIT_SECONDS, TimeUnit.SECONDS)).isZero();
-    assertThat(redis().get(last + "*.wikidata.org")).isNotNull();
-    assertThat(redis().get(last + "query.wikidata.org")).isNotNull();
+    assertThat(redis().get(names.last("*.wikidata.org"))).isNotNull();
+    assertThat(redis().get(names.last("query.wikidata.org"))).isNotNull();
 
     // Another host of the group: its own key is free, the group's is not: nothing is recorded.
     CompletableFuture<Long> second = new CompletableFuture<>();
     b.claimStart(List.of("*.wikidata.org", "www.wikidata.org"), new long[] {60 * SECOND, SECOND}, second::complete);
     assertThat(second.get(WAIT_SECONDS, TimeUnit.SECONDS)).as("the group's wait, the longest").isGreaterThan(59 * SECOND);
-    assertThat(redis().get(last + "www.wikidata.org")).as("not granted: not recorded").isNull();
+    assertThat(redis().get(names.last("www.wikidata.org"))).as("not granted: not recorded").isNull();
     assertThat(claim(b, "www.wikidata.org", SECOND)).isZero();
 
     assertThatThrownBy(() -> a.claimStart(List.of("x.test"), new long[0], delay -> {}))
@@ -200,17 +200,17 @@ class RedisFleetTest extends OnRealRedis {
   @Test
   void S2_aClaimedKeyExpiresOnceItCanNoLongerHoldAStartBack() throws Exception {
     RedisFleet a = process();
-    String key = "hostpace:" + fleetName + ":last:";
+    RedisKeys names = new RedisKeys(fleetName);
 
     claim(a, "tiny.example", 1000); // 1 µs apart: the key matters for a microsecond
-    assertThat(redis().pttl(key + "tiny.example"))
+    assertThat(redis().pttl(names.last("tiny.example")))
         .isBetween(1L, 1 + ClaimScript.MARGIN_MILLIS);
 
     claim(a, "slow.example", 10 * SECOND); // granted: holds claims back for 10 s
     claim(a, "slow.example", 10 * SECOND); // not granted: changes nothing
-    assertThat(redis().pttl(key + "slow.example"))
+    assertThat(redis().pttl(names.last("slow.example")))
         .isBetween(9_000L, 10_000 + ClaimScript.MARGIN_MILLIS);
-    assertThat(redis().get(key + "slow.example")).as("microseconds of Redis's clock").matches("[0-9]{16,}");
+    assertThat(redis().get(names.last("slow.example"))).as("microseconds of Redis's clock").matches("[0-9]{16,}");
   }
 
   @Test

@@ -1,0 +1,139 @@
+package io.hostpace.redis;
+
+import io.hostpace.spi.Fleet.Lesson;
+import io.hostpace.testkit.RedisCluster;
+import io.hostpace.testkit.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What a fleet costs Redis per start (SPEC S5), measured on a Redis started here, one server and
+ * a Cluster of three masters: for each kind of start, {@code N} of them one after another through
+ * one process of a fleet that another process listens to, then Redis's own counts ({@code INFO
+ * stats}: bytes in and out; {@code INFO commandstats}: commands) divided by {@code N}. Not a test:
+ * run by hand, its figures go to BENCHMARKS.md.
+ *
+ * <pre>
+ * java -cp "$(cat /tmp/cp.txt):hostpace-redis/target/classes:hostpace-redis/target/test-classes" io.hostpace.redis.FleetCost 2000
+ * </pre>
+ */
+final class FleetCost {
+
+  private static final String HOST = "query.wikidata.org";
+
+  private FleetCost() {}
+
+  /** One kind of start: what the process does for its {@code i}th. */
+  private interface Start {
+    void run(RedisFleet fleet, long i) throws Exception;
+  }
+
+  public static void main(String[] args) throws Exception {
+    int n = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
+    Map<String, Start> kinds = new java.util.LinkedHashMap<>();
+    kinds.put("a paced start (claimStart of the host)", (fleet, i) -> await(then -> fleet.claimStart(HOST, 1000, then)));
+    kinds.put("a paced start of a host and its group (one claimStart of two keys)", (fleet, i) ->
+        await(then -> fleet.claimStart(List.of("*.wikidata.org", HOST), new long[] {1000, 1000}, then)));
+    kinds.put("a paced start held back (claimStart answered with a wait)", (fleet, i) ->
+        await(then -> fleet.claimStart("held.wikidata.org", TimeUnit.HOURS.toNanos(1), then)));
+    kinds.put("a start of a gate (claimPlace, and releasePlace with its answer)", (fleet, i) -> {
+      await(then -> fleet.claimPlace(HOST, i, 4, 0, then));
+      fleet.releasePlace(HOST, i);
+    });
+    kinds.put("a lesson (tell, heard by one other process)", (fleet, i) ->
+        fleet.tell(new Lesson(HOST, false, -1, 84_000_000L, 3)));
+
+    try (RedisServer server = RedisServer.start()) {
+      System.out.println("## one server, N = " + n);
+      measure(List.of(server.uri()), List.of(server.uri()), false, kinds, n);
+    }
+    try (RedisCluster cluster = RedisCluster.start()) {
+      System.out.println("## a Cluster of three masters (figures summed over them), N = " + n);
+      measure(cluster.uris(), cluster.uris(), true, kinds, n);
+    }
+  }
+
+  private static void measure(List<String> seeds, List<String> nodes, boolean cluster, Map<String, Start> kinds, int n)
+      throws Exception {
+    String name = "cost-" + Long.toHexString(System.nanoTime());
+    RedisFleet teller = cluster ? RedisFleet.connectCluster(seeds, name) : RedisFleet.connect(seeds.get(0), name);
+    RedisFleet listener = cluster ? RedisFleet.connectCluster(seeds, name) : RedisFleet.connect(seeds.get(0), name);
+    List<RedisClient> clients = new ArrayList<>();
+    List<RedisCommands<String, String>> plain = new ArrayList<>();
+    for (String node : nodes) {
+      RedisClient client = RedisClient.create(node);
+      clients.add(client);
+      plain.add(client.connect().sync());
+    }
+    try {
+      for (Map.Entry<String, Start> kind : kinds.entrySet()) {
+        CountDownLatch heard = new CountDownLatch(n);
+        var listening = listener.listen(lesson -> heard.countDown());
+        for (long i = 0; i < 50; i++) { // scripts loaded, connections to every node open
+          kind.getValue().run(teller, 1_000_000 + i);
+        }
+        Thread.sleep(200);
+        plain.forEach(RedisCommands::configResetstat);
+        for (long i = 0; i < n; i++) {
+          kind.getValue().run(teller, i);
+        }
+        if (kind.getKey().startsWith("a lesson")) {
+          heard.await(30, TimeUnit.SECONDS);
+        }
+        Thread.sleep(200); // releases and deliveries on their way
+        long in = 0;
+        long out = 0;
+        Map<String, Long> calls = new TreeMap<>();
+        for (RedisCommands<String, String> node : plain) {
+          in += stat(node.info("stats"), "total_net_input_bytes");
+          out += stat(node.info("stats"), "total_net_output_bytes");
+          for (String line : node.info("commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_")) {
+              String command = line.substring("cmdstat_".length(), line.indexOf(':'));
+              long count = Long.parseLong(line.replaceAll("^[^:]*:calls=([0-9]+),.*", "$1"));
+              calls.merge(command, count, Long::sum);
+            }
+          }
+        }
+        calls.remove("info");
+        calls.remove("config");
+        calls.remove("config|resetstat");
+        StringBuilder perStart = new StringBuilder();
+        calls.forEach((command, count) -> perStart.append(String.format("%s %.2f, ", command, (double) count / n)));
+        System.out.printf("| %s | %s| %.0f | %.0f |%n", kind.getKey(), perStart, (double) in / n, (double) out / n);
+        listening.close();
+      }
+    } finally {
+      teller.close();
+      listener.close();
+      clients.forEach(client -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
+    }
+  }
+
+  private static long stat(String info, String field) {
+    for (String line : info.split("\r?\n")) {
+      if (line.startsWith(field + ":")) {
+        return Long.parseLong(line.substring(field.length() + 1).trim());
+      }
+    }
+    throw new IllegalStateException("INFO has no " + field);
+  }
+
+  private interface Claim {
+    void ask(java.util.function.LongConsumer then);
+  }
+
+  private static long await(Claim claim) throws Exception {
+    CompletableFuture<Long> answer = new CompletableFuture<>();
+    claim.ask(answer::complete);
+    return answer.get(10, TimeUnit.SECONDS);
+  }
+}
