@@ -170,7 +170,7 @@ class FleetFailuresTest {
       RedisClient plainClient = RedisClient.create(redis.uri());
       closed(() -> plainClient.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
       RedisCommands<String, String> plain = plainClient.connect().sync();
-      String places = "hostpace:" + fleetName + ":places:" + server.hostKey();
+      String places = new RedisKeys(fleetName).places(server.hostKey());
       worker(server, "b", limit, lease, 3);
       worker(server, "c", limit, lease, 3);
       check(await(Duration.ofSeconds(30), () -> counting.seen("b") > 5 && counting.seen("c") > 5),
@@ -431,7 +431,7 @@ class FleetFailuresTest {
       HttpClient client = HttpGet.client();
       RedisClient plainClient = RedisClient.create(redis.uri());
       closed(() -> plainClient.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
-      String places = "hostpace:" + fleetName + ":places:" + server.hostKey();
+      String places = new RedisKeys(fleetName).places(server.hostKey());
 
       // At 0 s a holds both of the host's places, and b's call waits for one.
       List<CompletableFuture<HttpResponse<String>>> held = List.of(
