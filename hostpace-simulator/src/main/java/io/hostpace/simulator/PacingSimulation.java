@@ -230,12 +230,12 @@ public final class PacingSimulation {
   private static final class Request {
     final String host;
     final long arrival;
-    final Process process;
+    final SimulatedProcess process;
     long lastStart = -1;
     long endedAt = -1;
     boolean completed;
 
-    Request(String host, long arrival, Process process) {
+    Request(String host, long arrival, SimulatedProcess process) {
       this.host = host;
       this.arrival = arrival;
       this.process = process;
@@ -243,14 +243,14 @@ public final class PacingSimulation {
   }
 
   /** One process of a client: when it joins, its requests, and when its attempts were refused. */
-  private static final class Process {
+  private static final class SimulatedProcess {
     final int client;
     final int index;
     final long joinAt;
     final List<Request> requests = new ArrayList<>();
     final List<Long> refused = new ArrayList<>();
 
-    Process(int client, int index, long joinAt) {
+    SimulatedProcess(int client, int index, long joinAt) {
       this.client = client;
       this.index = index;
       this.joinAt = joinAt;
@@ -269,7 +269,7 @@ public final class PacingSimulation {
     private final List<Long> starts = new ArrayList<>();
     private final List<Long> refused = new ArrayList<>();
     private final List<Long> accepted = new ArrayList<>();
-    private final List<Process> processes = new ArrayList<>();
+    private final List<SimulatedProcess> processes = new ArrayList<>();
     /** Where the engines keep their states between runs; null for a single run. */
     private final @Nullable Path kept;
     private final List<HostStateFile> keptStates = new ArrayList<>();
@@ -298,7 +298,7 @@ public final class PacingSimulation {
         LocalFleet fleet = client.fleetLatency() >= 0 ? new LocalFleet(time, time, Duration.ofNanos(client.fleetLatency())) : null;
         for (int p = 0; p < client.processes(); p++) {
           HostStateStore store = shared != null ? shared : store("client-" + c + "-process-" + p);
-          Process process = new Process(c, p, client.joinOf(p));
+          SimulatedProcess process = new SimulatedProcess(c, p, client.joinOf(p));
           processes.add(process);
           for (int i = p; i < arrivals.length; i += client.processes()) {
             Request request = new Request(client.host(), arrivals[i], process);
@@ -306,7 +306,9 @@ public final class PacingSimulation {
             process.requests.add(request);
           }
           if (policy != Policy.UNPACED) {
-            unfinished += process.requests.size(); // all counted now, so that an early end does not pass for the run's
+            // counted before any process joins: the kept states are saved as the count reaches 0,
+            // which is to be the run's last request, not that of a process done before another joins
+            unfinished += process.requests.size();
           }
           // Built when it joins, so that a late one hears nothing of the fleet before.
           time.schedule(() -> {
@@ -355,7 +357,7 @@ public final class PacingSimulation {
     }
 
     /** The process's requests through its engine, each scheduled at its arrival; called as the process joins. */
-    private void paced(ClientSpec client, ServerModel server, Hostpace engine, Process process) {
+    private void paced(ClientSpec client, ServerModel server, Hostpace engine, SimulatedProcess process) {
       List<Request> mine = process.requests;
       for (int i = 0; i < mine.size(); i++) {
         Request request = mine.get(i);
@@ -394,7 +396,7 @@ public final class PacingSimulation {
     }
 
     /** Plain client code: a pool of workers, a fixed back-off, no learning; called as the process joins. */
-    private void unpaced(ClientSpec client, ServerModel server, Process process) {
+    private void unpaced(ClientSpec client, ServerModel server, SimulatedProcess process) {
       ArrayDeque<Request> arrived = new ArrayDeque<>();
       int[] idle = {client.inFlight()};
       Runnable[] work = new Runnable[1];
@@ -498,7 +500,7 @@ public final class PacingSimulation {
 
     private List<PacingResult.Process> processResults() {
       List<PacingResult.Process> out = new ArrayList<>();
-      for (Process process : processes) {
+      for (SimulatedProcess process : processes) {
         int completed = (int) process.requests.stream().filter(r -> r.completed).count();
         long openingEnd = process.joinAt + Math.round(PacingResult.OPENING_SECONDS * 1e9);
         int opening = (int) process.refused.stream().filter(t -> t < openingEnd).count();
