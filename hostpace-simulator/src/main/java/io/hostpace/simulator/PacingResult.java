@@ -21,7 +21,16 @@ import java.util.NoSuchElementException;
  *
  * <p>Each policy's fields are the {@link Policy} components of the same names, in their order,
  * except its start and refusal times; {@code idealSeconds}, the scenario's, comes once, after the
- * policies. Fields are only ever added, so that readers that pick them by name keep working.
+ * policies. Where the scenario has several processes, each policy also has
+ * {@code acceptedPerSecond} and {@code processes}, a row per process ({@link Process}):
+ *
+ * <pre>{@code
+ * ..., "lateRefusalPct":0.7, "acceptedPerSecond":0.964,
+ *   "processes":[{"client":0,"process":0,"joinSeconds":0.0,"requests":75,"completed":75,"lost":0,
+ *     "refusals":9,"openingRefusals":4}, {"client":0,"process":1,"joinSeconds":30.0,...}, ...]}
+ * }</pre>
+ *
+ * Fields are only ever added, so that readers that pick them by name keep working.
  *
  * @param idealSeconds the shortest time in which the server models could accept every request,
  *     one decimal
@@ -51,6 +60,11 @@ public record PacingResult(double idealSeconds, List<Policy> policies) {
    * @param p99WaitMs the 99th percentile of the same, nearest rank
    * @param lateRefusals refusals of attempts started after the first ten seconds
    * @param lateRefusalPct those, in percent of the requests, one decimal
+   * @param acceptedPerSecond the rate at which the servers accepted, from the first accepted attempt's
+   *     start to the last one's: one less than the accepted attempts, divided by the seconds between
+   *     (so a server of one a second that accepts at 0, 1, ..., 299 s accepted 1.0 a second); three
+   *     decimals; 0 with fewer than two accepted, or all at once
+   * @param processes each process of each client, in the scenario's order
    * @param starts the start time of every attempt, seconds from the run's start
    * @param refused the start time of every refused attempt, seconds
    */
@@ -60,7 +74,11 @@ public record PacingResult(double idealSeconds, List<Policy> policies) {
   public record Policy(
       String name, int completed, int lost, int refusals, double refusalPct, double finishSeconds,
       double goodputRatio, long p50WaitMs, long p99WaitMs, int lateRefusals, double lateRefusalPct,
-      double[] starts, double[] refused) {
+      double acceptedPerSecond, List<Process> processes, double[] starts, double[] refused) {
+
+    public Policy {
+      processes = List.copyOf(processes);
+    }
 
     /** The refusals of attempts started within {@code [fromSeconds, toSeconds)}. */
     public int refusalsBetween(double fromSeconds, double toSeconds) {
@@ -86,9 +104,30 @@ public record PacingResult(double idealSeconds, List<Policy> policies) {
     public String toString() {
       return name + "{completed=" + completed + ", lost=" + lost + ", refusals=" + refusals + ", refusalPct="
           + refusalPct + ", finishSeconds=" + finishSeconds + ", goodputRatio=" + goodputRatio + ", p50WaitMs="
-          + p50WaitMs + ", p99WaitMs=" + p99WaitMs + ", lateRefusalPct=" + lateRefusalPct + "}";
+          + p50WaitMs + ", p99WaitMs=" + p99WaitMs + ", lateRefusalPct=" + lateRefusalPct + ", acceptedPerSecond="
+          + acceptedPerSecond + ", processes=" + processes + "}";
     }
   }
+
+  /**
+   * What one process of a client did under a policy: a worker of a fleet, or one of several engines
+   * learning alone.
+   *
+   * @param client the client's index in the scenario
+   * @param process the process's index in its client, from 0
+   * @param joinSeconds when it joined (its engine was built, its first request arrived), seconds
+   * @param requests the requests dealt to it
+   * @param completed those whose last answer was accepted
+   * @param lost those that gave up after their retries or were unfinished at {@code maxSeconds}
+   * @param refusals its refused attempts
+   * @param openingRefusals those of them started within {@link PacingResult#OPENING_SECONDS} of its
+   *     joining: what its opening cost the server
+   */
+  public record Process(int client, int process, double joinSeconds, int requests, int completed, int lost,
+      int refusals, int openingRefusals) {}
+
+  /** How long after a process joins its refusals count as its opening's ({@link Process#openingRefusals}). */
+  public static final double OPENING_SECONDS = 10;
 
   /** The replay of the policy named {@code name}. */
   public Policy policy(String name) {
@@ -96,7 +135,10 @@ public record PacingResult(double idealSeconds, List<Policy> policies) {
         .orElseThrow(() -> new NoSuchElementException("no policy '" + name + "' in this result"));
   }
 
-  /** The result as JSON, one line: {@code policies}, each with every field but its times, then {@code idealSeconds}. */
+  /**
+   * The result as JSON, one line: {@code policies}, each with every field but its times (its
+   * processes and their accepted rate only when there are several), then {@code idealSeconds}.
+   */
   public String toJson() {
     ObjectNode root = JSON.createObjectNode();
     ArrayNode list = root.putArray("policies");
@@ -113,6 +155,21 @@ public record PacingResult(double idealSeconds, List<Policy> policies) {
       node.put("p99WaitMs", p.p99WaitMs());
       node.put("lateRefusals", p.lateRefusals());
       node.put("lateRefusalPct", p.lateRefusalPct());
+      if (p.processes().size() > 1) {
+        node.put("acceptedPerSecond", p.acceptedPerSecond());
+        ArrayNode processes = node.putArray("processes");
+        for (Process process : p.processes()) {
+          ObjectNode row = processes.addObject();
+          row.put("client", process.client());
+          row.put("process", process.process());
+          row.put("joinSeconds", process.joinSeconds());
+          row.put("requests", process.requests());
+          row.put("completed", process.completed());
+          row.put("lost", process.lost());
+          row.put("refusals", process.refusals());
+          row.put("openingRefusals", process.openingRefusals());
+        }
+      }
     }
     root.put("idealSeconds", idealSeconds);
     return root.toString();

@@ -48,7 +48,23 @@ record PacingScenario(long seed, long maxNanos, int runs, List<ServerSpec> serve
    * @param fleetLatency with a fleet, the one-way latency of its messages in nanoseconds: the
    *     processes' engines share what hosts teach through a {@code LocalFleet} (SPEC S2 as the
    *     engine does it, with a Redis's latency); -1 for none
+   * @param joins when each process joins, in nanoseconds from the run's start, one a process: its
+   *     engine is built then (and so joins the fleet then), and its requests arrive that much later
+   *     than they would at 0 s
    */
   record ClientSpec(String host, int requests, double perSecond, int inFlight, int processes, boolean sharedState,
-      long fleetLatency) {}
+      long fleetLatency, List<Long> joins) {
+
+    ClientSpec {
+      joins = List.copyOf(joins);
+      if (joins.size() != processes) {
+        throw new IllegalArgumentException("expected a join time for each of " + processes + " processes, got " + joins.size());
+      }
+    }
+
+    /** When process {@code p} joins, in nanoseconds from the run's start. */
+    long joinOf(int p) {
+      return joins.get(p);
+    }
+  }
 }

@@ -34,7 +34,9 @@ final class PacingScenarioParser {
       "host", "model", "rate", "burst", "limit", "windowSeconds", "maxConcurrent", "status", "retryAfter",
       "latencyMs", "refusalsCount", "announces", "changes");
   private static final Set<String> CHANGE = Set.of("atSeconds", "rate", "burst", "limit", "maxConcurrent");
-  private static final Set<String> CLIENT = Set.of("host", "requests", "arrival", "inFlight", "processes", "sharedState", "fleetLatencyMs");
+  private static final Set<String> CLIENT = Set.of(
+      "host", "requests", "arrival", "inFlight", "processes", "sharedState", "fleetLatencyMs", "joinEverySeconds",
+      "joinAtSeconds");
   private static final Set<String> ARRIVAL = Set.of("perSecond");
 
   static final int MAX_RUNS = 10;
@@ -73,6 +75,13 @@ final class PacingScenarioParser {
     for (int i = 0; i < clients.size(); i++) {
       String path = "clients[" + i + "]";
       ClientSpec client = client(clients.get(i), path);
+      for (int p = 0; p < client.processes(); p++) {
+        if (client.joinOf(p) >= max) {
+          throw new ScenarioException(path + (clients.get(i).has("joinAtSeconds") ? ".joinAtSeconds[" + p + "]" : ".joinEverySeconds"),
+              "process " + p + " would join at " + client.joinOf(p) / 1e9 + " s, not before maxSeconds (" + max / 1e9
+              + " s): expected every process to join before the run ends");
+        }
+      }
       if (!hosts.contains(client.host())) {
         throw new ScenarioException(path + ".host", "no server has host '" + client.host() + "': expected one of "
             + String.join(", ", serverSpecs.stream().map(ServerSpec::host).toList()));
@@ -241,7 +250,44 @@ final class PacingScenarioParser {
     if (fleetLatency >= 0 && sharedState) {
       throw new ScenarioException(path + ".fleetLatencyMs", "expected a fleet or a shared state, not both");
     }
-    return new ClientSpec(host, requests, perSecond, inFlight, processes, sharedState, fleetLatency);
+    return new ClientSpec(host, requests, perSecond, inFlight, processes, sharedState, fleetLatency,
+        joins(node, path, processes));
+  }
+
+  /**
+   * When each of a client's {@code processes} joins: {@code joinEverySeconds} apart from 0 s (process k
+   * at k times it), or at each of {@code joinAtSeconds}, one a process; all at 0 s without either.
+   */
+  private static List<Long> joins(JsonNode node, String path, int processes) {
+    List<Long> joins = new ArrayList<>();
+    if (node.has("joinEverySeconds") && node.has("joinAtSeconds")) {
+      throw new ScenarioException(path + ".joinAtSeconds", "expected joinEverySeconds or joinAtSeconds, not both");
+    }
+    if (node.has("joinEverySeconds")) {
+      long every = seconds(node.get("joinEverySeconds"), path + ".joinEverySeconds", true);
+      if (processes < 2) {
+        throw new ScenarioException(path + ".joinEverySeconds",
+            "expected processes of 2 or more to join apart, got " + processes + " process");
+      }
+      for (int p = 0; p < processes; p++) {
+        joins.add(every * p);
+      }
+    } else if (node.has("joinAtSeconds")) {
+      JsonNode list = list(node.get("joinAtSeconds"), path + ".joinAtSeconds",
+          "a list of seconds, one a process");
+      if (list.size() != processes) {
+        throw new ScenarioException(path + ".joinAtSeconds",
+            "expected one time a process (" + processes + "), got " + list.size());
+      }
+      for (int p = 0; p < processes; p++) {
+        joins.add(seconds(list.get(p), path + ".joinAtSeconds[" + p + "]", false));
+      }
+    } else {
+      for (int p = 0; p < processes; p++) {
+        joins.add(0L);
+      }
+    }
+    return joins;
   }
 
   // ---------------------------------------------------------------- values

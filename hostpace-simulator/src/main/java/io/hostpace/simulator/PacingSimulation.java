@@ -68,6 +68,9 @@ import org.jspecify.annotations.Nullable;
  * model of SPEC S2 without Redis's latency), so they learn together. With {@code fleetLatencyMs},
  * each engine joins one {@link LocalFleet} ({@code Hostpace.Builder.fleet}, SPEC S2 as the engine
  * does it through Redis), its messages taking that long one way. Else each learns on its own.
+ * A process that joins late ({@code joinEverySeconds}, {@code joinAtSeconds}) is built when it
+ * joins: it hears nothing of the fleet before, and meets its hosts with what the fleet keeps of them
+ * then (SPEC S3); its requests arrive as they would at 0 s, that much later.
  * Each policy gets fresh servers, engines and clock; a replay is deterministic.
  *
  * <h2>The numbers</h2>
@@ -78,7 +81,9 @@ import org.jspecify.annotations.Nullable;
  * (the last request's end). For a policy that lost requests the numerator is the shortest time
  * for the requests it completed (each host's first arrivals, as many as it completed), so that
  * losing requests does not score as finishing early; read it with {@code lost}. The wait is from a request's arrival to the start of its last
- * attempt.
+ * attempt. Per process, its refusals, and those within {@link PacingResult#OPENING_SECONDS} of its
+ * joining; and the rate the servers accepted at between their first and last acceptance, which
+ * against a server of a known rate says whether the processes together held it.
  */
 public final class PacingSimulation {
 
@@ -164,7 +169,10 @@ public final class PacingSimulation {
     }
   }
 
-  /** The requests of a scenario: for each client, when each arrives, and its ideal finish. */
+  /**
+   * The requests of a scenario: for each client, when each arrives (request i is process
+   * i mod processes's, and arrives as late as that process joins), and its ideal finish.
+   */
   private static final class Workload {
     final List<long[]> arrivals = new ArrayList<>();
     final Map<String, long[]> byHostSorted = new HashMap<>();
@@ -181,7 +189,7 @@ public final class PacingSimulation {
           if (client.perSecond() > 0) {
             t += -Math.log(1 - random.nextDouble()) / client.perSecond();
           }
-          times[i] = Math.round(t * 1e9);
+          times[i] = Math.round(t * 1e9) + client.joinOf(i % client.processes());
         }
         arrivals.add(times);
         List<Long> all = byHost.computeIfAbsent(client.host(), h -> new ArrayList<>());
@@ -222,13 +230,30 @@ public final class PacingSimulation {
   private static final class Request {
     final String host;
     final long arrival;
+    final SimulatedProcess process;
     long lastStart = -1;
     long endedAt = -1;
     boolean completed;
 
-    Request(String host, long arrival) {
+    Request(String host, long arrival, SimulatedProcess process) {
       this.host = host;
       this.arrival = arrival;
+      this.process = process;
+    }
+  }
+
+  /** One process of a client: when it joins, its requests, and when its attempts were refused. */
+  private static final class SimulatedProcess {
+    final int client;
+    final int index;
+    final long joinAt;
+    final List<Request> requests = new ArrayList<>();
+    final List<Long> refused = new ArrayList<>();
+
+    SimulatedProcess(int client, int index, long joinAt) {
+      this.client = client;
+      this.index = index;
+      this.joinAt = joinAt;
     }
   }
 
@@ -243,6 +268,8 @@ public final class PacingSimulation {
     private final List<Request> requests = new ArrayList<>();
     private final List<Long> starts = new ArrayList<>();
     private final List<Long> refused = new ArrayList<>();
+    private final List<Long> accepted = new ArrayList<>();
+    private final List<SimulatedProcess> processes = new ArrayList<>();
     /** Where the engines keep their states between runs; null for a single run. */
     private final @Nullable Path kept;
     private final List<HostStateFile> keptStates = new ArrayList<>();
@@ -271,17 +298,26 @@ public final class PacingSimulation {
         LocalFleet fleet = client.fleetLatency() >= 0 ? new LocalFleet(time, time, Duration.ofNanos(client.fleetLatency())) : null;
         for (int p = 0; p < client.processes(); p++) {
           HostStateStore store = shared != null ? shared : store("client-" + c + "-process-" + p);
-          List<Request> mine = new ArrayList<>();
+          SimulatedProcess process = new SimulatedProcess(c, p, client.joinOf(p));
+          processes.add(process);
           for (int i = p; i < arrivals.length; i += client.processes()) {
-            Request request = new Request(client.host(), arrivals[i]);
+            Request request = new Request(client.host(), arrivals[i], process);
             requests.add(request);
-            mine.add(request);
+            process.requests.add(request);
           }
-          if (policy == Policy.UNPACED) {
-            unpaced(client, server, mine);
-          } else {
-            paced(client, server, engine(client, server.spec, store, fleet), mine);
+          if (policy != Policy.UNPACED) {
+            // counted before any process joins: the kept states are saved as the count reaches 0,
+            // which is to be the run's last request, not that of a process done before another joins
+            unfinished += process.requests.size();
           }
+          // Built when it joins, so that a late one hears nothing of the fleet before.
+          time.schedule(() -> {
+            if (policy == Policy.UNPACED) {
+              unpaced(client, server, process);
+            } else {
+              paced(client, server, engine(client, server.spec, store, fleet), process);
+            }
+          }, process.joinAt);
         }
       }
       time.runUntilIdle(Duration.ofNanos(scenario.maxNanos()));
@@ -320,8 +356,9 @@ public final class PacingSimulation {
       };
     }
 
-    private void paced(ClientSpec client, ServerModel server, Hostpace engine, List<Request> mine) {
-      unfinished += mine.size();
+    /** The process's requests through its engine, each scheduled at its arrival; called as the process joins. */
+    private void paced(ClientSpec client, ServerModel server, Hostpace engine, SimulatedProcess process) {
+      List<Request> mine = process.requests;
       for (int i = 0; i < mine.size(); i++) {
         Request request = mine.get(i);
         URI uri = URI.create("http://" + client.host() + "/q/" + i);
@@ -334,7 +371,7 @@ public final class PacingSimulation {
               saveKeptStates(); // as the run ends, before an idle hour makes the engines forget
             }
           });
-        }, request.arrival);
+        }, request.arrival - process.joinAt);
       }
     }
 
@@ -358,8 +395,8 @@ public final class PacingSimulation {
       }
     }
 
-    /** Plain client code: a pool of workers, a fixed back-off, no learning. */
-    private void unpaced(ClientSpec client, ServerModel server, List<Request> mine) {
+    /** Plain client code: a pool of workers, a fixed back-off, no learning; called as the process joins. */
+    private void unpaced(ClientSpec client, ServerModel server, SimulatedProcess process) {
       ArrayDeque<Request> arrived = new ArrayDeque<>();
       int[] idle = {client.inFlight()};
       Runnable[] work = new Runnable[1];
@@ -372,11 +409,11 @@ public final class PacingSimulation {
           });
         }
       };
-      for (Request request : mine) {
+      for (Request request : process.requests) {
         time.schedule(() -> {
           arrived.add(request);
           work[0].run();
-        }, request.arrival);
+        }, request.arrival - process.joinAt);
       }
     }
 
@@ -398,8 +435,11 @@ public final class PacingSimulation {
       RefusingServer.Answer answer = server.admit(now);
       request.lastStart = now;
       starts.add(now);
-      if (!answer.accepted()) {
+      if (answer.accepted()) {
+        accepted.add(now);
+      } else {
         refused.add(now);
+        request.process.refused.add(now);
       }
       return answer;
     }
@@ -445,8 +485,29 @@ public final class PacingSimulation {
           finish == 0 ? 0 : round((double) (completed == requests.size() ? workload.idealNanos
               : workload.ideal(completedByHost)) / finish, 2),
           Math.round(percentile(waits, 50) / 1e6), Math.round(percentile(waits, 99) / 1e6),
-          late, round(100.0 * late / requests.size(), 1),
+          late, round(100.0 * late / requests.size(), 1), acceptedPerSecond(), processResults(),
           seconds(starts), seconds(refused));
+    }
+
+    /** One less than the accepted attempts over the seconds from the first one's start to the last one's. */
+    private double acceptedPerSecond() {
+      if (accepted.size() < 2) {
+        return 0;
+      }
+      long span = accepted.get(accepted.size() - 1) - accepted.get(0);
+      return span <= 0 ? 0 : round((accepted.size() - 1) / (span / 1e9), 3);
+    }
+
+    private List<PacingResult.Process> processResults() {
+      List<PacingResult.Process> out = new ArrayList<>();
+      for (SimulatedProcess process : processes) {
+        int completed = (int) process.requests.stream().filter(r -> r.completed).count();
+        long openingEnd = process.joinAt + Math.round(PacingResult.OPENING_SECONDS * 1e9);
+        int opening = (int) process.refused.stream().filter(t -> t < openingEnd).count();
+        out.add(new PacingResult.Process(process.client, process.index, round(process.joinAt / 1e9, 1),
+            process.requests.size(), completed, process.requests.size() - completed, process.refused.size(), opening));
+      }
+      return out;
     }
 
     /** An attempt of a paced request: the model decides at the start, answers after its latency. */

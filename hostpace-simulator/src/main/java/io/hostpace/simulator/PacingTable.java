@@ -2,10 +2,17 @@ package io.hostpace.simulator;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
-/** The results of several pacing scenarios as one Markdown table, a row per scenario and policy. */
+/**
+ * The results of several pacing scenarios as Markdown: a table with a row per scenario and policy,
+ * and, when some scenario has several processes, a second with a row per such scenario and policy:
+ * the rate the server accepted at, and each process's join time and refusals, in process order.
+ */
 final class PacingTable {
 
   private PacingTable() {}
@@ -15,18 +22,43 @@ final class PacingTable {
         .append("| scenario | ideal s | policy | completed | lost | refusals | refused % | refused after 10 s,"
             + " % of requests | finish s | goodput | p50 wait ms | p99 wait ms |\n")
         .append("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    List<String> processRows = new ArrayList<>();
     for (Path file : scenarios) {
       PacingResult result = PacingSimulation.simulate(file);
       String name = file.getFileName().toString().replaceFirst("\\.json$", "");
       boolean first = true;
       for (PacingResult.Policy p : result.policies()) {
+        String policy = p.name().equals("hostpace") ? "**hostpace**" : p.name();
         out.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %d | %d | %.1f | %.1f | %.1f | %.2f | %d | %d |%n",
             first ? name : "", first ? Double.toString(result.idealSeconds()) : "",
-            p.name().equals("hostpace") ? "**hostpace**" : p.name(), p.completed(), p.lost(), p.refusals(),
+            policy, p.completed(), p.lost(), p.refusals(),
             p.refusalPct(), p.lateRefusalPct(), p.finishSeconds(), p.goodputRatio(), p.p50WaitMs(), p.p99WaitMs()));
+        if (p.processes().size() > 1) {
+          processRows.add(String.format(Locale.ROOT, "| %s | %s | %.3f | %s | %s | %s |%n",
+              first ? name : "", policy, p.acceptedPerSecond(),
+              each(p, process -> seconds(process.joinSeconds())),
+              each(p, process -> Integer.toString(process.refusals())),
+              each(p, process -> Integer.toString(process.openingRefusals()))));
+        }
         first = false;
       }
     }
+    if (!processRows.isEmpty()) {
+      out.append('\n')
+          .append("| scenario | policy | accepted a second | processes join at s | refusals, by process"
+              + " | of them in its first 10 s |\n")
+          .append("| --- | --- | ---: | --- | --- | --- |\n");
+      processRows.forEach(out::append);
+    }
     return out.toString();
+  }
+
+  private static String each(PacingResult.Policy policy, Function<PacingResult.Process, String> figure) {
+    return policy.processes().stream().map(figure).collect(Collectors.joining(", "));
+  }
+
+  /** Seconds without a trailing ".0": {@code 30}, {@code 2.5}. */
+  private static String seconds(double seconds) {
+    return seconds == Math.rint(seconds) ? Long.toString((long) seconds) : Double.toString(seconds);
   }
 }

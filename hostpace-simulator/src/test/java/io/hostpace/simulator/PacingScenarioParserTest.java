@@ -63,6 +63,50 @@ class PacingScenarioParserTest {
   }
 
   @Test
+  void processesJoinEveryGivenSecondsOrAtTheTimesGivenAndAllAtOnceWithoutEither() {
+    assertThat(PacingScenarioParser.parse(scenario(SERVER,
+        "{\"host\":\"q.test\",\"requests\":10,\"processes\":4,\"joinEverySeconds\":30}", "[\"seed\"]"))
+        .clients().get(0).joins()).containsExactly(0L, 30_000_000_000L, 60_000_000_000L, 90_000_000_000L);
+    assertThat(PacingScenarioParser.parse(scenario(SERVER,
+        "{\"host\":\"q.test\",\"requests\":10,\"processes\":3,\"joinAtSeconds\":[5, 0, 2.5]}", "[\"seed\"]"))
+        .clients().get(0).joins()).containsExactly(5_000_000_000L, 0L, 2_500_000_000L);
+    assertThat(PacingScenarioParser.parse(scenario(SERVER,
+        "{\"host\":\"q.test\",\"requests\":10,\"processes\":2}", "[\"seed\"]"))
+        .clients().get(0).joins()).containsExactly(0L, 0L);
+  }
+
+  @Test
+  void aJoinThatCannotBeIsNamedWithWhatWasExpected() {
+    String every = "{\"host\":\"q.test\",\"requests\":10,\"processes\":%d,\"joinEverySeconds\":%s}";
+    fails(scenario(SERVER, every.formatted(1, "30"), "[\"seed\"]"), "clients[0].joinEverySeconds",
+        "expected processes of 2 or more to join apart, got 1 process");
+    fails(scenario(SERVER, every.formatted(4, "0"), "[\"seed\"]"), "clients[0].joinEverySeconds",
+        "expected a number of seconds above 0 (at most 10000000), got 0");
+    fails(scenario(SERVER, every.formatted(4, "\"30s\""), "[\"seed\"]"), "clients[0].joinEverySeconds",
+        "expected a number of seconds above 0 (at most 10000000), got \"30s\"");
+    fails("{\"maxSeconds\":60," + scenario(SERVER, every.formatted(4, "30"), "[\"seed\"]").substring(1),
+        "clients[0].joinEverySeconds", "process 2 would join at 60.0 s, not before maxSeconds (60.0 s): "
+            + "expected every process to join before the run ends");
+
+    String at = "{\"host\":\"q.test\",\"requests\":10,\"processes\":3,\"joinAtSeconds\":%s}";
+    fails(scenario(SERVER, at.formatted("[0, 30]"), "[\"seed\"]"), "clients[0].joinAtSeconds",
+        "expected one time a process (3), got 2");
+    fails(scenario(SERVER, at.formatted("30"), "[\"seed\"]"), "clients[0].joinAtSeconds",
+        "expected a list of seconds, one a process [...], got 30");
+    fails(scenario(SERVER, at.formatted("[0, -1, 30]"), "[\"seed\"]"), "clients[0].joinAtSeconds[1]",
+        "expected a number of seconds of 0 or more (at most 10000000), got -1");
+    fails("{\"maxSeconds\":100," + scenario(SERVER, at.formatted("[0, 30, 100]"), "[\"seed\"]").substring(1),
+        "clients[0].joinAtSeconds[2]", "process 2 would join at 100.0 s, not before maxSeconds (100.0 s): "
+            + "expected every process to join before the run ends");
+    fails(scenario(SERVER, "{\"host\":\"q.test\",\"requests\":10,\"processes\":2,\"joinEverySeconds\":30,"
+        + "\"joinAtSeconds\":[0, 30]}", "[\"seed\"]"), "clients[0].joinAtSeconds",
+        "expected joinEverySeconds or joinAtSeconds, not both");
+    fails(scenario(SERVER, "{\"host\":\"q.test\",\"requests\":10,\"joinEvery\":30}", "[\"seed\"]"),
+        "clients[0].joinEvery", "unknown field of a client: expected one of arrival, fleetLatencyMs, host, inFlight, "
+            + "joinAtSeconds, joinEverySeconds, processes, requests, sharedState");
+  }
+
+  @Test
   void eachFieldAtFaultIsNamed() {
     fails("[1]", "", "scenario: expected a JSON object {\"servers\": [...], \"clients\": [...], \"policies\": [...]}");
     fails(scenario(SERVER, CLIENT, "[\"seed\"]").replace("\"servers\"", "\"server\""), "server",
