@@ -265,40 +265,11 @@ class FleetMemoryTest {
     assertThat(shared).as("spent together").isZero();
   }
 
-  /** A member of a fleet that keeps nothing: messages and claims alone (SPEC S2). */
-  record MessagesOnly(Fleet member) implements Fleet {
-    @Override
-    public void tell(Lesson lesson) {
-      member.tell(lesson);
-    }
-
-    @Override
-    public Listening listen(Consumer<Lesson> listener) {
-      return member.listen(listener);
-    }
-
-    @Override
-    public void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then) {
-      member.claimStart(keys, intervalNanos, then);
-    }
-
-    @Override
-    public void claimPlace(String key, long place, int limit, long leaseNanos, LongConsumer then) {
-      member.claimPlace(key, place, limit, leaseNanos, then);
-    }
-
-    @Override
-    public void releasePlace(String key, long place) {
-      member.releasePlace(key, place);
-    }
-  }
-
-  /** A member of a fleet that counts what it is asked to keep. */
-  static final class CountingKeeps implements Fleet {
+  /** A member of a fleet that forwards everything to {@code member}; the tests' fleets override what they change. */
+  static class ForwardingFleet implements Fleet {
     final Fleet member;
-    final AtomicInteger keeps = new AtomicInteger();
 
-    CountingKeeps(Fleet member) {
+    ForwardingFleet(Fleet member) {
       this.member = member;
     }
 
@@ -329,18 +300,54 @@ class FleetMemoryTest {
 
     @Override
     public boolean keeps() {
-      return true;
+      return member.keeps();
     }
 
     @Override
     public void keep(String key, Kept kept, long keepForNanos) {
-      keeps.incrementAndGet();
       member.keep(key, kept, keepForNanos);
     }
 
     @Override
     public void recall(String key, Consumer<@Nullable Kept> then) {
       member.recall(key, then);
+    }
+
+    @Override
+    public void announce(String key, long remaining, long resetNanos, long spentBefore) {
+      member.announce(key, remaining, resetNanos, spentBefore);
+    }
+
+    @Override
+    public void spendAnnounced(String key, Consumer<Spent> then) {
+      member.spendAnnounced(key, then);
+    }
+  }
+
+  /** A member of a fleet that keeps nothing: messages and claims alone (SPEC S2). */
+  static final class MessagesOnly extends ForwardingFleet {
+    MessagesOnly(Fleet member) {
+      super(member);
+    }
+
+    @Override
+    public boolean keeps() {
+      return false;
+    }
+  }
+
+  /** A member of a fleet that counts what it is asked to keep. */
+  static final class CountingKeeps extends ForwardingFleet {
+    final AtomicInteger keeps = new AtomicInteger();
+
+    CountingKeeps(Fleet member) {
+      super(member);
+    }
+
+    @Override
+    public void keep(String key, Kept kept, long keepForNanos) {
+      keeps.incrementAndGet();
+      super.keep(key, kept, keepForNanos);
     }
   }
 }
