@@ -80,6 +80,10 @@ final class PacingOptions {
       description = "the Redis of --fleet (default " + DEFAULT_REDIS + ")")
   @Nullable String redis;
 
+  @Option(names = "--redis-cluster", paramLabel = "URI[,URI...]", split = ",",
+      description = "the Redis Cluster of --fleet instead: one or more of its nodes, from which the others are found")
+  @Nullable List<String> redisCluster;
+
   static final String DEFAULT_REDIS = "redis://127.0.0.1:6379";
 
   /**
@@ -145,14 +149,23 @@ final class PacingOptions {
     if (redis != null && fleetName == null) {
       throw usage("--redis needs --fleet NAME: the fleet whose processes share what hosts teach");
     }
+    List<String> cluster = redisCluster;
+    if (cluster != null && fleetName == null) {
+      throw usage("--redis-cluster needs --fleet NAME: the fleet whose processes share what hosts teach");
+    }
+    if (cluster != null && redis != null) {
+      throw usage("--redis and --redis-cluster both name the fleet's Redis: give one");
+    }
     if (fleetName != null) {
-      String uri = redis != null ? redis : DEFAULT_REDIS;
+      String where = cluster != null ? String.join(",", cluster) : redis != null ? redis : DEFAULT_REDIS;
+      String option = cluster != null ? "--redis-cluster" : "--redis";
       try {
-        fleet = RedisFleet.connect(uri, fleetName);
+        fleet = cluster != null ? RedisFleet.connectCluster(cluster, fleetName) : RedisFleet.connect(where, fleetName);
       } catch (IllegalArgumentException e) {
-        throw usage("--fleet: " + e.getMessage());
-      } catch (RuntimeException e) { // Lettuce's RedisConnectionException
-        throw usage("--redis '" + Redaction.userInfo(uri) + "' cannot be reached: " + e.getMessage());
+        throw usage((e.getMessage() != null && e.getMessage().startsWith("fleet name") ? "--fleet: " : option + ": ")
+            + e.getMessage());
+      } catch (RuntimeException e) { // Lettuce's RedisConnectionException, or a Cluster that cannot be read
+        throw usage(option + " '" + Redaction.userInfo(where) + "' cannot be reached: " + e.getMessage());
       }
       builder.fleet(fleet);
     }

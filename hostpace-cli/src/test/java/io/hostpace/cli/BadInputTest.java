@@ -146,8 +146,11 @@ class BadInputTest {
         fetch("--fleet", "a\nb"),
         usage("--redis", "fetch", "--redis", "redis://127.0.0.1:{closed}", "{url}"),
         usage("--redis", "fetch", "--fleet", "crawlers", "--redis", "redis://127.0.0.1:{closed}", "{url}"),
-        usage("--fleet", "fetch", "--fleet", "crawlers", "--redis", "", "{url}"),
-        usage("--fleet", "fetch", "--fleet", "crawlers", "--redis", "http://127.0.0.1:{closed}", "{url}"),
+        usage("--redis", "fetch", "--fleet", "crawlers", "--redis", "", "{url}"),
+        usage("--redis", "fetch", "--fleet", "crawlers", "--redis", "http://127.0.0.1:{closed}", "{url}"),
+        usage("--redis-cluster", "fetch", "--redis-cluster", "redis://127.0.0.1:{closed}", "{url}"),
+        usage("--redis-cluster", "fetch", "--fleet", "crawlers", "--redis-cluster", "redis://127.0.0.1:{closed}", "{url}"),
+        usage("--redis-cluster", "fetch", "--fleet", "crawlers", "--redis-cluster", "http://127.0.0.1:{closed}", "{url}"),
         // fetch: the rest
         usage("no URL", "fetch"),
         usage("--frobnicate", "fetch", "--frobnicate", "{url}"),

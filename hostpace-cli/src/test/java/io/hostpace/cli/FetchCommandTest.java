@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.hostpace.Hostpace;
+import io.hostpace.testkit.RedisCluster;
 import io.hostpace.testkit.RedisServer;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -308,6 +309,34 @@ class FetchCommandTest {
           server.url("/c"))).isZero();
       assertThat(Long.parseLong(out.replaceAll("(?s).*\"waitedMs\":(\\d+).*", "$1"))).isLessThan(5_000);
     }
+  }
+
+  @Test
+  void S5_runsOfOneFleetShareAPacedHostsStartsThroughARedisCluster() throws Exception {
+    String host = "127.0.0.1:" + server.server.getAddress().getPort();
+    try (RedisCluster cluster = RedisCluster.start()) {
+      String seeds = String.join(",", cluster.uris().subList(0, 2)); // the third is found from these
+      String[] fleet = {"fetch", "--fleet", "nightly", "--redis-cluster", seeds, "--host", host + "=perSecond:0.1"};
+      assertThat(run(concat(fleet, server.url("/a")))).as(err).isZero();
+      assertThat(run(concat(fleet, server.url("/b")))).as(err).isZero();
+      long waited = Long.parseLong(out.replaceAll("(?s).*\"waitedMs\":(\\d+).*", "$1"));
+      assertThat(waited).as("the second run waits for the fleet's start of the first").isGreaterThanOrEqualTo(5_000);
+    }
+  }
+
+  @Test
+  void S5_aRedisClusterOptionThatCannotBeUsedIsAUsageErrorThatSaysWhy() throws IOException {
+    assertThat(run("fetch", "--redis-cluster", "redis://127.0.0.1:7000", server.url("/ok"))).isEqualTo(2);
+    assertThat(err).contains("--redis-cluster needs --fleet NAME");
+    assertThat(run("fetch", "--fleet", "nightly", "--redis", "redis://127.0.0.1:6379", "--redis-cluster",
+        "redis://127.0.0.1:7000", server.url("/ok"))).isEqualTo(2);
+    assertThat(err).contains("--redis and --redis-cluster both name the fleet's Redis");
+    assertThat(run("fetch", "--fleet", "nightly", "--redis-cluster", "redis://:secret@127.0.0.1:" + closedPort(),
+        server.url("/ok"))).isEqualTo(2);
+    assertThat(err).contains("--redis-cluster 'redis://").contains("cannot be reached").doesNotContain("secret");
+    assertThat(run("fetch", "--fleet", "nightly", "--redis-cluster", "http://127.0.0.1:7000", server.url("/ok")))
+        .isEqualTo(2);
+    assertThat(err).contains("--redis-cluster: ");
   }
 
   static String[] concat(String[] first, String last) {
