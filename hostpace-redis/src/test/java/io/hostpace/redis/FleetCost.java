@@ -48,6 +48,18 @@ final class FleetCost {
       await(then -> fleet.claimPlace(HOST, i, 4, 0, then));
       fleet.releasePlace(HOST, i);
     });
+    kinds.put("a host met (recall of what the fleet keeps of it)", (fleet, i) ->
+        answered(then -> fleet.recall(HOST, then::complete)));
+    kinds.put("a change of what a host taught (keep)", (fleet, i) -> {
+      fleet.keep(HOST, new io.hostpace.spi.Fleet.Kept(1_000_000_000L + i, 0, 0, 0, 0, 0), TimeUnit.HOURS.toNanos(1));
+      answered(then -> fleet.recall("flush.test", then::complete)); // the keep ran: one connection keeps its order
+    });
+    kinds.put("an announcement (announce, with an answer's quota headers)", (fleet, i) -> {
+      fleet.announce(HOST, 1_000_000, TimeUnit.HOURS.toNanos(1), i + 1);
+      answered(then -> fleet.recall("flush.test", then::complete));
+    });
+    kinds.put("a start of a host that announced few left (spendAnnounced)", (fleet, i) ->
+        answered(then -> fleet.spendAnnounced(HOST, then::complete)));
     kinds.put("a lesson (tell, heard by one other process)", (fleet, i) ->
         fleet.tell(new Lesson(HOST, false, -1, 84_000_000L, 3)));
 
@@ -129,6 +141,13 @@ final class FleetCost {
 
   private interface Claim {
     void ask(java.util.function.LongConsumer then);
+  }
+
+  /** Waits for the one answer {@code ask} gives, whatever it is. */
+  private static Object answered(java.util.function.Consumer<CompletableFuture<Object>> ask) throws Exception {
+    CompletableFuture<Object> answer = new CompletableFuture<>();
+    ask.accept(answer);
+    return answer.get(10, TimeUnit.SECONDS);
   }
 
   private static long await(Claim claim) throws Exception {
