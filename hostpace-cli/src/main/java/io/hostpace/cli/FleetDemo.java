@@ -184,6 +184,8 @@ final class FleetDemo {
     for (int i = toClose.size() - 1; i >= 0; i--) {
       try {
         toClose.get(i).close();
+      } catch (InterruptedException e) { // the next ones are still closed; the interrupt is kept for the caller
+        Thread.currentThread().interrupt();
       } catch (Exception e) {
         streams.err().println("hostpace: could not stop a part of the demo: " + Printable.line(Main.failure(e)));
       }
