@@ -17,23 +17,29 @@ import org.jspecify.annotations.Nullable;
 /**
  * {@code hostpace demo --fleet}: three workers, each a {@code hostpace fetch} in a process of its
  * own, against one SPARQL endpoint on 127.0.0.1 that serves one request every 100 ms and refuses
- * the rest with a bare 429 (as QLever does at its rate), each fetching 20 URLs. Two start
- * together; the third, the late joiner, starts 3 s later, when the others have learned the host. The same three run twice: each
- * learning the host alone, then as a fleet ({@code --fleet demo}) over a Redis that this demo
- * starts on 127.0.0.1 (SPEC S2, S3), so that the late joiner starts from what the fleet learned.
- * A table puts the refusals of each worker, and those the endpoint counted, side by side.
+ * the rest with a bare 429 (as QLever does at its rate), each fetching 16 URLs. Two start
+ * together; the third, the late joiner, starts 3 s later, when the others have learned the host.
+ * The same three run twice: each learning the host alone, then as a fleet ({@code --fleet demo})
+ * over a Redis that this demo starts on 127.0.0.1 (SPEC S2, S3), so that the late joiner starts
+ * from what the fleet learned. A table puts the refusals of each worker, and those the endpoint
+ * counted, side by side.
  *
- * <p>Leaves nothing running: a worker still running at its side's bound is destroyed, Redis is
- * stopped, and a shutdown hook does both if the demo is ended early (Ctrl-C).
+ * <p>Each side has 30 s. Learning alone, a worker may starve (the others took the host's rate,
+ * and its own refusals taught it to wait ever longer): one still running then is stopped, and
+ * the table says so, as what learning alone does. A worker of the fleet that does not finish, or
+ * any worker that fails (exit status 1 or 2), makes the demo fail.
+ *
+ * <p>Leaves nothing running: a worker still running at the bound is destroyed, Redis is stopped,
+ * and a shutdown hook does both if the demo is ended early (Ctrl-C).
  */
 final class FleetDemo {
 
   static final Duration INTERVAL = Duration.ofMillis(100);
-  static final int EARLY_URLS = 20;
-  static final int LATE_URLS = 20;
+  static final int EARLY_URLS = 16;
+  static final int LATE_URLS = 16;
   static final Duration LATE_AFTER = Duration.ofSeconds(3);
-  /** The longest a side may take before its workers are stopped. */
-  static final Duration BOUND = Duration.ofSeconds(45);
+  /** The longest a side may take, from its first worker's start; a worker running then is stopped. */
+  static final Duration BOUND = Duration.ofSeconds(30);
   static final String FLEET = "demo";
 
   private final Main.Streams streams;
@@ -53,8 +59,11 @@ final class FleetDemo {
       return workers.stream().mapToInt(WorkerProcess.Result::answered).sum();
     }
 
-    boolean finished() {
-      return workers.stream().allMatch(WorkerProcess.Result::finished);
+    /** The workers still running at the bound, by name, or "none". */
+    String stopped() {
+      String names = workers.stream().filter(WorkerProcess.Result::stopped).map(WorkerProcess.Result::name)
+          .collect(java.util.stream.Collectors.joining(", "));
+      return names.isEmpty() ? "none" : names;
     }
   }
 
@@ -66,7 +75,8 @@ final class FleetDemo {
     out.println();
     out.println("  worker 1, worker 2:  " + EARLY_URLS + " URLs each, from the start");
     out.println("  the late joiner:     " + LATE_URLS + " URLs, from " + LATE_AFTER.toSeconds() + " s on, when the others have learned the host");
-    out.println("  run twice:           each worker learning alone, then as a fleet over a Redis on 127.0.0.1");
+    out.println("  run twice:           each worker learning alone, then as a fleet over a Redis on 127.0.0.1;");
+    out.println("                       a worker still running at " + BOUND.toSeconds() + " s is stopped");
     out.println();
 
     Thread hook = new Thread(this::closeRunning, "hostpace-demo-cleanup");
@@ -94,26 +104,35 @@ final class FleetDemo {
     out.printf(row, "refusals the endpoint counted", alone.refusals(), fleet.refusals());
     out.printf(row, "requests the endpoint got", alone.requests(), fleet.requests());
     out.printf(row, "URLs answered 200", alone.answered() + " / " + total, fleet.answered() + " / " + total);
-    out.printf(row, "time the late joiner took", seconds(alone.lateJoiner().took()), seconds(fleet.lateJoiner().took()));
+    out.printf(row, "time the late joiner took", took(alone.lateJoiner()), took(fleet.lateJoiner()));
+    out.printf(row, "stopped at " + BOUND.toSeconds() + " s, still running", alone.stopped(), fleet.stopped());
     out.printf(row, "wall time", seconds(alone.wall()), seconds(fleet.wall()));
     out.println();
 
+    boolean failed = false;
     for (Side side : List.of(alone, fleet)) {
       for (WorkerProcess.Result worker : side.workers()) {
-        if (!worker.finished()) {
-          out.println(worker.name() + " did not finish (exit status " + worker.exitStatus() + "): " + worker.lastError());
+        if (worker.failed() || (side == fleet && worker.stopped())) {
+          out.println((side == fleet ? "As a fleet, " : "Learning alone, ") + worker.name() + " did not finish: "
+              + worker.lastError());
+          failed = true;
         }
       }
     }
-    if (!alone.finished() || !fleet.finished()) {
+    if (failed) {
       return Main.FAILED;
     }
     int lateAlone = alone.lateJoiner().refusals();
     int lateFleet = fleet.lateJoiner().refusals();
     out.println("Learning alone, each worker paid for what the others already knew, and the late joiner opened");
-    out.println("on a host the others kept busy: refused " + times(lateAlone) + ". As a fleet, it read what the fleet had");
-    out.println("learned of the host before its first request, and its starts were claimed with the others' through");
-    out.println("Redis: refused " + times(lateFleet) + (lateFleet < lateAlone ? "." : ", no fewer this time."));
+    out.println("on a host the others kept busy: refused " + times(lateAlone) + ".");
+    if (!alone.stopped().equals("none")) {
+      out.println("Still running at " + BOUND.toSeconds() + " s, " + alone.stopped() + " starved: the others took the host's rate, and");
+      out.println("its own refusals taught it to wait ever longer.");
+    }
+    out.println("As a fleet, the late joiner read what the fleet had learned of the host before its first request,");
+    out.println("and its starts were claimed with the others' through Redis: refused " + times(lateFleet)
+        + (lateFleet < lateAlone ? "." : ", no fewer this time."));
     out.println("(hostpace fetch --fleet NAME --redis URI makes any runs one fleet; see the README's fleet section.)");
     return Main.OK;
   }
@@ -190,6 +209,10 @@ final class FleetDemo {
         streams.err().println("hostpace: could not stop a part of the demo: " + Printable.line(Main.failure(e)));
       }
     }
+  }
+
+  private static String took(WorkerProcess.Result worker) {
+    return worker.stopped() ? "stopped" : seconds(worker.took());
   }
 
   private static String times(int count) {

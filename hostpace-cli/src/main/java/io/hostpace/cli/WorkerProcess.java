@@ -22,6 +22,8 @@ final class WorkerProcess implements AutoCloseable {
 
   /** Small and quick to start: a worker fetches a few dozen URLs. */
   private static final List<String> JVM_OPTIONS = List.of("-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+  /** The exit status of a worker that was destroyed at its deadline. */
+  static final int STOPPED = -1;
   private static final Pattern STATUS = Pattern.compile("\"status\":(\\d+)");
   private static final Pattern ATTEMPTS = Pattern.compile("\"attempts\":(\\d+)");
 
@@ -42,12 +44,18 @@ final class WorkerProcess implements AutoCloseable {
   }
 
   /**
-   * What one worker did: its exit status (-1 when it was destroyed), its URLs, those answered 200,
+   * What one worker did: its exit status ({@link #STOPPED} when it was destroyed), its URLs, those answered 200,
    * its refusals, and how long it ran, from its start to its exit.
    */
   record Result(String name, int exitStatus, int urls, int answered, int refusals, Duration took, String lastError) {
-    boolean finished() {
-      return exitStatus == Main.OK;
+    /** Still running at its deadline, and so destroyed. */
+    boolean stopped() {
+      return exitStatus == STOPPED;
+    }
+
+    /** Ended with an error: a URL without an HTTP answer (1), a usage error (2), or a crash. */
+    boolean failed() {
+      return exitStatus != Main.OK && exitStatus != STOPPED;
     }
   }
 
@@ -104,7 +112,7 @@ final class WorkerProcess implements AutoCloseable {
       exitStatus = process.exitValue();
     } else {
       destroy();
-      exitStatus = -1;
+      exitStatus = STOPPED;
     }
     int urls = 0;
     int answered = 0;
@@ -123,7 +131,8 @@ final class WorkerProcess implements AutoCloseable {
         answered++;
       }
     }
-    String lastError = exitStatus == -1 ? "did not end by its deadline and was stopped" : lastLine(errors);
+    String lastError = exitStatus == STOPPED ? "still running at its deadline, it was stopped"
+        : "exit status " + exitStatus + ": " + lastLine(errors);
     Duration took = Duration.ofNanos(endNanos.getNow(System.nanoTime()) - startNanos);
     return new Result(name, exitStatus, urls, answered, refusals, took, lastError);
   }

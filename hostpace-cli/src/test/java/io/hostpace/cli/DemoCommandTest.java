@@ -51,7 +51,7 @@ class DemoCommandTest {
    */
   @Test
   void S3_theFleetDemosLateJoinerIsRefusedLessThanLearningAloneAndNothingIsLeftRunning() {
-    assertTimeoutPreemptively(Duration.ofSeconds(150), () -> {
+    assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
       Set<Long> before = descendants();
       ByteArrayOutputStream stdout = new ByteArrayOutputStream();
       ByteArrayOutputStream stderr = new ByteArrayOutputStream();
@@ -67,14 +67,13 @@ class DemoCommandTest {
       List<int[]> workers = List.of(row(out, "refusals of worker 1"), row(out, "refusals of worker 2"),
           row(out, "refusals of the late joiner"));
       int[] counted = row(out, "refusals the endpoint counted");
-      for (int side = 0; side < 2; side++) {
-        int sum = 0;
-        for (int[] worker : workers) {
-          sum += worker[side];
-        }
-        assertThat(sum).as("the workers' refusals are the endpoint's, side " + side + ": " + out).isEqualTo(counted[side]);
-      }
-      assertThat(counted[0]).as("learning alone, the workers are refused: " + out).isPositive();
+      // As a fleet every worker finishes, and each refusal the endpoint counted is one of theirs.
+      assertThat(out).containsPattern("stopped at \\d+ s, still running\\s+.+\\s+none\\R");
+      assertThat(workers.stream().mapToInt(worker -> worker[1]).sum()).as(out).isEqualTo(counted[1]);
+      // Learning alone a worker may be stopped before its last answers: the endpoint counted at least theirs.
+      assertThat(workers.stream().mapToInt(worker -> worker[0]).sum()).as(out).isLessThanOrEqualTo(counted[0]);
+      assertThat(counted[1]).as("the fleet is refused less than the workers learning alone: " + out)
+          .isLessThan(counted[0]);
       // The late joiner of the fleet opens with what the fleet learned: no opening burst, at most the
       // one refusal a probe of the fleet's rule may cost it, and fewer than when it learns alone.
       int[] late = workers.get(2);
