@@ -33,6 +33,11 @@ import picocli.CommandLine.Option;
  * the same federated workload runs against them first with plain Jena, then through Hostpace,
  * then through Hostpace again, its engine starting from what the last one's was taught (SPEC S1,
  * as {@code --state} keeps it); a table compares the three. Leaves nothing running.
+ *
+ * <p>{@code hostpace demo --fleet} runs {@link FleetDemo} instead: worker processes learning
+ * alone, then as a fleet. It is not part of the plain demo, which stays within a JVM of its own:
+ * the fleet starts three more and a Redis server, whose binary the jar ships for Linux and macOS
+ * only.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
     description = "Show, on this machine, plain Jena losing federated queries that Hostpace completes.")
@@ -48,6 +53,11 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
       description = "federated queries in the workload, all sent at once (default ${DEFAULT-VALUE})")
   int queries = 16;
 
+  @Option(names = "--fleet",
+      description = "instead, run three worker processes (hostpace fetch, one of them joining late) against one"
+          + " endpoint, learning alone and then as a fleet over a Redis this demo starts on 127.0.0.1")
+  boolean fleet;
+
   DemoCommand(Main.Streams streams) {
     this.streams = streams;
   }
@@ -58,6 +68,13 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (fleet) {
+      if (spec.commandLine().getParseResult().hasMatchedOption("--queries")) {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+            "--queries sizes the federated workload, which --fleet does not run: give one or the other");
+      }
+      return new FleetDemo(streams).run();
+    }
     if (queries < 1 || queries > 200) {
       throw new picocli.CommandLine.ParameterException(spec.commandLine(),
           "--queries must be 1 to 200, got " + queries);

@@ -1,18 +1,24 @@
 package io.hostpace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@code hostpace demo}, smaller than by default, in this process: plain Jena loses queries that
  * Hostpace completes, and a next run that starts from what the first was taught is refused less.
+ * {@code hostpace demo --fleet}, as it ships: worker processes learning alone, then as a fleet.
  */
 class DemoCommandTest {
 
@@ -35,5 +41,71 @@ class DemoCommandTest {
     Matcher refused = Pattern.compile("refusals by people\\s+([1-9]\\d*)\\s+(\\d+)\\s+(\\d+)").matcher(out);
     assertThat(refused.find()).as(out).isTrue();
     assertThat(Integer.parseInt(refused.group(3))).as(out).isLessThan(Integer.parseInt(refused.group(2)));
+  }
+
+  /**
+   * Three {@code hostpace fetch} processes, started by the demo from this JVM's classpath, against
+   * one endpoint of a known rate; the late joiner of the fleet starts from what the fleet learned
+   * (SPEC S3) and is refused less than when it learns alone. Every refusal the endpoint counted is
+   * one of a worker's, and neither a worker nor the Redis the demo started is left running.
+   */
+  @Test
+  void S3_theFleetDemosLateJoinerIsRefusedLessThanLearningAloneAndNothingIsLeftRunning() {
+    assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
+      Set<Long> before = descendants();
+      ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+      ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+      int status = Main.run(new String[] {"demo", "--fleet"}, new ByteArrayInputStream(new byte[0]),
+          new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(stderr, true, StandardCharsets.UTF_8));
+      String out = stdout.toString(StandardCharsets.UTF_8);
+
+      assertThat(status).as(out + stderr).isZero();
+      int total = 2 * FleetDemo.EARLY_URLS + FleetDemo.LATE_URLS;
+      // Learning alone a worker may run out of retries; as a fleet none does.
+      assertThat(out).as("every URL of the fleet answered")
+          .containsPattern("URLs answered 200\\s+\\d+ / " + total + "\\s+" + total + " / " + total);
+      List<int[]> workers = List.of(row(out, "refusals of worker 1"), row(out, "refusals of worker 2"),
+          row(out, "refusals of the late joiner"));
+      int[] counted = row(out, "refusals the endpoint counted");
+      // As a fleet every worker finishes, and each refusal the endpoint counted is one of theirs.
+      assertThat(out).containsPattern("stopped at \\d+ s, still running\\s+.+\\s+none\\R");
+      assertThat(workers.stream().mapToInt(worker -> worker[1]).sum()).as(out).isEqualTo(counted[1]);
+      // Learning alone a worker may be stopped before its last answers: the endpoint counted at least theirs.
+      assertThat(workers.stream().mapToInt(worker -> worker[0]).sum()).as(out).isLessThanOrEqualTo(counted[0]);
+      assertThat(counted[1]).as("the fleet is refused less than the workers learning alone: " + out)
+          .isLessThan(counted[0]);
+      // The late joiner of the fleet opens with what the fleet learned: no opening burst, at most the
+      // one refusal a probe of the fleet's rule may cost it, and fewer than when it learns alone.
+      int[] late = workers.get(2);
+      assertThat(late[1]).as("as a fleet the late joiner is refused at most once: " + out).isLessThanOrEqualTo(1);
+      assertThat(late[1]).as("as a fleet the late joiner is refused less than alone: " + out).isLessThan(late[0]);
+
+      Set<Long> left = descendants();
+      left.removeAll(before);
+      assertThat(left).as("no worker and no Redis left running").isEmpty();
+    });
+  }
+
+  @Test
+  void theFleetDemoTakesNoQueriesAsItRunsNoFederatedWorkload() {
+    ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+    int status = Main.run(new String[] {"demo", "--fleet", "--queries", "4"}, new ByteArrayInputStream(new byte[0]),
+        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+        new PrintStream(stderr, true, StandardCharsets.UTF_8));
+    assertThat(status).isEqualTo(Main.USAGE);
+    assertThat(stderr.toString(StandardCharsets.UTF_8)).contains("--queries").contains("--fleet");
+  }
+
+  /** The two figures of a row of the fleet demo's table: learning alone, as a fleet. */
+  private static int[] row(String out, String label) {
+    Matcher row = Pattern.compile(Pattern.quote(label) + "\\s+(\\d+)\\s+(\\d+)").matcher(out);
+    assertThat(row.find()).as(label + " in " + out).isTrue();
+    return new int[] {Integer.parseInt(row.group(1)), Integer.parseInt(row.group(2))};
+  }
+
+  /** The processes this JVM started that are still alive: workers, Redis, whatever else. */
+  private static Set<Long> descendants() {
+    return ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).map(ProcessHandle::pid)
+        .collect(Collectors.toSet());
   }
 }

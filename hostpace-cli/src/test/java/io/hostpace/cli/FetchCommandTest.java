@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.hostpace.Hostpace;
-import io.hostpace.testkit.RedisCluster;
-import io.hostpace.testkit.RedisServer;
+import io.hostpace.redis.testing.RedisCluster;
+import io.hostpace.redis.testing.RedisServer;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -1,8 +1,8 @@
 package io.hostpace.redis;
 
 import io.hostpace.spi.Fleet.Lesson;
-import io.hostpace.testkit.RedisCluster;
-import io.hostpace.testkit.RedisServer;
+import io.hostpace.redis.testing.RedisCluster;
+import io.hostpace.redis.testing.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;

@@ -9,7 +9,7 @@ import io.hostpace.HostpaceEvent;
 import io.hostpace.Limits;
 import io.hostpace.testing.RefusingServer.RetryAfter;
 import io.hostpace.testkit.BucketServer;
-import io.hostpace.testkit.RedisServer;
+import io.hostpace.redis.testing.RedisServer;
 import io.hostpace.testkit.TestServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScoredValue;

@@ -11,7 +11,7 @@ import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
 import io.hostpace.testing.KnownHosts;
 import io.hostpace.testing.ScriptedExchange;
-import io.hostpace.testkit.RedisServer;
+import io.hostpace.redis.testing.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

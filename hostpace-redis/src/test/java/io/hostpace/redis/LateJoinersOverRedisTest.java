@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.hostpace.Hostpace;
+import io.hostpace.redis.testing.RedisServer;
 import io.hostpace.testing.RefusingServer.RetryAfter;
 import io.hostpace.testkit.BucketServer;
-import io.hostpace.testkit.RedisServer;
 import io.hostpace.testkit.TestServer;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;

@@ -2,7 +2,7 @@ package io.hostpace.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hostpace.testkit.RedisServer;
+import io.hostpace.redis.testing.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;

@@ -10,7 +10,7 @@ import io.hostpace.Rate;
 import io.hostpace.redis.FleetOverRedisTest.Answer;
 import io.hostpace.spi.Fleet;
 import io.hostpace.spi.Fleet.Lesson;
-import io.hostpace.testkit.RedisCluster;
+import io.hostpace.redis.testing.RedisCluster;
 import io.lettuce.core.RedisClient;
 import java.time.Duration;
 import java.util.ArrayList;

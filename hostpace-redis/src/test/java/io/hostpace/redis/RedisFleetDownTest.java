@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hostpace.spi.Fleet;
 import io.hostpace.spi.Fleet.Lesson;
-import io.hostpace.testkit.RedisServer;
+import io.hostpace.redis.testing.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionException;
 import java.time.Duration;

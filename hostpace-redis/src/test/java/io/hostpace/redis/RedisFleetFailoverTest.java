@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.hostpace.spi.Fleet;
-import io.hostpace.testkit.RedisCluster;
+import io.hostpace.redis.testing.RedisCluster;
 import io.lettuce.core.RedisClient;
 import java.time.Duration;
 import java.util.ArrayList;

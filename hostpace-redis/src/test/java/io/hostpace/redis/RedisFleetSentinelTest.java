@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.hostpace.redis.RedisFleetFailoverTest.Asked;
 import io.hostpace.spi.Fleet;
-import io.hostpace.testkit.RedisSentinel;
+import io.hostpace.redis.testing.RedisSentinel;
 import io.lettuce.core.RedisClient;
 import java.time.Duration;
 import java.util.ArrayList;

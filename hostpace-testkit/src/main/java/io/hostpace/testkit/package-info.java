@@ -11,9 +11,11 @@
  *     {@link io.hostpace.testkit.BucketServer} (a rate limiter), {@link io.hostpace.testkit.Refusing},
  *     {@link io.hostpace.testkit.SlowBody}, {@link io.hostpace.testkit.Echo}.
  * <li>{@link io.hostpace.testkit.RawServer}: a bare socket that resets a connection or never answers.
- * <li>{@link io.hostpace.testkit.RedisServer} and {@link io.hostpace.testkit.RedisCluster}: a real
- *     Redis, one server or a Cluster of three masters (and a replica to promote), for fleets' tests.
  * </ul>
+ *
+ * <p>Real Redis servers for the tests of fleets are not here but in {@code hostpace-redis}'s
+ * {@code io.hostpace.redis.testing}, beside the fleet they serve, where the command line's demo
+ * can start one too.
  *
  * <p>Main code on purpose: a module's tests never depend on another module's test classes, and
  * users can run the same scenarios against an adapter of their own.

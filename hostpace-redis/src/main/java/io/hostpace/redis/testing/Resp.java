@@ -1,4 +1,4 @@
-package io.hostpace.testkit;
+package io.hostpace.redis.testing;
 
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
@@ -16,8 +16,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One connection to a Redis on 127.0.0.1 that sends commands and reads their answers in RESP, the
- * protocol's plain form: enough to form a test's cluster without a Redis client library (the
- * testkit brings none, and the Redis 6.2 binary the tests may run ships no {@code redis-cli}).
+ * protocol's plain form: enough to form a test's cluster without {@code redis-cli} (the Redis 6.2
+ * binary the tests may run ships none), and without Lettuce, so that the client a fleet runs on is
+ * not also what sets up the servers it is tested against.
  * An answer is a {@code String} (simple or bulk), a {@code Long}, a {@code List} of answers, or
  * null; an error answer is thrown as an {@link IOException} that names the command.
  */

@@ -1,4 +1,4 @@
-package io.hostpace.testkit;
+package io.hostpace.redis.testing;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,11 +14,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A real {@code redis-server} on 127.0.0.1 and a free port, with nothing saved to disk, started
- * for a test and stopped by {@link #close()}: for the tests of SPEC S2 ({@code hostpace-redis},
- * the command line's {@code --fleet}). The binary is the {@code redis-server} on {@code PATH}, else
- * the one the embedded-redis jar ships, which the modules that start Redis have as a test
- * dependency ({@link RedisBinary}); without either the tests fail, as a missing server is not a
- * passing test.
+ * for a test or a demo and stopped by {@link #close()}: for the tests of SPEC S2
+ * ({@code hostpace-redis}, the command line's {@code --fleet}) and {@code hostpace demo --fleet}.
+ * The binary is the {@code redis-server} on {@code PATH}, else the one the embedded-redis jar
+ * ships, which the modules that start Redis depend on ({@link RedisBinary}); without either,
+ * {@link #start()} throws, as a missing server is not a passing test.
  *
  * <p>A test of a fleet's failures (SPEC S4) can {@link #stop()} it and {@link #restart()} it on the
  * same port, or {@link #kill()} it without warning: as nothing is saved, it always starts again
@@ -42,12 +42,17 @@ public final class RedisServer implements AutoCloseable {
     this.process = launch();
   }
 
-  /** Starts a server and returns once it answers PING; fails the test if it cannot. */
+  /**
+   * Starts a server and returns once it answers PING.
+   *
+   * @throws IOException if there is no binary to run, or the server did not answer within 10 s
+   *     (three tries on three free ports), with its log
+   */
   public static RedisServer start() throws IOException, InterruptedException {
     return start(RedisBinary.find());
   }
 
-  /** Starts {@code binary} as a server and returns once it answers PING; fails the test if it cannot. */
+  /** Starts {@code binary} as a server and returns once it answers PING; throws as {@link #start()} does. */
   static RedisServer start(String binary) throws IOException, InterruptedException {
     IOException last = null;
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) { // another program may take the free port first

@@ -1,4 +1,4 @@
-package io.hostpace.testkit;
+package io.hostpace.redis.testing;
 
 import java.io.IOException;
 import java.net.InetAddress;

@@ -1,4 +1,4 @@
-package io.hostpace.testkit;
+package io.hostpace.redis.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;

@@ -1,4 +1,4 @@
-package io.hostpace.testkit;
+package io.hostpace.redis.testing;
 
 import java.io.File;
 import java.io.IOException;
@@ -11,12 +11,13 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where the tests find a {@code redis-server} to run: the one on {@code PATH} if there is one,
- * else the binary that the {@code com.github.codemonstur:embedded-redis} jar ships for this
- * machine (Redis 6.2 for Linux and macOS, on x86-64 and arm64), copied once per JVM to a
- * temporary file. So the tests of fleets need nothing installed: the Maven dependency brings
- * the server. The jar is looked up as a resource, not compiled against, so only the modules whose
- * tests start Redis depend on it (at test scope).
+ * Where a test or the demo finds a {@code redis-server} to run: the one on {@code PATH} if there
+ * is one, else the binary that the {@code com.github.codemonstur:embedded-redis} jar ships for
+ * this machine (Redis 6.2 for Linux and macOS, on x86-64 and arm64), copied once per JVM to a
+ * temporary file. So the tests of fleets and {@code hostpace demo --fleet} need nothing
+ * installed: the Maven dependency brings the server. The jar is looked up as a resource, not
+ * compiled against, so it is an optional dependency of this module: only what starts Redis (the
+ * tests, the command line) brings it.
  */
 final class RedisBinary {
 
@@ -24,7 +25,11 @@ final class RedisBinary {
 
   private RedisBinary() {}
 
-  /** The {@code redis-server} on {@code PATH}, else the bundled one; fails the test if neither. */
+  /**
+   * The {@code redis-server} on {@code PATH}, else the bundled one.
+   *
+   * @throws IOException if there is neither, saying what to install or add
+   */
   static String find() throws IOException {
     Optional<Path> onPath = onPath();
     if (onPath.isPresent()) {
@@ -44,7 +49,11 @@ final class RedisBinary {
     return Optional.empty();
   }
 
-  /** The binary the embedded-redis jar ships for this machine, copied to an executable temporary file. */
+  /**
+   * The binary the embedded-redis jar ships for this machine, copied to an executable temporary file.
+   *
+   * @throws IOException if it ships none for this machine, or is not on the classpath
+   */
   static synchronized Path bundled() throws IOException {
     if (bundled != null && Files.isExecutable(bundled)) {
       return bundled;
@@ -53,13 +62,13 @@ final class RedisBinary {
     String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
     String resource = resourceFor(os, arch);
     if (resource == null) {
-      throw new AssertionError("no redis-server on PATH, and the embedded-redis jar ships none for "
+      throw new IOException("no redis-server on PATH, and the embedded-redis jar ships none for "
           + os + " on " + arch + ": install redis-server (Debian/Ubuntu: apt-get install redis-server)");
     }
     try (InputStream in = RedisBinary.class.getClassLoader().getResourceAsStream(resource)) {
       if (in == null) {
-        throw new AssertionError("no redis-server on PATH, and " + resource + " is not on the classpath: add"
-            + " com.github.codemonstur:embedded-redis to the module's test dependencies, or install redis-server");
+        throw new IOException("no redis-server on PATH, and " + resource + " is not on the classpath: add"
+            + " com.github.codemonstur:embedded-redis to the dependencies, or install redis-server");
       }
       Path copy = Files.createTempFile("hostpace-redis-server-", "");
       Files.copy(in, copy, StandardCopyOption.REPLACE_EXISTING);
