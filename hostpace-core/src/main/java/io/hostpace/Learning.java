@@ -90,37 +90,42 @@ final class Learning {
 
   /**
    * What the fleet keeps of {@code node}, read as the engine met it (SPEC S3): what the node has
-   * not learned meanwhile is taught as if learned now, held to this engine's limits (a pause to the
-   * retry delay limit, an interval clamped); a node the fleet knows something of is known, and so
-   * opens with what it was told (SPEC P12).
+   * not learned meanwhile is taught as if learned now, held to this engine's limits as what a store
+   * opens is ({@link Decisions#held}: a pause to the retry delay limit, an interval and a quota's
+   * window clamped); a node the fleet knows something of is known, and so opens with what it was
+   * told (SPEC P12).
    */
   void recalled(Node node, Fleet.@Nullable Kept kept, long now) {
     if (kept == null || kept.nothing()) {
       return;
     }
+    long pauseLeft = kept.pauseLeftNanos();
+    Decisions.Taught held = Decisions.held(new Decisions.Taught(pauseLeft > 0, now + pauseLeft, kept.intervalNanos(),
+        kept.inFlightLimit(), kept.quotaPermits(), kept.quotaWindowNanos()), now, retryDelayLimit);
     HostState state = node.state;
-    if (state.interval() == 0 && kept.intervalNanos() > 0) {
-      interval(node, kept.intervalNanos(), now);
+    if (state.interval() == 0 && held.interval() > 0) {
+      interval(node, held.interval(), now);
     }
-    if (!node.group && state.inFlightLimit() == 0 && kept.inFlightLimit() > 0) {
-      state.inFlightLimit(kept.inFlightLimit());
+    if (!node.group && state.inFlightLimit() == 0 && held.inFlightLimit() > 0) {
+      state.inFlightLimit(held.inFlightLimit());
       if (outbox.listens()) {
-        outbox.emit(new HostpaceEvent.InFlightLimitChanged(node.key, 0, kept.inFlightLimit(), now));
+        outbox.emit(new HostpaceEvent.InFlightLimitChanged(node.key, 0, held.inFlightLimit(), now));
       }
     }
-    if (node.quota == null && kept.quotaPermits() > 0) {
-      long window = Decisions.interval(kept.quotaWindowNanos()); // clamped as a learned one is (SPEC S1)
-      state.quota(kept.quotaPermits(), window);
-      node.quota = LearnedQuota.recalled(kept.quotaPermits(), window, Math.min(kept.quotaFullForNanos(), window), now);
+    if (node.quota == null && held.quotaPermits() > 0) {
+      long window = held.quotaWindow();
+      state.quota(held.quotaPermits(), window);
+      node.quota = LearnedQuota.recalled(held.quotaPermits(), window, Math.min(kept.quotaFullForNanos(), window), now);
       if (outbox.listens()) {
         outbox.emit(new HostpaceEvent.QuotaChanged(node.key, null, quotaOf(node.quota), now));
       }
     }
-    if (kept.pauseLeftNanos() > 0) {
-      pause(node, kept.pauseLeftNanos(), now);
+    if (held.paused()) {
+      pause(node, held.pausedUntil() - now, now);
     }
     node.opening = 0;
   }
+
 
   /**
    * What another process of the fleet was told by {@code node}'s host or group (SPEC S2): it

@@ -434,19 +434,60 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   public void tell(Lesson lesson) {
     Objects.requireNonNull(lesson, "lesson");
     String message = Messages.encode(origin, lesson);
-    if (message == null || closed.get()) {
+    if (message == null) {
       lessonsLost.increment();
       return;
     }
+    send(lessonsLost, () -> commands.publish(channel, message));
+  }
+
+  /**
+   * Sends {@code command} and returns at once; one that cannot be sent or fails (Redis down, the
+   * fleet closed) is counted in {@code lost}.
+   */
+  private void send(LongAdder lost, Supplier<? extends CompletionStage<?>> command) {
+    if (closed.get()) {
+      lost.increment();
+      return;
+    }
     try {
-      commands.publish(channel, message).whenComplete((receivers, error) -> {
+      command.get().whenComplete((done, error) -> {
         if (error != null) {
-          lessonsLost.increment();
+          lost.increment();
         }
       });
     } catch (RuntimeException e) { // the connection closed under us
-      lessonsLost.increment();
+      lost.increment();
     }
+  }
+
+  /**
+   * Runs the script {@code source} on {@code key} alone, with no arguments, and hands its list
+   * answer, or why there is none, to {@code answer}, exactly once; the fleet closed, or the
+   * connection closed under us, is such a why.
+   */
+  private void askList(String source, String digest, String key,
+      BiConsumer<@Nullable List<Object>, @Nullable Throwable> answer) {
+    if (closed.get()) {
+      answer.accept(null, new IllegalStateException("the fleet is closed"));
+      return;
+    }
+    try {
+      this.<List<Object>>script(source, digest, ScriptOutputType.MULTI, new String[] {key}, new String[0])
+          .whenComplete(answer);
+    } catch (RuntimeException e) { // the connection closed under us
+      answer.accept(null, e);
+    }
+  }
+
+  /** Gives an answer ({@code delivery}) on another thread ({@link #callbacks}); what it throws is the engine's own. */
+  private void answer(Runnable delivery) {
+    callbacks.execute(() -> {
+      try {
+        delivery.run();
+      } catch (RuntimeException e) { // the engine's to handle; Lettuce's thread goes on
+      }
+    });
   }
 
   /** True: what hosts taught is kept in Redis, for a process that meets the host later (SPEC S3). */
@@ -473,21 +514,9 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     if (keepForNanos < 0) {
       throw new IllegalArgumentException("keepForNanos must be at least 0, was " + keepForNanos);
     }
-    if (closed.get()) {
-      keepsLost.increment();
-      return;
-    }
     String[] keys = {names.kept(key)};
     String[] args = KeptScripts.keepArgs(kept, keepForNanos);
-    try {
-      script(KeptScripts.KEEP, keepDigest, ScriptOutputType.INTEGER, keys, args).whenComplete((done, error) -> {
-        if (error != null) {
-          keepsLost.increment();
-        }
-      });
-    } catch (RuntimeException e) { // the connection closed under us
-      keepsLost.increment();
-    }
+    send(keepsLost, () -> script(KeptScripts.KEEP, keepDigest, ScriptOutputType.INTEGER, keys, args));
   }
 
   /**
@@ -506,28 +535,13 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     if (key.isEmpty()) {
       throw new IllegalArgumentException("a recall needs a host's key");
     }
-    BiConsumer<@Nullable List<Object>, @Nullable Throwable> answer = (read, error) -> {
+    askList(KeptScripts.RECALL, recallDigest, names.kept(key), (read, error) -> {
       if (error != null) {
         recallsUnanswered.increment();
       }
       Kept kept = error == null ? KeptScripts.read(read) : null;
-      callbacks.execute(() -> {
-        try {
-          then.accept(kept);
-        } catch (RuntimeException e) { // the engine's to handle; Lettuce's thread goes on
-        }
-      });
-    };
-    if (closed.get()) {
-      answer.accept(null, new IllegalStateException("the fleet is closed"));
-      return;
-    }
-    try {
-      this.<List<Object>>script(KeptScripts.RECALL, recallDigest, ScriptOutputType.MULTI, new String[] {names.kept(key)},
-          new String[0]).whenComplete(answer);
-    } catch (RuntimeException e) { // the connection closed under us
-      answer.accept(null, e);
-    }
+      answer(() -> then.accept(kept));
+    });
   }
 
   /**
@@ -547,21 +561,9 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       throw new IllegalArgumentException("an announcement's numbers are never negative: remaining " + remaining
           + ", reset in " + resetNanos + " ns, after spend " + spentBefore);
     }
-    if (closed.get()) {
-      keepsLost.increment();
-      return;
-    }
+    String[] keys = {names.announced(key)};
     String[] args = {Long.toString(remaining), Long.toString(ClaimScript.micros(resetNanos)), Long.toString(spentBefore)};
-    try {
-      script(AnnouncedScripts.ANNOUNCE, announceDigest, ScriptOutputType.INTEGER, new String[] {names.announced(key)},
-          args).whenComplete((done, error) -> {
-            if (error != null) {
-              keepsLost.increment();
-            }
-          });
-    } catch (RuntimeException e) { // the connection closed under us
-      keepsLost.increment();
-    }
+    send(keepsLost, () -> script(AnnouncedScripts.ANNOUNCE, announceDigest, ScriptOutputType.INTEGER, keys, args));
   }
 
   /**
@@ -579,29 +581,14 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     if (key.isEmpty()) {
       throw new IllegalArgumentException("a spend needs a host's key");
     }
-    BiConsumer<@Nullable List<Object>, @Nullable Throwable> answer = (read, error) -> {
+    askList(AnnouncedScripts.SPEND, spendDigest, names.announced(key), (read, error) -> {
       Spent spent = error == null ? AnnouncedScripts.read(read) : null;
       if (spent == null) {
         claimsUnclaimed.increment();
       }
       Spent given = spent == null ? Spent.UNCLAIMED : spent;
-      callbacks.execute(() -> {
-        try {
-          then.accept(given);
-        } catch (RuntimeException e) { // the engine's to handle; Lettuce's thread goes on
-        }
-      });
-    };
-    if (closed.get()) {
-      answer.accept(null, new IllegalStateException("the fleet is closed"));
-      return;
-    }
-    try {
-      this.<List<Object>>script(AnnouncedScripts.SPEND, spendDigest, ScriptOutputType.MULTI,
-          new String[] {names.announced(key)}, new String[0]).whenComplete(answer);
-    } catch (RuntimeException e) { // the connection closed under us
-      answer.accept(null, e);
-    }
+      answer(() -> then.accept(given));
+    });
   }
 
   /**
@@ -692,19 +679,9 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   @Override
   public void releasePlace(String key, long place) {
     checkPlace(key, place);
-    if (closed.get()) {
-      releasesLost.increment();
-      return;
-    }
-    try {
-      commands.zrem(names.places(key), member(place)).whenComplete((removed, error) -> {
-        if (error != null) {
-          releasesLost.increment();
-        }
-      });
-    } catch (RuntimeException e) { // the connection closed under us
-      releasesLost.increment();
-    }
+    String places = names.places(key);
+    String member = member(place);
+    send(releasesLost, () -> commands.zrem(places, member));
   }
 
   private static void checkPlace(String key, long place) {
@@ -907,14 +884,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       if (answer == UNCLAIMED) {
         claimsUnclaimed.increment();
       }
-      callbacks.execute(() -> answer(answer)); // never on the thread that reads Redis, nor inside the claim
-    }
-
-    private void answer(long answer) {
-      try {
-        then.accept(answer);
-      } catch (RuntimeException e) { // the engine's to handle; Lettuce's thread goes on
-      }
+      answer(() -> then.accept(answer)); // never on the thread that reads Redis, nor inside the claim
     }
   }
 }

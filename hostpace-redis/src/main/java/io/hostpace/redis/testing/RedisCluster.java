@@ -118,7 +118,7 @@ public final class RedisCluster implements AutoCloseable {
           .redirectOutput(log.toFile())
           .start();
       try {
-        Resp resp = connect(process, port, log);
+        Resp resp = Resp.awaitReady(process, port, log);
         try {
           return new Node(process, port, log, resp, resp.text("CLUSTER", "MYID"));
         } catch (IOException e) {
@@ -131,28 +131,6 @@ public final class RedisCluster implements AutoCloseable {
       }
     }
     throw last;
-  }
-
-  /** A connection to the node on {@code port} once it answers PING, within 10 s. */
-  private static Resp connect(Process process, int port, Path log) throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (true) {
-      if (!process.isAlive()) {
-        throw new IOException("redis-server on port " + port + " exited with " + process.exitValue() + ": " + read(log));
-      }
-      try {
-        Resp resp = new Resp(port);
-        if ("PONG".equals(resp.call("PING"))) {
-          return resp;
-        }
-        resp.close();
-      } catch (IOException notYet) { // not listening yet
-      }
-      if (System.nanoTime() - deadline > 0) {
-        throw new IOException("redis-server on port " + port + " did not answer PING within 10 s: " + read(log));
-      }
-      Thread.sleep(20);
-    }
   }
 
   /** A port in 20000 to 29999 that is free, and whose bus port (10000 above) is free too. */
@@ -223,7 +201,7 @@ public final class RedisCluster implements AutoCloseable {
       if (System.nanoTime() - deadline > 0) {
         StringBuilder logs = new StringBuilder();
         for (Node node : nodes()) {
-          logs.append("\n--- port ").append(node.port()).append(":\n").append(read(node.log()));
+          logs.append("\n--- port ").append(node.port()).append(":\n").append(Resp.log(node.log()));
         }
         throw new IOException("the cluster did not reach " + what + " within " + READY_MILLIS + " ms:" + logs);
       }
@@ -320,14 +298,6 @@ public final class RedisCluster implements AutoCloseable {
     } catch (InterruptedException e) {
       process.destroyForcibly();
       Thread.currentThread().interrupt();
-    }
-  }
-
-  private static String read(Path log) {
-    try {
-      return Files.readString(log);
-    } catch (IOException e) {
-      return "(no log: " + e + ")";
     }
   }
 }

@@ -93,25 +93,9 @@ public final class RedisSentinel implements AutoCloseable {
     }
     Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     processes.add(process);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (true) {
-      if (!process.isAlive()) {
-        throw new IOException("redis-server on port " + port + " exited with " + process.exitValue() + ": " + read(log));
-      }
-      try {
-        Resp resp = new Resp(port);
-        if ("PONG".equals(resp.call("PING"))) {
-          connections.add(resp);
-          return resp;
-        }
-        resp.close();
-      } catch (IOException notYet) { // not listening yet
-      }
-      if (System.nanoTime() - deadline > 0) {
-        throw new IOException("redis-server on port " + port + " did not answer PING within 10 s: " + read(log));
-      }
-      Thread.sleep(20);
-    }
+    Resp resp = Resp.awaitReady(process, port, log);
+    connections.add(resp);
+    return resp;
   }
 
   private static int freePort() throws IOException {
@@ -131,7 +115,7 @@ public final class RedisSentinel implements AutoCloseable {
         StringBuilder logs = new StringBuilder();
         try (Stream<Path> files = Files.list(dir)) {
           for (Path log : files.filter(file -> file.toString().endsWith(".log")).sorted().toList()) {
-            logs.append("\n--- ").append(log.getFileName()).append(":\n").append(read(log));
+            logs.append("\n--- ").append(log.getFileName()).append(":\n").append(Resp.log(log));
           }
         }
         throw new IOException("Redis did not reach " + what + " within " + READY_MILLIS + " ms:" + logs);
@@ -212,14 +196,6 @@ public final class RedisSentinel implements AutoCloseable {
         Files.deleteIfExists(file);
       }
     } catch (IOException ignored) { // temporary files left behind
-    }
-  }
-
-  private static String read(Path log) {
-    try {
-      return Files.readString(log);
-    } catch (IOException e) {
-      return "(no log: " + e + ")";
     }
   }
 }

@@ -10,8 +10,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,6 +32,40 @@ final class Resp implements Closeable {
   private final Socket socket;
   private final OutputStream out;
   private final InputStream in;
+
+  /**
+   * A connection to the redis-server {@code process} started on {@code port}, once it answers PING,
+   * within 10 s; the server's {@code log} is in the message when it exits or does not answer.
+   */
+  static Resp awaitReady(Process process, int port, Path log) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (true) {
+      if (!process.isAlive()) {
+        throw new IOException("redis-server on port " + port + " exited with " + process.exitValue() + ": " + log(log));
+      }
+      try {
+        Resp resp = new Resp(port);
+        if ("PONG".equals(resp.call("PING"))) {
+          return resp;
+        }
+        resp.close();
+      } catch (IOException notYet) { // not listening yet
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new IOException("redis-server on port " + port + " did not answer PING within 10 s: " + log(log));
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  /** What a server wrote to {@code log}, for a message. */
+  static String log(Path log) {
+    try {
+      return Files.readString(log);
+    } catch (IOException e) {
+      return "(no log: " + e + ")";
+    }
+  }
 
   Resp(int port) throws IOException {
     socket = new Socket();
