@@ -30,10 +30,9 @@ import org.springframework.boot.convert.DurationUnit;
 public class HostpaceProperties {
 
   /**
-   * Limits by host key ({@code example.org}, {@code example.org:8080}) or {@code *.domain} group,
-   * each written as the command line's {@code --host KEY=SPEC} writes SPEC:
-   * {@code inFlight:N}, {@code perSecond:R} or {@code rate:N/PERIOD}, comma separated. Write a key
-   * with {@code *} or {@code :} in brackets: {@code hostpace.hosts[*.example.org]}.
+   * Limits by host key (example.org, example.org:8080) or *.domain group, each written as the
+   * command line's --host KEY=SPEC writes SPEC: inFlight:N, perSecond:R or rate:N/PERIOD, comma
+   * separated. A key with * or : in it goes in brackets: hostpace.hosts[*.example.org].
    */
   private Map<String, String> hosts = new LinkedHashMap<>();
 
@@ -51,9 +50,9 @@ public class HostpaceProperties {
   private @Nullable Duration retryDelayLimit;
 
   /**
-   * How the engine budgets each attempt's time: fixed (every attempt gets {@code timeout}) or
-   * adaptive (each endpoint's budget follows what its answers took, up to {@code timeout}). Unset:
-   * the engine sets no budget, and the clients' own timeouts hold.
+   * How the engine budgets each attempt's time: fixed (every attempt gets hostpace.timeout) or
+   * adaptive (each endpoint's budget follows what its answers took, up to hostpace.timeout).
+   * Unset: the engine sets no budget, and the clients' own timeouts hold.
    */
   private @Nullable TimeoutPolicyName timeoutPolicy;
 
