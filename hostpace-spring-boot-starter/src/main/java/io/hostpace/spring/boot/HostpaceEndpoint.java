@@ -8,10 +8,12 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
  * The Actuator endpoint {@code hostpace} ({@code GET /actuator/hostpace} once exposed): what the
- * engine knows of each host and group it holds, from {@link Hostpace#snapshot()}.
+ * engine knows of each host and group it holds, from {@link Hostpace#snapshot()};
+ * {@code /actuator/hostpace/KEY} shows one.
  *
  * <pre>
  * {"hosts": {"qlever.dev": {"group": false, "inFlight": 1, "waiting": 12, "pausedForMillis": 0,
@@ -36,6 +38,20 @@ public class HostpaceEndpoint {
       hosts.put(snapshot.key(), Host.of(snapshot));
     }
     return new Hosts(hosts);
+  }
+
+  /**
+   * One host or group by its key as the snapshot spells it ({@code GET /actuator/hostpace/qlever.dev}),
+   * or null (404) when the engine holds nothing of it.
+   */
+  @ReadOperation
+  public @Nullable Host host(@Selector String key) {
+    for (HostSnapshot snapshot : engine.snapshot()) {
+      if (snapshot.key().equals(key)) {
+        return Host.of(snapshot);
+      }
+    }
+    return null;
   }
 
   /**

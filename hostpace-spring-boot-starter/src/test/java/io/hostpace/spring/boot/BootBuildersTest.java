@@ -38,14 +38,14 @@ class BootBuildersTest {
       .withConfiguration(AutoConfigurations.of(HostpaceAutoConfiguration.class));
 
   @Test
-  void everyRestTemplateBootBuildsHasTheInterceptor() {
+  void I6_everyRestTemplateBootBuildsHasTheInterceptor() {
     runner.withConfiguration(AutoConfigurations.of(RestTemplateAutoConfiguration.class)).run(context ->
         assertThat(context.getBean(RestTemplateBuilder.class).build().getInterceptors())
             .containsExactly(context.getBean(HostpaceRequestInterceptor.class)));
   }
 
   @Test
-  void everyWebClientBootBuildsHasTheFilter() {
+  void I6_everyWebClientBootBuildsHasTheFilter() {
     runner.withConfiguration(AutoConfigurations.of(WebClientAutoConfiguration.class)).run(context -> {
       List<ExchangeFilterFunction> filters = new ArrayList<>();
       context.getBean(WebClient.Builder.class).filters(filters::addAll);
@@ -54,7 +54,7 @@ class BootBuildersTest {
   }
 
   @Test
-  void theReadmesPropertiesFileConfiguresTheEngine() {
+  void I6_theReadmesPropertiesFileConfiguresTheEngine() {
     runner.withInitializer(context -> {
           try {
             context.getEnvironment().getPropertySources()
@@ -76,7 +76,7 @@ class BootBuildersTest {
   }
 
   @Test
-  void anApplicationsOwnFleetIsTheOneTheEngineJoins() {
+  void I6_S2_anApplicationsOwnFleetIsTheOneTheEngineJoins() {
     VirtualTime time = VirtualTime.create();
     LocalFleet fleet = new LocalFleet(time, time, Duration.ofMillis(5));
     List<Fleet.Lesson> heard = new ArrayList<>();

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class ConfigurationMetadataTest {
 
   @Test
-  void everyPropertyIsInTheMetadata() throws IOException {
+  void I6_everyPropertyIsInTheMetadata() throws IOException {
     String metadata = read("META-INF/spring-configuration-metadata.json");
     for (String key : new String[] {"hostpace.hosts", "hostpace.max-in-flight", "hostpace.max-rate",
         "hostpace.retries", "hostpace.retry-delay-limit", "hostpace.timeout-policy", "hostpace.timeout",

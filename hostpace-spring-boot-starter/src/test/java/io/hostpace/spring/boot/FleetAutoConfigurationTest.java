@@ -29,7 +29,7 @@ class FleetAutoConfigurationTest {
       .withConfiguration(AutoConfigurations.of(HostpaceAutoConfiguration.class));
 
   @Test
-  void theEngineJoinsTheNamedFleetAndLeavesItWithTheContext() throws Exception {
+  void I6_S2_theEngineJoinsTheNamedFleetAndLeavesItWithTheContext() throws Exception {
     try (RedisServer redis = RedisServer.start()) {
       RedisFleet[] joined = new RedisFleet[1];
       runner.withPropertyValues("hostpace.fleet=crawlers", "hostpace.redis=" + redis.uri())
@@ -57,7 +57,7 @@ class FleetAutoConfigurationTest {
   }
 
   @Test
-  void aRedisThatCannotBeReachedFailsNamingThePropertyAndTheUri() throws Exception {
+  void I6_S2_aRedisThatCannotBeReachedFailsNamingThePropertyAndTheUri() throws Exception {
     int port;
     try (ServerSocket unused = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = unused.getLocalPort();

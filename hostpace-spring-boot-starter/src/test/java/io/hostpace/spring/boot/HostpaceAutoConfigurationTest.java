@@ -43,8 +43,8 @@ import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
 import org.springframework.web.reactive.function.client.WebClient;
 
 /**
- * The auto-configuration's beans and conditions (SPEC I3 for the clients): each bean with and
- * without the class it needs, each property, and each switch.
+ * The auto-configuration's beans and conditions (SPEC I6): each bean with and without the class
+ * it needs, each property, and each switch.
  */
 class HostpaceAutoConfigurationTest {
 
@@ -52,14 +52,14 @@ class HostpaceAutoConfigurationTest {
       .withConfiguration(AutoConfigurations.of(HostpaceAutoConfiguration.class));
 
   @Test
-  void theAutoConfigurationIsRegisteredForBootToFind() {
+  void I6_theAutoConfigurationIsRegisteredForBootToFind() {
     List<String> candidates = new ArrayList<>();
     ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader()).forEach(candidates::add);
     assertThat(candidates).contains(HostpaceAutoConfiguration.class.getName());
   }
 
   @Test
-  void oneEngineWithTheEngineDefaultsWhenNothingIsSet() {
+  void I6_oneEngineWithTheEngineDefaultsWhenNothingIsSet() {
     runner.run(context -> {
       Hostpace engine = context.getBean(Hostpace.class);
       assertThat(engine.retries()).isEqualTo(5);
@@ -70,7 +70,7 @@ class HostpaceAutoConfigurationTest {
   }
 
   @Test
-  void thePropertiesConfigureTheEngine() {
+  void I6_thePropertiesConfigureTheEngine() {
     runner.withPropertyValues(
             "hostpace.hosts.qlever.dev=inFlight:1,perSecond:1",
             "hostpace.hosts[*.wikidata.org]=inFlight:10",
@@ -99,13 +99,13 @@ class HostpaceAutoConfigurationTest {
   }
 
   @Test
-  void aDurationWithoutUnitIsInSecondsAsOnTheCommandLine() {
+  void I6_aDurationWithoutUnitIsInSecondsAsOnTheCommandLine() {
     runner.withPropertyValues("hostpace.retry-delay-limit=30")
         .run(context -> assertThat(context.getBean(Hostpace.class).retryDelayLimit()).isEqualTo(Duration.ofSeconds(30)));
   }
 
   @Test
-  void aBadHostSpecFailsNamingThePropertyAndWhatIsWrong() {
+  void I6_aBadHostSpecFailsNamingThePropertyAndWhatIsWrong() {
     runner.withPropertyValues("hostpace.hosts.qlever.dev=inFlight:x")
         .run(context -> assertThat(failure(context))
             .isEqualTo("hostpace.hosts[qlever.dev]: host limit 'qlever.dev': inFlight 'x' is not a whole number"));
@@ -115,14 +115,14 @@ class HostpaceAutoConfigurationTest {
   }
 
   @Test
-  void aKeyThatCanNeverMatchFailsNamingTheProperty() {
+  void I6_aKeyThatCanNeverMatchFailsNamingTheProperty() {
     runner.withPropertyValues("hostpace.hosts[*.wikidata]=inFlight:1")
         .run(context -> assertThat(failure(context))
             .startsWith("hostpace.hosts[*.wikidata]: host limit '*.wikidata' is not a domain"));
   }
 
   @Test
-  void badValuesFailNamingTheirProperty() {
+  void I6_badValuesFailNamingTheirProperty() {
     runner.withPropertyValues("hostpace.retries=-1")
         .run(context -> assertThat(failure(context)).isEqualTo("hostpace.retries: retries must be zero or more, got -1"));
     runner.withPropertyValues("hostpace.max-in-flight=0")
@@ -137,7 +137,7 @@ class HostpaceAutoConfigurationTest {
   }
 
   @Test
-  void theTimeoutPolicyIsTheEnginesOnlyWhenOneIsNamed() {
+  void I6_theTimeoutPolicyIsTheEnginesOnlyWhenOneIsNamed() {
     runner.withPropertyValues("hostpace.timeout-policy=adaptive", "hostpace.timeout=20")
         .run(context -> assertThat(context.getBean(Hostpace.class).timeoutPolicy()).isNotNull());
     runner.withPropertyValues("hostpace.timeout-policy=fixed", "hostpace.timeout=0s")
@@ -145,21 +145,21 @@ class HostpaceAutoConfigurationTest {
   }
 
   @Test
-  void customizersChangeTheBuilderAfterTheProperties() {
+  void I6_customizersChangeTheBuilderAfterTheProperties() {
     runner.withPropertyValues("hostpace.retries=3")
         .withBean("nine", HostpaceBuilderCustomizer.class, () -> builder -> builder.retries(9))
         .run(context -> assertThat(context.getBean(Hostpace.class).retries()).isEqualTo(9));
   }
 
   @Test
-  void anEngineOfTheApplicationsOwnIsKept() {
+  void I6_anEngineOfTheApplicationsOwnIsKept() {
     Hostpace own = Hostpace.builder().retries(1).build();
     runner.withBean(Hostpace.class, () -> own)
         .run(context -> assertThat(context.getBean(Hostpace.class)).isSameAs(own));
   }
 
   @Test
-  void theStateFileIsReadAtTheStartAndSavedWhenTheContextCloses(@TempDir Path dir) throws Exception {
+  void I6_S1_theStateFileIsReadAtTheStartAndSavedWhenTheContextCloses(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("kept").resolve("hosts.tsv");
     runner.withPropertyValues("hostpace.state=" + file)
         .run(context -> {
@@ -172,7 +172,7 @@ class HostpaceAutoConfigurationTest {
   }
 
   @Test
-  void aStateFileThatIsNoStateFileFailsNamingTheProperty(@TempDir Path dir) throws Exception {
+  void I6_S1_aStateFileThatIsNoStateFileFailsNamingTheProperty(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("junk.tsv");
     Files.writeString(file, "not a state file\n");
     runner.withPropertyValues("hostpace.state=" + file)
@@ -180,14 +180,14 @@ class HostpaceAutoConfigurationTest {
   }
 
   @Test
-  void aFleetWithoutHostpaceRedisFailsSayingWhatIsMissing() {
+  void I6_S2_aFleetWithoutHostpaceRedisFailsSayingWhatIsMissing() {
     runner.withClassLoader(new FilteredClassLoader(RedisFleet.class))
         .withPropertyValues("hostpace.fleet=crawlers")
         .run(context -> assertThat(failure(context)).startsWith("hostpace.fleet 'crawlers' needs hostpace-redis"));
   }
 
   @Test
-  void redisWithoutAFleetFailsAsOnTheCommandLine() {
+  void I6_S2_redisWithoutAFleetFailsAsOnTheCommandLine() {
     runner.withPropertyValues("hostpace.redis=redis://127.0.0.1:6379")
         .run(context -> assertThat(failure(context)).startsWith("hostpace.redis needs hostpace.fleet"));
     runner.withPropertyValues("hostpace.fleet=a", "hostpace.redis=redis://127.0.0.1:6379",
@@ -197,12 +197,12 @@ class HostpaceAutoConfigurationTest {
   }
 
   @Test
-  void noFleetUnlessOneIsNamed() {
+  void I6_noFleetUnlessOneIsNamed() {
     runner.run(context -> assertThat(context).doesNotHaveBean(RedisFleet.class));
   }
 
   @Test
-  void theRestClientAndRestTemplateCustomizersAddTheInterceptor() {
+  void I6_theRestClientAndRestTemplateCustomizersAddTheInterceptor() {
     runner.run(context -> {
       HostpaceRequestInterceptor interceptor = context.getBean(HostpaceRequestInterceptor.class);
       RestClient.Builder builder = RestClient.builder();
@@ -215,7 +215,7 @@ class HostpaceAutoConfigurationTest {
   }
 
   @Test
-  void eachClientCustomizerCanBeSwitchedOff() {
+  void I6_eachClientCustomizerCanBeSwitchedOff() {
     runner.withPropertyValues("hostpace.rest-client.enabled=false").run(context -> {
       assertThat(context).doesNotHaveBean(RestClientCustomizer.class);
       assertThat(context).hasSingleBean(RestTemplateCustomizer.class);
@@ -233,7 +233,7 @@ class HostpaceAutoConfigurationTest {
   }
 
   @Test
-  void noRestClientCustomizersWithoutBootsRestClientModule() {
+  void I6_noRestClientCustomizersWithoutBootsRestClientModule() {
     runner.withClassLoader(new FilteredClassLoader(RestClientCustomizer.class)).run(context -> {
       assertThat(context).hasSingleBean(Hostpace.class);
       assertThat(context).doesNotHaveBean(HostpaceRequestInterceptor.class);
@@ -243,7 +243,7 @@ class HostpaceAutoConfigurationTest {
   }
 
   @Test
-  void theWebClientCustomizerAddsTheFilter() {
+  void I6_theWebClientCustomizerAddsTheFilter() {
     runner.run(context -> {
       HostpaceExchangeFilter filter = context.getBean(HostpaceExchangeFilter.class);
       WebClient.Builder builder = WebClient.builder();
@@ -255,7 +255,7 @@ class HostpaceAutoConfigurationTest {
   }
 
   @Test
-  void noWebClientCustomizerWithoutWebFluxOrBootsWebClientModule() {
+  void I6_noWebClientCustomizerWithoutWebFluxOrBootsWebClientModule() {
     runner.withClassLoader(new FilteredClassLoader(WebClient.class))
         .run(context -> assertThat(context).doesNotHaveBean(WebClientCustomizer.class)
             .doesNotHaveBean(HostpaceExchangeFilter.class).hasSingleBean(RestClientCustomizer.class));
@@ -264,7 +264,7 @@ class HostpaceAutoConfigurationTest {
   }
 
   @Test
-  void theMetricsHearTheEngineAndBootBindsThem() {
+  void I6_theMetricsHearTheEngineAndBootBindsThem() {
     VirtualTime time = VirtualTime.create();
     runner.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
             CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
@@ -288,7 +288,7 @@ class HostpaceAutoConfigurationTest {
   }
 
   @Test
-  void noMetricsWithoutHostpaceMicrometer() {
+  void I6_noMetricsWithoutHostpaceMicrometer() {
     runner.withClassLoader(new FilteredClassLoader(HostpaceMetrics.class)).run(context -> {
       assertThat(context).hasSingleBean(Hostpace.class);
       assertThat(context).doesNotHaveBean("hostpaceMetrics");
@@ -297,7 +297,7 @@ class HostpaceAutoConfigurationTest {
   }
 
   @Test
-  void theEndpointIsThereWhenActuatorIsAndItIsExposed() {
+  void I6_theEndpointIsThereWhenActuatorIsAndItIsExposed() {
     runner.withPropertyValues("management.endpoints.web.exposure.include=hostpace")
         .run(context -> assertThat(context).hasSingleBean(HostpaceEndpoint.class));
     runner.run(context -> assertThat(context).doesNotHaveBean(HostpaceEndpoint.class));
@@ -307,7 +307,7 @@ class HostpaceAutoConfigurationTest {
   }
 
   @Test
-  void theEndpointShowsEachHostsSnapshot() {
+  void I6_theEndpointShowsEachHostsSnapshot() {
     VirtualTime time = VirtualTime.create();
     runner.withPropertyValues("management.endpoints.web.exposure.include=hostpace")
         .withBean("virtualTime", HostpaceBuilderCustomizer.class, () -> builder -> builder.time(time))
@@ -328,6 +328,8 @@ class HostpaceAutoConfigurationTest {
           assertThat(host.starts()).isEqualTo(1);
           assertThat(host.refusals()).isEqualTo(1);
           assertThat(host.retries()).isEqualTo(1);
+          assertThat(context.getBean(HostpaceEndpoint.class).host("a.test")).isEqualTo(host);
+          assertThat(context.getBean(HostpaceEndpoint.class).host("b.test")).isNull();
         });
   }
 

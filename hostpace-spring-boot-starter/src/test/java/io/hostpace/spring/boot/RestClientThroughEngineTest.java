@@ -22,7 +22,7 @@ import org.springframework.web.client.RestClient;
 class RestClientThroughEngineTest {
 
   @Test
-  void aBootBuiltRestClientSendsThroughTheEngine() throws Exception {
+  void I6_T1_U1_aBootBuiltRestClientSendsThroughTheEngine() throws Exception {
     Refusing refusing = Refusing.first(1, 429, "0");
     List<HostpaceEvent> heard = new CopyOnWriteArrayList<>();
     try (TestServer server = TestServer.start(refusing)) {
@@ -47,7 +47,7 @@ class RestClientThroughEngineTest {
   }
 
   @Test
-  void switchedOffTheRestClientIsNotPaced() throws Exception {
+  void I6_switchedOffTheRestClientIsNotPaced() throws Exception {
     Refusing refusing = Refusing.first(1, 429, "0");
     try (TestServer server = TestServer.start(refusing)) {
       new ApplicationContextRunner()
