@@ -91,13 +91,6 @@ final class EngineFromProperties {
     }
   }
 
-  private static void named(String key, Runnable apply) {
-    named(key, () -> {
-      apply.run();
-      return key;
-    });
-  }
-
   private static <T> T named(String key, Supplier<T> make) {
     try {
       return make.get();
