@@ -251,9 +251,9 @@ final class Call<R> {
   }
 
   private void answered(int number, R response, long took) {
-    Verdict verdict;
+    Verdict judged;
     try {
-      verdict = judge(response, number)
+      judged = judge(response, number)
           .withQuota(AnnouncedQuota.read(name -> exchange.header(response, name), engine.clock()));
     } catch (RuntimeException e) {
       // Nothing a server sends may throw out of the engine or leave a place held.
@@ -261,6 +261,7 @@ final class Call<R> {
       failed(number, e);
       return;
     }
+    Verdict verdict = engine.isClosed() ? judged.closing() : judged;
     reportAnswer(verdict.status(), took);
     listen(() -> context.attemptListener().settled(exchange.uri(), number, verdict.status(), null));
     if (verdict.retries()) {
@@ -269,6 +270,10 @@ final class Call<R> {
     }
     boolean live = engine.scheduler().settle(this, verdict);
     if (verdict.retries()) {
+      if (engine.isClosed()) {
+        // closed while it was judged: ended by the engine, or queued again as the engine ended what waited (SPEC T8)
+        result.completeExceptionally(new HostpaceClosedException(exchange.uri()));
+      }
       return;
     }
     if (!live || !result.complete(response)) {

@@ -51,8 +51,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Adapters hand calls over as {@link Exchange}s, to {@link #execute} (asynchronous) or
  * {@link #send} (blocking). Thread-safe. Waiting requests cost a queue entry, not a thread.
+ * {@link #close} ends what waits; an engine that lives as long as its program need not be closed.
  */
-public final class Hostpace {
+public final class Hostpace implements AutoCloseable {
 
   /** The version of this library, as in the default User-Agent. */
   public static final String VERSION;
@@ -99,6 +100,7 @@ public final class Hostpace {
   private final int opening;
   /** Whether a refusal while the host accepts others spends no retry (SPEC R10): the rule's say. */
   private final boolean sparesRetries;
+  private volatile boolean closed;
 
   private Hostpace(Builder builder) {
     this.clock = builder.clock;
@@ -242,6 +244,9 @@ public final class Hostpace {
   }
 
   private <R> CompletableFuture<R> start(Exchange<R> exchange, CallContext context, Executor executor) {
+    if (closed) {
+      return CompletableFuture.failedFuture(new HostpaceClosedException(exchange.uri()));
+    }
     String hostKey;
     try {
       hostKey = HostKey.of(exchange.uri());
@@ -267,10 +272,43 @@ public final class Hostpace {
       return; // the caller gave up while it waited for a probe
     }
     QueueKey key = queueKey(hostKey, context);
-    scheduler.submit(call, hostKey, key, opening == 0 || told(hostKey, context.limits(), key) ? 0 : opening);
+    if (!scheduler.submit(call, hostKey, key, opening == 0 || told(hostKey, context.limits(), key) ? 0 : opening)) {
+      // closed since the call was made, or while it waited for a probe (SPEC T8)
+      call.result.completeExceptionally(new HostpaceClosedException(call.uri()));
+      return;
+    }
     if (call.result.isDone()) {
       scheduler.cancel(call); // given up on as it was queued: out again, its place freed
     }
+  }
+
+  /**
+   * Closes the engine: a call made from now on fails at once with {@link HostpaceClosedException},
+   * and so do the calls that wait (in a queue, out a retry delay or a {@code Retry-After}, or for a
+   * probe), as if their callers had given up on them: their places and the fleet's are let go.
+   * Attempts in flight go on, and their answers end their calls: a refusal is not retried but
+   * returned, as when retries run out (SPEC T3). The engine stops hearing its fleet; the fleet,
+   * the store and the timer are the caller's, and are not closed. Returns without waiting for the
+   * attempts in flight; closing again does nothing.
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    Prober<Seen> probing = prober;
+    if (probing != null) {
+      probing.close();
+    }
+    for (Call<?> call : scheduler.close()) {
+      call.result.completeExceptionally(new HostpaceClosedException(call.uri()));
+    }
+  }
+
+  /** Whether {@link #close} was called. */
+  public boolean isClosed() {
+    return closed;
   }
 
   // ---------------------------------------------------------------- probes

@@ -104,6 +104,14 @@ final class Scheduler {
   private boolean blockedByPlaces;
   @GuardedBy("lock")
   private long readyAt;
+  /** The calls waiting out a retry delay (SPEC T2), which no queue holds: {@link #close} ends them too. */
+  @GuardedBy("lock")
+  private final Set<Call<?>> parked = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+  /** Set by {@link #close}: a retry delay that ends then queues nothing. */
+  @GuardedBy("lock")
+  private boolean closed;
+  @GuardedBy("lock")
+  private Fleet.@Nullable Listening listening;
 
   Scheduler(
       Clock clock,
@@ -159,7 +167,7 @@ final class Scheduler {
       nodes.recallFrom(memory);
     }
     if (fleet != null) {
-      fleet.listen(this::heard); // the engine lives as long as the fleet; closing the fleet ends it
+      listening = fleet.listen(this::heard); // until the engine is closed, or the fleet is
     }
   }
 
@@ -187,11 +195,15 @@ final class Scheduler {
   /**
    * A new call enters the queue of {@code hostKey} for {@code key}; a host made for it, that
    * nothing is known of, opens with {@code opening} in flight (SPEC P12; 0 for the whole burst).
+   * False, and nothing done, once the engine is closed (SPEC T8).
    */
-  void submit(Call<?> call, String hostKey, QueueKey key, int opening) {
+  boolean submit(Call<?> call, String hostKey, QueueKey key, int opening) {
     Object[] delivery;
     lock.lock();
     try {
+      if (closed) {
+        return false;
+      }
       long now = clock.nanoTime();
       HostQueue queue = nodes.queue(hostKey, key, opening, now);
       queue.users++;
@@ -203,6 +215,7 @@ final class Scheduler {
       lock.unlock();
     }
     outbox.deliver(delivery);
+    return true;
   }
 
   /**
@@ -244,6 +257,12 @@ final class Scheduler {
     }
     learning.learn(call, verdict, now);
     Set<HostQueue> candidates = release(call, now);
+    if (closed && verdict.retries()) {
+      // judged before the close, answered after it: ended, its caller told by the call (SPEC T8)
+      finish(call, Call.State.DONE, now);
+      pump(candidates, now);
+      return;
+    }
     switch (verdict.next()) {
       case RETRY -> {
         queue.count(Node.Counter.RETRIES);
@@ -262,6 +281,7 @@ final class Scheduler {
           outbox.emit(new HostpaceEvent.Retried(queue.node.key, call.uri(), call.attempt, Duration.ofNanos(delay), now));
         }
         call.state = Call.State.PARKED;
+        parked.add(call);
         call.parked = timer.schedule(() -> unpark(call), delay);
       }
       case GIVE_UP -> {
@@ -325,10 +345,11 @@ final class Scheduler {
           pump(candidates, now);
         }
         case PARKED -> {
-          Timer.Cancellable parked = call.parked;
-          if (parked != null) {
-            parked.cancel();
+          Timer.Cancellable delay = call.parked;
+          if (delay != null) {
+            delay.cancel();
           }
+          parked.remove(call);
           finish(call, Call.State.CANCELLED, now);
         }
         default -> {
@@ -346,7 +367,8 @@ final class Scheduler {
     Object[] delivery;
     lock.lock();
     try {
-      if (call.state == Call.State.PARKED) {
+      if (call.state == Call.State.PARKED && !closed) {
+        parked.remove(call);
         call.parked = null;
         enqueue(call, clock.nanoTime(), true);
       }
@@ -448,6 +470,38 @@ final class Scheduler {
       claims.heard(node);
     }
     pump(node.startingQueues(), now);
+  }
+
+  /**
+   * The engine is closed: stops hearing the fleet, and returns the calls that wait, in a queue or
+   * out a retry delay, for the engine to end (outside the lock, as a caller ends a call). Calls in
+   * flight are not among them: their answers end them.
+   */
+  List<Call<?>> close() {
+    List<Call<?>> waiting = new ArrayList<>();
+    Fleet.@Nullable Listening heard;
+    lock.lock();
+    try {
+      closed = true;
+      for (Node node : nodes.all()) {
+        for (HostQueue queue : node.queues.values()) {
+          for (Call<?> call : queue.waiting) {
+            if (call.state == Call.State.WAITING) {
+              waiting.add(call);
+            }
+          }
+        }
+      }
+      waiting.addAll(parked);
+      heard = listening;
+      listening = null;
+    } finally {
+      lock.unlock();
+    }
+    if (heard != null) {
+      heard.close();
+    }
+    return waiting;
   }
 
   /** What the engine knows now of every host and group it holds, sorted by key. */

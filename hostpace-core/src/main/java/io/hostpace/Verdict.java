@@ -50,6 +50,19 @@ record Verdict(int status, boolean refusal, long retryAfterNanos, Next next, lon
         : new Verdict(status, refusal, retryAfterNanos, next, delayNanos, reason, announced.remaining(), announced.resetNanos());
   }
 
+  /**
+   * This verdict in an engine that was closed: one that would retry ends the call with this
+   * answer instead, as when its retries run out (SPEC T3); any other stands.
+   */
+  Verdict closing() {
+    return switch (next) {
+      case RETRY -> new Verdict(status, refusal, retryAfterNanos, Next.GIVE_UP, 0, "the engine was closed",
+          quotaRemaining, quotaResetNanos);
+      case RETRY_LATER -> new Verdict(status, refusal, retryAfterNanos, Next.DONE, 0, "", quotaRemaining, quotaResetNanos);
+      default -> this;
+    };
+  }
+
   boolean retries() {
     return next == Next.RETRY || next == Next.RETRY_LATER;
   }

@@ -24,7 +24,10 @@ import org.jspecify.annotations.Nullable;
  *       which the host took: {@code m} is at least the pace of the last two. When refusals came
  *       between them, their gaps hold our own waits after each refusal as well: a request refused
  *       a gap {@code g} after the last accepted answer bounds the host's interval from below, the
- *       gaps accepted from above, and {@code m} is taken from the middle.
+ *       gaps accepted from above, and {@code m} is taken from the middle. In a fleet (SPEC S2),
+ *       where the other processes' answers are heard too, the pace refused is the fleet's: when
+ *       the answers accepted since the last drop came more than 5 % faster than this process's
+ *       own pace, that is the pace the drop is taken from.
  *   <li><b>Remember the limit</b> (TCP CUBIC's {@code W_max}). After a refusal the rate drops to
  *       {@code base}: {@code 0.96 m} when the host accepted slower than we sent, or took
  *       {@value #SAMPLES} in a row at our pace (then {@code m} is its rate), else a
@@ -227,6 +230,32 @@ final class HostpaceRule implements LearningRule {
       return median < 1_000_000L ? Double.NaN : NANOS / median;
     }
 
+    /**
+     * The rate of the answers accepted since the last drop, per second, or NaN with fewer than
+     * four: the median gap between them, as {@link #measured}.
+     */
+    double sinceDrop(long now) {
+      long[] gaps = new long[SAMPLES];
+      int n = 0;
+      long later = 0;
+      for (int i = 0; i < count; i++) {
+        long at = answerAgo(i);
+        if (at - epoch <= 0 || now - at > WINDOW_SECONDS * 1_000_000_000L) {
+          break;
+        }
+        if (i > 0) {
+          gaps[n++] = later - at;
+        }
+        later = at;
+      }
+      if (n < 3) {
+        return Double.NaN;
+      }
+      java.util.Arrays.sort(gaps, 0, n);
+      long median = gaps[(n - 1) / 2];
+      return median < 1_000_000L ? Double.NaN : NANOS / median;
+    }
+
     /** The time of the accepted answer {@code i} before the last one (0: the last). */
     long answerAgo(int i) {
       return answers[(next - 1 - i + SAMPLES) % SAMPLES];
@@ -301,6 +330,13 @@ final class HostpaceRule implements LearningRule {
       return interval; // went at the pace before the last drop: that drop already answered it
     }
     double current = interval > 0 ? NANOS / interval : Double.POSITIVE_INFINITY;
+    // In a fleet the others' starts are heard too: answers accepted since the drop, faster than
+    // this process's own pace, were carried by processes that went faster, and the refusal is of
+    // that pace. Alone, no answer comes faster than the starts, so this never holds.
+    double carried = memory.sinceDrop(now);
+    if (carried > 1.05 * current) {
+      current = carried;
+    }
     if (memory.ramp > 0) {
       // Refused while climbing after trouble: the pace before the last doubling was accepted and
       // this one was not. Drop to the accepted one and climb back as after any drop.

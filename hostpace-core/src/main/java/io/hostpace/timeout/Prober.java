@@ -81,6 +81,9 @@ public final class Prober<S> {
   private final ReentrantLock lock = new ReentrantLock();
   @GuardedBy("lock")
   private final Lru<String, Held<S>> held = new Lru<>(CAPACITY);
+  /** Set by {@link #close}: nothing is held or probed from then on. */
+  @GuardedBy("lock")
+  private boolean closed;
 
   /** Probes for {@code policy}, on {@code timer}, through {@code sender}. */
   public Prober(TimeoutPolicy policy, Clock clock, Timer timer, Sender<S> sender) {
@@ -100,6 +103,9 @@ public final class Prober<S> {
     Budget budget;
     lock.lock();
     try {
+      if (closed) {
+        return NONE;
+      }
       Held<S> entry = held.get(endpoint);
       if (entry != null && entry.out != null) {
         return entry.out.copy();
@@ -233,7 +239,7 @@ public final class Prober<S> {
   /** Arms the entry's timer {@code in} from {@code now}, unless a probe is out or it is armed sooner. */
   @GuardedBy("lock")
   private void schedule(String endpoint, Held<S> entry, long now, long in) {
-    if (entry.out != null) {
+    if (entry.out != null || closed) {
       return;
     }
     long at = now + in;
@@ -254,6 +260,26 @@ public final class Prober<S> {
       entry.timer = null;
     }
     held.remove(endpoint);
+  }
+
+  /**
+   * Probes nothing more: the timers of the next probes are cancelled, and the requests that wait
+   * for a probe out go on waiting for its end, which its engine brings about. Closing again does
+   * nothing.
+   */
+  public void close() {
+    lock.lock();
+    try {
+      closed = true;
+      for (Held<S> entry : held.values()) {
+        if (entry.timer != null) {
+          entry.timer.cancel();
+          entry.timer = null;
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
   }
 
   @Override

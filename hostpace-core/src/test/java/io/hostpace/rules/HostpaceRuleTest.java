@@ -146,6 +146,24 @@ class HostpaceRuleTest {
   }
 
   @Test
+  void S2_aRefusalAfterOthersOfTheFleetCarriedAFasterPaceDropsUnderTheirPaceNotUnderThisProcesss() {
+    refusedStartedAt(0.05, 0);
+    answered(1.05);
+    answered(2.05);
+    answered(3.05);
+    long own = refused(3.5);   // this process drops to under one a second
+    assertThat(own).isGreaterThan(1_000_000_000L);
+    // The fleet's answers, heard from processes that went faster: two a second since the drop,
+    // while this process's own pace climbs only by the time since its drop.
+    for (double t = 4.0; t <= 8.0; t += 0.5) {
+      answered(t);
+    }
+    assertThat(host.interval()).isGreaterThan(900_000_000L);
+    // The host took the fleet's two a second: 0.96 of that, not of this process's own pace.
+    assertThat(refused(8.3)).isEqualTo(Math.round(1e9 / (0.96 * 2)));
+  }
+
+  @Test
   void refusalsWithNothingAcceptedToMeasureHalveAtFirstThenCutByThreeTenths() {
     assertThat(refusedStartedAt(0.0, 0.0)).isEqualTo(250_000_000L);            // 4 a second
     assertThat(refusedStartedAt(0.3, 0.25)).isEqualTo(500_000_000L);           // 2

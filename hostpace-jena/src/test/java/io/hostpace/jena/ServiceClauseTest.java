@@ -10,6 +10,7 @@ import io.hostpace.fuseki.GatedEndpoint;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.jena.http.RegistryHttpClient;
 import org.apache.jena.query.ARQ;
 import org.apache.jena.query.DatasetFactory;
@@ -42,7 +43,9 @@ class ServiceClauseTest extends LiveJenaTest {
 
   @Test
   void I2_aServiceClauseIsPacedThroughAClientRegisteredByUrlPrefixBeforeTheInstallation() {
-    GatedEndpoint qlever = endpoint(people(2), qleverLike());
+    // Every second request refused, whatever the time between them: plain Jena's second SERVICE
+    // request is refused however slow the machine, and the engine hears a refusal to retry.
+    GatedEndpoint qlever = endpoint(people(2), everySecondRefused());
     String prefix = "http://127.0.0.1:" + qlever.sparql().getPort() + "/";
     CountingClient own = new CountingClient();
     RegistryHttpClient.get().addPrefix(prefix, own.client);
@@ -70,6 +73,14 @@ class ServiceClauseTest extends LiveJenaTest {
     assertThat(events.refused(qlever.hostKey())).as("refusals the engine heard").isPositive();
     installation.close();
     assertThat(RegistryHttpClient.get().find(prefix)).as("the registered client, after closing").isSameAs(own.client);
+  }
+
+  /** Serves the first request, refuses the next with a bare 429, serves the third, and so on. */
+  static Gate everySecondRefused() {
+    AtomicInteger requests = new AtomicInteger();
+    return now -> requests.getAndIncrement() % 2 == 0
+        ? new Gate.Admission(true, 200, null)
+        : new Gate.Admission(false, 429, null);
   }
 
   @Test
