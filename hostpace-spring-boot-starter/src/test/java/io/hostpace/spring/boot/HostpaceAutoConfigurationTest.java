@@ -1,10 +1,12 @@
 package io.hostpace.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hostpace.CallContext;
 import io.hostpace.HostStateFile;
 import io.hostpace.Hostpace;
+import io.hostpace.HostpaceClosedException;
 import io.hostpace.Limits;
 import io.hostpace.Rate;
 import io.hostpace.VirtualTime;
@@ -21,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -156,6 +159,31 @@ class HostpaceAutoConfigurationTest {
     Hostpace own = Hostpace.builder().retries(1).build();
     runner.withBean(Hostpace.class, () -> own)
         .run(context -> assertThat(context.getBean(Hostpace.class)).isSameAs(own));
+  }
+
+  @Test
+  void I6_T8_theEngineIsClosedWithTheContextAndTheCallsThatWaitEndWithIt() {
+    VirtualTime time = VirtualTime.create();
+    List<Hostpace> engine = new ArrayList<>();
+    List<CompletableFuture<Integer>> calls = new ArrayList<>();
+    runner.withPropertyValues("hostpace.hosts.a.test=inFlight:1")
+        .withBean("virtualTime", HostpaceBuilderCustomizer.class, () -> builder -> builder.time(time))
+        .run(context -> {
+          engine.add(context.getBean(Hostpace.class));
+          // At 0 s two calls come for a.test, which holds one at a time: the first is answered at
+          // 1 s, the second waits; at 0.5 s the context closes.
+          for (int i = 0; i < 2; i++) {
+            calls.add(engine.get(0).execute(ScriptedExchange.statuses("http://a.test/")
+                .answers(attempt -> ScriptedExchange.after(time, 1_000_000_000L, 200)).build()));
+          }
+          time.advance(Duration.ofMillis(500));
+          assertThat(calls.get(1)).isNotDone();
+        });
+    assertThat(engine.get(0).isClosed()).isTrue();
+    assertThat(calls.get(1)).isCompletedExceptionally();
+    assertThatThrownBy(() -> calls.get(1).join()).hasCauseInstanceOf(HostpaceClosedException.class);
+    time.advance(Duration.ofSeconds(1));
+    assertThat(calls.get(0)).isCompletedWithValue(200);
   }
 
   @Test
