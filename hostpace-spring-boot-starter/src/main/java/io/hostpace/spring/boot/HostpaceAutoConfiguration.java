@@ -37,9 +37,9 @@ import org.springframework.web.reactive.function.client.WebClient;
  * siblings switch one off), its meters (hostpace-micrometer), a fleet (hostpace-redis, with
  * {@code hostpace.fleet}) and the {@code hostpace} Actuator endpoint.
  *
- * <p>{@code Hostpace} has nothing to close. What it uses that must be ended is a bean of its own,
- * ended with the context after the engine: the {@code hostpace.state} file is saved, the
- * {@code hostpace.fleet} is left.
+ * <p>The engine is closed with the context (SPEC T8): the calls that wait end with a
+ * {@code HostpaceClosedException}. What it uses that must be ended is a bean of its own, ended
+ * after it: the {@code hostpace.fleet} is left, the {@code hostpace.state} file saved.
  */
 @AutoConfiguration
 @EnableConfigurationProperties(HostpaceProperties.class)
@@ -50,9 +50,9 @@ public class HostpaceAutoConfiguration {
 
   /**
    * The engine: the properties applied to a new builder, then the application's store and fleet
-   * beans, if any, then each customizer in order.
+   * beans, if any, then each customizer in order; closed with the context.
    */
-  @Bean
+  @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   Hostpace hostpace(HostpaceProperties properties, ObjectProvider<HostpaceBuilderCustomizer> customizers,
       ObjectProvider<HostStateStore> store, ObjectProvider<Fleet> fleet) {
