@@ -13,8 +13,9 @@ import org.springframework.boot.convert.DurationUnit;
 
 /**
  * The {@code hostpace.*} properties the auto-configured engine is built from. The names are the
- * command line's options in kebab case ({@code --retry-delay-limit} is
- * {@code hostpace.retry-delay-limit}); what is not set keeps the engine's default. A duration
+ * command line's options ({@code --retry-delay-limit} is {@code hostpace.retry-delay-limit}), but
+ * for {@code hostpace.hosts}, the map of what {@code --host KEY=SPEC} says once a host; what is
+ * not set keeps the engine's default. A duration
  * without a unit is in seconds, as the command line reads it ({@code 60}, or {@code 500ms},
  * {@code 2m}).
  *
