@@ -11,8 +11,8 @@ import java.util.function.Supplier;
 
 /**
  * Applies the {@code hostpace.*} properties to an engine's builder. The engine checks every
- * value itself; a value it refuses fails here with the property's key in front of the engine's
- * message: {@code hostpace.hosts[qlever.dev]: host limit 'qlever.dev': inFlight 'x' is not a
+ * value itself; a value it refuses fails here, a {@link HostpacePropertyException} with the
+ * property's key in front of the engine's message: {@code hostpace.hosts[qlever.dev]: host limit 'qlever.dev': inFlight 'x' is not a
  * whole number}. A host's SPEC is read by the engine's one parser, the command line's.
  */
 final class EngineFromProperties {
@@ -78,16 +78,20 @@ final class EngineFromProperties {
     boolean cluster = !properties.getRedisCluster().isEmpty();
     if (properties.getFleet() == null) {
       if (properties.getRedis() != null) {
-        throw new IllegalArgumentException(
-            "hostpace.redis needs hostpace.fleet: the name of the fleet whose processes share what hosts teach");
+        throw new HostpacePropertyException("hostpace.redis",
+            "hostpace.redis needs hostpace.fleet: the name of the fleet whose processes share what hosts teach",
+            "Name the fleet in hostpace.fleet, or remove hostpace.redis.", null);
       }
       if (cluster) {
-        throw new IllegalArgumentException(
-            "hostpace.redis-cluster needs hostpace.fleet: the name of the fleet whose processes share what hosts teach");
+        throw new HostpacePropertyException("hostpace.redis-cluster",
+            "hostpace.redis-cluster needs hostpace.fleet: the name of the fleet whose processes share what hosts teach",
+            "Name the fleet in hostpace.fleet, or remove hostpace.redis-cluster.", null);
       }
     }
     if (cluster && properties.getRedis() != null) {
-      throw new IllegalArgumentException("hostpace.redis and hostpace.redis-cluster both name the fleet's Redis: give one");
+      throw new HostpacePropertyException("hostpace.redis",
+          "hostpace.redis and hostpace.redis-cluster both name the fleet's Redis: give one",
+          "Remove hostpace.redis or hostpace.redis-cluster.", null);
     }
   }
 
@@ -95,7 +99,7 @@ final class EngineFromProperties {
     try {
       return make.get();
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(key + ": " + e.getMessage(), e);
+      throw HostpacePropertyException.refused(key, e);
     }
   }
 }

@@ -45,6 +45,9 @@ import org.springframework.web.reactive.function.client.WebClient;
 @EnableConfigurationProperties(HostpaceProperties.class)
 public class HostpaceAutoConfiguration {
 
+  private static final String STATE_ACTION =
+      "Name a host state file in hostpace.state (one this engine saved, or none yet), or remove it.";
+
   /** The configuration Boot makes; not for applications to call. */
   public HostpaceAutoConfiguration() {}
 
@@ -62,8 +65,9 @@ public class HostpaceAutoConfiguration {
     if (joined != null) {
       builder.fleet(joined);
     } else if (properties.getFleet() != null) {
-      throw new IllegalStateException("hostpace.fleet '" + properties.getFleet() + "' needs hostpace-redis on the"
-          + " classpath (io.hostpace:hostpace-redis), or a Fleet bean: no fleet can be joined without one");
+      throw new HostpacePropertyException("hostpace.fleet", "hostpace.fleet '" + properties.getFleet()
+          + "' needs hostpace-redis on the classpath (io.hostpace:hostpace-redis), or a Fleet bean: no fleet can be"
+          + " joined without one", "Add io.hostpace:hostpace-redis to the application, or remove hostpace.fleet.", null);
     }
     customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
     return builder.build();
@@ -81,11 +85,13 @@ public class HostpaceAutoConfiguration {
     try {
       return HostStateFile.load(state);
     } catch (CharacterCodingException e) {
-      throw new IllegalStateException("hostpace.state '" + state + "' is not UTF-8 text, so not a host state file", e);
+      throw new HostpacePropertyException("hostpace.state",
+          "hostpace.state '" + state + "' is not UTF-8 text, so not a host state file", STATE_ACTION, e);
     } catch (IOException e) {
-      throw new IllegalStateException("hostpace.state '" + state + "' cannot be read: " + e, e);
+      throw new HostpacePropertyException("hostpace.state", "hostpace.state '" + state + "' cannot be read: " + e,
+          STATE_ACTION, e);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("hostpace.state: " + e.getMessage(), e);
+      throw new HostpacePropertyException("hostpace.state", "hostpace.state: " + e.getMessage(), STATE_ACTION, e);
     }
   }
 

@@ -30,10 +30,10 @@ final class RedisFleets {
       return !cluster.isEmpty() ? RedisFleet.connectCluster(cluster, name) : RedisFleet.connect(where, name);
     } catch (IllegalArgumentException e) {
       String message = e.getMessage();
-      throw new IllegalArgumentException(
-          (message != null && message.startsWith("fleet name") ? "hostpace.fleet: " : key + ": ") + message, e);
+      throw HostpacePropertyException.refused(message != null && message.startsWith("fleet name") ? "hostpace.fleet" : key, e);
     } catch (RuntimeException e) { // Lettuce's RedisConnectionException, or a Cluster that cannot be read
-      throw new IllegalStateException(key + " '" + Redaction.userInfo(where) + "' cannot be reached: " + e.getMessage(), e);
+      throw new HostpacePropertyException(key, key + " '" + Redaction.userInfo(where) + "' cannot be reached: "
+          + e.getMessage(), "Start that Redis, or name one that runs in " + key + ".", e);
     }
   }
 }

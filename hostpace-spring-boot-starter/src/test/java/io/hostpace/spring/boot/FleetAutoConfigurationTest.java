@@ -67,7 +67,7 @@ class FleetAutoConfigurationTest {
         .run(context -> {
           assertThat(context).hasFailed();
           Throwable cause = context.getStartupFailure();
-          while (!(cause instanceof IllegalStateException) && cause.getCause() != null) {
+          while (!(cause instanceof HostpacePropertyException) && cause.getCause() != null) {
             cause = cause.getCause();
           }
           assertThat(cause.getMessage())

@@ -40,6 +40,9 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.webclient.WebClientCustomizer;
 import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.client.RestTemplate;
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
@@ -115,6 +118,21 @@ class HostpaceAutoConfigurationTest {
     runner.withPropertyValues("hostpace.hosts.qlever.dev=speed:3")
         .run(context -> assertThat(failure(context)).isEqualTo("hostpace.hosts[qlever.dev]: host limit 'qlever.dev':"
             + " limit 'speed' is unknown: expected inFlight, perSecond or rate"));
+  }
+
+  @Test
+  void I6_bootShowsABadPropertyWithWhatToDo() {
+    runner.withPropertyValues("hostpace.hosts.qlever.dev=inFlight:x").run(context -> {
+      FailureAnalysis analysis = new HostpaceFailureAnalyzer().analyze(context.getStartupFailure());
+      assertThat(analysis).isNotNull();
+      assertThat(analysis.getDescription())
+          .isEqualTo("hostpace.hosts[qlever.dev]: host limit 'qlever.dev': inFlight 'x' is not a whole number");
+      assertThat(analysis.getAction()).isEqualTo("Correct hostpace.hosts[qlever.dev] in the application's configuration.");
+    });
+    // Boot's own analyzers that need its context to be made are skipped here.
+    assertThat(SpringFactoriesLoader.forDefaultResourceLocation()
+            .load(FailureAnalyzer.class, SpringFactoriesLoader.FailureHandler.handleMessage((message, failure) -> {})))
+        .hasAtLeastOneElementOfType(HostpaceFailureAnalyzer.class);
   }
 
   @Test
@@ -361,13 +379,14 @@ class HostpaceAutoConfigurationTest {
         });
   }
 
-  /** The message of the failure that stopped {@code context}, as the innermost exception has it. */
+  /** The message of the property's failure that stopped {@code context}. */
   private static String failure(AssertableApplicationContext context) {
     assertThat(context).hasFailed();
     Throwable cause = context.getStartupFailure();
-    while (cause.getCause() != null && !(cause instanceof IllegalArgumentException || cause instanceof IllegalStateException)) {
+    while (cause.getCause() != null && !(cause instanceof HostpacePropertyException)) {
       cause = cause.getCause();
     }
+    assertThat(cause).isInstanceOf(HostpacePropertyException.class);
     return cause.getMessage();
   }
 }
