@@ -35,8 +35,7 @@ final class EngineFromProperties {
       Rate rate = named("hostpace.max-rate", () -> Rate.perSecond(maxRate));
       everyHost = everyHost.withRate(rate);
     }
-    Limits limits = everyHost;
-    builder.limits(limits);
+    builder.limits(everyHost);
     for (Map.Entry<String, String> host : properties.getHosts().entrySet()) {
       named("hostpace.hosts[" + host.getKey() + "]", () -> builder.limit(host.getKey(), host.getValue()));
     }
