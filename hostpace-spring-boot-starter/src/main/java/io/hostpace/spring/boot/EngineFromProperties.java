@@ -1,0 +1,104 @@
+package io.hostpace.spring.boot;
+
+import io.hostpace.Hostpace;
+import io.hostpace.Limits;
+import io.hostpace.Rate;
+import io.hostpace.timeout.AdaptiveTimeouts;
+import io.hostpace.timeout.TimeoutPolicy;
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * Applies the {@code hostpace.*} properties to an engine's builder. The engine checks every
+ * value itself; a value it refuses fails here, a {@link HostpacePropertyException} with the
+ * property's key in front of the engine's message: {@code hostpace.hosts[qlever.dev]: host limit 'qlever.dev': inFlight 'x' is not a
+ * whole number}. A host's SPEC is read by the engine's one parser, the command line's.
+ */
+final class EngineFromProperties {
+
+  private final HostpaceProperties properties;
+
+  EngineFromProperties(HostpaceProperties properties) {
+    this.properties = properties;
+  }
+
+  /** {@code builder} with every property that is set applied to it. */
+  Hostpace.Builder apply(Hostpace.Builder builder) {
+    Limits everyHost = Limits.NONE;
+    Integer maxInFlight = properties.getMaxInFlight();
+    if (maxInFlight != null) {
+      everyHost = named("hostpace.max-in-flight", () -> Limits.inFlight(maxInFlight));
+    }
+    Double maxRate = properties.getMaxRate();
+    if (maxRate != null) {
+      Rate rate = named("hostpace.max-rate", () -> Rate.perSecond(maxRate));
+      everyHost = everyHost.withRate(rate);
+    }
+    builder.limits(everyHost);
+    for (Map.Entry<String, String> host : properties.getHosts().entrySet()) {
+      named("hostpace.hosts[" + host.getKey() + "]", () -> builder.limit(host.getKey(), host.getValue()));
+    }
+    Integer retries = properties.getRetries();
+    if (retries != null) {
+      named("hostpace.retries", () -> builder.retries(retries));
+    }
+    Duration retryDelayLimit = properties.getRetryDelayLimit();
+    if (retryDelayLimit != null) {
+      named("hostpace.retry-delay-limit", () -> builder.retryDelayLimit(retryDelayLimit));
+    }
+    HostpaceProperties.TimeoutPolicyName policy = properties.getTimeoutPolicy();
+    if (policy != null) {
+      builder.timeoutPolicy(named("hostpace.timeout", () -> timeoutPolicy(policy, properties.getTimeout())));
+    }
+    String userAgent = properties.getUserAgent();
+    if (userAgent != null) {
+      named("hostpace.user-agent", () -> builder.userAgent(userAgent));
+    }
+    checkFleet();
+    return builder;
+  }
+
+  /**
+   * The policy {@code hostpace.timeout-policy} names, with {@code timeout} as its budget. The
+   * adaptive one gets the command line's floor, a tenth of the budget, and no probe: no adapter
+   * here names one, so a held endpoint is tried with a real request after its cool-down.
+   */
+  private static TimeoutPolicy timeoutPolicy(HostpaceProperties.TimeoutPolicyName policy, Duration timeout) {
+    return switch (policy) {
+      case FIXED -> TimeoutPolicy.fixed(timeout);
+      case ADAPTIVE -> TimeoutPolicy.adaptive(
+          AdaptiveTimeouts.builder().defaultBudget(timeout).floor(timeout.dividedBy(10)).build());
+    };
+  }
+
+  /** The fleet's properties make sense together, as the command line's options must. */
+  private void checkFleet() {
+    boolean cluster = !properties.getRedisCluster().isEmpty();
+    if (properties.getFleet() == null) {
+      if (properties.getRedis() != null) {
+        throw new HostpacePropertyException("hostpace.redis",
+            "hostpace.redis needs hostpace.fleet: the name of the fleet whose processes share what hosts teach",
+            "Name the fleet in hostpace.fleet, or remove hostpace.redis.", null);
+      }
+      if (cluster) {
+        throw new HostpacePropertyException("hostpace.redis-cluster",
+            "hostpace.redis-cluster needs hostpace.fleet: the name of the fleet whose processes share what hosts teach",
+            "Name the fleet in hostpace.fleet, or remove hostpace.redis-cluster.", null);
+      }
+    }
+    if (cluster && properties.getRedis() != null) {
+      throw new HostpacePropertyException("hostpace.redis",
+          "hostpace.redis and hostpace.redis-cluster both name the fleet's Redis: give one",
+          "Remove hostpace.redis or hostpace.redis-cluster.", null);
+    }
+  }
+
+  private static <T> T named(String key, Supplier<T> make) {
+    try {
+      return make.get();
+    } catch (IllegalArgumentException e) {
+      throw HostpacePropertyException.refused(key, e);
+    }
+  }
+}

@@ -1,0 +1,78 @@
+package io.hostpace.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hostpace.Hostpace;
+import io.hostpace.redis.RedisFleet;
+import io.hostpace.redis.testing.RedisServer;
+import io.hostpace.spi.Fleet;
+import io.hostpace.testing.ScriptedExchange;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * The fleet of {@code hostpace.fleet} (SPEC S2): joined on a real Redis the test starts on
+ * 127.0.0.1, given to the engine, and left when the context closes; a Redis that cannot be
+ * reached fails the context naming the property and the URI.
+ */
+class FleetAutoConfigurationTest {
+
+  private final ApplicationContextRunner runner = new ApplicationContextRunner()
+      .withConfiguration(AutoConfigurations.of(HostpaceAutoConfiguration.class));
+
+  @Test
+  void I6_S2_theEngineJoinsTheNamedFleetAndLeavesItWithTheContext() throws Exception {
+    try (RedisServer redis = RedisServer.start()) {
+      RedisFleet[] joined = new RedisFleet[1];
+      runner.withPropertyValues("hostpace.fleet=crawlers", "hostpace.redis=" + redis.uri())
+          .run(context -> {
+            assertThat(context).hasSingleBean(RedisFleet.class).hasSingleBean(Hostpace.class);
+            joined[0] = context.getBean(RedisFleet.class);
+            assertThat(joined[0].toString()).contains("crawlers");
+            // Another process of the fleet hears the refusal this engine was answered with.
+            try (RedisFleet other = RedisFleet.connect(redis.uri(), "crawlers")) {
+              BlockingQueue<Fleet.Lesson> heard = new LinkedBlockingQueue<>();
+              other.listen(heard::add);
+              context.getBean(Hostpace.class).execute(ScriptedExchange.builder(URI.create("http://a.test/"),
+                      (Integer status) -> status)
+                  .headers((status, name) -> name.equalsIgnoreCase("Retry-After") ? "30" : null)
+                  .answers(attempt -> CompletableFuture.completedFuture(429))
+                  .build());
+              Fleet.Lesson lesson = heard.poll(10, TimeUnit.SECONDS);
+              assertThat(lesson).isNotNull();
+              assertThat(lesson.key()).isEqualTo("a.test");
+              assertThat(lesson.refused()).isTrue();
+            }
+          });
+      assertThat(joined[0].toString()).contains("closed");
+    }
+  }
+
+  @Test
+  void I6_S2_aRedisThatCannotBeReachedFailsNamingThePropertyAndTheUri() throws Exception {
+    int port;
+    try (ServerSocket unused = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = unused.getLocalPort();
+    }
+    String uri = "redis://secret@127.0.0.1:" + port;
+    runner.withPropertyValues("hostpace.fleet=crawlers", "hostpace.redis=" + uri)
+        .run(context -> {
+          assertThat(context).hasFailed();
+          Throwable cause = context.getStartupFailure();
+          while (!(cause instanceof HostpacePropertyException) && cause.getCause() != null) {
+            cause = cause.getCause();
+          }
+          assertThat(cause.getMessage())
+              .startsWith("hostpace.redis 'redis://***@127.0.0.1:" + port + "' cannot be reached: ")
+              .doesNotContain("secret");
+        });
+  }
+}
