@@ -9,7 +9,9 @@ import org.jspecify.annotations.Nullable;
  * attempt. A caller can time the server alone this way: from {@code sent} to {@code settled}.
  *
  * <p>Methods are called on whatever thread moves the call on, and must return quickly. An
- * exception thrown here is caught and ignored; it cannot break the call.
+ * exception thrown here is caught and logged at {@code WARNING} on the {@code System.Logger}
+ * {@code io.hostpace.Hostpace} (at most once a minute per listener and kind of exception); it
+ * cannot break the call.
  */
 public interface AttemptListener {
 

@@ -401,11 +401,11 @@ final class Call<R> {
     }
   }
 
-  private static void listen(Runnable notification) {
+  private void listen(Runnable notification) {
     try {
       notification.run();
-    } catch (RuntimeException e) {
-      // A listener that throws cannot break the call.
+    } catch (RuntimeException e) { // a listener that throws cannot break the call
+      engine.scheduler().outbox.log.listenerThrew(context.attemptListener(), e);
     }
   }
 

@@ -56,6 +56,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class HostStateFile implements HostStateStore {
 
+  private static final System.Logger LOG = System.getLogger(HostStateFile.class.getName());
+
   /** How the header of a file names its version: this, then the version's number. */
   private static final String VERSION_MARK = "# hostpace host state, v";
   /** The version {@link #save()} writes; {@link #load} reads it and every one before. */
@@ -225,9 +227,29 @@ public final class HostStateFile implements HostStateStore {
   /**
    * Writes what every host taught, as its last change left it, to {@link #file()}: a new file
    * beside it, moved in place. Hosts that taught nothing, or only longer than {@code keepFor}
-   * ago, are left out.
+   * ago, are left out. A file that cannot be written is logged at {@code WARNING} on the
+   * {@code System.Logger} {@code io.hostpace.HostStateFile}, with the exception, and thrown: a
+   * run often saves as it ends, where an exception is easily lost, and the next run then starts
+   * from nothing without saying why.
+   *
+   * @throws IOException the file or its temporary sibling cannot be written or moved in place
    */
   public void save() throws IOException {
+    save(LOG);
+  }
+
+  /** {@link #save()}, warning on {@code log}. */
+  void save(System.Logger log) throws IOException {
+    try {
+      write();
+    } catch (IOException | RuntimeException e) {
+      log.log(System.Logger.Level.WARNING, "cannot save host state to " + file + ": " + e.getMessage()
+          + "; the next run starts without what this one learned", e);
+      throw e;
+    }
+  }
+
+  private void write() throws IOException {
     long nowNanos = clock.nanoTime();
     Instant nowWall = clock.instant();
     long nowMillis = nowWall.toEpochMilli();

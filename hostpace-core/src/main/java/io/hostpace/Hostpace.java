@@ -121,7 +121,7 @@ public final class Hostpace implements AutoCloseable {
     this.sparesRetries = builder.learningRule.sparesRetries();
     this.scheduler = new Scheduler(
         builder.clock, builder.timer, builder.store, builder.learningRule, builder.retryDelayLimit,
-        builder.forgetIdleAfter, builder.listener(), builder.fleet);
+        builder.forgetIdleAfter, List.copyOf(builder.listeners), builder.logger, builder.fleet);
   }
 
   /** A builder with the defaults: 32 in flight per host, 5 retries, a 60 s retry delay limit. */
@@ -542,6 +542,7 @@ public final class Hostpace implements AutoCloseable {
     private LearningRule learningRule = LearningRule.hostpace();
     private HostStateStore store = HostStateStore.inMemory();
     private final List<HostpaceListener> listeners = new ArrayList<>();
+    private System.Logger logger = EventLog.systemLogger();
     private @Nullable TimeoutPolicy timeoutPolicy;
     private @Nullable Probe probe;
     private @Nullable Fleet fleet;
@@ -759,24 +760,10 @@ public final class Hostpace implements AutoCloseable {
       return this;
     }
 
-    /** The listeners as one, or null for none. */
-    private @Nullable HostpaceListener listener() {
-      if (listeners.isEmpty()) {
-        return null;
-      }
-      if (listeners.size() == 1) {
-        return listeners.get(0);
-      }
-      HostpaceListener[] all = listeners.toArray(new HostpaceListener[0]);
-      return event -> {
-        for (HostpaceListener each : all) {
-          try {
-            each.onEvent(event);
-          } catch (RuntimeException e) {
-            // a listener that throws cannot break the others, as it cannot break the engine
-          }
-        }
-      };
+    /** The engine's log, {@code io.hostpace.Hostpace} unless a test gives its own. */
+    Builder logger(System.Logger logger) {
+      this.logger = Objects.requireNonNull(logger, "logger");
+      return this;
     }
 
     /**

@@ -1,29 +1,35 @@
 package io.hostpace;
 
 import java.util.ArrayList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
  * What the decisions of one locked section set in motion: the calls that started and the events
- * for the listener. Both are collected under the engine's lock and delivered after it is let go,
- * so that neither a listener nor an HTTP client ever runs under the lock. Guarded by the
- * engine's lock, but for {@link #deliver}.
+ * for the listeners and the log. Both are collected under the engine's lock and delivered after
+ * it is let go, so that neither a listener, the log nor an HTTP client ever runs under the lock.
+ * This is the one place events reach anybody: each is logged at {@code DEBUG} when that is on
+ * ({@link EventLog}), then told to each listener in the order they were added; a listener that
+ * throws is logged and keeps no other from hearing. Guarded by the engine's lock, but for
+ * {@link #deliver}.
  */
 final class Outbox {
 
-  private final @Nullable HostpaceListener listener;
+  private final HostpaceListener[] listeners;
+  final EventLog log;
   private final ArrayList<Call<?>> started = new ArrayList<>();
   private final ArrayList<HostpaceEvent> events = new ArrayList<>();
   /** How many events were built, for the test that none is without a listener. */
   private long eventsBuilt;
 
-  Outbox(@Nullable HostpaceListener listener) {
-    this.listener = listener;
+  Outbox(List<HostpaceListener> listeners, EventLog log) {
+    this.listeners = listeners.toArray(new HostpaceListener[0]);
+    this.log = log;
   }
 
-  /** Whether anybody listens: events are built only then. */
+  /** Whether anybody listens, a listener or the log at {@code DEBUG}: events are built only then. */
   boolean listens() {
-    return listener != null;
+    return listeners.length > 0 || log.decisions();
   }
 
   /** Records an event; callers build it only when {@link #listens()}. */
@@ -65,22 +71,28 @@ final class Outbox {
   }
 
   /**
-   * After the lock: tells the listener each event, then dispatches each call that started, as
-   * {@link #take} left them. A listener that throws cannot break the engine.
+   * After the lock: logs each event and tells the listeners, then dispatches each call that
+   * started, as {@link #take} left them. A listener that throws cannot break the engine.
    */
   void deliver(Object @Nullable [] taken) {
     if (taken == null) {
       return;
     }
-    HostpaceListener listener = this.listener;
+    boolean logged = log.decisions(); // once per delivery, not per event
     for (Object each : taken) {
       if (each instanceof Call<?> call) {
         call.dispatch();
-      } else if (listener != null) {
-        try {
-          listener.onEvent((HostpaceEvent) each);
-        } catch (RuntimeException e) {
-          // a listener that throws cannot break the engine
+      } else {
+        HostpaceEvent event = (HostpaceEvent) each;
+        if (logged) {
+          log.decided(event);
+        }
+        for (HostpaceListener listener : listeners) {
+          try {
+            listener.onEvent(event);
+          } catch (RuntimeException e) { // a listener that throws cannot break the engine, nor the others
+            log.listenerThrew(listener, e);
+          }
         }
       }
     }

@@ -120,11 +120,12 @@ final class Scheduler {
       LearningRule rule,
       Duration retryDelayLimit,
       Duration forgetIdleAfter,
-      @Nullable HostpaceListener listener,
+      List<HostpaceListener> listeners,
+      System.Logger logger,
       @Nullable Fleet fleet) {
     this.clock = clock;
     this.timer = timer;
-    this.outbox = new Outbox(listener);
+    this.outbox = new Outbox(listeners, new EventLog(logger, clock));
     Reentry reentry = new Reentry() {
       @Override
       public void underLock(Runnable change) {

@@ -327,4 +327,17 @@ class HostStateFileTest {
     kept.save();
     assertThat(Files.readAllLines(dir.resolve("none/yet.tsv"))).hasSize(1);
   }
+
+  @Test
+  void L2_aFileThatCannotBeSavedIsAWarningWithItsExceptionAndIsThrown() throws IOException {
+    HostStateFile kept = HostStateFile.load(dir.resolve("plain/state.tsv"), time, Duration.ofDays(1));
+    Files.writeString(dir.resolve("plain"), "a file where its folder should be");
+    RecordingLogger log = new RecordingLogger(System.Logger.Level.INFO);
+
+    assertThatThrownBy(() -> kept.save(log)).isInstanceOf(IOException.class);
+    assertThat(log.at(System.Logger.Level.WARNING)).singleElement().satisfies(line -> {
+      assertThat(line.message()).startsWith("cannot save host state to " + dir.resolve("plain/state.tsv"));
+      assertThat(line.thrown()).isInstanceOf(IOException.class);
+    });
+  }
 }

@@ -17,6 +17,8 @@ class ListenersTest {
 
   final VirtualTime time = VirtualTime.create();
   final FakeServer server = new FakeServer(time, RefusalTest.refuseFirst(1, Reply.status(429)));
+  /** For the listeners that throw: what they throw is logged (EventLogTest), not printed here. */
+  final RecordingLogger quiet = new RecordingLogger(System.Logger.Level.INFO);
 
   @Test
   void A1_theAttemptListenerHearsSentSettledAndRetryingSoACallerCanTimeTheServerAlone() {
@@ -53,7 +55,7 @@ class ListenersTest {
         throw new IllegalStateException("boom");
       }
     };
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).listener(event -> {
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(quiet).listener(event -> {
       throw new IllegalStateException("boom");
     }).build();
     CompletableFuture<Response> call =
@@ -78,7 +80,7 @@ class ListenersTest {
   @Test
   void severalListenersEachHearEveryEventInTheOrderAddedAndOneThatThrowsStopsNone() {
     List<String> heard = new ArrayList<>();
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(quiet)
         .listener(event -> heard.add("first " + event.getClass().getSimpleName()))
         .listener(event -> {
           throw new IllegalStateException("a broken listener");

@@ -44,7 +44,9 @@ public final class Main {
       err.println("hostpace: " + Printable.line(failure(exception)));
       return FAILED;
     });
-    return commandLine.execute(args);
+    try (LogSetup logs = LogSetup.toStderr(err)) {
+      return commandLine.execute(args);
+    }
   }
 
   /** What went wrong in a run, said without the exception's class where its message says it. */

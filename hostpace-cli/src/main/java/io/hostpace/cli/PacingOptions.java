@@ -107,12 +107,20 @@ final class PacingOptions {
           + "answers took, up to --timeout, and an endpoint that fails at once fails fast (default ${DEFAULT-VALUE})")
   TimeoutPolicyName timeoutPolicy = TimeoutPolicyName.fixed;
 
+  @Option(names = "--verbose",
+      description = "print each decision of the engine (queued, started, refused, paused, paced, retried, gave up) "
+          + "to stderr, a line each with the time and the host; warnings are printed in any case")
+  boolean verbose;
+
   /**
    * The engine these options describe, heard by {@code listener}; with the adaptive policy, an
    * endpoint it holds down or degraded is probed with {@code probe} (SPEC D6), cut off after the
    * policy's floor, a tenth of {@code --timeout}.
    */
   Hostpace engine(HostpaceListener listener, io.hostpace.spi.Probe probe) {
+    if (verbose) {
+      LogSetup.verbose();
+    }
     if (retries < 0 || retries > MAX_RETRIES) {
       throw usage("--retries must be 0 to " + MAX_RETRIES + ", got " + retries);
     }
@@ -174,8 +182,8 @@ final class PacingOptions {
 
   /**
    * Ends the run: writes what hosts taught to the {@code --state} file, if one was given (a file
-   * that cannot be written is said on {@code err} and changes nothing else), and leaves the
-   * {@code --fleet}, if one was joined.
+   * that cannot be written is said on {@code err}, as the store's warning, and changes nothing
+   * else), and leaves the {@code --fleet}, if one was joined.
    */
   void endRun(PrintStream err) {
     RedisFleet joined = fleet;
@@ -189,7 +197,7 @@ final class PacingOptions {
     try {
       store.save();
     } catch (IOException e) {
-      err.println("hostpace: " + Printable.line("cannot save host state to " + store.file() + ": " + Main.failure(e)));
+      // HostStateFile warned of it, with the file and why, and LogSetup printed the warning to stderr
     }
   }
 

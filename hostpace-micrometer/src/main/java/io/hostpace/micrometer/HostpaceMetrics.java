@@ -48,23 +48,29 @@ import org.jspecify.annotations.Nullable;
  * {@code *.example.org}, or {@code other}) and {@code scope} ({@code host} or {@code group}),
  * and those given to {@link Builder#tags}. A group's meters count its hosts' requests together,
  * so a sum over all series counts each request once per scope: filter on {@code scope}.
+ * A call is what a program asked for ({@code execute}, {@code send}, one request of a client);
+ * an attempt is one sending of it to the server, so a call refused twice and then answered is
+ * one call and three attempts. Meters are named for which of the two they count:
  * <pre>
- * hostpace.requests.in.flight       gauge       requests started and not yet answered      (snapshot)
- * hostpace.requests.waiting         gauge       requests waiting in the queues             (snapshot)
- * hostpace.learned.interval         time gauge  the learned interval between starts        (snapshot)
- * hostpace.pause.remaining          time gauge  how long the host still starts nothing     (snapshot)
- * hostpace.learned.in.flight.limit  gauge       the learned requests at once, 0 if none    (snapshot)
- * hostpace.learned.quota.permits    gauge       the learned quota's starts a window, or 0  (snapshot)
- * hostpace.learned.quota.window     time gauge  the learned quota's window, or 0           (snapshot)
- * hostpace.requests.started         counter     attempts started                           (Started events)
- * hostpace.requests.refused         counter     attempts refused                           (Refused)
- * hostpace.requests.retried         counter     attempts sent back to the queue            (Retried)
- * hostpace.requests.gave.up         counter     calls that ended with their refusal        (GaveUp)
- * hostpace.requests.wait            timer       how long each attempt waited to start      (Started.waited)
+ * name                              type        counts or shows                            from        Prometheus
+ * hostpace.calls.started            counter     calls made (the engine's probes included)  Queued #1   hostpace_calls_started_total
+ * hostpace.calls.gave.up            counter     calls that ended with their last refusal   GaveUp      hostpace_calls_gave_up_total
+ * hostpace.attempts.started         counter     attempts sent                              Started     hostpace_attempts_started_total
+ * hostpace.attempts.refused         counter     attempts refused                           Refused     hostpace_attempts_refused_total
+ * hostpace.attempts.retried         counter     attempts sent back to their queue          Retried     hostpace_attempts_retried_total
+ * hostpace.attempts.wait            timer       how long each attempt waited to start      Started     hostpace_attempts_wait_seconds (_count, _sum, _max)
+ * hostpace.attempts.in.flight       gauge       attempts sent and not yet answered         snapshot    hostpace_attempts_in_flight
+ * hostpace.attempts.waiting         gauge       attempts waiting in the queues             snapshot    hostpace_attempts_waiting
+ * hostpace.learned.interval         time gauge  the learned interval between starts        snapshot    hostpace_learned_interval_seconds
+ * hostpace.pause.remaining          time gauge  how long the host still starts nothing     snapshot    hostpace_pause_remaining_seconds
+ * hostpace.learned.in.flight.limit  gauge       the learned attempts at once, 0 if none    snapshot    hostpace_learned_in_flight_limit
+ * hostpace.learned.quota.permits    gauge       the learned quota's starts a window, or 0  snapshot    hostpace_learned_quota_permits
+ * hostpace.learned.quota.window     time gauge  the learned quota's window, or 0           snapshot    hostpace_learned_quota_window_seconds
  * </pre>
- * Names and units follow Micrometer's conventions (dotted, lower case; times in the registry's
- * base unit), so Prometheus shows {@code hostpace_requests_started_total} and
- * {@code hostpace_requests_wait_seconds}.
+ * Names follow Micrometer's conventions (dotted, lower case; times in the registry's base unit).
+ * No meter has a base unit but the times: the name says what is counted, so Prometheus adds no
+ * second word for it ({@code hostpace_attempts_started_total}, not
+ * {@code hostpace_attempts_started_attempts_total}).
  *
  * <h2>Bounded tags</h2>
  * The first {@linkplain Builder#maxHosts 100} hosts the metrics see get a {@code host} tag of
@@ -95,7 +101,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Invariant: a key has meters of its own exactly when it is in {@code byKey}, which holds at
  * most {@code maxHosts} hosts and {@code maxGroups} groups, first come, and never lets one go,
  * so a series never restarts from zero and memory stays bounded whatever the engine meets. With
- * the defaults and 10,000 hosts: {@code byKey} holds 100 of them, the registry 101 × 12 meters,
+ * the defaults and 10,000 hosts: {@code byKey} holds 100 of them, the registry 101 × 13 meters,
  * and {@code host=other} counts the 9,900 others' starts.
  *
  * <p>Thread-safe: the listener may be called on any of the engine's threads, and gauges read on
@@ -239,6 +245,9 @@ public final class HostpaceMetrics implements MeterBinder {
         refresh(0); // a host tagged just now: learn at once which groups it is in, while it is held
       } else {
         refresh(Math.max(snapshotMaxAgeNanos, DISCOVERY_MAX_AGE_NANOS));
+      }
+      if (queued.attempt() == 1) { // a call's first attempt is queued once: the call was made
+        forHostAndGroups(queued.key(), meters -> meters.callsStarted.increment());
       }
     } else if (event instanceof HostpaceEvent.Started started) {
       Duration waited = started.waited();
@@ -399,18 +408,18 @@ public final class HostpaceMetrics implements MeterBinder {
 
   private void register(KeyMeters meters, MeterRegistry registry) {
     Tags tagged = tags.and(Tag.of("host", meters.tag), Tag.of("scope", meters.scope));
-    Gauge.builder("hostpace.requests.in.flight", meters, m -> {
+    Gauge.builder("hostpace.attempts.in.flight", meters, m -> {
           refresh(snapshotMaxAgeNanos);
           return (double) m.inFlight;
         })
-        .tags(tagged).baseUnit("requests").strongReference(true)
-        .description("Requests started and not yet answered").register(registry);
-    Gauge.builder("hostpace.requests.waiting", meters, m -> {
+        .tags(tagged).strongReference(true)
+        .description("Attempts sent and not yet answered").register(registry);
+    Gauge.builder("hostpace.attempts.waiting", meters, m -> {
           refresh(snapshotMaxAgeNanos);
           return (double) m.waiting;
         })
-        .tags(tagged).baseUnit("requests").strongReference(true)
-        .description("Requests waiting in the queues to start").register(registry);
+        .tags(tagged).strongReference(true)
+        .description("Attempts waiting in the queues to start").register(registry);
     TimeGauge.builder("hostpace.learned.interval", meters, TimeUnit.NANOSECONDS, m -> {
           refresh(snapshotMaxAgeNanos);
           return (double) m.intervalNanos;
@@ -427,15 +436,15 @@ public final class HostpaceMetrics implements MeterBinder {
           refresh(snapshotMaxAgeNanos);
           return (double) m.inFlightLimit;
         })
-        .tags(tagged).baseUnit("requests").strongReference(true)
-        .description("How many requests at once the host was learned to hold, from refusals with Retry-After; "
+        .tags(tagged).strongReference(true)
+        .description("How many attempts at once the host was learned to hold, from refusals with Retry-After; "
             + "0 when none was learned")
         .register(registry);
     Gauge.builder("hostpace.learned.quota.permits", meters, m -> {
           refresh(snapshotMaxAgeNanos);
           return (double) m.quotaPermits;
         })
-        .tags(tagged).baseUnit("requests").strongReference(true)
+        .tags(tagged).strongReference(true)
         .description("How many starts a window the quota learned for the host allows; 0 when none was learned")
         .register(registry);
     TimeGauge.builder("hostpace.learned.quota.window", meters, TimeUnit.NANOSECONDS, m -> {
@@ -445,18 +454,18 @@ public final class HostpaceMetrics implements MeterBinder {
         .tags(tagged).strongReference(true)
         .description("The fixed window the quota learned for the host is counted in; 0 when none was learned")
         .register(registry);
-    FunctionCounter.builder("hostpace.requests.started", meters.started, LongAdder::doubleValue)
-        .tags(tagged).baseUnit("requests").description("Attempts started").register(registry);
-    FunctionCounter.builder("hostpace.requests.refused", meters.refused, LongAdder::doubleValue)
-        .tags(tagged).baseUnit("requests").description("Attempts refused (429, 503, 405 with Retry-After)")
+    FunctionCounter.builder("hostpace.calls.started", meters.callsStarted, LongAdder::doubleValue)
+        .tags(tagged).description("Calls made: each call's first attempt queued, however many it takes")
         .register(registry);
-    FunctionCounter.builder("hostpace.requests.retried", meters.retried, LongAdder::doubleValue)
-        .tags(tagged).baseUnit("requests").description("Attempts sent back to their queue to be tried again")
-        .register(registry);
-    FunctionCounter.builder("hostpace.requests.gave.up", meters.gaveUp, LongAdder::doubleValue)
-        .tags(tagged).baseUnit("requests").description("Calls that ended with their last refusal")
-        .register(registry);
-    meters.timers.add(Timer.builder("hostpace.requests.wait")
+    FunctionCounter.builder("hostpace.calls.gave.up", meters.gaveUp, LongAdder::doubleValue)
+        .tags(tagged).description("Calls that ended with their last refusal").register(registry);
+    FunctionCounter.builder("hostpace.attempts.started", meters.started, LongAdder::doubleValue)
+        .tags(tagged).description("Attempts sent: each call's first, and each retry").register(registry);
+    FunctionCounter.builder("hostpace.attempts.refused", meters.refused, LongAdder::doubleValue)
+        .tags(tagged).description("Attempts refused (429, 503, 405 with Retry-After)").register(registry);
+    FunctionCounter.builder("hostpace.attempts.retried", meters.retried, LongAdder::doubleValue)
+        .tags(tagged).description("Attempts sent back to their queue to be tried again").register(registry);
+    meters.timers.add(Timer.builder("hostpace.attempts.wait")
         .tags(tagged).description("How long each attempt waited in its queue before it started")
         .register(registry));
   }
@@ -471,6 +480,7 @@ public final class HostpaceMetrics implements MeterBinder {
   private static final class KeyMeters {
     final String tag;
     final String scope;
+    final LongAdder callsStarted = new LongAdder();
     final LongAdder started = new LongAdder();
     final LongAdder refused = new LongAdder();
     final LongAdder retried = new LongAdder();

@@ -17,6 +17,8 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.config.NamingConvention;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -66,7 +68,7 @@ class HostpaceMetricsTest {
   }
 
   Timer waits(String host) {
-    return registry.get("hostpace.requests.wait").tag("host", host).timer();
+    return registry.get("hostpace.attempts.wait").tag("host", host).timer();
   }
 
   void at(double seconds) {
@@ -110,15 +112,15 @@ class HostpaceMetricsTest {
       engine.execute(server.get("http://a.test/" + i));
     }
     at(1);
-    assertThat(gauge("hostpace.requests.in.flight", "a.test")).isEqualTo(2);
-    assertThat(gauge("hostpace.requests.waiting", "a.test")).isEqualTo(1);
+    assertThat(gauge("hostpace.attempts.in.flight", "a.test")).isEqualTo(2);
+    assertThat(gauge("hostpace.attempts.waiting", "a.test")).isEqualTo(1);
     // at 3 s two answers; the third starts
     at(3.5);
-    assertThat(gauge("hostpace.requests.in.flight", "a.test")).isEqualTo(1);
-    assertThat(gauge("hostpace.requests.waiting", "a.test")).isZero();
+    assertThat(gauge("hostpace.attempts.in.flight", "a.test")).isEqualTo(1);
+    assertThat(gauge("hostpace.attempts.waiting", "a.test")).isZero();
     at(7);
-    assertThat(gauge("hostpace.requests.in.flight", "a.test")).isZero();
-    assertThat(count("hostpace.requests.started", "a.test")).isEqualTo(3);
+    assertThat(gauge("hostpace.attempts.in.flight", "a.test")).isZero();
+    assertThat(count("hostpace.attempts.started", "a.test")).isEqualTo(3);
   }
 
   @Test
@@ -164,7 +166,7 @@ class HostpaceMetricsTest {
     assertThat(gauge("hostpace.learned.in.flight.limit", "kgf.test")).as("nothing learned yet").isZero();
     at(0.5);
     assertThat(gauge("hostpace.learned.in.flight.limit", "kgf.test")).isEqualTo(4);
-    assertThat(registry.get("hostpace.learned.in.flight.limit").gauge().getId().getBaseUnit()).isEqualTo("requests");
+    assertThat(registry.get("hostpace.learned.in.flight.limit").gauge().getId().getBaseUnit()).isNull();
   }
 
   @Test
@@ -199,7 +201,7 @@ class HostpaceMetricsTest {
       engine.execute(server.get("http://api.test/" + i));
     }
     at(1);
-    assertThat(gauge("hostpace.requests.waiting", "api.test")).as("the host is in the snapshot").isPositive();
+    assertThat(gauge("hostpace.attempts.waiting", "api.test")).as("the host is in the snapshot").isPositive();
     assertThat(gauge("hostpace.learned.quota.permits", "api.test")).as("nothing learned yet").isZero();
     assertThat(millis("hostpace.learned.quota.window", "api.test")).isZero();
     // the quota is learned at about 40 s, once the first window's wall of refusals ends; its window
@@ -251,14 +253,14 @@ class HostpaceMetricsTest {
     engine.execute(server.get("http://always.test/"), CallContext.builder().retries(1).build());
     at(5);
 
-    assertThat(count("hostpace.requests.started", "twice.test")).isEqualTo(3);
-    assertThat(count("hostpace.requests.refused", "twice.test")).isEqualTo(2);
-    assertThat(count("hostpace.requests.retried", "twice.test")).isEqualTo(2);
-    assertThat(count("hostpace.requests.gave.up", "twice.test")).isZero();
-    assertThat(count("hostpace.requests.started", "always.test")).isEqualTo(2);
-    assertThat(count("hostpace.requests.refused", "always.test")).isEqualTo(2);
-    assertThat(count("hostpace.requests.retried", "always.test")).isEqualTo(1);
-    assertThat(count("hostpace.requests.gave.up", "always.test")).isEqualTo(1);
+    assertThat(count("hostpace.attempts.started", "twice.test")).isEqualTo(3);
+    assertThat(count("hostpace.attempts.refused", "twice.test")).isEqualTo(2);
+    assertThat(count("hostpace.attempts.retried", "twice.test")).isEqualTo(2);
+    assertThat(count("hostpace.calls.gave.up", "twice.test")).isZero();
+    assertThat(count("hostpace.attempts.started", "always.test")).isEqualTo(2);
+    assertThat(count("hostpace.attempts.refused", "always.test")).isEqualTo(2);
+    assertThat(count("hostpace.attempts.retried", "always.test")).isEqualTo(1);
+    assertThat(count("hostpace.calls.gave.up", "always.test")).isEqualTo(1);
     // twice.test's attempts waited 0 s, then 1 s and 1 s for the pauses Retry-After asked
     assertThat(waits("twice.test").count()).isEqualTo(3);
     assertThat(waits("twice.test").totalTime(TimeUnit.MILLISECONDS)).isEqualTo(2000);
@@ -296,19 +298,19 @@ class HostpaceMetricsTest {
     engine.execute(server.get("https://query.wikidata.org/2"));
     engine.execute(server.get("https://commons.wikidata.org/1"));
     at(0.5);
-    assertThat(gauge("hostpace.requests.in.flight", "*.wikidata.org")).isEqualTo(1);
-    assertThat(gauge("hostpace.requests.waiting", "*.wikidata.org")).isEqualTo(2);
-    assertThat(gauge("hostpace.requests.waiting", "query.wikidata.org")).isEqualTo(1);
-    assertThat(gauge("hostpace.requests.waiting", "commons.wikidata.org")).isEqualTo(1);
+    assertThat(gauge("hostpace.attempts.in.flight", "*.wikidata.org")).isEqualTo(1);
+    assertThat(gauge("hostpace.attempts.waiting", "*.wikidata.org")).isEqualTo(2);
+    assertThat(gauge("hostpace.attempts.waiting", "query.wikidata.org")).isEqualTo(1);
+    assertThat(gauge("hostpace.attempts.waiting", "commons.wikidata.org")).isEqualTo(1);
     at(3.5);
 
-    assertThat(count("hostpace.requests.started", "*.wikidata.org")).isEqualTo(3);
-    assertThat(count("hostpace.requests.started", "query.wikidata.org")).isEqualTo(2);
-    assertThat(count("hostpace.requests.started", "commons.wikidata.org")).isEqualTo(1);
+    assertThat(count("hostpace.attempts.started", "*.wikidata.org")).isEqualTo(3);
+    assertThat(count("hostpace.attempts.started", "query.wikidata.org")).isEqualTo(2);
+    assertThat(count("hostpace.attempts.started", "commons.wikidata.org")).isEqualTo(1);
     assertThat(waits("*.wikidata.org").totalTime(TimeUnit.SECONDS)).isEqualTo(0 + 1 + 2);
-    assertThat(registry.get("hostpace.requests.started").tag("host", "*.wikidata.org").functionCounter()
+    assertThat(registry.get("hostpace.attempts.started").tag("host", "*.wikidata.org").functionCounter()
         .getId().getTag("scope")).isEqualTo("group");
-    assertThat(registry.get("hostpace.requests.started").tag("host", "query.wikidata.org").functionCounter()
+    assertThat(registry.get("hostpace.attempts.started").tag("host", "query.wikidata.org").functionCounter()
         .getId().getTag("scope")).isEqualTo("host");
   }
 
@@ -335,21 +337,21 @@ class HostpaceMetricsTest {
       engine.execute(server.get("http://h" + i + ".test/"));
     }
     at(0.5);
-    assertThat(gauge("hostpace.requests.in.flight", "h0.test")).isEqualTo(1);
-    assertThat(gauge("hostpace.requests.in.flight", "h99.test")).isEqualTo(1);
-    assertThat(gauge("hostpace.requests.in.flight", HostpaceMetrics.OTHER)).isEqualTo(9_900);
+    assertThat(gauge("hostpace.attempts.in.flight", "h0.test")).isEqualTo(1);
+    assertThat(gauge("hostpace.attempts.in.flight", "h99.test")).isEqualTo(1);
+    assertThat(gauge("hostpace.attempts.in.flight", HostpaceMetrics.OTHER)).isEqualTo(9_900);
     at(2);
 
-    assertThat(count("hostpace.requests.started", HostpaceMetrics.OTHER)).isEqualTo(9_900);
-    assertThat(registry.get("hostpace.requests.started").functionCounters().stream()
+    assertThat(count("hostpace.attempts.started", HostpaceMetrics.OTHER)).isEqualTo(9_900);
+    assertThat(registry.get("hostpace.attempts.started").functionCounters().stream()
         .mapToDouble(counter -> counter.count()).sum()).isEqualTo(10_000);
-    assertThat(gauge("hostpace.requests.in.flight", HostpaceMetrics.OTHER)).isZero();
+    assertThat(gauge("hostpace.attempts.in.flight", HostpaceMetrics.OTHER)).isZero();
     Set<String> hostTags = new TreeSet<>();
     for (Meter meter : registry.getMeters()) {
       hostTags.add(meter.getId().getTag("host"));
     }
     assertThat(hostTags).hasSize(101).contains("h0.test", "h99.test", "other").doesNotContain("h100.test");
-    assertThat(registry.getMeters()).hasSize(101 * 12);
+    assertThat(registry.getMeters()).hasSize(101 * 13);
   }
 
   @Test
@@ -366,15 +368,15 @@ class HostpaceMetricsTest {
     engine.execute(server.get("http://b.test/"));
     engine.execute(server.get("http://c.test/"));
     at(0.05);
-    assertThat(gauge("hostpace.requests.in.flight", "a.test")).isEqualTo(1);
-    assertThat(gauge("hostpace.requests.in.flight", HostpaceMetrics.OTHER)).isEqualTo(2);
+    assertThat(gauge("hostpace.attempts.in.flight", "a.test")).isEqualTo(1);
+    assertThat(gauge("hostpace.attempts.in.flight", HostpaceMetrics.OTHER)).isEqualTo(2);
     // at 0.1 s b.test is paused until 5.1 s, c.test until 3.1 s
     at(0.1 + 1);
     assertThat(millis("hostpace.pause.remaining", HostpaceMetrics.OTHER)).isEqualTo(4000);
-    assertThat(gauge("hostpace.requests.waiting", HostpaceMetrics.OTHER)).isEqualTo(2);
+    assertThat(gauge("hostpace.attempts.waiting", HostpaceMetrics.OTHER)).isEqualTo(2);
     at(6);
-    assertThat(count("hostpace.requests.refused", HostpaceMetrics.OTHER)).isEqualTo(2);
-    assertThat(count("hostpace.requests.started", HostpaceMetrics.OTHER)).isEqualTo(4);
+    assertThat(count("hostpace.attempts.refused", HostpaceMetrics.OTHER)).isEqualTo(2);
+    assertThat(count("hostpace.attempts.started", HostpaceMetrics.OTHER)).isEqualTo(4);
   }
 
   @Test
@@ -397,10 +399,10 @@ class HostpaceMetricsTest {
       thread.join();
     }
 
-    assertThat(registry.get("hostpace.requests.started").functionCounters().stream()
+    assertThat(registry.get("hostpace.attempts.started").functionCounters().stream()
         .mapToDouble(counter -> counter.count()).sum()).isEqualTo(8 * 5_000);
-    assertThat(registry.get("hostpace.requests.started").functionCounters()).hasSize(51);
-    assertThat(registry.get("hostpace.requests.wait").timers().stream().mapToLong(Timer::count).sum())
+    assertThat(registry.get("hostpace.attempts.started").functionCounters()).hasSize(51);
+    assertThat(registry.get("hostpace.attempts.wait").timers().stream().mapToLong(Timer::count).sum())
         .isEqualTo(8 * 5_000);
   }
 
@@ -416,16 +418,16 @@ class HostpaceMetricsTest {
     // refused at 0.1 s, paused until 2.1 s
     at(0.5);
     assertThat(millis("hostpace.pause.remaining", "gone.test")).isEqualTo(1600);
-    assertThat(gauge("hostpace.requests.waiting", "gone.test")).isEqualTo(1);
+    assertThat(gauge("hostpace.attempts.waiting", "gone.test")).isEqualTo(1);
     // the retry starts at 2.1 s and is answered at 2.2 s; nothing is left to teach
     at(10);
 
     assertThat(engine.snapshot()).isEmpty();
-    assertThat(gauge("hostpace.requests.waiting", "gone.test")).isZero();
-    assertThat(gauge("hostpace.requests.in.flight", "gone.test")).isZero();
+    assertThat(gauge("hostpace.attempts.waiting", "gone.test")).isZero();
+    assertThat(gauge("hostpace.attempts.in.flight", "gone.test")).isZero();
     assertThat(millis("hostpace.pause.remaining", "gone.test")).isZero();
-    assertThat(count("hostpace.requests.started", "gone.test")).isEqualTo(2);
-    assertThat(count("hostpace.requests.refused", "gone.test")).isEqualTo(1);
+    assertThat(count("hostpace.attempts.started", "gone.test")).isEqualTo(2);
+    assertThat(count("hostpace.attempts.refused", "gone.test")).isEqualTo(1);
   }
 
   // ---------------------------------------------------------------- how current
@@ -439,11 +441,11 @@ class HostpaceMetricsTest {
     // at 0 s a request starts (a snapshot is taken as its host is first seen); answered at 0.3 s
     engine.execute(server.get("http://a.test/"));
     at(0.2);
-    assertThat(gauge("hostpace.requests.in.flight", "a.test")).isEqualTo(1);
+    assertThat(gauge("hostpace.attempts.in.flight", "a.test")).isEqualTo(1);
     at(0.5);
-    assertThat(gauge("hostpace.requests.in.flight", "a.test")).as("the snapshot of 0 s").isEqualTo(1);
+    assertThat(gauge("hostpace.attempts.in.flight", "a.test")).as("the snapshot of 0 s").isEqualTo(1);
     at(1);
-    assertThat(gauge("hostpace.requests.in.flight", "a.test")).as("a new snapshot").isZero();
+    assertThat(gauge("hostpace.attempts.in.flight", "a.test")).as("a new snapshot").isZero();
   }
 
   @Test
@@ -454,10 +456,10 @@ class HostpaceMetricsTest {
     engine.execute(server(time, (uri, attempt) -> Reply.ok().after(Duration.ofSeconds(1))).get("http://a.test/"));
     at(0.5);
 
-    assertThat(gauge("hostpace.requests.in.flight", "a.test")).isZero();
-    assertThat(count("hostpace.requests.started", "a.test")).isEqualTo(1);
+    assertThat(gauge("hostpace.attempts.in.flight", "a.test")).isZero();
+    assertThat(count("hostpace.attempts.started", "a.test")).isEqualTo(1);
     metrics.watch(engine);
-    assertThat(gauge("hostpace.requests.in.flight", "a.test")).isEqualTo(1);
+    assertThat(gauge("hostpace.attempts.in.flight", "a.test")).isEqualTo(1);
   }
 
   // ---------------------------------------------------------------- listeners and registries
@@ -478,7 +480,7 @@ class HostpaceMetricsTest {
     at(1);
 
     assertThat(heard).containsExactly("Queued", "Started");
-    assertThat(count("hostpace.requests.started", "a.test")).isEqualTo(1);
+    assertThat(count("hostpace.attempts.started", "a.test")).isEqualTo(1);
   }
 
   @Test
@@ -495,8 +497,8 @@ class HostpaceMetricsTest {
     metrics.bindTo(later); // twice is once
     at(2);
 
-    assertThat(later.get("hostpace.requests.started").tag("host", "a.test").functionCounter().count()).isEqualTo(2);
-    assertThat(later.get("hostpace.requests.wait").tag("host", "a.test").timer().count()).isEqualTo(1);
+    assertThat(later.get("hostpace.attempts.started").tag("host", "a.test").functionCounter().count()).isEqualTo(2);
+    assertThat(later.get("hostpace.attempts.wait").tag("host", "a.test").timer().count()).isEqualTo(1);
     assertThat(waits("a.test").count()).isEqualTo(2);
   }
 
@@ -515,16 +517,46 @@ class HostpaceMetricsTest {
       assertThat(meter.getId().getTags()).extracting(tag -> tag.getKey()).containsExactlyInAnyOrder("engine", "host", "scope");
     }
     assertThat(names).containsExactly(
+        "hostpace.attempts.in.flight", "hostpace.attempts.refused", "hostpace.attempts.retried",
+        "hostpace.attempts.started", "hostpace.attempts.wait", "hostpace.attempts.waiting",
+        "hostpace.calls.gave.up", "hostpace.calls.started",
         "hostpace.learned.in.flight.limit", "hostpace.learned.interval", "hostpace.learned.quota.permits",
-        "hostpace.learned.quota.window", "hostpace.pause.remaining", "hostpace.requests.gave.up",
-        "hostpace.requests.in.flight", "hostpace.requests.refused", "hostpace.requests.retried",
-        "hostpace.requests.started", "hostpace.requests.wait", "hostpace.requests.waiting");
+        "hostpace.learned.quota.window", "hostpace.pause.remaining");
     assertThat(names).allMatch(name -> name.matches("[a-z]+(\\.[a-z]+)+"));
-    assertThat(NamingConvention.snakeCase.name("hostpace.requests.in.flight", Meter.Type.GAUGE))
-        .isEqualTo("hostpace_requests_in_flight");
-    assertThat(registry.get("hostpace.requests.in.flight").gauge().getId().getBaseUnit()).isEqualTo("requests");
-    assertThat(registry.get("hostpace.requests.started").functionCounter().getId().getBaseUnit()).isEqualTo("requests");
+    assertThat(NamingConvention.snakeCase.name("hostpace.attempts.in.flight", Meter.Type.GAUGE))
+        .isEqualTo("hostpace_attempts_in_flight");
+    assertThat(registry.get("hostpace.attempts.in.flight").gauge().getId().getBaseUnit()).isNull();
+    assertThat(registry.get("hostpace.attempts.started").functionCounter().getId().getBaseUnit()).isNull();
     assertThat(registry.get("hostpace.pause.remaining").timeGauge().getId().getBaseUnit()).isEqualTo("seconds");
+  }
+
+  @Test
+  void prometheusShowsEachNameOnceWithNoUnitDoubledAndCallsApartFromAttempts() {
+    PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    HostpaceMetrics metrics = metrics().build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).listener(metrics.listener()).retries(1).build();
+    metrics.watch(engine).bindTo(prometheus);
+    // at 0 s one call arrives; it is refused twice, so it gives up after its one retry: one call, two attempts
+    engine.execute(server(time, (uri, attempt) -> Reply.status(429)).get("http://a.test/"));
+    at(5);
+
+    Set<String> samples = new TreeSet<>();
+    for (String line : prometheus.scrape().split("\n")) {
+      if (!line.isEmpty() && !line.startsWith("#")) {
+        samples.add(line.substring(0, line.indexOf('{')));
+      }
+    }
+    assertThat(samples).containsExactly(
+        "hostpace_attempts_in_flight", "hostpace_attempts_refused_total", "hostpace_attempts_retried_total",
+        "hostpace_attempts_started_total", "hostpace_attempts_wait_seconds_count", "hostpace_attempts_wait_seconds_max",
+        "hostpace_attempts_wait_seconds_sum", "hostpace_attempts_waiting",
+        "hostpace_calls_gave_up_total", "hostpace_calls_started_total",
+        "hostpace_learned_in_flight_limit", "hostpace_learned_interval_seconds", "hostpace_learned_quota_permits",
+        "hostpace_learned_quota_window_seconds", "hostpace_pause_remaining_seconds");
+    assertThat(prometheus.scrape())
+        .contains("hostpace_calls_started_total{host=\"a.test\",scope=\"host\"} 1.0")
+        .contains("hostpace_attempts_started_total{host=\"a.test\",scope=\"host\"} 2.0")
+        .contains("hostpace_calls_gave_up_total{host=\"a.test\",scope=\"host\"} 1.0");
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.hostpace.redis;
 
 import io.hostpace.Failures;
 import io.hostpace.Redaction;
+import io.hostpace.spi.FailureLog;
 import io.hostpace.spi.Fleet;
 import io.hostpace.spi.Fleet.Kept;
 import io.hostpace.spi.Fleet.Spent;
@@ -34,6 +35,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
@@ -127,6 +129,11 @@ import org.jspecify.annotations.Nullable;
  * {@link #of given} a client with Lettuce's defaults), the engine paces those starts alone, and
  * {@link #claimsUnclaimed()} reads 20.
  *
+ * <p>What Redis failed is also said at {@code WARNING} on the {@code System.Logger}
+ * {@code io.hostpace.redis.RedisFleet}, with the exception: at most once a minute for each kind
+ * (a lesson, a keep, a release, a claim, a recall), the next line saying how many of that kind
+ * failed so far, so the 10 s outage above logs one line for the claims, not 20.
+ *
  * <p>Thread-safe: engines on several threads may share one fleet. Lettuce's connections are
  * thread-safe; the listeners are a copy-on-write list; {@code closed} is atomic; the lease is
  * volatile, and a claim reads it once. Lessons and claims are answered on Lettuce's computation
@@ -169,6 +176,8 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   private final LongAdder releasesLost = new LongAdder();
   private final LongAdder keepsLost = new LongAdder();
   private final LongAdder recallsUnanswered = new LongAdder();
+  /** Warns of what Redis failed, at most once a minute per kind: an outage of seconds fails thousands of commands. */
+  private final FailureLog failures = FailureLog.of(RedisFleet.class);
   private volatile long placeLeaseMicros = leaseMicros(DEFAULT_PLACE_LEASE); // set by placeLease, read once a claim
 
   private RedisFleet(String fleetName, AbstractRedisClient client, boolean owned, Connected connected,
@@ -438,14 +447,14 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       lessonsLost.increment();
       return;
     }
-    send(lessonsLost, () -> commands.publish(channel, message));
+    send("lesson", lessonsLost, () -> commands.publish(channel, message));
   }
 
   /**
    * Sends {@code command} and returns at once; one that cannot be sent or fails (Redis down, the
-   * fleet closed) is counted in {@code lost}.
+   * fleet closed) is counted in {@code lost}, and one that Redis failed is {@linkplain #warn warned of}.
    */
-  private void send(LongAdder lost, Supplier<? extends CompletionStage<?>> command) {
+  private void send(String kind, LongAdder lost, Supplier<? extends CompletionStage<?>> command) {
     if (closed.get()) {
       lost.increment();
       return;
@@ -454,11 +463,38 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       command.get().whenComplete((done, error) -> {
         if (error != null) {
           lost.increment();
+          warn(kind, lost, error);
         }
       });
     } catch (RuntimeException e) { // the connection closed under us
       lost.increment();
+      warn(kind, lost, e);
     }
+  }
+
+  /**
+   * Warns, on the logger {@code io.hostpace.redis.RedisFleet}, that a {@code kind} (a lesson, a
+   * keep, a release, a claim, a recall) failed for {@code error}: at most once a minute per kind,
+   * saying how many were not ({@link FailureLog}), so a Redis down for 10 s while a host is paced
+   * logs at most five lines, not one per command. Nothing is said once the fleet is closed: what
+   * is lost then is the closer's doing, and counted.
+   */
+  private void warn(String kind, LongAdder counted, Throwable error) {
+    if (closed.get()) {
+      return;
+    }
+    Throwable cause = Failures.unwrap(error);
+    failures.failed(kind, () -> "fleet '" + fleetName + "': a " + kind + " failed on Redis (" + counted.sum()
+        + " so far): " + reason(cause), cause);
+  }
+
+  /** What went wrong, in words: the exception's message, or what a timeout means here. */
+  private static String reason(Throwable cause) {
+    if (cause instanceof TimeoutException) {
+      return "no answer within " + TIMEOUT_MILLIS + " ms";
+    }
+    String message = cause.getMessage();
+    return message == null || message.isBlank() ? cause.getClass().getSimpleName() : Redaction.userInfo(message);
   }
 
   /**
@@ -516,7 +552,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     }
     String[] keys = {names.kept(key)};
     String[] args = KeptScripts.keepArgs(kept, keepForNanos);
-    send(keepsLost, () -> script(KeptScripts.KEEP, keepDigest, ScriptOutputType.INTEGER, keys, args));
+    send("keep", keepsLost, () -> script(KeptScripts.KEEP, keepDigest, ScriptOutputType.INTEGER, keys, args));
   }
 
   /**
@@ -538,6 +574,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     askList(KeptScripts.RECALL, recallDigest, names.kept(key), (read, error) -> {
       if (error != null) {
         recallsUnanswered.increment();
+        warn("recall", recallsUnanswered, error);
       }
       Kept kept = error == null ? KeptScripts.read(read) : null;
       answer(() -> then.accept(kept));
@@ -563,7 +600,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     }
     String[] keys = {names.announced(key)};
     String[] args = {Long.toString(remaining), Long.toString(ClaimScript.micros(resetNanos)), Long.toString(spentBefore)};
-    send(keepsLost, () -> script(AnnouncedScripts.ANNOUNCE, announceDigest, ScriptOutputType.INTEGER, keys, args));
+    send("keep", keepsLost, () -> script(AnnouncedScripts.ANNOUNCE, announceDigest, ScriptOutputType.INTEGER, keys, args));
   }
 
   /**
@@ -585,6 +622,9 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       Spent spent = error == null ? AnnouncedScripts.read(read) : null;
       if (spent == null) {
         claimsUnclaimed.increment();
+      }
+      if (error != null) {
+        warn("claim", claimsUnclaimed, error);
       }
       Spent given = spent == null ? Spent.UNCLAIMED : spent;
       answer(() -> then.accept(given));
@@ -681,7 +721,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     checkPlace(key, place);
     String places = names.places(key);
     String member = member(place);
-    send(releasesLost, () -> commands.zrem(places, member));
+    send("release", releasesLost, () -> commands.zrem(places, member));
   }
 
   private static void checkPlace(String key, long place) {
@@ -883,6 +923,9 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       long answer = error == null && scriptAnswer != null ? answerOf.applyAsLong(scriptAnswer) : UNCLAIMED;
       if (answer == UNCLAIMED) {
         claimsUnclaimed.increment();
+      }
+      if (error != null) {
+        warn("claim", claimsUnclaimed, error);
       }
       answer(() -> then.accept(answer)); // never on the thread that reads Redis, nor inside the claim
     }

@@ -9,6 +9,12 @@ import io.hostpace.redis.testing.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionException;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -103,5 +109,56 @@ class RedisFleetDownTest {
     server.close();
 
     assertThatThrownBy(() -> RedisFleet.connect(uri, "down")).isInstanceOf(RedisConnectionException.class);
+  }
+
+  @Test
+  void L2_aRedisThatStopsIsOneWarningPerKindOfCommandWithItsExceptionNotOnePerCommand() throws Exception {
+    Logger jul = Logger.getLogger(RedisFleet.class.getName()); // the default System.LoggerFinder's
+    List<LogRecord> warned = new CopyOnWriteArrayList<>();
+    Handler handler = new Handler() {
+      @Override
+      public void publish(LogRecord record) {
+        warned.add(record);
+      }
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void close() {}
+    };
+    jul.addHandler(handler);
+    jul.setUseParentHandlers(false);
+    RedisFleet fleet = RedisFleet.connect(server.uri(), "down");
+    try {
+      server.close();
+      int each = 500;
+      Answer last = new Answer();
+      for (int i = 0; i < each; i++) {
+        fleet.claimStart("example.org", SECOND, i == each - 1 ? last::accept : delay -> {});
+        fleet.tell(new Lesson("example.org", true, -1, 1_000_000, 2));
+        fleet.releasePlace("example.org", i);
+      }
+      assertThat(last.delay.get(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo(Fleet.UNCLAIMED);
+      long deadline = System.nanoTime() + WAIT_SECONDS * SECOND;
+      while ((fleet.claimsUnclaimed() < each || fleet.lessonsLost() < each || fleet.releasesLost() < each)
+          && System.nanoTime() < deadline) {
+        Thread.sleep(10); // the test waits for Redis's answers; no time is asserted
+      }
+      assertThat(fleet.claimsUnclaimed()).isEqualTo(each);
+
+      assertThat(warned).hasSize(3).allSatisfy(record -> {
+        assertThat(record.getLevel()).isEqualTo(Level.WARNING);
+        assertThat(record.getThrown()).isNotNull();
+      });
+      assertThat(warned).extracting(LogRecord::getMessage).anyMatch(m -> m.startsWith("fleet 'down': a claim failed on Redis"))
+          .anyMatch(m -> m.startsWith("fleet 'down': a lesson failed on Redis"))
+          .anyMatch(m -> m.startsWith("fleet 'down': a release failed on Redis"));
+    } finally {
+      fleet.close();
+      jul.removeHandler(handler);
+      jul.setUseParentHandlers(true);
+    }
+    assertThat(warned).hasSize(3); // closing says nothing of what it loses
   }
 }

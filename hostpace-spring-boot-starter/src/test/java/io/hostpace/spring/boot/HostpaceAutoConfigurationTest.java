@@ -324,12 +324,12 @@ class HostpaceAutoConfigurationTest {
           MeterRegistry registry = context.getBean(MeterRegistry.class);
           // At 10 ms the first attempt is in flight: the gauges read the engine's snapshot.
           time.advance(Duration.ofMillis(10));
-          assertThat(registry.get("hostpace.requests.in.flight").tag("host", "a.test").gauge().value()).isEqualTo(1);
+          assertThat(registry.get("hostpace.attempts.in.flight").tag("host", "a.test").gauge().value()).isEqualTo(1);
           // At 50 ms it is refused, and retried; at 100 ms and more its 200: the counters heard it.
           time.runUntilIdle(Duration.ofMinutes(1));
           assertThat(call).isCompletedWithValue(200);
-          assertThat(registry.get("hostpace.requests.started").tag("host", "a.test").functionCounter().count()).isEqualTo(2);
-          assertThat(registry.get("hostpace.requests.refused").tag("host", "a.test").functionCounter().count()).isEqualTo(1);
+          assertThat(registry.get("hostpace.attempts.started").tag("host", "a.test").functionCounter().count()).isEqualTo(2);
+          assertThat(registry.get("hostpace.attempts.refused").tag("host", "a.test").functionCounter().count()).isEqualTo(1);
         });
   }
 

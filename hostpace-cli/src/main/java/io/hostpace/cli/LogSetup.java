@@ -1,0 +1,103 @@
+package io.hostpace.cli;
+
+import java.io.PrintStream;
+import java.time.Instant;
+import java.time.LocalTime;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.logging.Formatter;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where the lines Hostpace logs go while a command runs: the JDK's default {@code System.Logger}
+ * is {@code java.util.logging}, so this puts one handler on its logger {@code io.hostpace} that
+ * writes each line to the run's stderr, one line each, {@code 14:03:07.215 WARN message}, the
+ * level in {@code System.Logger}'s words. {@code WARNING} lines always; {@code DEBUG} (the
+ * engine's decisions) too once {@link #verbose()} is called, for {@code --verbose}. Lines of other
+ * libraries (Lettuce, Jena) go where they went before. {@link #close()} puts the logger back as it
+ * was, so a command run in a test's process leaves nothing behind.
+ */
+final class LogSetup implements AutoCloseable {
+
+  /** The logger of every Hostpace class; held here, as {@code java.util.logging} holds its loggers weakly. */
+  private static final Logger HOSTPACE = Logger.getLogger("io.hostpace");
+
+  private final Handler handler;
+  private final @Nullable Level levelBefore;
+  private final boolean parentBefore;
+
+  private LogSetup(PrintStream err) {
+    this.levelBefore = HOSTPACE.getLevel();
+    this.parentBefore = HOSTPACE.getUseParentHandlers();
+    this.handler = new Handler() {
+      @Override
+      public void publish(LogRecord record) {
+        if (isLoggable(record)) {
+          err.println(getFormatter().format(record));
+        }
+      }
+
+      @Override
+      public void flush() {
+        err.flush();
+      }
+
+      @Override
+      public void close() {}
+    };
+    handler.setFormatter(new Compact(ZoneId.systemDefault()));
+    handler.setLevel(Level.ALL);
+    HOSTPACE.addHandler(handler);
+    HOSTPACE.setUseParentHandlers(false); // else the root's handler prints each line again, on two lines
+    HOSTPACE.setLevel(Level.WARNING);
+  }
+
+  /** Sends Hostpace's {@code WARNING} lines to {@code err} until closed. */
+  static LogSetup toStderr(PrintStream err) {
+    return new LogSetup(err);
+  }
+
+  /** {@code --verbose}: the engine's decisions, at {@code DEBUG}, go to stderr too, until the run's setup is closed. */
+  static void verbose() {
+    HOSTPACE.setLevel(Level.FINE);
+  }
+
+  @Override
+  public void close() {
+    HOSTPACE.removeHandler(handler);
+    HOSTPACE.setUseParentHandlers(parentBefore);
+    HOSTPACE.setLevel(levelBefore);
+  }
+
+  /** One line a record: the local time to the millisecond, the level as {@code System.Logger} names it, the message, and the exception's. */
+  static final class Compact extends Formatter {
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
+    private final ZoneId zone;
+
+    Compact(ZoneId zone) {
+      this.zone = zone;
+    }
+
+    @Override
+    public String format(LogRecord record) {
+      String time = TIME.format(LocalTime.ofInstant(Instant.ofEpochMilli(record.getMillis()), zone));
+      Throwable thrown = record.getThrown();
+      String message = formatMessage(record) + (thrown == null ? "" : " (" + Main.failure(thrown) + ")");
+      return time + " " + level(record.getLevel()) + " " + Printable.line(message);
+    }
+
+    /** {@code java.util.logging}'s level in the words of {@code System.Logger}, which Hostpace logs through. */
+    static String level(Level level) {
+      int value = level.intValue();
+      return value >= Level.SEVERE.intValue() ? "ERROR"
+          : value >= Level.WARNING.intValue() ? "WARN"
+          : value >= Level.INFO.intValue() ? "INFO"
+          : value >= Level.FINE.intValue() ? "DEBUG"
+          : "TRACE";
+    }
+  }
+}

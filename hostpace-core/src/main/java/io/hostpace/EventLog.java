@@ -1,0 +1,91 @@
+package io.hostpace;
+
+import io.hostpace.spi.FailureLog;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The engine's log, on the {@code System.Logger} named {@code io.hostpace.Hostpace}: each decision
+ * event at {@code DEBUG}, one line that starts with its host or group key, and each exception a
+ * listener threw at {@code WARNING}, with the exception, at most once a minute per listener and
+ * kind of exception ({@link FailureLog}), so a listener that throws at every event cannot flood
+ * the log. The outbox asks {@link #decisions()} before it builds or logs an event, so with
+ * {@code DEBUG} off no line is built.
+ */
+final class EventLog {
+
+  private final System.Logger logger;
+  private final FailureLog failures;
+
+  EventLog(System.Logger logger, Clock clock) {
+    this.logger = logger;
+    this.failures = new FailureLog(logger, clock, FailureLog.DEFAULT_INTERVAL);
+  }
+
+  /** The engine's logger, {@code io.hostpace.Hostpace}. */
+  static System.Logger systemLogger() {
+    return System.getLogger(Hostpace.class.getName());
+  }
+
+  /** Whether decisions are logged: {@code DEBUG} is on. */
+  boolean decisions() {
+    return logger.isLoggable(Level.DEBUG);
+  }
+
+  /** Logs {@code event} at {@code DEBUG}; the caller checked {@link #decisions()}. */
+  void decided(HostpaceEvent event) {
+    logger.log(Level.DEBUG, line(event));
+  }
+
+  /** {@code listener} threw {@code failure}, which the engine caught and went on. */
+  void listenerThrew(Object listener, RuntimeException failure) {
+    String kind = listener.getClass().getName() + " " + failure.getClass().getName();
+    failures.failed(kind, () -> "listener " + listener.getClass().getName() + " threw "
+        + failure.getClass().getName() + "; the engine ignored it and went on", failure);
+  }
+
+  /** What {@code event} decided, as one line that starts with its key: {@code a.test: attempt 1 of http://a.test/ refused with 429}. */
+  static String line(HostpaceEvent event) {
+    String what;
+    if (event instanceof HostpaceEvent.Queued queued) {
+      what = "attempt " + queued.attempt() + " of " + uri(queued.uri()) + " queued";
+    } else if (event instanceof HostpaceEvent.Started started) {
+      what = "attempt " + started.attempt() + " of " + uri(started.uri()) + " started after waiting "
+          + Durations.text(started.waited());
+    } else if (event instanceof HostpaceEvent.Refused refused) {
+      Duration retryAfter = refused.retryAfter();
+      what = "attempt " + refused.attempt() + " of " + uri(refused.uri()) + " refused with " + refused.status()
+          + (retryAfter == null ? ", no Retry-After" : ", Retry-After " + Durations.text(retryAfter));
+    } else if (event instanceof HostpaceEvent.Paused paused) {
+      what = "paused: starts nothing for " + Durations.text(paused.pause());
+    } else if (event instanceof HostpaceEvent.IntervalChanged interval) {
+      what = "interval between starts " + Durations.text(interval.from()) + " -> " + Durations.text(interval.to());
+    } else if (event instanceof HostpaceEvent.InFlightLimitChanged limit) {
+      what = "in-flight limit " + limit(limit.from()) + " -> " + limit(limit.to());
+    } else if (event instanceof HostpaceEvent.QuotaChanged quota) {
+      what = "quota " + quota(quota.from()) + " -> " + quota(quota.to());
+    } else if (event instanceof HostpaceEvent.Retried retried) {
+      what = "attempt " + retried.attempt() + " of " + uri(retried.uri()) + " queued again after "
+          + Durations.text(retried.delay());
+    } else if (event instanceof HostpaceEvent.GaveUp gaveUp) {
+      what = "gave up on " + uri(gaveUp.uri()) + " after " + gaveUp.attempts() + " attempts, last refused with "
+          + gaveUp.status() + ": " + gaveUp.reason();
+    } else {
+      what = event.toString();
+    }
+    return event.key() + ": " + what;
+  }
+
+  private static String uri(java.net.URI uri) {
+    return Redaction.userInfo(uri.toString());
+  }
+
+  private static String limit(int limit) {
+    return limit == 0 ? "none" : Integer.toString(limit);
+  }
+
+  private static String quota(@Nullable Rate quota) {
+    return quota == null ? "none" : quota.permits() + " per " + Durations.text(quota.per());
+  }
+}
