@@ -10,12 +10,12 @@ import java.util.Locale;
  * policy; and each policy's own rate scale, set by the bins after the first, so that an opening
  * burst does not flatten the rest.
  *
- * <p>Bins are 1, 2 or 5 times a power of ten seconds, about {@value #BINS} across the longest
- * finish: a run that finishes at 476.3 s spans 500 s in 100 bins of 5 s.
+ * <p>Bins are 1, 2 or 5 times a power of ten seconds, at most {@value #BINS} across the longest
+ * finish, which the last one holds: a run that finishes at 476.3 s spans 480 s in 96 bins of 5 s.
  */
 final class PacingBins {
 
-  /** About this many bins across. */
+  /** At most this many bins across. */
   static final int BINS = 100;
 
   final double span;
@@ -40,9 +40,9 @@ final class PacingBins {
     for (PacingResult.Policy p : result.policies()) {
       longest = Math.max(longest, p.finishSeconds());
     }
-    span = niceCeil(longest);
-    width = niceCeil(span / BINS);
-    count = (int) Math.ceil(span / width - 1e-9);
+    width = niceCeil(longest / BINS);
+    count = Math.max(1, (int) Math.ceil(longest / width - 1e-9));
+    span = count * width;
     List<Row> list = new ArrayList<>();
     for (PacingResult.Policy p : result.policies()) {
       int[] started = histogram(p.starts());

@@ -48,6 +48,16 @@ class PacingChartTest {
   }
 
   @Test
+  void theTimeScaleEndsWithTheBinThatHoldsTheLongestFinish() {
+    PacingBins bins = new PacingBins(new PacingResult(299.1, List.of(
+        policy("seed", 476.3, new double[] {0, 476}, new double[] {}))));
+
+    assertThat(bins.width).isEqualTo(5);
+    assertThat(bins.count).isEqualTo(96);
+    assertThat(bins.span).isEqualTo(480);
+  }
+
+  @Test
   void eachPanelsScaleIsSetByTheBinsAfterTheFirst() {
     PacingBins bins = new PacingBins(result());
 
