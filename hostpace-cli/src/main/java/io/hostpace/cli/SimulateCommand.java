@@ -1,87 +1,130 @@
 package io.hostpace.cli;
 
+import io.hostpace.simulator.PacingResult;
+import io.hostpace.simulator.PacingSimulation;
 import io.hostpace.simulator.ScenarioException;
+import io.hostpace.simulator.ShippedScenario;
+import io.hostpace.simulator.SimulationResult;
 import io.hostpace.simulator.TimeoutSimulation;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
- * {@code hostpace simulate timeouts SCENARIO.json}: replays a scenario in virtual time against
- * each policy it names and prints one JSON object. A scenario that does not parse, or names an
- * unknown policy kind, gets a message naming the field, exit status 2.
+ * {@code hostpace simulate pacing|timeouts SCENARIO [--json]} and {@code hostpace simulate list}:
+ * replays a scenario in virtual time against each policy it names and prints a table, or with
+ * {@code --json} the simulator's result as one JSON object on one line. {@code SCENARIO} is the
+ * name of a scenario shipped in the jar ({@code qlever-like}) or a scenario file. A scenario that
+ * does not parse, or names an unknown policy kind, gets a message naming the field; an unknown name
+ * one listing the names; exit status 2 for both.
  */
 @Command(name = "simulate", mixinStandardHelpOptions = true,
-    description = "Replay a scenario in virtual time against policies, and print the results as JSON.",
-    subcommands = {SimulateCommand.Timeouts.class, SimulateCommand.Pacing.class})
+    description = "Replay a scenario in virtual time against policies, and print what each did.",
+    subcommands = {SimulateCommand.Pacing.class, SimulateCommand.Timeouts.class, SimulateCommand.Listing.class})
 final class SimulateCommand implements Runnable {
 
-  @picocli.CommandLine.Spec
+  @Spec
   @SuppressWarnings("NullAway.Init")
-  picocli.CommandLine.Model.CommandSpec spec;
+  CommandSpec spec;
 
   @Override
   public void run() {
-    throw new picocli.CommandLine.ParameterException(spec.commandLine(),
-        "a simulation is missing: try 'hostpace simulate pacing SCENARIO.json' or 'hostpace simulate timeouts SCENARIO.json'");
+    throw new ParameterException(spec.commandLine(),
+        "a simulation is missing: try 'hostpace simulate list', 'hostpace simulate pacing qlever-like'"
+            + " or 'hostpace simulate timeouts SCENARIO.json'");
+  }
+
+  /**
+   * The text of the scenario {@code argument} names: a file when one is there or the argument looks
+   * like a path (has a folder or ends in {@code .json}), else the shipped scenario of that name.
+   */
+  static String scenarioText(String kind, Path argument, Function<String, ParameterException> usage) {
+    String given = argument.toString();
+    boolean path = given.isEmpty() || given.contains("/") || given.contains(java.io.File.separator)
+        || given.endsWith(".json") || Files.exists(argument);
+    if (path) {
+      return FileOption.text("SCENARIO", argument, usage);
+    }
+    return ShippedScenario.named(kind, given).map(ShippedScenario::text)
+        .orElseThrow(() -> usage.apply("SCENARIO '" + given + "' is neither a file nor a shipped " + kind
+            + " scenario: expected a file or one of " + ShippedScenario.all(kind).stream()
+                .map(ShippedScenario::name).collect(Collectors.joining(", "))));
   }
 
   /** The timeout policies of a scenario of stages (SPEC D1 to D5). */
   @Command(name = "timeouts", mixinStandardHelpOptions = true,
-      description = "Replay a scenario of query stages against timeout policies (see hostpace-simulator/scenarios/timeouts).")
-  static final class Timeouts implements java.util.concurrent.Callable<Integer> {
+      description = "Replay a scenario of query stages against timeout policies (see 'hostpace simulate list').")
+  static final class Timeouts implements Callable<Integer> {
 
     private final Main.Streams streams;
 
-    @picocli.CommandLine.Spec
+    @Spec
     @SuppressWarnings("NullAway.Init")
-    picocli.CommandLine.Model.CommandSpec spec;
+    CommandSpec spec;
 
-
-    @Parameters(paramLabel = "SCENARIO.json", description = "the scenario")
+    @Parameters(paramLabel = "SCENARIO", description = "a shipped scenario's name, or a scenario file")
     Path scenario = Path.of("");
+
+    @Option(names = "--json", description = "print the result as one JSON object on one line")
+    boolean json;
 
     Timeouts(Main.Streams streams) {
       this.streams = streams;
     }
 
     @Override
-    public Integer call() throws IOException {
-      FileOption.readable("SCENARIO.json", scenario, this::usage);
+    public Integer call() {
+      String text = scenarioText(ShippedScenario.TIMEOUTS, scenario, this::usage);
+      SimulationResult result;
       try {
-        streams.out().println(TimeoutSimulation.run(scenario));
-        return Main.OK;
+        result = TimeoutSimulation.simulate(text);
       } catch (ScenarioException e) {
         throw usage(scenario + ": " + e.getMessage());
-      } catch (java.nio.charset.CharacterCodingException e) {
-        throw usage("SCENARIO.json '" + scenario + "' is not UTF-8 text");
       }
+      if (json) {
+        streams.out().println(result.toJson());
+      } else {
+        streams.out().print(result.toTable());
+      }
+      return Main.OK;
     }
 
-    private picocli.CommandLine.ParameterException usage(String message) {
-      return new picocli.CommandLine.ParameterException(spec.commandLine(), message);
+    private ParameterException usage(String message) {
+      return new ParameterException(spec.commandLine(), message);
     }
   }
 
   /** The learning rules of a scenario of servers and clients (SPEC R4 and the performance goal). */
   @Command(name = "pacing", mixinStandardHelpOptions = true,
-      description = "Replay a scenario of servers and clients against pacing policies (see hostpace-simulator/scenarios/pacing).")
-  static final class Pacing implements java.util.concurrent.Callable<Integer> {
+      description = "Replay a scenario of servers and clients against pacing policies (see 'hostpace simulate list').")
+  static final class Pacing implements Callable<Integer> {
 
     private final Main.Streams streams;
 
-    @picocli.CommandLine.Spec
+    @Spec
     @SuppressWarnings("NullAway.Init")
-    picocli.CommandLine.Model.CommandSpec spec;
+    CommandSpec spec;
 
-
-    @Parameters(paramLabel = "SCENARIO.json", description = "the scenario")
+    @Parameters(paramLabel = "SCENARIO", description = "a shipped scenario's name, or a scenario file")
     Path scenario = Path.of("");
 
-    @picocli.CommandLine.Option(names = "--chart", paramLabel = "FILE.png",
-        description = "also draw, per policy, starts and refusals over time")
-    @org.jspecify.annotations.Nullable Path chart;
+    @Option(names = "--json", description = "print the result as one JSON object on one line")
+    boolean json;
+
+    @Option(names = "--chart", paramLabel = "FILE.png",
+        description = "also draw, per policy, starts and refusals over time, and write their figures to FILE.csv beside it")
+    @Nullable Path chart;
 
     Pacing(Main.Streams streams) {
       this.streams = streams;
@@ -89,27 +132,59 @@ final class SimulateCommand implements Runnable {
 
     @Override
     public Integer call() throws IOException {
-      FileOption.readable("SCENARIO.json", scenario, this::usage);
+      String text = scenarioText(ShippedScenario.PACING, scenario, this::usage);
       if (chart != null) {
         FileOption.writable("--chart", chart, this::usage);
+        FileOption.writable("--chart", PacingSimulation.csvBeside(chart), this::usage);
       }
-      io.hostpace.simulator.PacingResult result;
+      PacingResult result;
       try {
-        result = io.hostpace.simulator.PacingSimulation.simulate(scenario);
+        result = PacingSimulation.simulate(text);
       } catch (ScenarioException e) {
         throw usage(scenario + ": " + e.getMessage());
-      } catch (java.nio.charset.CharacterCodingException e) {
-        throw usage("SCENARIO.json '" + scenario + "' is not UTF-8 text");
       }
-      streams.out().println(result.toJson());
+      if (json) {
+        streams.out().println(result.toJson());
+      } else {
+        streams.out().print(result.toTable());
+      }
       if (chart != null) {
-        io.hostpace.simulator.PacingSimulation.chart(result, chart);
+        PacingSimulation.chart(result, chart);
+        streams.err().println("hostpace: drew " + chart + ", its figures in " + PacingSimulation.csvBeside(chart));
       }
       return Main.OK;
     }
 
-    private picocli.CommandLine.ParameterException usage(String message) {
-      return new picocli.CommandLine.ParameterException(spec.commandLine(), message);
+    private ParameterException usage(String message) {
+      return new ParameterException(spec.commandLine(), message);
+    }
+  }
+
+  /** {@code hostpace simulate list}: the shipped scenarios, by kind, a line each. */
+  @Command(name = "list", mixinStandardHelpOptions = true,
+      description = "List the scenarios shipped with hostpace, to run by name.")
+  static final class Listing implements Callable<Integer> {
+
+    private final Main.Streams streams;
+
+    Listing(Main.Streams streams) {
+      this.streams = streams;
+    }
+
+    @Override
+    public Integer call() {
+      for (String kind : List.of(ShippedScenario.PACING, ShippedScenario.TIMEOUTS)) {
+        List<ShippedScenario> scenarios = ShippedScenario.all(kind);
+        int width = scenarios.stream().mapToInt(s -> s.name().length()).max().orElse(0);
+        streams.out().println(kind + " scenarios (hostpace simulate " + kind + " NAME):");
+        for (ShippedScenario s : scenarios) {
+          streams.out().println(("  " + s.name() + " ".repeat(width - s.name().length()) + "  " + s.description()).stripTrailing());
+        }
+        if (kind.equals(ShippedScenario.PACING)) {
+          streams.out().println();
+        }
+      }
+      return Main.OK;
     }
   }
 }

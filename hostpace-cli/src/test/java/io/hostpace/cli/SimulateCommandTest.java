@@ -38,7 +38,7 @@ class SimulateCommandTest {
 
   @Test
   void D5_theSeedRunLosesABlockOfStagesWithTheSeedPolicyAndOnlyDatatypesWithOurs() {
-    assertThat(run("simulate", "timeouts", SCENARIOS.resolve("seed-003.json").toString())).as(err).isZero();
+    assertThat(run("simulate", "timeouts", SCENARIOS.resolve("seed-003.json").toString(), "--json")).as(err).isZero();
 
     assertThat(out.lines()).hasSize(1);
     assertThat(out).startsWith("{\"policies\":[");
@@ -51,7 +51,7 @@ class SimulateCommandTest {
     try (var files = Files.list(SCENARIOS)) {
       for (Path file : files.filter(f -> f.toString().endsWith(".json")).toList()) {
         assertThat(run("simulate", "timeouts", file.toString())).as(file + ": " + err).isZero();
-        assertThat(out).contains("\"policies\"");
+        assertThat(out).startsWith("policy ").contains("stages lost");
       }
     }
   }
@@ -75,10 +75,12 @@ class SimulateCommandTest {
     Path chart = dir.resolve("qlever.png");
     Path scenario = Path.of("..", "hostpace-simulator", "scenarios", "pacing", "qlever-like.json");
 
-    assertThat(run("simulate", "pacing", scenario.toString(), "--chart", chart.toString())).as(err).isZero();
+    assertThat(run("simulate", "pacing", scenario.toString(), "--chart", chart.toString(), "--json")).as(err).isZero();
 
     assertThat(out).startsWith("{\"policies\":[").contains("\"name\":\"seed\"").contains("\"goodputRatio\"");
     assertThat(chart).isNotEmptyFile();
+    assertThat(dir.resolve("qlever.csv")).content().startsWith("policy,from_s,to_s,accepted,refused,");
+    assertThat(err).isEqualTo("hostpace: drew " + chart + ", its figures in " + dir.resolve("qlever.csv") + "\n");
   }
 
   @Test
@@ -87,7 +89,7 @@ class SimulateCommandTest {
     Path scenario = Path.of("..", "hostpace-simulator", "scenarios", "pacing", "kgf-like.json");
     PacingResult expected = PacingSimulation.simulate(scenario);
 
-    assertThat(run("simulate", "pacing", scenario.toString())).as(err).isZero();
+    assertThat(run("simulate", "pacing", scenario.toString(), "--json")).as(err).isZero();
 
     assertThat(out.lines()).hasSize(1);
     JsonNode root = new ObjectMapper().readTree(out);
@@ -127,5 +129,56 @@ class SimulateCommandTest {
     Files.writeString(bad, "{\"servers\":[{\"host\":\"a.test\",\"model\":\"teapot\"}]}");
     assertThat(run("simulate", "pacing", bad.toString())).isEqualTo(2);
     assertThat(err).contains("model");
+  }
+
+  @Test
+  void pacingPrintsATableByDefaultWithARowPerPolicyAndTheFiguresOfTheJson() throws IOException {
+    Path scenario = Path.of("..", "hostpace-simulator", "scenarios", "pacing", "kgf-like.json");
+    PacingResult expected = PacingSimulation.simulate(scenario);
+
+    assertThat(run("simulate", "pacing", scenario.toString())).as(err).isZero();
+
+    assertThat(out).isEqualTo(expected.toTable());
+    List<String> lines = out.lines().toList();
+    assertThat(lines.get(0)).isEqualTo("ideal finish " + String.format(java.util.Locale.ROOT, "%.1f", expected.idealSeconds())
+        + " s: the soonest the servers could have accepted every request");
+    assertThat(lines.get(2)).startsWith("policy").contains("refused %", "finish s", "wait p99 ms");
+    PacingResult.Policy seed = expected.policy("seed");
+    assertThat(lines.get(3)).matches("seed +" + seed.completed() + " +" + seed.lost() + " +[0-9,]+ +"
+        + String.format(java.util.Locale.ROOT, "%.1f", seed.refusalPct()) + " .*");
+    // the columns are aligned: every row is as long as the headings' line
+    assertThat(lines.subList(3, 3 + expected.policies().size()))
+        .allSatisfy(row -> assertThat(row).hasSize(lines.get(2).length()));
+  }
+
+  @Test
+  void aShippedScenarioRunsByNameAsItsFileDoes() throws IOException {
+    Path file = Path.of("..", "hostpace-simulator", "scenarios", "pacing", "fast-host.json");
+
+    assertThat(run("simulate", "pacing", "fast-host", "--json")).as(err).isZero();
+
+    assertThat(out.strip()).isEqualTo(PacingSimulation.simulate(file).toJson());
+    assertThat(run("simulate", "timeouts", "outage")).as(err).isZero();
+    assertThat(out).startsWith("policy ").contains("hostpace");
+  }
+
+  @Test
+  void anUnknownNameIsAUsageErrorListingTheShippedNames() {
+    assertThat(run("simulate", "pacing", "qlever")).isEqualTo(2);
+
+    assertThat(err).startsWith("hostpace: SCENARIO 'qlever' is neither a file nor a shipped pacing scenario:"
+        + " expected a file or one of bucket-burst-5, fast-host, ").contains(", qlever-like, ");
+    assertThat(out).isEmpty();
+  }
+
+  @Test
+  void listPrintsEveryShippedScenarioByKindWithItsDescription() {
+    assertThat(run("simulate", "list")).as(err).isZero();
+
+    assertThat(out).startsWith("pacing scenarios (hostpace simulate pacing NAME):\n  bucket-burst-5 ")
+        .containsPattern("\n  qlever-like +QLever's Wikidata endpoint: one request a second, the rest refused with a bare 429\\.\n")
+        .contains("\ntimeouts scenarios (hostpace simulate timeouts NAME):\n")
+        .containsPattern("\n  seed-003 +The run of seed 003: ");
+    assertThat(out.lines().filter(l -> l.startsWith("  "))).hasSize(31 + 4);
   }
 }

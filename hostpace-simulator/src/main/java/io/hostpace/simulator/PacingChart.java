@@ -5,125 +5,83 @@ import java.awt.Color;
 import java.awt.Font;
 import java.awt.Graphics2D;
 import java.awt.RenderingHints;
+import java.awt.geom.Rectangle2D;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import javax.imageio.ImageIO;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.annotations.XYPointerAnnotation;
+import org.jfree.chart.block.RectangleConstraint;
+import org.jfree.chart.axis.NumberAxis;
+import org.jfree.chart.plot.ValueMarker;
+import org.jfree.chart.plot.XYPlot;
+import org.jfree.chart.renderer.xy.StackedXYBarRenderer;
+import org.jfree.chart.renderer.xy.StandardXYBarPainter;
+import org.jfree.chart.title.TextTitle;
+import org.jfree.chart.ui.HorizontalAlignment;
+import org.jfree.chart.ui.RectangleAnchor;
+import org.jfree.chart.ui.RectangleInsets;
+import org.jfree.chart.ui.TextAnchor;
+import org.jfree.data.xy.DefaultTableXYDataset;
+import org.jfree.data.xy.XYSeries;
 
 /**
- * Draws a {@link PacingResult} as a PNG: a panel per policy, time across, and per bin the
- * attempts started (grey, accepted ones; red, refused ones) as a rate per second, on one time
- * scale; each panel has its own rate scale, set by the bins after the first, so that an opening
- * burst (clipped, its rate written) does not flatten the rest. Headless: sets
- * {@code java.awt.headless=true} before touching AWT.
+ * Draws a {@link PacingResult} as a PNG with JFreeChart, and writes the figures it draws as CSV
+ * beside it ({@code qlever.png}, {@code qlever.csv}): a panel per policy, time across on one scale
+ * for all, and per bin the attempts started a second, accepted (grey) and refused (red) stacked.
+ * Each panel has its own rate scale, said in its title, set by the bins after the first
+ * ({@link PacingBins}): an opening burst above it is clipped, its rate written beside its bar. A
+ * dashed green line is the ideal finish. Headless: sets {@code java.awt.headless=true} first.
  */
 final class PacingChart {
 
-  private static final int WIDTH = 1000;
-  private static final int PANEL = 170;
-  private static final int LEFT = 60;
-  private static final int RIGHT = 20;
-  private static final int TOP = 40;
-  /** About this many bins across, each 1, 2 or 5 times a power of ten seconds. */
-  private static final int BINS = 100;
-  private static final Color ACCEPTED = new Color(90, 110, 140);
+  static final int WIDTH = 1000;
+  static final int HEADER = 44;
+  static final int PANEL = 240;
+
+  private static final Color ACCEPTED = new Color(110, 125, 150);
   private static final Color REFUSED = new Color(210, 40, 40);
+  private static final Color IDEAL = new Color(30, 140, 60);
+  private static final Color GRID = new Color(215, 215, 215);
 
   private PacingChart() {}
 
+  /** The image's height for {@code policies} panels. */
+  static int height(int policies) {
+    return HEADER + policies * PANEL;
+  }
+
+  /** The CSV written beside {@code png}: its name with {@code .csv} for {@code .png}. */
+  static Path csvBeside(Path png) {
+    String name = png.getFileName().toString();
+    String stem = name.toLowerCase(Locale.ROOT).endsWith(".png") ? name.substring(0, name.length() - 4) : name;
+    return png.resolveSibling(stem + ".csv");
+  }
+
   static void write(PacingResult result, Path png) throws IOException {
     System.setProperty("java.awt.headless", "true");
-    int n = result.policies().size();
-    int height = TOP + n * PANEL + 30;
-    BufferedImage image = new BufferedImage(WIDTH, height, BufferedImage.TYPE_INT_RGB);
+    PacingBins bins = new PacingBins(result);
+    int n = bins.rows.size();
+    BufferedImage image = new BufferedImage(WIDTH, height(n), BufferedImage.TYPE_INT_RGB);
     Graphics2D g = image.createGraphics();
     try {
       g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
       g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
       g.setColor(Color.WHITE);
-      g.fillRect(0, 0, WIDTH, height);
-
-      double span = 1;
-      for (PacingResult.Policy p : result.policies()) {
-        span = Math.max(span, p.finishSeconds());
-      }
-      span = niceCeil(span);
-      double bin = niceCeil(span / BINS);
-      int bins = (int) Math.ceil(span / bin - 1e-9);
-      int[][][] counts = new int[n][][];
-      double[] scales = new double[n];
+      g.fillRect(0, 0, WIDTH, height(n));
+      TextTitle title = new TextTitle(String.format(Locale.ROOT,
+          "Attempts started a second, in bins of %s s: accepted (grey) and refused (red); each panel its own scale",
+          PacingBins.plain(bins.width)), new Font(Font.SANS_SERIF, Font.BOLD, 16));
+      title.setPadding(new RectangleInsets(14, 10, 4, 10));
+      title.arrange(g, RectangleConstraint.NONE.toFixedWidth(WIDTH));
+      title.draw(g, new Rectangle2D.Double(0, 0, WIDTH, HEADER));
       for (int i = 0; i < n; i++) {
-        PacingResult.Policy p = result.policies().get(i);
-        counts[i] = new int[][] {histogram(p.starts(), bin, bins), histogram(p.refused(), bin, bins)};
-        // Each panel its own scale, set by the bins after the first: the opening burst is clipped.
-        double maxRate = 0.1;
-        for (int b = 1; b < bins; b++) {
-          maxRate = Math.max(maxRate, counts[i][0][b] / bin);
-        }
-        scales[i] = niceCeil(maxRate * 1.1);
-      }
-
-      g.setColor(Color.BLACK);
-      g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
-      g.drawString(String.format(Locale.ROOT,
-          "Attempts started per second (grey accepted, red refused); bins of %s s; green: ideal finish %.1f s",
-          trim(bin), result.idealSeconds()), LEFT, 24);
-
-      int plotWidth = WIDTH - LEFT - RIGHT;
-      for (int i = 0; i < n; i++) {
-        PacingResult.Policy p = result.policies().get(i);
-        int y0 = TOP + i * PANEL + 22;
-        int plotHeight = PANEL - 50;
-        int base = y0 + plotHeight;
-        g.setColor(new Color(245, 245, 245));
-        g.fillRect(LEFT, y0, plotWidth, plotHeight);
-        double barWidth = (double) plotWidth / bins;
-        for (int b = 0; b < bins; b++) {
-          int all = counts[i][0][b];
-          int bad = counts[i][1][b];
-          int x = LEFT + (int) Math.round(b * barWidth);
-          int w = Math.max(1, (int) Math.round((b + 1) * barWidth) - (x - LEFT));
-          double maxRate = scales[i];
-          int hAll = (int) Math.round(Math.min(1, all / bin / maxRate) * plotHeight);
-          int hBad = (int) Math.round(Math.min(1, bad / bin / maxRate) * plotHeight);
-          if (all / bin > maxRate) {
-            g.setColor(Color.BLACK);
-            g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 10));
-            g.drawString(trim(Math.round(all / bin * 10) / 10.0) + "/s", x + 4, y0 + 11);
-          }
-          g.setColor(ACCEPTED);
-          g.fillRect(x, base - hAll, Math.max(1, w - 1), hAll - hBad);
-          g.setColor(REFUSED);
-          g.fillRect(x, base - hBad, Math.max(1, w - 1), hBad);
-        }
-        if (result.idealSeconds() > 0 && result.idealSeconds() <= span) {
-          int xi = LEFT + (int) Math.round(result.idealSeconds() / span * plotWidth);
-          g.setColor(new Color(40, 150, 60));
-          g.setStroke(new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10, new float[] {5, 4}, 0));
-          g.drawLine(xi, y0, xi, base);
-          g.setStroke(new BasicStroke(1));
-        }
-        g.setColor(Color.DARK_GRAY);
-        g.drawRect(LEFT, y0, plotWidth, plotHeight);
-        g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 13));
-        g.setColor(Color.BLACK);
-        g.drawString(p.name(), LEFT, y0 - 6);
-        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
-        g.drawString(String.format(Locale.ROOT,
-            "completed %d, lost %d, refusals %d (%.1f %%), finish %.1f s, goodput %.2f, p50 wait %d ms, p99 %d ms",
-            p.completed(), p.lost(), p.refusals(), p.refusalPct(), p.finishSeconds(), p.goodputRatio(),
-            p.p50WaitMs(), p.p99WaitMs()), LEFT + 110, y0 - 6);
-        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
-        g.drawString(trim(scales[i]) + "/s", 8, y0 + 20);
-        g.drawString("0", 40, base);
-        for (int t = 0; t <= 5; t++) {
-          int x = LEFT + plotWidth * t / 5;
-          g.drawLine(x, base, x, base + 4);
-          String label = trim(span * t / 5) + " s";
-          g.drawString(label, Math.min(x - 10, WIDTH - RIGHT - 40), base + 16);
-        }
+        panel(bins, bins.rows.get(i), result.idealSeconds())
+            .draw(g, new Rectangle2D.Double(0, HEADER + i * PANEL, WIDTH, PANEL));
       }
     } finally {
       g.dispose();
@@ -135,29 +93,83 @@ final class PacingChart {
     if (!ImageIO.write(image, "png", png.toFile())) {
       throw new IOException("no PNG writer in this JVM");
     }
+    Files.writeString(csvBeside(png), bins.csv(), StandardCharsets.UTF_8);
   }
 
-  private static int[] histogram(double[] times, double bin, int bins) {
-    int[] counts = new int[bins];
-    for (double t : times) {
-      int b = (int) Math.floor(t / bin);
-      counts[Math.max(0, Math.min(bins - 1, b))]++;
+  private static JFreeChart panel(PacingBins bins, PacingBins.Row row, double idealSeconds) {
+    PacingResult.Policy p = row.policy();
+    XYSeries accepted = new XYSeries("accepted", false, false);
+    XYSeries refused = new XYSeries("refused", false, false);
+    for (int b = 0; b < bins.count; b++) {
+      accepted.add(bins.from(b), row.acceptedRate(b, bins.width));
+      refused.add(bins.from(b), row.refusedRate(b, bins.width));
     }
-    return counts;
-  }
+    DefaultTableXYDataset data = new DefaultTableXYDataset();
+    data.addSeries(accepted);
+    data.addSeries(refused);
+    data.setIntervalWidth(bins.width);
+    data.setIntervalPositionFactor(0);
 
-  /** 1, 2 or 5 times a power of ten, at least {@code value}. */
-  private static double niceCeil(double value) {
-    double power = Math.pow(10, Math.floor(Math.log10(value)));
-    for (double step : new double[] {1, 2, 5, 10}) {
-      if (step * power >= value - 1e-9) {
-        return step * power;
-      }
+    NumberAxis time = new NumberAxis("seconds from the start");
+    time.setRange(0, bins.span);
+    NumberAxis rate = new NumberAxis("starts a second");
+    rate.setRange(0, row.scale());
+    StackedXYBarRenderer bars = new StackedXYBarRenderer(0.1);
+    bars.setBarPainter(new StandardXYBarPainter());
+    bars.setShadowVisible(false);
+    bars.setDrawBarOutline(false);
+    bars.setSeriesPaint(0, ACCEPTED);
+    bars.setSeriesPaint(1, REFUSED);
+
+    XYPlot plot = new XYPlot(data, time, rate, bars);
+    plot.setBackgroundPaint(Color.WHITE);
+    plot.setOutlinePaint(Color.GRAY);
+    plot.setDomainGridlinePaint(GRID);
+    plot.setRangeGridlinePaint(GRID);
+    plot.setDomainGridlineStroke(new BasicStroke(1));
+    plot.setRangeGridlineStroke(new BasicStroke(1));
+    plot.setAxisOffset(RectangleInsets.ZERO_INSETS);
+
+    if (idealSeconds > 0 && idealSeconds <= bins.span) {
+      ValueMarker ideal = new ValueMarker(idealSeconds, IDEAL,
+          new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10, new float[] {6, 4}, 0));
+      ideal.setLabel("ideal finish " + PacingBins.plain(idealSeconds) + " s");
+      ideal.setLabelPaint(IDEAL);
+      ideal.setLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
+      ideal.setLabelBackgroundColor(new Color(255, 255, 255, 210));
+      ideal.setLabelAnchor(RectangleAnchor.TOP_LEFT);
+      ideal.setLabelTextAnchor(TextAnchor.TOP_RIGHT);
+      plot.addDomainMarker(ideal);
     }
-    return 10 * power;
-  }
+    double opening = (row.accepted()[0] + row.refused()[0]) / bins.width;
+    if (opening > row.scale()) {
+      // The opening burst is above the panel's scale: its bar is clipped, and its rate is written
+      // beside it, to its right, with an arrow to the bar's top.
+      XYPointerAnnotation burst = new XYPointerAnnotation(
+          "first " + PacingBins.plain(bins.width) + " s: " + PacingBins.plain(opening) + " a second (above the scale, bar cut)",
+          bins.width, row.scale() * 0.92, 0);
+      burst.setTextAnchor(TextAnchor.CENTER_LEFT);
+      burst.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
+      burst.setArrowLength(16);
+      burst.setLabelOffset(8);
+      burst.setBaseRadius(4);
+      burst.setTipRadius(1);
+      plot.addAnnotation(burst);
+    }
 
-  private static String trim(double value) {
-    return value == Math.rint(value) ? Long.toString((long) value) : String.format(Locale.ROOT, "%.3g", value);
+    JFreeChart chart = new JFreeChart(null, new Font(Font.SANS_SERIF, Font.BOLD, 14), plot, false);
+    chart.setBackgroundPaint(Color.WHITE);
+    chart.setPadding(new RectangleInsets(4, 8, 6, 16));
+    TextTitle name = new TextTitle(p.name() + "   scale 0 to " + PacingBins.plain(row.scale()) + " a second",
+        new Font(Font.SANS_SERIF, Font.BOLD, 14));
+    name.setHorizontalAlignment(HorizontalAlignment.LEFT);
+    chart.setTitle(name);
+    TextTitle figures = new TextTitle(String.format(Locale.ROOT,
+        "completed %,d, lost %,d, refusals %,d (%.1f %% of attempts), finish %.1f s, goodput %.2f, wait p50 %.1f s, p99 %.1f s",
+        p.completed(), p.lost(), p.refusals(), p.refusalPct(), p.finishSeconds(), p.goodputRatio(),
+        p.p50WaitMs() / 1000.0, p.p99WaitMs() / 1000.0), new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+    figures.setHorizontalAlignment(HorizontalAlignment.LEFT);
+    chart.addSubtitle(figures);
+    return chart;
   }
 }

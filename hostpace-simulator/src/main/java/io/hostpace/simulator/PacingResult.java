@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.NoSuchElementException;
 
 /**
@@ -173,5 +175,57 @@ public record PacingResult(double idealSeconds, List<Policy> policies) {
     }
     root.put("idealSeconds", idealSeconds);
     return root.toString();
+  }
+
+  /**
+   * The result as a table for a terminal: the ideal finish, a row per policy with every figure of
+   * {@link #toJson()}, each heading with its unit, and what the figures mean; where the scenario has
+   * several processes, also the rate the servers accepted at, and a table with a row per process.
+   */
+  public String toTable() {
+    boolean several = policies.stream().anyMatch(p -> p.processes().size() > 1);
+    TextTable table = new TextTable().text("policy").figure("completed").figure("lost").figure("refusals")
+        .figure("refused %").figure("after 10 s %").figure("finish s").figure("goodput")
+        .figure("wait p50 ms").figure("wait p99 ms");
+    if (several) {
+      table.figure("accepted a second");
+    }
+    for (Policy p : policies) {
+      List<String> cells = new ArrayList<>(List.of(p.name(), whole(p.completed()), whole(p.lost()),
+          whole(p.refusals()), decimals(p.refusalPct(), 1), decimals(p.lateRefusalPct(), 1),
+          decimals(p.finishSeconds(), 1), decimals(p.goodputRatio(), 2), whole(p.p50WaitMs()), whole(p.p99WaitMs())));
+      if (several) {
+        cells.add(p.processes().size() > 1 ? decimals(p.acceptedPerSecond(), 3) : "");
+      }
+      table.row(cells.toArray(String[]::new));
+    }
+    StringBuilder out = new StringBuilder()
+        .append("ideal finish ").append(decimals(idealSeconds, 1))
+        .append(" s: the soonest the servers could have accepted every request\n\n")
+        .append(table)
+        .append("\nrefused %: of the attempts; after 10 s %: refusals of attempts started after the first 10 s,"
+            + " of the requests;\ngoodput: the ideal finish over the finish; wait: from a request's arrival"
+            + " to its last attempt's start\n");
+    if (several) {
+      TextTable processes = new TextTable().text("policy").text("client.process").figure("joins at s")
+          .figure("requests").figure("completed").figure("lost").figure("refusals").figure("in its first 10 s");
+      for (Policy p : policies) {
+        for (Process process : p.processes()) {
+          processes.row(p.name(), process.client() + "." + process.process(), decimals(process.joinSeconds(), 1),
+              whole(process.requests()), whole(process.completed()), whole(process.lost()),
+              whole(process.refusals()), whole(process.openingRefusals()));
+        }
+      }
+      out.append('\n').append(processes);
+    }
+    return out.toString();
+  }
+
+  private static String whole(long value) {
+    return String.format(Locale.ROOT, "%,d", value);
+  }
+
+  private static String decimals(double value, int places) {
+    return String.format(Locale.ROOT, "%,." + places + "f", value);
   }
 }

@@ -123,9 +123,18 @@ public final class PacingSimulation {
     return simulate(PacingScenarioParser.parse(scenarioJson), ORIGIN);
   }
 
-  /** Draws, per policy, starts and refusals over time into a PNG at {@code png}. */
+  /**
+   * Draws, per policy, starts and refusals over time into a PNG at {@code png}, and writes the
+   * figures it draws to the CSV file {@link #csvBeside(Path)}: a line per policy and bin of time,
+   * {@code policy,from_s,to_s,accepted,refused,accepted_per_s,refused_per_s}.
+   */
   public static void chart(PacingResult result, Path png) throws IOException {
     PacingChart.write(result, png);
+  }
+
+  /** The CSV file {@link #chart} writes beside {@code png}: {@code qlever.csv} beside {@code qlever.png}. */
+  public static Path csvBeside(Path png) {
+    return PacingChart.csvBeside(png);
   }
 
   static PacingResult simulate(PacingScenario scenario, long origin) {

@@ -38,7 +38,7 @@ final class ScenarioParser {
 
   private static final Set<String> TOP = Set.of(
       "serverLimitMs", "abortedSlowdown", "maxSlowdown", "retries", "retryBackoffMs", "stages", "policies",
-      "probeIdleMs", "outages", "overloads");
+      "probeIdleMs", "outages", "overloads", "description");
   private static final Set<String> STAGE = Set.of("name", "tag", "requests");
   private static final Set<String> FAIL = Set.of("fail", "afterMs");
   private static final Set<String> OUTAGE = Set.of("fromStage", "toStage", "fail", "afterMs");
@@ -54,6 +54,9 @@ final class ScenarioParser {
 
   static Scenario parse(String text) {
     JsonNode root = ScenarioJson.root(text, "{\"stages\": [...], \"policies\": [...]}", TOP, "a scenario");
+    if (root.has("description")) {
+      ScenarioJson.text(root.get("description"), "description");
+    }
 
     @Nullable Long serverLimit = root.has("serverLimitMs") ? positiveMs(root.get("serverLimitMs"), "serverLimitMs") : null;
     double abortedSlowdown = root.has("abortedSlowdown") ? number(root.get("abortedSlowdown"), "abortedSlowdown", 0) : 0;

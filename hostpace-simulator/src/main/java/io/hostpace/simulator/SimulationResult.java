@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * What a timeout scenario did under each of its policies, in the order the scenario names them:
@@ -111,5 +112,21 @@ public record SimulationResult(List<Policy> policies) {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * The result as a table for a terminal: a row per policy with the stages it lost, how long the
+   * whole run took and the probes sent, each heading with its unit.
+   */
+  public String toTable() {
+    TextTable table = new TextTable().text("policy").figure("stages lost").figure("total s").figure("probes")
+        .text("lost stages");
+    for (Policy p : policies) {
+      int probes = p.stages().stream().mapToInt(Stage::probes).sum();
+      table.row(p.name(), Integer.toString(p.lost().size()),
+          String.format(Locale.ROOT, "%,.1f", p.totalMs() / 1000.0), String.format(Locale.ROOT, "%,d", probes),
+          p.lost().isEmpty() ? "-" : String.join(", ", p.lost()));
+    }
+    return table.toString();
   }
 }

@@ -658,7 +658,7 @@ class PacingSimulationTest {
 
     BufferedImage image = ImageIO.read(png.toFile());
     assertThat(image.getWidth()).isEqualTo(1000);
-    assertThat(image.getHeight()).isEqualTo(40 + 4 * 170 + 30);
+    assertThat(image.getHeight()).isEqualTo(PacingChart.HEADER + 4 * PacingChart.PANEL);
   }
 
   @Test

@@ -36,7 +36,9 @@ class ScenarioParserTest {
     assertThat(refused("{\"serverLimitMs\": \"300 s\", " + STAGES + ", " + POLICIES + "}"))
         .hasMessage("serverLimitMs: expected a positive number of ms, got \"300 s\"");
     assertThat(refused("{\"serverLimitMS\": 300000, " + STAGES + ", " + POLICIES + "}"))
-        .hasMessageStartingWith("serverLimitMS: unknown field of a scenario: expected one of abortedSlowdown, maxSlowdown,");
+        .hasMessageStartingWith("serverLimitMS: unknown field of a scenario: expected one of abortedSlowdown, description, maxSlowdown,");
+    assertThat(refused("{\"description\": 5, " + STAGES + ", " + POLICIES + "}"))
+        .hasMessage("description: expected a non-empty string, got 5");
     assertThat(refused("{\"retries\": 2.5, " + STAGES + ", " + POLICIES + "}"))
         .hasMessage("retries: expected a whole number of 0 or more, got 2.5");
     assertThat(refused("{\"retryBackoffMs\": [1000, -1], " + STAGES + ", " + POLICIES + "}"))

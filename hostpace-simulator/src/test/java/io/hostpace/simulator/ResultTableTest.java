@@ -1,0 +1,63 @@
+package io.hostpace.simulator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The tables {@code hostpace simulate} prints by default: aligned columns, units in the headings. */
+class ResultTableTest {
+
+  @Test
+  void aPacingResultIsARowPerPolicyAlignedWithItsFiguresFormatted() {
+    PacingResult result = new PacingResult(299.1, List.of(
+        new PacingResult.Policy("seed", 300, 0, 79, 20.8, 476.3, 0.63, 237_858, 470_897, 45, 15.0, 0, List.of(),
+            new double[0], new double[0]),
+        new PacingResult.Policy("unpaced", 51, 249, 1734, 97.1, 53.0, 0.94, 26_450, 52_950, 1387, 462.3, 0, List.of(),
+            new double[0], new double[0])));
+
+    assertThat(result.toTable()).isEqualTo("""
+        ideal finish 299.1 s: the soonest the servers could have accepted every request
+
+        policy   completed  lost  refusals  refused %  after 10 s %  finish s  goodput  wait p50 ms  wait p99 ms
+        seed           300     0        79       20.8          15.0     476.3     0.63      237,858      470,897
+        unpaced         51   249     1,734       97.1         462.3      53.0     0.94       26,450       52,950
+
+        refused %: of the attempts; after 10 s %: refusals of attempts started after the first 10 s, of the requests;
+        goodput: the ideal finish over the finish; wait: from a request's arrival to its last attempt's start
+        """);
+  }
+
+  @Test
+  void severalProcessesAddTheAcceptedRateAndATableOfProcesses() {
+    PacingResult result = new PacingResult(100.0, List.of(
+        new PacingResult.Policy("hostpace", 200, 0, 9, 4.3, 104.0, 0.96, 10, 20, 2, 1.0, 1.923, List.of(
+            new PacingResult.Process(0, 0, 0, 100, 100, 0, 7, 5),
+            new PacingResult.Process(0, 1, 30, 100, 100, 0, 2, 2)), new double[0], new double[0])));
+
+    assertThat(result.toTable()).contains("""
+        policy    completed  lost  refusals  refused %  after 10 s %  finish s  goodput  wait p50 ms  wait p99 ms  accepted a second
+        hostpace        200     0         9        4.3           1.0     104.0     0.96           10           20              1.923
+        """).endsWith("""
+
+        policy    client.process  joins at s  requests  completed  lost  refusals  in its first 10 s
+        hostpace  0.0                    0.0       100        100     0         7                  5
+        hostpace  0.1                   30.0       100        100     0         2                  2
+        """);
+  }
+
+  @Test
+  void aTimeoutResultIsARowPerPolicyWithTheStagesItLost() {
+    SimulationResult result = new SimulationResult(List.of(
+        new SimulationResult.Policy("seed", List.of("datatypes", "triples"), 1_719_100, List.of(
+            new SimulationResult.Stage("datatypes", "504", 3, List.of(300_000L, 300_000L, 10_000L), 0, 610_000, 0),
+            new SimulationResult.Stage("triples", "timeout", 1, List.of(10_000L), 610_000, 620_000, 2))),
+        new SimulationResult.Policy("hostpace", List.of(), 2_000, List.of())));
+
+    assertThat(result.toTable()).isEqualTo("""
+        policy    stages lost  total s  probes  lost stages
+        seed                2  1,719.1       2  datatypes, triples
+        hostpace            0      2.0       0  -
+        """);
+  }
+}
