@@ -40,7 +40,12 @@ import picocli.CommandLine.Option;
  * only.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-    description = "Show, on this machine, plain Jena losing federated queries that Hostpace completes.")
+    description = "Show, on this machine, plain Jena losing federated queries that Hostpace completes.",
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {"0:Hostpace completed every query (with --fleet: every worker of the fleet finished)",
+        "1:it did not", "2:a usage error, said in one line", "130:interrupted (Ctrl-C): nothing is left running"},
+    footerHeading = "%nExamples:%n",
+    footer = {"  hostpace demo", "  hostpace demo --queries 40", "  hostpace demo --fleet"})
 final class DemoCommand implements java.util.concurrent.Callable<Integer> {
 
   private final Main.Streams streams;
@@ -182,15 +187,20 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
     try (HostpaceJena.Installation installation = summary == null ? null : HostpaceJena.install(engine.build())) {
       List<String> texts = workload.queries(people.sparql(), cities.sparql());
       AtomicInteger done = new AtomicInteger();
+      AtomicInteger gaveResults = new AtomicInteger();
       ExecutorService pool = Executors.newFixedThreadPool(texts.size());
-      ScheduledExecutorService ticker = progress(name, done, texts.size());
+      java.util.function.Supplier<QueryTally> tally =
+          () -> new QueryTally(name, done.get(), Math.min(done.get(), gaveResults.get()), texts.size());
+      ScheduledExecutorService ticker = progress(tally);
       long start = System.nanoTime();
       try {
         List<Future<String>> results = new ArrayList<>();
         for (String text : texts) {
           results.add(pool.submit(() -> {
             try {
-              return answer(text);
+              String answer = answer(text);
+              gaveResults.incrementAndGet();
+              return answer;
             } finally {
               done.incrementAndGet();
             }
@@ -218,7 +228,7 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
       } finally {
         pool.shutdownNow();
         ticker.shutdownNow();
-        streams.err().printf("\r  %-12s %d of %d queries done%n", name, done.get(), texts.size());
+        streams.err().printf("\r  %s%n", tally.get().line());
       }
     }
   }
@@ -236,19 +246,19 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
     }
   }
 
-  private ScheduledExecutorService progress(String name, AtomicInteger done, int total) {
+  /** Redraws the run's tally on standard error when that is a terminal, else says nothing until the end. */
+  private ScheduledExecutorService progress(java.util.function.Supplier<QueryTally> tally) {
     ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(runnable -> {
       Thread thread = new Thread(runnable, "hostpace-demo-progress");
       thread.setDaemon(true);
       return thread;
     });
-    boolean terminal = System.console() != null;
-    ticker.scheduleAtFixedRate(() -> {
-      if (terminal) {
-        streams.err().printf("\r  %-12s %d of %d queries done", name, done.get(), total);
+    if (Terminal.ofThisProcess().standardErrorIsTerminal()) {
+      ticker.scheduleAtFixedRate(() -> {
+        streams.err().print("\r  " + tally.get().line());
         streams.err().flush();
-      }
-    }, 0, terminal ? 200 : 5_000, TimeUnit.MILLISECONDS);
+      }, 0, 250, TimeUnit.MILLISECONDS);
+    }
     return ticker;
   }
 

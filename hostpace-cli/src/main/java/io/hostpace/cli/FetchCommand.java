@@ -1,7 +1,6 @@
 package io.hostpace.cli;
 
 import io.hostpace.CallContext;
-import io.hostpace.HostSnapshot;
 import io.hostpace.Hostpace;
 import io.hostpace.jdk.PacedHttpClient;
 import java.io.BufferedReader;
@@ -20,9 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
@@ -34,10 +30,22 @@ import picocli.CommandLine.Parameters;
  * {@code hostpace fetch}: every URL through one engine, a JSON line per URL as each finishes,
  * and a table per host at the end. Exit status 0 when every URL got a whole HTTP answer, whatever
  * its status; 1 when any did not (no answer, or a body cut at {@code --timeout} or
- * {@code --max-body}, SPEC T7); 2 for a usage error, before anything is fetched.
+ * {@code --max-body}, SPEC T7); 2 for a usage error, before anything is fetched; 130 for a run
+ * ended by Ctrl-C, which stops sending, prints the summary of what was done and saves
+ * {@code --state} ({@link InterruptHook}).
  */
 @Command(name = "fetch", mixinStandardHelpOptions = true,
-    description = "Fetch URLs through Hostpace: paced per host, refusals retried, a JSON line per URL.")
+    description = "Fetch URLs through Hostpace: paced per host, refusals retried, a JSON line per URL.",
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {"0:every URL got a whole HTTP answer, whatever its status",
+        "1:a URL got no whole answer: none came, or its body was cut at --timeout or --max-body",
+        "2:a usage error, said in one line that names the option: nothing was fetched",
+        "130:interrupted (Ctrl-C): what was done is summed up and --state is saved"},
+    footerHeading = "%nExamples:%n",
+    footer = {"  hostpace fetch --max-rate 1 https://example.org/a https://example.org/b",
+        "  hostpace fetch --input urls.txt --host 'qlever.dev=inFlight:1,perSecond:1' \\",
+        "      --output results.jsonl",
+        "  hostpace fetch --state hosts.tsv --retries 10 --input - < urls.txt > out.jsonl"})
 final class FetchCommand implements java.util.concurrent.Callable<Integer> {
 
   private final Main.Streams streams;
@@ -69,8 +77,14 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
   @Option(names = "--output", paramLabel = "FILE", description = "where the JSON lines go (default: standard output)")
   @Nullable Path output;
 
-  @Option(names = "--quiet", description = "no progress and no summary")
+  @Option(names = "--quiet", description = "no summary, and no progress line unless --progress")
   boolean quiet;
+
+  @Option(names = "--progress", negatable = true,
+      description = "--progress draws the progress line on standard error, --no-progress does not; by default it is "
+          + "drawn when standard error is a terminal (on Linux, when /proc/self/fd/2 names a /dev/pts or /dev/tty "
+          + "device; elsewhere, when the JVM has a console) and --quiet is not given")
+  @Nullable Boolean progress;
 
   FetchCommand(Main.Streams streams) {
     this.streams = streams;
@@ -105,35 +119,61 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
     }
 
     OutputStream sink = output != null ? Files.newOutputStream(output) : streams.out();
-    try (bounded; PrintStream records = new PrintStream(sink, true, StandardCharsets.UTF_8)) {
+    long start = System.nanoTime();
+    // The calls as sent, to cancel on Ctrl-C: what waits leaves its queue, what is in flight its place.
+    List<CompletableFuture<?>> sent = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (bounded; PrintStream records = new PrintStream(sink, true, StandardCharsets.UTF_8);
+        InterruptHook interrupt = InterruptHook.install(() -> sent.forEach(call -> call.cancel(true)))) {
       PacedHttpClient client = PacedHttpClient.wrap(bounded, engine);
-      Progress progress = new Progress(engine, targets.size(), quiet || System.console() == null ? null : streams.err());
+      int width = Terminal.columns(System.getenv());
+      boolean drawn = progress != null ? progress : !quiet && Terminal.ofThisProcess().standardErrorIsTerminal();
+      Progress shown = Progress.start(engine, targets.size(), drawn ? streams.err() : null, io.hostpace.Clock.system(), width);
       AtomicInteger incomplete = new AtomicInteger();
       List<CompletableFuture<Void>> calls = new ArrayList<>();
       for (String target : targets) {
-        calls.add(fetch(client, context, target, verb, requestHeaders, body, timeout, summary).thenAccept(record -> {
+        if (interrupt.interrupted()) {
+          break; // Ctrl-C: nothing more is sent
+        }
+        calls.add(fetch(client, context, target, verb, requestHeaders, body, timeout, summary, call -> {
+          sent.add(call);
+          if (interrupt.interrupted()) {
+            call.cancel(true); // sent as the hook cancelled the others
+          }
+        }).thenAccept(record -> {
+          if (record == CANCELLED) {
+            return; // not done: stopped by Ctrl-C
+          }
           if (!record.complete()) {
             incomplete.incrementAndGet();
           }
           synchronized (records) {
             records.println(record.toJson());
           }
-          progress.done();
+          summary.finished(record);
+          shown.done();
         }));
       }
       CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0])).join();
-      progress.stop();
+      shown.stop();
       pacing.endRun(streams.err());
       if (!quiet) {
-        summary.print(streams.err());
+        summary.print(streams.err(), width, java.time.Duration.ofNanos(System.nanoTime() - start), targets.size());
+      }
+      if (interrupt.interrupted()) {
+        streams.err().println("hostpace: interrupted: the URLs not done were not fetched"
+            + (pacing.state != null ? "; what hosts taught is saved in " + Printable.line(pacing.state.toString()) : ""));
+        return Main.INTERRUPTED;
       }
       return incomplete.get() == 0 ? Main.OK : Main.FAILED;
     }
   }
 
+  /** What a call stopped by Ctrl-C gives: not a record, as it was not done. */
+  private static final FetchRecord CANCELLED = new FetchRecord("", FetchRecord.NO_ANSWER, 0, 0, 0, 0, "cancelled");
+
   private CompletableFuture<FetchRecord> fetch(PacedHttpClient client, CallContext context, String target,
       String verb, List<String[]> requestHeaders, byte @Nullable [] body, java.time.Duration timeout,
-      HostSummary summary) {
+      HostSummary summary, java.util.function.Consumer<CompletableFuture<?>> onSent) {
     long start = System.nanoTime();
     AttemptClock clock = new AttemptClock(start);
     URI uri;
@@ -150,9 +190,12 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
       return CompletableFuture.completedFuture(new FetchRecord(target, FetchRecord.NO_ANSWER, 0, 0, 0, 0, e.getMessage()));
     }
     CallContext timed = context.toBuilder().attemptListener(clock).build();
-    return client.withContext(timed)
-        .sendAsync(request, ByteCounter.HANDLER)
-        .handle((response, failure) -> {
+    CompletableFuture<java.net.http.HttpResponse<Long>> call = client.withContext(timed).sendAsync(request, ByteCounter.HANDLER);
+    onSent.accept(call);
+    return call.handle((response, failure) -> {
+          if (failure instanceof java.util.concurrent.CancellationException) {
+            return CANCELLED;
+          }
           FetchRecord record;
           if (failure == null) {
             record = new FetchRecord(target, response.statusCode(), clock.attempts(), clock.elapsedMillis(),
@@ -247,60 +290,5 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
       parsed.add(new String[] {header.name(), header.value()});
     }
     return parsed;
-  }
-
-  /** A progress line on standard error, while it runs, when that is a terminal. */
-  private static final class Progress {
-    private final Hostpace engine;
-    private final int total;
-    private final @Nullable PrintStream terminal;
-    private final AtomicInteger done = new AtomicInteger();
-    private final @Nullable ScheduledExecutorService ticker;
-
-    Progress(Hostpace engine, int total, @Nullable PrintStream terminal) {
-      this.engine = engine;
-      this.total = total;
-      this.terminal = terminal;
-      if (terminal == null) {
-        ticker = null;
-        return;
-      }
-      ticker = Executors.newSingleThreadScheduledExecutor(runnable -> {
-        Thread thread = new Thread(runnable, "hostpace-progress");
-        thread.setDaemon(true);
-        return thread;
-      });
-      ticker.scheduleAtFixedRate(this::print, 200, 200, TimeUnit.MILLISECONDS);
-    }
-
-    void done() {
-      done.incrementAndGet();
-    }
-
-    private void print() {
-      // Only a terminal starts the ticker that calls this.
-      PrintStream out = terminal;
-      if (out == null) {
-        return;
-      }
-      int inFlight = 0;
-      int waiting = 0;
-      for (HostSnapshot host : engine.snapshot()) {
-        if (!host.group()) {
-          inFlight += host.inFlight();
-          waiting += host.waiting();
-        }
-      }
-      out.printf("\r%d of %d done, %d in flight, %d waiting   ", done.get(), total, inFlight, waiting);
-      out.flush();
-    }
-
-    void stop() {
-      if (ticker != null && terminal != null) {
-        ticker.shutdownNow();
-        print();
-        terminal.println();
-      }
-    }
   }
 }

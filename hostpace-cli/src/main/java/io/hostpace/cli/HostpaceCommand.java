@@ -9,8 +9,30 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = HostpaceCommand.Version.class,
     description = "Fetch from shared public HTTP endpoints politely: paced per host, refusals retried.",
-    subcommands = {FetchCommand.class, SparqlCommand.class, DemoCommand.class, SimulateCommand.class})
+    subcommands = {FetchCommand.class, SparqlCommand.class, DemoCommand.class, SimulateCommand.class},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {"0:all went well", "1:some work failed", "2:a usage error: nothing was sent",
+        "130:interrupted (Ctrl-C)"},
+    footerHeading = "%nExamples:%n",
+    footer = {"  hostpace demo",
+        "  hostpace fetch --max-rate 1 https://example.org/a https://example.org/b",
+        "  source <(hostpace completion)   # complete commands and options in bash or zsh"})
 final class HostpaceCommand implements Runnable {
+
+  /**
+   * Adds {@code hostpace completion}, picocli's generator of a bash and zsh completion script for
+   * every command and option, shown in the help as the other commands are.
+   */
+  static void addCompletion(picocli.CommandLine commandLine) {
+    picocli.CommandLine completion = new picocli.CommandLine(new picocli.AutoComplete.GenerateCompletion());
+    commandLine.addSubcommand("completion", completion);
+    completion.getCommandSpec().usageMessage().hidden(false)
+        .description("Print a bash and zsh completion script: source <(hostpace completion)")
+        .footerHeading("%nExamples:%n")
+        .footer("  source <(hostpace completion)                 # in this shell, bash or zsh",
+            "  hostpace completion > ~/.hostpace-completion  # once; then, in ~/.bashrc or ~/.zshrc:",
+            "  source ~/.hostpace-completion");
+  }
 
   @picocli.CommandLine.Spec
   @SuppressWarnings("NullAway.Init")

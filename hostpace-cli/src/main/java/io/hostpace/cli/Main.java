@@ -7,7 +7,8 @@ import picocli.CommandLine;
 
 /**
  * {@code hostpace}: exit status 0 when all went well, 1 when some work failed (a URL got no
- * HTTP answer), 2 for a usage error, which prints one line naming the option and what is wrong.
+ * HTTP answer), 2 for a usage error, which prints one line naming the option and what is wrong,
+ * 130 for a run ended by Ctrl-C.
  * Every such line goes through {@link Printable#line}: it stays one line whatever the input held,
  * and shows no password of a URI; it names no exception class.
  */
@@ -16,6 +17,8 @@ public final class Main {
   static final int OK = 0;
   static final int FAILED = 1;
   static final int USAGE = 2;
+  /** A run ended by Ctrl-C (SIGINT): the JVM's status for the signal, 128 + 2, as a shell's. */
+  static final int INTERRUPTED = 130;
 
   private Main() {}
 
@@ -27,6 +30,7 @@ public final class Main {
   public static int run(String[] args, InputStream in, PrintStream out, PrintStream err) {
     Streams streams = new Streams(in, out, err);
     CommandLine commandLine = new CommandLine(new HostpaceCommand(), new StreamsFactory(streams));
+    HostpaceCommand.addCompletion(commandLine);
     commandLine.registerConverter(java.nio.file.Path.class, FileOption::convert);
     commandLine.setExpandAtFiles(false); // '--data @FILE' is ours, not picocli's argument file
     commandLine.setOut(new PrintWriter(out, true));

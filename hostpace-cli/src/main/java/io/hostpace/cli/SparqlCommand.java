@@ -37,7 +37,19 @@ import picocli.CommandLine.Option;
  * {@code --max-body} (SPEC T7), or that could not be reached: one line that says which.
  */
 @Command(name = "sparql", mixinStandardHelpOptions = true,
-    description = "Run a SPARQL query through Apache Jena with Hostpace: paced, refusals retried.")
+    description = "Run a SPARQL query through Apache Jena with Hostpace: paced, refusals retried.",
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {"0:the query's results were printed",
+        "1:the query failed: the endpoint's error, no whole answer, or an answer that is not results",
+        "2:a usage error or a query syntax error, said in one line: nothing was sent",
+        "130:interrupted (Ctrl-C): the query was abandoned and --state is saved"},
+    footerHeading = "%nExamples:%n",
+    footer = {"  hostpace sparql --endpoint https://qlever.dev/api/wikidata \\",
+        "      --query 'SELECT * { ?s ?p ?o } LIMIT 3'",
+        "  hostpace sparql --endpoint https://dbpedia.org/sparql --query-file q.rq \\",
+        "      --format json --max-rate 1",
+        "  hostpace sparql --endpoint https://query.wikidata.org/sparql \\",
+        "      --query-file q.rq --state hosts.tsv"})
 final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
 
   enum Format { table, csv, tsv, json }
@@ -111,24 +123,46 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
       throw e;
     }
     HttpEnv.setDftHttpClient(bounded);
-    try (bounded;
-        Restored restored = () -> HttpEnv.setDftHttpClient(jenaDefault);
-        HostpaceJena.Installation installation = HostpaceJena.install(engine);
-        RunEnded ended = () -> pacing.endRun(streams.err())) {
-      QueryExecution execution = QueryExecutionHTTP.service(endpoint)
-          .query(query)
-          .timeout(BoundedHttpClient.backstop(timeout).toMillis(), TimeUnit.MILLISECONDS)
-          .context(HostpaceJena.contextOf(context))
-          .build();
-      try (execution) {
-        print(query, execution, out);
+    // Ctrl-C abandons the query; the run's thread then saves --state, as at any end.
+    java.util.concurrent.atomic.AtomicReference<@Nullable QueryExecution> running = new java.util.concurrent.atomic.AtomicReference<>();
+    try (InterruptHook interrupt = InterruptHook.install(() -> {
+      QueryExecution execution = running.get();
+      if (execution != null) {
+        execution.abort();
       }
-      out.flush();
-      return Main.OK;
-    } catch (RuntimeException e) {
-      streams.err().println("hostpace: " + Printable.line(failure(e, timeout)));
-      return Main.FAILED;
+    })) {
+      try (bounded;
+          Restored restored = () -> HttpEnv.setDftHttpClient(jenaDefault);
+          HostpaceJena.Installation installation = HostpaceJena.install(engine);
+          RunEnded ended = () -> pacing.endRun(streams.err())) {
+        QueryExecution execution = QueryExecutionHTTP.service(endpoint)
+            .query(query)
+            .timeout(BoundedHttpClient.backstop(timeout).toMillis(), TimeUnit.MILLISECONDS)
+            .context(HostpaceJena.contextOf(context))
+            .build();
+        running.set(execution);
+        if (interrupt.interrupted()) {
+          execution.abort();
+        }
+        try (execution) {
+          print(query, execution, out);
+        }
+        out.flush();
+        return interrupt.interrupted() ? interrupted() : Main.OK;
+      } catch (RuntimeException e) {
+        if (interrupt.interrupted()) {
+          return interrupted();
+        }
+        streams.err().println("hostpace: " + Printable.line(failure(e, timeout)));
+        return Main.FAILED;
+      }
     }
+  }
+
+  private int interrupted() {
+    streams.err().println("hostpace: interrupted: the query was abandoned"
+        + (pacing.state != null ? "; what hosts taught is saved in " + Printable.line(pacing.state.toString()) : ""));
+    return Main.INTERRUPTED;
   }
 
   /**

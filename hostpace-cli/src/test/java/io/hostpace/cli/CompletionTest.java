@@ -1,0 +1,32 @@
+package io.hostpace.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** {@code hostpace completion}: a bash and zsh completion script of every command and its options. */
+class CompletionTest {
+
+  @Test
+  void theScriptCompletesTheCommandsAndTheirOptions() {
+    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+    int status = Main.run(new String[] {"completion"}, new ByteArrayInputStream(new byte[0]),
+        new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+    String script = stdout.toString(StandardCharsets.UTF_8);
+
+    assertThat(status).isZero();
+    assertThat(script).startsWith("#!/usr/bin/env bash").contains("complete -F _complete_hostpace");
+    assertThat(script).contains("ZSH_VERSION"); // the same script serves zsh, through bashcompinit
+    // The commands, as the first word after hostpace.
+    for (String command : new String[] {"fetch", "sparql", "demo", "simulate", "completion"}) {
+      assertThat(script).containsPattern("local cmds\\d+=\\(" + command + "\\)");
+    }
+    // Options of fetch and of the options every command that sends shares.
+    assertThat(script).contains("--max-rate").contains("--host").contains("--state").contains("--progress")
+        .contains("--query-file").contains("--endpoint");
+  }
+}

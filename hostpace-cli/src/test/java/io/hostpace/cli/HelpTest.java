@@ -1,0 +1,104 @@
+package io.hostpace.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The help of {@code fetch} and {@code sparql} ends with its exit codes and examples, and the
+ * codes it documents are those the command returns (SPEC I5).
+ */
+class HelpTest {
+
+  LocalServer server;
+  String out = "";
+
+  @BeforeEach
+  void start() throws IOException {
+    server = new LocalServer();
+  }
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  int run(String... args) {
+    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+    int status = Main.run(args, new ByteArrayInputStream(new byte[0]), new PrintStream(stdout, true, StandardCharsets.UTF_8),
+        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+    out = stdout.toString(StandardCharsets.UTF_8);
+    return status;
+  }
+
+  /** The exit codes a command's help lists, each with what it says. */
+  Map<Integer, String> exitCodes(String command) {
+    assertThat(run(command, "--help")).isZero();
+    int list = out.indexOf("Exit codes:");
+    int examples = out.indexOf("Examples:");
+    assertThat(list).as(out).isPositive();
+    assertThat(examples).as("the examples come last: " + out).isGreaterThan(list);
+    Map<Integer, String> codes = new TreeMap<>();
+    Matcher code = Pattern.compile("(?m)^\\s+(\\d+)\\s+(.+)$").matcher(out.substring(list, examples));
+    while (code.find()) {
+      codes.put(Integer.parseInt(code.group(1)), code.group(2));
+    }
+    return codes;
+  }
+
+  String examples() {
+    return out.substring(out.indexOf("Examples:"));
+  }
+
+  @Test
+  void I5_fetchsHelpEndsWithItsExitCodesAndExamplesAndEachCodeIsTheOneItReturns() throws IOException {
+    Map<Integer, String> codes = exitCodes("fetch");
+    assertThat(codes.keySet()).containsExactly(0, 1, 2, 130);
+    assertThat(examples().lines().filter(line -> line.strip().startsWith("hostpace fetch ")).count()).isEqualTo(3);
+
+    assertThat(codes.get(run("fetch", server.url("/ok"), server.url("/missing")))).startsWith("every URL got a whole HTTP answer");
+    assertThat(codes.get(run("fetch", "http://127.0.0.1:" + closedPort() + "/"))).startsWith("a URL got no whole answer");
+    assertThat(codes.get(run("fetch", "--retries", "-1", server.url("/ok")))).startsWith("a usage error");
+    assertThat(server.requests).containsExactlyInAnyOrder("GET /ok", "GET /missing");
+    assertThat(codes.get(Main.INTERRUPTED)).startsWith("interrupted (Ctrl-C)");
+  }
+
+  @Test
+  void I5_sparqlsHelpEndsWithItsExitCodesAndExamplesAndEachCodeIsTheOneItReturns() throws IOException {
+    Map<Integer, String> codes = exitCodes("sparql");
+    assertThat(codes.keySet()).containsExactly(0, 1, 2, 130);
+    assertThat(examples().lines().filter(line -> line.strip().startsWith("hostpace sparql ")).count()).isEqualTo(3);
+
+    assertThat(codes.get(run("sparql", "--endpoint", "http://127.0.0.1:" + closedPort() + "/sparql", "--query", "ASK {}")))
+        .startsWith("the query failed");
+    assertThat(codes.get(run("sparql", "--endpoint", server.url("/sparql"), "--query", "SELEC * {}")))
+        .startsWith("a usage error or a query syntax error");
+    assertThat(server.requests).isEmpty();
+  }
+
+  @Test
+  void theOtherCommandsHelpEndsWithExamplesToo() {
+    assertThat(exitCodes("demo").keySet()).contains(0, 1, 2);
+    assertThat(examples()).contains("hostpace demo --fleet");
+    assertThat(run("--help")).isZero();
+    assertThat(out).contains("Examples:").contains("completion").contains("Exit codes:");
+  }
+
+  static int closedPort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+}
