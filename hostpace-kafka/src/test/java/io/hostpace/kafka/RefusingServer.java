@@ -12,14 +12,13 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A JDK HTTP server on 127.0.0.1 that refuses its first request with {@code 429} and
- * {@code Retry-After: 2}, and answers every later one with {@code 200}. It writes down, in
- * {@link System#nanoTime()}, when each request arrived and when the refusal was sent.
+ * {@code Retry-After: 2}, and answers every later one with {@code 200}. It writes down the path
+ * of each request, in the order they arrived.
  */
 final class RefusingServer implements AutoCloseable {
 
   private final HttpServer server;
-  final List<Long> arrivals = new CopyOnWriteArrayList<>();
-  volatile long refusalSentAt;
+  final List<String> arrivals = new CopyOnWriteArrayList<>();
   private final CountDownLatch answered = new CountDownLatch(1);
 
   private RefusingServer(HttpServer server) {
@@ -30,13 +29,12 @@ final class RefusingServer implements AutoCloseable {
     HttpServer http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     RefusingServer refusing = new RefusingServer(http);
     http.createContext("/", exchange -> {
-      refusing.arrivals.add(System.nanoTime());
+      refusing.arrivals.add(exchange.getRequestURI().getPath());
       try (exchange) {
         exchange.getRequestBody().readAllBytes();
         if (refusing.arrivals.size() == 1) {
           exchange.getResponseHeaders().set("Retry-After", "2");
           exchange.sendResponseHeaders(429, -1);
-          refusing.refusalSentAt = System.nanoTime();
         } else {
           exchange.sendResponseHeaders(200, -1);
           refusing.answered.countDown();
