@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Nothing secret is printed (SPEC I5): not the password of a URI's user info (in {@code --redis},
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * error, a record, the summary or a failure. Each test looks for the secret itself, in standard
  * output and standard error both; and an echoed control character is escaped.
  */
+@ResourceLock(SparqlCommandTest.JENA_DEFAULT_CLIENT) // it runs sparql too
 class SecretsTest {
 
   static final String SECRET = "SECRET";
