@@ -1,5 +1,6 @@
 package io.hostpace.cli;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.time.LocalTime;
@@ -20,19 +21,34 @@ import org.jspecify.annotations.Nullable;
  * engine's decisions) too once {@link #verbose()} is called, for {@code --verbose}. Lines of other
  * libraries (Lettuce, Jena) go where they went before. {@link #close()} puts the logger back as it
  * was, so a command run in a test's process leaves nothing behind.
+ *
+ * <p>Runs in one JVM at once (embedding, tests) share the logger: the first to open keeps how it
+ * was and the last to close puts it back, and it stays at {@code DEBUG} while any run is verbose;
+ * each run's handler takes {@code DEBUG} lines only when that run is verbose.
  */
 final class LogSetup implements AutoCloseable {
 
   /** The logger of every Hostpace class; held here, as {@code java.util.logging} holds its loggers weakly. */
   private static final Logger HOSTPACE = Logger.getLogger("io.hostpace");
 
+  /** Guards the counts below and the logger's level and parent handlers. */
+  private static final Object LOCK = new Object();
+  @GuardedBy("LOCK")
+  private static int open;
+  @GuardedBy("LOCK")
+  private static int verboseOpen;
+  @GuardedBy("LOCK")
+  private static @Nullable Level levelBefore;
+  @GuardedBy("LOCK")
+  private static boolean parentBefore;
+  /** The setup of the run on this thread, which {@link #verbose()} makes verbose. */
+  private static final ThreadLocal<@Nullable LogSetup> CURRENT = new ThreadLocal<>();
+
   private final Handler handler;
-  private final @Nullable Level levelBefore;
-  private final boolean parentBefore;
+  @GuardedBy("LOCK")
+  private boolean verbose;
 
   private LogSetup(PrintStream err) {
-    this.levelBefore = HOSTPACE.getLevel();
-    this.parentBefore = HOSTPACE.getUseParentHandlers();
     this.handler = new Handler() {
       @Override
       public void publish(LogRecord record) {
@@ -50,10 +66,17 @@ final class LogSetup implements AutoCloseable {
       public void close() {}
     };
     handler.setFormatter(new Compact(ZoneId.systemDefault()));
-    handler.setLevel(Level.ALL);
-    HOSTPACE.addHandler(handler);
-    HOSTPACE.setUseParentHandlers(false); // else the root's handler prints each line again, on two lines
-    HOSTPACE.setLevel(Level.WARNING);
+    handler.setLevel(Level.WARNING);
+    synchronized (LOCK) {
+      if (open++ == 0) {
+        levelBefore = HOSTPACE.getLevel();
+        parentBefore = HOSTPACE.getUseParentHandlers();
+        HOSTPACE.setUseParentHandlers(false); // else the root's handler prints each line again, on two lines
+        HOSTPACE.setLevel(Level.WARNING);
+      }
+      HOSTPACE.addHandler(handler);
+    }
+    CURRENT.set(this);
   }
 
   /** Sends Hostpace's {@code WARNING} lines to {@code err} until closed. */
@@ -61,16 +84,41 @@ final class LogSetup implements AutoCloseable {
     return new LogSetup(err);
   }
 
-  /** {@code --verbose}: the engine's decisions, at {@code DEBUG}, go to stderr too, until the run's setup is closed. */
+  /**
+   * {@code --verbose}: the engine's decisions, at {@code DEBUG}, go to the stderr of the run on
+   * this thread too, until its setup is closed.
+   */
   static void verbose() {
-    HOSTPACE.setLevel(Level.FINE);
+    LogSetup current = CURRENT.get();
+    if (current == null) {
+      return; // no run on this thread: nowhere to print
+    }
+    synchronized (LOCK) {
+      if (!current.verbose) {
+        current.verbose = true;
+        verboseOpen++;
+        current.handler.setLevel(Level.ALL);
+        HOSTPACE.setLevel(Level.FINE);
+      }
+    }
   }
 
   @Override
   public void close() {
-    HOSTPACE.removeHandler(handler);
-    HOSTPACE.setUseParentHandlers(parentBefore);
-    HOSTPACE.setLevel(levelBefore);
+    CURRENT.remove();
+    synchronized (LOCK) {
+      HOSTPACE.removeHandler(handler);
+      if (verbose) {
+        verbose = false;
+        if (--verboseOpen == 0) {
+          HOSTPACE.setLevel(Level.WARNING);
+        }
+      }
+      if (--open == 0) {
+        HOSTPACE.setUseParentHandlers(parentBefore);
+        HOSTPACE.setLevel(levelBefore);
+      }
+    }
   }
 
   /** One line a record: the local time to the millisecond, the level as {@code System.Logger} names it, the message, and the exception's. */

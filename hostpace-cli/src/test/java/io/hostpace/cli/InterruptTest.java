@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -22,8 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Ctrl-C: {@code hostpace fetch} in a JVM of its own, held by a host on 127.0.0.1 that asked it to
- * come back in 30 s, is sent SIGINT. It stops, prints the summary of what it did, saves its
- * {@code --state} and exits with 130, long before the host's pause ends.
+ * come back in an hour, is sent SIGINT. It stops, prints the summary of what it did, saves its
+ * {@code --state} and exits with 130: a run that ended by itself would have waited out the hour,
+ * so ending at all is the test, and a run that does not is failed by the build's default timeout.
  */
 class InterruptTest {
 
@@ -34,10 +34,10 @@ class InterruptTest {
   void start() throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
     server.setExecutor(Executors.newCachedThreadPool());
-    // Every request refused, for 30 s: the host holds the run until then.
+    // Every request refused, for an hour: the host holds the run until then.
     server.createContext("/", exchange -> {
       try (exchange) {
-        exchange.getResponseHeaders().set("Retry-After", "30");
+        exchange.getResponseHeaders().set("Retry-After", "3600");
         exchange.sendResponseHeaders(429, -1);
       }
     });
@@ -58,21 +58,20 @@ class InterruptTest {
     Path err = dir.resolve("err.txt");
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-        "fetch", "--progress", "--state", state.toString(), base + "/a", base + "/b", base + "/c"));
+        "fetch", "--progress", "--retry-delay-limit", "3600", "--state", state.toString(),
+        base + "/a", base + "/b", base + "/c"));
     ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
     builder.environment().put("COLUMNS", "200");
     Process fetch = builder.start();
     try {
       // Waits until the progress line says the refused URL waits with the others for the pause.
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
       while (!lastLine(err).startsWith("0 of 3 done, 0 in flight, 3 waiting")) {
         assertThat(fetch.isAlive()).as(Files.readString(err)).isTrue();
-        assertThat(System.nanoTime()).as("the run is held by the pause: " + Files.readString(err)).isLessThan(deadline);
-        Thread.sleep(50); // polling another process's output
+        Thread.sleep(50); // polling another process's output, not timing anything
       }
       assertThat(new ProcessBuilder("kill", "-INT", Long.toString(fetch.pid())).start().waitFor()).isZero();
 
-      assertThat(fetch.waitFor(20, TimeUnit.SECONDS)).as("ended well before the host's 30 s pause").isTrue();
+      fetch.waitFor(); // long before the host's hour, or never
       String printed = Files.readString(err, StandardCharsets.UTF_8);
       assertThat(fetch.exitValue()).as(printed).isEqualTo(Main.INTERRUPTED);
       assertThat(printed).contains("127.0.0.1:" + server.getAddress().getPort())

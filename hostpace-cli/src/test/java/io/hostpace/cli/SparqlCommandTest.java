@@ -19,9 +19,20 @@ import org.apache.jena.rdf.model.ModelFactory;
 import org.apache.jena.rdf.model.Property;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
-/** {@code hostpace sparql}, in this process, against embedded Fuseki on 127.0.0.1 (SPEC I5, I2). */
+/**
+ * {@code hostpace sparql}, in this process, against embedded Fuseki on 127.0.0.1 (SPEC I5, I2).
+ * A query goes through Jena's default client, which the command sets for its run and puts back:
+ * one JVM-wide setting, so every class that runs {@code sparql} or the demo holds
+ * {@link #JENA_DEFAULT_CLIENT} while classes run concurrently.
+ */
+@ResourceLock(SparqlCommandTest.JENA_DEFAULT_CLIENT)
 class SparqlCommandTest {
+
+  /** The lock of Jena's default HTTP client ({@code HttpEnv}), which a run of {@code sparql} sets. */
+  static final String JENA_DEFAULT_CLIENT = "org.apache.jena.http.HttpEnv.dftHttpClient";
+
 
   static final String SELECT = "PREFIX ex: <http://example.org/> SELECT ?s ?name WHERE { ?s ex:name ?name } ORDER BY ?s";
 

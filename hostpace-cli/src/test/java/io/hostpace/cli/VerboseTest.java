@@ -15,11 +15,15 @@ import java.util.logging.Logger;
 import org.apache.jena.query.DatasetFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * SPEC L3: {@code --verbose} prints the engine's decisions to stderr, one compact line each; without
  * it none, and warnings in the same form in any case. Run in this process against servers on 127.0.0.1.
+ * Isolated: {@code --verbose} sets the level of the JVM's logger {@code io.hostpace}, whose lines
+ * every run in the JVM would print, and a test here checks the logger is left as it was.
  */
+@Isolated
 class VerboseTest {
 
   /** A line of LogSetup's: the time to the millisecond, the level, the message. */
