@@ -1,7 +1,6 @@
 package io.hostpace.jena;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.hostpace.Hostpace;
 import io.hostpace.fuseki.Gate;
@@ -27,7 +26,7 @@ class SparqlProbeTest {
   }
 
   @Test
-  void D6_theProbeAsksAskOfTheEndpointTheLatestRequestWentTo() {
+  void D6_theProbeAsksAskOfTheEndpointTheLatestRequestWentTo() throws Exception {
     assertThat(SparqlProbe.ask(URI.create("https://query.wikidata.org/sparql?query=SELECT%20*%20%7B%7D#x")))
         .hasToString("https://query.wikidata.org/sparql?query=ASK%20%7B%7D");
     assertThat(SparqlProbe.ask(URI.create("http://127.0.0.1:3030/ds/sparql")))
@@ -35,12 +34,12 @@ class SparqlProbeTest {
   }
 
   @Test
-  void D6_aSparqlEndpointAnswersTheProbeAndTheAnswerCountsHealthy() {
+  void D6_aSparqlEndpointAnswersTheProbeAndTheAnswerCountsHealthy() throws Exception {
     try (GatedEndpoint endpoint = GatedEndpoint.start(DatasetFactory.createTxnMem(), Gate.open())) {
       Probe probe = SparqlProbe.ask(HttpClient.newHttpClient());
       URI seen = URI.create(endpoint.sparql() + "?query=SELECT%20*%20%7B%3Fs%20%3Fp%20%3Fo%7D");
 
-      int status = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> send(probe.exchange(seen, "test-agent/1")));
+      int status = send(probe.exchange(seen, "test-agent/1"));
 
       assertThat(status).isEqualTo(200);
       assertThat(probe.healthy(status)).isTrue();
@@ -50,15 +49,14 @@ class SparqlProbeTest {
   }
 
   @Test
-  void D6_onceJenaIsInstalledTheDefaultProbeSendsThroughTheClientUnderneathNotThroughTheEngineAgain() {
+  void D6_onceJenaIsInstalledTheDefaultProbeSendsThroughTheClientUnderneathNotThroughTheEngineAgain() throws Exception {
     List<Object> heard = new CopyOnWriteArrayList<>();
     Hostpace engine = Hostpace.builder().listener(heard::add).build();
     try (GatedEndpoint endpoint = GatedEndpoint.start(DatasetFactory.createTxnMem(), Gate.open());
         HostpaceJena.Installation installation = HostpaceJena.install(engine)) {
       Probe probe = SparqlProbe.ask();
 
-      int status = assertTimeoutPreemptively(Duration.ofSeconds(20),
-          () -> send(probe.exchange(endpoint.sparql(), "test-agent/1")));
+      int status = send(probe.exchange(endpoint.sparql(), "test-agent/1"));
 
       assertThat(status).isEqualTo(200);
       assertThat(heard).as("the engine queues its probes itself: not twice").isEmpty();

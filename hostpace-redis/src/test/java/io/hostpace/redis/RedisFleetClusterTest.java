@@ -2,7 +2,6 @@ package io.hostpace.redis;
 
 import static io.hostpace.redis.OnRealRedis.WAIT_SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.hostpace.Hostpace;
 import io.hostpace.Limits;
@@ -25,7 +24,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.function.Executable;
 
 /**
  * SPEC S5 on a Redis Cluster of three masters, started for the test class: the fleet's
@@ -64,10 +62,6 @@ class RedisFleetClusterTest {
     RedisFleet fleet = RedisFleet.connectCluster(cluster.uris(), fleetName);
     fleets.add(fleet);
     return fleet;
-  }
-
-  static void bounded(Executable test) {
-    assertTimeoutPreemptively(Duration.ofSeconds(30), test);
   }
 
   static long claim(Fleet fleet, List<String> keys, long... intervals) throws Exception {
@@ -112,106 +106,92 @@ class RedisFleetClusterTest {
   }
 
   @Test
-  void S5_aLessonOneProcessTellsIsHeardByAnotherOverACluster() {
-    bounded(() -> {
-      RedisFleet a = process();
-      RedisFleet b = process();
-      BlockingQueue<Lesson> heard = new LinkedBlockingQueue<>();
-      b.listen(heard::add);
-      Lesson refusal = new Lesson("query.wikidata.org", true, 2 * SECOND, SECOND / 10, 3);
-      a.tell(refusal);
-      assertThat(heard.poll(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo(refusal);
-      assertThat(a.lessonsLost()).isZero();
-    });
+  void S5_aLessonOneProcessTellsIsHeardByAnotherOverACluster() throws Exception {
+    RedisFleet a = process();
+    RedisFleet b = process();
+    BlockingQueue<Lesson> heard = new LinkedBlockingQueue<>();
+    b.listen(heard::add);
+    Lesson refusal = new Lesson("query.wikidata.org", true, 2 * SECOND, SECOND / 10, 3);
+    a.tell(refusal);
+    assertThat(heard.poll(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo(refusal);
+    assertThat(a.lessonsLost()).isZero();
   }
 
   @Test
-  void S5_startsOfHostsOnDifferentMastersAreSpacedForTheFleet() {
-    bounded(() -> {
-      RedisFleet a = process();
-      RedisFleet b = process();
-      for (String host : SPREAD) {
-        assertThat(claim(a, List.of(host), 60 * SECOND)).as(host).isZero();
-        assertThat(claim(b, List.of(host), 60 * SECOND)).as(host).isGreaterThan(59 * SECOND);
-        assertThat(valueOnItsMaster(names.last(host)))
-            .as("%s's last start, on the master of its slot", host).matches("[0-9]{16,}");
+  void S5_startsOfHostsOnDifferentMastersAreSpacedForTheFleet() throws Exception {
+    RedisFleet a = process();
+    RedisFleet b = process();
+    for (String host : SPREAD) {
+      assertThat(claim(a, List.of(host), 60 * SECOND)).as(host).isZero();
+      assertThat(claim(b, List.of(host), 60 * SECOND)).as(host).isGreaterThan(59 * SECOND);
+      assertThat(valueOnItsMaster(names.last(host)))
+          .as("%s's last start, on the master of its slot", host).matches("[0-9]{16,}");
+    }
+    assertThat(a.claimsUnclaimed() + b.claimsUnclaimed()).isZero();
+  }
+
+  @Test
+  void S5_placesOfHostsOnDifferentMastersAreSharedByTheFleet() throws Exception {
+    RedisFleet a = process();
+    RedisFleet b = process();
+    for (String host : SPREAD) {
+      assertThat(claimPlace(a, host, 1, 1)).as(host).isEqualTo(1);
+      assertThat(claimPlace(b, host, 1, 1)).as("%s's one place is a's", host).isZero();
+      a.releasePlace(host, 1);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+      while (placesOnItsMaster(names.places(host)) > 0) { // the release is on a's connection
+        assertThat(System.nanoTime() - deadline).as("released within %d s", WAIT_SECONDS).isNegative();
+        Thread.sleep(10);
       }
-      assertThat(a.claimsUnclaimed() + b.claimsUnclaimed()).isZero();
-    });
+      assertThat(claimPlace(b, host, 1, 1)).as(host).isEqualTo(1);
+    }
+    assertThat(a.releasesLost()).isZero();
   }
 
   @Test
-  void S5_placesOfHostsOnDifferentMastersAreSharedByTheFleet() {
-    bounded(() -> {
-      RedisFleet a = process();
-      RedisFleet b = process();
-      for (String host : SPREAD) {
-        assertThat(claimPlace(a, host, 1, 1)).as(host).isEqualTo(1);
-        assertThat(claimPlace(b, host, 1, 1)).as("%s's one place is a's", host).isZero();
-        a.releasePlace(host, 1);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        while (placesOnItsMaster(names.places(host)) > 0) { // the release is on a's connection
-          assertThat(System.nanoTime() - deadline).as("released within %d s", WAIT_SECONDS).isNegative();
-          Thread.sleep(10);
-        }
-        assertThat(claimPlace(b, host, 1, 1)).as(host).isEqualTo(1);
-      }
-      assertThat(a.releasesLost()).isZero();
-    });
+  void S5_aClaimOfAHostAndItsGroupTouchesOneSlotAndIsGrantedForBothOrNeither() throws Exception {
+    RedisFleet a = process();
+    RedisFleet b = process();
+    assertThat(cluster.slot(names.last("a.blog.example.org"))).isEqualTo(cluster.slot(names.last("*.example.org")));
+
+    assertThat(claim(a, List.of("*.example.org", "a.blog.example.org"), 60 * SECOND, 30 * SECOND)).isZero();
+    assertThat(claim(b, List.of("*.example.org", "www.example.org"), 60 * SECOND, SECOND))
+        .as("the group's wait").isGreaterThan(59 * SECOND);
+    assertThat(valueOnItsMaster(names.last("www.example.org")))
+        .as("not granted: not recorded").isNull();
+    assertThat(a.claimsUnclaimed() + b.claimsUnclaimed()).isZero();
   }
 
   @Test
-  void S5_aClaimOfAHostAndItsGroupTouchesOneSlotAndIsGrantedForBothOrNeither() {
-    bounded(() -> {
-      RedisFleet a = process();
-      RedisFleet b = process();
-      assertThat(cluster.slot(names.last("a.blog.example.org"))).isEqualTo(cluster.slot(names.last("*.example.org")));
+  void S5_aClaimOfAHostAndAGroupOfOneLabelNamesTwoSlotsAndIsUnclaimed() throws Exception {
+    RedisFleet a = process();
+    assertThat(cluster.slot(names.last("a.example.org"))).isNotEqualTo(cluster.slot(names.last("*.org")));
 
-      assertThat(claim(a, List.of("*.example.org", "a.blog.example.org"), 60 * SECOND, 30 * SECOND)).isZero();
-      assertThat(claim(b, List.of("*.example.org", "www.example.org"), 60 * SECOND, SECOND))
-          .as("the group's wait").isGreaterThan(59 * SECOND);
-      assertThat(valueOnItsMaster(names.last("www.example.org")))
-          .as("not granted: not recorded").isNull();
-      assertThat(a.claimsUnclaimed() + b.claimsUnclaimed()).isZero();
-    });
+    assertThat(claim(a, List.of("*.org", "a.example.org"), 60 * SECOND, SECOND)).isEqualTo(Fleet.UNCLAIMED);
+    assertThat(a.claimsUnclaimed()).isOne();
+    assertThat(valueOnItsMaster(names.last("a.example.org"))).isNull();
+    assertThat(claim(a, List.of("a.example.org"), SECOND)).as("the host alone is granted").isZero();
   }
 
   @Test
-  void S5_aClaimOfAHostAndAGroupOfOneLabelNamesTwoSlotsAndIsUnclaimed() {
-    bounded(() -> {
-      RedisFleet a = process();
-      assertThat(cluster.slot(names.last("a.example.org"))).isNotEqualTo(cluster.slot(names.last("*.org")));
-
-      assertThat(claim(a, List.of("*.org", "a.example.org"), 60 * SECOND, SECOND)).isEqualTo(Fleet.UNCLAIMED);
-      assertThat(a.claimsUnclaimed()).isOne();
-      assertThat(valueOnItsMaster(names.last("a.example.org"))).isNull();
-      assertThat(claim(a, List.of("a.example.org"), SECOND)).as("the host alone is granted").isZero();
-    });
+  void S5_twoEnginesConfiguredAtOneStartEachSecondGoAtOneASecondTogetherOverACluster() throws Exception {
+    Limits oneASecond = Limits.rate(Rate.of(1, Duration.ofSeconds(1)));
+    RedisFleet fleetA = process();
+    RedisFleet fleetB = process();
+    Hostpace a = Hostpace.builder().fleet(fleetA).limit("dbpedia.org", oneASecond).build();
+    Hostpace b = Hostpace.builder().fleet(fleetB).limit("dbpedia.org", oneASecond).build();
+    List<Long> starts = FleetOverRedisTest.sendTimes("dbpedia.org", 2, List.of(a, b));
+    for (int i = 1; i < starts.size(); i++) {
+      assertThat(starts.get(i) - starts.get(i - 1)).as("gap before start %d", i)
+          .isGreaterThan(Duration.ofMillis(900).toNanos());
+    }
+    assertThat(fleetA.claimsUnclaimed() + fleetB.claimsUnclaimed()).isZero();
   }
 
   @Test
-  void S5_twoEnginesConfiguredAtOneStartEachSecondGoAtOneASecondTogetherOverACluster() {
-    bounded(() -> {
-      Limits oneASecond = Limits.rate(Rate.of(1, Duration.ofSeconds(1)));
-      RedisFleet fleetA = process();
-      RedisFleet fleetB = process();
-      Hostpace a = Hostpace.builder().fleet(fleetA).limit("dbpedia.org", oneASecond).build();
-      Hostpace b = Hostpace.builder().fleet(fleetB).limit("dbpedia.org", oneASecond).build();
-      List<Long> starts = FleetOverRedisTest.sendTimes("dbpedia.org", 2, List.of(a, b));
-      for (int i = 1; i < starts.size(); i++) {
-        assertThat(starts.get(i) - starts.get(i - 1)).as("gap before start %d", i)
-            .isGreaterThan(Duration.ofMillis(900).toNanos());
-      }
-      assertThat(fleetA.claimsUnclaimed() + fleetB.claimsUnclaimed()).isZero();
-    });
-  }
-
-  @Test
-  void S5_twoEnginesHoldAGroupsInFlightLimitOfTwoTogetherOverACluster() {
-    bounded(() -> {
-      Hostpace a = Hostpace.builder().fleet(process()).limit("*.uniprot.org", Limits.inFlight(2)).build();
-      Hostpace b = Hostpace.builder().fleet(process()).limit("*.uniprot.org", Limits.inFlight(2)).build();
-      FleetOverRedisTest.holdNoMoreThan(2, List.of(a, b), "a.uniprot.org", "b.uniprot.org", "c.uniprot.org");
-    });
+  void S5_twoEnginesHoldAGroupsInFlightLimitOfTwoTogetherOverACluster() throws Exception {
+    Hostpace a = Hostpace.builder().fleet(process()).limit("*.uniprot.org", Limits.inFlight(2)).build();
+    Hostpace b = Hostpace.builder().fleet(process()).limit("*.uniprot.org", Limits.inFlight(2)).build();
+    FleetOverRedisTest.holdNoMoreThan(2, List.of(a, b), "a.uniprot.org", "b.uniprot.org", "c.uniprot.org");
   }
 }
