@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * throws is logged and keeps no other from hearing. Guarded by the engine's lock, but for
  * {@link #deliver}.
  *
- * <h2>Who sends a call that started</h2>
+ * <h2>Who sends a call that started (SPEC P13)</h2>
  * A call on the {@link Trampoline} is sent by the thread that delivers it, so a delivery is work:
  * the attempt is sent, and when it is answered at once, judged and settled, which may start
  * more. The invariant: <em>a thread sends its own calls, and of other threads' calls at most
