@@ -104,8 +104,8 @@ final class Call<R> {
 
   /**
    * The scheduler started this call's attempt: hand the sending to the call's executor. On the
-   * {@link Trampoline}, that is the thread delivering it, which is the owner's, or takes it as
-   * its share.
+   * {@link Trampoline}, that is the thread delivering it: its owner, another thread as its share,
+   * or the timer for an owner that did not come back (SPEC P13).
    */
   void dispatch() {
     int number = attempt;
