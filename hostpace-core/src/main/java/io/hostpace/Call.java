@@ -42,6 +42,14 @@ final class Call<R> {
   private final Exchange<R> exchange;
   private final CallContext context;
   private final Executor executor;
+  /**
+   * The thread that made the call, whose own work its attempts are when they run on the
+   * {@link Trampoline}: another thread's delivery sends them only as part of its bounded share
+   * ({@link Outbox#take}). Null when the executor hands each attempt to a thread of the call's
+   * own (a blocking caller's {@link Mailbox}): then any thread delivers it, as handing over is
+   * no work.
+   */
+  final @Nullable Thread owner;
   private final int retries;
   final CompletableFuture<R> result = new CompletableFuture<>();
 
@@ -79,6 +87,7 @@ final class Call<R> {
     this.exchange = exchange;
     this.context = context;
     this.executor = executor;
+    this.owner = executor == Trampoline.INSTANCE ? Thread.currentThread() : null;
     Integer contextRetries = context.retries();
     this.retries = contextRetries != null ? contextRetries : engine.retries();
     // The caller may end the call by ending its future: cancel, orTimeout, completeExceptionally.
@@ -93,7 +102,11 @@ final class Call<R> {
     return exchange.uri();
   }
 
-  /** The scheduler started this call's attempt: hand the sending to the call's executor. */
+  /**
+   * The scheduler started this call's attempt: hand the sending to the call's executor. On the
+   * {@link Trampoline}, that is the thread delivering it: its owner, another thread as its share,
+   * or the timer for an owner that did not come back (SPEC P13).
+   */
   void dispatch() {
     int number = attempt;
     listen(() -> context.attemptListener().sent(exchange.uri(), number));

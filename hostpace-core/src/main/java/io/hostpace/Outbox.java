@@ -1,6 +1,7 @@
 package io.hostpace;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -12,19 +13,56 @@ import org.jspecify.annotations.Nullable;
  * ({@link EventLog}), then told to each listener in the order they were added; a listener that
  * throws is logged and keeps no other from hearing. Guarded by the engine's lock, but for
  * {@link #deliver}.
+ *
+ * <h2>Who sends a call that started (SPEC P13)</h2>
+ * A call on the {@link Trampoline} is sent by the thread that delivers it, so a delivery is work:
+ * the attempt is sent, and when it is answered at once, judged and settled, which may start
+ * more. The invariant: <em>a thread sends its own calls, and of other threads' calls at most
+ * {@link #SHARE} for each call it runs from outside a delivery</em>; so no thread can be kept
+ * sending other threads' calls for as long as they keep submitting. {@link #take} therefore
+ * gives the taking thread every event, and of the calls:
+ * <ul>
+ *   <li>its own ({@link Call#owner}), and those of a blocking caller, whose delivery only hands
+ *       the attempt to the caller's thread;
+ *   <li>outside a delivery (the thread is not {@link Trampoline.Turn#draining draining}: a
+ *       caller submitting, the timer, a client's thread with an answer), every call its own
+ *       section started, so that the requests that may start together are sent together
+ *       (SPEC P11);
+ *   <li>inside a delivery, other threads' calls while its {@link Trampoline.Turn#share share}
+ *       lasts.
+ * </ul>
+ * The calls it does not take are <em>left</em>, in the order they started, for the next
+ * section of their owner, which takes them whatever it is. An owner may never come back (it
+ * waits for its futures, or is done): so a delivery that ends with calls left hands them to the
+ * timer ({@code leftOver}), whose turn ({@link #takeAll}) sends them all.
+ *
+ * <p>Example: two threads submit to a host that opens with one request in flight (SPEC P12),
+ * each answered at once. Thread A's answer widens the opening and starts B's next two calls; A
+ * sends the first as its share, leaves the second, and returns to its own submitting; B's next
+ * submission takes the one left and sends it. Each thread sends about its own calls, and neither
+ * submits while the other works for it.
  */
 final class Outbox {
 
+  /** Of other threads' calls, how many a thread takes on for each call it runs from outside a delivery. */
+  static final int SHARE = 1;
+
   private final HostpaceListener[] listeners;
   final EventLog log;
+  /** Run when a delivery ends with calls left: the timer is to send them if their owners do not. */
+  private final Runnable leftOver;
+  /** The calls started and not yet taken: the first {@link #left} were left by earlier sections. */
   private final ArrayList<Call<?>> started = new ArrayList<>();
+  /** How many calls earlier sections left; written under the lock, read after it by {@link #deliver}. */
+  private volatile int left;
   private final ArrayList<HostpaceEvent> events = new ArrayList<>();
   /** How many events were built, for the test that none is without a listener. */
   private long eventsBuilt;
 
-  Outbox(List<HostpaceListener> listeners, EventLog log) {
+  Outbox(List<HostpaceListener> listeners, EventLog log, Runnable leftOver) {
     this.listeners = listeners.toArray(new HostpaceListener[0]);
     this.log = log;
+    this.leftOver = leftOver;
   }
 
   /** Whether anybody listens, a listener or the log at {@code DEBUG}: events are built only then. */
@@ -48,11 +86,20 @@ final class Outbox {
   }
 
   /**
-   * Takes out what the locked section set in motion, under the lock: null when nothing, else the
-   * events, then the calls that started, in one array (one allocation, not two), for
-   * {@link #deliver} once the lock is let go.
+   * Takes out what the locked section set in motion, under the lock, for the calling thread: null
+   * when nothing, else the events, then the calls it is to send (see the class comment), in one
+   * array (one allocation, not two), for {@link #deliver} once the lock is let go.
    */
   Object @Nullable [] take() {
+    return take(false);
+  }
+
+  /** {@link #take}, and every call left besides: the timer's turn, for calls whose owners did not come back. */
+  Object @Nullable [] takeAll() {
+    return take(true);
+  }
+
+  private Object @Nullable [] take(boolean all) {
     int events = this.events.size();
     int calls = started.size();
     if (events + calls == 0) {
@@ -62,22 +109,59 @@ final class Outbox {
     for (int i = 0; i < events; i++) {
       taken[i] = this.events.get(i);
     }
+    int count = events;
+    int kept = 0;
+    int earlier = left;
+    Thread self = Thread.currentThread();
+    Trampoline.@Nullable Turn turn = null; // looked up at the first other thread's call only
     for (int i = 0; i < calls; i++) {
-      taken[events + i] = started.get(i);
+      Call<?> call = started.get(i);
+      Thread owner = call.owner;
+      boolean takes = all || owner == null || owner == self;
+      if (!takes) {
+        if (turn == null) {
+          turn = Trampoline.turn();
+        }
+        if (turn.draining) { // inside a delivery: while its share lasts
+          takes = turn.share > 0;
+          if (takes) {
+            turn.share--;
+          }
+        } else { // outside one: what this section started, not what others left
+          takes = i >= earlier;
+        }
+      }
+      if (takes) {
+        taken[count++] = call;
+      } else {
+        started.set(kept++, call);
+      }
     }
     this.events.clear();
-    started.clear();
-    return taken;
+    started.subList(kept, calls).clear();
+    if (kept != earlier) {
+      left = kept;
+    }
+    return count == taken.length ? taken : Arrays.copyOf(taken, count);
   }
 
   /**
    * After the lock: logs each event and tells the listeners, then dispatches each call that
-   * started, as {@link #take} left them. A listener that throws cannot break the engine.
+   * started, as {@link #take} left them. A listener that throws cannot break the engine. A
+   * delivery from outside any other (its calls' answers settled on the way) that ends with calls
+   * left hands them to the timer.
    */
   void deliver(Object @Nullable [] taken) {
     if (taken == null) {
       return;
     }
+    deliverEach(taken);
+    if (left > 0 && !Trampoline.turn().draining) {
+      leftOver.run();
+    }
+  }
+
+  private void deliverEach(Object[] taken) {
     boolean logged = log.decisions(); // once per delivery, not per event
     for (Object each : taken) {
       if (each instanceof Call<?> call) {

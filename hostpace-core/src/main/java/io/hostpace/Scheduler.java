@@ -12,6 +12,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
@@ -60,7 +61,12 @@ import org.jspecify.annotations.Nullable;
  * decisions and what they ask of {@link Learning} (what answers teach), {@link Nodes} (holding and
  * letting go) and {@link FleetClaims}; a {@link Fleet}'s methods are called under it and must not
  * block. After it, {@link Outbox} tells the listener and dispatches the calls that started: an
- * HTTP client and a listener never run under the lock.
+ * HTTP client and a listener never run under the lock. A call a caller runs without blocking is
+ * sent on the thread that delivers it ({@link Trampoline}), and one thread's answer may start
+ * another's call: the outbox gives each thread its own calls and a bounded share of the others',
+ * and leaves the rest to their owners' next sections or, should those not come, to the timer
+ * ({@link #handOverLeft}). So callers that keep submitting each send their own, and none is kept
+ * sending for all of them.
  */
 final class Scheduler {
 
@@ -112,6 +118,8 @@ final class Scheduler {
   private boolean closed;
   @GuardedBy("lock")
   private Fleet.@Nullable Listening listening;
+  /** Whether the timer is to send the calls the outbox has left; see {@link #handOverLeft}. */
+  private final AtomicBoolean leftHandedOver = new AtomicBoolean();
 
   Scheduler(
       Clock clock,
@@ -125,7 +133,7 @@ final class Scheduler {
       @Nullable Fleet fleet) {
     this.clock = clock;
     this.timer = timer;
-    this.outbox = new Outbox(listeners, new EventLog(logger, clock));
+    this.outbox = new Outbox(listeners, new EventLog(logger, clock), this::handOverLeft);
     Reentry reentry = new Reentry() {
       @Override
       public void underLock(Runnable change) {
@@ -186,6 +194,29 @@ final class Scheduler {
       change.run();
     } finally {
       delivery = outbox.take();
+      lock.unlock();
+    }
+    outbox.deliver(delivery);
+  }
+
+  /**
+   * A delivery ended with calls left in the outbox for their owners, who may not come back: the
+   * timer's turn sends them, once for all that are left when it comes, unless a turn is due
+   * already. Without the lock, from the delivery that left them.
+   */
+  private void handOverLeft() {
+    if (leftHandedOver.compareAndSet(false, true)) {
+      timer.schedule(this::sendLeft, 0);
+    }
+  }
+
+  private void sendLeft() {
+    Object[] delivery;
+    lock.lock();
+    try {
+      leftHandedOver.set(false); // before the take: calls left after it hand themselves over again
+    } finally {
+      delivery = outbox.takeAll();
       lock.unlock();
     }
     outbox.deliver(delivery);
