@@ -43,8 +43,13 @@ import org.jspecify.annotations.Nullable;
  * as the leap second 23:59:60, which is read as the following midnight. A date at or before {@code
  * now} means no delay.
  *
- * <p>Anything else — signs, exponents, inner spaces, numbers too large for a {@link Duration},
- * other date layouts — gives no delay at all rather than an exception.
+ * <p>A delta-seconds value too large for a {@link Duration} (more seconds than a {@code long}
+ * holds, however many digits) is the longest {@code Duration} there is: it is a delay longer than
+ * any limit, not a value that does not parse, so a caller that caps delays gives up on it as on
+ * any other delay past its cap.
+ *
+ * <p>Anything else — signs, exponents, inner spaces, other date layouts — gives no delay at all
+ * rather than an exception.
  */
 public final class RetryAfter {
 
@@ -88,6 +93,9 @@ public final class RetryAfter {
 
   private static final int NANOS_DIGITS = 9;
 
+  /** The longest {@link Duration}: what delta-seconds past a {@code long} of seconds ask for. */
+  private static final Duration LONGEST = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
+
   private RetryAfter() {}
 
   /**
@@ -96,7 +104,8 @@ public final class RetryAfter {
    * <p>A delta-seconds value (possibly with a fraction, see the class description) is returned as
    * it is; an HTTP-date gives the time from {@code now} until that date, or {@link Duration#ZERO}
    * when it is not after {@code now}. The result is never negative. Very large delays are returned
-   * as they are: capping them is the caller's business.
+   * as they are, and delta-seconds past what a {@code Duration} holds as the longest one: capping
+   * them is the caller's business.
    *
    * @param value the header value, with or without surrounding spaces and tabs; may be null
    * @param now the instant the delay is measured from, and against which a two-digit year is
@@ -120,7 +129,10 @@ public final class RetryAfter {
 
   // ---------------------------------------------------------------- delta-seconds
 
-  /** Parses {@code DIGITS [ "." DIGITS ]}, or returns empty. */
+  /**
+   * Parses {@code DIGITS [ "." DIGITS ]}, or returns empty; whole seconds past a {@code long} are
+   * the {@linkplain #LONGEST longest} delay, since they ask for longer than anything can wait.
+   */
   private static Optional<Duration> deltaSeconds(String text) {
     int point = text.indexOf('.');
     String whole = point < 0 ? text : text.substring(0, point);
@@ -128,20 +140,21 @@ public final class RetryAfter {
     if (!isAllAsciiDigits(whole) || !isAllAsciiDigits(fraction)) {
       return Optional.empty();
     }
-    return parseSeconds(whole).map(seconds -> Duration.ofSeconds(seconds, parseNanos(fraction)));
+    long seconds = parseSeconds(whole);
+    return Optional.of(seconds < 0 ? LONGEST : Duration.ofSeconds(seconds, parseNanos(fraction)));
   }
 
-  /** The value of a non-empty string of ASCII digits, or empty when it exceeds a long. */
-  private static Optional<Long> parseSeconds(String digits) {
+  /** The value of a non-empty string of ASCII digits, or -1 when it exceeds a long. */
+  private static long parseSeconds(String digits) {
     long seconds = 0;
     for (int i = 0; i < digits.length(); i++) {
       int digit = digits.charAt(i) - '0';
       if (seconds > (Long.MAX_VALUE - digit) / 10) {
-        return Optional.empty();
+        return -1;
       }
       seconds = seconds * 10 + digit;
     }
-    return Optional.of(seconds);
+    return seconds;
   }
 
   /** The nanoseconds that a non-empty string of fraction digits stands for, truncated. */

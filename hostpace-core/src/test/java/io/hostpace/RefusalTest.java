@@ -20,6 +20,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * SPEC R1 to R8: what refusals teach, and what they do not, with the seed's own numbers; and what
@@ -195,6 +197,28 @@ class RefusalTest {
         .satisfies(e -> assertThat(((HostpaceEvent.GaveUp) e).reason()).contains("retry delay limit"));
 
     // The host's other requests wait no longer than the limit.
+    get(engine, "http://a.test/second");
+    time.advance(Duration.ofSeconds(20));
+    assertThat(server.starts()).containsExactly("0.000 /first", "10.000 /second");
+  }
+
+  @ParameterizedTest(name = "{0} digits")
+  @ValueSource(ints = {12, 19, 20, 400})
+  void R3_aRetryAfterOfAnyNumberOfDigitsPastTheDelayLimitGivesUpAtOnce(int digits) {
+    // 12 nines fit a long; 19 and more do not, and ask for longer than any limit all the same (R2).
+    String retryAfter = "9".repeat(digits);
+    Hostpace engine = engine().retryDelayLimit(Duration.ofSeconds(10)).build();
+    server.script(exchange -> exchange.uri.getPath().equals("/first")
+        ? Reply.refuse(429, retryAfter).after(Duration.ZERO)
+        : Reply.ok());
+    CompletableFuture<Response> first = get(engine, "http://a.test/first");
+    time.runDue();
+    assertThat(first).isCompleted();
+    assertThat(first.join().status()).isEqualTo(429);
+    assertThat(events).filteredOn(HostpaceEvent.GaveUp.class::isInstance).singleElement()
+        .satisfies(e -> assertThat(((HostpaceEvent.GaveUp) e).reason()).contains("retry delay limit"));
+
+    // As with any delay past the limit, the host's other requests wait the limit, not the rule's pace.
     get(engine, "http://a.test/second");
     time.advance(Duration.ofSeconds(20));
     assertThat(server.starts()).containsExactly("0.000 /first", "10.000 /second");

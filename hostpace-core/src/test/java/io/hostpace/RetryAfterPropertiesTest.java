@@ -3,6 +3,7 @@ package io.hostpace;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
+import java.math.BigInteger;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -90,6 +91,16 @@ class RetryAfterPropertiesTest {
       @ForAll("anyInstant") Instant now) {
     String value = String.format(Locale.ROOT, "%d.%09d", seconds, nanos);
     assertThat(RetryAfter.delay(value, now)).contains(Duration.ofSeconds(seconds, nanos));
+  }
+
+  @Property
+  void R2_R3_anyWholeNumberOfSecondsPastALongIsTheLongestDelay(
+      @ForAll("secondsPastALong") BigInteger seconds,
+      @ForAll("fractions") String fraction,
+      @ForAll("anyInstant") Instant now) {
+    // However many digits: longer than any retry delay limit, so never taken for junk (absent).
+    assertThat(RetryAfter.delay(seconds + fraction, now))
+        .contains(Duration.ofSeconds(Long.MAX_VALUE, 999_999_999));
   }
 
   @Property
@@ -185,6 +196,21 @@ class RetryAfterPropertiesTest {
     return Arbitraries.longs()
         .between(1, WITHIN_TWO_DIGIT_YEAR_WINDOW.toNanos())
         .map(Duration::ofNanos);
+  }
+
+  /** Whole numbers from one past {@link Long#MAX_VALUE} to 400 digits, as many short as long. */
+  @Provide
+  Arbitrary<BigInteger> secondsPastALong() {
+    BigInteger pastALong = BigInteger.valueOf(Long.MAX_VALUE).add(BigInteger.ONE);
+    return Arbitraries.integers().between(19, 400).flatMap(digits -> Arbitraries.bigIntegers()
+        .between(pastALong.max(BigInteger.TEN.pow(digits - 1)), BigInteger.TEN.pow(digits).subtract(BigInteger.ONE)));
+  }
+
+  /** No fraction, or a point and one to twenty digits. */
+  @Provide
+  Arbitrary<String> fractions() {
+    return Arbitraries.oneOf(Arbitraries.just(""),
+        Arbitraries.strings().numeric().ofMinLength(1).ofMaxLength(20).map(digits -> "." + digits));
   }
 
   /** Strings made of the characters that the accepted forms use, and a few that they do not. */

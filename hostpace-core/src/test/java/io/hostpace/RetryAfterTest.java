@@ -76,21 +76,41 @@ class RetryAfterTest {
         .contains(Duration.ofSeconds(Long.MAX_VALUE, 999_999_999));
   }
 
+  /** The longest Duration there is. */
+  private static final Duration LONGEST = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
+
   @ParameterizedTest
   @ValueSource(
       strings = {
-        "9223372036854775808",
+        "9223372036854775808", // one past a long, 19 digits
+        "9999999999999999999", // 19 digits
         "18446744073709551616",
+        "99999999999999999999", // 20 digits
         "99999999999999999999999999",
         "99999999999999999999999999.5",
+        "99999999999999999999.000000001",
+        " 99999999999999999999\t",
       })
-  void R2_delaysTooLargeForADurationAreRefused(String value) {
-    assertThat(RetryAfter.delay(value, NOW)).isEmpty();
+  void R2_R3_delaySecondsTooLargeForADurationAreTheLongestDelayNotJunk(String value) {
+    // Longer than any retry delay limit, so a caller gives up on it (R3) rather than taking it as absent.
+    assertThat(RetryAfter.delay(value, NOW)).contains(LONGEST);
   }
 
   @Test
-  void R2_absurdlyLongDigitStringsAreRefusedWithoutThrowing() {
-    assertThat(RetryAfter.delay("9".repeat(1_000_000), NOW)).isEmpty();
+  void R2_R3_delaySecondsOfAnyNumberOfDigitsPastALongAreTheLongestDelay() {
+    assertThat(RetryAfter.delay("9".repeat(400), NOW)).contains(LONGEST);
+    assertThat(RetryAfter.delay("1" + "0".repeat(399), NOW)).contains(LONGEST);
+    assertThat(RetryAfter.delay("9".repeat(1_000_000), NOW)).contains(LONGEST);
+    assertThat(RetryAfter.delay("0".repeat(400) + "9".repeat(20), NOW)).contains(LONGEST);
+  }
+
+  @Test
+  void R2_digitsPastALongThatAreNotAllDigitsAreStillJunk() {
+    assertThat(RetryAfter.delay("9".repeat(20) + "x", NOW)).isEmpty();
+    assertThat(RetryAfter.delay("9".repeat(20) + ".", NOW)).isEmpty();
+    assertThat(RetryAfter.delay("9".repeat(20) + "e3", NOW)).isEmpty();
+    assertThat(RetryAfter.delay("-" + "9".repeat(20), NOW)).isEmpty();
+    assertThat(RetryAfter.delay("9".repeat(10) + " " + "9".repeat(10), NOW)).isEmpty();
   }
 
   @ParameterizedTest
