@@ -62,10 +62,10 @@ class BlockingSendTest {
   }
 
   static void await(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); // a guard against a hang
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not reached in 10 s");
+        throw new AssertionError("condition not reached in 60 s");
       }
       Thread.onSpinWait();
       Thread.yield();

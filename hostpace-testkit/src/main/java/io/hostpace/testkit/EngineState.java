@@ -16,7 +16,7 @@ import java.util.stream.Collectors;
 public final class EngineState {
 
   /** How long {@link #until} waits before it fails the test. */
-  public static final Duration PATIENCE = Duration.ofSeconds(10);
+  public static final Duration PATIENCE = Duration.ofSeconds(60);
 
   private EngineState() {}
 
