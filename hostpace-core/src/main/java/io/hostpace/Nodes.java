@@ -19,7 +19,8 @@ import org.jspecify.annotations.Nullable;
  * when only time stands in the way, a timer looks at it again then.
  *
  * <p>Example: a host answers its one request at 2 s and teaches an interval; its queue is let go
- * at once, the node kept, and with the default hour it is forgotten and let go at 3602 s.
+ * at once, the node kept, and with the default hour it is forgotten and let go at 3602 s. A host
+ * whose first contact (SPEC P12) was widened by accepted answers is kept so too, with its opening.
  *
  * <p>Guarded by the engine's lock: called under it, and its timer comes back in through
  * {@code underLock}, the engine's way of running a change under its lock.
@@ -237,8 +238,11 @@ final class Nodes {
     HostState state = node.state;
     long forgetAt = now;
     // What a host that started nothing here learned (from the fleet's lessons, or a store) does not
-    // hold it: it is let go with the node, not forgotten (the store keeps what it kept).
-    if (state.started() && (state.interval() > 0 || state.inFlightLimit() > 0 || node.quota != null)) {
+    // hold it: it is let go with the node, not forgotten (the store keeps what it kept). An opening
+    // its accepted answers widened is taught too (SPEC P12): the host is known, and met again before
+    // the forget time it opens at that width, not at one as a host nothing is known of.
+    if (state.started()
+        && (state.interval() > 0 || state.inFlightLimit() > 0 || node.quota != null || node.openingAccepted > 0)) {
       forgetAt = state.lastStart() + forgetIdleAfter;
       if (forgetAt - now <= 0) {
         state.interval(0, now);
@@ -246,6 +250,7 @@ final class Nodes {
         state.quota(0, 0);
         state.memory(null);
         node.quota = null;
+        node.openingAccepted = 0; // the node made anew when the host is met again opens at one
       }
     }
     node.rates.values().removeIf(rate -> rate.users == 0 && !rate.mattersAt(now));
