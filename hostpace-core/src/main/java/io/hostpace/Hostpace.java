@@ -121,7 +121,7 @@ public final class Hostpace implements AutoCloseable {
     this.sparesRetries = builder.learningRule.sparesRetries();
     this.scheduler = new Scheduler(
         builder.clock, builder.timer, builder.store, builder.learningRule, builder.retryDelayLimit,
-        builder.forgetIdleAfter, List.copyOf(builder.listeners), builder.logger, builder.fleet);
+        builder.forgetIdleAfter, opening, List.copyOf(builder.listeners), builder.logger, builder.fleet);
   }
 
   /** A builder with the defaults: 32 in flight per host, 5 retries, a 60 s retry delay limit. */

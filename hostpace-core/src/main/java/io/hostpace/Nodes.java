@@ -44,6 +44,8 @@ final class Nodes {
   private final Clock clock;
   private final Timer timer;
   private final long forgetIdleAfter;
+  /** How many in flight a host nothing is known of opens with (SPEC P12); 0 when the engine opens none gently. */
+  private final int opening;
   /** This run's retry delay limit, which holds what a store opened (SPEC S1). */
   private final long retryDelayLimit;
   private final Outbox outbox;
@@ -52,12 +54,13 @@ final class Nodes {
   /** Asks the fleet what it keeps of a node the engine meets (SPEC S3); null when the fleet keeps nothing. */
   private @Nullable FleetMemory memory;
 
-  Nodes(HostStateStore store, Clock clock, Timer timer, Duration forgetIdleAfter, Duration retryDelayLimit,
-      Outbox outbox, Consumer<Runnable> underLock, boolean fleet) {
+  Nodes(HostStateStore store, Clock clock, Timer timer, Duration forgetIdleAfter, int opening,
+      Duration retryDelayLimit, Outbox outbox, Consumer<Runnable> underLock, boolean fleet) {
     this.store = store;
     this.clock = clock;
     this.timer = timer;
     this.forgetIdleAfter = forgetIdleAfter.toNanos();
+    this.opening = opening;
     this.retryDelayLimit = retryDelayLimit.toNanos();
     this.outbox = outbox;
     this.underLock = underLock;
@@ -250,7 +253,10 @@ final class Nodes {
         state.quota(0, 0);
         state.memory(null);
         node.quota = null;
-        node.openingAccepted = 0; // the node made anew when the host is met again opens at one
+        if (node.openingAccepted > 0) { // known by its opening alone no more: opened anew when met again
+          node.openingAccepted = 0;
+          node.opening = opening;
+        }
       }
     }
     node.rates.values().removeIf(rate -> rate.users == 0 && !rate.mattersAt(now));

@@ -218,6 +218,25 @@ class FirstContactTest {
   }
 
   @Test
+  void P12_anIdleHostWhoseLessonsAreForgottenWhileSomethingElseHoldsItOpensAtOneAgain() {
+    // Every answer announces 10 left until a reset a minute away: few enough that the host is held
+    // while idle until that reset (SPEC R8), though what it taught is forgotten at once.
+    server.script(exchange -> Reply.ok().after(Duration.ofMillis(50))
+        .header("X-RateLimit-Remaining", "10").header("X-RateLimit-Reset", "60"));
+    Hostpace engine = gentle().forgetIdleAfter(Duration.ZERO).build();
+    submit(engine, "quota.test", 3); // 1 at 0 s, 2 at 0.05 s: the opening widens to 4
+    time.advance(Duration.ofSeconds(10));
+    assertThat(engine.snapshot()).singleElement().satisfies(host -> assertThat(host.queues()).isZero());
+
+    submit(engine, "quota.test", 4);
+    time.advance(Duration.ofSeconds(1));
+
+    // Known no more: one request, as on first contact, not the four it had been widened to.
+    assertThat(startedAt("10.000")).isEqualTo(1);
+    assertThat(startedAt("10.050")).isEqualTo(2);
+  }
+
+  @Test
   void P12_forgettingTheHostEndsItsOpening() {
     Hostpace engine = gentle().build();
     server.script(exchange -> Reply.ok().after(Duration.ofSeconds(1)));
