@@ -633,7 +633,8 @@ public final class Hostpace implements AutoCloseable {
 
     /**
      * How long a host (or group) that nothing uses keeps what it taught (a learned interval,
-     * in-flight limit or quota, what its first contact was widened to), counted from its last start; an hour unless set. Then the engine
+     * in-flight limit or quota, what its first contact was widened to), counted from its last
+     * start; an hour unless set. Then the engine
      * forgets it and lets the host go, so that memory follows the hosts in use (SPEC P10) even for
      * a crawler refused by a million hosts once each; a host asked again after that is learned
      * anew. A pause still ahead is kept whatever this says.
