@@ -121,7 +121,7 @@ public final class Hostpace implements AutoCloseable {
     this.sparesRetries = builder.learningRule.sparesRetries();
     this.scheduler = new Scheduler(
         builder.clock, builder.timer, builder.store, builder.learningRule, builder.retryDelayLimit,
-        builder.forgetIdleAfter, List.copyOf(builder.listeners), builder.logger, builder.fleet);
+        builder.forgetIdleAfter, opening, List.copyOf(builder.listeners), builder.logger, builder.fleet);
   }
 
   /** A builder with the defaults: 32 in flight per host, 5 retries, a 60 s retry delay limit. */
@@ -633,7 +633,8 @@ public final class Hostpace implements AutoCloseable {
 
     /**
      * How long a host (or group) that nothing uses keeps what it taught (a learned interval,
-     * in-flight limit or quota), counted from its last start; an hour unless set. Then the engine
+     * in-flight limit or quota, what its first contact was widened to), counted from its last
+     * start; an hour unless set. Then the engine
      * forgets it and lets the host go, so that memory follows the hosts in use (SPEC P10) even for
      * a crawler refused by a million hosts once each; a host asked again after that is learned
      * anew. A pause still ahead is kept whatever this says.
@@ -668,7 +669,9 @@ public final class Hostpace implements AutoCloseable {
      * known when it was told limits by its key (in the context, the engine or the built-in
      * defaults) or through one of its groups, or when the store opened its state knowing
      * something (a pause, an interval, an in-flight limit or quota, the rule's memory: kept by a
-     * {@link HostStateFile}, say).
+     * {@link HostStateFile}, say). A host whose accepted answers widened its opening is known
+     * too: it keeps the width while it is idle, until {@link #forgetIdleAfter} forgets what it
+     * taught, and is then opened at one again.
      */
     public Builder widenFirstContact(boolean widen) {
       this.widenFirstContact = widen;

@@ -201,6 +201,7 @@ final class Learning {
     node.quota = null;
     state.memory(null);
     node.opening = 0;
+    node.openingAccepted = 0;
     AnnouncedBudget announced = node.announced;
     if (announced != null) {
       announced.forget();

@@ -32,7 +32,11 @@ final class Node {
    * flight; 0 once the opening is over, or for a host that was known.
    */
   int opening;
-  /** During the opening, the most requests in flight with which an accepted one started. */
+  /**
+   * During the opening, the most requests in flight with which an accepted one started; once above
+   * 0, the host is known by what its opening was widened to, which the node keeps while it is idle
+   * until what it taught is forgotten (SPEC P12, {@link Nodes#dropIfIdle}).
+   */
   int openingAccepted;
   /**
    * The host's starts when a refusal ended its opening, and when: a request whose {@code startSeq}

@@ -19,7 +19,8 @@ import org.jspecify.annotations.Nullable;
  * when only time stands in the way, a timer looks at it again then.
  *
  * <p>Example: a host answers its one request at 2 s and teaches an interval; its queue is let go
- * at once, the node kept, and with the default hour it is forgotten and let go at 3602 s.
+ * at once, the node kept, and with the default hour it is forgotten and let go at 3602 s. A host
+ * whose first contact (SPEC P12) was widened by accepted answers is kept so too, with its opening.
  *
  * <p>Guarded by the engine's lock: called under it, and its timer comes back in through
  * {@code underLock}, the engine's way of running a change under its lock.
@@ -43,6 +44,8 @@ final class Nodes {
   private final Clock clock;
   private final Timer timer;
   private final long forgetIdleAfter;
+  /** How many in flight a host nothing is known of opens with (SPEC P12); 0 when the engine opens none gently. */
+  private final int opening;
   /** This run's retry delay limit, which holds what a store opened (SPEC S1). */
   private final long retryDelayLimit;
   private final Outbox outbox;
@@ -51,12 +54,13 @@ final class Nodes {
   /** Asks the fleet what it keeps of a node the engine meets (SPEC S3); null when the fleet keeps nothing. */
   private @Nullable FleetMemory memory;
 
-  Nodes(HostStateStore store, Clock clock, Timer timer, Duration forgetIdleAfter, Duration retryDelayLimit,
-      Outbox outbox, Consumer<Runnable> underLock, boolean fleet) {
+  Nodes(HostStateStore store, Clock clock, Timer timer, Duration forgetIdleAfter, int opening,
+      Duration retryDelayLimit, Outbox outbox, Consumer<Runnable> underLock, boolean fleet) {
     this.store = store;
     this.clock = clock;
     this.timer = timer;
     this.forgetIdleAfter = forgetIdleAfter.toNanos();
+    this.opening = opening;
     this.retryDelayLimit = retryDelayLimit.toNanos();
     this.outbox = outbox;
     this.underLock = underLock;
@@ -237,8 +241,11 @@ final class Nodes {
     HostState state = node.state;
     long forgetAt = now;
     // What a host that started nothing here learned (from the fleet's lessons, or a store) does not
-    // hold it: it is let go with the node, not forgotten (the store keeps what it kept).
-    if (state.started() && (state.interval() > 0 || state.inFlightLimit() > 0 || node.quota != null)) {
+    // hold it: it is let go with the node, not forgotten (the store keeps what it kept). An opening
+    // its accepted answers widened is taught too (SPEC P12): the host is known, and met again before
+    // the forget time it opens at that width, not at one as a host nothing is known of.
+    if (state.started()
+        && (state.interval() > 0 || state.inFlightLimit() > 0 || node.quota != null || node.openingAccepted > 0)) {
       forgetAt = state.lastStart() + forgetIdleAfter;
       if (forgetAt - now <= 0) {
         state.interval(0, now);
@@ -246,6 +253,10 @@ final class Nodes {
         state.quota(0, 0);
         state.memory(null);
         node.quota = null;
+        if (node.openingAccepted > 0) { // known by its opening alone no more: opened anew when met again
+          node.openingAccepted = 0;
+          node.opening = opening;
+        }
       }
     }
     node.rates.values().removeIf(rate -> rate.users == 0 && !rate.mattersAt(now));

@@ -128,6 +128,7 @@ final class Scheduler {
       LearningRule rule,
       Duration retryDelayLimit,
       Duration forgetIdleAfter,
+      int opening,
       List<HostpaceListener> listeners,
       System.Logger logger,
       @Nullable Fleet fleet) {
@@ -167,7 +168,7 @@ final class Scheduler {
       }
     };
     this.nodes = new Nodes(
-        store, clock, timer, forgetIdleAfter, retryDelayLimit, outbox, reentry::underLock, fleet != null);
+        store, clock, timer, forgetIdleAfter, opening, retryDelayLimit, outbox, reentry::underLock, fleet != null);
     this.claims = fleet == null ? null : new FleetClaims(fleet, clock, timer, reentry);
     FleetMemory memory = fleet != null && fleet.keeps() ? new FleetMemory(fleet, reentry, forgetIdleAfter.toNanos()) : null;
     this.memory = memory;

@@ -49,7 +49,10 @@ class FirstContactTest {
     assertThat(startedAt("0.150")).isEqualTo(8);
     assertThat(startedAt("0.200")).isEqualTo(16);
     assertThat(startedAt("0.250")).isEqualTo(1);
-    assertThat(engine.snapshot()).isEmpty(); // nothing refused: nothing learned, the host let go
+    // Nothing refused, no queue held; what the opening widened to is kept an hour, then forgotten.
+    assertThat(engine.snapshot()).singleElement().satisfies(host -> assertThat(host.queues()).isZero());
+    time.advance(Duration.ofHours(1));
+    assertThat(engine.snapshot()).isEmpty();
   }
 
   @Test
@@ -188,6 +191,49 @@ class FirstContactTest {
     time.runDue();
 
     assertThat(startedAt("0.000")).isEqualTo(64);
+  }
+
+  @Test
+  void P12_whatTheOpeningWidenedToIsKeptWhileTheHostIsIdleAndForgottenWithWhatItTaught() {
+    Hostpace engine = gentle().forgetIdleAfter(Duration.ofMinutes(10)).build();
+    submit(engine, "fresh.test", 7); // 1 at 0 s, 2 at 0.05 s, 4 at 0.1 s: the opening widens to 8
+    time.advance(Duration.ofSeconds(1));
+    assertThat(startedAt("0.100")).isEqualTo(4);
+
+    // Idle since 0.15 s, its queue let go; met again a minute later, the host is known: it opens
+    // at the eight its answers widened it to, not at one.
+    time.advance(Duration.ofSeconds(59));
+    submit(engine, "fresh.test", 10);
+    time.advance(Duration.ofSeconds(1));
+    assertThat(startedAt("60.000")).isEqualTo(8);
+    assertThat(startedAt("60.050")).isEqualTo(2);
+
+    // Idle for the forget time since its last start (60.05 s): what it taught is forgotten, and
+    // met again it opens at one as on first contact.
+    time.advance(Duration.ofMinutes(10));
+    submit(engine, "fresh.test", 3);
+    time.advance(Duration.ofSeconds(1));
+    assertThat(startedAt("661.000")).isEqualTo(1);
+    assertThat(startedAt("661.050")).isEqualTo(2);
+  }
+
+  @Test
+  void P12_anIdleHostWhoseLessonsAreForgottenWhileSomethingElseHoldsItOpensAtOneAgain() {
+    // Every answer announces 10 left until a reset a minute away: few enough that the host is held
+    // while idle until that reset (SPEC R8), though what it taught is forgotten at once.
+    server.script(exchange -> Reply.ok().after(Duration.ofMillis(50))
+        .header("X-RateLimit-Remaining", "10").header("X-RateLimit-Reset", "60"));
+    Hostpace engine = gentle().forgetIdleAfter(Duration.ZERO).build();
+    submit(engine, "quota.test", 3); // 1 at 0 s, 2 at 0.05 s: the opening widens to 4
+    time.advance(Duration.ofSeconds(10));
+    assertThat(engine.snapshot()).singleElement().satisfies(host -> assertThat(host.queues()).isZero());
+
+    submit(engine, "quota.test", 4);
+    time.advance(Duration.ofSeconds(1));
+
+    // Known no more: one request, as on first contact, not the four it had been widened to.
+    assertThat(startedAt("10.000")).isEqualTo(1);
+    assertThat(startedAt("10.050")).isEqualTo(2);
   }
 
   @Test

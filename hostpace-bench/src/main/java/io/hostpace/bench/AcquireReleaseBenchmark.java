@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -46,11 +47,17 @@ import org.openjdk.jmh.infra.Blackhole;
  * anew for the next (memory follows the hosts in use); the difference between the two is the
  * cost of that.
  *
+ * <p>The {@code manyHosts} variants spread the calls over {@value #HOSTS} hosts, each thread
+ * calling the next host of its own counter (threads start a quarter of the hosts apart): the
+ * engine's lock is shared, its hosts are not, as for a crawler. The {@code 4threads} variants put
+ * four threads on one host (or semaphore, or limiter); on a machine with fewer cores they measure
+ * contention with the threads taking turns, not parallel speed.
+ *
  * <p>Why: the project's target is under 1 µs a request on one thread; an HTTP request costs
  * milliseconds, so the pacing in front of it must be noise. The baselines put the figure in
  * proportion: a bare {@link Semaphore} {@code tryAcquire}/{@code release} pair (the least a
  * place limit can cost) and Resilience4j's {@link AtomicRateLimiter#acquirePermission()} with a
- * limit so high that it never waits (a widely used lock-free limiter), each on one and two
+ * limit so high that it never waits (a widely used lock-free limiter), each on one, two and four
  * threads.
  *
  * <p>Run: {@code java -jar hostpace-bench/target/benchmarks.jar AcquireReleaseBenchmark}; add
@@ -68,11 +75,21 @@ public class AcquireReleaseBenchmark {
   private static final CompletableFuture<Response> ANSWERED = CompletableFuture.completedFuture(OK);
   private static final URI URI_OF_HOST = URI.create("http://bench.test/resource");
 
-  /** An exchange answered at once, the same for every call: the engine allocates, it does not. */
+  /** An exchange answered at once, the same for every call to its host: the engine allocates, it does not. */
   static final class AnsweredExchange implements Exchange<Response> {
+    private final URI uri;
+
+    AnsweredExchange() {
+      this(URI_OF_HOST);
+    }
+
+    AnsweredExchange(URI uri) {
+      this.uri = uri;
+    }
+
     @Override
     public URI uri() {
-      return URI_OF_HOST;
+      return uri;
     }
 
     @Override
@@ -168,6 +185,63 @@ public class AcquireReleaseBenchmark {
     }
   }
 
+  /** How many hosts the {@code manyHosts} variants spread their calls over. */
+  static final int HOSTS = 1000;
+
+  /**
+   * An engine and one exchange for each of {@link #HOSTS} hosts ({@code h0.bench.test} and on),
+   * shared by the threads of a {@code manyHosts} variant: one lock, hosts that differ.
+   */
+  @State(Scope.Benchmark)
+  public static class ManyHosts {
+    Hostpace engine;
+    AnsweredExchange[] exchanges;
+    /** Where the next thread's counter starts, so that threads begin on hosts far apart. */
+    final AtomicInteger nextOffset = new AtomicInteger();
+
+    @Setup(Level.Trial)
+    public void setUp() {
+      engine = Hostpace.builder().limits(Limits.inFlight(Integer.MAX_VALUE)).build();
+      exchanges = new AnsweredExchange[HOSTS];
+      for (int i = 0; i < HOSTS; i++) {
+        exchanges[i] = new AnsweredExchange(URI.create("http://h" + i + ".bench.test/resource"));
+        CompletableFuture<Response> first = engine.execute(exchanges[i]);
+        if (!first.isDone() || first.join() != OK) {
+          throw new IllegalStateException("the call did not complete on the calling thread: " + first);
+        }
+      }
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+      for (HostSnapshot host : engine.snapshot()) {
+        if (host.inFlight() != 0 || host.waiting() != 0) {
+          throw new IllegalStateException("requests left in the engine: " + host);
+        }
+      }
+    }
+  }
+
+  /**
+   * A thread's counter over the hosts of {@link ManyHosts}: each call goes to the next host. Each
+   * thread starts a quarter of the hosts further on, so two threads seldom call one host at once.
+   */
+  @State(Scope.Thread)
+  public static class HostCounter {
+    int next;
+
+    @Setup(Level.Trial)
+    public void setUp(ManyHosts hosts) {
+      next = hosts.nextOffset.getAndAdd(HOSTS / 4) % HOSTS;
+    }
+
+    AnsweredExchange next(ManyHosts hosts) {
+      AnsweredExchange exchange = hosts.exchanges[next];
+      next = next + 1 == HOSTS ? 0 : next + 1;
+      return exchange;
+    }
+  }
+
   private Hostpace engine;
   private AnsweredExchange exchange;
   private Semaphore semaphore;
@@ -235,6 +309,34 @@ public class AcquireReleaseBenchmark {
     hostpaceCall(blackhole);
   }
 
+  /** One request through the engine, four threads to the same host at once. */
+  @Benchmark
+  @Threads(4)
+  public void hostpace_4threads(Blackhole blackhole) {
+    hostpaceCall(blackhole);
+  }
+
+  /** One request through the engine, on one thread, each call to the next of {@value #HOSTS} hosts. */
+  @Benchmark
+  @Threads(1)
+  public void hostpace_manyHosts_1thread(ManyHosts hosts, HostCounter counter, Blackhole blackhole) {
+    blackhole.consume(hosts.engine.execute(counter.next(hosts)).getNow(null));
+  }
+
+  /** One request through the engine, two threads at once, each call to the next of its thread's hosts. */
+  @Benchmark
+  @Threads(2)
+  public void hostpace_manyHosts_2threads(ManyHosts hosts, HostCounter counter, Blackhole blackhole) {
+    blackhole.consume(hosts.engine.execute(counter.next(hosts)).getNow(null));
+  }
+
+  /** One request through the engine, four threads at once, each call to the next of its thread's hosts. */
+  @Benchmark
+  @Threads(4)
+  public void hostpace_manyHosts_4threads(ManyHosts hosts, HostCounter counter, Blackhole blackhole) {
+    blackhole.consume(hosts.engine.execute(counter.next(hosts)).getNow(null));
+  }
+
   /** One request through the engine, on one thread, to a host with another request in flight. */
   @Benchmark
   @Threads(1)
@@ -263,6 +365,13 @@ public class AcquireReleaseBenchmark {
     semaphorePair(blackhole);
   }
 
+  /** Baseline: a semaphore's tryAcquire and release, four threads on the same semaphore. */
+  @Benchmark
+  @Threads(4)
+  public void semaphore_4threads(Blackhole blackhole) {
+    semaphorePair(blackhole);
+  }
+
   /** Baseline: Resilience4j's AtomicRateLimiter.acquirePermission, never waiting, on one thread. */
   @Benchmark
   @Threads(1)
@@ -274,6 +383,13 @@ public class AcquireReleaseBenchmark {
   @Benchmark
   @Threads(2)
   public void resilience4j_2threads(Blackhole blackhole) {
+    rateLimiterPermission(blackhole);
+  }
+
+  /** Baseline: Resilience4j's AtomicRateLimiter.acquirePermission, four threads on the same limiter. */
+  @Benchmark
+  @Threads(4)
+  public void resilience4j_4threads(Blackhole blackhole) {
     rateLimiterPermission(blackhole);
   }
 }
