@@ -292,15 +292,28 @@ public final class HostpaceInterceptor implements Interceptor {
           return false; // a timeout or a cancel
         }
         String message = String.valueOf(t.getMessage());
-        if (t instanceof EOFException && message.startsWith(NOTHING_READ)) {
+        if (t instanceof EOFException && message.startsWith(NOTHING_READ) && !readingHeaderLines(t)) {
           ended = true;
         }
         if (t instanceof SocketException
-            && (message.contains("reset") || message.contains("Broken pipe") || message.contains("closed"))) {
+            && (message.contains("reset") || message.contains("Broken pipe"))) {
           ended = true;
         }
       }
       return ended;
+    }
+
+    /**
+     * Whether the end of stream came while OkHttp read the header lines after a status line: its
+     * buffer is then empty too, but the status line was an answer's first bytes.
+     */
+    private static boolean readingHeaderLines(Throwable endOfStream) {
+      for (StackTraceElement frame : endOfStream.getStackTrace()) {
+        if (frame.getMethodName().equals("readHeaders")) {
+          return true;
+        }
+      }
+      return false;
     }
 
     @Override
