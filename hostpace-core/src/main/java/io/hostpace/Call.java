@@ -25,6 +25,8 @@ import org.jspecify.annotations.Nullable;
  *                 WAITING (its first place in line) ...
  *                    ↓ 504 or a retry status (T2)
  *                 PARKED (fallback delay) → WAITING ...
+ *                    ↓ its connection died before any answer, once (T6)
+ *                 WAITING (its first place in line) ...
  * any state before DONE → CANCELLED                       (the caller cancelled, SPEC T5)
  * </pre>
  *
@@ -61,6 +63,8 @@ final class Call<R> {
   /** When the host first refused this call, once {@link #refused}: R10 spares its refusals for so long from then. */
   private long refusedSince;
   private boolean refused;
+  /** Whether an attempt was already sent again after its connection died before any answer (SPEC T6). */
+  private boolean resent;
   int attempt = 1;
   long queuedAt;
   long startedAt;
@@ -166,6 +170,10 @@ final class Call<R> {
         Throwable cause = timedOut == number
             ? new AttemptTimeoutException(hostKey, Duration.ofNanos(took))
             : Failures.unwrap(failure);
+        if (timedOut != number && mayResend(cause)) {
+          resend(number, cause);
+          return;
+        }
         report(outcomeOf(cause), took);
         failed(number, cause);
       } else if (response == null) {
@@ -384,6 +392,37 @@ final class Call<R> {
       case "GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE" -> true;
       default -> false;
     };
+  }
+
+  /**
+   * Whether a failed attempt is sent once more (SPEC T6): only once per call, only for a request
+   * that can be sent again (SPEC T4), and only when the exchange says its connection died before
+   * any answer, so the server never handled it. It tells the timeout policy nothing: a pooled
+   * connection that the server closed while idle says nothing of how the endpoint answers.
+   */
+  private boolean mayResend(Throwable failure) {
+    if (resent || !exchange.canResend()) {
+      return false;
+    }
+    try {
+      return exchange.diedBeforeAnswer(failure);
+    } catch (RuntimeException e) {
+      return false; // an exchange that cannot judge its failure has it reach the caller
+    }
+  }
+
+  /**
+   * Sends the request again through its host's queue, counted as an attempt, after its
+   * connection died before any answer; when the engine was closed meanwhile, the failure ends the
+   * call as any failure does.
+   */
+  private void resend(int number, Throwable failure) {
+    resent = true;
+    listen(() -> context.attemptListener().settled(exchange.uri(), number, -1, failure));
+    listen(() -> context.attemptListener().retrying(exchange.uri(), number));
+    if (!engine.scheduler().resend(this)) {
+      result.completeExceptionally(failure); // does nothing when the caller had cancelled it
+    }
   }
 
   private void failed(int number, Throwable failure) {

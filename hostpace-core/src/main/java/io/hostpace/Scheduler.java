@@ -357,6 +357,45 @@ final class Scheduler {
   }
 
   /**
+   * An attempt failed on a connection that died before any answer (SPEC T6): the call lets its
+   * place go and goes back to its queue, ahead of later arrivals, as a retry does; the failure
+   * teaches nothing (SPEC R6).
+   *
+   * @return false when the call is not queued again: it was cancelled meanwhile, or the engine was
+   *     closed, which ends it (SPEC T8)
+   */
+  boolean resend(Call<?> call) {
+    boolean queued = false;
+    Object[] delivery;
+    lock.lock();
+    try {
+      if (call.state == Call.State.IN_FLIGHT) {
+        long now = clock.nanoTime();
+        HostQueue queue = call.queue;
+        Set<HostQueue> candidates = release(call, now);
+        if (closed) {
+          finish(call, Call.State.DONE, now);
+        } else {
+          queue.count(Node.Counter.RETRIES);
+          call.attempt++;
+          if (outbox.listens()) {
+            outbox.emit(new HostpaceEvent.Retried(queue.node.key, call.uri(), call.attempt, Duration.ZERO, now));
+          }
+          enqueue(call, now, false);
+          candidates.add(queue);
+          queued = true;
+        }
+        pump(candidates, now);
+      }
+    } finally {
+      delivery = outbox.take();
+      lock.unlock();
+    }
+    outbox.deliver(delivery);
+    return queued;
+  }
+
+  /**
    * The caller gave up on the call (SPEC T5): it leaves its queue if it waits, and frees its
    * place if it holds one. It frees nothing it does not hold.
    */

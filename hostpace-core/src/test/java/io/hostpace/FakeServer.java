@@ -1,6 +1,8 @@
 package io.hostpace;
 
 import io.hostpace.testing.ScriptedExchange;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,6 +47,11 @@ final class FakeServer {
       return new Reply(0, Map.of(), Duration.ofMillis(100), failure, false);
     }
 
+    /** The attempt's connection dies before any byte of an answer, as a pooled one the server closed while idle. */
+    static Reply deadConnection() {
+      return fail(new DeadConnection());
+    }
+
     static Reply never() {
       return new Reply(0, Map.of(), Duration.ZERO, null, true);
     }
@@ -57,6 +64,13 @@ final class FakeServer {
       Map<String, String> more = new HashMap<>(headers);
       more.put(name.toLowerCase(Locale.ROOT), value);
       return new Reply(status, Map.copyOf(more), latency, failure, hang);
+    }
+  }
+
+  /** The failure of {@link Reply#deadConnection()}, which the fake exchange says died before any answer (SPEC T6). */
+  static final class DeadConnection extends UncheckedIOException {
+    DeadConnection() {
+      super(new IOException("unexpected end of stream"));
     }
   }
 
@@ -171,6 +185,11 @@ final class FakeServer {
     @Override
     public void discard(Response response) {
       discarded.add(response);
+    }
+
+    @Override
+    public boolean diedBeforeAnswer(Throwable failure) {
+      return failure instanceof DeadConnection;
     }
   }
 }

@@ -7,6 +7,7 @@ import io.hostpace.FakeServer.Reply;
 import io.hostpace.FakeServer.Response;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /** SPEC T1 to T6: retries, the last response, bodies, cancellation. */
@@ -216,6 +218,96 @@ class RetryTest {
     assertThat(gatewayTimeout.join().status()).isEqualTo(504);
     assertThat(server.startTimes("/failed")).hasSize(1);
     assertThat(server.startTimes("/504")).hasSize(1);
+  }
+
+  @Test
+  void T6_aRequestWhoseConnectionDiedBeforeAnyAnswerIsSentOnceMoreThroughItsQueuePacedAndCounted() {
+    List<HostpaceEvent> events = new ArrayList<>();
+    Hostpace engine = engine().limit("a.test", Limits.parse("inFlight:1,perSecond:1")).listener(events::add).build();
+    server.script(exchange -> exchange.uri.getPath().equals("/1") && exchange.sends == 1
+        ? Reply.deadConnection()
+        : Reply.ok());
+    List<String> heard = new ArrayList<>();
+    CallContext context = CallContext.builder().attemptListener(new AttemptListener() {
+      @Override
+      public void sent(URI uri, int attempt) {
+        heard.add(server.now() + " sent " + uri.getPath() + " " + attempt);
+      }
+
+      @Override
+      public void settled(URI uri, int attempt, int status, @Nullable Throwable failure) {
+        heard.add(server.now() + " settled " + uri.getPath() + " " + attempt + " " + status);
+      }
+
+      @Override
+      public void retrying(URI uri, int attempt) {
+        heard.add(server.now() + " retrying " + uri.getPath() + " " + attempt);
+      }
+    }).build();
+    CompletableFuture<Response> first = engine.execute(server.get("http://a.test/1"), context);
+    CompletableFuture<Response> second = engine.execute(server.get("http://a.test/2"), context);
+    time.advance(Duration.ofMillis(1500));
+    assertThat(engine.snapshot()).singleElement().satisfies(host -> assertThat(host.retries()).isEqualTo(1));
+    time.advance(Duration.ofSeconds(5));
+
+    // at 0 s /1 goes and its connection dies; it goes again ahead of /2, at the host's pace (1 s and its margin)
+    assertThat(first.join().status()).isEqualTo(200);
+    assertThat(first.join().attempt()).isEqualTo(2);
+    assertThat(second.join().status()).isEqualTo(200);
+    assertThat(server.starts()).containsExactly("0.000 /1", "1.020 /1", "2.040 /2");
+    assertThat(heard).containsExactly("0.000 sent /1 1", "0.100 settled /1 1 -1", "0.100 retrying /1 1",
+        "1.020 sent /1 2", "1.120 settled /1 2 200", "2.040 sent /2 1", "2.140 settled /2 1 200");
+    assertThat(events).filteredOn(event -> event instanceof HostpaceEvent.Retried).hasSize(1);
+    assertThat(events).filteredOn(event -> event instanceof HostpaceEvent.Started).hasSize(3);
+  }
+
+  @Test
+  void T6_aConnectionThatDiesBeforeAnyAnswerAgainReachesTheCallerWithTheClientsOwnFailure() {
+    Hostpace engine = engine().build();
+    server.script(exchange -> Reply.deadConnection());
+    FakeServer.FakeExchange exchange = server.get("http://a.test/");
+    CompletableFuture<Response> call = engine.execute(exchange, CallContext.builder().retries(5).build());
+    time.advance(Duration.ofSeconds(5));
+
+    assertThatThrownBy(call::join).isInstanceOf(CompletionException.class)
+        .hasCauseInstanceOf(FakeServer.DeadConnection.class);
+    assertThat(exchange.sends).isEqualTo(2);
+  }
+
+  @Test
+  void T6_aRequestThatCannotBeSentAgainIsNotSentAgainWhenItsConnectionDies() {
+    Hostpace engine = engine().build();
+    server.script(exchange -> Reply.deadConnection());
+    FakeServer.FakeExchange stream = server.post("http://a.test/upload", false);
+    CompletableFuture<Response> call = engine.execute(stream);
+    time.advance(Duration.ofSeconds(5));
+
+    assertThatThrownBy(call::join).hasCauseInstanceOf(FakeServer.DeadConnection.class);
+    assertThat(stream.sends).isEqualTo(1);
+  }
+
+  @Test
+  void T6_aPostWithABodyThatCanBeProducedAgainIsSentAgainWhenItsConnectionDiesBeforeAnyAnswer() {
+    Hostpace engine = engine().build();
+    server.script(exchange -> exchange.sends == 1 ? Reply.deadConnection() : Reply.ok());
+    FakeServer.FakeExchange post = server.post("http://a.test/sparql", true);
+    CompletableFuture<Response> call = engine.execute(post);
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(call.join().status()).isEqualTo(200);
+    assertThat(post.sends).isEqualTo(2);
+  }
+
+  @Test
+  void T6_anyOtherFailureIsNotSentAgain() {
+    Hostpace engine = engine().build();
+    server.script(exchange -> Reply.fail(new UncheckedIOException(new IOException("Connection reset"))));
+    FakeServer.FakeExchange exchange = server.get("http://a.test/");
+    CompletableFuture<Response> call = engine.execute(exchange, CallContext.builder().retries(5).build());
+    time.advance(Duration.ofSeconds(5));
+
+    assertThatThrownBy(call::join).hasRootCauseMessage("Connection reset");
+    assertThat(exchange.sends).isEqualTo(1);
   }
 
   @Test

@@ -73,6 +73,24 @@ public interface Exchange<R> {
   void discard(R response);
 
   /**
+   * Whether {@code failure}, the failure of the attempt just sent, proves that nothing of the
+   * request reached the server's handling: the connection was one the client reused from its
+   * pool, and it was closed or reset before any byte of an answer came (SPEC T6). The engine then
+   * sends the request once more, through its host's queue, if {@link #canResend()} allows; any
+   * other failure reaches the caller as it is. Asked once per failed attempt, with the failure as
+   * the client raised it (not a wrapper of the engine's), from the thread that completed the
+   * attempt; an adapter may judge it with what it saw of the attempt (which connection, which
+   * bytes).
+   *
+   * <p>The default is false: the exception alone cannot tell a pooled connection that the server
+   * had closed while idle from one that broke under the request. A timeout, or a failure after
+   * bytes of the answer, is never such a failure.
+   */
+  default boolean diedBeforeAnswer(Throwable failure) {
+    return false;
+  }
+
+  /**
    * What one exception of a failed attempt tells the timeout policy (SPEC D3): {@link
    * Outcome#TIMED_OUT} for a timeout, {@link Outcome#UNREACHABLE} for an endpoint that could not
    * be reached (refused, reset before the answer, DNS, TLS, connect timeout), null when it says

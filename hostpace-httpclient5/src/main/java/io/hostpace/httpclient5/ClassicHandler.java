@@ -141,6 +141,7 @@ final class ClassicHandler implements ExecChainHandler {
       AnswerDeadline deadline = AnswerDeadline.start(HostpaceHttpClient5.answerTimeout(scope.clientContext),
           HostpaceHttpClient5.shown(request.getMethod(), uri),
           scope.execRuntime::discardEndpoint);
+      ConnectionWatch.forget(scope.clientContext);
       try {
         ClassicHttpResponse response = chain.proceed(attempt, scope);
         HttpEntity entity = response.getEntity();
@@ -161,6 +162,17 @@ final class ClassicHandler implements ExecChainHandler {
         deadline.over();
         return CompletableFuture.failedFuture(e);
       }
+    }
+
+    /**
+     * True when the attempt went out on a connection that came open from the pool and the client
+     * failed with its {@code NoHttpResponseException}, the connection's end before any byte of the
+     * answer: the server had closed it, and never saw the request (SPEC T6). Known only where
+     * {@link HostpaceHttpClient5#pace} put the {@link ConnectionWatch} in the chain.
+     */
+    @Override
+    public boolean diedBeforeAnswer(Throwable failure) {
+      return ConnectionWatch.diedBeforeAnswer(scope.clientContext, failure);
     }
 
     /**

@@ -15,6 +15,7 @@ import org.apache.hc.client5.http.HttpRequestRetryStrategy;
 import org.apache.hc.client5.http.HttpRoute;
 import org.apache.hc.client5.http.async.AsyncExecChainHandler;
 import org.apache.hc.client5.http.classic.ExecChainHandler;
+import org.apache.hc.client5.http.impl.ChainElement;
 import org.apache.hc.client5.http.impl.async.HttpAsyncClientBuilder;
 import org.apache.hc.client5.http.impl.classic.HttpClientBuilder;
 import org.apache.hc.core5.http.HttpHost;
@@ -50,9 +51,16 @@ import org.jspecify.annotations.Nullable;
  *     on, the default strategy retries a 429 and a 503 itself (sleeping on the thread, unpaced,
  *     holding the place), and sends an idempotent request again at once on the I/O failures it
  *     retries (a reset connection, say). A failed attempt reaches the caller as the client raised
- *     it (SPEC T6). To have the client retry I/O failures anyway, set a strategy of your own after
+ *     it (SPEC T6), but for one the engine sends again itself, once, paced and counted: a connection
+ *     from the pool that the server had closed, so that it ends before any byte of the answer. To
+ *     have the client retry I/O failures anyway, set a strategy of your own after
  *     {@code pace}, wrapped in {@link #leavingRefusalsToHostpace}: its resends then go within the
  *     attempt's place, unspaced.
+ * <li>For the classic client, it adds a look at each attempt's connection just before the client's
+ *     connect step ({@code addExecInterceptorBefore}, named {@code hostpace-connection}): it takes
+ *     the connection from the pool there, as that step would, to know whether it came open, which
+ *     tells the engine whether a {@code NoHttpResponseException} was a dead pooled connection. The
+ *     async client's failures do not tell this apart, and reach the caller as they are.
  * </ul>
  *
  * <p><b>The whole answer.</b> HttpClient's response timeout ({@code RequestConfig.setResponseTimeout})
@@ -113,6 +121,7 @@ public final class HostpaceHttpClient5 {
   public static HttpClientBuilder pace(HttpClientBuilder builder, Hostpace engine, CallContext context) {
     return builder
         .addExecInterceptorFirst(HANDLER_NAME, classicHandler(engine, context))
+        .addExecInterceptorBefore(ChainElement.CONNECT.name(), ConnectionWatch.NAME, ConnectionWatch.INSTANCE)
         .disableAutomaticRetries();
   }
 

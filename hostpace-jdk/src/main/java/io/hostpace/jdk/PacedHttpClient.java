@@ -75,8 +75,9 @@ import org.jspecify.annotations.Nullable;
  * <li>The JDK itself sends a {@code GET} or {@code HEAD} once more, at once, when the connection
  *     closes before any answer comes (it takes that for a kept-alive connection the server had let
  *     expire), and offers no setting per client to stop it. That resend stays within its attempt's
- *     place in flight; it is the one request the engine does not space (SPEC I7). The JDK repeats
- *     no refusal by itself. Cancelling the future of
+ *     place in flight; it is the one request the engine does not space, count or tell a listener
+ *     of (SPEC I7), and as the JDK does not say when it happened, this client never has the
+ *     engine send a request again after a failure (SPEC T6). The JDK repeats no refusal by itself. Cancelling the future of
  *     {@code sendAsync}, or interrupting a thread blocked in {@code send}, takes the call out of
  *     its queue or frees its place, and aborts the exchange (SPEC T5).
  * <li>The context's {@link io.hostpace.AttemptListener} hears each attempt (SPEC A1).

@@ -4,8 +4,12 @@ import io.hostpace.CallContext;
 import io.hostpace.Hostpace;
 import io.hostpace.UserAgent;
 import io.hostpace.spi.Exchange;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.net.InetSocketAddress;
+import java.net.Proxy;
+import java.net.SocketException;
 import java.net.URI;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
@@ -51,9 +55,12 @@ import org.jspecify.annotations.Nullable;
  *     own {@code okhttp/x} only when none is set, so it does not.
  * <li>{@link Call#cancel()} takes a waiting call out of its queue, or frees its place, and the
  *     call fails with {@code IOException("Canceled")}, as OkHttp's do (SPEC T5); an interrupted
- *     thread fails it with an {@link java.io.InterruptedIOException}. Every failure of an attempt
+ *     thread fails it with an {@link java.io.InterruptedIOException}. A failure of an attempt
  *     (a reset, a {@link java.net.SocketTimeoutException}) reaches the caller as OkHttp raised it,
- *     and is never retried (SPEC T6).
+ *     and is not retried (SPEC T6), but for one: a connection from OkHttp's pool that the server
+ *     had closed (it ends or resets before any byte of the answer) is the engine's to send again,
+ *     once, through the queue, as the server never handled the request; if that fails too, its
+ *     failure reaches the caller.
  * </ul>
  *
  * <p><b>Where it goes.</b> {@link #pace(OkHttpClient.Builder, Hostpace)} puts it in place: it adds
@@ -66,9 +73,11 @@ import org.jspecify.annotations.Nullable;
  *     interceptor puts it back before the engine judges the response: the engine retries it,
  *     through the queue, and the caller sees the header as the server sent it.
  * <li>With {@code retryOnConnectionFailure}, OkHttp sends a request again on another connection
- *     or route when one fails (and repeats a {@code 408}). {@code pace} sets it to false: a failed
- *     attempt reaches the caller as OkHttp raised it (SPEC T6). Set it back to true after
- *     {@code pace} to let OkHttp recover from a stale pooled connection itself, its resends then
+ *     or route when one fails (and repeats a {@code 408}). {@code pace} sets it to false: the
+ *     engine sends a request again, paced and counted, when its pooled connection turns out to be
+ *     dead before any answer (the server closed it while idle, say, during a long
+ *     {@code Retry-After}), and any other failed attempt reaches the caller as OkHttp raised it
+ *     (SPEC T6). Setting it back to true after {@code pace} lets OkHttp send again by itself,
  *     unpaced.
  * </ul>
  * Added alone with {@code addInterceptor(HostpaceInterceptor.of(engine))}, it paces every call
@@ -164,6 +173,7 @@ public final class HostpaceInterceptor implements Interceptor {
     CallContext tagged = request.tag(CallContext.class);
     Call call = chain.call();
     Attempts attempts = new Attempts(chain, request);
+    call.addEventListener(attempts.connection);
     try {
       return engine.send(attempts, tagged != null ? tagged : context, cancel -> {
         call.addEventListener(new EventListener() {
@@ -215,6 +225,8 @@ public final class HostpaceInterceptor implements Interceptor {
     private final boolean canResend;
     /** Whether the engine aborted an attempt at its timeout budget (by cancelling the call). */
     volatile boolean aborted;
+    /** What OkHttp's events say of the current attempt's connection. */
+    final ConnectionWatch connection = new ConnectionWatch();
 
     Attempts(Chain chain, Request request) {
       this.chain = chain;
@@ -241,6 +253,7 @@ public final class HostpaceInterceptor implements Interceptor {
 
     @Override
     public CompletableFuture<Response> send() {
+      connection.reset();
       try {
         return CompletableFuture.completedFuture(RetryAfterZeroGuard.restore(chain.proceed(request)));
       } catch (IOException | RuntimeException | Error e) {
@@ -257,6 +270,50 @@ public final class HostpaceInterceptor implements Interceptor {
       aborted = true;
       chain.call().cancel();
       return true;
+    }
+
+    /**
+     * True when the attempt went out on a connection OkHttp reused (from its pool, or the call's own
+     * from its previous attempt: none was opened for it), and the connection ended or was reset before the response's head was read and with nothing
+     * of it read: OkHttp then fails with {@code "unexpected end of stream"} over an
+     * {@link EOFException} that found nothing buffered, or with a reset. A timeout, a cancel, or
+     * any failure on a connection opened for the attempt is not such a failure (SPEC T6).
+     */
+    @Override
+    public boolean diedBeforeAnswer(Throwable failure) {
+      return connection.reused() && endedUnread(failure);
+    }
+
+    /** Whether {@code failure} is an end of the stream with nothing read, or a reset, and no timeout. */
+    private static boolean endedUnread(Throwable failure) {
+      boolean ended = false;
+      for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+        if (t instanceof InterruptedIOException) {
+          return false; // a timeout or a cancel
+        }
+        String message = String.valueOf(t.getMessage());
+        if (t instanceof EOFException && message.startsWith(NOTHING_READ) && !readingHeaderLines(t)) {
+          ended = true;
+        }
+        if (t instanceof SocketException
+            && (message.contains("reset") || message.contains("Broken pipe"))) {
+          ended = true;
+        }
+      }
+      return ended;
+    }
+
+    /**
+     * Whether the end of stream came while OkHttp read the header lines after a status line: its
+     * buffer is then empty too, but the status line was an answer's first bytes.
+     */
+    private static boolean readingHeaderLines(Throwable endOfStream) {
+      for (StackTraceElement frame : endOfStream.getStackTrace()) {
+        if (frame.getMethodName().equals("readHeaders")) {
+          return true;
+        }
+      }
+      return false;
     }
 
     @Override
@@ -277,6 +334,51 @@ public final class HostpaceInterceptor implements Interceptor {
     @Override
     public String toString() {
       return request.method() + " " + uri;
+    }
+  }
+
+  /**
+   * How OkHttp's line-reading reports an end of stream where nothing of the line had come (okio's
+   * {@code EOFException} names how much it had buffered).
+   */
+  private static final String NOTHING_READ = "\\n not found: limit=0 ";
+
+  /**
+   * The events of one attempt, reset as each attempt starts: whether OkHttp opened a connection
+   * for it, began to write the request on one, and read the response's head. A connection the
+   * attempt wrote on without opening it was reused: the call's own from its previous attempt, or
+   * one from the pool (OkHttp tells only the latter as {@code connectionAcquired}). An attempt runs
+   * on the interceptor's thread; the fields are volatile for a listener OkHttp calls elsewhere.
+   */
+  static final class ConnectionWatch extends EventListener {
+    private volatile boolean opened;
+    private volatile boolean writing;
+    private volatile boolean headersRead;
+
+    void reset() {
+      opened = false;
+      writing = false;
+      headersRead = false;
+    }
+
+    /** Whether the attempt went out on a connection it did not open, and no answer's head came on it. */
+    boolean reused() {
+      return writing && !opened && !headersRead;
+    }
+
+    @Override
+    public void connectStart(Call call, InetSocketAddress address, Proxy proxy) {
+      opened = true;
+    }
+
+    @Override
+    public void requestHeadersStart(Call call) {
+      writing = true;
+    }
+
+    @Override
+    public void responseHeadersStart(Call call) {
+      headersRead = true;
     }
   }
 }
