@@ -52,11 +52,12 @@ final class PacingOptions {
   int retries;
 
   @Option(names = "--retry-delay-limit", paramLabel = "S", defaultValue = "60",
-      description = "the longest pause a Retry-After may impose, seconds (default ${DEFAULT-VALUE})")
+      description = "the longest pause a Retry-After may impose, seconds or with a unit: 90s, 2m, 1h (default ${DEFAULT-VALUE})")
   String retryDelayLimit = "60";
 
   @Option(names = "--timeout", paramLabel = "S", defaultValue = "60",
-      description = "per attempt, for the whole answer, body included, seconds, at least 0.001 (default ${DEFAULT-VALUE})")
+      description = "per attempt, for the whole answer, body included, seconds or with a unit: 500ms, 30s, 2m; "
+          + "at least 1ms (default ${DEFAULT-VALUE})")
   String timeout = "60";
 
   @Option(names = "--user-agent", paramLabel = "UA", description = "the User-Agent of requests that set none")
@@ -251,7 +252,7 @@ final class PacingOptions {
    * a timeout no answer can meet), at most a year; zero too where {@code zeroAllowed}.
    */
   private Duration seconds(String option, String value, boolean zeroAllowed) {
-    BigDecimal seconds = decimal(option, value);
+    BigDecimal seconds = inSeconds(option, value);
     if (seconds.signum() < 0 || (!zeroAllowed && seconds.signum() == 0)) {
       throw usage(option + " must be " + (zeroAllowed ? "zero or more" : "more than zero") + " seconds, got " + value);
     }
@@ -259,9 +260,37 @@ final class PacingOptions {
       throw usage(option + " must be " + (zeroAllowed ? "zero or " : "") + "at least 0.001 seconds, got " + value);
     }
     if (seconds.compareTo(BigDecimal.valueOf(365L * 24 * 3600)) > 0) {
-      throw usage(option + " must be at most a year, got " + value + " seconds");
+      throw usage(option + " must be at most a year, got " + value);
     }
     return Duration.ofNanos(seconds.movePointRight(9).longValue());
+  }
+
+  /** Units a duration may carry, as Spring's properties take them; a bare number is seconds. */
+  private static final String[][] UNITS = {{"ms", "0.001"}, {"s", "1"}, {"m", "60"}, {"h", "3600"}};
+
+  /**
+   * Seconds in {@code value}: a decimal number of seconds, or a decimal number followed by
+   * {@code ms}, {@code s}, {@code m} or {@code h}. "ms" is tried before "s" and "m", which it ends
+   * with and starts with.
+   */
+  private BigDecimal inSeconds(String option, String value) {
+    String text = value.strip();
+    for (String[] unit : UNITS) {
+      if (text.endsWith(unit[0]) && text.length() > unit[0].length()) {
+        String number = text.substring(0, text.length() - unit[0].length()).strip();
+        try {
+          return new BigDecimal(number).multiply(new BigDecimal(unit[1]));
+        } catch (NumberFormatException e) {
+          break;
+        }
+      }
+    }
+    try {
+      return new BigDecimal(text);
+    } catch (NumberFormatException e) {
+      throw usage(option + " '" + value + "' is not a duration: expected seconds (a decimal number), "
+          + "or a number with ms, s, m or h");
+    }
   }
 
   private BigDecimal decimal(String option, String value) {

@@ -100,6 +100,11 @@ class BadInputTest {
         fetch("--timeout", "Infinity"),
         fetch("--timeout", "31536001"),
         fetch("--timeout", " "),
+        fetch("--timeout", "30x"),
+        fetch("--timeout", "ms"),
+        fetch("--timeout", "-1s"),
+        fetch("--timeout", "0.5us"),
+        fetch("--retry-delay-limit", "2 days"),
         usage("--timeout", "fetch", "--timeout-policy", "adaptive", "--timeout", "1e-9", "{url}"),
         fetch("--timeout-policy", "nope"),
         // fetch: the User-Agent, the method and headers

@@ -78,7 +78,8 @@ class HostileServerTest {
 
   @Test
   void T7_aBodyThatStallsAfterItsHeadersIsCutAtTheTimeoutAndItsRecordSaysHowMuchHadCome() throws InterruptedException {
-    int status = run("fetch", "--quiet", "--timeout", "0.5", url("/stall"));
+    // A duration with a unit, as Spring's properties take it: 500ms is 0.5 s.
+    int status = run("fetch", "--quiet", "--timeout", "500ms", url("/stall"));
 
     assertThat(status).isEqualTo(1);
     assertThat(record("/stall"))
