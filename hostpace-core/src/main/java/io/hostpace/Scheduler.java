@@ -297,15 +297,7 @@ final class Scheduler {
       return;
     }
     switch (verdict.next()) {
-      case RETRY -> {
-        queue.count(Node.Counter.RETRIES);
-        call.attempt++;
-        if (outbox.listens()) {
-          outbox.emit(new HostpaceEvent.Retried(queue.node.key, call.uri(), call.attempt, Duration.ZERO, now));
-        }
-        enqueue(call, now, false);
-        candidates.add(queue);
-      }
+      case RETRY -> retryAtOnce(call, queue, candidates, now);
       case RETRY_LATER -> {
         queue.count(Node.Counter.RETRIES);
         call.attempt++;
@@ -328,6 +320,18 @@ final class Scheduler {
       case DONE -> finish(call, Call.State.DONE, now);
     }
     pump(candidates, now);
+  }
+
+  /** Counts a retry of {@code call} and queues it again at once, ahead of later arrivals. */
+  @GuardedBy("lock")
+  private void retryAtOnce(Call<?> call, HostQueue queue, Set<HostQueue> candidates, long now) {
+    queue.count(Node.Counter.RETRIES);
+    call.attempt++;
+    if (outbox.listens()) {
+      outbox.emit(new HostpaceEvent.Retried(queue.node.key, call.uri(), call.attempt, Duration.ZERO, now));
+    }
+    enqueue(call, now, false);
+    candidates.add(queue);
   }
 
   /**
@@ -376,13 +380,7 @@ final class Scheduler {
         if (closed) {
           finish(call, Call.State.DONE, now);
         } else {
-          queue.count(Node.Counter.RETRIES);
-          call.attempt++;
-          if (outbox.listens()) {
-            outbox.emit(new HostpaceEvent.Retried(queue.node.key, call.uri(), call.attempt, Duration.ZERO, now));
-          }
-          enqueue(call, now, false);
-          candidates.add(queue);
+          retryAtOnce(call, queue, candidates, now);
           queued = true;
         }
         pump(candidates, now);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hostpace.Hostpace;
 import io.hostpace.HostpaceEvent;
+import io.hostpace.testkit.EngineState;
 import io.hostpace.testkit.KgfLike;
 import io.hostpace.testkit.QleverLike;
 import io.hostpace.testkit.TestServer;
@@ -58,31 +59,6 @@ class SeedHostsTest {
     return calls.stream().map(call -> call.orTimeout(20, TimeUnit.SECONDS).join()).collect(Collectors.toList());
   }
 
-  /**
-   * Asserts that each attempt at {@code path} after the first started at least {@code pause}
-   * after the refusal of the attempt before it, on the engine's clock.
-   */
-  void assertEachRetryWaited(String path, Duration pause) {
-    List<Long> starts = times(HostpaceEvent.Started.class, path);
-    List<Long> refusals = times(HostpaceEvent.Refused.class, path);
-    assertThat(refusals).as("refusals of %s in %s", path, events).hasSizeGreaterThanOrEqualTo(starts.size() - 1);
-    for (int k = 1; k < starts.size(); k++) {
-      assertThat(Duration.ofNanos(starts.get(k) - refusals.get(k - 1)))
-          .as("attempt %d at %s after its refusal, in %s", k + 1, path, events).isGreaterThanOrEqualTo(pause);
-    }
-  }
-
-  /** The engine's clock at each event of {@code type} for {@code path}, in order. */
-  List<Long> times(Class<? extends HostpaceEvent> type, String path) {
-    return events.stream()
-        .filter(e -> type.isInstance(e) && path.equals(uri(e).getPath()))
-        .map(HostpaceEvent::atNanos).sorted().collect(Collectors.toList());
-  }
-
-  private static java.net.URI uri(HostpaceEvent e) {
-    return e instanceof HostpaceEvent.Started s ? s.uri() : ((HostpaceEvent.Refused) e).uri();
-  }
-
   @Test
   void R4_qleverRefusesBeyondOneASecondAndTheLearnedIntervalLetsEveryRequestThrough() throws Exception {
     QleverLike qlever = new QleverLike();
@@ -111,7 +87,7 @@ class SeedHostsTest {
     assertThat(kgf.maxWorking()).isLessThanOrEqualTo(KgfLike.SEED_CAPACITY);
     // After a refusal the host starts nothing for a second: each request is sent again no sooner.
     for (int i = 1; i <= 10; i++) {
-      assertEachRetryWaited("/kgf/" + i, Duration.ofSeconds(1));
+      EngineState.assertEachRetryWaited(events, "/kgf/" + i, Duration.ofSeconds(1));
     }
     assertThat(server.requests()).hasSizeGreaterThan(10);
   }
@@ -126,7 +102,7 @@ class SeedHostsTest {
     assertThat(query.statusCode()).isEqualTo(200);
     assertThat(query.body()).isEqualTo("results");
     assertThat(server.requests("/sparql")).hasSize(2);
-    assertEachRetryWaited("/sparql", Duration.ofSeconds(1));
+    EngineState.assertEachRetryWaited(events, "/sparql", Duration.ofSeconds(1));
     assertThat(update.statusCode()).isEqualTo(405);
     assertThat(update.body()).isEqualTo("Method Not Allowed");
     assertThat(server.requests("/update")).hasSize(1);

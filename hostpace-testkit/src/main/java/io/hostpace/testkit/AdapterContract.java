@@ -176,40 +176,14 @@ public abstract class AdapterContract {
         .collect(Collectors.toList());
   }
 
-  /**
-   * The engine's clock when each attempt at {@code path} (every path if null) started, in the
-   * order they started: listeners may hear the decisions of two threads in either order.
-   */
+  /** The engine's clock when each attempt at {@code path} (every path if null) started, in order. */
   protected List<Long> startedAt(@Nullable String path) {
-    return events.stream()
-        .filter(e -> e instanceof HostpaceEvent.Started
-            && (path == null || ((HostpaceEvent.Started) e).uri().getPath().equals(path)))
-        .map(HostpaceEvent::atNanos)
-        .sorted()
-        .collect(Collectors.toList());
+    return EngineState.startedAt(events, path);
   }
 
-  /** The engine's clock when each attempt at {@code path} was refused, in order. */
-  protected List<Long> refusedAt(String path) {
-    return events.stream()
-        .filter(e -> e instanceof HostpaceEvent.Refused && ((HostpaceEvent.Refused) e).uri().getPath().equals(path))
-        .map(HostpaceEvent::atNanos)
-        .sorted()
-        .collect(Collectors.toList());
-  }
-
-  /**
-   * Asserts that each attempt at {@code path} after the first started at least {@code pause}
-   * after the refusal of the attempt before it, on the engine's clock.
-   */
+  /** {@link EngineState#assertEachRetryWaited} over {@link #events}. */
   protected void assertEachRetryWaited(String path, Duration pause) {
-    List<Long> starts = startedAt(path);
-    List<Long> refusals = refusedAt(path);
-    assertThat(refusals).as("refusals of %s in %s", path, events).hasSizeGreaterThanOrEqualTo(starts.size() - 1);
-    for (int k = 1; k < starts.size(); k++) {
-      assertThat(Duration.ofNanos(starts.get(k) - refusals.get(k - 1)))
-          .as("attempt %d at %s after its refusal, in %s", k + 1, path, events).isGreaterThanOrEqualTo(pause);
-    }
+    EngineState.assertEachRetryWaited(events, path, pause);
   }
 
   /** Asserts that {@code outcome} is a response with {@code status} and {@code body}. */

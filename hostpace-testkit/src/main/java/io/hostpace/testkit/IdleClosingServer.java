@@ -1,6 +1,5 @@
 package io.hostpace.testkit;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -100,7 +99,7 @@ public final class IdleClosingServer implements AutoCloseable {
       while (true) {
         String head;
         try {
-          head = readHead(in);
+          head = RawServer.readHead(in);
         } catch (SocketTimeoutException e) {
           closedIdle.incrementAndGet(); // idle too long: closed without a word, as keep-alive servers do
           return;
@@ -133,22 +132,6 @@ public final class IdleClosingServer implements AutoCloseable {
         }
       }
     }
-  }
-
-  /**
-   * Reads up to the blank line that ends a request's head; "" if the connection ends first. The
-   * socket's timeout bounds each read, so a connection with no request for the idle time throws.
-   */
-  private static String readHead(InputStream in) throws IOException {
-    ByteArrayOutputStream head = new ByteArrayOutputStream();
-    int matched = 0;
-    byte[] end = {'\r', '\n', '\r', '\n'};
-    int b;
-    while (matched < 4 && (b = in.read()) >= 0) {
-      head.write(b);
-      matched = b == end[matched] ? matched + 1 : (b == '\r' ? 1 : 0);
-    }
-    return matched == 4 ? head.toString(StandardCharsets.US_ASCII) : "";
   }
 
   @Override

@@ -211,8 +211,11 @@ public final class RawServer implements AutoCloseable {
     return chunk.toByteArray();
   }
 
-  /** Reads up to the blank line that ends a request's head; "" if the connection ends first. */
-  private static String readHead(InputStream in) throws IOException {
+  /**
+   * Reads up to the blank line that ends a request's head; "" if the connection ends first. A
+   * socket's timeout, if set, bounds each read.
+   */
+  static String readHead(InputStream in) throws IOException {
     ByteArrayOutputStream head = new ByteArrayOutputStream();
     int matched = 0;
     byte[] end = {'\r', '\n', '\r', '\n'};
