@@ -184,7 +184,8 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
     if (kept != null) {
       engine.hostStateStore(kept);
     }
-    try (HostpaceJena.Installation installation = summary == null ? null : HostpaceJena.install(engine.build())) {
+    try (JenaDefaultClient held = JenaDefaultClient.hold();
+        HostpaceJena.Installation installation = summary == null ? null : HostpaceJena.install(engine.build())) {
       List<String> texts = workload.queries(people.sparql(), cities.sparql());
       AtomicInteger done = new AtomicInteger();
       AtomicInteger gaveResults = new AtomicInteger();

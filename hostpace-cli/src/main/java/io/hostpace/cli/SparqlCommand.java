@@ -109,6 +109,12 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
     CallContext context = pacing.context();
     Duration timeout = pacing.timeout();
     long bodyCap = FetchCommand.maxBody(pacing, maxBody);
+    try (JenaDefaultClient held = JenaDefaultClient.hold()) {
+      return query(query, endpoint, context, timeout, bodyCap);
+    }
+  }
+
+  private int query(Query query, String endpoint, CallContext context, Duration timeout, long bodyCap) {
     PrintStream out = streams.out();
     // Jena sends the query, and any SERVICE clause, through its default client: bounded here, and
     // paced by the installation, which wraps the default it finds. Both are put back at the end.

@@ -15,11 +15,15 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The help of {@code fetch} and {@code sparql} ends with its exit codes and examples, and the
- * codes it documents are those the command returns (SPEC I5).
+ * codes it documents are those the command returns (SPEC I5). It holds Jena's default client:
+ * a {@code sparql} that reaches its endpoint installs the engine there, and one installation
+ * at a time is all the JVM allows.
  */
+@ResourceLock(SparqlCommandTest.JENA_DEFAULT_CLIENT)
 class HelpTest {
 
   LocalServer server;

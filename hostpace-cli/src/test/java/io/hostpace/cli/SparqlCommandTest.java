@@ -24,8 +24,9 @@ import org.junit.jupiter.api.parallel.ResourceLock;
 /**
  * {@code hostpace sparql}, in this process, against embedded Fuseki on 127.0.0.1 (SPEC I5, I2).
  * A query goes through Jena's default client, which the command sets for its run and puts back:
- * one JVM-wide setting, so every class that runs {@code sparql} or the demo holds
- * {@link #JENA_DEFAULT_CLIENT} while classes run concurrently.
+ * one JVM-wide setting. Runs in one JVM queue for it; every class that runs {@code sparql} or
+ * the demo also holds {@link #JENA_DEFAULT_CLIENT}, so that what a test sees of that setting is
+ * its own run's.
  */
 @ResourceLock(SparqlCommandTest.JENA_DEFAULT_CLIENT)
 class SparqlCommandTest {
@@ -73,6 +74,28 @@ class SparqlCommandTest {
 
       assertThat(run("sparql", "--endpoint", url, "--query", SELECT, "--format", "json")).isZero();
       assertThat(out).contains("\"head\"").contains("\"vars\"").contains("\"bindings\"").contains("\"Bea\"");
+    }
+  }
+
+  @Test
+  void aRunWaitsWhileAnotherInTheSameJvmHoldsJenasDefaultClientThenCompletes() throws InterruptedException {
+    try (GatedEndpoint endpoint = GatedEndpoint.start(dataset(), Gate.open())) {
+      String url = endpoint.sparql().toString();
+      java.util.concurrent.atomic.AtomicInteger status = new java.util.concurrent.atomic.AtomicInteger(-1);
+      Thread second = new Thread(() -> status.set(run("sparql", "--endpoint", url, "--query", "ASK { ?s ?p \"Ada\" }")));
+      try (JenaDefaultClient first = JenaDefaultClient.hold()) {
+        second.start();
+        while (!JenaDefaultClient.isAwaitedBy(second) && second.isAlive()) {
+          Thread.sleep(5);
+        }
+        assertThat(second.isAlive()).as("the run did not wait for the client held before it: %s", err).isTrue();
+        assertThat(endpoint.requests()).isZero();
+      }
+      second.join();
+
+      assertThat(status.get()).as(err).isZero();
+      assertThat(out.strip()).isEqualTo("yes");
+      assertThat(endpoint.requests()).isEqualTo(1);
     }
   }
 
