@@ -274,7 +274,11 @@ final class Call<R> {
   private void answered(int number, R response, long took) {
     Verdict judged;
     try {
-      judged = judge(response, number)
+      int status = exchange.status(response);
+      // The policy learns from the answer before it is judged: whether a 504 reached the server's
+      // own limit is the policy's to say (SPEC D8).
+      reportAnswer(status, took);
+      judged = judge(response, status, number, took)
           .withQuota(AnnouncedQuota.read(name -> exchange.header(response, name), engine.clock()));
     } catch (RuntimeException e) {
       // Nothing a server sends may throw out of the engine or leave a place held.
@@ -283,7 +287,6 @@ final class Call<R> {
       return;
     }
     Verdict verdict = engine.isClosed() ? judged.closing() : judged;
-    reportAnswer(verdict.status(), took);
     listen(() -> context.attemptListener().settled(exchange.uri(), number, verdict.status(), null));
     if (verdict.retries()) {
       discard(response);
@@ -335,8 +338,7 @@ final class Call<R> {
   }
 
   /** What the answer means: a chain of guard clauses, each with its reason. */
-  private Verdict judge(R response, int number) {
-    int status = exchange.status(response);
+  private Verdict judge(R response, int status, int number, long took) {
     long retryAfter = retryAfterNanos(response);
     boolean refusal = engine.isRefusal(status, retryAfter >= 0);
     if (refusal && !refused) {
@@ -370,7 +372,23 @@ final class Call<R> {
     if (!listed || !exchange.canResend()) {
       return Verdict.done(status, false, retryAfter);
     }
+    // ... but not a query that reached the server's own limit: it would cost the limit again (SPEC D8).
+    if (status == 504 && reachedServerLimit(took)) {
+      return Verdict.done(status, false, retryAfter);
+    }
     return Verdict.retryLater(status, context.retryFallbackDelay().toNanos());
+  }
+
+  private boolean reachedServerLimit(long took) {
+    TimeoutPolicy policy = engine.timeoutPolicy();
+    if (policy == null || probe != null) {
+      return false;
+    }
+    try {
+      return policy.reachedServerLimit(hostKey, Outcome.SERVER_TIMEOUT, took);
+    } catch (RuntimeException e) {
+      return false; // a policy that throws cannot break the call
+    }
   }
 
   private long retryAfterNanos(R response) {

@@ -64,6 +64,26 @@ class TimeoutBudgetTest {
   }
 
   @Test
+  void D8_a504AtTheServersLimitIsNotSentAgainWhileAQuickOneIs() {
+    TimeoutPolicy policy = TimeoutPolicy.adaptive(AdaptiveTimeouts.builder()
+        .defaultBudget(Duration.ofSeconds(300)).serverLimit(Duration.ofSeconds(120)).build());
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).timeoutPolicy(policy).build();
+    CallContext retried = CallContext.builder().retries(3).retryFallbackDelay(Duration.ofSeconds(1)).build();
+    server.script(exchange -> exchange.uri.getPath().equals("/heavy")
+        ? Reply.status(504).after(Duration.ofSeconds(120))
+        : exchange.sends == 1 ? Reply.status(504).after(Duration.ofSeconds(2)) : Reply.ok());
+
+    CompletableFuture<Response> heavy = engine.execute(server.get("http://a.test/heavy"), retried);
+    time.advance(Duration.ofSeconds(200));
+    assertThat(heavy.join().status()).as("the server said it will not answer it within its limit").isEqualTo(504);
+    CompletableFuture<Response> hiccup = engine.execute(server.get("http://a.test/hiccup"), retried);
+    time.advance(Duration.ofSeconds(10));
+
+    assertThat(hiccup.join().status()).isEqualTo(200);
+    assertThat(server.starts()).containsExactly("0.000 /heavy", "200.000 /hiccup", "203.000 /hiccup");
+  }
+
+  @Test
   void D3_anEndpointThatFailsAtOnceSeveralTimesFailsFastWithoutSending() {
     TimeoutPolicy policy = TimeoutPolicy.adaptive(AdaptiveTimeouts.builder().failFastAfter(3).build());
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).timeoutPolicy(policy).build();

@@ -37,6 +37,15 @@ import org.jspecify.annotations.Nullable;
  *     number of requests. A success of any kind ends degraded; an answer of any kind ends down.
  * </ol>
  *
+ * <p>Two more, from a run of eight queries to one endpoint, two of them heavy (SPEC D7, D8). The
+ * reduced budget was the floor: the ordinary queries after the heavy ones, no slower than what the
+ * endpoint had answered before, were cut off by it. It is now never below what the endpoint's own
+ * recent successes took, with the margin ({@link Endpoint#recent}); the floor is for an endpoint
+ * with no history. And a heavy query that reaches the server's own limit was evidence that the
+ * endpoint is slow, and was sent again at the same budget, to the same 504 each time. The limit is
+ * now learned from the 504s ({@link Endpoint#limits}); an attempt that reaches it is the query's
+ * own cost: no evidence against the endpoint, and not sent again.
+ *
  * <p>With a probe (SPEC D6) the trial and the decay are the engine's probe instead of a real
  * request: down, a probe is due at the end of each cool-down, and one that fails doubles it;
  * degraded, at the decay, and one that fails starts the decay over. A request that would fail
@@ -62,7 +71,10 @@ import org.jspecify.annotations.Nullable;
  * since its last success, {@code degradeAfterKinds} different kinds were slow at the full budget;
  * {@code slowKinds} holds the fewer distinct kinds slow since the last success or since it became
  * degraded. A kind's {@code learned} budget is 0 or in [floor, default budget], and comes from its
- * successes only.
+ * successes only. A budget given to a kind with successes is at least its slowest recent success
+ * (up to the default budget); one given to a kind with none, unless it fails fast, at least the
+ * endpoint's slowest recent success (the margin applied to both, with the default percentile).
+ * An attempt that reached the server's limit never adds a kind to {@code slowKinds}.
  *
  * <p>Thread-safe: all state is guarded by {@code lock}, held for a few map lookups and some
  * arithmetic; events are delivered after it is let go. Memory is bounded: at most
@@ -71,6 +83,9 @@ import org.jspecify.annotations.Nullable;
  * nothing and stores nothing.
  */
 final class AdaptivePolicy implements TimeoutPolicy {
+
+  /** How many of an endpoint's latest 504s after at least the floor its limit is read from. */
+  private static final int LIMIT_SAMPLES = 4;
 
   /** What the policy knows of one endpoint. */
   private static final class Endpoint {
@@ -97,25 +112,49 @@ final class AdaptivePolicy implements TimeoutPolicy {
     long decayFrom;
     /** Reduced budgets given since then. */
     int reducedSince;
+    /** The durations of the last successes of any kind, a ring: the reduced budget's least (D7). */
+    final Successes recent;
 
-    Endpoint(int kinds) {
+    // The server's own limit (D8).
+    /** The durations of the last 504s that came after at least the floor, a ring. */
+    final long[] limits = new long[LIMIT_SAMPLES];
+    int limitCount;
+    int limitNext;
+
+    Endpoint(int kinds, int window) {
       this.slowKinds = new String[kinds];
+      this.recent = new Successes(window);
+    }
+  }
+
+  /** The durations of the last successes, a ring. */
+  private static final class Successes {
+    final long[] durations;
+    int size;
+    int next;
+
+    Successes(int window) {
+      this.durations = new long[window];
+    }
+
+    void add(long nanos) {
+      durations[next] = Math.max(0, nanos);
+      next = (next + 1) % durations.length;
+      size = Math.min(size + 1, durations.length);
     }
   }
 
   /** What the policy knows of one kind at one endpoint. */
   private static final class Kind {
-    /** The last successes' durations, a ring. */
-    final long[] recent;
-    int size;
-    int next;
+    /** The last successes' durations. */
+    final Successes recent;
     /** The budget learned from them; 0 when nothing is learned. */
     long learned;
     /** Cut off below the full budget since its last success: it gets the full budget next. */
     boolean restore;
 
     Kind(int window) {
-      this.recent = new long[window];
+      this.recent = new Successes(window);
     }
   }
 
@@ -137,6 +176,8 @@ final class AdaptivePolicy implements TimeoutPolicy {
   private final int decayAfterRequests;
   /** The probe's budget; 0 when there is no probe. */
   private final long probe;
+  /** The server's limit as configured, until a 504 teaches it; 0 when none is known. */
+  private final long configuredLimit;
   private final @Nullable Consumer<TimeoutEvent> listener;
   private final Budget fullBudget;
   private final Budget reducedBudget;
@@ -166,6 +207,7 @@ final class AdaptivePolicy implements TimeoutPolicy {
     this.decayAfter = config.decayAfter().toNanos();
     this.decayAfterRequests = config.decayAfterRequests();
     this.probe = config.probeBudget() == null ? 0 : config.probeBudget().toNanos();
+    this.configuredLimit = config.serverLimit() == null ? 0 : config.serverLimit().toNanos();
     this.listener = config.listener();
     this.fullBudget = Budget.send(full, Basis.DEFAULT);
     this.reducedBudget = Budget.send(config.degradedBudget().toNanos(), Basis.DEGRADED);
@@ -334,7 +376,9 @@ final class AdaptivePolicy implements TimeoutPolicy {
       return Budget.send(full, Basis.DECAY);
     }
     state.reducedSince++;
-    return reducedBudget;
+    // Never below what the endpoint was seen to take lately (SPEC D7).
+    long seen = budgetFrom(state.recent);
+    return seen > reducedBudget.nanos() ? Budget.send(seen, Basis.DEGRADED) : reducedBudget;
   }
 
   /** The kind's own budget, as if the endpoint were healthy. */
@@ -357,13 +401,14 @@ final class AdaptivePolicy implements TimeoutPolicy {
       try {
         Endpoint state = endpoints.get(endpoint);
         if (state == null) {
-          state = new Endpoint(degradeAfterKinds);
+          state = new Endpoint(degradeAfterKinds, window);
           endpoints.put(endpoint, state);
         }
         switch (outcome) {
           case SUCCESS -> {
             reachable(state, now, endpoint);
             learn(kind(endpoint, kind), durationNanos);
+            state.recent.add(durationNanos);
             state.slowCount = 0;
             Arrays.fill(state.slowKinds, null);
             if (state.degraded) {
@@ -373,7 +418,15 @@ final class AdaptivePolicy implements TimeoutPolicy {
           case REJECTED, SERVER_ERROR -> reachable(state, now, endpoint);
           case SERVER_TIMEOUT -> {
             reachable(state, now, endpoint);
-            slow(state, now, endpoint, kind);
+            if (durationNanos >= floor) {
+              state.limits[state.limitNext] = durationNanos;
+              state.limitNext = (state.limitNext + 1) % LIMIT_SAMPLES;
+              state.limitCount = Math.min(state.limitCount + 1, LIMIT_SAMPLES);
+            }
+            // The server's own limit is the query's cost, not the endpoint's slowness (D8).
+            if (!reachedLimit(state, durationNanos)) {
+              slow(state, now, endpoint, kind);
+            }
           }
           case TIMED_OUT -> {
             // The connection was made and the endpoint is working on it: slow, not dead (D3).
@@ -381,7 +434,9 @@ final class AdaptivePolicy implements TimeoutPolicy {
             // At the full budget, give or take the adapter's timing (1 %): slow evidence; below it,
             // the kind was cut off at a learned or reduced budget and needs more.
             if (durationNanos >= full - full / 100) {
-              slow(state, now, endpoint, kind);
+              if (!reachedLimit(state, durationNanos)) {
+                slow(state, now, endpoint, kind);
+              }
             } else {
               kind(endpoint, kind).restore = true;
             }
@@ -409,23 +464,64 @@ final class AdaptivePolicy implements TimeoutPolicy {
   }
 
   private void learn(Kind kind, long durationNanos) {
-    kind.recent[kind.next] = Math.max(0, durationNanos);
-    kind.next = (kind.next + 1) % window;
-    kind.size = Math.min(kind.size + 1, window);
+    kind.recent.add(durationNanos);
     kind.restore = false;
+    kind.learned = budgetFrom(kind.recent);
+  }
+
+  /**
+   * The budget that successes call for: their {@code percentile} times the margin, between the
+   * floor and the full budget; 0 for none.
+   */
+  private long budgetFrom(Successes successes) {
+    if (successes.size == 0) {
+      return 0;
+    }
     long sample;
     if (percentile >= 1) {
       sample = 0;
-      for (int i = 0; i < kind.size; i++) {
-        sample = Math.max(sample, kind.recent[i]);
+      for (int i = 0; i < successes.size; i++) {
+        sample = Math.max(sample, successes.durations[i]);
       }
     } else {
-      long[] sorted = Arrays.copyOf(kind.recent, kind.size);
+      long[] sorted = Arrays.copyOf(successes.durations, successes.size);
       Arrays.sort(sorted);
-      sample = sorted[Math.max(0, (int) Math.ceil(percentile * kind.size) - 1)];
+      sample = sorted[Math.max(0, (int) Math.ceil(percentile * successes.size) - 1)];
     }
     double budget = sample * margin;
-    kind.learned = budget >= full ? full : Math.max(floor, (long) Math.ceil(budget));
+    return budget >= full ? full : Math.max(floor, (long) Math.ceil(budget));
+  }
+
+  /**
+   * Whether an attempt that ended after {@code durationNanos} reached the server's limit: within
+   * a tenth of it either way. The limit is the longest of the last 504s that came after at least
+   * the floor, or the configured one until there is such a 504; with neither, nothing reaches it.
+   * An attempt that went on well past the limit was not ended by it: the limit known is not the
+   * one at work, and the attempt is evidence of what it seems.
+   */
+  private boolean reachedLimit(Endpoint state, long durationNanos) {
+    long limit = configuredLimit;
+    if (state.limitCount > 0) {
+      limit = 0;
+      for (int i = 0; i < state.limitCount; i++) {
+        limit = Math.max(limit, state.limits[i]);
+      }
+    }
+    return limit > 0 && durationNanos >= limit - limit / 10 && durationNanos <= limit + limit / 10;
+  }
+
+  @Override
+  public boolean reachedServerLimit(String endpoint, Outcome outcome, long durationNanos) {
+    if (outcome != Outcome.SERVER_TIMEOUT && outcome != Outcome.TIMED_OUT) {
+      return false;
+    }
+    lock.lock();
+    try {
+      Endpoint state = endpoints.get(endpoint);
+      return state != null && reachedLimit(state, durationNanos);
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Slow at the full budget: evidence against the endpoint only together with other kinds. */

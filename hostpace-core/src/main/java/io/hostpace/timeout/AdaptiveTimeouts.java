@@ -23,9 +23,19 @@ import org.jspecify.annotations.Nullable;
  * <li><b>Slow</b> (D3, D4): {@code degradeAfterKinds} different kinds slow at the full budget (our
  *     timeout at it, or a 504) with no success between make the endpoint <em>degraded</em>: kinds
  *     that showed nothing get {@code degradedBudget} instead of the full one; kinds with successes
- *     keep their own. The retries of one query are one kind, so they never degrade an endpoint.
- *     It decays: after {@code decayAfter}, or after {@code decayAfterRequests} reduced budgets,
- *     the full budget is tried again. A success of any kind ends it.
+ *     keep their own. The reduced budget is never below what the endpoint's own last
+ *     {@code window} successes (of any kind) took, times {@code margin} (D7): it cuts off only
+ *     what is slower than the endpoint was seen to answer. The retries of one query are one
+ *     kind, so they never degrade an endpoint. It decays: after {@code decayAfter}, or after
+ *     {@code decayAfterRequests} reduced budgets, the full budget is tried again. A success of
+ *     any kind ends it.
+ * <li><b>The server's own limit</b> (D8): a 504 that came after at least {@code floor} is taken
+ *     as the server's limit at work; the limit is the longest of the endpoint's last four such
+ *     504s, or {@code serverLimit} until one is seen. An attempt that ended within a tenth of
+ *     that limit, with a 504 or our own timeout, reached it: the query's own cost. It is no
+ *     evidence that the endpoint is slow, and the engine does not send that query again
+ *     ({@link TimeoutPolicy#reachedServerLimit}): the server has said it will not answer it
+ *     within its limit, and another try would cost the limit again.
  * <li><b>Probe</b> (optional, SPEC D6): with a {@code probeBudget}, the engine sends the
  *     probe its adapter names ({@code Hostpace.Builder.probe}), cut off after that budget, through
  *     the host's queue: for a down endpoint at the end of each cool-down, instead of a real trial;
@@ -50,6 +60,8 @@ import org.jspecify.annotations.Nullable;
  * @param decayAfter how long a degraded endpoint goes without the full budget being tried again
  * @param decayAfterRequests how many reduced budgets it gives before the full budget is tried again
  * @param probeBudget the probe's timeout, or null for no probe
+ * @param serverLimit the server's own limit on a query, as far as it is known before any 504
+ *     teaches it, or null for none known
  * @param capacity the most endpoints, and the most (endpoint, kind) pairs, kept; the least
  *     recently used are forgotten
  * @param listener hears the changes of state, or null
@@ -70,6 +82,7 @@ public record AdaptiveTimeouts(
     Duration decayAfter,
     int decayAfterRequests,
     @Nullable Duration probeBudget,
+    @Nullable Duration serverLimit,
     int capacity,
     @Nullable Consumer<TimeoutEvent> listener) {
 
@@ -114,6 +127,9 @@ public record AdaptiveTimeouts(
     if (probeBudget != null) {
       Durations.positive("adaptive timeouts: probeBudget", probeBudget);
     }
+    if (serverLimit != null) {
+      Durations.positive("adaptive timeouts: serverLimit", serverLimit);
+    }
   }
 
   private static void atLeastOne(String name, int value) {
@@ -150,6 +166,7 @@ public record AdaptiveTimeouts(
     builder.decayAfter = decayAfter;
     builder.decayAfterRequests = decayAfterRequests;
     builder.probeBudget = probeBudget;
+    builder.serverLimit = serverLimit;
     builder.capacity = capacity;
     builder.listener = listener;
     return builder;
@@ -172,6 +189,7 @@ public record AdaptiveTimeouts(
     private Duration decayAfter = Duration.ofMinutes(5);
     private int decayAfterRequests = 4;
     private @Nullable Duration probeBudget;
+    private @Nullable Duration serverLimit;
     private int capacity = 10_000;
     private @Nullable Consumer<TimeoutEvent> listener;
 
@@ -256,6 +274,15 @@ public record AdaptiveTimeouts(
       return this;
     }
 
+    /**
+     * The server's own limit on a query (SPEC D8), as far as it is known before a 504 teaches
+     * it: the 504s that come after at least the floor then take its place. Default none known.
+     */
+    public Builder serverLimit(@Nullable Duration serverLimit) {
+      this.serverLimit = serverLimit;
+      return this;
+    }
+
     /** The most endpoints, and the most (endpoint, kind) pairs, kept. Default 10,000. */
     public Builder capacity(int capacity) {
       this.capacity = capacity;
@@ -273,7 +300,7 @@ public record AdaptiveTimeouts(
       return new AdaptiveTimeouts(
           defaultBudget, least, degradedBudget != null ? degradedBudget : least, margin, window, percentile,
           failFastAfter, coolDown, maxCoolDown, coolDownRequests, maxCoolDownRequests, degradeAfterKinds,
-          decayAfter, decayAfterRequests, probeBudget, capacity, listener);
+          decayAfter, decayAfterRequests, probeBudget, serverLimit, capacity, listener);
     }
   }
 }

@@ -60,6 +60,16 @@ public interface TimeoutPolicy {
   }
 
   /**
+   * Whether an attempt at {@code endpoint} that ended with {@code outcome} after
+   * {@code durationNanos}, already reported to {@link #onOutcome}, reached the server's own limit
+   * on a query (SPEC D8): then it is the query's own cost, and the caller does not send that query
+   * again, though it would retry another 504. False unless the policy says otherwise.
+   */
+  default boolean reachedServerLimit(String endpoint, Outcome outcome, long durationNanos) {
+    return false;
+  }
+
+  /**
    * Whether this policy holds an endpoint's reduced states until a probe succeeds (SPEC D6): then
    * the engine must be given a probe to send, and it never gives a down endpoint a real trial.
    * False unless the policy says otherwise.

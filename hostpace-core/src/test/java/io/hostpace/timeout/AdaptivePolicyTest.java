@@ -61,10 +61,13 @@ class AdaptivePolicyTest {
     report(3.015, kind, UNREACHABLE, 0.005);
   }
 
-  /** Two different kinds cut off at the full budget, with no success between. */
+  /**
+   * Two different kinds cut off at the full budget, with no success between, and no 504 that
+   * says the server's own limit is near it.
+   */
   void degradeAt600() {
     report(300, "a", TIMED_OUT, 300);
-    report(600, "b", SERVER_TIMEOUT, 300);
+    report(600, "b", TIMED_OUT, 300);
   }
 
   // ---------------------------------------------------------------- D1
@@ -154,10 +157,10 @@ class AdaptivePolicyTest {
     report(95, "subjects", SUCCESS, 95);
     report(395, "a", TIMED_OUT, 300);
     assertThat(ask(395, "c")).as("one slow kind is not evidence against the endpoint").isEqualTo("send 300 s (default)");
-    report(695, "b", SERVER_TIMEOUT, 300);
+    report(695, "b", SERVER_TIMEOUT, 20); // a gateway's 504, not the server's limit
 
     assertThat(events).containsExactly("at 695 s e degraded");
-    assertThat(ask(695, "c")).isEqualTo("send 30 s (degraded)");
+    assertThat(ask(695, "c")).as("twice what the endpoint took lately (D7)").isEqualTo("send 190 s (degraded)");
     assertThat(ask(695, "subjects")).as("never below what it was seen to need").isEqualTo("send 190 s (learned)");
   }
 
@@ -393,6 +396,117 @@ class AdaptivePolicyTest {
 
     assertThat(ask(601.4, "iiif")).isEqualTo("send 300 s (default)");
     assertThat(events).containsExactly("at 600 s e degraded", "at 601.4 s e recovered");
+  }
+
+  // ---------------------------------------------------------------- D7
+
+  @Test
+  void D7_aDegradedBudgetIsNeverBelowTwiceWhatTheEndpointTookLately() {
+    report(95, "subjects", SUCCESS, 95);
+    report(395, "a", TIMED_OUT, 300);
+    report(695, "b", TIMED_OUT, 300);
+
+    assertThat(events).containsExactly("at 695 s e degraded");
+    assertThat(ask(695, "c")).as("95 s x 2, not the 30 s floor").isEqualTo("send 190 s (degraded)");
+    assertThat(ask(695, TimeoutPolicy.DEFAULT_KIND)).isEqualTo("send 190 s (degraded)");
+  }
+
+  @Test
+  void D7_untaggedQueriesIncluded() {
+    for (int i = 1; i <= 3; i++) {
+      policy.onOutcome(at(60 * i), "e", SUCCESS, nanos(60));
+    }
+    report(480, "a", TIMED_OUT, 300);
+    report(780, "b", TIMED_OUT, 300);
+
+    assertThat(events).containsExactly("at 780 s e degraded");
+    assertThat(policy.budget(at(780), "e")).hasToString("send 120 s (learned)");
+    assertThat(ask(780, "c")).as("what the untagged queries took counts for the endpoint").isEqualTo("send 120 s (degraded)");
+  }
+
+  @Test
+  void D7_theFloorIsOnlyForAnEndpointWithNoHistory() {
+    degradeAt600();
+    assertThat(ask(600, "c")).isEqualTo("send 30 s (degraded)");
+
+    report(609, "triples", SUCCESS, 9);
+    report(909, "a", TIMED_OUT, 300);
+    report(1209, "b", TIMED_OUT, 300);
+    assertThat(ask(1209, "c")).as("9 s x 2 is below the floor").isEqualTo("send 30 s (degraded)");
+  }
+
+  @Test
+  void D7_onlyTheEndpointsLastEightSuccessesCount() {
+    report(100, "slow", SUCCESS, 100);
+    for (int i = 1; i <= 8; i++) {
+      report(100 + 20 * i, "q" + i, SUCCESS, 20);
+    }
+    report(560, "a", TIMED_OUT, 300);
+    report(860, "b", TIMED_OUT, 300);
+
+    assertThat(ask(860, "c")).as("100 s has dropped out: 20 s x 2").isEqualTo("send 40 s (degraded)");
+  }
+
+  // ---------------------------------------------------------------- D8
+
+  @Test
+  void D8_queriesThatReachTheServersLimitCostOnlyThemselves() {
+    report(95, "subjects", SUCCESS, 95);
+    report(395, "heavy-1", SERVER_TIMEOUT, 300);
+    report(695, "heavy-2", SERVER_TIMEOUT, 301);
+
+    assertThat(policy.reachedServerLimit("e", SERVER_TIMEOUT, nanos(300))).isTrue();
+    assertThat(policy.reachedServerLimit("e", SERVER_TIMEOUT, nanos(301))).isTrue();
+    assertThat(events).as("two heavy queries are not a slow endpoint").isEmpty();
+    assertThat(ask(695, "ordinary")).isEqualTo("send 300 s (default)");
+    assertThat(ask(695, "subjects")).isEqualTo("send 190 s (learned)");
+  }
+
+  @Test
+  void D8_aQuick504IsAGatewaysNotTheLimitItIsRetriedAndCountsAsSlow() {
+    report(20, "a", SERVER_TIMEOUT, 20);
+    assertThat(policy.reachedServerLimit("e", SERVER_TIMEOUT, nanos(20))).as("below the 30 s floor").isFalse();
+
+    report(320, "b", TIMED_OUT, 300);
+    assertThat(events).containsExactly("at 320 s e degraded");
+  }
+
+  @Test
+  void D8_theLimitIsTheLongestOfTheLastFour504sAfterTheFloor() {
+    report(120, "a", SERVER_TIMEOUT, 120);
+    assertThat(policy.reachedServerLimit("e", SERVER_TIMEOUT, nanos(120))).isTrue();
+    report(420, "b", SERVER_TIMEOUT, 300);
+
+    assertThat(policy.reachedServerLimit("e", SERVER_TIMEOUT, nanos(120))).as("well below 300 s").isFalse();
+    assertThat(policy.reachedServerLimit("e", SERVER_TIMEOUT, nanos(270))).isTrue();
+    assertThat(policy.reachedServerLimit("e", TIMED_OUT, nanos(330))).isTrue();
+    assertThat(policy.reachedServerLimit("e", TIMED_OUT, nanos(331))).isFalse();
+    assertThat(policy.reachedServerLimit("e", Outcome.SERVER_ERROR, nanos(300))).isFalse();
+    for (int i = 1; i <= 4; i++) {
+      report(420 + 60 * i, "c" + i, SERVER_TIMEOUT, 60);
+    }
+    assertThat(policy.reachedServerLimit("e", SERVER_TIMEOUT, nanos(60))).as("300 s has dropped out").isTrue();
+  }
+
+  @Test
+  void D8_aConfiguredLimitStartsItAndOurOwnTimeoutAtItIsTheQuerysCostToo() {
+    policy = TimeoutPolicy.adaptive(settings().serverLimit(Duration.ofSeconds(300)).build());
+    assertThat(policy.reachedServerLimit("e", TIMED_OUT, nanos(300))).as("nothing reported yet").isFalse();
+    report(300, "a", TIMED_OUT, 300);
+    report(600, "b", TIMED_OUT, 300);
+
+    assertThat(policy.reachedServerLimit("e", TIMED_OUT, nanos(300))).isTrue();
+    assertThat(events).isEmpty();
+    assertThat(ask(600, "c")).isEqualTo("send 300 s (default)");
+  }
+
+  @Test
+  void D8_anAttemptWellPastTheKnownLimitWasNotEndedByIt() {
+    report(60, "a", SERVER_TIMEOUT, 60);
+    report(360, "b", TIMED_OUT, 300);
+    report(660, "c", TIMED_OUT, 300);
+
+    assertThat(events).as("b and c ran past the 60 s limit: slow").containsExactly("at 660 s e degraded");
   }
 
   // ---------------------------------------------------------------- D5

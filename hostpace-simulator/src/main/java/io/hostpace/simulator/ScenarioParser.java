@@ -48,9 +48,16 @@ final class ScenarioParser {
   private static final Set<String> ADAPTIVE = Set.of(
       "name", "kind", "defaultMs", "floorMs", "degradedMs", "margin", "window", "percentile", "failFastAfter",
       "coolDownMs", "maxCoolDownMs", "coolDownRequests", "maxCoolDownRequests", "degradeAfterKinds",
-      "decayAfterMs", "decayAfterRequests", "probeMs");
+      "decayAfterMs", "decayAfterRequests", "probeMs", "serverLimitMs");
 
   private ScenarioParser() {}
+
+  private static String tag(JsonNode node, String path) {
+    if (!node.isTextual()) {
+      throw new ScenarioException(path, "expected a string (\"\" for no kind), got " + ScenarioJson.brief(node));
+    }
+    return node.asText();
+  }
 
   static Scenario parse(String text) {
     JsonNode root = ScenarioJson.root(text, "{\"stages\": [...], \"policies\": [...]}", TOP, "a scenario");
@@ -149,7 +156,8 @@ final class ScenarioParser {
       if (before != null) {
         throw new ScenarioException(path + ".name", "\"" + name + "\" is already the name of stages[" + before + "]");
       }
-      String tag = stage.has("tag") ? text(stage.get("tag"), path + ".tag") : name;
+      // "" is the engine's kind for a caller that gives none: one kind for the endpoint.
+      String tag = stage.has("tag") ? tag(stage.get("tag"), path + ".tag") : name;
       JsonNode requests = list(required(stage, "requests", path, "a list of requests"), path + ".requests",
           "a list of requests");
       if (requests.isEmpty()) {
@@ -272,6 +280,9 @@ final class ScenarioParser {
     }
     if (policy.has("degradedMs")) {
       builder.degradedBudget(duration(policy.get("degradedMs"), path + ".degradedMs"));
+    }
+    if (policy.has("serverLimitMs")) {
+      builder.serverLimit(duration(policy.get("serverLimitMs"), path + ".serverLimitMs"));
     }
     if (policy.has("margin")) {
       builder.margin(number(policy.get("margin"), path + ".margin", 1));

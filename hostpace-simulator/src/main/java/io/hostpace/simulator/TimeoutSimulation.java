@@ -35,7 +35,9 @@ import org.jspecify.annotations.Nullable;
  * virtual time, and an attempt for a held endpoint first waits for a probe; every probe sent during
  * a stage is counted in its {@code probes}. An attempt answered 502, 503 or 504, or failed by
  * the network (refused, reset, DNS, TLS), is retried after the scenario's {@code retryBackoffMs},
- * up to {@code retries} times; an attempt cut off by our own timeout is never retried; an attempt
+ * up to {@code retries} times, except a 504 the policy says reached the server's own limit (SPEC D8,
+ * as the engine does: the server has said it will not answer that query within its limit); an
+ * attempt cut off by our own timeout is never retried; an attempt
  * the policy fails fast is not retried either (the policy has just said the endpoint is down:
  * waiting out a back-off against a dead endpoint is what fast-failing saves). A request that
  * finally fails loses its stage, and the stage's later requests are not sent. The policy is told
@@ -181,7 +183,8 @@ public final class TimeoutSimulation {
             return result.label(); // never retried
           }
           default -> { // 502, 503, 504, and network failures
-            if (attempt >= scenario.retries()) {
+            if (attempt >= scenario.retries()
+                || policy.reachedServerLimit(ENDPOINT, result.outcome(), result.duration())) {
               return result.label();
             }
             time.advance(Duration.ofNanos(backoff(attempt)));
