@@ -40,7 +40,8 @@ import picocli.CommandLine.Option;
     description = "Run a SPARQL query through Apache Jena with Hostpace: paced, refusals retried.",
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:the query's results were printed",
-        "1:the query failed: the endpoint's error, no whole answer, or an answer that is not results",
+        "1:the query failed: the endpoint's error, no whole answer, or an answer that is not results;"
+            + " or --state could not be saved",
         "2:a usage error or a query syntax error, said in one line: nothing was sent",
         "130:interrupted (Ctrl-C): the query was abandoned and --state is saved"},
     footerHeading = "%nExamples:%n",
