@@ -123,7 +123,10 @@ class HostStateFileTest {
     assertThat(kept.keys()).containsExactly("qlever.test");
     engine.forget("qlever.test");
     kept.save();
-    assertThat(Files.readAllLines(kept.file())).singleElement().asString().startsWith("#");
+    // Kept as forgotten, with its time: a line of zeros, so that an older entry of another process does not come back.
+    assertThat(Files.readAllLines(kept.file())).last().asString()
+        .isEqualTo("qlever.test\t" + time.instant().toEpochMilli() + "\t0\t0\t0\t0\t0");
+    assertThat(load().keys()).isEmpty();
   }
 
   @Test
@@ -136,7 +139,7 @@ class HostStateFileTest {
     assertThat(lines.get(0)).startsWith("# hostpace host state, v2: ");
     assertThat(lines.get(1)).matches("qlever\\.test\\t\\d+\\t\\d+\\t0\\t0\\t0\\t0");
 
-    Files.writeString(kept.file(), lines.get(0) + "\nqlever.test\t1\tfast\t0\t0\n");
+    Files.writeString(kept.file(), lines.get(0) + "\nqlever.test\t1\tfast\t0\t0\t0\t0\n");
     assertThatThrownBy(this::load).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("host state file " + kept.file() + ", line 2: interval is not a whole number: 'fast'");
     Files.writeString(kept.file(), "qlever.test\t1\t2\n");

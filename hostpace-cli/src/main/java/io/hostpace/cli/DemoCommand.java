@@ -100,17 +100,23 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
     }
     Run paced;
     Run next;
-    Path state = Files.createTempFile("hostpace-demo-state", ".tsv");
+    // A folder of its own: a save leaves a lock file beside the state file, deleted with it here.
+    Path folder = Files.createTempDirectory("hostpace-demo-state");
+    Path state = folder.resolve("state.tsv");
     try (Endpoints endpoints = Endpoints.start(workload)) {
       // Both runs through Hostpace meet the same endpoints, so that the second knows their hosts.
-      Files.delete(state);
       HostStateFile kept = HostStateFile.load(state);
       paced = run("Hostpace", workload, endpoints, new HostSummary(), kept);
       kept.save();
       Thread.sleep(1000); // the endpoints' last second passes, as between two runs
       next = run("next run", workload, endpoints, new HostSummary(), HostStateFile.load(state));
     } finally {
-      Files.deleteIfExists(state);
+      try (java.util.stream.Stream<Path> files = Files.list(folder)) {
+        for (Path file : files.toList()) {
+          Files.deleteIfExists(file);
+        }
+      }
+      Files.deleteIfExists(folder);
     }
 
     out.println();

@@ -38,7 +38,8 @@ import picocli.CommandLine.Parameters;
     description = "Fetch URLs through Hostpace: paced per host, refusals retried, a JSON line per URL.",
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:every URL got a whole HTTP answer, whatever its status",
-        "1:a URL got no whole answer: none came, or its body was cut at --timeout or --max-body",
+        "1:a URL got no whole answer: none came, or its body was cut at --timeout or --max-body;"
+            + " or --state could not be saved",
         "2:a usage error, said in one line that names the option: nothing was fetched",
         "130:interrupted (Ctrl-C): what was done is summed up and --state is saved"},
     footerHeading = "%nExamples:%n",
@@ -155,16 +156,17 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
       }
       CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0])).join();
       shown.stop();
-      pacing.endRun(streams.err());
+      boolean saved = pacing.endRun(streams.err());
       if (!quiet) {
         summary.print(streams.err(), width, java.time.Duration.ofNanos(System.nanoTime() - start), targets.size());
       }
       if (interrupt.interrupted()) {
         streams.err().println("hostpace: interrupted: the URLs not done were not fetched"
-            + (pacing.state != null ? "; what hosts taught is saved in " + Printable.line(pacing.state.toString()) : ""));
+            + (pacing.state != null && saved ? "; what hosts taught is saved in " + Printable.line(pacing.state.toString()) : ""));
         return Main.INTERRUPTED;
       }
-      return incomplete.get() == 0 ? Main.OK : Main.FAILED;
+      // What hosts taught that --state could not keep is a failure too: the next run pays for it again.
+      return incomplete.get() == 0 && saved ? Main.OK : Main.FAILED;
     }
   }
 

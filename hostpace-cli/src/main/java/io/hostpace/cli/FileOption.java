@@ -62,14 +62,16 @@ final class FileOption {
 
   /**
    * {@code file}, given to {@code option}, if it can be written by a writer that makes its
-   * missing folders ({@code HostStateFile} does): the nearest folder that exists must be
-   * writable.
+   * missing folders and replaces the file by one it writes beside it ({@code HostStateFile}
+   * does): a file is made and deleted in its folder (the folder of the file a link leads to), or
+   * in the nearest folder that exists, to find out, since permission bits alone do not say (a
+   * read-only mount, an ACL, root).
    */
   static Path writableMakingFolders(String option, Path file, Function<String, ParameterException> usage) {
     return writable(option, file, true, usage);
   }
 
-  private static Path writable(String option, Path file, boolean makesFolders, Function<String, ParameterException> usage) {
+  private static Path writable(String option, Path file, boolean replaces, Function<String, ParameterException> usage) {
     String named = named(option, file, usage);
     if (Files.isDirectory(file)) {
       throw usage.apply(named + " is a folder, not a file");
@@ -78,10 +80,21 @@ final class FileOption {
       if (!Files.isWritable(file)) {
         throw usage.apply(named + " cannot be written: permission denied");
       }
+      if (replaces) {
+        Path folder;
+        try {
+          folder = file.toRealPath().getParent();
+        } catch (IOException e) {
+          throw usage.apply(named + " cannot be written: " + e.getMessage());
+        }
+        if (folder != null) {
+          probe(named + " cannot be saved: a new file cannot be made in its folder '" + folder + "'", folder, usage);
+        }
+      }
       return file;
     }
     Path folder = file.toAbsolutePath().getParent();
-    while (makesFolders && folder != null && !Files.exists(folder)) {
+    while (replaces && folder != null && !Files.exists(folder)) {
       folder = folder.getParent();
     }
     if (folder == null || !Files.exists(folder)) {
@@ -93,7 +106,23 @@ final class FileOption {
     if (!Files.isWritable(folder)) {
       throw usage.apply(named + " cannot be created: the folder '" + folder + "' is not writable");
     }
+    if (replaces) {
+      probe(named + " cannot be created: the folder '" + folder + "' is not writable", folder, usage);
+    }
     return file;
+  }
+
+  /**
+   * Makes and deletes a file in {@code folder}, or throws the usage error {@code cannot}, with
+   * why.
+   */
+  private static void probe(String cannot, Path folder, Function<String, ParameterException> usage) {
+    try {
+      Files.delete(Files.createTempFile(folder, ".hostpace-probe", ".tmp"));
+    } catch (IOException e) {
+      throw usage.apply(cannot + ": " + (e instanceof java.nio.file.AccessDeniedException
+          ? "permission denied" : e.getMessage()));
+    }
   }
 
   /** The text of {@code file}, given to {@code option}, which must be UTF-8. */

@@ -65,7 +65,8 @@ final class PacingOptions {
 
   @Option(names = "--state", paramLabel = "FILE",
       description = "keep what hosts taught (their pace, in-flight limit, quota, a pause not ended) in FILE across "
-          + "runs: read at the start if it exists (held to this run's limits), written at the end")
+          + "runs: read at the start if it exists (held to this run's limits), written at the end, merged with "
+          + "what other processes saved there since (the newest of each host is kept)")
   @Nullable Path state;
 
   /** The store of {@code --state}, once the engine is made. */
@@ -182,23 +183,26 @@ final class PacingOptions {
   }
 
   /**
-   * Ends the run: writes what hosts taught to the {@code --state} file, if one was given (a file
-   * that cannot be written is said on {@code err}, as the store's warning, and changes nothing
-   * else), and leaves the {@code --fleet}, if one was joined.
+   * Ends the run: writes what hosts taught to the {@code --state} file, if one was given, and
+   * leaves the {@code --fleet}, if one was joined. Whether what hosts taught is saved (or there
+   * was no {@code --state}): a file that cannot be written is said on standard error, as the
+   * store's one-line warning, and the run then exits with {@link Main#FAILED}.
    */
-  void endRun(PrintStream err) {
+  boolean endRun(PrintStream err) {
     RedisFleet joined = fleet;
     if (joined != null) {
       joined.close();
     }
     HostStateFile store = kept;
     if (store == null) {
-      return;
+      return true;
     }
     try {
       store.save();
+      return true;
     } catch (IOException e) {
       // HostStateFile warned of it, with the file and why, and LogSetup printed the warning to stderr
+      return false;
     }
   }
 

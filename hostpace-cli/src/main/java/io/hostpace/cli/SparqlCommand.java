@@ -40,7 +40,8 @@ import picocli.CommandLine.Option;
     description = "Run a SPARQL query through Apache Jena with Hostpace: paced, refusals retried.",
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:the query's results were printed",
-        "1:the query failed: the endpoint's error, no whole answer, or an answer that is not results",
+        "1:the query failed: the endpoint's error, no whole answer, or an answer that is not results;"
+            + " or --state could not be saved",
         "2:a usage error or a query syntax error, said in one line: nothing was sent",
         "130:interrupted (Ctrl-C): the query was abandoned and --state is saved"},
     footerHeading = "%nExamples:%n",
@@ -55,6 +56,9 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
   enum Format { table, csv, tsv, json }
 
   private final Main.Streams streams;
+
+  /** Whether the run's end saved what hosts taught to --state (or there was none to save to). */
+  private boolean saved = true;
 
   @Mixin
   PacingOptions pacing = new PacingOptions();
@@ -109,9 +113,12 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
     CallContext context = pacing.context();
     Duration timeout = pacing.timeout();
     long bodyCap = FetchCommand.maxBody(pacing, maxBody);
+    int status;
     try (JenaDefaultClient held = JenaDefaultClient.hold()) {
-      return query(query, endpoint, context, timeout, bodyCap);
+      status = query(query, endpoint, context, timeout, bodyCap);
     }
+    // What hosts taught that --state could not keep is a failure too: the next run pays for it again.
+    return status == Main.OK && !saved ? Main.FAILED : status;
   }
 
   private int query(Query query, String endpoint, CallContext context, Duration timeout, long bodyCap) {
@@ -140,7 +147,7 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
       try (bounded;
           Restored restored = () -> HttpEnv.setDftHttpClient(jenaDefault);
           HostpaceJena.Installation installation = HostpaceJena.install(engine);
-          RunEnded ended = () -> pacing.endRun(streams.err())) {
+          RunEnded ended = () -> saved = pacing.endRun(streams.err())) {
         QueryExecution execution = QueryExecutionHTTP.service(endpoint)
             .query(query)
             .timeout(BoundedHttpClient.backstop(timeout).toMillis(), TimeUnit.MILLISECONDS)

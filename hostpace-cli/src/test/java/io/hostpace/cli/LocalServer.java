@@ -32,6 +32,8 @@ final class LocalServer implements AutoCloseable {
   final Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
   final AtomicInteger inFlight = new AtomicInteger();
   final AtomicInteger maxInFlight = new AtomicInteger();
+  /** What a test does as a request of a path arrives, before it is answered. */
+  final Map<String, Runnable> onRequest = new ConcurrentHashMap<>();
 
   LocalServer() throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
@@ -54,6 +56,7 @@ final class LocalServer implements AutoCloseable {
     String path = exchange.getRequestURI().getPath();
     requests.add(exchange.getRequestMethod() + " " + path);
     int count = seen.computeIfAbsent(path, p -> new AtomicInteger()).incrementAndGet();
+    onRequest.getOrDefault(path, () -> {}).run();
     exchange.setAttribute("inFlight", new java.util.concurrent.atomic.AtomicBoolean(true));
     try (exchange) {
       byte[] body;
