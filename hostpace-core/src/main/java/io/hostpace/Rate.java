@@ -66,12 +66,32 @@ public record Rate(int permits, Duration per) {
     return permits * 1e9 / per.toNanos();
   }
 
+  /**
+   * The rate in the units {@link Limits#parse} takes: {@code 3/s}, {@code 0.5/s}, {@code 100/m},
+   * {@code 10/500ms}. A rate of one start per interval is given per second, to six significant
+   * digits: {@code perSecond(3)} keeps an interval of 333333333 ns, which is 3.000000003 a
+   * second, and reads {@code 3/s} as it was written.
+   */
   @Override
   public String toString() {
-    return permits == 1 ? format(perSecondValue()) + "/s" : permits + " per " + per;
+    return permits == 1 ? decimal(perSecondValue()) + "/s" : permits + "/" + period(per.toNanos());
   }
 
-  private static String format(double value) {
-    return value == Math.rint(value) ? Long.toString((long) value) : Double.toString(value);
+  private static final long[] UNIT_NANOS = {3_600_000_000_000L, 60_000_000_000L, 1_000_000_000L, 1_000_000L};
+  private static final String[] UNITS = {"h", "m", "s", "ms"};
+
+  /** {@code m}, {@code 500ms}, {@code 2h}: the largest unit that counts it whole, else seconds. */
+  private static String period(long nanos) {
+    for (int i = 0; i < UNITS.length; i++) {
+      if (nanos % UNIT_NANOS[i] == 0) {
+        long count = nanos / UNIT_NANOS[i];
+        return (count == 1 ? "" : Long.toString(count)) + UNITS[i];
+      }
+    }
+    return decimal(nanos / 1e9) + "s";
+  }
+
+  private static String decimal(double value) {
+    return new java.math.BigDecimal(value).round(new java.math.MathContext(6)).stripTrailingZeros().toPlainString();
   }
 }

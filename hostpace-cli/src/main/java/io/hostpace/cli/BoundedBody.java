@@ -37,6 +37,8 @@ final class BoundedBody<T> implements BodySubscriber<T> {
   private final long declared;
   private final long deadlineNanos;
   private final ScheduledExecutorService timer;
+  /** Told how the body was cut, before the reader is. */
+  private final java.util.function.Consumer<BodyCutException> onCut;
 
   @GuardedBy("this")
   private long bytes;
@@ -53,9 +55,10 @@ final class BoundedBody<T> implements BodySubscriber<T> {
    *     does not carry
    * @param deadlineNanos the {@link System#nanoTime()} by which the body must be complete
    * @param timeout how the user gave the deadline, for the message: {@code --timeout 2 s}
+   * @param onCut told how the body was cut, if it is, before the reader is
    */
   BoundedBody(BodySubscriber<T> reader, ResponseInfo info, boolean head, long deadlineNanos, String timeout,
-      long maxBody, ScheduledExecutorService timer) {
+      long maxBody, ScheduledExecutorService timer, java.util.function.Consumer<BodyCutException> onCut) {
     this.reader = reader;
     this.timeout = timeout;
     this.maxBody = maxBody;
@@ -64,6 +67,7 @@ final class BoundedBody<T> implements BodySubscriber<T> {
     this.declared = bodiless ? -1 : declaredLength(info);
     this.deadlineNanos = deadlineNanos;
     this.timer = timer;
+    this.onCut = onCut;
   }
 
   private static long declaredLength(ResponseInfo info) {
@@ -169,6 +173,7 @@ final class BoundedBody<T> implements BodySubscriber<T> {
     if (current != null) {
       current.cancel();
     }
+    onCut.accept(why);
     reader.onError(why);
   }
 

@@ -38,6 +38,10 @@ final class BoundedHttpClient extends HttpClient implements AutoCloseable {
   private final String timeoutText;
   private final long maxBody;
   private final ScheduledThreadPoolExecutor timer;
+  /** How many exchanges were sent: the number of the last. */
+  private final java.util.concurrent.atomic.AtomicLong sends = new java.util.concurrent.atomic.AtomicLong();
+  /** The cut of the last exchange's body, null when it was not cut (or has not been yet). */
+  private volatile @Nullable BodyCutException lastCut;
 
   BoundedHttpClient(HttpClient delegate, Duration timeout, long maxBody) {
     this.delegate = delegate;
@@ -68,11 +72,28 @@ final class BoundedHttpClient extends HttpClient implements AutoCloseable {
     return BigDecimal.valueOf(duration.toNanos()).movePointLeft(9).stripTrailingZeros().toPlainString();
   }
 
+  /**
+   * How the body of the last exchange sent was cut, or null when it was not: for a caller that
+   * sends one exchange at a time and whose reader may not pass the cut on as the cause of its
+   * own failure (a results parser that reports the end of its stream as a syntax error). The
+   * body of an earlier exchange, cut after the last was sent, does not count.
+   */
+  @Nullable BodyCutException lastCut() {
+    return lastCut;
+  }
+
   /** {@code handler} for {@code request}, its body bounded from now: the attempt's send. */
   private <T> BodyHandler<T> bounded(HttpRequest request, BodyHandler<T> handler) {
     long deadline = System.nanoTime() + timeout.toNanos();
     boolean head = request.method().equals("HEAD");
-    return info -> new BoundedBody<>(handler.apply(info), info, head, deadline, timeoutText, maxBody, timer);
+    long send = sends.incrementAndGet();
+    lastCut = null;
+    java.util.function.Consumer<BodyCutException> onCut = cut -> {
+      if (sends.get() == send) {
+        lastCut = cut;
+      }
+    };
+    return info -> new BoundedBody<>(handler.apply(info), info, head, deadline, timeoutText, maxBody, timer, onCut);
   }
 
   @Override

@@ -91,7 +91,8 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
     out.println();
     out.println("  people    (like QLever): one request a second, the rest refused with 429 and no Retry-After");
     out.println("  cities    (like KGF):    four at once, the rest refused with 429 and Retry-After: 1");
-    out.println("  workload:  " + queries + " queries sent at once, each joining both endpoints with SERVICE");
+    out.println("  workload:  " + (queries == 1 ? "1 query sent, joining" : queries + " queries sent at once, each joining")
+        + " both endpoints with SERVICE");
     out.println();
 
     Run plain;
@@ -139,8 +140,8 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
       out.println("retried the refused requests through the same queue. Plain Jena lost "
           + (queries - plain.completed()) + " of " + queries + ".");
       out.println("The next run started from what the first was taught (as hostpace fetch and sparql do");
-      out.println("with --state FILE): refused " + next.peopleRefusals() + " times by people, where the first run was refused "
-          + paced.peopleRefusals() + " times.");
+      out.println("with --state FILE): refused " + FleetDemo.times(next.peopleRefusals()) + " by people, where the first run "
+          + "was refused " + FleetDemo.times(paced.peopleRefusals()) + ".");
       return Main.OK;
     }
     out.println("Hostpace did not complete every query: " + paced.correct() + " and " + next.correct() + " of "

@@ -17,9 +17,21 @@ import org.jspecify.annotations.Nullable;
 /** What {@code fetch} and {@code sparql} say of an exchange that failed: one short line. */
 final class FailureMessage {
 
-  /** The JDK's message for headers past its {@code jdk.http.maxHeaderSize}. */
+  /**
+   * The JDK's message for headers past its {@code jdk.http.maxHeaderSize} (384 KiB unless set):
+   * it counts the status line and each header as the characters of its name and value plus 32,
+   * as HTTP/2's header table does, so that many short headers pass it long before their bytes
+   * on the wire do. The first number is its count when it stopped, the second the limit.
+   */
   private static final java.util.regex.Pattern HEADERS_TOO_BIG =
       java.util.regex.Pattern.compile("Header size too big: (\\d+) > (\\d+)");
+
+  /**
+   * The JDK's messages for a chunk-size line it cannot read: a character that is not a
+   * hexadecimal digit (a sign, a letter past f), a line of over 2 KiB, a bare line feed.
+   */
+  private static final java.util.regex.Pattern MALFORMED_CHUNK = java.util.regex.Pattern.compile(
+      "Illegal character in chunk size.*|Chunk header size too long.*|invalid chunk header.*");
 
   private FailureMessage() {}
 
@@ -86,8 +98,12 @@ final class FailureMessage {
       String what = message(protocol);
       java.util.regex.Matcher tooBig = HEADERS_TOO_BIG.matcher(what);
       return tooBig.matches()
-          ? "the server's headers are too large: over " + tooBig.group(2) + " bytes, the client's limit"
+          ? "the server's headers are too large for the JDK client: past its limit of " + tooBig.group(2)
+              + " (jdk.http.maxHeaderSize), which counts each header as the bytes of its name and value plus 32"
           : "not a valid HTTP answer: " + what;
+    }
+    if (hasMessage(cause, MALFORMED_CHUNK)) {
+      return "the server sent a malformed chunked body: a chunk's size is not a hexadecimal number of bytes";
     }
     return null;
   }
@@ -103,6 +119,16 @@ final class FailureMessage {
       }
     }
     return null;
+  }
+
+  private static boolean hasMessage(Throwable failure, java.util.regex.Pattern whole) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      String message = t.getMessage();
+      if (message != null && whole.matcher(message.strip()).matches()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean hasMessage(Throwable failure, String part) {

@@ -101,7 +101,11 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
     byte[] body = body();
     String verb = method != null ? method.strip().toUpperCase(Locale.ROOT) : body != null ? "POST" : "GET";
     if (!verb.matches("[A-Z][A-Z0-9_-]*")) {
-      throw pacing.usage("--method '" + method + "' is not a method name");
+      throw pacing.usage("--method '" + method + "' is not a method name: " + METHODS);
+    }
+    if (verb.equals("CONNECT")) {
+      // The JDK client refuses to build it: CONNECT opens a tunnel through a proxy, which it does itself.
+      throw pacing.usage("--method '" + method + "' cannot be used: Java's HTTP client does not send CONNECT; " + METHODS);
     }
     List<String[]> requestHeaders = headers();
     if (output != null) {
@@ -169,6 +173,10 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
       return incomplete.get() == 0 && saved ? Main.OK : Main.FAILED;
     }
   }
+
+  /** The methods {@code --method} takes, for its usage errors. */
+  private static final String METHODS = "expected GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE or another "
+      + "name of letters, digits, '-' and '_', in any case";
 
   /** What a call stopped by Ctrl-C gives: not a record, as it was not done. */
   private static final FetchRecord CANCELLED = new FetchRecord("", FetchRecord.NO_ANSWER, 0, 0, 0, 0, "cancelled");
@@ -241,7 +249,37 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
     if (uri.getRawAuthority() == null || uri.getRawAuthority().isEmpty()) {
       throw new IllegalArgumentException("invalid URL: no host");
     }
+    if (uri.getHost() == null) {
+      throw new IllegalArgumentException("invalid URL: " + unreadableAuthority(uri.getRawAuthority()));
+    }
     return uri;
+  }
+
+  /**
+   * Why Java's HTTP client refuses a URL whose authority {@link URI} could not read as a host and
+   * a port (it then has no host, and the client says only "unsupported URI"), in the user's
+   * terms: {@code 127.1} is an address that browsers and {@code ping} widen to 127.0.0.1, which
+   * Java does not; a host name of {@code _}, or of other letters than ASCII's, is not one either.
+   */
+  static String unreadableAuthority(String authority) {
+    String hostAndPort = authority.substring(authority.lastIndexOf('@') + 1);
+    int colon = hostAndPort.lastIndexOf(':');
+    String host = hostAndPort;
+    if (colon >= 0 && !hostAndPort.startsWith("[")) {
+      host = hostAndPort.substring(0, colon);
+      String port = hostAndPort.substring(colon + 1);
+      if (!port.matches("[0-9]*")) {
+        return "the port '" + port + "' is not a number";
+      }
+    }
+    String refused = "the host '" + host + "' is not one Java's HTTP client accepts: ";
+    if (host.matches("[0-9.]+")) {
+      return refused + "write the IP address in full, four numbers such as 127.0.0.1";
+    }
+    if (!host.chars().allMatch(c -> c < 0x80)) {
+      return refused + "write the name in its ASCII form (xn--...)";
+    }
+    return refused + "a host name is letters, digits and '-' between dots, its last part starting with a letter";
   }
 
   private List<String> targets() throws IOException {

@@ -215,7 +215,8 @@ final class FleetDemo {
     return worker.stopped() ? "stopped" : seconds(worker.took());
   }
 
-  private static String times(int count) {
+  /** {@code once}, {@code 3 times}. */
+  static String times(long count) {
     return count == 1 ? "once" : count + " times";
   }
 

@@ -164,8 +164,10 @@ final class HostSummary implements HostpaceListener {
       }
     }
     int done = completed + failed;
-    List<String> totals = List.of(done == urls ? urls + " requests" : done + " of " + urls + " requests done",
-        completed + " completed", failed + " failed", refusals + " refusals", retries + " retries",
+    List<String> totals = List.of(done == urls ? Counted.of(urls, "request", "requests")
+            : done + " of " + Counted.of(urls, "request", "requests") + " done",
+        completed + " completed", failed + " failed", Counted.of(refusals, "refusal", "refusals"),
+        Counted.of(retries, "retry", "retries"),
         "in " + elapsed(elapsed));
     wrap("total: ", "  ", totals, width).forEach(err::println);
   }

@@ -25,6 +25,8 @@ final class HostpaceCommand implements Runnable {
    */
   static void addCompletion(picocli.CommandLine commandLine) {
     picocli.CommandLine completion = new picocli.CommandLine(new picocli.AutoComplete.GenerateCompletion());
+    // Its own name is picocli's, generate-completion: its help says the name it is run by.
+    completion.setCommandName("completion");
     commandLine.addSubcommand("completion", completion);
     completion.getCommandSpec().usageMessage().hidden(false)
         .description("Print a bash and zsh completion script: source <(hostpace completion)")

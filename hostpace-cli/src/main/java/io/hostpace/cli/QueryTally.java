@@ -17,6 +17,6 @@ record QueryTally(String run, int finished, int completed, int total) {
   }
 
   String line() {
-    return run + ": " + finished + " of " + total + " queries finished, " + completed + " completed";
+    return run + ": " + finished + " of " + Counted.of(total, "query", "queries") + " finished, " + completed + " completed";
   }
 }

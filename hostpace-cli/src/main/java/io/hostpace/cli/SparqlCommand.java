@@ -110,6 +110,9 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
         || uri.getRawAuthority() == null) {
       throw pacing.usage("--endpoint '" + endpoint + "' is not an http or https URL");
     }
+    if (uri.getHost() == null) {
+      throw pacing.usage("--endpoint '" + endpoint + "': " + FetchCommand.unreadableAuthority(uri.getRawAuthority()));
+    }
     CallContext context = pacing.context();
     Duration timeout = pacing.timeout();
     long bodyCap = FetchCommand.maxBody(pacing, maxBody);
@@ -166,7 +169,7 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
         if (interrupt.interrupted()) {
           return interrupted();
         }
-        streams.err().println("hostpace: " + Printable.line(failure(e, timeout)));
+        streams.err().println("hostpace: " + Printable.line(failure(e, timeout, bounded.lastCut())));
         return Main.FAILED;
       }
     }
@@ -182,11 +185,19 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
    * One line for a query that failed: the endpoint's status and message when it answered with
    * an error; what happened to the exchange, as {@code fetch} says it, when it had no whole
    * answer (never Jena's status of -1 for our own timeout); and, when the answer came whole but
-   * cannot be read as results, that, and where, without the parser's own words.
+   * cannot be read as results, that, and where, without the parser's own words. A results body
+   * cut at {@code --timeout} or {@code --max-body} is what ended the query, whatever the parser
+   * made of the part that came: a parser whose stream fails mid-document reports a syntax error
+   * at the last byte it had, and drops the cause.
+   *
+   * @param cut how the body of the query's last exchange was cut, or null when it was not
    */
-  static String failure(RuntimeException e, Duration timeout) {
+  static String failure(RuntimeException e, Duration timeout, @Nullable BodyCutException cut) {
     if (e instanceof QueryExceptionHTTP http && http.getStatusCode() > 0) {
       return "the endpoint answered " + http.getStatusCode() + ": " + firstLine(message(http));
+    }
+    if (cut != null) {
+      return "the query failed: " + FailureMessage.describe(cut, timeout);
     }
     String exchange = FailureMessage.ofExchange(e, timeout);
     if (exchange != null) {

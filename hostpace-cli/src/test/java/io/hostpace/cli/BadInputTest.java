@@ -14,6 +14,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -26,6 +28,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code folder/}, {@code file.txt}, {@code latin1.txt} (not UTF-8) and {@code bad.json},
  * {@code {scenario}} a shipped pacing scenario, and {@code {closed}} a port nothing listens on.
  */
+@ResourceLock(SparqlCommandTest.JENA_DEFAULT_CLIENT) // it runs sparql too, whose first use starts Jena
 class BadInputTest {
 
   static final Path SCENARIO = Path.of("..", "hostpace-simulator", "scenarios", "pacing", "fast-host.json");
@@ -116,6 +119,9 @@ class BadInputTest {
         fetch("--method", ""),
         fetch("--method", "GE T"),
         fetch("--method", "G\u0001ET"),
+        fetch("--method", "CONNECT"),
+        fetch("--method", "connect"),
+        fetch("--method", " Connect "),
         fetch("--header", ""),
         fetch("--header", ":value"),
         fetch("--header", "Accept"),
@@ -165,6 +171,9 @@ class BadInputTest {
         usage("--endpoint", "sparql", "--endpoint", "ftp://example.org/sparql", "--query", "ASK {}"),
         usage("--endpoint", "sparql", "--endpoint", "http:sparql", "--query", "ASK {}"),
         usage("--endpoint", "sparql", "--endpoint", "http://a b/sparql", "--query", "ASK {}"),
+        usage("--endpoint", "sparql", "--endpoint", "http://127.1/sparql", "--query", "ASK {}"),
+        usage("--endpoint", "sparql", "--endpoint", "http://a_b.example.org/sparql", "--query", "ASK {}"),
+        usage("--endpoint", "sparql", "--endpoint", "http://127.0.0.1:port/sparql", "--query", "ASK {}"),
         usage("--query", "sparql", "--endpoint", "{url}"),
         usage("--query", "sparql", "--endpoint", "{url}", "--query", "ASK {}", "--query-file", "{dir}/file.txt"),
         usage("syntax error", "sparql", "--endpoint", "{url}", "--query", "SELEC * {}"),
@@ -229,6 +238,44 @@ class BadInputTest {
         .doesNotContain("\u0000").doesNotContain("\u001b").doesNotContain("\r");
     assertThat(ran.out()).isEmpty();
     assertThat(server.requests).isEmpty();
+  }
+
+  /** The methods Java's client refuses to send, said in one line that says which it does send. */
+  @Test
+  void I5_aMethodTheClientCannotSendIsAUsageErrorThatSaysWhichItCan() {
+    Ran ran = Ran.of("fetch", "--method", "connect", server.url("/ok"));
+
+    assertThat(ran.status()).isEqualTo(Main.USAGE);
+    assertThat(ran.err()).isEqualTo("hostpace: --method 'connect' cannot be used: Java's HTTP client does not send "
+        + "CONNECT; expected GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE or another name of letters, digits, "
+        + "'-' and '_', in any case\n");
+    assertThat(Ran.of("fetch", "--method", "GE T", server.url("/ok")).err())
+        .isEqualTo("hostpace: --method 'GE T' is not a method name: expected GET, HEAD, POST, PUT, DELETE, OPTIONS, "
+            + "PATCH, TRACE or another name of letters, digits, '-' and '_', in any case\n");
+    assertThat(server.requests).isEmpty();
+  }
+
+  /** A host Java's URI reads as no host at all: the line says what to write instead. */
+  @Test
+  void I5_anEndpointWhoseHostJavaDoesNotTakeSaysWhatToWrite() {
+    assertThat(Ran.of("sparql", "--endpoint", "http://127.1/sparql", "--query", "ASK {}").err())
+        .isEqualTo("hostpace: --endpoint 'http://127.1/sparql': the host '127.1' is not one Java's HTTP client "
+            + "accepts: write the IP address in full, four numbers such as 127.0.0.1\n");
+    assertThat(Ran.of("sparql", "--endpoint", "http://a_b.example.org/sparql", "--query", "ASK {}").err())
+        .isEqualTo("hostpace: --endpoint 'http://a_b.example.org/sparql': the host 'a_b.example.org' is not one Java's "
+            + "HTTP client accepts: a host name is letters, digits and '-' between dots, its last part starting with "
+            + "a letter\n");
+    assertThat(Ran.of("sparql", "--endpoint", "http://127.0.0.1:port/sparql", "--query", "ASK {}").err())
+        .isEqualTo("hostpace: --endpoint 'http://127.0.0.1:port/sparql': the port 'port' is not a number\n");
+  }
+
+  /** A host given twice: its rates as written, not as their intervals' nanoseconds make them. */
+  @Test
+  void I5_aHostGivenTwiceShowsItsRatesAsWritten() {
+    Ran ran = Ran.of("fetch", "--host", "a.org=perSecond:3", "--host", "a.org=rate:100/m", server.url("/ok"));
+
+    assertThat(ran.status()).isEqualTo(Main.USAGE);
+    assertThat(ran.err()).contains("{rate: 100/m} is given twice: 'a.org' has {rate: 3/s} already");
   }
 
   /** What one run of the command line printed, and its exit status. */

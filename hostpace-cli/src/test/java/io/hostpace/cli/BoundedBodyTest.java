@@ -74,7 +74,7 @@ class BoundedBodyTest {
   BoundedBody<byte[]> body(ResponseInfo info, boolean head, Duration untilDeadline, long maxBody) {
     BodySubscriber<byte[]> reader = BodySubscribers.ofByteArray();
     return new BoundedBody<>(reader, info, head, System.nanoTime() + untilDeadline.toNanos(), "--timeout 60 s",
-        maxBody, timer);
+        maxBody, timer, cut -> {});
   }
 
   static List<ByteBuffer> bytes(int n) {
@@ -140,7 +140,7 @@ class BoundedBodyTest {
   void pastTheCapTheSubscriptionIsCancelledTheReaderFailsOnceAndNothingFollows() {
     Recording reader = new Recording();
     BoundedBody<Void> body = new BoundedBody<>(reader, answer(200, Map.of()), false,
-        System.nanoTime() + Duration.ofMinutes(1).toNanos(), "--timeout 60 s", 4, timer);
+        System.nanoTime() + Duration.ofMinutes(1).toNanos(), "--timeout 60 s", 4, timer, cut -> {});
     body.onSubscribe(subscription);
     body.onNext(bytes(3));
     body.onNext(bytes(3));

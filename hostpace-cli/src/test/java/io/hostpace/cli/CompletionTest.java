@@ -29,4 +29,15 @@ class CompletionTest {
     assertThat(script).contains("--max-rate").contains("--host").contains("--state").contains("--progress")
         .contains("--query-file").contains("--endpoint");
   }
+
+  @Test
+  void itsHelpNamesItAsItIsRun() {
+    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+    int status = Main.run(new String[] {"completion", "--help"}, new ByteArrayInputStream(new byte[0]),
+        new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+    String help = stdout.toString(StandardCharsets.UTF_8);
+
+    assertThat(status).isZero();
+    assertThat(help).startsWith("Usage: hostpace completion ").doesNotContain("generate-completion");
+  }
 }

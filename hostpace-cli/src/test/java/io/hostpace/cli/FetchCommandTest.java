@@ -115,6 +115,26 @@ class FetchCommandTest {
     assertThat(server.requests).containsExactly("GET /ok");
   }
 
+  /**
+   * A URL whose host Java's client does not take (it says only "unsupported URI"): its record
+   * says what is wrong in the user's terms, and nothing is sent for it.
+   */
+  @Test
+  void aUrlWhoseHostJavaDoesNotTakeSaysWhatToWriteInItsRecord() {
+    int status = run("fetch", "--quiet", "http://127.1:8080/a", "http://b\u00fccher.example/", "http://a_b.example.org/",
+        server.url("/ok"));
+
+    assertThat(status).isEqualTo(1);
+    assertThat(out).contains("{\"url\":\"http://127.1:8080/a\",\"attempts\":0,\"elapsedMs\":0,\"waitedMs\":0,"
+        + "\"bytes\":0,\"error\":\"invalid URL: the host '127.1' is not one Java's HTTP client accepts: write the IP "
+        + "address in full, four numbers such as 127.0.0.1\"}");
+    assertThat(out).contains("\"error\":\"invalid URL: the host 'b\u00fccher.example' is not one Java's HTTP client "
+        + "accepts: write the name in its ASCII form (xn--...)\"}");
+    assertThat(out).contains("\"error\":\"invalid URL: the host 'a_b.example.org' is not one Java's HTTP client "
+        + "accepts: a host name is letters, digits and '-' between dots, its last part starting with a letter\"}");
+    assertThat(server.requests).containsExactly("GET /ok");
+  }
+
   @Test
   void aUsageErrorPrintsOneLineNamingTheOptionAndFetchesNothing() {
     assertThat(run("fetch", "--max-in-flight", "0", server.url("/ok"))).isEqualTo(2);
@@ -213,7 +233,7 @@ class FetchCommandTest {
     String host = "127.0.0.1:" + server.server.getAddress().getPort();
     // At the width the tests run with (no COLUMNS: 80), the host's line, then what it counted.
     assertThat(err).contains(host + "\n  requests 2, answers 200:2, refusals 1, retries 1\n")
-        .contains("total: 2 requests, 2 completed, 0 failed, 1 refusals, 1 retries, in ");
+        .contains("total: 2 requests, 2 completed, 0 failed, 1 refusal, 1 retry, in ");
 
     assertThat(run("fetch", "--quiet", server.url("/ok"))).isZero();
     assertThat(err).isEmpty();

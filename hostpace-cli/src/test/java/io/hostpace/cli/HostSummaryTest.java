@@ -62,7 +62,7 @@ class HostSummaryTest {
         host                                 requests  answers       refusals  retries  interval  max pause  at once  quota
         a-rather-long-host-name.example.org         2  200:1 none:1         0        0   1042 ms          -        -      -
         gate.test                                   1  200:1                1        1         -    1000 ms        4      -
-        total: 3 requests, 2 completed, 1 failed, 1 refusals, 1 retries, in 41.2 s
+        total: 3 requests, 2 completed, 1 failed, 1 refusal, 1 retry, in 41.2 s
         """);
   }
 
@@ -76,7 +76,7 @@ class HostSummaryTest {
           requests 2, answers 200:1 none:1, refusals 0, retries 0, interval 1042 ms
         gate.test
           requests 1, answers 200:1, refusals 1, retries 1, max pause 1000 ms, at once 4
-        total: 3 requests, 2 completed, 1 failed, 1 refusals, 1 retries, in 41.2 s
+        total: 3 requests, 2 completed, 1 failed, 1 refusal, 1 retry, in 41.2 s
         """);
   }
 
@@ -92,8 +92,8 @@ class HostSummaryTest {
         gate.test
           requests 1, answers 200:1, refusals 1, retries 1,
           max pause 1000 ms, at once 4
-        total: 3 requests, 2 completed, 1 failed, 1 refusals,
-          1 retries, in 41.2 s
+        total: 3 requests, 2 completed, 1 failed, 1 refusal,
+          1 retry, in 41.2 s
         """);
   }
 

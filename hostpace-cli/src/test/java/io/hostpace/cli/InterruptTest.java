@@ -75,7 +75,7 @@ class InterruptTest {
       String printed = Files.readString(err, StandardCharsets.UTF_8);
       assertThat(fetch.exitValue()).as(printed).isEqualTo(Main.INTERRUPTED);
       assertThat(printed).contains("127.0.0.1:" + server.getAddress().getPort())
-          .contains("total: 0 of 3 requests done, 0 completed, 0 failed, 1 refusals")
+          .contains("total: 0 of 3 requests done, 0 completed, 0 failed, 1 refusal")
           .contains("hostpace: interrupted");
       assertThat(Files.readString(out)).as("no record for a URL not done").isEmpty();
       assertThat(state).exists();

@@ -55,13 +55,13 @@ class ProgressOptionTest {
   @Test
   void noProgressDrawsNothingAndTheSummaryStays() {
     assertThat(run("fetch", "--no-progress", server.url("/ok"))).isZero();
-    assertThat(err).doesNotContain("\r").doesNotContain(" done, ").contains("total: 1 requests, 1 completed");
+    assertThat(err).doesNotContain("\r").doesNotContain(" done, ").contains("total: 1 request, 1 completed");
   }
 
   @Test
   void byDefaultNoTerminalMeansNoLine() {
     assertThat(run("fetch", server.url("/ok"))).isZero();
-    assertThat(err).doesNotContain("\r").contains("total: 1 requests");
+    assertThat(err).doesNotContain("\r").contains("total: 1 request,");
   }
 
   @Test

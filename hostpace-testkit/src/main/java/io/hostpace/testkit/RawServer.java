@@ -30,6 +30,8 @@ import java.util.concurrent.Executors;
  * <li>{@code /huge-headers}: sends {@code 200} with a header line of 1 MiB;
  * <li>{@code /bad-status}: sends {@code HTTP/1.1 two hundred} and closes;
  * <li>{@code /junk-retry-after}: sends {@code 429} with {@code Retry-After: soon, maybe};
+ * <li>a path given to {@link #script}: the bytes it was given, then nothing until the client
+ *     closes the connection;
  * <li>any other path: {@code 200 ok}, and closes the connection.
  * </ul>
  * The ones that never end (stall, trickle, endless, huge) go on until the client closes the
@@ -47,6 +49,7 @@ public final class RawServer implements AutoCloseable {
   private final List<Socket> connections = new CopyOnWriteArrayList<>();
   private final List<String> paths = new CopyOnWriteArrayList<>();
   private final List<String> abandoned = new CopyOnWriteArrayList<>();
+  private final java.util.Map<String, byte[]> scripts = new java.util.concurrent.ConcurrentHashMap<>();
 
   private RawServer() throws IOException {
     socket = new ServerSocket(0, 64, InetAddress.getLoopbackAddress());
@@ -68,6 +71,17 @@ public final class RawServer implements AutoCloseable {
     return "127.0.0.1:" + socket.getLocalPort();
   }
 
+  /**
+   * Answers {@code path} with {@code answer} as it is, status line, headers and whatever body,
+   * in ISO-8859-1, then sends nothing more and waits for the client to close the connection, as
+   * {@code /stall} does: an answer that breaks the protocol (a malformed chunk size, headers past
+   * the client's limit) is the client's to end, and one that stops short is cut at its deadline.
+   */
+  public RawServer script(String path, String answer) {
+    scripts.put(path, answer.getBytes(StandardCharsets.ISO_8859_1));
+    return this;
+  }
+
   /** The path of every request head read, in order. */
   public List<String> paths() {
     return List.copyOf(paths);
@@ -75,7 +89,7 @@ public final class RawServer implements AutoCloseable {
 
   /**
    * The path of every request that never ends ({@code /hang}, {@code /stall}, {@code /trickle},
-   * {@code /endless}, {@code /huge}) whose client closed the connection: a path that stalls notices
+   * {@code /endless}, {@code /huge}, a {@link #script}) whose client closed the connection: a path that stalls notices
    * at once, one that writes (trickle, endless, huge) at its next write that fails.
    */
   public List<String> abandoned() {
@@ -108,6 +122,18 @@ public final class RawServer implements AutoCloseable {
         path = path.substring(0, query);
       }
       paths.add(path);
+      byte[] scripted = scripts.get(path);
+      if (scripted != null) {
+        OutputStream out = connection.getOutputStream();
+        out.write(scripted);
+        out.flush();
+        InputStream in = connection.getInputStream();
+        while (in.read() >= 0) {
+          // nothing more is sent; wait for the client to close
+        }
+        abandoned.add(path);
+        return;
+      }
       switch (path) {
         case "/reset" -> {
           connection.setSoLinger(true, 0);
@@ -181,7 +207,7 @@ public final class RawServer implements AutoCloseable {
       }
     } catch (IOException e) {
       // The client went away (a reset counts as letting a hanging request go), or the server closed.
-      if (NEVER_ENDING.contains(path) && !socket.isClosed()) {
+      if ((NEVER_ENDING.contains(path) || scripts.containsKey(path)) && !socket.isClosed()) {
         abandoned.add(path);
       }
     } catch (InterruptedException e) {

@@ -70,7 +70,7 @@ public class HostpaceEndpoint {
    * @param pausedForMillis how long it still starts nothing, 0 when not paused
    * @param intervalMillis the learned interval between starts, 0 when nothing was learned
    * @param inFlightLimit the learned requests at once, 0 when nothing was learned
-   * @param quota the learned quota counted in fixed windows ({@code 60 per PT1M}), null when none
+   * @param quota the learned quota counted in fixed windows ({@code 60/m}), null when none
    * @param starts attempts started since the engine began to hold the key
    * @param refusals attempts refused, likewise
    * @param retries attempts sent back to the queue, likewise
