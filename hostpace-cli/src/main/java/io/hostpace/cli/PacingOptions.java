@@ -292,15 +292,24 @@ final class PacingOptions {
   }
 
   /** Units a duration may carry, as Spring's properties take them; a bare number is seconds. */
-  private static final String[][] UNITS = {{"ms", "0.001"}, {"s", "1"}, {"m", "60"}, {"h", "3600"}};
+  private static final String[][] UNITS = {{"ms", "0.001"}, {"s", "1"}, {"m", "60"}, {"h", "3600"}, {"d", "86400"}};
 
   /**
-   * Seconds in {@code value}: a decimal number of seconds, or a decimal number followed by
-   * {@code ms}, {@code s}, {@code m} or {@code h}. "ms" is tried before "s" and "m", which it ends
-   * with and starts with.
+   * Seconds in {@code value}: a decimal number of seconds, a decimal number followed by
+   * {@code ms}, {@code s}, {@code m}, {@code h} or {@code d}, or an ISO-8601 duration such as
+   * {@code PT30S}, as Spring's properties take them. "ms" is tried before "s" and "m", which it
+   * ends with and starts with.
    */
   private BigDecimal inSeconds(String option, String value) {
     String text = value.strip();
+    if (text.length() > 1 && (text.charAt(0) == 'P' || text.charAt(0) == 'p')) {
+      try {
+        Duration iso = Duration.parse(text);
+        return BigDecimal.valueOf(iso.getSeconds()).add(BigDecimal.valueOf(iso.getNano(), 9));
+      } catch (java.time.format.DateTimeParseException e) {
+        throw usage(option + " '" + value + "' is not a duration: an ISO-8601 one reads as PT30S or P1D");
+      }
+    }
     for (String[] unit : UNITS) {
       if (text.endsWith(unit[0]) && text.length() > unit[0].length()) {
         String number = text.substring(0, text.length() - unit[0].length()).strip();
@@ -315,7 +324,7 @@ final class PacingOptions {
       return new BigDecimal(text);
     } catch (NumberFormatException e) {
       throw usage(option + " '" + value + "' is not a duration: expected seconds (a decimal number), "
-          + "or a number with ms, s, m or h");
+          + "or a number with ms, s, m, h or d, or ISO-8601 such as PT30S");
     }
   }
 
