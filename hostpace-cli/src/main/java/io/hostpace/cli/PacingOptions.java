@@ -109,6 +109,26 @@ final class PacingOptions {
           + "answers took, up to --timeout, and an endpoint that fails at once fails fast (default ${DEFAULT-VALUE})")
   TimeoutPolicyName timeoutPolicy = TimeoutPolicyName.fixed;
 
+  @Option(names = "--config", paramLabel = "FILE",
+      description = "read the hostpace.* keys of a properties file, the Spring Boot starter's (hostpace.hosts[KEY], "
+          + "hostpace.max-in-flight, hostpace.retries ...): each is the option of its name; options given here "
+          + "override it; ${NAME} in a value is the environment variable's")
+  @Nullable Path config;
+
+  /**
+   * Where an option's value came from when not from the command line: the key of the
+   * {@code --config} file or the environment variable, to name in a message about it.
+   */
+  private final java.util.Map<String, String> sources = new java.util.HashMap<>();
+  private boolean configured;
+
+  /** The environment: {@code ${NAME}} in {@code --config}, and the fleet's Redis. */
+  java.util.function.Function<String, @Nullable String> environment = System::getenv;
+
+  /** The environment variables that name the fleet's Redis, as Spring Boot binds them. */
+  private static final String[][] REDIS_VARIABLES = {
+      {"--redis", "HOSTPACE_REDIS"}, {"--redis-cluster", "HOSTPACE_REDISCLUSTER"}, {"--redis-cluster", "HOSTPACE_REDIS_CLUSTER"}};
+
   @Option(names = "--verbose",
       description = "print each decision of the engine (queued, started, refused, paused, paced, retried, gave up) "
           + "to stderr, a line each with the time and the host; warnings are printed in any case")
@@ -120,6 +140,7 @@ final class PacingOptions {
    * policy's floor, a tenth of {@code --timeout}.
    */
   Hostpace engine(HostpaceListener listener, io.hostpace.spi.Probe probe) {
+    configure();
     if (verbose) {
       LogSetup.verbose();
     }
@@ -208,6 +229,7 @@ final class PacingOptions {
 
   /** The context these options describe: the limits for every host and per key. */
   CallContext context() {
+    configure();
     CallContext.Builder context = CallContext.builder();
     Limits everyHost = Limits.NONE;
     if (maxInFlight != null) {
@@ -270,15 +292,24 @@ final class PacingOptions {
   }
 
   /** Units a duration may carry, as Spring's properties take them; a bare number is seconds. */
-  private static final String[][] UNITS = {{"ms", "0.001"}, {"s", "1"}, {"m", "60"}, {"h", "3600"}};
+  private static final String[][] UNITS = {{"ms", "0.001"}, {"s", "1"}, {"m", "60"}, {"h", "3600"}, {"d", "86400"}};
 
   /**
-   * Seconds in {@code value}: a decimal number of seconds, or a decimal number followed by
-   * {@code ms}, {@code s}, {@code m} or {@code h}. "ms" is tried before "s" and "m", which it ends
-   * with and starts with.
+   * Seconds in {@code value}: a decimal number of seconds, a decimal number followed by
+   * {@code ms}, {@code s}, {@code m}, {@code h} or {@code d}, or an ISO-8601 duration such as
+   * {@code PT30S}, as Spring's properties take them. "ms" is tried before "s" and "m", which it
+   * ends with and starts with.
    */
   private BigDecimal inSeconds(String option, String value) {
     String text = value.strip();
+    if (text.length() > 1 && (text.charAt(0) == 'P' || text.charAt(0) == 'p')) {
+      try {
+        Duration iso = Duration.parse(text);
+        return BigDecimal.valueOf(iso.getSeconds()).add(BigDecimal.valueOf(iso.getNano(), 9));
+      } catch (java.time.format.DateTimeParseException e) {
+        throw usage(option + " '" + value + "' is not a duration: an ISO-8601 one reads as PT30S or P1D");
+      }
+    }
     for (String[] unit : UNITS) {
       if (text.endsWith(unit[0]) && text.length() > unit[0].length()) {
         String number = text.substring(0, text.length() - unit[0].length()).strip();
@@ -293,7 +324,7 @@ final class PacingOptions {
       return new BigDecimal(text);
     } catch (NumberFormatException e) {
       throw usage(option + " '" + value + "' is not a duration: expected seconds (a decimal number), "
-          + "or a number with ms, s, m or h");
+          + "or a number with ms, s, m, h or d, or ISO-8601 such as PT30S");
     }
   }
 
@@ -306,6 +337,107 @@ final class PacingOptions {
   }
 
   CommandLine.ParameterException usage(String message) {
+    for (java.util.Map.Entry<String, String> source : sources.entrySet()) {
+      String option = source.getKey();
+      if (message.startsWith(option) && (message.length() == option.length()
+          || !(Character.isLetter(message.charAt(option.length())) || message.charAt(option.length()) == '-'))) {
+        return new CommandLine.ParameterException(spec.commandLine(), message + " (from " + source.getValue() + ")");
+      }
+    }
     return new CommandLine.ParameterException(spec.commandLine(), message);
+  }
+
+  /**
+   * Gives each option not on the command line its value from the environment (the fleet's Redis,
+   * when there is a fleet) or the {@code --config} file, in that order; the file's host limits go
+   * before the command line's, which override those of the same key. Once, before the options
+   * are read.
+   */
+  private void configure() {
+    if (configured) {
+      return;
+    }
+    configured = true;
+    CommandLine.ParseResult given = spec.commandLine().getParseResult();
+    ConfigFile file = null;
+    Path path = config;
+    if (path != null) {
+      try {
+        file = ConfigFile.read(path, environment);
+      } catch (IllegalArgumentException e) {
+        throw usage("--config '" + path + "': " + e.getMessage());
+      }
+    }
+    boolean fleetNamed = fleetName != null || (file != null && file.value("--fleet") != null);
+    for (String[] variable : REDIS_VARIABLES) {
+      String value = environment.apply(variable[1]);
+      if (fleetNamed && value != null && !given.hasMatchedOption(variable[0]) && !sources.containsKey(variable[0])) {
+        set(variable[0], value, "the environment variable " + variable[1]);
+      }
+    }
+    if (file == null) {
+      return;
+    }
+    for (String option : List.of("--max-in-flight", "--max-rate", "--retries", "--retry-delay-limit",
+        "--timeout-policy", "--timeout", "--user-agent", "--state", "--fleet", "--redis", "--redis-cluster")) {
+      String value = file.value(option);
+      if (value != null && !given.hasMatchedOption(option) && !sources.containsKey(option)) {
+        set(option, value, "'" + file.keyOf(option) + "' in --config '" + path + "'");
+      }
+    }
+    java.util.Set<String> keysGiven = new java.util.HashSet<>();
+    for (String host : hosts) {
+      keysGiven.add(host.substring(0, Math.max(0, host.indexOf('='))).strip());
+    }
+    List<String> merged = new ArrayList<>();
+    for (String host : file.hosts()) {
+      if (!keysGiven.contains(host.substring(0, host.indexOf('=')).strip())) {
+        merged.add(host);
+      }
+    }
+    if (!merged.isEmpty()) {
+      sources.put("--host", "hostpace.hosts in --config '" + path + "'");
+    }
+    merged.addAll(hosts);
+    hosts = merged;
+  }
+
+  /** Sets {@code option}'s field to {@code value}, which came from {@code source}. */
+  private void set(String option, String value, String source) {
+    sources.put(option, source);
+    switch (option) {
+      case "--max-in-flight" -> maxInFlight = whole(option, value);
+      case "--max-rate" -> maxRate = value;
+      case "--retries" -> retries = whole(option, value);
+      case "--retry-delay-limit" -> retryDelayLimit = value;
+      case "--timeout" -> timeout = value;
+      case "--timeout-policy" -> {
+        try {
+          timeoutPolicy = TimeoutPolicyName.valueOf(value.strip().toLowerCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+          throw usage(option + " '" + value + "' is not a policy: expected fixed or adaptive");
+        }
+      }
+      case "--user-agent" -> userAgent = value;
+      case "--state" -> {
+        try {
+          state = Path.of(value.strip());
+        } catch (java.nio.file.InvalidPathException e) {
+          throw usage(option + " '" + value + "' is not a file name: " + e.getReason());
+        }
+      }
+      case "--fleet" -> fleetName = value.strip();
+      case "--redis" -> redis = value.strip();
+      case "--redis-cluster" -> redisCluster = java.util.Arrays.stream(value.split(",")).map(String::strip).toList();
+      default -> throw new IllegalArgumentException("no option " + option);
+    }
+  }
+
+  private int whole(String option, String value) {
+    try {
+      return Integer.parseInt(value.strip());
+    } catch (NumberFormatException e) {
+      throw usage(option + " '" + value + "' is not a whole number");
+    }
   }
 }

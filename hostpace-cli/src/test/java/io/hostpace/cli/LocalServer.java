@@ -29,6 +29,8 @@ final class LocalServer implements AutoCloseable {
 
   final HttpServer server;
   final List<String> requests = new CopyOnWriteArrayList<>();
+  /** The User-Agent of each request, in the order they came. */
+  final java.util.Queue<String> userAgents = new java.util.concurrent.ConcurrentLinkedQueue<>();
   final Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
   final AtomicInteger inFlight = new AtomicInteger();
   final AtomicInteger maxInFlight = new AtomicInteger();
@@ -40,6 +42,10 @@ final class LocalServer implements AutoCloseable {
     server.setExecutor(Executors.newCachedThreadPool());
     server.createContext("/", this::handle);
     server.start();
+  }
+
+  int port() {
+    return server.getAddress().getPort();
   }
 
   String url(String path) {
@@ -55,6 +61,7 @@ final class LocalServer implements AutoCloseable {
     maxInFlight.accumulateAndGet(now, Math::max);
     String path = exchange.getRequestURI().getPath();
     requests.add(exchange.getRequestMethod() + " " + path);
+    userAgents.add(String.valueOf(exchange.getRequestHeaders().getFirst("User-Agent")));
     int count = seen.computeIfAbsent(path, p -> new AtomicInteger()).incrementAndGet();
     onRequest.getOrDefault(path, () -> {}).run();
     exchange.setAttribute("inFlight", new java.util.concurrent.atomic.AtomicBoolean(true));

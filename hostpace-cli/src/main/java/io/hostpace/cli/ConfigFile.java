@@ -1,0 +1,171 @@
+package io.hostpace.cli;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The {@code hostpace.*} keys of a properties file, the keys the Spring Boot starter reads, as
+ * the options of the command line that say the same ({@code hostpace.max-in-flight=8} is
+ * {@code --max-in-flight 8}; {@code hostpace.hosts[qlever.dev]=inFlight:1} is
+ * {@code --host qlever.dev=inFlight:1}). One file serves an application and the command line:
+ * keys outside {@code hostpace.} are not read, and the keys that set up Spring's own clients
+ * ({@code hostpace.rest-client.enabled} ...) mean nothing here. A key is matched as Spring Boot
+ * matches it, whatever its dashes and case ({@code hostpace.maxInFlight}); any other
+ * {@code hostpace.} key is refused by name, as a misspelt option is.
+ *
+ * <p>A value may name environment variables, as Spring's placeholders do: {@code ${NAME}}, or
+ * {@code ${NAME:default}} for one that may be unset, so that a secret (a Redis URI with its
+ * password) stays out of the file. The file is read as UTF-8.
+ */
+final class ConfigFile {
+
+  /** The options the keys stand for, by key without {@code hostpace.}, dashes or case. */
+  private static final Map<String, String> OPTIONS = options();
+
+  /** The keys that set up Spring's clients: accepted, and nothing to the command line. */
+  private static final List<String> SPRING_ONLY =
+      List.of("restclient.enabled", "resttemplate.enabled", "webclient.enabled");
+
+  private static final String PREFIX = "hostpace.";
+
+  private final Map<String, String> values;
+  private final List<String> hosts;
+  private final Map<String, String> keys;
+
+  private ConfigFile(Map<String, String> values, List<String> hosts, Map<String, String> keys) {
+    this.values = values;
+    this.hosts = hosts;
+    this.keys = keys;
+  }
+
+  private static Map<String, String> options() {
+    Map<String, String> options = new LinkedHashMap<>();
+    for (String option : List.of("--max-in-flight", "--max-rate", "--retries", "--retry-delay-limit",
+        "--timeout-policy", "--timeout", "--user-agent", "--state", "--fleet", "--redis", "--redis-cluster")) {
+      options.put(canonical(option.substring(2)), option);
+    }
+    return options;
+  }
+
+  /** A key as Spring Boot compares keys: without dashes or underscores, in lower case. */
+  private static String canonical(String key) {
+    return key.replace("-", "").replace("_", "").toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * Reads {@code file}, its placeholders resolved from {@code environment}.
+   *
+   * @throws IllegalArgumentException a key, a placeholder or the file is wrong: the message
+   *     names it, to follow "--config 'FILE': "
+   */
+  static ConfigFile read(Path file, Function<String, @Nullable String> environment) {
+    Properties properties = new Properties();
+    try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      properties.load(in);
+    } catch (java.nio.charset.CharacterCodingException e) {
+      throw new IllegalArgumentException("it is not UTF-8 text");
+    } catch (IOException e) {
+      throw new IllegalArgumentException("it cannot be read: " + Main.failure(e));
+    }
+    Map<String, String> values = new LinkedHashMap<>();
+    Map<String, String> hostSpecs = new TreeMap<>();
+    Map<String, String> keys = new LinkedHashMap<>();
+    for (String key : new java.util.TreeSet<>(properties.stringPropertyNames())) {
+      if (!key.regionMatches(true, 0, PREFIX, 0, PREFIX.length())) {
+        continue; // the application's own keys
+      }
+      String name = key.substring(PREFIX.length());
+      String value = resolve(key, properties.getProperty(key), environment);
+      String host = hostKey(name);
+      if (host != null) {
+        if (host.isBlank()) {
+          throw new IllegalArgumentException("'" + key + "' names no host: expected hostpace.hosts[KEY]=SPEC");
+        }
+        hostSpecs.put(host, value);
+        continue;
+      }
+      String canonical = canonical(name);
+      if (SPRING_ONLY.contains(canonical)) {
+        continue;
+      }
+      String option = OPTIONS.get(canonical);
+      if (option == null) {
+        throw new IllegalArgumentException("'" + key + "' is not a key Hostpace reads: expected hostpace.hosts[KEY] or "
+            + "hostpace. followed by " + String.join(", ", OPTIONS.values().stream().map(o -> o.substring(2)).toList()));
+      }
+      if (values.containsKey(option)) {
+        throw new IllegalArgumentException("'" + key + "' says again what '" + keys.get(option) + "' says: give one");
+      }
+      values.put(option, value);
+      keys.put(option, key);
+    }
+    List<String> hosts = new ArrayList<>();
+    hostSpecs.forEach((host, spec) -> hosts.add(host + "=" + spec));
+    return new ConfigFile(values, hosts, keys);
+  }
+
+  /** The host of {@code hosts[KEY]} or {@code hosts.KEY}; null when {@code name} is not one. */
+  private static @Nullable String hostKey(String name) {
+    String lower = name.toLowerCase(Locale.ROOT);
+    if (lower.startsWith("hosts[") && name.endsWith("]")) {
+      return name.substring("hosts[".length(), name.length() - 1);
+    }
+    if (lower.startsWith("hosts.")) {
+      return name.substring("hosts.".length());
+    }
+    return lower.equals("hosts") ? "" : null;
+  }
+
+  /** {@code value} with each {@code ${NAME}} or {@code ${NAME:default}} replaced by the environment's. */
+  private static String resolve(String key, String value, Function<String, @Nullable String> environment) {
+    StringBuilder resolved = new StringBuilder();
+    int at = 0;
+    while (true) {
+      int start = value.indexOf("${", at);
+      if (start < 0) {
+        return resolved.append(value, at, value.length()).toString();
+      }
+      int end = value.indexOf('}', start);
+      if (end < 0) {
+        throw new IllegalArgumentException("'" + key + "' has a '${' with no '}'");
+      }
+      String reference = value.substring(start + 2, end);
+      int colon = reference.indexOf(':');
+      String name = colon < 0 ? reference : reference.substring(0, colon);
+      String found = name.isEmpty() ? null : environment.apply(name);
+      if (found == null && colon < 0) {
+        throw new IllegalArgumentException("'" + key + "' names the environment variable " + name + ", which is not set"
+            + " (write ${" + name + ":DEFAULT} for one that may be unset)");
+      }
+      resolved.append(value, at, start).append(found != null ? found : reference.substring(colon + 1));
+      at = end + 1;
+    }
+  }
+
+  /** The value the file gives {@code option} (such as {@code --retries}), or null. */
+  @Nullable String value(String option) {
+    return values.get(option);
+  }
+
+  /** The key that gave {@code option} its value, to name in a message, or null. */
+  @Nullable String keyOf(String option) {
+    return keys.get(option);
+  }
+
+  /** The file's host limits, each as {@code --host} takes it, {@code KEY=SPEC}, sorted by key. */
+  List<String> hosts() {
+    return hosts;
+  }
+}
