@@ -24,7 +24,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Runs in one JVM at once (embedding, tests) share the logger: the first to open keeps how it
  * was and the last to close puts it back, and it stays at {@code DEBUG} while any run is verbose;
- * each run's handler takes {@code DEBUG} lines only when that run is verbose.
+ * each run's handler takes {@code DEBUG} lines only when that run is verbose. The command line's
+ * own process leaves out Lettuce's and Netty's warnings ({@link #quietLibraries()}), which it
+ * says in its own words, but with {@code --verbose}.
  */
 final class LogSetup implements AutoCloseable {
 
@@ -79,6 +81,24 @@ final class LogSetup implements AutoCloseable {
     CURRENT.set(this);
   }
 
+  /**
+   * The libraries whose warnings the command line says in its own words: Lettuce and Netty
+   * print two lines for each Redis node they cannot reach, where {@code --fleet} prints one line
+   * for them all. Held here, as {@code java.util.logging} holds its loggers weakly.
+   */
+  private static final Logger[] LIBRARIES = {Logger.getLogger("io.lettuce"), Logger.getLogger("io.netty")};
+
+  /**
+   * For the command line's own process: the libraries' warnings are left out, their errors
+   * kept, until a run is {@link #verbose()}. Not for a run embedded in another program, whose
+   * logging is its own.
+   */
+  static void quietLibraries() {
+    for (Logger library : LIBRARIES) {
+      library.setLevel(Level.SEVERE);
+    }
+  }
+
   /** Sends Hostpace's {@code WARNING} lines to {@code err} until closed. */
   static LogSetup toStderr(PrintStream err) {
     return new LogSetup(err);
@@ -94,6 +114,11 @@ final class LogSetup implements AutoCloseable {
       return; // no run on this thread: nowhere to print
     }
     synchronized (LOCK) {
+      for (Logger library : LIBRARIES) {
+        if (Level.SEVERE.equals(library.getLevel())) {
+          library.setLevel(null); // quieted for the process: --verbose shows what they say
+        }
+      }
       if (!current.verbose) {
         current.verbose = true;
         verboseOpen++;

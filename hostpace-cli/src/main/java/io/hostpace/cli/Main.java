@@ -23,6 +23,7 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    LogSetup.quietLibraries();
     System.exit(run(args, System.in, System.out, System.err));
   }
 

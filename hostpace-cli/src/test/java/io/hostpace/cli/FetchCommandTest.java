@@ -408,6 +408,32 @@ class FetchCommandTest {
     assertThat(err).contains("--redis-cluster: ");
   }
 
+  @Test
+  void S5_aRedisClusterThatCannotBeReachedIsOneLineInTheCommandsOwnProcessButWithVerbose()
+      throws IOException, InterruptedException {
+    String seeds = "redis://127.0.0.1:" + closedPort() + ",redis://127.0.0.1:" + closedPort();
+    String[] fetch = {"fetch", "--fleet", "nightly", "--redis-cluster", seeds, server.url("/ok")};
+
+    String quiet = process(fetch);
+    assertThat(quiet.lines()).as(quiet).hasSize(1);
+    assertThat(quiet).startsWith("hostpace: --redis-cluster '" + seeds + "' cannot be reached");
+    String verbose = process(concat(fetch, "--verbose"));
+    assertThat(verbose).as("Lettuce's own lines, with --verbose").contains("Unable to connect");
+  }
+
+  /** Runs the command as a process of its own, as bin/hostpace does; its exit status is 2 and its output is returned. */
+  static String process(String... args) throws IOException, InterruptedException {
+    List<String> command = new java.util.ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), "io.hostpace.cli.Main"));
+    command.addAll(Arrays.asList(args));
+    Process started = new ProcessBuilder(command).redirectErrorStream(true).start();
+    started.getOutputStream().close();
+    String output = new String(started.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(started.waitFor()).as(output).isEqualTo(2);
+    return output;
+  }
+
   static String[] concat(String[] first, String last) {
     String[] all = Arrays.copyOf(first, first.length + 1);
     all[first.length] = last;
