@@ -14,15 +14,16 @@ import java.util.regex.Pattern;
  * The name of the file {@code fetch --save DIR} keeps a URL's body in: readable, safe on every
  * common file system, and the URL's own. The host, port, path and query are kept, percent-escapes
  * decoded, and every character but ASCII letters, digits and {@code . _ - = + , ~} becomes
- * {@code _} (runs of it one); the user info and the fragment are dropped. So the name holds no
+ * {@code _}, which takes in the dots beside it (so {@code /../} is one {@code _}); the user info
+ * and the fragment are dropped. So the name holds no
  * separator ({@code /}, {@code \}), no NUL or control character, and cannot be {@code .} or
  * {@code ..}; it does not start with a dot (a hidden file, and the temporary files of
  * {@link SaveFolder} start with one), does not end with a dot or a space, and is not a name
  * Windows reserves ({@code CON}, {@code NUL.txt}, {@code com1}...). The readable part is cut at
  * {@value #READABLE} characters; then come {@code _} and the first 12 hex digits of the SHA-256
  * of the whole URL as given, so that two URLs whose readable parts are equal get two names; a
- * last path segment's extension of up to 8 letters or digits is kept at the end when the URL
- * has no query. For example {@code https://example.org/a/b?x=1} is
+ * last path segment's extension of up to 8 letters or digits (after a stem: {@code /.hidden}
+ * has none) is kept at the end when the URL has no query. For example {@code https://example.org/a/b?x=1} is
  * {@code example.org_a_b_x=1_} and 12 hex digits, {@code https://example.org/data/r%C3%A9sum%C3%A9.pdf}
  * {@code example.org_data_r_sum_} and 12 hex digits, then {@code .pdf}.
  */
@@ -32,7 +33,7 @@ final class SavedName {
   static final int READABLE = 100;
 
   private static final Pattern SCHEME = Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]*://");
-  private static final Pattern EXTENSION = Pattern.compile("\\.[A-Za-z0-9]{1,8}$");
+  private static final Pattern EXTENSION = Pattern.compile("[^./](\\.[A-Za-z0-9]{1,8})$");
   private static final Set<String> RESERVED = Set.of("CON", "PRN", "AUX", "NUL",
       "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9",
       "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9");
@@ -56,13 +57,15 @@ final class SavedName {
     if (pathStart >= 0 && rest.indexOf('?') < 0) {
       Matcher last = EXTENSION.matcher(decoded(rest.substring(pathStart)));
       if (last.find() && !rest.substring(pathStart).endsWith("/")) {
-        extension = last.group();
+        extension = last.group(1);
       }
     }
     String readable = safe(decoded(rest));
     if (!extension.isEmpty() && readable.endsWith(extension)) {
       readable = trim(readable.substring(0, readable.length() - extension.length()));
     }
+    // Dots next to a separator (the ".." of "/../", the "." of "/.hidden") say nothing in a name.
+    readable = trim(readable.replaceAll("[._]*_[._]*", "_"));
     if (readable.length() > READABLE) {
       readable = trim(readable.substring(0, READABLE));
     }
