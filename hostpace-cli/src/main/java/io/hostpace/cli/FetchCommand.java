@@ -44,8 +44,8 @@ import picocli.CommandLine.Parameters;
     description = "Fetch URLs through Hostpace: paced per host, refusals retried, a JSON line per URL.",
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:every URL got a whole HTTP answer, whatever its status",
-        "1:a URL got no whole answer: none came, or its body was cut at --timeout or --max-body;"
-            + " or --state could not be saved",
+        "1:a URL got no whole answer: none came, or its body was cut at --timeout or --max-body"
+            + " or could not be saved (--save); or --state could not be saved",
         "2:a usage error, said in one line that names the option: nothing was fetched",
         "130:interrupted (Ctrl-C): what was done is summed up and --state is saved"},
     footerHeading = "%nExamples:%n",

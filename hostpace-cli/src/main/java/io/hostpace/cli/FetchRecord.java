@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * The user info of a URL, which can hold a password, is shown as {@code ***} in both.
  * With {@code --save DIR}, a body read whole is kept in a file of DIR, which {@code file} names
  * ({@link SavedName}): {@code {"url":"https://a.test/x?y=1","status":200,...,"bytes":512,
- * "file":"a.test_x_y=1_6f1ed002ab55"}}; a body cut has no file.
+ * "file":"a.test_x_y=1_b9250fac69e7"}}; a body cut has no file.
  */
 record FetchRecord(String url, int status, int attempts, long elapsedMs, long waitedMs, long bytes,
     @Nullable String file, @Nullable String error) {

@@ -23,9 +23,10 @@ import java.util.regex.Pattern;
  * {@value #READABLE} characters; then come {@code _} and the first 12 hex digits of the SHA-256
  * of the whole URL as given, so that two URLs whose readable parts are equal get two names; a
  * last path segment's extension of up to 8 letters or digits (after a stem: {@code /.hidden}
- * has none) is kept at the end when the URL has no query. For example {@code https://example.org/a/b?x=1} is
- * {@code example.org_a_b_x=1_} and 12 hex digits, {@code https://example.org/data/r%C3%A9sum%C3%A9.pdf}
- * {@code example.org_data_r_sum_} and 12 hex digits, then {@code .pdf}.
+ * has none) is kept at the end when the URL has no query. For example
+ * {@code https://example.org/a/b?x=1} is {@code example.org_a_b_x=1_} and 12 hex digits;
+ * {@code https://example.org/data/r%C3%A9sum%C3%A9.pdf} is {@code example.org_data_r_sum_} and
+ * 12 hex digits, then {@code .pdf}.
  */
 final class SavedName {
 

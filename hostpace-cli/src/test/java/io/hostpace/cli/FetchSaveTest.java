@@ -211,7 +211,8 @@ class FetchSaveTest {
       assertThat(name.substring(0, Math.max(name.indexOf('.'), 0)).toUpperCase(java.util.Locale.ROOT))
           .as(url).isNotIn("CON", "PRN", "AUX", "NUL", "LPT1", "COM1");
     }
-    assertThat(SavedName.of("https://example.org/a/b?x=1")).isEqualTo("example.org_a_b_x=1_" + SavedName.hash("https://example.org/a/b?x=1"));
+    assertThat(SavedName.of("https://example.org/a/b?x=1")).isEqualTo("example.org_a_b_x=1_a30159cc70e8");
+    assertThat(SavedName.of("https://a.test/x?y=1")).as("FetchRecord's example").isEqualTo("a.test_x_y=1_b9250fac69e7");
     assertThat(SavedName.of("http://nul.a.test/")).startsWith("_nul.a.test_");
     assertThat(SavedName.of("http://a.test/x")).isNotEqualTo(SavedName.of("http://a.test/x#y"));
   }
