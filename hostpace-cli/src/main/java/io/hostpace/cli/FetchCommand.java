@@ -33,20 +33,28 @@ import picocli.CommandLine.Parameters;
  * {@code --max-body}, SPEC T7); 2 for a usage error, before anything is fetched; 130 for a run
  * ended by Ctrl-C, which stops sending, prints the summary of what was done and saves
  * {@code --state} ({@link InterruptHook}).
+ *
+ * <p>{@code --save DIR} keeps each URL's last answer's body, whatever its status, in a file of
+ * DIR ({@link SaveFolder}, {@link SavedName}); the body of a refusal that was retried is never
+ * kept. A URL given twice is fetched and saved once. {@code --resume} goes on with a run that
+ * stopped: the URLs its {@code --output} already holds as done ({@link FetchLog}) are skipped,
+ * and the new records are appended.
  */
 @Command(name = "fetch", mixinStandardHelpOptions = true,
     description = "Fetch URLs through Hostpace: paced per host, refusals retried, a JSON line per URL.",
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:every URL got a whole HTTP answer, whatever its status",
-        "1:a URL got no whole answer: none came, or its body was cut at --timeout or --max-body;"
-            + " or --state could not be saved",
+        "1:a URL got no whole answer: none came, or its body was cut at --timeout or --max-body"
+            + " or could not be saved (--save); or --state could not be saved",
         "2:a usage error, said in one line that names the option: nothing was fetched",
         "130:interrupted (Ctrl-C): what was done is summed up and --state is saved"},
     footerHeading = "%nExamples:%n",
     footer = {"  hostpace fetch --max-rate 1 https://example.org/a https://example.org/b",
         "  hostpace fetch --input urls.txt --host 'qlever.dev=inFlight:1,perSecond:1' \\",
         "      --output results.jsonl",
-        "  hostpace fetch --state hosts.tsv --retries 10 --input - < urls.txt > out.jsonl"})
+        "  hostpace fetch --state hosts.tsv --retries 10 --input - < urls.txt > out.jsonl",
+        "  hostpace fetch --input urls.txt --save pages --output results.jsonl",
+        "  hostpace fetch --input urls.txt --save pages --output results.jsonl --resume"})
 final class FetchCommand implements java.util.concurrent.Callable<Integer> {
 
   private final Main.Streams streams;
@@ -78,6 +86,19 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
   @Option(names = "--output", paramLabel = "FILE", description = "where the JSON lines go (default: standard output)")
   @Nullable Path output;
 
+  @Option(names = "--save", paramLabel = "DIR",
+      description = "keep each URL's body in a file of DIR (made if missing), named after the URL: host, path and "
+          + "query where safe, then _ and 12 hex digits of the URL's SHA-256; its record's \"file\" names it. "
+          + "The last answer's body is kept, whatever its status; a refusal retried, or a body cut at --timeout or "
+          + "--max-body, leaves no file. A URL given twice is fetched once")
+  @Nullable Path save;
+
+  @Option(names = "--resume",
+      description = "go on with a run that stopped: skip the URLs that --output FILE already holds a record of with "
+          + "a 2xx status and a whole body (with --save, its file there with its bytes), and append to FILE. "
+          + "A last line cut short is dropped. With --state, at the pace the hosts had")
+  boolean resume;
+
   @Option(names = "--quiet", description = "no summary, and no progress line unless --progress")
   boolean quiet;
 
@@ -108,8 +129,32 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
       throw pacing.usage("--method '" + method + "' cannot be used: Java's HTTP client does not send CONNECT; " + METHODS);
     }
     List<String[]> requestHeaders = headers();
+    if (resume && output == null) {
+      throw pacing.usage("--resume needs --output FILE: it reads the records of the run it goes on with there, "
+          + "and appends to them");
+    }
     if (output != null) {
       FileOption.writable("--output", output, pacing::usage);
+    }
+    FetchLog done = resume && output != null ? FetchLog.read(output, pacing::usage) : null;
+    SaveFolder folder = save != null ? SaveFolder.of("--save", save, pacing::usage) : null;
+    int given = targets.size();
+    int skipped = 0;
+    int twice = 0;
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    List<String> todo = new ArrayList<>();
+    for (String target : targets) {
+      if (done != null && done.done(io.hostpace.Redaction.userInfo(target), folder)) {
+        skipped++;
+      } else if (folder != null && !seen.add(target)) {
+        twice++; // one URL, one file: fetched and saved once
+      } else {
+        todo.add(target);
+      }
+    }
+    targets = todo;
+    if (folder != null && resume) {
+      folder.deleteLeftovers(); // the bodies the stopped run was writing
     }
     HostSummary summary = new HostSummary();
     BoundedHttpClient bounded = new BoundedHttpClient(
@@ -123,11 +168,17 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
       throw e;
     }
 
-    OutputStream sink = output != null ? Files.newOutputStream(output) : streams.out();
+    OutputStream sink;
+    try {
+      sink = output == null ? streams.out() : done != null ? done.append(output) : Files.newOutputStream(output);
+    } catch (IOException e) {
+      bounded.close();
+      throw e;
+    }
     long start = System.nanoTime();
     // The calls as sent, to cancel on Ctrl-C: what waits leaves its queue, what is in flight its place.
     List<CompletableFuture<?>> sent = new java.util.concurrent.CopyOnWriteArrayList<>();
-    try (bounded; PrintStream records = new PrintStream(sink, true, StandardCharsets.UTF_8);
+    try (bounded; SaveFolder saving = folder; PrintStream records = new PrintStream(sink, true, StandardCharsets.UTF_8);
         InterruptHook interrupt = InterruptHook.install(() -> sent.forEach(call -> call.cancel(true)))) {
       PacedHttpClient client = PacedHttpClient.wrap(bounded, engine);
       int width = Terminal.columns(System.getenv());
@@ -139,7 +190,7 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
         if (interrupt.interrupted()) {
           break; // Ctrl-C: nothing more is sent
         }
-        calls.add(fetch(client, context, target, verb, requestHeaders, body, timeout, summary, call -> {
+        calls.add(fetch(client, context, target, verb, requestHeaders, body, timeout, summary, saving, call -> {
           sent.add(call);
           if (interrupt.interrupted()) {
             call.cancel(true); // sent as the hook cancelled the others
@@ -160,8 +211,18 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
       }
       CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0])).join();
       shown.stop();
+      if (saving != null) {
+        saving.close(); // the bodies of calls cancelled by Ctrl-C are not kept
+      }
       boolean saved = pacing.endRun(streams.err());
       if (!quiet) {
+        if (resume) {
+          streams.err().println("resumed: " + skipped + " of " + Counted.of(given, "URL", "URLs")
+              + " were done in " + Printable.line(String.valueOf(output)) + " and were skipped");
+        }
+        if (twice > 0) {
+          streams.err().println("saved once: " + Counted.of(twice, "URL was", "URLs were") + " given again");
+        }
         summary.print(streams.err(), width, java.time.Duration.ofNanos(System.nanoTime() - start), targets.size());
       }
       if (interrupt.interrupted()) {
@@ -183,7 +244,7 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
 
   private CompletableFuture<FetchRecord> fetch(PacedHttpClient client, CallContext context, String target,
       String verb, List<String[]> requestHeaders, byte @Nullable [] body, java.time.Duration timeout,
-      HostSummary summary, java.util.function.Consumer<CompletableFuture<?>> onSent) {
+      HostSummary summary, @Nullable SaveFolder folder, java.util.function.Consumer<CompletableFuture<?>> onSent) {
     long start = System.nanoTime();
     AttemptClock clock = new AttemptClock(start);
     URI uri;
@@ -200,7 +261,9 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
       return CompletableFuture.completedFuture(new FetchRecord(target, FetchRecord.NO_ANSWER, 0, 0, 0, 0, e.getMessage()));
     }
     CallContext timed = context.toBuilder().attemptListener(clock).build();
-    CompletableFuture<java.net.http.HttpResponse<Long>> call = client.withContext(timed).sendAsync(request, ByteCounter.HANDLER);
+    String name = folder == null ? null : SavedName.of(target);
+    CompletableFuture<java.net.http.HttpResponse<Long>> call = client.withContext(timed)
+        .sendAsync(request, folder == null || name == null ? ByteCounter.HANDLER : folder.handler(name));
     onSent.accept(call);
     return call.handle((response, failure) -> {
           if (failure instanceof java.util.concurrent.CancellationException) {
@@ -209,7 +272,7 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
           FetchRecord record;
           if (failure == null) {
             record = new FetchRecord(target, response.statusCode(), clock.attempts(), clock.elapsedMillis(),
-                clock.waitedMillis(), response.body(), null);
+                clock.waitedMillis(), response.body(), name, null);
           } else {
             // A body cut at its deadline or its cap keeps the status its headers had, and its count.
             BodyCutException cut = FailureMessage.cause(failure, BodyCutException.class);

@@ -70,7 +70,7 @@ class HelpTest {
   void I5_fetchsHelpEndsWithItsExitCodesAndExamplesAndEachCodeIsTheOneItReturns() throws IOException {
     Map<Integer, String> codes = exitCodes("fetch");
     assertThat(codes.keySet()).containsExactly(0, 1, 2, 130);
-    assertThat(examples().lines().filter(line -> line.strip().startsWith("hostpace fetch ")).count()).isEqualTo(3);
+    assertThat(examples().lines().filter(line -> line.strip().startsWith("hostpace fetch ")).count()).isEqualTo(5);
 
     assertThat(codes.get(run("fetch", server.url("/ok"), server.url("/missing")))).startsWith("every URL got a whole HTTP answer");
     assertThat(codes.get(run("fetch", "http://127.0.0.1:" + closedPort() + "/"))).startsWith("a URL got no whole answer");
