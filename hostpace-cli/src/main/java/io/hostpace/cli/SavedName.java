@@ -21,7 +21,10 @@ import java.util.regex.Pattern;
  * {@link SaveFolder} start with one), does not end with a dot or a space, and is not a name
  * Windows reserves ({@code CON}, {@code NUL.txt}, {@code com1}...). The readable part is cut at
  * {@value #READABLE} characters; then come {@code _} and the first 12 hex digits of the SHA-256
- * of the whole URL as given, so that two URLs whose readable parts are equal get two names; a
+ * of the whole URL as given, so that two URLs whose readable parts are equal get two names (of a
+ * URL with user info, the hash of the URL after a secret drawn when the process starts: the name
+ * of a URL with a password must not let anyone check guesses at it; {@code --resume} finds such a
+ * file by its record, which names it); a
  * last path segment's extension of up to 8 letters or digits (after a stem: {@code /.hidden}
  * has none) is kept at the end when the URL has no query. For example
  * {@code https://example.org/a/b?x=1} is {@code example.org_a_b_x=1_} and 12 hex digits;
@@ -38,6 +41,9 @@ final class SavedName {
   private static final Set<String> RESERVED = Set.of("CON", "PRN", "AUX", "NUL",
       "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9",
       "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9");
+
+  /** What a URL with user info is hashed after: drawn once a process, never shown. */
+  private static final String SECRET = secret();
 
   private SavedName() {}
 
@@ -77,7 +83,13 @@ final class SavedName {
     if (RESERVED.contains((dot < 0 ? readable : readable.substring(0, dot)).toUpperCase(Locale.ROOT))) {
       readable = "_" + readable;
     }
-    return readable + "_" + hash(url) + extension;
+    return readable + "_" + hash(at >= 0 ? SECRET + url : url) + extension;
+  }
+
+  private static String secret() {
+    byte[] bytes = new byte[16];
+    new java.security.SecureRandom().nextBytes(bytes);
+    return HexFormat.of().formatHex(bytes);
   }
 
   /** The first 12 hex digits of the SHA-256 of {@code url}'s UTF-8. */

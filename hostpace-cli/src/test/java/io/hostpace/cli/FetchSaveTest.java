@@ -215,6 +215,13 @@ class FetchSaveTest {
     assertThat(SavedName.of("https://a.test/x?y=1")).as("FetchRecord's example").isEqualTo("a.test_x_y=1_b9250fac69e7");
     assertThat(SavedName.of("http://nul.a.test/")).startsWith("_nul.a.test_");
     assertThat(SavedName.of("http://a.test/x")).isNotEqualTo(SavedName.of("http://a.test/x#y"));
+    // A password's URL: two passwords, two names, and neither the plain hash of its URL, which
+    // would let anyone who sees the name check guesses at the password.
+    String withPassword = "http://user:hunter2@a.test/x";
+    assertThat(SavedName.of(withPassword)).startsWith("a.test_x_").doesNotContain("hunter2")
+        .isNotEqualTo("a.test_x_" + SavedName.hash(withPassword))
+        .isNotEqualTo(SavedName.of("http://user:hunter3@a.test/x"))
+        .isEqualTo(SavedName.of(withPassword));
   }
 
   @Test
