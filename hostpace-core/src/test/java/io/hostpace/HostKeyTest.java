@@ -393,7 +393,7 @@ class HostKeyTest {
     void emptyOrBlankLimitKeyIsRejected(String key) {
         assertThatThrownBy(() -> HostKey.normaliseLimitKey(key))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("host limit '" + key + "' is empty");
+                .hasMessageStartingWith("host limit '" + key.replace("\t", "\\t") + "' is empty");
     }
 
     @ParameterizedTest
