@@ -86,10 +86,11 @@ import org.jspecify.annotations.Nullable;
  * host or group ({@code hostpace:crawlers:last:{wikidata.org}:query.wikidata.org}), an IP
  * literal or one-label name whole. On a Redis Cluster a host's keys and its groups' share a slot,
  * so a script that claims a start of both touches one slot, and hosts of different domains spread
- * over the slots. A group of one label ({@code *.org}), which the engine never makes (it refuses
- * such a limit), would be in another slot than its hosts: a claim of both is refused by the
- * Cluster ({@code CROSSSLOT}) and answered {@link Fleet#UNCLAIMED} ({@link RedisKeys} says why
- * the tag is so).
+ * over the slots. A group of one label ({@code *.org}) would be in another slot than its hosts;
+ * no engine writes one, and the fleet refuses it as any key no engine writes
+ * ({@link Hostpace#checkKey}). A claim of keys in two slots (hosts of two domains, through the
+ * {@code Fleet} interface) is refused by the Cluster ({@code CROSSSLOT}) and answered
+ * {@link Fleet#UNCLAIMED} ({@link RedisKeys} says why the tag is so).
  *
  * A lesson costs one PUBLISH; a change of what a host taught a script call (kept again, if
  * unchanged, each quarter of the engine's forgetIdleAfter while the host answers); a host an
