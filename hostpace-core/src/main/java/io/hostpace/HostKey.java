@@ -44,7 +44,9 @@ import org.jspecify.annotations.Nullable;
  * written with port 80 or 443, a key names the host on those ports only, not on
  * {@code example.org:8080}. A key that could never match a request (a scheme or path in it, a
  * port out of range, an empty label, a malformed IPv6 address, a character no host name has) is
- * refused with a message that names it and says why.
+ * refused with a message that names it and says why. Every message shows the text it was given on
+ * one line, its control characters escaped by {@link Redaction#printable}: a host decoded from
+ * {@code %0a} is shown {@code \n}.
  *
  * <p>Host names may contain letters, digits, {@code '-'} and {@code '_'} in labels of 1 to 63
  * characters, at most 253 characters in all. Leading and trailing hyphens are tolerated, as
@@ -269,7 +271,8 @@ final class HostKey {
      */
     static boolean inGroup(String hostKey, String groupKey) {
         if (!isGroup(groupKey)) {
-            throw new IllegalArgumentException("'" + groupKey + "' is not a group key ('*.domain')");
+            throw new IllegalArgumentException(
+                    Redaction.printable("'" + groupKey + "' is not a group key ('*.domain')"));
         }
         int end = hostNameEnd(hostKey);
         int suffixLength = groupKey.length() - 1; // ".domain"
@@ -449,21 +452,21 @@ final class HostKey {
     }
 
     private static IllegalArgumentException noHost(URI uri) {
-        return new IllegalArgumentException("URI '" + masked(uri) + "' has no host");
+        return new IllegalArgumentException(Redaction.printable("URI '" + masked(uri) + "' has no host"));
     }
 
     private static IllegalArgumentException invalidHost(URI uri, String host, String problem) {
-        return new IllegalArgumentException(
-                "URI '" + masked(uri) + "' has an invalid host '" + host + "': " + problem);
+        return new IllegalArgumentException(Redaction.printable(
+                "URI '" + masked(uri) + "' has an invalid host '" + host + "': " + problem));
     }
 
     private static IllegalArgumentException invalidPort(URI uri) {
-        return new IllegalArgumentException(
-                "URI '" + masked(uri) + "' has an invalid port: expected 1 to 65535");
+        return new IllegalArgumentException(Redaction.printable(
+                "URI '" + masked(uri) + "' has an invalid port: expected 1 to 65535"));
     }
 
     private static IllegalArgumentException badKey(String key, String problem) {
-        return new IllegalArgumentException("host limit '" + key + "' " + problem);
+        return new IllegalArgumentException(Redaction.printable("host limit '" + key + "' " + problem));
     }
 
     /** The URI as a string with any user info (which may hold a password) replaced by "***". */

@@ -308,7 +308,8 @@ public final class HostStateFile implements HostStateStore {
   }
 
   private static IllegalArgumentException bad(Path file, int line, String what) {
-    return new IllegalArgumentException("host state file " + file + ", line " + (line + 1) + ": " + what);
+    return new IllegalArgumentException(
+        Redaction.printable("host state file " + file + ", line " + (line + 1) + ": " + what));
   }
 
   /** The file this store loads from and saves to. */
@@ -347,8 +348,8 @@ public final class HostStateFile implements HostStateStore {
     try {
       write();
     } catch (IOException | RuntimeException e) {
-      log.log(System.Logger.Level.WARNING, "cannot save host state to " + file + ": " + e.getMessage()
-          + "; the next run starts without what this one learned", e);
+      log.log(System.Logger.Level.WARNING, Redaction.printable("cannot save host state to " + file + ": " + e.getMessage()
+          + "; the next run starts without what this one learned"), e);
       throw e;
     }
   }
@@ -417,7 +418,8 @@ public final class HostStateFile implements HostStateStore {
     } catch (NoSuchFileException e) {
       return Map.of();
     } catch (CharacterCodingException e) {
-      throw new IOException("host state file " + target + " is not UTF-8 text, so not one this class wrote", e);
+      throw new IOException(
+          Redaction.printable("host state file " + target + " is not UTF-8 text, so not one this class wrote"), e);
     }
     try {
       return read(target, text, nowMillis);
@@ -459,7 +461,7 @@ public final class HostStateFile implements HostStateStore {
     try {
       save();
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot save host state to " + file, e);
+      throw new UncheckedIOException(Redaction.printable("cannot save host state to " + file), e);
     }
   }
 

@@ -446,6 +446,36 @@ public final class Hostpace implements AutoCloseable {
 
   // ---------------------------------------------------------------- what it knows
 
+  /**
+   * {@code key} when it is a key as the engine writes it: a host's ({@code example.org},
+   * {@code example.org:8080}, {@code 127.0.0.1}, {@code [::1]}) or a group's
+   * ({@code *.example.org}), normalised as a URL's host and a configured limit's key are (SPEC P4).
+   * The keys the engine hands a {@link Fleet}, a {@link HostStateStore} and its listeners are such
+   * keys; a fleet or a store that is handed keys from elsewhere (another process, a server, a
+   * caller of its own methods) checks them here, by the engine's own rules, and refuses what no
+   * engine would write.
+   *
+   * @return {@code key}
+   * @throws IllegalArgumentException naming the key, on one line ({@link Redaction#printable}), and
+   *     what is wrong with it: it names no host or group ({@code " "}, {@code "a\nb"},
+   *     {@code "*.org"}), or names one written otherwise than the engine writes it
+   *     ({@code "Example.org"}, {@code "example.org:443"}), which the message gives
+   */
+  public static String checkKey(String key) {
+    Objects.requireNonNull(key, "key");
+    String normalised;
+    try {
+      normalised = HostKey.normaliseLimitKey(key);
+    } catch (IllegalArgumentException e) { // already on one line, and naming the key
+      throw new IllegalArgumentException("expected a host's key or a group's: " + e.getMessage(), e);
+    }
+    if (!normalised.equals(key)) {
+      throw new IllegalArgumentException(Redaction.printable(
+          "key '" + key + "' is not written as the engine writes its keys: expected '" + normalised + "'"));
+    }
+    return key;
+  }
+
   /** Clears what a host or a group ({@code *.domain}) taught: its pause and learned interval (SPEC R7). */
   public void forget(String key) {
     scheduler.forget(HostKey.normaliseLimitKey(key));

@@ -48,9 +48,9 @@ final class LimitsByKey {
     if (earlier != null && !earlier.limits().equals(limits)) {
       boolean defaultPort = !normalised.everyPort() && HostKey.hostName(normalised.key()).equals(normalised.key());
       String port = defaultPort ? " at ports 80 and 443" : "";
-      throw new IllegalArgumentException("host limit '" + key + "' " + limits + " is given twice: '"
+      throw new IllegalArgumentException(Redaction.printable("host limit '" + key + "' " + limits + " is given twice: '"
           + earlier.spelled() + "' has " + earlier.limits() + " already, and both name '" + normalised.key()
-          + "'" + port + "; give each host its limits once");
+          + "'" + port + "; give each host its limits once"));
     }
     if (earlier == null) {
       byKey.put(normalised, new Given(key, normalised, limits));

@@ -5,7 +5,10 @@ import java.time.Duration;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
-/** Reads {@code inFlight:1,perSecond:0.5} or {@code rate:100/m}; see {@link Limits#parse(String)}. */
+/**
+ * Reads {@code inFlight:1,perSecond:0.5} or {@code rate:100/m}; see {@link Limits#parse(String)}.
+ * A message repeats what it was given on one line, its control characters escaped.
+ */
 final class LimitsParser {
 
   private final String spec;
@@ -20,13 +23,13 @@ final class LimitsParser {
     try {
       return new LimitsParser(spec).parse();
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("host limit '" + key + "': " + e.getMessage(), e);
+      throw bad("host limit '" + key + "': " + e.getMessage(), e);
     }
   }
 
   Limits parse() {
     if (spec.isBlank()) {
-      throw new IllegalArgumentException("limits '" + spec + "' are empty: expected inFlight:N, perSecond:R or rate:N/PERIOD");
+      throw bad("limits '" + spec + "' are empty: expected inFlight:N, perSecond:R or rate:N/PERIOD");
     }
     @Nullable Integer inFlight = null;
     @Nullable Rate rate = null;
@@ -34,7 +37,7 @@ final class LimitsParser {
       String field = part.strip();
       int colon = field.indexOf(':');
       if (colon < 0) {
-        throw new IllegalArgumentException(
+        throw bad(
             "limit '" + field + "' has no value: expected inFlight:N, perSecond:R or rate:N/PERIOD");
       }
       String name = field.substring(0, colon).strip();
@@ -58,15 +61,24 @@ final class LimitsParser {
           }
           rate = rate(value);
         }
-        default -> throw new IllegalArgumentException(
+        default -> throw bad(
             "limit '" + name + "' is unknown: expected inFlight, perSecond or rate");
       }
     }
     return new Limits(inFlight, rate);
   }
 
+  /** A message of what was given, on one line ({@link Redaction#printable}). */
+  private static IllegalArgumentException bad(String message) {
+    return new IllegalArgumentException(Redaction.printable(message));
+  }
+
+  private static IllegalArgumentException bad(String message, Exception cause) {
+    return new IllegalArgumentException(Redaction.printable(message), cause);
+  }
+
   private static IllegalArgumentException twice(String name) {
-    return new IllegalArgumentException("limit " + name + " is given twice");
+    return bad("limit " + name + " is given twice");
   }
 
   private static int inFlight(String value) {
@@ -74,10 +86,10 @@ final class LimitsParser {
     try {
       parsed = Integer.parseInt(value);
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("inFlight '" + value + "' is not a whole number", e);
+      throw bad("inFlight '" + value + "' is not a whole number", e);
     }
     if (parsed < 1) {
-      throw new IllegalArgumentException("inFlight must be at least 1, got " + value);
+      throw bad("inFlight must be at least 1, got " + value);
     }
     return parsed;
   }
@@ -91,24 +103,24 @@ final class LimitsParser {
       // BigDecimal: no NaN, no Infinity, no hex floats, no trailing 'd'.
       return new BigDecimal(value).doubleValue();
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(name + " '" + value + "' is not a decimal number", e);
+      throw bad(name + " '" + value + "' is not a decimal number", e);
     }
   }
 
   private static Rate rate(String value) {
     int slash = value.indexOf('/');
     if (slash < 0) {
-      throw new IllegalArgumentException("rate '" + value + "' is not N/PERIOD, such as 100/m or 2/s");
+      throw bad("rate '" + value + "' is not N/PERIOD, such as 100/m or 2/s");
     }
     String permits = value.substring(0, slash).strip();
     int count;
     try {
       count = Integer.parseInt(permits);
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("rate '" + value + "' does not start with a whole number", e);
+      throw bad("rate '" + value + "' does not start with a whole number", e);
     }
     if (count < 1) {
-      throw new IllegalArgumentException("rate '" + value + "' must allow at least 1 start");
+      throw bad("rate '" + value + "' must allow at least 1 start");
     }
     return Rate.of(count, period(value, value.substring(slash + 1).strip().toLowerCase(Locale.ROOT)));
   }
@@ -125,13 +137,13 @@ final class LimitsParser {
       case "s" -> 1_000_000_000L;
       case "m", "min" -> 60_000_000_000L;
       case "h" -> 3_600_000_000_000L;
-      default -> throw new IllegalArgumentException(
+      default -> throw bad(
           "rate '" + rate + "' has an unknown period unit '" + unit + "': expected ms, s, m or h");
     };
     double amount = number.isEmpty() ? 1 : decimal("rate period", number);
     double nanos = amount * unitNanos;
     if (!(nanos >= 1) || nanos > Long.MAX_VALUE / 4.0) {
-      throw new IllegalArgumentException("rate '" + rate + "' has a period out of range");
+      throw bad("rate '" + rate + "' has a period out of range");
     }
     return Duration.ofNanos(Math.round(nanos));
   }

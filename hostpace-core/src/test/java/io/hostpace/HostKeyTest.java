@@ -393,7 +393,7 @@ class HostKeyTest {
     void emptyOrBlankLimitKeyIsRejected(String key) {
         assertThatThrownBy(() -> HostKey.normaliseLimitKey(key))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("host limit '" + key + "' is empty");
+                .hasMessageStartingWith("host limit '" + key.replace("\t", "\\t") + "' is empty");
     }
 
     @ParameterizedTest
@@ -448,5 +448,35 @@ class HostKeyTest {
         assertThatThrownBy(() -> HostKey.inGroup("a.example.org", "example.org"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'example.org'");
+    }
+
+    // --- Hostpace.checkKey: the keys a fleet or a store may be handed ---------------------------
+
+    @ParameterizedTest
+    @ValueSource(strings = {"example.org", "example.org:8080", "*.example.org", "127.0.0.1:8080", "[::1]",
+            "xn--bcher-kva.example", "a_b.example"})
+    void theKeysTheEngineWritesAreTaken(String key) {
+        assertThat(Hostpace.checkKey(key)).isSameAs(key);
+        assertThat(Hostpace.checkKey(HostKey.of(URI.create("http://" + key.replace("*.", "www.") + "/")))).isNotNull();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", " ", "a\nb", "a b", "*.test", "*.org", "http://example.org", "example.org/x",
+            "a\u0000b", "*.example.org:80", "example.org:0"})
+    void aKeyThatNamesNoHostOrGroupIsRefusedOnOneLine(String key) {
+        assertThatThrownBy(() -> Hostpace.checkKey(key))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("expected a host's key or a group's: host limit '" + Redaction.printable(key) + "'")
+                .hasMessageNotContaining("\n").hasMessageNotContaining("\u0000");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"Example.org", "example.org.", "example.org:443", " example.org", "127.1", "[0:0::1]",
+            "bücher.example"})
+    void aKeyWrittenOtherwiseThanTheEngineWritesItIsRefusedNamingTheEnginesSpelling(String key) {
+        assertThatThrownBy(() -> Hostpace.checkKey(key))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("key '" + key + "' is not written as the engine writes its keys: expected '"
+                        + HostKey.normaliseLimitKey(key) + "'");
     }
 }

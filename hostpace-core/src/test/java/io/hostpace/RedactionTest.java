@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** What may be shown of URIs and headers that hold secrets. */
+/** What may be shown of URIs and headers that hold secrets, and of any text: one line. */
 class RedactionTest {
 
   @Test
@@ -41,5 +41,21 @@ class RedactionTest {
     assertThat(Redaction.secretHeader("Accept")).isFalse();
     assertThat(Redaction.header("Accept", "text/turtle")).isEqualTo("text/turtle");
     assertThat(Redaction.header("Referer", "https://u:SECRET@example.org/")).isEqualTo("https://***@example.org/");
+  }
+
+  @Test
+  void controlFormatAndSeparatorCharactersAreEscapedAndTheRestIsKept() {
+    assertThat(Redaction.printable("a\nb\r\tc\u0001\u001b[2J\u007f")).isEqualTo("a\\nb\\r\\tc\\x01\\x1b[2J\\x7f");
+    assertThat(Redaction.printable("\u0085 \u202e \u2028 \u2029 \u200b \ufeff"))
+        .isEqualTo("\\x85 \\u202e \\u2028 \\u2029 \\u200b \\ufeff");
+    assertThat(Redaction.printable("\udb40\udc01")).isEqualTo("\\U000e0001");
+    String kept = "café, 東京, \ud83d\ude00, C:\\data, redis://u:p@h";
+    assertThat(Redaction.printable(kept)).isSameAs(kept);
+  }
+
+  @Test
+  void escapingTwiceChangesNothingMore() {
+    String once = Redaction.printable("a\nb\u0000\u202e");
+    assertThat(Redaction.printable(once)).isEqualTo(once).isEqualTo("a\\nb\\x00\\u202e");
   }
 }

@@ -20,46 +20,15 @@ final class Printable {
     return escaped(Redaction.userInfo(text));
   }
 
-  /** {@code text} with its control, format and separator characters escaped, nothing else changed. */
+  /** {@code text} with its control, format and separator characters escaped, nothing else changed ({@link Redaction#printable}). */
   static String escaped(String text) {
-    @Nullable StringBuilder shown = null;
-    for (int at = 0; at < text.length(); ) {
-      int c = text.codePointAt(at);
-      String escape = escape(c);
-      if (escape != null && shown == null) {
-        shown = new StringBuilder(text.length() + 8).append(text, 0, at);
-      }
-      if (shown != null) {
-        if (escape != null) {
-          shown.append(escape);
-        } else {
-          shown.appendCodePoint(c);
-        }
-      }
-      at += Character.charCount(c);
-    }
-    return shown == null ? text : shown.toString();
+    return Redaction.printable(text);
   }
 
   /** How {@code c} is printed when it cannot be printed as itself; null when it can. */
   static @Nullable String escape(int c) {
-    String named = switch (c) {
-      case '\n' -> "\\n";
-      case '\r' -> "\\r";
-      case '\t' -> "\\t";
-      default -> null;
-    };
-    if (named != null) {
-      return named;
-    }
-    int type = Character.getType(c);
-    if (type != Character.CONTROL && type != Character.FORMAT
-        && type != Character.LINE_SEPARATOR && type != Character.PARAGRAPH_SEPARATOR) {
-      return null;
-    }
-    if (c <= 0xff) {
-      return String.format("\\x%02x", c);
-    }
-    return c <= 0xffff ? String.format("\\u%04x", c) : String.format("\\U%08x", c);
+    String one = Character.toString(c);
+    String shown = Redaction.printable(one);
+    return shown.equals(one) ? null : shown;
   }
 }

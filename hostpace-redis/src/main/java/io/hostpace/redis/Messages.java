@@ -1,5 +1,6 @@
 package io.hostpace.redis;
 
+import io.hostpace.Hostpace;
 import io.hostpace.spi.Fleet.Lesson;
 import org.jspecify.annotations.Nullable;
 
@@ -14,9 +15,11 @@ import org.jspecify.annotations.Nullable;
  * </pre>
  *
  * <p>The five fields an older teller sends, without the last, read as a lesson whose in-flight
- * count is not known (0). A key with a tab cannot be sent (a host key never has one), and a
- * message that does not read as these five or six fields is no lesson: a newer teller's message,
- * or another program's on the same channel, is ignored rather than misread. An older listener
+ * count is not known (0). The key is a host's or a group's as the engine writes it
+ * ({@link Hostpace#checkKey}: never a tab, a space or a control character): a lesson of another
+ * key cannot be sent, and a message whose key is not one is no lesson, as a message that does not
+ * read as these five or six fields is not: a newer teller's message, or another program's on the
+ * same channel, is ignored rather than misread or applied to a host no engine has. An older listener
  * ignores the six fields, so while a fleet is upgraded its older processes do not hear the newer.
  * This is the format's first version; a later one begins with a field {@code v2} (and so on), which
  * this release reads as no lesson whatever follows (a teller's id is hex, and never begins so).
@@ -32,11 +35,13 @@ final class Messages {
   /** A lesson and the process that told it, as read from the channel. */
   record Heard(String origin, Lesson lesson) {}
 
-  /** The message that tells {@code lesson} from {@code origin}, or null if its key has a tab. */
-  static @Nullable String encode(String origin, Lesson lesson) {
-    if (lesson.key().indexOf(SEPARATOR) >= 0) {
-      return null;
-    }
+  /**
+   * The message that tells {@code lesson} from {@code origin}.
+   *
+   * @throws IllegalArgumentException naming the key if it is not one the engine writes
+   */
+  static String encode(String origin, Lesson lesson) {
+    Hostpace.checkKey(lesson.key());
     return origin + SEPARATOR + lesson.key() + SEPARATOR + (lesson.refused() ? '1' : '0')
         + SEPARATOR + lesson.retryAfterNanos() + SEPARATOR + lesson.tookNanos() + SEPARATOR + lesson.inFlightAtStart();
   }
@@ -59,8 +64,8 @@ final class Messages {
       long retryAfterNanos = Long.parseLong(fields[3]);
       long tookNanos = Long.parseLong(fields[4]);
       int inFlightAtStart = fields.length == FIELDS ? Integer.parseInt(fields[5]) : 0;
-      return new Heard(fields[0], new Lesson(fields[1], refused, retryAfterNanos, tookNanos, inFlightAtStart));
-    } catch (IllegalArgumentException notALesson) { // a number that does not parse, or a field Lesson refuses
+      return new Heard(fields[0], new Lesson(Hostpace.checkKey(fields[1]), refused, retryAfterNanos, tookNanos, inFlightAtStart));
+    } catch (IllegalArgumentException notALesson) { // a number that does not parse, a key no engine writes, or a field Lesson refuses
       return null;
     }
   }

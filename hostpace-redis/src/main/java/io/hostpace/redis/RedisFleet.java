@@ -1,6 +1,7 @@
 package io.hostpace.redis;
 
 import io.hostpace.Failures;
+import io.hostpace.Hostpace;
 import io.hostpace.Redaction;
 import io.hostpace.spi.FailureLog;
 import io.hostpace.spi.Fleet;
@@ -85,10 +86,11 @@ import org.jspecify.annotations.Nullable;
  * host or group ({@code hostpace:crawlers:last:{wikidata.org}:query.wikidata.org}), an IP
  * literal or one-label name whole. On a Redis Cluster a host's keys and its groups' share a slot,
  * so a script that claims a start of both touches one slot, and hosts of different domains spread
- * over the slots. A group of one label ({@code *.org}), which the engine never makes (it refuses
- * such a limit), would be in another slot than its hosts: a claim of both is refused by the
- * Cluster ({@code CROSSSLOT}) and answered {@link Fleet#UNCLAIMED} ({@link RedisKeys} says why
- * the tag is so).
+ * over the slots. A group of one label ({@code *.org}) would be in another slot than its hosts;
+ * no engine writes one, and the fleet refuses it as any key no engine writes
+ * ({@link Hostpace#checkKey}). A claim of keys in two slots (hosts of two domains, through the
+ * {@code Fleet} interface) is refused by the Cluster ({@code CROSSSLOT}) and answered
+ * {@link Fleet#UNCLAIMED} ({@link RedisKeys} says why the tag is so).
  *
  * A lesson costs one PUBLISH; a change of what a host taught a script call (kept again, if
  * unchanged, each quarter of the engine's forgetIdleAfter while the host answers); a host an
@@ -152,6 +154,8 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   static final Duration DEFAULT_PLACE_LEASE = Duration.ofMinutes(15);
   private static final Duration MAX_PLACE_LEASE = Duration.ofDays(1);
   private static final int MAX_NAME_LENGTH = 64;
+  /** What follows a host's key in the key of its learned quota's places. */
+  private static final String QUOTA = "/quota";
   private static final SecureRandom IDS = new SecureRandom();
 
   private final String origin;
@@ -381,19 +385,19 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   static String checkName(String fleetName) {
     Objects.requireNonNull(fleetName, "fleetName");
     if (fleetName.isBlank()) {
-      throw new IllegalArgumentException(
-          "fleet name '" + fleetName + "' is blank: expected a name like 'crawlers' of letters, digits, '.', '_' or '-'");
+      throw new IllegalArgumentException(Redaction.printable(
+          "fleet name '" + fleetName + "' is blank: expected a name like 'crawlers' of letters, digits, '.', '_' or '-'"));
     }
     if (fleetName.length() > MAX_NAME_LENGTH) {
-      throw new IllegalArgumentException("fleet name '" + fleetName + "' is " + fleetName.length()
-          + " characters long: expected at most " + MAX_NAME_LENGTH);
+      throw new IllegalArgumentException(Redaction.printable("fleet name '" + fleetName + "' is " + fleetName.length()
+          + " characters long: expected at most " + MAX_NAME_LENGTH));
     }
     for (int at = 0; at < fleetName.length(); at++) {
       char c = fleetName.charAt(at);
       if (!nameChar(c)) {
         String shown = c > ' ' && c < 0x7f ? "'" + c + "'" : String.format("U+%04X", (int) c);
-        throw new IllegalArgumentException("fleet name '" + fleetName + "' has " + shown + " at index " + at
-            + ", which would break its Redis key names: expected letters, digits, '.', '_' or '-'");
+        throw new IllegalArgumentException(Redaction.printable("fleet name '" + fleetName + "' has " + shown + " at index " + at
+            + ", which would break its Redis key names: expected letters, digits, '.', '_' or '-'"));
       }
     }
     return fleetName;
@@ -406,13 +410,14 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   static RedisURI parseUri(String redisUri) {
     Objects.requireNonNull(redisUri, "redisUri");
     if (redisUri.isBlank()) {
-      throw new IllegalArgumentException("redis URI '" + redisUri + "' is blank: expected one like redis://127.0.0.1:6379");
+      throw new IllegalArgumentException(
+          Redaction.printable("redis URI '" + redisUri + "' is blank: expected one like redis://127.0.0.1:6379"));
     }
     try {
       return RedisURI.create(redisUri);
     } catch (RuntimeException e) { // Lettuce and java.net.URI say what is wrong; the password is not repeated
-      throw new IllegalArgumentException("redis URI '" + Redaction.userInfo(redisUri)
-          + "' is not a Redis URI: expected one like redis://127.0.0.1:6379 (" + Redaction.userInfo(String.valueOf(e.getMessage())) + ")");
+      throw new IllegalArgumentException(Redaction.printable("redis URI '" + Redaction.userInfo(redisUri)
+          + "' is not a Redis URI: expected one like redis://127.0.0.1:6379 (" + Redaction.userInfo(String.valueOf(e.getMessage())) + ")"));
     }
   }
 
@@ -426,8 +431,8 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     for (String seedUri : seedUris) {
       RedisURI seed = parseUri(Objects.requireNonNull(seedUri, "seed URI"));
       if (!seed.getSentinels().isEmpty()) {
-        throw new IllegalArgumentException("redis URI '" + Redaction.userInfo(seedUri) + "' is a Sentinel's: a Cluster's"
-            + " seeds are its nodes' URIs, like redis://127.0.0.1:7000; for Sentinel, use connect");
+        throw new IllegalArgumentException(Redaction.printable("redis URI '" + Redaction.userInfo(seedUri) + "' is a Sentinel's: a Cluster's"
+            + " seeds are its nodes' URIs, like redis://127.0.0.1:7000; for Sentinel, use connect"));
       }
       seeds.add(seed);
     }
@@ -436,17 +441,15 @@ public final class RedisFleet implements Fleet, AutoCloseable {
 
   /**
    * Publishes {@code lesson} to the fleet's other processes, and returns at once. A lesson that
-   * cannot be published (Redis down, the fleet closed, a key with a tab) is lost and
-   * {@linkplain #lessonsLost counted}.
+   * cannot be published (Redis down, the fleet closed) is lost and {@linkplain #lessonsLost counted}.
+   *
+   * @throws IllegalArgumentException if the lesson's key is not a host's or a group's key as the
+   *     engine writes it ({@link Hostpace#checkKey}): no other process would hear it
    */
   @Override
   public void tell(Lesson lesson) {
     Objects.requireNonNull(lesson, "lesson");
     String message = Messages.encode(origin, lesson);
-    if (message == null) {
-      lessonsLost.increment();
-      return;
-    }
     send("lesson", lessonsLost, () -> commands.publish(channel, message));
   }
 
@@ -538,15 +541,13 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * window as instants of Redis's clock; {@link Kept#NOTHING} deletes it. One that cannot be sent
    * (Redis down, the fleet closed) is lost and {@linkplain #keepsLost counted}.
    *
-   * @throws IllegalArgumentException if {@code key} is empty or {@code keepForNanos} negative
+   * @throws IllegalArgumentException if {@code key} is not a host's or a group's key as the engine
+   *     writes it ({@link Hostpace#checkKey}), or {@code keepForNanos} negative
    */
   @Override
   public void keep(String key, Kept kept, long keepForNanos) {
-    Objects.requireNonNull(key, "key");
+    Hostpace.checkKey(key);
     Objects.requireNonNull(kept, "kept");
-    if (key.isEmpty()) {
-      throw new IllegalArgumentException("what is kept needs a host's key");
-    }
     if (keepForNanos < 0) {
       throw new IllegalArgumentException("keepForNanos must be at least 0, was " + keepForNanos);
     }
@@ -562,15 +563,13 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * Redis failed, did not answer within 1 s, or the fleet is closed ({@linkplain
    * #recallsUnanswered counted}).
    *
-   * @throws IllegalArgumentException if {@code key} is empty
+   * @throws IllegalArgumentException if {@code key} is not a host's or a group's key as the
+   *     engine writes it ({@link Hostpace#checkKey})
    */
   @Override
   public void recall(String key, Consumer<@Nullable Kept> then) {
-    Objects.requireNonNull(key, "key");
+    Hostpace.checkKey(key);
     Objects.requireNonNull(then, "then");
-    if (key.isEmpty()) {
-      throw new IllegalArgumentException("a recall needs a host's key");
-    }
     askList(KeptScripts.RECALL, recallDigest, names.kept(key), (read, error) -> {
       if (error != null) {
         recallsUnanswered.increment();
@@ -586,14 +585,12 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * at once ({@link AnnouncedScripts}). One that cannot be sent is lost and {@linkplain #keepsLost
    * counted}.
    *
-   * @throws IllegalArgumentException if {@code key} is empty, or a number negative
+   * @throws IllegalArgumentException if {@code key} is not a host's key as the engine writes it
+   *     ({@link Hostpace#checkKey}; a group announces nothing), or a number negative
    */
   @Override
   public void announce(String key, long remaining, long resetNanos, long spentBefore) {
-    Objects.requireNonNull(key, "key");
-    if (key.isEmpty()) {
-      throw new IllegalArgumentException("an announcement needs a host's key");
-    }
+    checkHostKey(key);
     if (remaining < 0 || resetNanos < 0 || spentBefore < 0) {
       throw new IllegalArgumentException("an announcement's numbers are never negative: remaining " + remaining
           + ", reset in " + resetNanos + " ns, after spend " + spentBefore);
@@ -609,15 +606,13 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * got, or {@link Spent#UNCLAIMED} when Redis failed, did not answer within 1 s, or the fleet is
    * closed ({@linkplain #claimsUnclaimed counted}).
    *
-   * @throws IllegalArgumentException if {@code key} is empty
+   * @throws IllegalArgumentException if {@code key} is not a host's key as the engine writes it
+   *     ({@link Hostpace#checkKey}; a group announces nothing)
    */
   @Override
   public void spendAnnounced(String key, Consumer<Spent> then) {
-    Objects.requireNonNull(key, "key");
+    checkHostKey(key);
     Objects.requireNonNull(then, "then");
-    if (key.isEmpty()) {
-      throw new IllegalArgumentException("a spend needs a host's key");
-    }
     askList(AnnouncedScripts.SPEND, spendDigest, names.announced(key), (read, error) -> {
       Spent spent = error == null ? AnnouncedScripts.read(read) : null;
       if (spent == null) {
@@ -653,8 +648,9 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * nothing recorded), or {@link Fleet#UNCLAIMED}. Each interval is rounded up to a whole
    * microsecond.
    *
-   * @throws IllegalArgumentException if there are no keys, a key is empty, the intervals are not
-   *     one per key, or one is negative
+   * @throws IllegalArgumentException if there are no keys, a key is not a host's or a group's key
+   *     as the engine writes it ({@link Hostpace#checkKey}), the intervals are not one per key, or
+   *     one is negative
    */
   @Override
   public void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then) {
@@ -668,10 +664,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     String[] redisKeys = new String[keys.size()];
     String[] args = new String[keys.size()];
     for (int i = 0; i < redisKeys.length; i++) {
-      String key = Objects.requireNonNull(keys.get(i), "key");
-      if (key.isEmpty()) {
-        throw new IllegalArgumentException("a claim needs a host's key");
-      }
+      String key = Hostpace.checkKey(Objects.requireNonNull(keys.get(i), "key"));
       if (intervalNanos[i] < 0) {
         throw new IllegalArgumentException("intervalNanos must be at least 0, was " + intervalNanos[i]);
       }
@@ -691,8 +684,9 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * {@code leaseNanos} after the grant (rounded up to a microsecond) when above 0, else the
    * {@linkplain #placeLease fleet's lease}, after which a request that holds it longer no longer counts.
    *
-   * @throws IllegalArgumentException if {@code key} is empty, {@code place} or {@code leaseNanos}
-   *     negative, or {@code limit} less than 1
+   * @throws IllegalArgumentException if {@code key} is not a host's or a group's key as the engine
+   *     writes it ({@link Hostpace#checkKey}), one followed by {@code /quota}, {@code place} or
+   *     {@code leaseNanos} negative, or {@code limit} less than 1
    */
   @Override
   public void claimPlace(String key, long place, int limit, long leaseNanos, LongConsumer then) {
@@ -714,7 +708,8 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * returns at once. A release that cannot be sent (Redis down, the fleet closed) is
    * {@linkplain #releasesLost counted}, and the place is held until its lease runs out.
    *
-   * @throws IllegalArgumentException if {@code key} is empty or {@code place} negative
+   * @throws IllegalArgumentException if {@code key} is not one {@link #claimPlace} takes, or
+   *     {@code place} negative
    */
   @Override
   public void releasePlace(String key, long place) {
@@ -726,11 +721,17 @@ public final class RedisFleet implements Fleet, AutoCloseable {
 
   private static void checkPlace(String key, long place) {
     Objects.requireNonNull(key, "key");
-    if (key.isEmpty()) {
-      throw new IllegalArgumentException("a place needs a host's key");
-    }
+    Hostpace.checkKey(key.endsWith(QUOTA) ? key.substring(0, key.length() - QUOTA.length()) : key);
     if (place < 0) {
       throw new IllegalArgumentException("place must be at least 0, was " + place);
+    }
+  }
+
+  /** A host's key the engine writes ({@link Hostpace#checkKey}), not a group's: what announces starts. */
+  private static void checkHostKey(String key) {
+    if (Hostpace.checkKey(key).startsWith("*.")) {
+      throw new IllegalArgumentException(Redaction.printable(
+          "key '" + key + "' is a group's: expected a host's key, such as 'example.org' (a group announces nothing)"));
     }
   }
 
@@ -802,7 +803,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     return Failures.unwrap(error) instanceof RedisNoScriptException;
   }
 
-  /** How many lessons this fleet could not publish: Redis failed or was down, the fleet was closed, or the key had a tab. */
+  /** How many lessons this fleet could not publish: Redis failed or was down, or the fleet was closed. */
   public long lessonsLost() {
     return lessonsLost.sum();
   }
@@ -872,7 +873,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
         return;
       }
       Messages.Heard heard = Messages.decode(message);
-      if (heard == null || heard.origin().equals(origin)) { // not a lesson, or this process's own
+      if (heard == null || heard.origin().equals(origin)) { // not a lesson (a key no engine writes too), or this process's own
         return;
       }
       callbacks.execute(() -> {

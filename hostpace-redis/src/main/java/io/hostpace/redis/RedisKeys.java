@@ -23,11 +23,11 @@ package io.hostpace.redis;
  * host below one domain of two labels share a slot, and distinct domains spread over the slots.
  * An IP literal ({@code 127.0.0.1}, {@code [::1]}) or a one-label name ({@code localhost}) is
  * its own tag, without its port. A group of one label ({@code *.org}) would be tagged
- * {@code org}: a claim of it with one of its hosts' keys would name two slots, which Redis
- * Cluster refuses ({@code CROSSSLOT}), so such a claim is answered {@code UNCLAIMED} and its
- * start paced by the engine alone. The engine makes no such claim, as it refuses a limit on a
- * group of one label; a caller of the {@code Fleet} interface may. On one server, slots do not
- * matter and every claim is granted as before.
+ * {@code org}, in another slot than its hosts; no engine writes one (it refuses a limit on it),
+ * and {@link RedisFleet} refuses it as any key no engine writes. A claim of keys in two slots
+ * (hosts of two domains, through the {@code Fleet} interface) is refused by Redis Cluster
+ * ({@code CROSSSLOT}), so it is answered {@code UNCLAIMED} and its start paced by the engine
+ * alone. On one server, slots do not matter and every claim is granted as before.
  *
  * <p>Why not the whole host as its tag: a host and its groups would then be in different slots,
  * and no claim of both could be one script. Why not a public-suffix list: it would be a

@@ -1,7 +1,9 @@
 package io.hostpace.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.hostpace.Redaction;
 import io.hostpace.spi.Fleet.Lesson;
 import org.junit.jupiter.api.Test;
 
@@ -23,7 +25,7 @@ class MessagesTest {
     for (Lesson lesson : new Lesson[] {
         new Lesson("example.org:8080", false, -1, 0, 0),
         new Lesson("xn--bcher-kva.example", true, Long.MAX_VALUE, Long.MAX_VALUE, Integer.MAX_VALUE),
-        new Lesson("a key with spaces\nand a newline", true, 0, 1, 1),
+        new Lesson("[::1]:8080", true, 0, 1, 1),
     }) {
       assertThat(Messages.decode(Messages.encode("o", lesson))).isEqualTo(new Messages.Heard("o", lesson));
     }
@@ -44,8 +46,26 @@ class MessagesTest {
   }
 
   @Test
-  void S2_aKeyWithATabCannotBeSent() {
-    assertThat(Messages.encode("o", new Lesson("example.org\t1", false, -1, 0, 0))).isNull();
+  void S2_aKeyNoEngineWritesCannotBeSentAndIsNamedOnOneLine() {
+    assertThatThrownBy(() -> Messages.encode("o", new Lesson("example.org\t1", false, -1, 0, 0)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'example.org\\t1'");
+    assertThatThrownBy(() -> Messages.encode("o", new Lesson("a\nb", false, -1, 0, 0)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'a\\nb'")
+        .hasMessageNotContaining("\n");
+  }
+
+  @Test
+  void S2_aMessageWhoseKeyNoEngineWritesIsNoLesson() {
+    String[] keys = {" ", "a\nb", "a\rb", "a b", "*.test", "*.org", "Example.org", "example.org:443", "example.org.",
+        "http://example.org", "example.org/x", "example.org/quota", "a\u0000b", "a\u202eb", "*", "*.*.example.org"};
+    for (String key : keys) {
+      for (String message : new String[] {"o\t" + key + "\t1\t-1\t0\t2", "o\t" + key + "\t0\t-1\t0"}) {
+        assertThat(Messages.decode(message)).as(Redaction.printable(message)).isNull();
+      }
+    }
+    assertThat(Messages.decode("o\texample.org\t1\t-1\t0\t2")).as("the same message of a host's key").isNotNull();
   }
 
   @Test

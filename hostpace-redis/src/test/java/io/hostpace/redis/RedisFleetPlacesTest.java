@@ -167,7 +167,7 @@ class RedisFleetPlacesTest extends OnRealRedis {
     RedisFleet a = process();
 
     assertThatThrownBy(() -> a.claimPlace("", 1, 1, 0, held -> {}))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("a place needs a host's key");
+        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("expected a host's key or a group's: host limit '' is empty");
     assertThatThrownBy(() -> a.claimPlace("example.org", -1, 1, 0, held -> {}))
         .isInstanceOf(IllegalArgumentException.class).hasMessage("place must be at least 0, was -1");
     assertThatThrownBy(() -> a.claimPlace("example.org", 1, 0, 0, held -> {}))
@@ -175,7 +175,7 @@ class RedisFleetPlacesTest extends OnRealRedis {
     assertThatThrownBy(() -> a.claimPlace(null, 1, 1, 0, held -> {})).hasMessage("key");
     assertThatThrownBy(() -> a.claimPlace("example.org", 1, 1, 0, null)).hasMessage("then");
     assertThatThrownBy(() -> a.releasePlace("", 1))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("a place needs a host's key");
+        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("expected a host's key or a group's: host limit '' is empty");
     assertThatThrownBy(() -> a.releasePlace("example.org", -2))
         .isInstanceOf(IllegalArgumentException.class).hasMessage("place must be at least 0, was -2");
     assertThatThrownBy(() -> a.placeLease(Duration.ZERO))

@@ -3,6 +3,7 @@ package io.hostpace.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.hostpace.Redaction;
 import io.hostpace.spi.Fleet;
 import io.hostpace.spi.Fleet.Lesson;
 import io.lettuce.core.RedisClient;
@@ -15,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -118,6 +120,10 @@ class RedisFleetTest extends OnRealRedis {
     redis().publish(channel, "other\texample.org\t1\t-1\t0\t-1");
     redis().publish(channel, "other\texample.org\t1\t-1\t0\t2\t3");
     redis().publish(channel, "");
+    redis().publish(channel, "other\t \t1\t-1\t0\t1");            // keys no engine writes
+    redis().publish(channel, "other\ta\nb\t1\t-1\t0\t1");
+    redis().publish(channel, "other\t*.test\t1\t-1\t0\t1");
+    redis().publish(channel, "other\tExample.org\t1\t-1\t0\t1");
     redis().publish(channel, "other\texample.org\t1\t-1\t7");     // an older teller's: in flight not known
     redis().publish(channel, "other\texample.org\t1\t-1\t8\t4");
 
@@ -127,14 +133,18 @@ class RedisFleetTest extends OnRealRedis {
   }
 
   @Test
-  void S2_aLessonWhoseKeyHasATabIsLostAndCountedNotSent() throws Exception {
+  void S2_aLessonWhoseKeyNoEngineWritesIsRefusedNamingItAndNotSent() throws Exception {
     RedisFleet a = process();
     RedisFleet b = process();
     BlockingQueue<Lesson> heard = new LinkedBlockingQueue<>();
     b.listen(heard::add);
 
-    a.tell(new Lesson("example.org\tevil", true, -1, 0, 0));
-    assertThat(a.lessonsLost()).isEqualTo(1);
+    for (String key : new String[] {"example.org\tevil", " ", "a\nb", "*.test", "Example.org"}) {
+      assertThatThrownBy(() -> a.tell(new Lesson(key, true, -1, 0, 0)))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("'" + Redaction.printable(key) + "'");
+    }
+    assertThat(a.lessonsLost()).isZero();
     Lesson marker = new Lesson("example.org", false, -1, 0, 0);
     a.tell(marker);
 
@@ -263,5 +273,35 @@ class RedisFleetTest extends OnRealRedis {
     } finally {
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }
+  }
+
+  @Test
+  void S2_aKeyNoEngineWritesIsRefusedByEveryCallNamingItOnOneLine() {
+    RedisFleet a = process();
+    for (String key : new String[] {" ", "a\nb", "*.test", "Example.org", "example.org:443", "a\u001b[2Jb"}) {
+      List<ThrowingCallable> calls = List.of(
+          () -> a.claimStart(key, SECOND, delay -> {}),
+          () -> a.claimStart(List.of("example.org", key), new long[] {SECOND, SECOND}, delay -> {}),
+          () -> a.claimPlace(key, 1, 1, 0, held -> {}),
+          () -> a.claimPlace(key + "/quota", 1, 1, SECOND, held -> {}),
+          () -> a.releasePlace(key, 1),
+          () -> a.keep(key, Fleet.Kept.NOTHING, SECOND),
+          () -> a.recall(key, kept -> {}),
+          () -> a.announce(key, 1, SECOND, 0),
+          () -> a.spendAnnounced(key, spent -> {}));
+      for (ThrowingCallable call : calls) {
+        assertThatThrownBy(call).as(Redaction.printable(key))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("'" + Redaction.printable(key) + "'")
+            .matches(e -> e.getMessage().chars().noneMatch(c -> c < 0x20), "on one line");
+      }
+    }
+    for (ThrowingCallable call : List.<ThrowingCallable>of(
+        () -> a.announce("*.example.org", 1, SECOND, 0),
+        () -> a.spendAnnounced("*.example.org", spent -> {}))) {
+      assertThatThrownBy(call).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("'*.example.org' is a group's: expected a host's key");
+    }
+    assertThat(a.claimsUnclaimed() + a.keepsLost() + a.releasesLost() + a.recallsUnanswered()).as("nothing sent").isZero();
   }
 }

@@ -17,7 +17,7 @@ import java.util.NoSuchElementException;
  * <pre>{@code
  * {"policies":[{"name":"seed","completed":300,"lost":0,"refusals":79,"refusalPct":20.8,
  *   "finishSeconds":476.3,"goodputRatio":0.63,"p50WaitMs":...,"p99WaitMs":...,
- *   "lateRefusals":45,"lateRefusalPct":15.0}, ...],
+ *   "lateRefusals":45,"lateRefusalPct":13.3}, ...],
  *  "idealSeconds":299.1}
  * }</pre>
  *
@@ -57,11 +57,14 @@ public record PacingResult(double idealSeconds, List<Policy> policies) {
    * @param refusalPct refusals in percent of all attempts, one decimal
    * @param finishSeconds when the last request ended (answered or given up), one decimal; the
    *     scenario's {@code maxSeconds} when some were still unfinished then
-   * @param goodputRatio {@link PacingResult#idealSeconds()} divided by the unrounded finish, two decimals
+   * @param goodputRatio the shortest time in which the servers could accept the requests completed
+   *     ({@link PacingResult#idealSeconds()} when none was lost) divided by the unrounded finish,
+   *     times the share of the requests completed; 0 to 1, two decimals
    * @param p50WaitMs median, from a request's arrival to the start of its last attempt
    * @param p99WaitMs the 99th percentile of the same, nearest rank
    * @param lateRefusals refusals of attempts started after the first ten seconds
-   * @param lateRefusalPct those, in percent of the requests, one decimal
+   * @param lateRefusalPct those, in percent of the attempts started after the first ten seconds
+   *     (0 when none were), one decimal
    * @param acceptedPerSecond the rate at which the servers accepted, from the first accepted attempt's
    *     start to the last one's: one less than the accepted attempts, divided by the seconds between
    *     (so a server of one a second that accepts at 0, 1, ..., 299 s accepted 1.0 a second); three
@@ -204,8 +207,8 @@ public record PacingResult(double idealSeconds, List<Policy> policies) {
         .append(" s: the soonest the servers could have accepted every request\n\n")
         .append(table)
         .append("\nrefused %: of the attempts; after 10 s %: refusals of attempts started after the first 10 s,"
-            + " of the requests;\ngoodput: the ideal finish over the finish; wait: from a request's arrival"
-            + " to its last attempt's start\n");
+            + " of those attempts;\ngoodput: the ideal finish of the requests completed over the finish, times the"
+            + " share completed; wait: from a request's arrival to its last attempt's start\n");
     if (several) {
       TextTable processes = new TextTable().text("policy").text("client.process").figure("joins at s")
           .figure("requests").figure("completed").figure("lost").figure("refusals").figure("in its first 10 s");

@@ -76,12 +76,17 @@ import org.jspecify.annotations.Nullable;
  * <h2>The numbers</h2>
  * A request is completed when its last answer is accepted, lost when it gave up after its
  * retries or was unfinished at {@code maxSeconds}. {@code refusalPct} is refusals in percent of
- * all attempts; {@code goodputRatio} is the shortest time in which the server models could
- * accept every request ({@link ServerModel#idealFinish}) divided by the time the policy took
- * (the last request's end). For a policy that lost requests the numerator is the shortest time
- * for the requests it completed (each host's first arrivals, as many as it completed), so that
- * losing requests does not score as finishing early; read it with {@code lost}. The wait is from a request's arrival to the start of its last
- * attempt. Per process, its refusals, and those within {@link PacingResult#OPENING_SECONDS} of its
+ * all attempts, and {@code lateRefusalPct} the refusals of attempts started after the first
+ * {@link #LATE_AFTER_SECONDS} in percent of the attempts started then (0 when none were): no
+ * percentage exceeds 100. {@code goodputRatio} counts only completed requests: it is the shortest
+ * time in which the server models could accept the requests the policy completed
+ * ({@link ServerModel#idealFinish}; each host's first arrivals, as many as it completed: every
+ * request, when it lost none) divided by the time the policy took (the last request's end), times
+ * the share of the requests it completed. So losing requests does not score as finishing early,
+ * a policy that loses most of them cannot score near 1, and no goodput exceeds 1: one that
+ * completes 51 of 300 requests, which the servers could accept in 50 s, and ends at 53 s scores
+ * 50 / 53 × 51 / 300 = 0.16, not 0.94. The wait is from a request's arrival to the start of its
+ * last attempt. Per process, its refusals, and those within {@link PacingResult#OPENING_SECONDS} of its
  * joining; and the rate the servers accepted at between their first and last acceptance, which
  * against a server of a known rate says whether the processes together held it.
  */
@@ -480,22 +485,31 @@ public final class PacingSimulation {
         finish = scenario.maxNanos();
       }
       Arrays.sort(waits);
-      int late = 0;
-      for (long t : refused) {
-        if (t > LATE_AFTER_SECONDS * 1e9) {
-          late++;
-        }
-      }
+      int late = late(refused);
+      int lateAttempts = late(starts);
       int attempts = starts.size();
+      // The ideal finish of the requests it completed over its finish, times the share it completed.
+      double goodput = finish == 0 ? 0 : (double) (completed == requests.size() ? workload.idealNanos
+          : workload.ideal(completedByHost)) / finish * completed / requests.size();
       return new PacingResult.Policy(
           policy.label(), completed, requests.size() - completed, refused.size(),
           attempts == 0 ? 0 : round(100.0 * refused.size() / attempts, 1),
           round(finish / 1e9, 1),
-          finish == 0 ? 0 : round((double) (completed == requests.size() ? workload.idealNanos
-              : workload.ideal(completedByHost)) / finish, 2),
+          round(goodput, 2),
           Math.round(percentile(waits, 50) / 1e6), Math.round(percentile(waits, 99) / 1e6),
-          late, round(100.0 * late / requests.size(), 1), acceptedPerSecond(), processResults(),
+          late, lateAttempts == 0 ? 0 : round(100.0 * late / lateAttempts, 1), acceptedPerSecond(), processResults(),
           seconds(starts), seconds(refused));
+    }
+
+    /** How many of {@code times} (attempts' starts, from the run's start) are after the first {@link #LATE_AFTER_SECONDS}. */
+    private static int late(List<Long> times) {
+      int late = 0;
+      for (long t : times) {
+        if (t > LATE_AFTER_SECONDS * 1e9) {
+          late++;
+        }
+      }
+      return late;
     }
 
     /** One less than the accepted attempts over the seconds from the first one's start to the last one's. */

@@ -20,7 +20,7 @@ final class PacingTable {
   static String markdown(List<Path> scenarios) throws IOException {
     StringBuilder out = new StringBuilder()
         .append("| scenario | ideal s | policy | completed | lost | refusals | refused % | refused after 10 s,"
-            + " % of requests | finish s | goodput | p50 wait ms | p99 wait ms |\n")
+            + " % of attempts then | finish s | goodput | p50 wait ms | p99 wait ms |\n")
         .append("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     List<String> processRows = new ArrayList<>();
     for (Path file : scenarios) {

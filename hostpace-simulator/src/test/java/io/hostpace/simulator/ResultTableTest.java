@@ -11,20 +11,20 @@ class ResultTableTest {
   @Test
   void aPacingResultIsARowPerPolicyAlignedWithItsFiguresFormatted() {
     PacingResult result = new PacingResult(299.1, List.of(
-        new PacingResult.Policy("seed", 300, 0, 79, 20.8, 476.3, 0.63, 237_858, 470_897, 45, 15.0, 0, List.of(),
+        new PacingResult.Policy("seed", 300, 0, 79, 20.8, 476.3, 0.63, 237_858, 470_897, 45, 13.3, 0, List.of(),
             new double[0], new double[0]),
-        new PacingResult.Policy("unpaced", 51, 249, 1734, 97.1, 53.0, 0.94, 26_450, 52_950, 1387, 462.3, 0, List.of(),
+        new PacingResult.Policy("unpaced", 51, 249, 1734, 97.1, 53.0, 0.16, 26_450, 52_950, 1387, 97.1, 0, List.of(),
             new double[0], new double[0])));
 
     assertThat(result.toTable()).isEqualTo("""
         ideal finish 299.1 s: the soonest the servers could have accepted every request
 
         policy   completed  lost  refusals  refused %  after 10 s %  finish s  goodput  wait p50 ms  wait p99 ms
-        seed           300     0        79       20.8          15.0     476.3     0.63      237,858      470,897
-        unpaced         51   249     1,734       97.1         462.3      53.0     0.94       26,450       52,950
+        seed           300     0        79       20.8          13.3     476.3     0.63      237,858      470,897
+        unpaced         51   249     1,734       97.1          97.1      53.0     0.16       26,450       52,950
 
-        refused %: of the attempts; after 10 s %: refusals of attempts started after the first 10 s, of the requests;
-        goodput: the ideal finish over the finish; wait: from a request's arrival to its last attempt's start
+        refused %: of the attempts; after 10 s %: refusals of attempts started after the first 10 s, of those attempts;
+        goodput: the ideal finish of the requests completed over the finish, times the share completed; wait: from a request's arrival to its last attempt's start
         """);
   }
 
