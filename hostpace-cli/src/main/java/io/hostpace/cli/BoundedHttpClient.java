@@ -30,6 +30,9 @@ import org.jspecify.annotations.Nullable;
  * <p>It sits under the engine ({@code PacedHttpClient.wrap(bounded, engine)}), so each attempt
  * is bounded from its own send, a refused attempt's body that the engine throws away as well as
  * the answer's. Close it at the end of the run: that stops its timer's thread.
+ *
+ * <p>Callers that send at once, each one exchange at a time, each take a client of their own
+ * ({@link #forOneCaller()}), so that {@link #lastCut()} is their own exchange's.
  */
 final class BoundedHttpClient extends HttpClient implements AutoCloseable {
 
@@ -38,22 +41,39 @@ final class BoundedHttpClient extends HttpClient implements AutoCloseable {
   private final String timeoutText;
   private final long maxBody;
   private final ScheduledThreadPoolExecutor timer;
+  /** Whether closing this client stops the timer: false for a caller's, which shares it. */
+  private final boolean ownsTimer;
   /** How many exchanges were sent: the number of the last. */
   private final java.util.concurrent.atomic.AtomicLong sends = new java.util.concurrent.atomic.AtomicLong();
   /** The cut of the last exchange's body, null when it was not cut (or has not been yet). */
   private volatile @Nullable BodyCutException lastCut;
 
   BoundedHttpClient(HttpClient delegate, Duration timeout, long maxBody) {
+    this(delegate, timeout, maxBody, new ScheduledThreadPoolExecutor(1, runnable -> {
+      Thread thread = new Thread(runnable, "hostpace-body-deadline");
+      thread.setDaemon(true);
+      return thread;
+    }), true);
+    timer.setRemoveOnCancelPolicy(true); // a body that completes takes its deadline's task with it
+  }
+
+  private BoundedHttpClient(HttpClient delegate, Duration timeout, long maxBody, ScheduledThreadPoolExecutor timer,
+      boolean ownsTimer) {
     this.delegate = delegate;
     this.timeout = timeout;
     this.timeoutText = "--timeout " + seconds(timeout) + " s";
     this.maxBody = maxBody;
-    this.timer = new ScheduledThreadPoolExecutor(1, runnable -> {
-      Thread thread = new Thread(runnable, "hostpace-body-deadline");
-      thread.setDaemon(true);
-      return thread;
-    });
-    timer.setRemoveOnCancelPolicy(true); // a body that completes takes its deadline's task with it
+    this.timer = timer;
+    this.ownsTimer = ownsTimer;
+  }
+
+  /**
+   * A client that bounds exchanges as this one does, through the same delegate and timer, with a
+   * {@link #lastCut()} of its own: for one of several callers that send at once. Closing it does
+   * nothing; closing this one stops the timer of both.
+   */
+  BoundedHttpClient forOneCaller() {
+    return new BoundedHttpClient(delegate, timeout, maxBody, timer, false);
   }
 
   /**
@@ -112,10 +132,12 @@ final class BoundedHttpClient extends HttpClient implements AutoCloseable {
     return delegate.sendAsync(request, bounded(request, handler), pushPromiseHandler);
   }
 
-  /** Stops the timer; the delegate is the caller's. */
+  /** Stops the timer, if this client made it; the delegate is the caller's. */
   @Override
   public void close() {
-    timer.shutdownNow();
+    if (ownsTimer) {
+      timer.shutdownNow();
+    }
   }
 
   // ---------------------------------------------------------------- the delegate's

@@ -1,64 +1,57 @@
 package io.hostpace.cli;
 
 import io.hostpace.CallContext;
-import io.hostpace.Hostpace;
-import io.hostpace.jena.HostpaceJena;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.net.http.HttpClient;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import org.apache.jena.http.HttpEnv;
-import org.apache.jena.query.Query;
-import org.apache.jena.query.QueryExecution;
-import org.apache.jena.query.QueryFactory;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.jena.query.QueryParseException;
-import org.apache.jena.query.ResultSet;
-import org.apache.jena.query.ResultSetFormatter;
-import org.apache.jena.rdf.model.Model;
-import org.apache.jena.riot.Lang;
-import org.apache.jena.riot.RDFDataMgr;
 import org.apache.jena.sparql.engine.http.QueryExceptionHTTP;
-import org.apache.jena.sparql.exec.http.QueryExecutionHTTP;
 import org.jspecify.annotations.Nullable;
-import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code hostpace sparql}: one query through Apache Jena with Hostpace installed. A syntax error
- * is reported with its line and column, exit status 2, and no request is sent; an endpoint that
- * answers with an error prints its status and message, exit status 1; so does one whose answer,
- * results included, is not complete within {@code --timeout} or is longer than
- * {@code --max-body} (SPEC T7), or that could not be reached: one line that says which.
+ * {@code hostpace sparql}: queries and updates through Apache Jena with Hostpace installed, all
+ * through one engine ({@link QueryBatch}). A syntax error in any of them is reported with its
+ * file, line and column, exit status 2, and no request is sent; an endpoint that answers with an
+ * error says its status and message, exit status 1; so does one whose answer, results included,
+ * is not complete within {@code --timeout} or is longer than {@code --max-body} (SPEC T7), or
+ * that could not be reached: one line that says which. One query prints its results; several,
+ * or any update, write each query's results to a file of {@code --output-dir} and a summary line
+ * per query and update.
  */
 @Command(name = "sparql", mixinStandardHelpOptions = true,
-    description = "Run a SPARQL query through Apache Jena with Hostpace: paced, refusals retried.",
+    description = "Run SPARQL queries and updates through Apache Jena with Hostpace: one engine paces them all, "
+        + "refusals retried.",
     exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"0:the query's results were printed",
+    exitCodeList = {"0:the query's results were printed; with several, every query and update succeeded",
         "1:the query failed: the endpoint's error, no whole answer, or an answer that is not results;"
-            + " or --state could not be saved",
+            + " with several, any failed (the others ran to their end); or --state could not be saved",
         "2:a usage error or a query syntax error, said in one line: nothing was sent",
-        "130:interrupted (Ctrl-C): the query was abandoned and --state is saved"},
+        "130:interrupted (Ctrl-C): what ran was abandoned and --state is saved"},
     footerHeading = "%nExamples:%n",
     footer = {"  hostpace sparql --endpoint https://qlever.dev/api/wikidata \\",
         "      --query 'SELECT * { ?s ?p ?o } LIMIT 3'",
         "  hostpace sparql --endpoint https://dbpedia.org/sparql --query-file q.rq \\",
         "      --format json --max-rate 1",
         "  hostpace sparql --endpoint https://query.wikidata.org/sparql \\",
-        "      --query-file q.rq --state hosts.tsv"})
+        "      --query-file q.rq --state hosts.tsv",
+        "  hostpace sparql --endpoint https://qlever.dev/api/wikidata \\",
+        "      --query-file queries/ --query-file 'more/*.rq' --format csv --output-dir results",
+        "  hostpace sparql --endpoint http://localhost:3030/ds \\",
+        "      --update-file load.ru --query-file check.rq --output-dir results"})
 final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
 
   enum Format { table, csv, tsv, json }
 
-  private final Main.Streams streams;
+  /** The files a folder given to --query-file holds queries in, and to --update-file updates. */
+  private static final List<String> QUERY_FILES = List.of(".rq", ".sparql");
+  private static final List<String> UPDATE_FILES = List.of(".ru");
 
-  /** Whether the run's end saved what hosts taught to --state (or there was none to save to). */
-  private boolean saved = true;
+  private final Main.Streams streams;
 
   @Mixin
   PacingOptions pacing = new PacingOptions();
@@ -66,16 +59,26 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
   @Option(names = "--endpoint", paramLabel = "URL", required = true, description = "the SPARQL endpoint")
   String endpoint = "";
 
-  @ArgGroup(exclusive = true, multiplicity = "1")
-  QuerySource source = new QuerySource();
+  @Option(names = "--query", paramLabel = "TEXT", description = "a query")
+  @Nullable String text;
 
-  static final class QuerySource {
-    @Option(names = "--query", paramLabel = "TEXT", description = "the query")
-    @Nullable String text;
+  @Option(names = "--query-file", paramLabel = "FILE|DIR|GLOB",
+      description = "a file holding a query; a folder, for its .rq and .sparql files, sorted by name; or a glob "
+          + "such as 'queries/*.rq', quoted, which the command expands. Repeatable. Each query's name is its "
+          + "file's name without the extension; with several, their results go to --output-dir")
+  List<String> queryFiles = new ArrayList<>();
 
-    @Option(names = "--query-file", paramLabel = "FILE", description = "a file holding the query")
-    @Nullable Path file;
-  }
+  @Option(names = "--update-file", paramLabel = "FILE|DIR|GLOB",
+      description = "a file holding a SPARQL Update request, sent to --endpoint as an update; a folder, for its .ru "
+          + "files; or a glob. Repeatable. The updates run first, one after another in the order given, then "
+          + "the queries")
+  List<String> updateFiles = new ArrayList<>();
+
+  @Option(names = "--output-dir", paramLabel = "DIR",
+      description = "write each query's results to DIR/NAME.EXT (made if missing): .txt, .csv, .tsv or .json after "
+          + "--format, a graph .ttl, .nt or .jsonld; each file appears whole, or not at all. Needed with several "
+          + "queries or any update; then each query and update has a summary line on standard error")
+  @Nullable Path outputDir;
 
   @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
       description = "table, csv, tsv or json (the standard SPARQL results JSON); graphs print as Turtle, "
@@ -93,12 +96,21 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    String text = queryText();
-    Query query;
-    try {
-      query = QueryFactory.create(text);
-    } catch (QueryParseException e) {
-      throw pacing.usage(syntaxError(e));
+    List<SparqlJob> queries = queries();
+    List<SparqlJob> updates = new ArrayList<>();
+    for (Path file : SparqlFiles.expand("--update-file", updateFiles, UPDATE_FILES, pacing::usage)) {
+      updates.add(SparqlJob.updateFile("--update-file", file, pacing::usage));
+    }
+    if (queries.isEmpty() && updates.isEmpty()) {
+      throw pacing.usage("--query, --query-file or --update-file is needed: nothing to send");
+    }
+    distinctNames(updates, queries);
+    String queriesFrom = text != null ? "--query" : "--query-file";
+    if (outputDir == null && queries.size() > 1) {
+      throw pacing.usage(queriesFrom + " gives " + queries.size() + " queries: their results need --output-dir DIR");
+    }
+    if (outputDir == null && !queries.isEmpty() && !updates.isEmpty()) {
+      throw pacing.usage(queriesFrom + " with --update-file: the query's results need --output-dir DIR");
     }
     java.net.URI uri;
     try {
@@ -116,69 +128,43 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
     CallContext context = pacing.context();
     Duration timeout = pacing.timeout();
     long bodyCap = FetchCommand.maxBody(pacing, maxBody);
-    int status;
+    ResultsFolder folder = outputDir != null && !queries.isEmpty()
+        ? ResultsFolder.of("--output-dir", outputDir, pacing::usage) : null;
     try (JenaDefaultClient held = JenaDefaultClient.hold()) {
-      status = query(query, endpoint, context, timeout, bodyCap);
-    }
-    // What hosts taught that --state could not keep is a failure too: the next run pays for it again.
-    return status == Main.OK && !saved ? Main.FAILED : status;
-  }
-
-  private int query(Query query, String endpoint, CallContext context, Duration timeout, long bodyCap) {
-    PrintStream out = streams.out();
-    // Jena sends the query, and any SERVICE clause, through its default client: bounded here, and
-    // paced by the installation, which wraps the default it finds. Both are put back at the end.
-    HttpClient jenaDefault = HttpEnv.getDftHttpClient();
-    BoundedHttpClient bounded = new BoundedHttpClient(jenaDefault, timeout, bodyCap);
-    // With the adaptive policy, an endpoint held down is probed with ASK {} (SPEC D6).
-    Hostpace engine;
-    try {
-      engine = pacing.engine(event -> {}, io.hostpace.jena.SparqlProbe.ask(bounded));
-    } catch (RuntimeException e) {
-      bounded.close();
-      throw e;
-    }
-    HttpEnv.setDftHttpClient(bounded);
-    // Ctrl-C abandons the query; the run's thread then saves --state, as at any end.
-    java.util.concurrent.atomic.AtomicReference<@Nullable QueryExecution> running = new java.util.concurrent.atomic.AtomicReference<>();
-    try (InterruptHook interrupt = InterruptHook.install(() -> {
-      QueryExecution execution = running.get();
-      if (execution != null) {
-        execution.abort();
-      }
-    })) {
-      try (bounded;
-          Restored restored = () -> HttpEnv.setDftHttpClient(jenaDefault);
-          HostpaceJena.Installation installation = HostpaceJena.install(engine);
-          RunEnded ended = () -> saved = pacing.endRun(streams.err())) {
-        QueryExecution execution = QueryExecutionHTTP.service(endpoint)
-            .query(query)
-            .timeout(BoundedHttpClient.backstop(timeout).toMillis(), TimeUnit.MILLISECONDS)
-            .context(HostpaceJena.contextOf(context))
-            .build();
-        running.set(execution);
-        if (interrupt.interrupted()) {
-          execution.abort();
-        }
-        try (execution) {
-          print(query, execution, out);
-        }
-        out.flush();
-        return interrupt.interrupted() ? interrupted() : Main.OK;
-      } catch (RuntimeException e) {
-        if (interrupt.interrupted()) {
-          return interrupted();
-        }
-        streams.err().println("hostpace: " + Printable.line(failure(e, timeout, bounded.lastCut())));
-        return Main.FAILED;
-      }
+      return new QueryBatch(streams, pacing, endpoint, format, context, timeout, bodyCap).run(updates, queries, folder);
     }
   }
 
-  private int interrupted() {
-    streams.err().println("hostpace: interrupted: the query was abandoned"
-        + (pacing.state != null ? "; what hosts taught is saved in " + Printable.line(pacing.state.toString()) : ""));
-    return Main.INTERRUPTED;
+  /** The queries of --query or --query-file, parsed; a syntax error is a usage error that says where. */
+  private List<SparqlJob> queries() {
+    if (text != null && !queryFiles.isEmpty()) {
+      throw pacing.usage("--query and --query-file both give queries: give one inline query or query files");
+    }
+    if (text != null) {
+      return List.of(SparqlJob.inline(text, pacing::usage));
+    }
+    List<SparqlJob> queries = new ArrayList<>();
+    for (Path file : SparqlFiles.expand("--query-file", queryFiles, QUERY_FILES, pacing::usage)) {
+      queries.add(SparqlJob.queryFile("--query-file", file, pacing::usage));
+    }
+    return queries;
+  }
+
+  /**
+   * Two queries or updates of one name would write one results file, and their summary lines and
+   * timeout budgets could not be told apart: a usage error that names both.
+   */
+  private void distinctNames(List<SparqlJob> updates, List<SparqlJob> queries) {
+    java.util.Map<String, SparqlJob> byName = new java.util.HashMap<>();
+    for (List<SparqlJob> jobs : List.of(updates, queries)) {
+      for (SparqlJob job : jobs) {
+        SparqlJob before = byName.putIfAbsent(job.name(), job);
+        if (before != null) {
+          throw pacing.usage(before.origin() + " and " + job.origin() + " both have the name '" + job.name()
+              + "', which names a results file and a summary line: rename one");
+        }
+      }
+    }
   }
 
   /**
@@ -195,6 +181,13 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
   static String failure(RuntimeException e, Duration timeout, @Nullable BodyCutException cut) {
     if (e instanceof QueryExceptionHTTP http && http.getStatusCode() > 0) {
       return "the endpoint answered " + http.getStatusCode() + ": " + firstLine(message(http));
+    }
+    if (e instanceof org.apache.jena.atlas.web.HttpException http && http.getStatusCode() > 0) {
+      // an update's
+      String response = http.getResponse();
+      String message = response != null && !response.isBlank() ? response.strip()
+          : http.getStatusLine() != null ? http.getStatusLine() : String.valueOf(http.getMessage());
+      return "the endpoint answered " + http.getStatusCode() + ": " + firstLine(message);
     }
     if (cut != null) {
       return "the query failed: " + FailureMessage.describe(cut, timeout);
@@ -240,42 +233,6 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
     return "";
   }
 
-  private void print(Query query, QueryExecution execution, PrintStream out) {
-    if (query.isSelectType()) {
-      ResultSet results = execution.execSelect();
-      switch (format) {
-        case table -> ResultSetFormatter.out(out, results, query);
-        case csv -> ResultSetFormatter.outputAsCSV(out, results);
-        case tsv -> ResultSetFormatter.outputAsTSV(out, results);
-        case json -> ResultSetFormatter.outputAsJSON(out, results);
-      }
-    } else if (query.isAskType()) {
-      boolean answer = execution.execAsk();
-      switch (format) {
-        case table -> out.println(answer ? "yes" : "no");
-        case csv -> ResultSetFormatter.outputAsCSV(out, answer);
-        case tsv -> ResultSetFormatter.outputAsTSV(out, answer);
-        case json -> ResultSetFormatter.outputAsJSON(out, answer);
-      }
-    } else {
-      Model model = query.isConstructType() ? execution.execConstruct() : execution.execDescribe();
-      Lang lang = switch (format) {
-        case table -> Lang.TURTLE;
-        case csv, tsv -> Lang.NTRIPLES;
-        case json -> Lang.JSONLD;
-      };
-      RDFDataMgr.write(out, model, lang);
-    }
-  }
-
-  private String queryText() throws IOException {
-    if (source.text != null) {
-      return source.text;
-    }
-    Path file = java.util.Objects.requireNonNull(source.file, "the argument group gives a query or a file");
-    return FileOption.text("--query-file", file, pacing::usage);
-  }
-
   private static String message(QueryExceptionHTTP e) {
     String response = e.getResponse();
     if (response != null && !response.isBlank()) {
@@ -291,6 +248,11 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
    * and what the parser did not expect, in words.
    */
   static String syntaxError(QueryParseException e) {
+    return syntaxError("query", e);
+  }
+
+  /** {@link #syntaxError(QueryParseException)} of a {@code what}: "query" or "update". */
+  static String syntaxError(String what, QueryParseException e) {
     String message = firstLine(String.valueOf(e.getMessage()));
     java.util.regex.Matcher at = java.util.regex.Pattern.compile("\\s*at line (-?\\d+), column (-?\\d+)\\.?").matcher(message);
     int line = e.getLine();
@@ -302,7 +264,7 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
     }
     message = message.replaceFirst("^(Lexical error|Line -?\\d+, column -?\\d+):?\\s*", "");
     message = plainly(message);
-    return "query syntax error at line " + line + ", column " + column + (message.isEmpty() ? "" : ": " + message);
+    return what + " syntax error at line " + line + ", column " + column + (message.isEmpty() ? "" : ": " + message);
   }
 
   /** JavaCC's lexer: {@code Encountered: '32' (32), after prefix "SELEC"}, or {@code <EOF>} for the character. */
@@ -352,17 +314,5 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
     String stripped = text.strip();
     int newline = stripped.indexOf('\n');
     return newline < 0 ? stripped : stripped.substring(0, newline).strip();
-  }
-
-  /** Puts Jena's default client back however the query ended. */
-  private interface Restored extends AutoCloseable {
-    @Override
-    void close();
-  }
-
-  /** Saves the {@code --state} file however the query ended. */
-  private interface RunEnded extends AutoCloseable {
-    @Override
-    void close();
   }
 }

@@ -25,7 +25,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code hostpace:} and names the option, exit status 2, no stack trace and no exception's class,
  * nothing on standard output, and nothing fetched. In the arguments, {@code {url}} is a URL of a
  * server on 127.0.0.1 that counts what it is sent, {@code {dir}} a folder that holds
- * {@code folder/}, {@code file.txt}, {@code latin1.txt} (not UTF-8) and {@code bad.json},
+ * {@code folder/}, {@code file.txt}, {@code latin1.txt} (not UTF-8), {@code bad.json}, and the
+ * queries {@code a/people.rq}, {@code b/people.rq}, {@code b/places.rq}, {@code b/wrong.sparql} and
+ * updates {@code b/insert.ru}, {@code b/wrong.ru},
  * {@code {scenario}} a shipped pacing scenario, and {@code {closed}} a port nothing listens on.
  */
 @ResourceLock(SparqlCommandTest.JENA_DEFAULT_CLIENT) // it runs sparql too, whose first use starts Jena
@@ -45,6 +47,14 @@ class BadInputTest {
     Files.writeString(dir.resolve("file.txt"), "a file\n");
     Files.write(dir.resolve("latin1.txt"), new byte[] {'a', (byte) 0xe9, '\n'});
     Files.writeString(dir.resolve("bad.json"), "{ not json");
+    Files.createDirectories(dir.resolve("a"));
+    Files.createDirectories(dir.resolve("b"));
+    Files.writeString(dir.resolve("a/people.rq"), "SELECT * { ?s ?p ?o }");
+    Files.writeString(dir.resolve("b/people.rq"), "ASK {}");
+    Files.writeString(dir.resolve("b/places.rq"), "ASK {}");
+    Files.writeString(dir.resolve("b/wrong.sparql"), "SELECT * WHERE {\n  ?s ?p \n");
+    Files.writeString(dir.resolve("b/insert.ru"), "INSERT DATA { <http://example.org/a> <http://example.org/b> 1 }");
+    Files.writeString(dir.resolve("b/wrong.ru"), "INSERT DATA { <http://example.org/a> }");
     try (ServerSocket socket = new ServerSocket(0)) {
       closed = socket.getLocalPort();
     }
@@ -186,6 +196,21 @@ class BadInputTest {
         usage("--query-file", "sparql", "--endpoint", "{url}", "--query-file", "{dir}/folder"),
         usage("--query-file", "sparql", "--endpoint", "{url}", "--query-file", "{dir}/latin1.txt"),
         usage("--query-file", "sparql", "--endpoint", "{url}", "--query-file", ""),
+        usage("--query-file '{dir}/a/*.sparql' matches no file", "sparql", "--endpoint", "{url}",
+            "--query-file", "{dir}/a/*.sparql", "--output-dir", "{dir}/out"),
+        usage("--query-file '{dir}/a/people.rq' and --query-file '{dir}/b/people.rq' both have the name 'people'",
+            "sparql", "--endpoint", "{url}", "--query-file", "{dir}/a/people.rq", "--query-file", "{dir}/b/*.rq",
+            "--output-dir", "{dir}/out"),
+        usage("--query-file gives 2 queries: their results need --output-dir DIR", "sparql", "--endpoint", "{url}",
+            "--query-file", "{dir}/a", "--query-file", "{dir}/b/places.rq"),
+        usage("--query with --update-file: the query's results need --output-dir DIR", "sparql", "--endpoint", "{url}",
+            "--query", "ASK {}", "--update-file", "{dir}/b/insert.ru"),
+        usage("--query-file '{dir}/b/wrong.sparql': query syntax error at line 2, column 9", "sparql",
+            "--endpoint", "{url}", "--query-file", "{dir}/b", "--output-dir", "{dir}/out"),
+        usage("--update-file '{dir}/b/wrong.ru': update syntax error at line 1, column ", "sparql",
+            "--endpoint", "{url}", "--update-file", "{dir}/b/*.ru"),
+        usage("--update-file '{dir}/folder' is a folder that holds no .ru file", "sparql", "--endpoint", "{url}",
+            "--update-file", "{dir}/folder"),
         usage("--format", "sparql", "--endpoint", "{url}", "--query", "ASK {}", "--format", "xml"),
         usage("--timeout", "sparql", "--endpoint", "{url}", "--query", "ASK {}", "--timeout", "1e-10"),
         usage("--user-agent", "sparql", "--endpoint", "{url}", "--query", "ASK {}", "--user-agent", "a\nb"),
@@ -237,7 +262,7 @@ class BadInputTest {
     assertThat(ran.status()).as(ran.err()).isEqualTo(Main.USAGE);
     assertThat(ran.err()).endsWith("\n");
     assertThat(ran.err().lines()).hasSize(1);
-    assertThat(ran.err()).startsWith("hostpace: ").contains(names)
+    assertThat(ran.err()).startsWith("hostpace: ").contains(names.replace("{dir}", dir.toString()))
         .doesNotContain("Exception").doesNotContain("\tat ")
         .doesNotContainPattern("\\b(java|javax|sun|picocli|io\\.lettuce)\\.[a-z]+\\.")
         .doesNotContain("\u0000").doesNotContain("\u001b").doesNotContain("\r");

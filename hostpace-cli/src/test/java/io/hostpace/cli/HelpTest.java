@@ -83,7 +83,7 @@ class HelpTest {
   void I5_sparqlsHelpEndsWithItsExitCodesAndExamplesAndEachCodeIsTheOneItReturns() throws IOException {
     Map<Integer, String> codes = exitCodes("sparql");
     assertThat(codes.keySet()).containsExactly(0, 1, 2, 130);
-    assertThat(examples().lines().filter(line -> line.strip().startsWith("hostpace sparql ")).count()).isEqualTo(3);
+    assertThat(examples().lines().filter(line -> line.strip().startsWith("hostpace sparql ")).count()).isEqualTo(5);
 
     assertThat(codes.get(run("sparql", "--endpoint", "http://127.0.0.1:" + closedPort() + "/sparql", "--query", "ASK {}")))
         .startsWith("the query failed");
