@@ -479,4 +479,27 @@ class HostKeyTest {
                 .hasMessage("key '" + key + "' is not written as the engine writes its keys: expected '"
                         + HostKey.normaliseLimitKey(key) + "'");
     }
+
+    // --- Hostpace.inGroup: the groups a host's key is in, for those outside the engine ------------
+
+    @Test
+    void p5_aHostsKeyIsInTheGroupsOfItsDomainsAtAnyDepthAndPortAsTheEngineDecides() {
+        assertThat(Hostpace.inGroup("a.example.org", "*.example.org")).isTrue();
+        assertThat(Hostpace.inGroup("x.y.example.org:8443", "*.example.org")).isTrue();
+        assertThat(Hostpace.inGroup("x.y.example.org:8443", "*.y.example.org")).isTrue();
+        assertThat(Hostpace.inGroup("www.xn--bcher-kva.example", "*.xn--bcher-kva.example")).isTrue();
+        assertThat(Hostpace.inGroup("example.org", "*.example.org")).isFalse();
+        assertThat(Hostpace.inGroup("example.org:8080", "*.example.org")).isFalse();
+        assertThat(Hostpace.inGroup("badexample.org", "*.example.org")).isFalse();
+        assertThat(Hostpace.inGroup("example.org.evil.net", "*.example.org")).isFalse();
+        assertThat(Hostpace.inGroup("1.2.3.4", "*.example.org")).isFalse();
+        assertThat(Hostpace.inGroup("[::1]:80", "*.example.org")).isFalse();
+    }
+
+    @Test
+    void p5_aKeyThatIsNotAGroupsIsRefusedNamingIt() {
+        assertThatThrownBy(() -> Hostpace.inGroup("a.example.org", "example.org"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("'example.org' is not a group key ('*.domain')");
+    }
 }
