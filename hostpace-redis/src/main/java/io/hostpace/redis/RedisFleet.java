@@ -216,8 +216,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * @throws io.lettuce.core.RedisConnectionException if Redis cannot be reached
    */
   public static RedisFleet connect(String redisUri, String fleetName) {
-    String name = checkName(fleetName);
-    return open(name, FleetConnection.connect(redisUri));
+    return open(fleetName, () -> FleetConnection.connect(redisUri));
   }
 
   /**
@@ -234,8 +233,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    */
   public static RedisFleet of(RedisClient client, String fleetName) {
     Objects.requireNonNull(client, "client");
-    String name = checkName(fleetName);
-    return open(name, FleetConnection.of(client));
+    return open(fleetName, () -> FleetConnection.of(client));
   }
 
   /**
@@ -260,8 +258,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * @throws io.lettuce.core.RedisException if no seed can be reached or answers as a Cluster's node
    */
   public static RedisFleet connectCluster(List<String> seedUris, String fleetName) {
-    String name = checkName(fleetName);
-    return open(name, FleetConnection.connectCluster(seedUris));
+    return open(fleetName, () -> FleetConnection.connectCluster(seedUris));
   }
 
   /**
@@ -280,14 +277,18 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    */
   public static RedisFleet of(RedisClusterClient client, String fleetName) {
     Objects.requireNonNull(client, "client");
-    String name = checkName(fleetName);
-    return open(name, FleetConnection.of(client));
+    return open(fleetName, () -> FleetConnection.of(client));
   }
 
-  /** The fleet on {@code redis}, listening to its channel once this returns; or {@code redis} closed and the failure thrown. */
-  private static RedisFleet open(String fleetName, FleetConnection redis) {
+  /**
+   * Checks {@code fleetName}, then connects, and returns the fleet once it listens to its channel;
+   * or closes what {@code connect} opened and throws.
+   */
+  private static RedisFleet open(String fleetName, Supplier<FleetConnection> connect) {
+    String name = checkName(fleetName);
+    FleetConnection redis = connect.get();
     try {
-      RedisFleet fleet = new RedisFleet(fleetName, redis);
+      RedisFleet fleet = new RedisFleet(name, redis);
       redis.subscribe(fleet.channel, fleet.new Dispatcher());
       return fleet;
     } catch (RuntimeException e) {
