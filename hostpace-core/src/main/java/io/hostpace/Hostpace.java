@@ -476,6 +476,20 @@ public final class Hostpace implements AutoCloseable {
     return key;
   }
 
+  /**
+   * Whether the host's key {@code hostKey} ({@code a.example.org:8080}) is under the group's key
+   * {@code groupKey} ({@code *.example.org}), as the engine decides which groups' limits a host's
+   * requests count against (SPEC P5): its host name ends with {@code .} and the group's domain, at
+   * any depth; the port does not matter; neither the domain itself ({@code example.org}) nor an IP
+   * address is in any group. Both keys are as the engine writes them ({@link #checkKey}), such as
+   * those of its events and its {@link #snapshot()}.
+   *
+   * @throws IllegalArgumentException if {@code groupKey} is not a group's key ({@code *.domain})
+   */
+  public static boolean inGroup(String hostKey, String groupKey) {
+    return HostKey.inGroup(hostKey, groupKey);
+  }
+
   /** Clears what a host or a group ({@code *.domain}) taught: its pause and learned interval (SPEC R7). */
   public void forget(String key) {
     scheduler.forget(HostKey.normaliseLimitKey(key));

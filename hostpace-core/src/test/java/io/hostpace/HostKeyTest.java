@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class HostKeyTest {
@@ -478,5 +479,37 @@ class HostKeyTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("key '" + key + "' is not written as the engine writes its keys: expected '"
                         + HostKey.normaliseLimitKey(key) + "'");
+    }
+
+    // --- Hostpace.inGroup: the groups a host's key is in, for those outside the engine ------------
+
+    @ParameterizedTest(name = "{0} is in {1}")
+    @CsvSource({
+            "query.wikidata.org,         *.wikidata.org",
+            "a.b.wikidata.org,           *.wikidata.org",              // at any depth
+            "a.b.wikidata.org,           *.b.wikidata.org",            // a group of three labels
+            "query.wikidata.org:8443,    *.wikidata.org",              // on any port
+            "www.xn--bcher-kva.example,  *.xn--bcher-kva.example"})
+    void p5_aHostsKeyIsInTheGroupsOfItsDomainsAtAnyDepthAndPortAsTheEngineDecides(String host, String group) {
+        assertThat(Hostpace.inGroup(host, group)).isTrue();
+    }
+
+    @ParameterizedTest(name = "{0} is not in {1}")
+    @CsvSource({
+            "wikidata.org,               *.wikidata.org",              // the apex
+            "wikidata.org:8080,          *.wikidata.org",              // the apex on a port
+            "notwikidata.org,            *.wikidata.org",
+            "wikidata.org.evil.net,      *.wikidata.org",
+            "1.2.3.4,                    *.wikidata.org",
+            "[::1]:8080,                 *.wikidata.org"})
+    void p5_neitherAGroupsDomainNorANameThatMerelyEndsLikeItNorAnIpAddressIsInTheGroup(String host, String group) {
+        assertThat(Hostpace.inGroup(host, group)).isFalse();
+    }
+
+    @Test
+    void p5_aKeyThatIsNotAGroupsIsRefusedNamingIt() {
+        assertThatThrownBy(() -> Hostpace.inGroup("a.example.org", "example.org"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("'example.org' is not a group key ('*.domain')");
     }
 }

@@ -314,16 +314,6 @@ class HostpaceMetricsTest {
         .getId().getTag("scope")).isEqualTo("host");
   }
 
-  @Test
-  void P5_aHostIsInAGroupAsCoreDecides() {
-    assertThat(HostpaceMetrics.inGroup("query.wikidata.org", "*.wikidata.org")).isTrue();
-    assertThat(HostpaceMetrics.inGroup("a.b.wikidata.org", "*.wikidata.org")).as("any depth").isTrue();
-    assertThat(HostpaceMetrics.inGroup("query.wikidata.org:8443", "*.wikidata.org")).as("with port").isTrue();
-    assertThat(HostpaceMetrics.inGroup("wikidata.org", "*.wikidata.org")).as("not the apex").isFalse();
-    assertThat(HostpaceMetrics.inGroup("notwikidata.org", "*.wikidata.org")).isFalse();
-    assertThat(HostpaceMetrics.inGroup("[::1]:8080", "*.wikidata.org")).isFalse();
-  }
-
   // ---------------------------------------------------------------- bounded tags
 
   @Test

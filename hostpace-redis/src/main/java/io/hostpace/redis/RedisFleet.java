@@ -7,25 +7,14 @@ import io.hostpace.spi.FailureLog;
 import io.hostpace.spi.Fleet;
 import io.hostpace.spi.Fleet.Kept;
 import io.hostpace.spi.Fleet.Spent;
-import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.Delay;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
@@ -144,12 +133,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RedisFleet implements Fleet, AutoCloseable {
 
-  /** How long a claim may take before it answers {@link Fleet#UNCLAIMED}, in milliseconds. */
-  static final long TIMEOUT_MILLIS = 1000;
-  private static final Duration TIMEOUT = Duration.ofMillis(TIMEOUT_MILLIS);
-  private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(2);
-  /** How long a client {@link #connect} made waits before it tries to reconnect: from 1 ms, doubling, at most 1 s. */
-  private static final Delay RECONNECT_DELAY = Delay.exponential(Duration.ofMillis(1), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS);
+  /** How long a claim may take before it answers {@link Fleet#UNCLAIMED}, in milliseconds: a command's timeout. */
+  static final long TIMEOUT_MILLIS = FleetConnection.TIMEOUT.toMillis();
   /** How long a place is held unless released: SPARQL queries can take minutes. */
   static final Duration DEFAULT_PLACE_LEASE = Duration.ofMinutes(15);
   private static final Duration MAX_PLACE_LEASE = Duration.ofDays(1);
@@ -162,10 +147,8 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   private final String fleetName;
   private final RedisKeys names;
   private final String channel;
-  private final @Nullable AbstractRedisClient ownedClient;
-  private final StatefulConnection<String, String> connection;
+  private final FleetConnection redis;
   private final RedisClusterAsyncCommands<String, String> commands;
-  private final StatefulRedisPubSubConnection<String, String> pubSub;
   private final Executor callbacks;
   private final String claimDigest;
   private final String placeDigest;
@@ -184,19 +167,16 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   private final FailureLog failures = FailureLog.of(RedisFleet.class);
   private volatile long placeLeaseMicros = leaseMicros(DEFAULT_PLACE_LEASE); // set by placeLease, read once a claim
 
-  private RedisFleet(String fleetName, AbstractRedisClient client, boolean owned, Connected connected,
-      StatefulRedisPubSubConnection<String, String> pubSub) {
+  private RedisFleet(String fleetName, FleetConnection redis) {
     byte[] id = new byte[8];
     IDS.nextBytes(id);
     this.origin = HexFormat.of().formatHex(id);
     this.fleetName = fleetName;
     this.names = new RedisKeys(fleetName);
     this.channel = names.lessons();
-    this.ownedClient = owned ? client : null;
-    this.connection = connected.connection();
-    this.commands = connected.commands();
-    this.pubSub = pubSub;
-    Executor lettuce = client.getResources().eventExecutorGroup();
+    this.redis = redis;
+    this.commands = redis.commands();
+    Executor lettuce = redis.computations();
     this.callbacks = new SerialExecutor(task -> {
       try {
         lettuce.execute(task);
@@ -236,20 +216,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * @throws io.lettuce.core.RedisConnectionException if Redis cannot be reached
    */
   public static RedisFleet connect(String redisUri, String fleetName) {
-    String name = checkName(fleetName);
-    RedisURI uri = parseUri(redisUri);
-    ClientResources resources = ClientResources.builder().reconnectDelay(RECONNECT_DELAY).build();
-    RedisClient client = RedisClient.create(resources, uri);
-    client.setOptions(ClientOptions.builder()
-        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-        .timeoutOptions(TimeoutOptions.enabled(TIMEOUT))
-        .build());
-    try {
-      return open(client, name, true);
-    } catch (RuntimeException e) {
-      shutdown(client);
-      throw e;
-    }
+    return open(fleetName, () -> FleetConnection.connect(redisUri));
   }
 
   /**
@@ -266,16 +233,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    */
   public static RedisFleet of(RedisClient client, String fleetName) {
     Objects.requireNonNull(client, "client");
-    return open(client, checkName(fleetName), false);
-  }
-
-  /** Shuts down a client {@link #connect} or {@link #connectCluster} made, and its resources (its own, which the client does not shut down). */
-  private static void shutdown(AbstractRedisClient client) {
-    try {
-      client.shutdown(Duration.ZERO, SHUTDOWN_TIMEOUT);
-    } finally {
-      client.getResources().shutdown(0, SHUTDOWN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    }
+    return open(fleetName, () -> FleetConnection.of(client));
   }
 
   /**
@@ -300,25 +258,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * @throws io.lettuce.core.RedisException if no seed can be reached or answers as a Cluster's node
    */
   public static RedisFleet connectCluster(List<String> seedUris, String fleetName) {
-    String name = checkName(fleetName);
-    List<RedisURI> seeds = parseSeeds(seedUris);
-    ClientResources resources = ClientResources.builder().reconnectDelay(RECONNECT_DELAY).build();
-    RedisClusterClient client = RedisClusterClient.create(resources, seeds);
-    client.setOptions(ClusterClientOptions.builder() // a node's connection opens at its first command: not rejected
-        .timeoutOptions(TimeoutOptions.enabled(TIMEOUT))
-        .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-            .enableAllAdaptiveRefreshTriggers()
-            .adaptiveRefreshTriggersTimeout(Duration.ofSeconds(5))
-            .refreshTriggersReconnectAttempts(3)
-            .enablePeriodicRefresh(Duration.ofMinutes(1))
-            .build())
-        .build());
-    try {
-      return open(client, name, true);
-    } catch (RuntimeException e) {
-      shutdown(client);
-      throw e;
-    }
+    return open(fleetName, () -> FleetConnection.connectCluster(seedUris));
   }
 
   /**
@@ -337,47 +277,22 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    */
   public static RedisFleet of(RedisClusterClient client, String fleetName) {
     Objects.requireNonNull(client, "client");
-    return open(client, checkName(fleetName), false);
+    return open(fleetName, () -> FleetConnection.of(client));
   }
 
-  /** The fleet's connection for commands, and the commands both kinds of connection share. */
-  private record Connected(StatefulConnection<String, String> connection, RedisClusterAsyncCommands<String, String> commands) {}
-
-  private static RedisFleet open(RedisClient client, String fleetName, boolean owned) {
-    return open(client, fleetName, owned, () -> {
-      var connection = client.connect();
-      return new Connected(connection, connection.async());
-    }, client::connectPubSub);
-  }
-
-  private static RedisFleet open(RedisClusterClient client, String fleetName, boolean owned) {
-    return open(client, fleetName, owned, () -> {
-      var connection = client.connect();
-      return new Connected(connection, connection.async());
-    }, client::connectPubSub);
-  }
-
-  /** Opens both connections on {@code client} and subscribes to the channel, or closes what it opened and throws. */
-  private static RedisFleet open(AbstractRedisClient client, String fleetName, boolean owned,
-      Supplier<Connected> connect, Supplier<? extends StatefulRedisPubSubConnection<String, String>> connectPubSub) {
-    @Nullable Connected connected = null;
-    @Nullable StatefulRedisPubSubConnection<String, String> pubSub = null;
+  /**
+   * Checks {@code fleetName}, then connects, and returns the fleet once it listens to its channel;
+   * or closes what {@code connect} opened and throws.
+   */
+  private static RedisFleet open(String fleetName, Supplier<FleetConnection> connect) {
+    String name = checkName(fleetName);
+    FleetConnection redis = connect.get();
     try {
-      connected = connect.get();
-      connected.connection().setTimeout(TIMEOUT);
-      pubSub = connectPubSub.get();
-      pubSub.setTimeout(TIMEOUT);
-      RedisFleet fleet = new RedisFleet(fleetName, client, owned, connected, pubSub);
-      pubSub.addListener(fleet.new Dispatcher());
-      pubSub.sync().subscribe(fleet.channel);
+      RedisFleet fleet = new RedisFleet(name, redis);
+      redis.subscribe(fleet.channel, fleet.new Dispatcher());
       return fleet;
     } catch (RuntimeException e) {
-      if (pubSub != null) {
-        pubSub.close();
-      }
-      if (connected != null) {
-        connected.connection().close();
-      }
+      redis.close();
       throw e;
     }
   }
@@ -405,38 +320,6 @@ public final class RedisFleet implements Fleet, AutoCloseable {
 
   private static boolean nameChar(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-  }
-
-  static RedisURI parseUri(String redisUri) {
-    Objects.requireNonNull(redisUri, "redisUri");
-    if (redisUri.isBlank()) {
-      throw new IllegalArgumentException(
-          Redaction.printable("redis URI '" + redisUri + "' is blank: expected one like redis://127.0.0.1:6379"));
-    }
-    try {
-      return RedisURI.create(redisUri);
-    } catch (RuntimeException e) { // Lettuce and java.net.URI say what is wrong; the password is not repeated
-      throw new IllegalArgumentException(Redaction.printable("redis URI '" + Redaction.userInfo(redisUri)
-          + "' is not a Redis URI: expected one like redis://127.0.0.1:6379 (" + Redaction.userInfo(String.valueOf(e.getMessage())) + ")"));
-    }
-  }
-
-  /** The seeds of a Cluster, each parsed as {@link #parseUri} does, none a Sentinel's. */
-  static List<RedisURI> parseSeeds(List<String> seedUris) {
-    Objects.requireNonNull(seedUris, "seedUris");
-    if (seedUris.isEmpty()) {
-      throw new IllegalArgumentException("no seed URIs for the Redis Cluster: expected one or more like redis://127.0.0.1:7000");
-    }
-    List<RedisURI> seeds = new ArrayList<>(seedUris.size());
-    for (String seedUri : seedUris) {
-      RedisURI seed = parseUri(Objects.requireNonNull(seedUri, "seed URI"));
-      if (!seed.getSentinels().isEmpty()) {
-        throw new IllegalArgumentException(Redaction.printable("redis URI '" + Redaction.userInfo(seedUri) + "' is a Sentinel's: a Cluster's"
-            + " seeds are its nodes' URIs, like redis://127.0.0.1:7000; for Sentinel, use connect"));
-      }
-      seeds.add(seed);
-    }
-    return seeds;
   }
 
   /**
@@ -846,14 +729,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       return;
     }
     listeners.clear();
-    try {
-      pubSub.close();
-      connection.close();
-    } finally {
-      if (ownedClient != null) {
-        shutdown(ownedClient);
-      }
-    }
+    redis.close();
   }
 
   @Override
