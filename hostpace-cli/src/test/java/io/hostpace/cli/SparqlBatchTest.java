@@ -16,8 +16,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestReporter;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
@@ -152,19 +152,54 @@ class SparqlBatchTest {
     }
   }
 
-  /**
-   * The measurement the batch is for: 20 queries to an endpoint that serves one request every
-   * 200 ms and refuses the rest with a bare 429, as QLever does, sent as 20 runs of one query
-   * each (each a fresh engine that learns the endpoint from scratch) and as one batch. Every
-   * query completes both ways; the batch, which learns the endpoint once, is refused less.
-   */
-  @Test
-  void I5_aBatchOfTwentyQueriesIsRefusedLessThanTwentyRunsOfOneAndAllComplete(@TempDir Path dir, TestReporter reporter)
-      throws IOException {
+  /** The 20 queries the batch tests send, in {@code dir}/queries. */
+  static Path twentyQueries(Path dir) throws IOException {
     Path queries = dir.resolve("queries");
     for (int i = 1; i <= 20; i++) {
       write(queries.resolve(String.format("q%02d.rq", i)), "SELECT ?name WHERE { ?s <http://example.org/name> ?name } LIMIT " + i + "\n");
     }
+    return queries;
+  }
+
+  /** Runs the 20 queries as one batch against {@code endpoint}; returns the refusals it met. */
+  long batch(GatedEndpoint endpoint, Path queries, Path results) throws IOException {
+    int status = run("sparql", "--endpoint", endpoint.sparql().toString(), "--query-file", queries.toString(),
+        "--output-dir", results.toString(), "--format", "csv");
+
+    assertThat(status).as(err).isZero();
+    try (Stream<Path> files = Files.list(results)) {
+      assertThat(files.count()).isEqualTo(20);
+    }
+    assertThat(err).contains("total: 20 queries, 20 ok, 0 failed");
+    long refusals = endpoint.refusals();
+    assertThat(err).contains(Counted.of(refusals, "refusal", "refusals") + ", in ");
+    return refusals;
+  }
+
+  /**
+   * A batch of 20 queries to an endpoint that serves one request every 200 ms and refuses the
+   * rest with a bare 429, as QLever does: every query completes, and the summary counts the
+   * refusals the endpoint counted.
+   */
+  @Test
+  void I5_aBatchOfTwentyQueriesToAnEndpointThatRefusesAllComplete(@TempDir Path dir) throws IOException {
+    Path queries = twentyQueries(dir);
+    try (GatedEndpoint endpoint = GatedEndpoint.start(SparqlCommandTest.dataset(), Gate.oneEvery(Duration.ofMillis(200)))) {
+      batch(endpoint, queries, dir.resolve("results"));
+    }
+  }
+
+  /**
+   * The measurement the batch is for: the same 20 queries sent as 20 runs of one query each
+   * (each a fresh engine that learns the endpoint from scratch) and as one batch. Every query
+   * completes both ways; the batch, which learns the endpoint once, is refused less. Tagged
+   * {@code wall-clock}: whether a run's first request comes within 200 ms of the run before
+   * depends on how fast the machine starts a run. Prints both counts.
+   */
+  @Test
+  @Tag("wall-clock")
+  void I5_aBatchOfTwentyQueriesIsRefusedLessThanTwentyRunsOfOne(@TempDir Path dir) throws IOException {
+    Path queries = twentyQueries(dir);
     Duration interval = Duration.ofMillis(200);
     long separateRefusals;
     try (GatedEndpoint endpoint = GatedEndpoint.start(SparqlCommandTest.dataset(), Gate.oneEvery(interval))) {
@@ -181,20 +216,10 @@ class SparqlBatchTest {
     }
     long batchRefusals;
     try (GatedEndpoint endpoint = GatedEndpoint.start(SparqlCommandTest.dataset(), Gate.oneEvery(interval))) {
-      Path results = dir.resolve("results");
-      int status = run("sparql", "--endpoint", endpoint.sparql().toString(), "--query-file", queries.toString(),
-          "--output-dir", results.toString(), "--format", "csv");
-
-      assertThat(status).as(err).isZero();
-      try (Stream<Path> files = Files.list(results)) {
-        assertThat(files.count()).isEqualTo(20);
-      }
-      assertThat(err).contains("total: 20 queries, 20 ok, 0 failed");
-      batchRefusals = endpoint.refusals();
-      assertThat(err).contains(Counted.of(batchRefusals, "refusal", "refusals") + ", in ");
+      batchRefusals = batch(endpoint, queries, dir.resolve("results"));
     }
-    reporter.publishEntry("refusals of 20 runs of one query", Long.toString(separateRefusals));
-    reporter.publishEntry("refusals of one batch of 20 queries", Long.toString(batchRefusals));
+    System.out.println("sparql, 20 queries, one served every 200 ms: 20 runs of one query refused "
+        + separateRefusals + " times, one batch " + batchRefusals + " times");
     assertThat(batchRefusals).isLessThan(separateRefusals);
   }
 }
