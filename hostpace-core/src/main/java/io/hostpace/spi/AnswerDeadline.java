@@ -101,7 +101,7 @@ public final class AnswerDeadline {
     }
   }
 
-  /** Whether the deadline passed, and its expiry ran, before the answer was over. */
+  /** Whether the deadline passed before the answer was over, and so its expiry was run. */
   public boolean expired() {
     return state.get() == State.EXPIRED;
   }

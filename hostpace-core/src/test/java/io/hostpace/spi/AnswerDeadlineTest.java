@@ -34,10 +34,7 @@ class AnswerDeadlineTest {
     assertThat(body.read()).isEqualTo('a');                             // at 1 s
     assertThat(new String(body.readAllBytes(), US_ASCII)).isEqualTo("bcdef"); // to the end
 
-    assertThat(time.pendingTasks()).isZero();
-    time.advance(Duration.ofSeconds(5));
-    assertThat(connection.dropped).isFalse();
-    assertThat(deadline.expired()).isFalse();
+    assertTheTimerIsFreed();
   }
 
   @Test
@@ -47,10 +44,7 @@ class AnswerDeadlineTest {
     body.close();                                                        // at 0 s, one byte read
 
     assertThat(connection.closed).isTrue();
-    assertThat(time.pendingTasks()).isZero();
-    time.advance(Duration.ofSeconds(5));
-    assertThat(connection.dropped).isFalse();
-    assertThat(deadline.expired()).isFalse();
+    assertTheTimerIsFreed();
   }
 
   @Test
@@ -95,9 +89,7 @@ class AnswerDeadlineTest {
     connection.failNext = new IOException("Connection reset");
 
     assertThatThrownBy(body::read).isSameAs(connection.failNext);
-    assertThat(time.pendingTasks()).isZero();
-    time.advance(Duration.ofSeconds(5));
-    assertThat(connection.dropped).isFalse();
+    assertTheTimerIsFreed();
   }
 
   @Test
@@ -125,6 +117,14 @@ class AnswerDeadlineTest {
     assertThat(body.readAllBytes()).containsExactly(1, 2);
     assertThat(AnswerDeadline.none().expired()).isFalse();
     assertThat(idle.pendingTasks()).isZero();
+  }
+
+  /** The deadline's timer holds no task, and at 5 s, past the deadline, nothing was dropped. */
+  private void assertTheTimerIsFreed() {
+    assertThat(time.pendingTasks()).isZero();
+    time.advance(Duration.ofSeconds(5));
+    assertThat(connection.dropped).isFalse();
+    assertThat(deadline.expired()).isFalse();
   }
 
   /**
