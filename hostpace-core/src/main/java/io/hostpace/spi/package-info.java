@@ -4,8 +4,9 @@
  * {@link io.hostpace.spi.HostState}), how it is learned ({@link io.hostpace.spi.LearningRule}), and
  * what the processes of a fleet share ({@link io.hostpace.spi.Fleet}; {@code RedisFleet} in
  * {@code hostpace-redis} implements it across machines, {@code io.hostpace.testing.LocalFleet} in
- * one JVM), and how such an implementation warns of failures that repeat without flooding the log
- * ({@link io.hostpace.spi.FailureLog}). Nothing else lives here.
+ * one JVM), how such an implementation warns of failures that repeat without flooding the log
+ * ({@link io.hostpace.spi.FailureLog}), and how an adapter holds an answer's body to its deadline
+ * ({@link io.hostpace.spi.AnswerDeadline}). Nothing else lives here.
  */
 @NullMarked
 package io.hostpace.spi;

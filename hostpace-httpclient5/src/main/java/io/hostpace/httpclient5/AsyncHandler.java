@@ -3,6 +3,7 @@ package io.hostpace.httpclient5;
 import io.hostpace.CallContext;
 import io.hostpace.Failures;
 import io.hostpace.Hostpace;
+import io.hostpace.spi.AnswerDeadline;
 import io.hostpace.spi.Exchange;
 import io.hostpace.timeout.Outcome;
 import java.io.IOException;
@@ -168,8 +169,7 @@ final class AsyncHandler implements AsyncExecChainHandler {
         HttpRequest attempt = BasicRequestBuilder.copy(request).build();
         HostpaceHttpClient5.withUserAgent(attempt, engine);
         // The answer timeout holds from here to the body's end: at it, the connection is dropped (SPEC T7).
-        answer.deadline = AnswerDeadline.start(HostpaceHttpClient5.answerTimeout(scope.clientContext),
-            HostpaceHttpClient5.shown(request.getMethod(), uri),
+        answer.deadline = HostpaceHttpClient5.answerDeadline(scope.clientContext, request.getMethod(), uri,
             scope.execRuntime::discardEndpoint);
         AsyncExecChain.Scope below = new AsyncExecChain.Scope(scope.exchangeId, scope.route, scope.originalRequest,
             answer.dependency, scope.clientContext, scope.execRuntime, scope.scheduler, scope.execCount);

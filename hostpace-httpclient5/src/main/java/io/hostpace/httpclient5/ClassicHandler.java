@@ -2,6 +2,7 @@ package io.hostpace.httpclient5;
 
 import io.hostpace.CallContext;
 import io.hostpace.Hostpace;
+import io.hostpace.spi.AnswerDeadline;
 import io.hostpace.spi.Exchange;
 import io.hostpace.timeout.Outcome;
 import java.io.IOException;
@@ -138,8 +139,7 @@ final class ClassicHandler implements ExecChainHandler {
       ClassicHttpRequest attempt = ClassicRequestBuilder.copy(request).build();
       HostpaceHttpClient5.withUserAgent(attempt, engine);
       // The answer timeout holds from here to the body's end: at it, the connection is dropped (SPEC T7).
-      AnswerDeadline deadline = AnswerDeadline.start(HostpaceHttpClient5.answerTimeout(scope.clientContext),
-          HostpaceHttpClient5.shown(request.getMethod(), uri),
+      AnswerDeadline deadline = HostpaceHttpClient5.answerDeadline(scope.clientContext, request.getMethod(), uri,
           scope.execRuntime::discardEndpoint);
       ConnectionWatch.forget(scope.clientContext);
       try {

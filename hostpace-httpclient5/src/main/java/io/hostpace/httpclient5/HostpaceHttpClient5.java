@@ -1,8 +1,11 @@
 package io.hostpace.httpclient5;
 
 import io.hostpace.CallContext;
+import io.hostpace.Clock;
 import io.hostpace.Hostpace;
+import io.hostpace.Timer;
 import io.hostpace.UserAgent;
+import io.hostpace.spi.AnswerDeadline;
 import io.hostpace.timeout.Outcome;
 import java.io.IOException;
 import java.net.URI;
@@ -176,6 +179,19 @@ public final class HostpaceHttpClient5 {
   static @Nullable Duration answerTimeout(@Nullable HttpContext httpContext) {
     Object attribute = httpContext == null ? null : httpContext.getAttribute(ANSWER_TIMEOUT);
     return attribute instanceof Duration timeout ? timeout : null;
+  }
+
+  /**
+   * The deadline of an attempt of {@code method} {@code uri} sent now, under the call's answer
+   * timeout, that runs {@code expiry} when it passes (SPEC T7); none without a timeout.
+   */
+  static AnswerDeadline answerDeadline(@Nullable HttpContext httpContext, String method, URI uri, Runnable expiry) {
+    Duration timeout = answerTimeout(httpContext);
+    if (timeout == null) {
+      return AnswerDeadline.none();
+    }
+    Clock clock = Clock.system();
+    return AnswerDeadline.start(shown(method, uri), timeout, clock.nanoTime(), clock, Timer.system(), expiry);
   }
 
   /**

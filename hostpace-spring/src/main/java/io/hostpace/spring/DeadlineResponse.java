@@ -1,24 +1,23 @@
 package io.hostpace.spring;
 
-import java.io.FilterInputStream;
+import io.hostpace.Clock;
+import io.hostpace.Timer;
+import io.hostpace.spi.AnswerDeadline;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.client.ClientHttpResponse;
 
 /**
- * A response held to its attempt's answer timeout (SPEC T7): when the timeout has passed since the
- * attempt was sent and its body has not ended (read to its end, or the response closed), the
- * response is closed from the timer's thread, which ends a read blocked on it, and every read then
- * raises a {@link SocketTimeoutException} that names the request and the timeout, whatever the
- * closed response made the read raise.
+ * A response held to its attempt's answer timeout (SPEC T7) by an {@link AnswerDeadline}: when
+ * the timeout has passed since the attempt was sent and its body has not ended (read to its end,
+ * or the response closed), the response is closed on a thread of its own, which ends a read
+ * blocked on it, and every read then raises a {@link SocketTimeoutException} that names the
+ * request and the timeout, whatever the closed response made the read raise.
  *
  * <p>Why: the request factories' read timeouts differ (the JDK's bounds the whole answer, but says
  * only "closed" when it ends it; the others' are per read, which a trickling body never passes),
@@ -31,37 +30,14 @@ final class DeadlineResponse implements ClientHttpResponse {
   private final ClientHttpResponse delegate;
   private final String exchange;
   private final Duration timeout;
-  private final CompletableFuture<Void> over = new CompletableFuture<>();
-  private volatile boolean expired;
+  private final AnswerDeadline deadline;
   private @Nullable InputStream body;
 
-  private DeadlineResponse(ClientHttpResponse delegate, String exchange, Duration timeout, long remainingNanos) {
+  private DeadlineResponse(ClientHttpResponse delegate, String exchange, Duration timeout, AnswerDeadline deadline) {
     this.delegate = delegate;
     this.exchange = exchange;
     this.timeout = timeout;
-    over.orTimeout(Math.max(remainingNanos, 1), TimeUnit.NANOSECONDS).whenComplete((done, failure) -> {
-      if (failure instanceof TimeoutException) {
-        expired = true;
-        Thread closing = new Thread(this::closeAtTimeout, "hostpace-answer-timeout " + exchange);
-        closing.setDaemon(true);
-        closing.start();
-      }
-    });
-  }
-
-  /**
-   * Closes the body's stream first, then the response: a factory's {@code close()} may read the
-   * rest of the body first (the JDK factory's does), which a stalled body never gives, while closing
-   * the JDK's stream ends a read blocked on it at once. On a thread of its own, since a factory's
-   * close may block all the same: never on the timer's thread, which other deadlines share.
-   */
-  private void closeAtTimeout() {
-    try {
-      delegate.getBody().close();
-    } catch (IOException | RuntimeException e) {
-      // the response is closed below, or already was
-    }
-    delegate.close();
+    this.deadline = deadline;
   }
 
   /**
@@ -70,12 +46,38 @@ final class DeadlineResponse implements ClientHttpResponse {
    */
   static ClientHttpResponse hold(ClientHttpResponse response, String exchange, Duration timeout, long sentAt)
       throws SocketTimeoutException {
-    long remaining = timeout.toNanos() - (System.nanoTime() - sentAt);
-    if (remaining <= 0) {
+    AnswerDeadline deadline = AnswerDeadline.start(exchange, timeout, sentAt, Clock.system(), Timer.system(),
+        () -> closeAtTimeout(response, exchange));
+    if (deadline.passed()) {
+      deadline.over();
       response.close();
-      throw failure(exchange, timeout, null);
+      throw deadline.failure(null);
     }
-    return new DeadlineResponse(response, exchange, timeout, remaining);
+    return new DeadlineResponse(response, exchange, timeout, deadline);
+  }
+
+  /**
+   * Closes {@code response} on a thread of its own, since a factory's close may block: never on
+   * the timer's thread, which other deadlines share.
+   */
+  private static void closeAtTimeout(ClientHttpResponse response, String exchange) {
+    Thread closing = new Thread(() -> closeBodyFirst(response), "hostpace-answer-timeout " + exchange);
+    closing.setDaemon(true);
+    closing.start();
+  }
+
+  /**
+   * Closes the body's stream first, then the response: a factory's {@code close()} may read the
+   * rest of the body first (the JDK factory's does), which a stalled body never gives, while closing
+   * the JDK's stream ends a read blocked on it at once.
+   */
+  private static void closeBodyFirst(ClientHttpResponse response) {
+    try {
+      response.getBody().close();
+    } catch (IOException | RuntimeException e) {
+      // the response is closed below, or already was
+    }
+    response.close();
   }
 
   @Override
@@ -96,11 +98,11 @@ final class DeadlineResponse implements ClientHttpResponse {
   @Override
   public synchronized InputStream getBody() throws IOException {
     if (body == null) {
-      check();
+      deadline.check();
       try {
-        body = new Body(delegate.getBody());
+        body = deadline.body(delegate.getBody());
       } catch (IOException e) {
-        throw translated(e);
+        throw deadline.translated(e);
       }
     }
     return body;
@@ -116,78 +118,12 @@ final class DeadlineResponse implements ClientHttpResponse {
     try {
       delegate.close();
     } finally {
-      over.complete(null);
+      deadline.over();
     }
-  }
-
-  private void check() throws SocketTimeoutException {
-    if (expired) {
-      throw failure(exchange, timeout, null);
-    }
-  }
-
-  private IOException translated(IOException e) {
-    over.complete(null);
-    return expired ? failure(exchange, timeout, e) : e;
-  }
-
-  private static SocketTimeoutException failure(String exchange, Duration timeout, @Nullable Throwable cause) {
-    SocketTimeoutException failure = new SocketTimeoutException(
-        exchange + ": the answer was not read whole within its answer timeout of " + timeout);
-    if (cause != null) {
-      failure.initCause(cause);
-    }
-    return failure;
   }
 
   @Override
   public String toString() {
     return "DeadlineResponse{" + exchange + ", " + timeout + "}";
-  }
-
-  /** The body as the caller reads it. */
-  private final class Body extends FilterInputStream {
-    Body(InputStream in) {
-      super(in);
-    }
-
-    @Override
-    public int read() throws IOException {
-      check();
-      try {
-        return ended(super.read());
-      } catch (IOException e) {
-        throw translated(e);
-      }
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-      check();
-      try {
-        return ended(super.read(b, off, len));
-      } catch (IOException e) {
-        throw translated(e);
-      }
-    }
-
-    @Override
-    public void close() throws IOException {
-      over.complete(null);
-      try {
-        super.close();
-      } catch (IOException e) {
-        throw translated(e);
-      }
-    }
-
-    /** The read's result; an end that the closing at the timeout made is no end but the timeout. */
-    private int ended(int read) throws SocketTimeoutException {
-      if (read < 0) {
-        check();
-        over.complete(null);
-      }
-      return read;
-    }
   }
 }
