@@ -2,12 +2,7 @@ package io.hostpace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
@@ -55,9 +50,7 @@ class BadInputTest {
     Files.writeString(dir.resolve("b/wrong.sparql"), "SELECT * WHERE {\n  ?s ?p \n");
     Files.writeString(dir.resolve("b/insert.ru"), "INSERT DATA { <http://example.org/a> <http://example.org/b> 1 }");
     Files.writeString(dir.resolve("b/wrong.ru"), "INSERT DATA { <http://example.org/a> }");
-    try (ServerSocket socket = new ServerSocket(0)) {
-      closed = socket.getLocalPort();
-    }
+    closed = CommandRun.closedPort();
   }
 
   @AfterAll
@@ -257,7 +250,7 @@ class BadInputTest {
           .replace("{closed}", String.valueOf(closed))
           .replace("{scenario}", SCENARIO.toString());
     }
-    Ran ran = Ran.of(given);
+    CommandRun ran = CommandRun.of(given);
 
     assertThat(ran.status()).as(ran.err()).isEqualTo(Main.USAGE);
     assertThat(ran.err()).endsWith("\n");
@@ -273,13 +266,13 @@ class BadInputTest {
   /** The methods Java's client refuses to send, said in one line that says which it does send. */
   @Test
   void I5_aMethodTheClientCannotSendIsAUsageErrorThatSaysWhichItCan() {
-    Ran ran = Ran.of("fetch", "--method", "connect", server.url("/ok"));
+    CommandRun ran = CommandRun.of("fetch", "--method", "connect", server.url("/ok"));
 
     assertThat(ran.status()).isEqualTo(Main.USAGE);
     assertThat(ran.err()).isEqualTo("hostpace: --method 'connect' cannot be used: Java's HTTP client does not send "
         + "CONNECT; expected GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE or another name of letters, digits, "
         + "'-' and '_', in any case\n");
-    assertThat(Ran.of("fetch", "--method", "GE T", server.url("/ok")).err())
+    assertThat(CommandRun.of("fetch", "--method", "GE T", server.url("/ok")).err())
         .isEqualTo("hostpace: --method 'GE T' is not a method name: expected GET, HEAD, POST, PUT, DELETE, OPTIONS, "
             + "PATCH, TRACE or another name of letters, digits, '-' and '_', in any case\n");
     assertThat(server.requests).isEmpty();
@@ -288,34 +281,23 @@ class BadInputTest {
   /** A host Java's URI reads as no host at all: the line says what to write instead. */
   @Test
   void I5_anEndpointWhoseHostJavaDoesNotTakeSaysWhatToWrite() {
-    assertThat(Ran.of("sparql", "--endpoint", "http://127.1/sparql", "--query", "ASK {}").err())
+    assertThat(CommandRun.of("sparql", "--endpoint", "http://127.1/sparql", "--query", "ASK {}").err())
         .isEqualTo("hostpace: --endpoint 'http://127.1/sparql': the host '127.1' is not one Java's HTTP client "
             + "accepts: write the IP address in full, four numbers such as 127.0.0.1\n");
-    assertThat(Ran.of("sparql", "--endpoint", "http://a_b.example.org/sparql", "--query", "ASK {}").err())
+    assertThat(CommandRun.of("sparql", "--endpoint", "http://a_b.example.org/sparql", "--query", "ASK {}").err())
         .isEqualTo("hostpace: --endpoint 'http://a_b.example.org/sparql': the host 'a_b.example.org' is not one Java's "
             + "HTTP client accepts: a host name is letters, digits and '-' between dots, its last part starting with "
             + "a letter\n");
-    assertThat(Ran.of("sparql", "--endpoint", "http://127.0.0.1:port/sparql", "--query", "ASK {}").err())
+    assertThat(CommandRun.of("sparql", "--endpoint", "http://127.0.0.1:port/sparql", "--query", "ASK {}").err())
         .isEqualTo("hostpace: --endpoint 'http://127.0.0.1:port/sparql': the port 'port' is not a number\n");
   }
 
   /** A host given twice: its rates as written, not as their intervals' nanoseconds make them. */
   @Test
   void I5_aHostGivenTwiceShowsItsRatesAsWritten() {
-    Ran ran = Ran.of("fetch", "--host", "a.org=perSecond:3", "--host", "a.org=rate:100/m", server.url("/ok"));
+    CommandRun ran = CommandRun.of("fetch", "--host", "a.org=perSecond:3", "--host", "a.org=rate:100/m", server.url("/ok"));
 
     assertThat(ran.status()).isEqualTo(Main.USAGE);
     assertThat(ran.err()).contains("{rate: 100/m} is given twice: 'a.org' has {rate: 3/s} already");
-  }
-
-  /** What one run of the command line printed, and its exit status. */
-  record Ran(int status, String out, String err) {
-    static Ran of(String... args) {
-      ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-      ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-      int status = Main.run(args, new ByteArrayInputStream(new byte[0]),
-          new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(stderr, true, StandardCharsets.UTF_8));
-      return new Ran(status, stdout.toString(StandardCharsets.UTF_8), stderr.toString(StandardCharsets.UTF_8));
-    }
   }
 }

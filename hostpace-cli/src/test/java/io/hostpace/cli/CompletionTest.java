@@ -2,10 +2,6 @@ package io.hostpace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /** {@code hostpace completion}: a bash and zsh completion script of every command and its options. */
@@ -13,12 +9,10 @@ class CompletionTest {
 
   @Test
   void theScriptCompletesTheCommandsAndTheirOptions() {
-    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-    int status = Main.run(new String[] {"completion"}, new ByteArrayInputStream(new byte[0]),
-        new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
-    String script = stdout.toString(StandardCharsets.UTF_8);
+    CommandRun completion = CommandRun.of("completion");
+    String script = completion.out();
 
-    assertThat(status).isZero();
+    assertThat(completion.status()).isZero();
     assertThat(script).startsWith("#!/usr/bin/env bash").contains("complete -F _complete_hostpace");
     assertThat(script).contains("ZSH_VERSION"); // the same script serves zsh, through bashcompinit
     // The commands, as the first word after hostpace.
@@ -32,12 +26,10 @@ class CompletionTest {
 
   @Test
   void itsHelpNamesItAsItIsRun() {
-    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-    int status = Main.run(new String[] {"completion", "--help"}, new ByteArrayInputStream(new byte[0]),
-        new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
-    String help = stdout.toString(StandardCharsets.UTF_8);
+    CommandRun completion = CommandRun.of("completion", "--help");
+    String help = completion.out();
 
-    assertThat(status).isZero();
+    assertThat(completion.status()).isZero();
     assertThat(help).startsWith("Usage: hostpace completion ").doesNotContain("generate-completion");
   }
 }

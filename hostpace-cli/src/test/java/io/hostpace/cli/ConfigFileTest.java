@@ -2,16 +2,13 @@ package io.hostpace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,23 +37,14 @@ class ConfigFileTest {
   }
 
   int run(String... args) {
-    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-    ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-    int status = Main.run(args, new ByteArrayInputStream(new byte[0]),
-        new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(stderr, true, StandardCharsets.UTF_8));
-    out = stdout.toString(StandardCharsets.UTF_8);
-    err = stderr.toString(StandardCharsets.UTF_8);
-    return status;
+    CommandRun ran = CommandRun.of(args);
+    out = ran.out();
+    err = ran.err();
+    return ran.status();
   }
 
   Path config(String... lines) throws IOException {
     return Files.write(dir.resolve("application.properties"), List.of(lines), StandardCharsets.UTF_8);
-  }
-
-  static int closedPort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
   }
 
   @Test
@@ -182,20 +170,14 @@ class ConfigFileTest {
 
   @Test
   void I5_theFleetsRedisComesFromTheEnvironmentAndAPlaceholderToo() throws IOException, InterruptedException {
-    int closed = closedPort();
+    int closed = CommandRun.closedPort();
     Path file = config("hostpace.fleet=crawlers", "hostpace.user-agent=crawler/${CRAWLER_VERSION}");
-    ProcessBuilder process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), "io.hostpace.cli.Main",
+    CommandRun.Exited fetch = CommandRun.inProcessOfItsOwn(
+        Map.of("HOSTPACE_REDIS", "redis://:secret@127.0.0.1:" + closed, "CRAWLER_VERSION", "4.2"),
         "fetch", "--config", file.toString(), server.url("/echo"));
-    process.environment().put("HOSTPACE_REDIS", "redis://:secret@127.0.0.1:" + closed);
-    process.environment().put("CRAWLER_VERSION", "4.2");
-    process.redirectErrorStream(true);
-    Process started = process.start();
-    started.getOutputStream().close();
-    String output = new String(started.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
 
-    assertThat(started.waitFor()).as(output).isEqualTo(2);
-    assertThat(output).startsWith("hostpace: --redis 'redis://***@127.0.0.1:" + closed + "' cannot be reached")
+    assertThat(fetch.status()).as(fetch.output()).isEqualTo(2);
+    assertThat(fetch.output()).startsWith("hostpace: --redis 'redis://***@127.0.0.1:" + closed + "' cannot be reached")
         .contains("(from the environment variable HOSTPACE_REDIS)")
         .doesNotContain("secret");
     assertThat(server.requests).isEmpty();

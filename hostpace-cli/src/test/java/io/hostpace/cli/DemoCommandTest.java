@@ -2,10 +2,6 @@ package io.hostpace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -26,13 +22,10 @@ class DemoCommandTest {
 
   @Test
   void plainJenaLosesQueriesThatHostpaceCompletesCorrectlyAndTheNextRunIsRefusedLess() {
-    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-    ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-    int status = Main.run(new String[] {"demo", "--queries", "6"}, new ByteArrayInputStream(new byte[0]),
-        new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(stderr, true, StandardCharsets.UTF_8));
-    String out = stdout.toString(StandardCharsets.UTF_8);
+    CommandRun demo = CommandRun.of("demo", "--queries", "6");
+    String out = demo.out();
 
-    assertThat(status).as(out + stderr).isZero();
+    assertThat(demo.status()).as(out + demo.err()).isZero();
     Matcher completed = Pattern.compile("queries completed\\s+(\\d+) / 6\\s+(\\d+) / 6\\s+(\\d+) / 6").matcher(out);
     assertThat(completed.find()).as(out).isTrue();
     assertThat(Integer.parseInt(completed.group(1))).isLessThan(6);
@@ -90,12 +83,9 @@ class DemoCommandTest {
 
   /** Runs {@code hostpace demo --fleet}; returns what it printed, once it exited 0. */
   private static String fleetDemo() {
-    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-    ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-    int status = Main.run(new String[] {"demo", "--fleet"}, new ByteArrayInputStream(new byte[0]),
-        new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(stderr, true, StandardCharsets.UTF_8));
-    String out = stdout.toString(StandardCharsets.UTF_8);
-    assertThat(status).as(out + stderr).isZero();
+    CommandRun demo = CommandRun.of("demo", "--fleet");
+    String out = demo.out();
+    assertThat(demo.status()).as(out + demo.err()).isZero();
     return out;
   }
 
@@ -120,12 +110,9 @@ class DemoCommandTest {
 
   @Test
   void theFleetDemoTakesNoQueriesAsItRunsNoFederatedWorkload() {
-    ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-    int status = Main.run(new String[] {"demo", "--fleet", "--queries", "4"}, new ByteArrayInputStream(new byte[0]),
-        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-        new PrintStream(stderr, true, StandardCharsets.UTF_8));
-    assertThat(status).isEqualTo(Main.USAGE);
-    assertThat(stderr.toString(StandardCharsets.UTF_8)).contains("--queries").contains("--fleet");
+    CommandRun demo = CommandRun.of("demo", "--fleet", "--queries", "4");
+    assertThat(demo.status()).isEqualTo(Main.USAGE);
+    assertThat(demo.err()).contains("--queries").contains("--fleet");
   }
 
   /** The two figures of a row of the fleet demo's table: learning alone, as a fleet. */

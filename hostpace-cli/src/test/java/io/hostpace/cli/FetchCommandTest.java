@@ -6,16 +6,13 @@ import io.hostpace.Hostpace;
 import io.hostpace.redis.testing.RedisCluster;
 import io.hostpace.redis.testing.RedisServer;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -39,23 +36,14 @@ class FetchCommandTest {
   }
 
   int run(String... args) {
-    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-    ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-    int status = Main.run(args, new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
-        new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(stderr, true, StandardCharsets.UTF_8));
-    out = stdout.toString(StandardCharsets.UTF_8);
-    err = stderr.toString(StandardCharsets.UTF_8);
-    return status;
+    CommandRun ran = CommandRun.withInput(stdin, args);
+    out = ran.out();
+    err = ran.err();
+    return ran.status();
   }
 
   List<String> records() {
     return out.isEmpty() ? List.of() : Arrays.asList(out.split("\n"));
-  }
-
-  static int closedPort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
   }
 
   @Test
@@ -92,7 +80,7 @@ class FetchCommandTest {
 
   @Test
   void aUrlWithNoAnswerHasAnErrorAndNoStatusAndTheExitStatusIsOne() throws IOException {
-    String refused = "http://127.0.0.1:" + closedPort() + "/";
+    String refused = "http://127.0.0.1:" + CommandRun.closedPort() + "/";
     int status = run("fetch", refused, server.url("/ok"));
 
     assertThat(status).isEqualTo(1);
@@ -260,7 +248,7 @@ class FetchCommandTest {
 
   @Test
   void D3_withTheAdaptiveTimeoutPolicyAnEndpointThatRefusesConnectionsFailsFast() throws IOException {
-    String dead = "http://127.0.0.1:" + closedPort() + "/";
+    String dead = "http://127.0.0.1:" + CommandRun.closedPort() + "/";
     int status = run("fetch", "--timeout-policy", "adaptive", "--max-in-flight", "1",
         dead + "1", dead + "2", dead + "3", dead + "4", dead + "5");
 
@@ -400,7 +388,7 @@ class FetchCommandTest {
     assertThat(run("fetch", "--fleet", "nightly", "--redis", "redis://127.0.0.1:6379", "--redis-cluster",
         "redis://127.0.0.1:7000", server.url("/ok"))).isEqualTo(2);
     assertThat(err).contains("--redis and --redis-cluster both name the fleet's Redis");
-    assertThat(run("fetch", "--fleet", "nightly", "--redis-cluster", "redis://:secret@127.0.0.1:" + closedPort(),
+    assertThat(run("fetch", "--fleet", "nightly", "--redis-cluster", "redis://:secret@127.0.0.1:" + CommandRun.closedPort(),
         server.url("/ok"))).isEqualTo(2);
     assertThat(err).contains("--redis-cluster 'redis://").contains("cannot be reached").doesNotContain("secret");
     assertThat(run("fetch", "--fleet", "nightly", "--redis-cluster", "http://127.0.0.1:7000", server.url("/ok")))
@@ -411,7 +399,7 @@ class FetchCommandTest {
   @Test
   void S5_aRedisClusterThatCannotBeReachedIsOneLineInTheCommandsOwnProcessButWithVerbose()
       throws IOException, InterruptedException {
-    String seeds = "redis://127.0.0.1:" + closedPort() + ",redis://127.0.0.1:" + closedPort();
+    String seeds = "redis://127.0.0.1:" + CommandRun.closedPort() + ",redis://127.0.0.1:" + CommandRun.closedPort();
     String[] fetch = {"fetch", "--fleet", "nightly", "--redis-cluster", seeds, server.url("/ok")};
 
     String quiet = process(fetch);
@@ -423,15 +411,9 @@ class FetchCommandTest {
 
   /** Runs the command as a process of its own, as bin/hostpace does; its exit status is 2 and its output is returned. */
   static String process(String... args) throws IOException, InterruptedException {
-    List<String> command = new java.util.ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), "io.hostpace.cli.Main"));
-    command.addAll(Arrays.asList(args));
-    Process started = new ProcessBuilder(command).redirectErrorStream(true).start();
-    started.getOutputStream().close();
-    String output = new String(started.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(started.waitFor()).as(output).isEqualTo(2);
-    return output;
+    CommandRun.Exited exited = CommandRun.inProcessOfItsOwn(Map.of(), args);
+    assertThat(exited.status()).as(exited.output()).isEqualTo(2);
+    return exited.output();
   }
 
   static String[] concat(String[] first, String last) {
@@ -442,7 +424,7 @@ class FetchCommandTest {
 
   @Test
   void aFleetWhoseRedisCannotBeReachedOrWhoseNameIsBadIsAUsageError() throws IOException {
-    String unreachable = "redis://127.0.0.1:" + closedPort();
+    String unreachable = "redis://127.0.0.1:" + CommandRun.closedPort();
     assertThat(run("fetch", "--fleet", "nightly", "--redis", unreachable, server.url("/ok"))).isEqualTo(2);
     assertThat(err).contains("--redis '" + unreachable + "' cannot be reached");
 

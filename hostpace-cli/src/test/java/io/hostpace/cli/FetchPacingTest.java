@@ -5,11 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.hostpace.testing.RefusingServer.RetryAfter;
 import io.hostpace.testkit.BucketServer;
 import io.hostpace.testkit.TestServer;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -45,15 +41,11 @@ class FetchPacingTest {
 
   /** Runs {@code hostpace fetch args}, and measures how long it took (a figure, for the wall-clock tests). */
   static Run fetch(List<String> args) {
-    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-    ByteArrayOutputStream stderr = new ByteArrayOutputStream();
     long start = System.nanoTime();
-    int status = Main.run(args.toArray(new String[0]), new ByteArrayInputStream(new byte[0]),
-        new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(stderr, true, StandardCharsets.UTF_8));
+    CommandRun fetch = CommandRun.of(args.toArray(new String[0]));
     Duration took = Duration.ofNanos(System.nanoTime() - start);
-    String out = stdout.toString(StandardCharsets.UTF_8);
-    return new Run(status, out.isEmpty() ? List.of() : Arrays.asList(out.split("\n")),
-        stderr.toString(StandardCharsets.UTF_8), took);
+    String out = fetch.out();
+    return new Run(fetch.status(), out.isEmpty() ? List.of() : Arrays.asList(out.split("\n")), fetch.err(), took);
   }
 
   /** {@code n} distinct URLs on {@code server}. */

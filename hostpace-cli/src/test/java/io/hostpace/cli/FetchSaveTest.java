@@ -3,12 +3,8 @@ package io.hostpace.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpExchange;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -100,13 +96,10 @@ class FetchSaveTest {
   }
 
   int run(String... args) {
-    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-    ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-    int status = Main.run(args, new ByteArrayInputStream(new byte[0]),
-        new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(stderr, true, StandardCharsets.UTF_8));
-    out = stdout.toString(StandardCharsets.UTF_8);
-    err = stderr.toString(StandardCharsets.UTF_8);
-    return status;
+    CommandRun ran = CommandRun.of(args);
+    out = ran.out();
+    err = ran.err();
+    return ran.status();
   }
 
   static String[] args(List<String> options, List<String> urls) {
@@ -377,13 +370,10 @@ class FetchSaveTest {
     Path output = dir.resolve("out.jsonl");
     Path pages = dir.resolve("pages");
     Path state = dir.resolve("hosts.tsv");
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-        "fetch", "--quiet", "--timeout", "3600", "--save", pages.toString(), "--output", output.toString(), "--state", state.toString()));
-    command.addAll(urls);
     Path errors = dir.resolve("err.txt");
-    Process fetch = new ProcessBuilder(command).redirectError(errors.toFile())
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    Process fetch = CommandRun.process(args(List.of("fetch", "--quiet", "--timeout", "3600", "--save", pages.toString(),
+            "--output", output.toString(), "--state", state.toString()), urls))
+        .redirectError(errors.toFile()).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
     try {
       while (!(Files.exists(output) && Files.readString(output).lines().count() >= quick)) {
         assertThat(fetch.isAlive()).as(Files.exists(errors) ? Files.readString(errors) : "").isTrue();

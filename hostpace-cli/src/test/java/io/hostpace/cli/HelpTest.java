@@ -2,12 +2,7 @@ package io.hostpace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
@@ -40,11 +35,9 @@ class HelpTest {
   }
 
   int run(String... args) {
-    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-    int status = Main.run(args, new ByteArrayInputStream(new byte[0]), new PrintStream(stdout, true, StandardCharsets.UTF_8),
-        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
-    out = stdout.toString(StandardCharsets.UTF_8);
-    return status;
+    CommandRun ran = CommandRun.of(args);
+    out = ran.out();
+    return ran.status();
   }
 
   /** The exit codes a command's help lists, each with what it says. */
@@ -73,7 +66,7 @@ class HelpTest {
     assertThat(examples().lines().filter(line -> line.strip().startsWith("hostpace fetch ")).count()).isEqualTo(5);
 
     assertThat(codes.get(run("fetch", server.url("/ok"), server.url("/missing")))).startsWith("every URL got a whole HTTP answer");
-    assertThat(codes.get(run("fetch", "http://127.0.0.1:" + closedPort() + "/"))).startsWith("a URL got no whole answer");
+    assertThat(codes.get(run("fetch", "http://127.0.0.1:" + CommandRun.closedPort() + "/"))).startsWith("a URL got no whole answer");
     assertThat(codes.get(run("fetch", "--retries", "-1", server.url("/ok")))).startsWith("a usage error");
     assertThat(server.requests).containsExactlyInAnyOrder("GET /ok", "GET /missing");
     assertThat(codes.get(Main.INTERRUPTED)).startsWith("interrupted (Ctrl-C)");
@@ -85,7 +78,7 @@ class HelpTest {
     assertThat(codes.keySet()).containsExactly(0, 1, 2, 130);
     assertThat(examples().lines().filter(line -> line.strip().startsWith("hostpace sparql ")).count()).isEqualTo(5);
 
-    assertThat(codes.get(run("sparql", "--endpoint", "http://127.0.0.1:" + closedPort() + "/sparql", "--query", "ASK {}")))
+    assertThat(codes.get(run("sparql", "--endpoint", "http://127.0.0.1:" + CommandRun.closedPort() + "/sparql", "--query", "ASK {}")))
         .startsWith("the query failed");
     assertThat(codes.get(run("sparql", "--endpoint", server.url("/sparql"), "--query", "SELEC * {}")))
         .startsWith("a usage error or a query syntax error");
@@ -98,11 +91,5 @@ class HelpTest {
     assertThat(examples()).contains("hostpace demo --fleet");
     assertThat(run("--help")).isZero();
     assertThat(out).contains("Examples:").contains("completion").contains("Exit codes:");
-  }
-
-  static int closedPort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
   }
 }

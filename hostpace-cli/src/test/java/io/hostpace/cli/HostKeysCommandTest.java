@@ -2,11 +2,7 @@ package io.hostpace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -33,13 +29,10 @@ class HostKeysCommandTest {
   }
 
   int run(String... args) {
-    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-    ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-    int status = Main.run(args, new ByteArrayInputStream(new byte[0]), new PrintStream(stdout, true, StandardCharsets.UTF_8),
-        new PrintStream(stderr, true, StandardCharsets.UTF_8));
-    out = stdout.toString(StandardCharsets.UTF_8);
-    err = stderr.toString(StandardCharsets.UTF_8);
-    return status;
+    CommandRun ran = CommandRun.of(args);
+    out = ran.out();
+    err = ran.err();
+    return ran.status();
   }
 
   int port() {

@@ -11,8 +11,6 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -56,11 +54,8 @@ class InterruptTest {
     Path state = dir.resolve("hosts.tsv");
     Path out = dir.resolve("out.jsonl");
     Path err = dir.resolve("err.txt");
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-        "fetch", "--progress", "--retry-delay-limit", "3600", "--state", state.toString(),
-        base + "/a", base + "/b", base + "/c"));
-    ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+    ProcessBuilder builder = CommandRun.process("fetch", "--progress", "--retry-delay-limit", "3600", "--state",
+        state.toString(), base + "/a", base + "/b", base + "/c").redirectOutput(out.toFile()).redirectError(err.toFile());
     builder.environment().put("COLUMNS", "200");
     Process fetch = builder.start();
     try {

@@ -2,11 +2,7 @@ package io.hostpace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,12 +28,9 @@ class ProgressOptionTest {
   }
 
   int run(String... args) {
-    ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-    int status = Main.run(args, new ByteArrayInputStream(new byte[0]),
-        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-        new PrintStream(stderr, true, StandardCharsets.UTF_8));
-    err = stderr.toString(StandardCharsets.UTF_8);
-    return status;
+    CommandRun ran = CommandRun.of(args);
+    err = ran.err();
+    return ran.status();
   }
 
   @Test

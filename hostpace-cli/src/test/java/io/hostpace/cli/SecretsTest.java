@@ -3,7 +3,6 @@ package io.hostpace.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
@@ -27,9 +26,7 @@ class SecretsTest {
 
   SecretsTest() throws IOException {
     server = new LocalServer();
-    try (ServerSocket socket = new ServerSocket(0)) {
-      closed = socket.getLocalPort();
-    }
+    closed = CommandRun.closedPort();
   }
 
   @AfterEach
@@ -37,18 +34,18 @@ class SecretsTest {
     server.close();
   }
 
-  static BadInputTest.Ran run(String... args) {
-    return BadInputTest.Ran.of(args);
+  static CommandRun run(String... args) {
+    return CommandRun.of(args);
   }
 
-  static void assertNoSecret(BadInputTest.Ran ran, String secret) {
+  static void assertNoSecret(CommandRun ran, String secret) {
     assertThat(ran.out()).doesNotContain(secret);
     assertThat(ran.err()).doesNotContain(secret);
   }
 
   @Test
   void I5_aRedisThatCannotBeReachedIsNamedWithoutItsPassword() {
-    BadInputTest.Ran ran = run("fetch", "--fleet", "crawlers", "--redis", "redis://user:" + SECRET + "@127.0.0.1:" + closed,
+    CommandRun ran = run("fetch", "--fleet", "crawlers", "--redis", "redis://user:" + SECRET + "@127.0.0.1:" + closed,
         server.url("/ok"));
 
     assertThat(ran.status()).isEqualTo(Main.USAGE);
@@ -70,13 +67,13 @@ class SecretsTest {
     for (String header : new String[] {"Authorization: Bearer " + SECRET + "\u0001", "Authorization Bearer " + SECRET,
         "Proxy-Authorization: Basic " + SECRET + "\rx", "Cookie: session=" + SECRET + "\nx", "X-Api-Key: " + SECRET + "\u20ac",
         "Authorization=" + SECRET}) {
-      BadInputTest.Ran ran = run("fetch", "--header", header, server.url("/ok"));
+      CommandRun ran = run("fetch", "--header", header, server.url("/ok"));
 
       assertThat(ran.status()).as(header).isEqualTo(Main.USAGE);
       assertThat(ran.err().lines()).as(header).hasSize(1);
       assertNoSecret(ran, SECRET);
     }
-    BadInputTest.Ran ran = run("fetch", "--header", "Authorization: Bearer " + SECRET + "\u0001", server.url("/ok"));
+    CommandRun ran = run("fetch", "--header", "Authorization: Bearer " + SECRET + "\u0001", server.url("/ok"));
     assertThat(ran.err()).isEqualTo("hostpace: --header 'Authorization: ***': the value has a control character \\x01 at index 13\n");
     assertThat(server.requests).isEmpty();
   }
@@ -88,7 +85,7 @@ class SecretsTest {
     String invalid = "http://user:" + SECRET + "@exa mple.org/";
     Path list = Files.writeString(dir.resolve("urls.txt"), "http://" + SECRET + "@127.0.0.1:" + closed + "/from-a-file\n");
 
-    BadInputTest.Ran ran = run("fetch", "--input", list.toString(), answered, refused, invalid);
+    CommandRun ran = run("fetch", "--input", list.toString(), answered, refused, invalid);
 
     assertThat(ran.status()).isEqualTo(Main.FAILED);
     assertThat(ran.out().lines()).hasSize(4)
@@ -105,7 +102,7 @@ class SecretsTest {
 
   @Test
   void I5_anEndpointsPasswordIsInNoUsageErrorAndNoFailure() {
-    BadInputTest.Ran ran = run("sparql", "--endpoint", "http://user:" + SECRET + "@a b/sparql", "--query", "ASK {}");
+    CommandRun ran = run("sparql", "--endpoint", "http://user:" + SECRET + "@a b/sparql", "--query", "ASK {}");
     assertThat(ran.status()).isEqualTo(Main.USAGE);
     assertThat(ran.err()).startsWith("hostpace: --endpoint 'http://***@a b/sparql' is not a URL");
     assertNoSecret(ran, SECRET);
@@ -118,7 +115,7 @@ class SecretsTest {
 
   @Test
   void I5_aControlCharacterInAnEchoedValueIsEscapedSoTheMessageStaysOneLine() {
-    BadInputTest.Ran ran = run("fetch", "--user-agent", "me\nX-Injected: yes", server.url("/ok"));
+    CommandRun ran = run("fetch", "--user-agent", "me\nX-Injected: yes", server.url("/ok"));
 
     assertThat(ran.status()).isEqualTo(Main.USAGE);
     assertThat(ran.err()).isEqualTo("hostpace: --user-agent 'me\\nX-Injected: yes': the value has a control character \\n at index 2\n");

@@ -6,11 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hostpace.simulator.PacingResult;
 import io.hostpace.simulator.PacingSimulation;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,13 +23,10 @@ class SimulateCommandTest {
   String err;
 
   int run(String... args) {
-    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-    ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-    int status = Main.run(args, new ByteArrayInputStream(new byte[0]),
-        new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(stderr, true, StandardCharsets.UTF_8));
-    out = stdout.toString(StandardCharsets.UTF_8);
-    err = stderr.toString(StandardCharsets.UTF_8);
-    return status;
+    CommandRun ran = CommandRun.of(args);
+    out = ran.out();
+    err = ran.err();
+    return ran.status();
   }
 
   @Test

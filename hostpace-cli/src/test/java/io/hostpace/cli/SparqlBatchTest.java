@@ -4,11 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hostpace.fuseki.Gate;
 import io.hostpace.fuseki.GatedEndpoint;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,13 +34,10 @@ class SparqlBatchTest {
   String err;
 
   int run(String... args) {
-    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-    ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-    int status = Main.run(args, new ByteArrayInputStream(new byte[0]),
-        new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(stderr, true, StandardCharsets.UTF_8));
-    out = stdout.toString(StandardCharsets.UTF_8);
-    err = stderr.toString(StandardCharsets.UTF_8);
-    return status;
+    CommandRun ran = CommandRun.of(args);
+    out = ran.out();
+    err = ran.err();
+    return ran.status();
   }
 
   /** What {@code sparql} prints for {@code query} alone, as bytes. */
@@ -126,10 +119,7 @@ class SparqlBatchTest {
   @Test
   void I5_aQueryThatFailsAmongGoodOnesExitsOneItsLineSaysWhyAndTheOthersFilesAreWritten(@TempDir Path dir)
       throws IOException {
-    int closed;
-    try (ServerSocket socket = new ServerSocket(0)) {
-      closed = socket.getLocalPort();
-    }
+    int closed = CommandRun.closedPort();
     Path queries = dir.resolve("queries");
     write(queries.resolve("people.rq"), PEOPLE);
     write(queries.resolve("names.rq"), NAMES);
