@@ -145,8 +145,6 @@ public final class CallContext {
      *     key, in any spelling, was given other limits already
      */
     public Builder limit(String key, Limits limits) {
-      Objects.requireNonNull(key, "key");
-      Objects.requireNonNull(limits, "limits");
       byKey.put(key, limits); // fails here, where the caller wrote the bad key
       return this;
     }
@@ -158,8 +156,6 @@ public final class CallContext {
      * @throws IllegalArgumentException naming the key, the field and the value that is wrong
      */
     public Builder limit(String key, String limits) {
-      Objects.requireNonNull(key, "key");
-      Objects.requireNonNull(limits, "limits");
       return limit(key, LimitsParser.forKey(key, limits));
     }
 

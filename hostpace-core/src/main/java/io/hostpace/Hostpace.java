@@ -636,8 +636,6 @@ public final class Hostpace implements AutoCloseable {
      *     key, in any spelling, was given other limits already
      */
     public Builder limit(String key, Limits limits) {
-      Objects.requireNonNull(key, "key");
-      Objects.requireNonNull(limits, "limits");
       byKey.put(key, limits); // fails here, where the caller wrote the bad key
       return this;
     }
@@ -649,8 +647,6 @@ public final class Hostpace implements AutoCloseable {
      * @throws IllegalArgumentException naming the key, the field and the value that is wrong
      */
     public Builder limit(String key, String limits) {
-      Objects.requireNonNull(key, "key");
-      Objects.requireNonNull(limits, "limits");
       return limit(key, LimitsParser.forKey(key, limits));
     }
 
