@@ -1,6 +1,7 @@
 package io.hostpace;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
@@ -114,23 +115,30 @@ public final class CallContext {
 
     private Builder() {}
 
-    /** The kind of query, for the timeout policy: a stage or query name (SPEC D1). */
+    /**
+     * Sets the kind of query, for the timeout policy: a stage or query name (SPEC D1), replacing
+     * the kind set before; {@code ""} unless set.
+     */
     public Builder kind(String kind) {
-      this.kind = kind;
-      return this;
-    }
-
-    /** Limits for every host this context's requests go to (SPEC P3). */
-    public Builder limits(Limits everyHost) {
-      this.everyHost = everyHost;
+      this.kind = Objects.requireNonNull(kind, "kind");
       return this;
     }
 
     /**
-     * Limits for one key: a host on every port ({@code example.org}), a host on one port
-     * ({@code example.org:8080}; 80 and 443 are one port, the default, as in a URL) or a group of
-     * every host under a domain ({@code *.example.org}). A key is normalised as a URL's host is
-     * (case, a trailing dot, IDN, IP address forms), so its spellings are one key.
+     * Sets the limits for every host this context's requests go to (SPEC P3), replacing those set
+     * before; {@link Limits#NONE} unless set, so the engine's hold.
+     */
+    public Builder limits(Limits everyHost) {
+      this.everyHost = Objects.requireNonNull(everyHost, "everyHost");
+      return this;
+    }
+
+    /**
+     * Adds the limits for one key to those of other keys: a host on every port
+     * ({@code example.org}), a host on one port ({@code example.org:8080}; 80 and 443 are one
+     * port, the default, as in a URL) or a group of every host under a domain
+     * ({@code *.example.org}). A key is normalised as a URL's host is (case, a trailing dot, IDN,
+     * IP address forms), so its spellings are one key.
      *
      * @throws IllegalArgumentException naming the key when it can never match a request (a scheme
      *     or path in it, a bad port, an empty label, a malformed IPv6 address), or when the same
@@ -142,8 +150,8 @@ public final class CallContext {
     }
 
     /**
-     * Limits for one key, written as {@link Limits#parse(String)} reads them:
-     * {@code limit("qlever.dev", "inFlight:1,perSecond:1")}.
+     * Adds the limits for one key, written as {@link Limits#parse(String)} reads them:
+     * {@code limit("qlever.dev", "inFlight:1,perSecond:1")}; as {@link #limit(String, Limits)}.
      *
      * @throws IllegalArgumentException naming the key, the field and the value that is wrong
      */
@@ -151,7 +159,12 @@ public final class CallContext {
       return limit(key, LimitsParser.forKey(key, limits));
     }
 
-    /** Retries of a refused request, 0 for none (SPEC T1); also turns on the retries of SPEC T2. */
+    /**
+     * Sets the retries of a refused request, 0 for none (SPEC T1), replacing the count set before;
+     * also turns on the retries of SPEC T2. The engine's count unless set.
+     *
+     * @throws IllegalArgumentException when {@code retries} is negative
+     */
     public Builder retries(int retries) {
       if (retries < 0) {
         throw new IllegalArgumentException("retries must be zero or more, got " + retries);
@@ -160,9 +173,16 @@ public final class CallContext {
       return this;
     }
 
-    /** Statuses to retry after the fallback delay, besides 504, when a retry count is set (SPEC T2). */
+    /**
+     * Sets the statuses to retry after the fallback delay, besides 504, when a retry count is set
+     * (SPEC T2), replacing those set before; none unless set.
+     *
+     * @throws IllegalArgumentException naming a status that is not 100 to 599
+     */
     public Builder retryStatuses(Set<Integer> statuses) {
-      for (int status : statuses) {
+      Objects.requireNonNull(statuses, "statuses");
+      for (Integer status : statuses) {
+        Objects.requireNonNull(status, "statuses must not contain null");
         if (status < 100 || status > 599) {
           throw new IllegalArgumentException("retry status must be 100 to 599, got " + status);
         }
@@ -172,8 +192,13 @@ public final class CallContext {
       return this;
     }
 
-    /** The delay before a retry of SPEC T2, 1 s unless set. */
+    /**
+     * Sets the delay before a retry of SPEC T2, replacing the one set before; 1 s unless set.
+     *
+     * @throws IllegalArgumentException when {@code delay} is negative
+     */
     public Builder retryFallbackDelay(Duration delay) {
+      Objects.requireNonNull(delay, "delay");
       if (delay.isNegative()) {
         throw new IllegalArgumentException("retry fallback delay must not be negative, got " + delay);
       }
@@ -181,9 +206,12 @@ public final class CallContext {
       return this;
     }
 
-    /** The listener that hears each attempt (SPEC A1). */
+    /**
+     * Sets the listener that hears each attempt (SPEC A1), replacing the one set before: a context
+     * has one; {@link AttemptListener#NONE} unless set.
+     */
     public Builder attemptListener(AttemptListener listener) {
-      this.attemptListener = listener;
+      this.attemptListener = Objects.requireNonNull(listener, "listener");
       return this;
     }
 

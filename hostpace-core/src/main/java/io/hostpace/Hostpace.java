@@ -594,34 +594,42 @@ public final class Hostpace implements AutoCloseable {
 
     private Builder() {}
 
-    /** The clock; {@link Clock#system()} unless set. A {@link VirtualTime} makes tests run in virtual time. */
+    /**
+     * Sets the clock, replacing the one set before; {@link Clock#system()} unless set. A
+     * {@link VirtualTime} makes tests run in virtual time.
+     */
     public Builder clock(Clock clock) {
-      this.clock = clock;
+      this.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }
 
-    /** The timer that starts waiting requests; {@link Timer#system()} unless set. */
+    /** Sets the timer that starts waiting requests, replacing the one set before; {@link Timer#system()} unless set. */
     public Builder timer(Timer timer) {
-      this.timer = timer;
+      this.timer = Objects.requireNonNull(timer, "timer");
       return this;
     }
 
-    /** Virtual time as both clock and timer. */
+    /** Sets virtual time as both clock and timer, replacing those set before. */
     public Builder time(VirtualTime time) {
+      Objects.requireNonNull(time, "time");
       return clock(time).timer(time);
     }
 
-    /** Limits for every host, under any context's (SPEC P3). */
+    /**
+     * Sets the limits for every host, under any context's (SPEC P3), replacing those set before;
+     * {@link Limits#NONE} unless set, so the built-in ones hold.
+     */
     public Builder limits(Limits everyHost) {
-      this.everyHost = everyHost;
+      this.everyHost = Objects.requireNonNull(everyHost, "everyHost");
       return this;
     }
 
     /**
-     * Limits for one key: a host on every port ({@code example.org}), a host on one port
-     * ({@code example.org:8080}; 80 and 443 are one port, the default, as in a URL) or a group of
-     * every host under a domain ({@code *.example.org}). A key is normalised as a URL's host is
-     * (case, a trailing dot, IDN, IP address forms), so its spellings are one key.
+     * Adds the limits for one key to those of other keys: a host on every port
+     * ({@code example.org}), a host on one port ({@code example.org:8080}; 80 and 443 are one
+     * port, the default, as in a URL) or a group of every host under a domain
+     * ({@code *.example.org}). A key is normalised as a URL's host is (case, a trailing dot, IDN,
+     * IP address forms), so its spellings are one key.
      *
      * @throws IllegalArgumentException naming the key when it can never match a request (a scheme
      *     or path in it, a bad port, an empty label, a malformed IPv6 address), or when the same
@@ -633,8 +641,8 @@ public final class Hostpace implements AutoCloseable {
     }
 
     /**
-     * Limits for one key, written as {@link Limits#parse(String)} reads them:
-     * {@code limit("qlever.dev", "inFlight:1,perSecond:1")}.
+     * Adds the limits for one key, written as {@link Limits#parse(String)} reads them:
+     * {@code limit("qlever.dev", "inFlight:1,perSecond:1")}; as {@link #limit(String, Limits)}.
      *
      * @throws IllegalArgumentException naming the key, the field and the value that is wrong
      */
@@ -642,7 +650,12 @@ public final class Hostpace implements AutoCloseable {
       return limit(key, LimitsParser.forKey(key, limits));
     }
 
-    /** Retries of a refused request when its context sets none; 5 unless set (SPEC T1). */
+    /**
+     * Sets the retries of a refused request when its context sets none, replacing the count set
+     * before; 5 unless set (SPEC T1).
+     *
+     * @throws IllegalArgumentException when {@code retries} is negative
+     */
     public Builder retries(int retries) {
       if (retries < 0) {
         throw new IllegalArgumentException("retries must be zero or more, got " + retries);
@@ -652,44 +665,58 @@ public final class Hostpace implements AutoCloseable {
     }
 
     /**
-     * The longest pause a {@code Retry-After} may impose; 60 s unless set (SPEC R3). A pause a
-     * store kept from an earlier run lasts no longer either (SPEC S1).
+     * Sets the longest pause a {@code Retry-After} may impose, replacing the one set before; 60 s
+     * unless set (SPEC R3). A pause a store kept from an earlier run lasts no longer either (SPEC S1).
+     *
+     * @throws IllegalArgumentException when {@code retryDelayLimit} is negative or over a year
      */
-    public Builder retryDelayLimit(Duration limit) {
-      this.retryDelayLimit = Durations.zeroToAYear(limit, "retry delay limit");
+    public Builder retryDelayLimit(Duration retryDelayLimit) {
+      Objects.requireNonNull(retryDelayLimit, "retryDelayLimit");
+      this.retryDelayLimit = Durations.zeroToAYear(retryDelayLimit, "retry delay limit");
       return this;
     }
 
     /**
-     * The statuses that are refusals: {@code always} with or without {@code Retry-After}
-     * (429 and 503 unless set), {@code withRetryAfter} only when it carries one (405 unless set,
-     * as DBpedia sends). SPEC R1.
+     * Sets the statuses that are refusals, replacing those set before: {@code always} with or
+     * without {@code Retry-After} (429 and 503 unless set), {@code withRetryAfter} only when it
+     * carries one (405 unless set, as DBpedia sends). SPEC R1.
+     *
+     * @throws IllegalArgumentException naming a status that is not 100 to 599
      */
     public Builder refusalStatuses(Set<Integer> always, Set<Integer> withRetryAfter) {
       return refusalStatuses(RefusalStatuses.of(always, withRetryAfter));
     }
 
-    /** The statuses that are refusals (SPEC R1); {@link RefusalStatuses#DEFAULT} unless set. */
+    /** Sets the statuses that are refusals (SPEC R1), replacing those set before; {@link RefusalStatuses#DEFAULT} unless set. */
     public Builder refusalStatuses(RefusalStatuses statuses) {
-      this.refusalStatuses = statuses;
+      this.refusalStatuses = Objects.requireNonNull(statuses, "statuses");
       return this;
     }
 
     /**
-     * How long a host (or group) that nothing uses keeps what it taught (a learned interval,
+     * Sets how long a host (or group) that nothing uses keeps what it taught (a learned interval,
      * in-flight limit or quota, what its first contact was widened to), counted from its last
      * start; an hour unless set. Then the engine
      * forgets it and lets the host go, so that memory follows the hosts in use (SPEC P10) even for
      * a crawler refused by a million hosts once each; a host asked again after that is learned
-     * anew. A pause still ahead is kept whatever this says.
+     * anew. A pause still ahead is kept whatever this says. Replaces the duration set before.
+     *
+     * @throws IllegalArgumentException when {@code idle} is negative or over a year
      */
     public Builder forgetIdleAfter(Duration idle) {
+      Objects.requireNonNull(idle, "idle");
       this.forgetIdleAfter = Durations.zeroToAYear(idle, "forget idle after");
       return this;
     }
 
-    /** The User-Agent adapters send on requests that name none (SPEC U1). */
+    /**
+     * Sets the User-Agent adapters send on requests that name none (SPEC U1), replacing the one
+     * set before; {@link Hostpace#DEFAULT_USER_AGENT} unless set.
+     *
+     * @throws IllegalArgumentException when {@code userAgent} is blank
+     */
     public Builder userAgent(String userAgent) {
+      Objects.requireNonNull(userAgent, "userAgent");
       if (userAgent.isBlank()) {
         throw new IllegalArgumentException("user agent must not be blank");
       }
@@ -697,14 +724,17 @@ public final class Hostpace implements AutoCloseable {
       return this;
     }
 
-    /** How hosts that refuse without {@code Retry-After} are slowed; {@link LearningRule#hostpace()} unless set ({@link LearningRule#seed()} is SPEC R4). */
+    /**
+     * Sets how hosts that refuse without {@code Retry-After} are slowed, replacing the rule set
+     * before; {@link LearningRule#hostpace()} unless set ({@link LearningRule#seed()} is SPEC R4).
+     */
     public Builder learningRule(LearningRule rule) {
-      this.learningRule = rule;
+      this.learningRule = Objects.requireNonNull(rule, "rule");
       return this;
     }
 
     /**
-     * Whether a host that nothing is known of opens gently, as its learning rule says (SPEC P12):
+     * Sets whether a host that nothing is known of opens gently, as its learning rule says (SPEC P12):
      * the default rule starts one request, and each accepted answer lets two more start, up to
      * the in-flight limit. A refusal ends the widening: one that asks for a pause leaves what was
      * accepted at once as the host's learned in-flight limit; a bare one leaves the host to the
@@ -723,19 +753,21 @@ public final class Hostpace implements AutoCloseable {
     }
 
     /**
-     * Where what hosts taught is kept; in memory unless set. What the store opens is held to this
+     * Sets where what hosts taught is kept, replacing the store set before; in memory
+     * ({@link HostStateStore#inMemory()}) unless set. What the store opens is held to this
      * engine's limits before the host's first start (SPEC S1): a pause to the retry delay limit,
      * an interval and a quota's window clamped as learned ones are.
      */
     public Builder hostStateStore(HostStateStore store) {
-      this.store = store;
+      this.store = Objects.requireNonNull(store, "store");
       return this;
     }
 
     /**
-     * Shares what hosts teach with the other processes of {@code fleet} (SPEC S2, S3), so that together
-     * they are as polite to a host as one. None unless set; the engine does not close it, and each
-     * engine needs a fleet object of its own ({@link Fleet}).
+     * Sets the fleet this engine shares what hosts teach with, replacing the one set before: the
+     * other processes of {@code fleet} (SPEC S2, S3), so that together they are as polite to a host
+     * as one. None unless set (null is refused: leave it unset for none); the engine does not close
+     * it, and each engine needs a fleet object of its own ({@link Fleet}).
      *
      * <ul>
      *   <li>Every answer and refusal is told to the fleet, and the learning rule learns from the
@@ -766,12 +798,14 @@ public final class Hostpace implements AutoCloseable {
     }
 
     /**
-     * Budgets each attempt's time by {@code policy} (SPEC D1 to D4): the engine ends an attempt
+     * Sets the timeout policy, replacing the one set before: it budgets each attempt's time
+     * (SPEC D1 to D4): the engine ends an attempt
      * that gets no answer within its budget with an {@link AttemptTimeoutException}, fails a call
      * at once with an {@link EndpointDownException} while the policy says its endpoint is down,
      * and tells the policy how every attempt ended. The endpoint is the host key; the kind is
      * the context's {@link CallContext#kind()}. None unless set: then the clients' own timeouts
-     * hold. A policy that {@linkplain TimeoutPolicy#probes() probes} needs a {@link #probe}.
+     * hold (null is refused: leave it unset for none). A policy that
+     * {@linkplain TimeoutPolicy#probes() probes} needs a {@link #probe}.
      *
      * <p>The budget is enforced on attempts sent through {@link #execute}; an attempt of
      * {@link #send} runs on the calling thread inside {@link Exchange#send()}, which the engine
@@ -780,18 +814,20 @@ public final class Hostpace implements AutoCloseable {
      * and a down endpoint still fails fast.
      */
     public Builder timeoutPolicy(TimeoutPolicy policy) {
-      this.timeoutPolicy = policy;
+      this.timeoutPolicy = Objects.requireNonNull(policy, "policy");
       return this;
     }
 
     /**
-     * The cheap request the engine sends by itself to an endpoint its timeout policy holds down
+     * Sets the probe, replacing the one set before: the cheap request the engine sends by itself
+     * to an endpoint its timeout policy holds down
      * or degraded (SPEC D6), as an adapter names it: {@code SparqlProbe.ask(client)} of
      * hostpace-jena, {@code HttpProbe.head(client)} of hostpace-jdk. The policy says when
      * ({@link io.hostpace.timeout.AdaptiveTimeouts.Builder#probe}); the probe goes through the
      * host's queue like any request, with the context of the host's latest request and no
      * retries. A request that comes for a held endpoint waits for a probe before it is queued,
-     * and then goes with the full budget if the probe succeeded. None unless set.
+     * and then goes with the full budget if the probe succeeded. None unless set (null is
+     * refused: leave it unset for none).
      */
     public Builder probe(Probe probe) {
       this.probe = Objects.requireNonNull(probe, "probe");
@@ -799,15 +835,16 @@ public final class Hostpace implements AutoCloseable {
     }
 
     /**
-     * Adds a listener that hears every decision; with none, no event is built. Several hear each
-     * event in the order they were added, and one that throws keeps no other from hearing it.
+     * Adds a listener that hears every decision, to those added before: it replaces none. With
+     * none, no event is built. Several hear each event in the order they were added, and one that
+     * throws keeps no other from hearing it.
      */
     public Builder listener(HostpaceListener listener) {
       listeners.add(Objects.requireNonNull(listener, "listener"));
       return this;
     }
 
-    /** The engine's log, {@code io.hostpace.Hostpace} unless a test gives its own. */
+    /** Sets the engine's log, replacing the one set before; {@code io.hostpace.Hostpace} unless a test gives its own. */
     Builder logger(System.Logger logger) {
       this.logger = Objects.requireNonNull(logger, "logger");
       return this;

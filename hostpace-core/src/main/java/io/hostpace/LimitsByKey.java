@@ -3,6 +3,7 @@ package io.hostpace;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Limits by configured key, as a builder collects them: each key is normalised as it is added
@@ -41,8 +42,11 @@ final class LimitsByKey {
    *
    * @throws IllegalArgumentException naming the key when it can never match a request, or when
    *     its key already has other limits
+   * @throws NullPointerException naming {@code key} or {@code limits} when it is null
    */
   void put(String key, Limits limits) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(limits, "limits");
     HostKey.LimitKey normalised = HostKey.limitKey(key);
     Given earlier = byKey.get(normalised);
     if (earlier != null && !earlier.limits().equals(limits)) {

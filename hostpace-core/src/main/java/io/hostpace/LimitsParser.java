@@ -3,6 +3,7 @@ package io.hostpace;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,8 +18,13 @@ final class LimitsParser {
     this.spec = spec;
   }
 
-  /** Limits given as text for {@code key}: a bad key or value is reported with the key. */
+  /**
+   * Limits given as text for {@code key}: a bad key or value is reported with the key. A null is
+   * refused naming the builders' parameter, {@code key} or {@code limits}.
+   */
   static Limits forKey(String key, String spec) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(spec, "limits");
     HostKey.normaliseLimitKey(key);
     try {
       return new LimitsParser(spec).parse();

@@ -2,7 +2,7 @@ package io.hostpace;
 
 import java.util.Collections;
 import java.util.LinkedHashSet;
-import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
@@ -47,16 +47,21 @@ public final class RefusalStatuses {
    * {@code withRetryAfter} only when the answer carries one.
    *
    * @throws IllegalArgumentException naming a status that is not 100 to 599
+   * @throws NullPointerException naming the set that is null or holds a null
    */
   public static RefusalStatuses of(Set<Integer> always, Set<Integer> withRetryAfter) {
-    for (Set<Integer> statuses : List.of(always, withRetryAfter)) {
-      for (int status : statuses) {
-        if (status < 100 || status > 599) {
-          throw new IllegalArgumentException("refusal status must be 100 to 599, got " + status);
-        }
+    check(Objects.requireNonNull(always, "always"), "always");
+    check(Objects.requireNonNull(withRetryAfter, "withRetryAfter"), "withRetryAfter");
+    return new RefusalStatuses(always, withRetryAfter);
+  }
+
+  private static void check(Set<Integer> statuses, String name) {
+    for (Integer status : statuses) {
+      Objects.requireNonNull(status, name + " must not contain null");
+      if (status < 100 || status > 599) {
+        throw new IllegalArgumentException("refusal status must be 100 to 599, got " + status);
       }
     }
-    return new RefusalStatuses(always, withRetryAfter);
   }
 
   /** Whether an answer with {@code status} is a refusal; {@code hasRetryAfter}: it carries a usable one. */

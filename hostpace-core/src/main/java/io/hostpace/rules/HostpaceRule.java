@@ -209,25 +209,7 @@ final class HostpaceRule implements LearningRule {
      * nothing of its rate, and the first answers of a refused burst come together.
      */
     double measured(long now) {
-      long[] gaps = new long[SAMPLES];
-      int n = 0;
-      long later = 0;
-      for (int i = 0; i < count; i++) {
-        long at = answerAgo(i);
-        if (now - at > WINDOW_SECONDS * 1_000_000_000L) {
-          break;
-        }
-        if (i > 0) {
-          gaps[n++] = later - at;
-        }
-        later = at;
-      }
-      if (n < 2) {
-        return Double.NaN;
-      }
-      java.util.Arrays.sort(gaps, 0, n);
-      long median = gaps[(n - 1) / 2];
-      return median < 1_000_000L ? Double.NaN : NANOS / median;
+      return medianGapRate(now, false, 2);
     }
 
     /**
@@ -235,12 +217,21 @@ final class HostpaceRule implements LearningRule {
      * four: the median gap between them, as {@link #measured}.
      */
     double sinceDrop(long now) {
+      return medianGapRate(now, true, 3);
+    }
+
+    /**
+     * One over the lower median gap between the accepted answers of the last
+     * {@value #WINDOW_SECONDS} s, per second; with {@code sinceEpoch}, only those after
+     * {@link #epoch}. NaN with fewer than {@code fewestGaps} gaps, or a median under a millisecond.
+     */
+    private double medianGapRate(long now, boolean sinceEpoch, int fewestGaps) {
       long[] gaps = new long[SAMPLES];
       int n = 0;
       long later = 0;
       for (int i = 0; i < count; i++) {
         long at = answerAgo(i);
-        if (at - epoch <= 0 || now - at > WINDOW_SECONDS * 1_000_000_000L) {
+        if ((sinceEpoch && at - epoch <= 0) || now - at > WINDOW_SECONDS * 1_000_000_000L) {
           break;
         }
         if (i > 0) {
@@ -248,7 +239,7 @@ final class HostpaceRule implements LearningRule {
         }
         later = at;
       }
-      if (n < 3) {
+      if (n < fewestGaps) {
         return Double.NaN;
       }
       java.util.Arrays.sort(gaps, 0, n);
