@@ -16,6 +16,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -74,6 +75,7 @@ class DocumentedNamesTest {
       Map.entry("HttpGet", "org.apache.hc.client5.http.classic.methods.HttpGet"),
       Map.entry("HttpUriRequestBase", "org.apache.hc.client5.http.classic.methods.HttpUriRequestBase"),
       Map.entry("HttpContext", "org.apache.hc.core5.http.protocol.HttpContext"),
+      Map.entry("HttpClientBuilder", "org.apache.hc.client5.http.impl.classic.HttpClientBuilder"),
       Map.entry("NoHttpResponseException", "org.apache.hc.core5.http.NoHttpResponseException"),
       Map.entry("ConnectTimeoutException", "org.apache.hc.client5.http.ConnectTimeoutException"),
       Map.entry("RestTemplate", "org.springframework.web.client.RestTemplate"),
@@ -85,6 +87,8 @@ class DocumentedNamesTest {
       Map.entry("WebClientResponseException",
           "org.springframework.web.reactive.function.client.WebClientResponseException"),
       Map.entry("Mono", "reactor.core.publisher.Mono"),
+      Map.entry("List", "java.util.List"),
+      Map.entry("HttpAsyncClients", "org.apache.hc.client5.http.impl.async.HttpAsyncClients"),
       Map.entry("RetryTemplate", "org.springframework.core.retry.RetryTemplate"),
       Map.entry("BackOffHandler", "org.springframework.kafka.listener.BackOffHandler"),
       Map.entry("Context", "org.apache.jena.sparql.util.Context"),
@@ -119,6 +123,10 @@ class DocumentedNamesTest {
   private static final Pattern TEXT_NAME = Pattern.compile(
       "(?<![\\w.$/-])(?:io\\.hostpace(?:\\.\\w+)*|[A-Z][a-z]\\w*(?:\\.[A-Za-z_]\\w*)+"
           + "|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)(?![\\w$-]|\\.\\w)");
+  /** Outside its strings, a hyphenated word or an apostrophe: English, not Java. */
+  private static final Pattern PROSE_ARGUMENTS = Pattern.compile("[A-Za-z]-[A-Za-z]|'");
+  private static final Pattern ARGUMENT_NAME = Pattern.compile(
+      "(?<![\\w.$])[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*(?:\\.[A-Za-z_]\\w*)+");
   private static final Pattern TYPE = Pattern.compile("[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*");
 
   /** Our classes by simple name (nested ones too), as binary names. */
@@ -126,6 +134,7 @@ class DocumentedNamesTest {
   private final Set<String> packages = new LinkedHashSet<>();
   private final List<String> missing = new ArrayList<>();
   private final Set<String> absentLibraryTypes = new LinkedHashSet<>();
+  private final Set<String> methodNames = new HashSet<>();
   private ClassLoader loader;
 
   @Test
@@ -199,6 +208,9 @@ class DocumentedNamesTest {
           names.add(name.group());
         }
       }
+      for (String name : List.copyOf(names)) {
+        names.addAll(argumentNames(name));
+      }
       for (String name : names) {
         Boolean exists = exists(name.strip());
         if (exists != null) {
@@ -214,6 +226,9 @@ class DocumentedNamesTest {
 
   /** Whether the name exists, or null if it is not a Java name of the kinds this test checks. */
   private Boolean exists(String quoted) {
+    if (PROSE_ARGUMENTS.matcher(quoted.replaceAll("\"[^\"]*\"", "\"\"")).find()) {
+      return null; // a formula in words, as in `max(Retry-After, the back-off's own delay)`
+    }
     String name = withoutArguments(quoted).replace(".super.", ".").replaceFirst("^@", "");
     if (!NAME.matcher(name).matches()) {
       return null;
@@ -222,6 +237,10 @@ class DocumentedNamesTest {
     String first = segments.get(0);
     if (first.equals("io") || first.equals("java")) {
       return qualifiedExists(segments);
+    }
+    if (Character.isLowerCase(first.charAt(0)) && name.endsWith("()")) {
+      // a call without its type, as in `forget(host)` or `engine.send()`: some type has it
+      return methodNames().contains(segments.get(segments.size() - 1));
     }
     if (!TYPE.matcher(first).matches() || NOT_CHECKED.contains(first)) {
       return null;
@@ -358,6 +377,44 @@ class DocumentedNamesTest {
     } catch (ClassNotFoundException | LinkageError e) {
       throw new AssertionError("the type " + binary + " cannot be loaded from this module's test class path", e);
     }
+  }
+
+  /** The {@code Type.member} names in the arguments of a call, as in {@code limit("a", Limits.inFlight(4))}. */
+  private static List<String> argumentNames(String quoted) {
+    StringBuilder arguments = new StringBuilder();
+    int depth = 0;
+    for (char c : quoted.toCharArray()) {
+      depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+      arguments.append(depth > 0 && c != '(' ? c : ' ');
+    }
+    List<String> names = new ArrayList<>();
+    Matcher name = ARGUMENT_NAME.matcher(arguments);
+    while (name.find()) {
+      names.add(name.group());
+    }
+    return names;
+  }
+
+  /** The names of the methods of our types and of {@link #LIBRARY_TYPES} and their nested types. */
+  private Set<String> methodNames() {
+    if (methodNames.isEmpty()) {
+      List<String> types = new ArrayList<>(LIBRARY_TYPES.values());
+      ours.values().forEach(types::addAll);
+      for (String binary : types) {
+        try {
+          Class<?> type = Class.forName(binary, false, loader);
+          for (Class<?> c : supertypes(type)) {
+            Stream.of(c.getDeclaredMethods()).map(Method::getName).forEach(methodNames::add);
+            for (Class<?> nested : c.getDeclaredClasses()) {
+              Stream.of(nested.getDeclaredMethods()).map(Method::getName).forEach(methodNames::add);
+            }
+          }
+        } catch (ClassNotFoundException | LinkageError e) {
+          // a test class whose own test dependencies are not here, or a library type reported above
+        }
+      }
+    }
+    return methodNames;
   }
 
   /** The name with what stands between each outermost pair of parentheses removed. */
