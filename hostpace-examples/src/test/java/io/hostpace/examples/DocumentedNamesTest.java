@@ -43,10 +43,14 @@ import org.junit.jupiter.api.Test;
  * than {@code io.hostpace} or {@code java} is a variable's call or a key and is skipped.
  *
  * <p>A simple name is looked up among the classes under every module's {@code target/classes}
- * and {@code target/test-classes} (nested ones too), then among {@link #LIBRARY_TYPES}, the JDK
- * and library types the documents name. A member is a method, field, enum constant, record
- * component or nested type, of any visibility, declared by the type or a supertype; after a
- * method the next member is looked up in its return type.
+ * and {@code target/test-classes} (nested ones too), and among {@link #LIBRARY_TYPES}, the JDK
+ * and library types the documents name; {@link #NOT_CHECKED} lists the few words that are
+ * neither. A member is a method, field, enum constant, record component or nested type, of any
+ * visibility, declared by the type or a supertype; after a method the next member is looked up
+ * in its return type. A test class that cannot be loaded here (its module's test dependencies
+ * are not on this class path) must have the member's name in its source. A call named without
+ * its type ({@code forget(host)}, {@code engine.send()}) must be a method of one of those types,
+ * and the {@code Type.member} names in a call's arguments are checked too.
  */
 class DocumentedNamesTest {
 
@@ -173,9 +177,8 @@ class DocumentedNamesTest {
         binary = binary.substring(0, binary.length() - ".class".length());
         int dot = binary.lastIndexOf('.');
         String simple = binary.substring(Math.max(binary.lastIndexOf('$'), dot) + 1);
-        if (binary.endsWith("module-info") || binary.endsWith("package-info") || !TYPE.matcher(simple).matches()
-            && !simple.matches("[A-Z][A-Za-z0-9]*")) {
-          continue;
+        if (simple.equals("module-info") || simple.equals("package-info") || !Character.isLetter(simple.charAt(0))) {
+          continue; // not a type, or an anonymous or local class
         }
         packages.add(binary.substring(0, dot));
         ours.computeIfAbsent(simple, s -> new ArrayList<>()).add(binary);
@@ -247,7 +250,14 @@ class DocumentedNamesTest {
     }
     Set<Class<?>> types = new LinkedHashSet<>();
     for (String binary : ours.getOrDefault(first, List.of())) {
-      types.add(load(binary));
+      try {
+        types.add(Class.forName(binary, false, loader));
+      } catch (ClassNotFoundException | LinkageError e) {
+        // a test class whose own test dependencies are not on this class path: its source says
+        if (segments.size() == 1 || mentions(binary, segments.get(1))) {
+          return true;
+        }
+      }
     }
     String library = LIBRARY_TYPES.get(first);
     if (library != null) {
@@ -291,7 +301,7 @@ class DocumentedNamesTest {
           found |= declares(type, member, next);
         } catch (LinkageError e) {
           // A test class whose own test dependencies are not on this class path: its source says.
-          found |= mentions(type, member);
+          found |= mentions(outermost(type).getName(), member);
           unknown = true;
         }
       }
@@ -332,13 +342,17 @@ class DocumentedNamesTest {
     return found;
   }
 
-  /** Whether the source of the type's outermost class has the member's name as a word. */
-  private static boolean mentions(Class<?> type, String member) {
+  private static Class<?> outermost(Class<?> type) {
     Class<?> outer = type;
     while (outer.getEnclosingClass() != null) {
       outer = outer.getEnclosingClass();
     }
-    String path = outer.getName().replace('.', '/') + ".java";
+    return outer;
+  }
+
+  /** Whether the source of the class (its outermost class's file) has the member's name as a word. */
+  private static boolean mentions(String binary, String member) {
+    String path = binary.replaceFirst("\\$.*", "").replace('.', '/') + ".java";
     try (Stream<Path> modules = Files.list(ROOT)) {
       for (Path module : modules.toList()) {
         for (String set : List.of("src/main/java/", "src/test/java/")) {
@@ -369,14 +383,6 @@ class DocumentedNamesTest {
       }
     }
     return all;
-  }
-
-  private Class<?> load(String binary) {
-    try {
-      return Class.forName(binary, false, loader);
-    } catch (ClassNotFoundException | LinkageError e) {
-      throw new AssertionError("the type " + binary + " cannot be loaded from this module's test class path", e);
-    }
   }
 
   /** The {@code Type.member} names in the arguments of a call, as in {@code limit("a", Limits.inFlight(4))}. */
