@@ -531,13 +531,13 @@ final class RandomWorkload {
     private Map<String, Integer> caps(CallRecord call) {
       Map<String, Integer> caps = new LinkedHashMap<>();
       Limits host = hostLimits(call.host, call.second);
-      StringBuilder queue = new StringBuilder("queue " + hostName(call.host) + " " + host);
+      StringBuilder queue = new StringBuilder("queue " + hostName(call.host) + " " + identity(host));
       for (int g = 0; g < GROUPS.size(); g++) {
         Limits group = groupLimits(g, call.second);
         if (inGroup(call.host, g) && !group.equals(Limits.NONE)) {
-          queue.append(" via ").append(GROUPS.get(g)).append(' ').append(group);
+          queue.append(" via ").append(GROUPS.get(g)).append(' ').append(identity(group));
           if (group.inFlight() != null) {
-            caps.put("group " + GROUPS.get(g) + " " + group, group.inFlight());
+            caps.put("group " + GROUPS.get(g) + " " + identity(group), group.inFlight());
           }
         }
       }
@@ -545,17 +545,26 @@ final class RandomWorkload {
       return caps;
     }
 
+    /**
+     * Limits as the engine tells them apart: by value, not by how they print. A rate of two a
+     * second in a burst and one every 500 ms both read "2/s", and are two queues' limits (SPEC P8).
+     */
+    private static String identity(Limits limits) {
+      Rate rate = limits.rate();
+      return limits + (rate == null ? "" : " [" + rate.permits() + " per " + rate.per().toNanos() + " ns]");
+    }
+
     /** The rate identities a call is spaced by: a rate belongs to a host or group and the limits it comes in (SPEC P8). */
     private Map<String, Rate> rates(CallRecord call) {
       Map<String, Rate> rates = new LinkedHashMap<>();
       Limits host = hostLimits(call.host, call.second);
       if (host.rate() != null) {
-        rates.put("host " + hostName(call.host) + " " + host, host.rate());
+        rates.put("host " + hostName(call.host) + " " + identity(host), host.rate());
       }
       for (int g = 0; g < GROUPS.size(); g++) {
         Limits group = groupLimits(g, call.second);
         if (inGroup(call.host, g) && group.rate() != null) {
-          rates.put("group " + GROUPS.get(g) + " " + group, group.rate());
+          rates.put("group " + GROUPS.get(g) + " " + identity(group), group.rate());
         }
       }
       return rates;
