@@ -18,14 +18,14 @@ import org.junit.jupiter.api.io.TempDir;
 class OneLineMessagesTest {
 
   @Test
-  void p4_aHostDecodedFromPercentEscapedCrLfIsShownEscaped() {
+  void P4_aHostDecodedFromPercentEscapedCrLfIsShownEscaped() {
     String message = messageOf(() -> HostKey.of(URI.create("http://evil%0d%0aSet-Cookie/")));
     assertOneLine(message);
     assertThat(message).contains("'evil\\r\\nSet-Cookie'");
   }
 
   @Test
-  void p4_aLimitKeyWithANewlineIsShownEscaped() {
+  void P4_aLimitKeyWithANewlineIsShownEscaped() {
     for (String key : new String[] {"a\nb", "a\u001b[2Jb", "a\u202eb", "a\u2028b", "a\tb.example:x"}) {
       String message = messageOf(() -> HostKey.normaliseLimitKey(key));
       assertOneLine(message);
@@ -35,7 +35,7 @@ class OneLineMessagesTest {
   }
 
   @Test
-  void p4_aGroupWithAControlCharacterIsShownEscaped() {
+  void P4_aGroupWithAControlCharacterIsShownEscaped() {
     String message = messageOf(() -> HostKey.normaliseLimitKey("*.ex\u0001ample.org"));
     assertOneLine(message);
     assertThat(message).contains("*.ex\\x01ample.org");
@@ -49,7 +49,7 @@ class OneLineMessagesTest {
   }
 
   @Test
-  void p4_limitsGivenAsTextAreShownEscaped() {
+  void P4_limitsGivenAsTextAreShownEscaped() {
     for (String spec : new String[] {"inFlight:1\nx", "inFlight:\u0007", "rate:1/\u0085s", "perSecond:1\u2029x", "\n"}) {
       String message = messageOf(() -> Limits.parse(spec));
       assertOneLine(message);
@@ -61,7 +61,7 @@ class OneLineMessagesTest {
   }
 
   @Test
-  void p4_oneKeyGivenTwiceIsShownEscaped() {
+  void P4_oneKeyGivenTwiceIsShownEscaped() {
     String message = messageOf(() -> Hostpace.builder()
         .limit("Example.org\t", Limits.parse("inFlight:1"))
         .limit("example.org\n", Limits.parse("inFlight:2")));

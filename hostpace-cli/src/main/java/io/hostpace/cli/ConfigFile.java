@@ -31,6 +31,10 @@ import org.jspecify.annotations.Nullable;
  */
 final class ConfigFile {
 
+  /** The options a key of the file can give a value, but {@code --host}, which {@code hostpace.hosts[KEY]} gives. */
+  static final List<String> READ = List.of("--max-in-flight", "--max-rate", "--retries", "--retry-delay-limit",
+      "--timeout-policy", "--timeout", "--user-agent", "--state", "--fleet", "--redis", "--redis-cluster");
+
   /** The options the keys stand for, by key without {@code hostpace.}, dashes or case. */
   private static final Map<String, String> OPTIONS = options();
 
@@ -52,8 +56,7 @@ final class ConfigFile {
 
   private static Map<String, String> options() {
     Map<String, String> options = new LinkedHashMap<>();
-    for (String option : List.of("--max-in-flight", "--max-rate", "--retries", "--retry-delay-limit",
-        "--timeout-policy", "--timeout", "--user-agent", "--state", "--fleet", "--redis", "--redis-cluster")) {
+    for (String option : READ) {
       options.put(canonical(option.substring(2)), option);
     }
     return options;

@@ -378,8 +378,7 @@ final class PacingOptions {
     if (file == null) {
       return;
     }
-    for (String option : List.of("--max-in-flight", "--max-rate", "--retries", "--retry-delay-limit",
-        "--timeout-policy", "--timeout", "--user-agent", "--state", "--fleet", "--redis", "--redis-cluster")) {
+    for (String option : ConfigFile.READ) {
       String value = file.value(option);
       if (value != null && !given.hasMatchedOption(option) && !sources.containsKey(option)) {
         set(option, value, "'" + file.keyOf(option) + "' in --config '" + path + "'");

@@ -6,7 +6,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.function.Function;
 import picocli.CommandLine.ParameterException;
 
@@ -19,15 +18,17 @@ import picocli.CommandLine.ParameterException;
 final class ResultsFolder {
 
   private final Path dir;
+  private final SaveFolder files;
 
-  private ResultsFolder(Path dir) {
+  private ResultsFolder(Path dir, SaveFolder files) {
     this.dir = dir;
+    this.files = files;
   }
 
   /** The folder {@code dir}, given to {@code option}, made with its missing parents, if files can be made in it. */
   static ResultsFolder of(String option, Path dir, Function<String, ParameterException> usage) {
-    SaveFolder.of(option, dir, usage); // checks it, and makes it, as fetch --save does its own
-    return new ResultsFolder(dir);
+    // Checked and made as fetch --save does its own; its files written and placed as fetch's are.
+    return new ResultsFolder(dir, SaveFolder.of(option, dir, usage));
   }
 
   /** What writes a file's content; what it returns is the caller's. */
@@ -43,7 +44,7 @@ final class ResultsFolder {
    * @throws IOException when the file cannot be written, naming it
    */
   <T> T write(String name, Content<T> content) throws IOException {
-    Path temporary = Files.createTempFile(dir, "." + name + ".", SaveFolder.PART);
+    Path temporary = files.temporaryFor(name);
     boolean moved = false;
     try {
       T result;
@@ -55,7 +56,7 @@ final class ResultsFolder {
           throw new IOException("'" + dir.resolve(name) + "' could not be written");
         }
       }
-      Files.move(temporary, dir.resolve(name), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      files.place(temporary, name);
       moved = true;
       return result;
     } finally {

@@ -102,6 +102,19 @@ final class SaveFolder implements AutoCloseable {
   }
 
   /**
+   * A new temporary file for {@code name} in the folder: hidden, its name ending {@link #PART},
+   * so that a later run knows it for a leftover.
+   */
+  Path temporaryFor(String name) throws IOException {
+    return Files.createTempFile(dir, "." + name + ".", PART);
+  }
+
+  /** Moves a complete temporary file to {@code name} in one step, so that a file under a name is whole. */
+  void place(Path temporary, String name) throws IOException {
+    Files.move(temporary, dir.resolve(name), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  /**
    * One body, written to its temporary file as it comes and moved to its name when complete.
    * Invariant: once {@code ended} is set, the channel is closed and the temporary file is gone
    * (moved to the name or deleted), and no later signal writes; the JDK's signals come one at a
@@ -135,7 +148,7 @@ final class SaveFolder implements AutoCloseable {
       subscription = given;
       writing.add(this);
       try {
-        Path file = Files.createTempFile(dir, "." + name + ".", PART);
+        Path file = temporaryFor(name);
         temporary = file;
         channel = FileChannel.open(file, StandardOpenOption.WRITE);
       } catch (IOException e) {
@@ -186,7 +199,7 @@ final class SaveFolder implements AutoCloseable {
           open.close();
         }
         if (file != null) {
-          Files.move(file, dir.resolve(name), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+          place(file, name);
         }
       } catch (IOException e) {
         fail(new IOException("the body could not be saved as '" + name + "' in '" + dir + "': " + Main.failure(e), e));

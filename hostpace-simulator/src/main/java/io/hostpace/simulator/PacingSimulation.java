@@ -84,8 +84,8 @@ import org.jspecify.annotations.Nullable;
  * request, when it lost none) divided by the time the policy took (the last request's end), times
  * the share of the requests it completed. So losing requests does not score as finishing early,
  * a policy that loses most of them cannot score near 1, and no goodput exceeds 1: one that
- * completes 51 of 300 requests, which the servers could accept in 50 s, and ends at 53 s scores
- * 50 / 53 × 51 / 300 = 0.16, not 0.94. The wait is from a request's arrival to the start of its
+ * completes 100 of 400 requests, which the servers could accept in 40 s, and ends at 50 s scores
+ * 40 / 50 × 100 / 400 = 0.2, not 0.8. The wait is from a request's arrival to the start of its
  * last attempt. Per process, its refusals, and those within {@link PacingResult#OPENING_SECONDS} of its
  * joining; and the rate the servers accepted at between their first and last acceptance, which
  * against a server of a known rate says whether the processes together held it.
