@@ -112,8 +112,10 @@ final class AdaptivePolicy implements TimeoutPolicy {
     long decayFrom;
     /** Reduced budgets given since then. */
     int reducedSince;
-    /** The durations of the last successes of any kind, a ring: the reduced budget's least (D7). */
+    /** The durations of the last successes of any kind, a ring. */
     final Successes recent;
+    /** The budget they call for, the reduced budget's least (D7); 0 before any success. */
+    long learned;
 
     // The server's own limit (D8).
     /** The durations of the last 504s that came after at least the floor, a ring. */
@@ -377,8 +379,7 @@ final class AdaptivePolicy implements TimeoutPolicy {
     }
     state.reducedSince++;
     // Never below what the endpoint was seen to take lately (SPEC D7).
-    long seen = budgetFrom(state.recent);
-    return seen > reducedBudget.nanos() ? Budget.send(seen, Basis.DEGRADED) : reducedBudget;
+    return state.learned > reducedBudget.nanos() ? Budget.send(state.learned, Basis.DEGRADED) : reducedBudget;
   }
 
   /** The kind's own budget, as if the endpoint were healthy. */
@@ -409,6 +410,7 @@ final class AdaptivePolicy implements TimeoutPolicy {
             reachable(state, now, endpoint);
             learn(kind(endpoint, kind), durationNanos);
             state.recent.add(durationNanos);
+            state.learned = budgetFrom(state.recent);
             state.slowCount = 0;
             Arrays.fill(state.slowKinds, null);
             if (state.degraded) {
