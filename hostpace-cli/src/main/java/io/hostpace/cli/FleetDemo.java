@@ -133,7 +133,7 @@ final class FleetDemo {
     out.println("As a fleet, the late joiner read what the fleet had learned of the host before its first request,");
     out.println("and its starts were claimed with the others' through Redis: refused " + times(lateFleet)
         + (lateFleet < lateAlone ? "." : ", no fewer this time."));
-    out.println("(hostpace fetch --fleet NAME --redis URI makes any runs one fleet; see the README's fleet section.)");
+    out.println("(hostpace fetch --fleet NAME --redis URI makes any runs one fleet; see docs/fleet.md.)");
     return Main.OK;
   }
 

@@ -28,7 +28,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every Java name a document quotes exists. The README, docs/SPEC.md and the simulator's
+ * Every Java name a document quotes exists. The README, every page of docs/ and the simulator's
  * scenario READMEs are read line by line; each inline code span that is a Java name is checked,
  * and so is each {@code Type.member} or {@code io.hostpace.x} (and each camel-case word such as
  * {@code FleetClaims}) in a fenced block that is plain text, such as the README's drawing of a
@@ -157,7 +157,10 @@ class DocumentedNamesTest {
     assertThat(ours).as("our classes, from the modules' target folders").containsKeys("Hostpace", "PacedHttpClient");
     loader = new URLClassLoader(folders.toArray(URL[]::new), getClass().getClassLoader());
 
-    List<Path> documents = new ArrayList<>(List.of(ROOT.resolve("README.md"), ROOT.resolve("docs/SPEC.md")));
+    List<Path> documents = new ArrayList<>(List.of(ROOT.resolve("README.md")));
+    try (Stream<Path> files = Files.list(ROOT.resolve("docs"))) {
+      files.filter(f -> f.getFileName().toString().endsWith(".md")).sorted().forEach(documents::add);
+    }
     try (Stream<Path> files = Files.walk(ROOT.resolve("hostpace-simulator/scenarios"))) {
       files.filter(f -> f.getFileName().toString().equals("README.md")).sorted().forEach(documents::add);
     }

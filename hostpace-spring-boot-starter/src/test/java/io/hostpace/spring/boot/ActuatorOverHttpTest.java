@@ -25,7 +25,7 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The {@code hostpace} Actuator endpoint as an application serves it (SPEC I6): a whole Boot
  * application, auto-configured, with an embedded web server on 127.0.0.1 and the endpoint exposed
- * as the README says, read over HTTP. Actuator finds each operation's parameters by their names,
+ * as docs/spring-boot.md says, read over HTTP. Actuator finds each operation's parameters by their names,
  * so this is what fails to start when the starter is compiled without them.
  */
 class ActuatorOverHttpTest {

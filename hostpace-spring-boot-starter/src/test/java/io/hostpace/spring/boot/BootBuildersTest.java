@@ -30,7 +30,7 @@ import org.springframework.web.reactive.function.client.WebClient;
 
 /**
  * With Boot's own auto-configurations: the builders Boot makes carry the engine, a properties
- * file as README writes it configures it, and an application's own fleet is the one it joins.
+ * file as docs/spring-boot.md writes it configures it, and an application's own fleet is the one it joins.
  */
 class BootBuildersTest {
 
