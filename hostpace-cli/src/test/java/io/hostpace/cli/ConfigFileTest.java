@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -20,28 +19,9 @@ import org.junit.jupiter.params.provider.CsvSource;
  * options, which override them (SPEC I5). Run in this process against a server on 127.0.0.1, and
  * once as a process of its own for the environment.
  */
-class ConfigFileTest {
+class ConfigFileTest extends ServedCommandTest {
 
-  final LocalServer server;
   @TempDir Path dir;
-  String out = "";
-  String err = "";
-
-  ConfigFileTest() throws IOException {
-    server = new LocalServer();
-  }
-
-  @AfterEach
-  void stop() {
-    server.close();
-  }
-
-  int run(String... args) {
-    CommandRun ran = CommandRun.of(args);
-    out = ran.out();
-    err = ran.err();
-    return ran.status();
-  }
 
   Path config(String... lines) throws IOException {
     return Files.write(dir.resolve("application.properties"), List.of(lines), StandardCharsets.UTF_8);

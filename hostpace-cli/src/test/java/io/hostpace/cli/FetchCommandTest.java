@@ -13,34 +13,12 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Every rule of {@code hostpace fetch}, run in this process against a server on 127.0.0.1 (SPEC I5). */
-class FetchCommandTest {
-
-  final LocalServer server;
-  String stdin = "";
-  String out;
-  String err;
-
-  FetchCommandTest() throws IOException {
-    server = new LocalServer();
-  }
-
-  @AfterEach
-  void stop() {
-    server.close();
-  }
-
-  int run(String... args) {
-    CommandRun ran = CommandRun.withInput(stdin, args);
-    out = ran.out();
-    err = ran.err();
-    return ran.status();
-  }
+class FetchCommandTest extends ServedCommandTest {
 
   List<String> records() {
     return out.isEmpty() ? List.of() : Arrays.asList(out.split("\n"));

@@ -33,20 +33,16 @@ import org.junit.jupiter.api.io.TempDir;
  * in chunks, and {@code /stall/N} sends its headers and half its bytes, then nothing more until
  * the test ends.
  */
-class FetchSaveTest {
+class FetchSaveTest extends ServedCommandTest {
 
   static final int MB = 1 << 20;
 
   @TempDir Path root;
-  final LocalServer server;
   final CountDownLatch ended = new CountDownLatch(1);
   /** Requests of the paths this class adds, by path. */
   final Map<String, AtomicInteger> seen = new ConcurrentHashMap<>();
-  String out = "";
-  String err = "";
 
-  FetchSaveTest() throws IOException {
-    server = new LocalServer();
+  FetchSaveTest() {
     server.server.createContext("/bytes/", exchange -> answer(exchange, false));
     server.server.createContext("/chunked/", exchange -> answer(exchange, true));
     server.server.createContext("/stall/", exchange -> {
@@ -62,8 +58,7 @@ class FetchSaveTest {
 
   @AfterEach
   void stop() {
-    ended.countDown();
-    server.close();
+    ended.countDown();   // before the server stops: its stalled answers end
   }
 
   private void answer(HttpExchange exchange, boolean chunked) throws IOException {
@@ -93,13 +88,6 @@ class FetchSaveTest {
     byte[] bytes = new byte[Integer.parseInt(path.substring(path.lastIndexOf('/') + 1))];
     new Random(path.hashCode()).nextBytes(bytes);
     return bytes;
-  }
-
-  int run(String... args) {
-    CommandRun ran = CommandRun.of(args);
-    out = ran.out();
-    err = ran.err();
-    return ran.status();
   }
 
   static String[] args(List<String> options, List<String> urls) {

@@ -7,8 +7,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
@@ -19,26 +17,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * at a time is all the JVM allows.
  */
 @ResourceLock(SparqlCommandTest.JENA_DEFAULT_CLIENT)
-class HelpTest {
-
-  LocalServer server;
-  String out = "";
-
-  @BeforeEach
-  void start() throws IOException {
-    server = new LocalServer();
-  }
-
-  @AfterEach
-  void stop() {
-    server.close();
-  }
-
-  int run(String... args) {
-    CommandRun ran = CommandRun.of(args);
-    out = ran.out();
-    return ran.status();
-  }
+class HelpTest extends ServedCommandTest {
 
   /** The exit codes a command's help lists, each with what it says. */
   Map<Integer, String> exitCodes(String command) {

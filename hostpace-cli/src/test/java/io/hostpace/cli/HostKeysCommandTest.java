@@ -2,10 +2,8 @@ package io.hostpace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -13,39 +11,15 @@ import org.junit.jupiter.api.Test;
  * against a server on 127.0.0.1: a key spelt otherwise than the URLs still holds them, and a key
  * that can never match is refused, saying why.
  */
-class HostKeysCommandTest {
-
-  final LocalServer server;
-  String out = "";
-  String err = "";
-
-  HostKeysCommandTest() throws IOException {
-    server = new LocalServer();
-  }
-
-  @AfterEach
-  void stop() {
-    server.close();
-  }
-
-  int run(String... args) {
-    CommandRun ran = CommandRun.of(args);
-    out = ran.out();
-    err = ran.err();
-    return ran.status();
-  }
-
-  int port() {
-    return server.server.getAddress().getPort();
-  }
+class HostKeysCommandTest extends ServedCommandTest {
 
   @Test
   void aKeySpeltAsAnIpv4MappedAddressHoldsEverySpellingOfTheUrlsToOneAtOnce() {
     // Each URL reaches 127.0.0.1 through the JDK's client; the engine takes them all for one host.
-    List<String> args = new ArrayList<>(List.of("fetch", "--quiet", "--host", "[::FFFF:7f00:1]:" + port() + "=inFlight:1"));
+    List<String> args = new ArrayList<>(List.of("fetch", "--quiet", "--host", "[::FFFF:7f00:1]:" + server.port() + "=inFlight:1"));
     String[] spellings = {"127.0.0.1", "2130706433", "[::ffff:127.0.0.1]", "127.000.000.001"};
     for (int i = 0; i < 12; i++) {
-      args.add("http://" + spellings[i % spellings.length] + ":" + port() + "/slow?" + i);
+      args.add("http://" + spellings[i % spellings.length] + ":" + server.port() + "/slow?" + i);
     }
 
     assertThat(run(args.toArray(String[]::new))).isZero();
@@ -56,7 +30,7 @@ class HostKeysCommandTest {
 
   @Test
   void aShortIpv4KeyHoldsTheDottedUrls() {
-    assertThat(run("fetch", "--quiet", "--host", "127.1:" + port() + "=inFlight:1",
+    assertThat(run("fetch", "--quiet", "--host", "127.1:" + server.port() + "=inFlight:1",
         server.url("/slow?1"), server.url("/slow?2"), server.url("/slow?3"), server.url("/slow?4"))).isZero();
 
     assertThat(server.maxInFlight.get()).isEqualTo(1);
@@ -64,10 +38,10 @@ class HostKeysCommandTest {
 
   @Test
   void aKeyWithASchemeIsRefusedSayingSo() {
-    assertThat(run("fetch", "--host", "http://127.0.0.1:" + port() + "/=inFlight:1", server.url("/ok"))).isEqualTo(2);
+    assertThat(run("fetch", "--host", "http://127.0.0.1:" + server.port() + "/=inFlight:1", server.url("/ok"))).isEqualTo(2);
 
-    assertThat(err.strip()).startsWith("hostpace: --host 'http://127.0.0.1:" + port() + "/=inFlight:1': host limit 'http://127.0.0.1:"
-        + port() + "/' has a scheme: expected a host without scheme or path");
+    assertThat(err.strip()).startsWith("hostpace: --host 'http://127.0.0.1:" + server.port() + "/=inFlight:1': host limit 'http://127.0.0.1:"
+        + server.port() + "/' has a scheme: expected a host without scheme or path");
     assertThat(server.requests).isEmpty();
   }
 

@@ -22,11 +22,9 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * class holds that lock.
  */
 @ResourceLock(SparqlCommandTest.JENA_DEFAULT_CLIENT)
-class HostileServerTest {
+class HostileServerTest extends CommandTest {
 
   final RawServer server;
-  String out = "";
-  String err = "";
 
   HostileServerTest() throws IOException {
     server = RawServer.start();
@@ -38,12 +36,6 @@ class HostileServerTest {
   }
 
   /** Runs {@code hostpace args}. */
-  int run(String... args) {
-    CommandRun ran = CommandRun.of(args);
-    out = ran.out();
-    err = ran.err();
-    return ran.status();
-  }
 
   String url(String path) {
     return server.uri(path).toString();

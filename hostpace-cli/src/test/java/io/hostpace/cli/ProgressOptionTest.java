@@ -2,8 +2,6 @@ package io.hostpace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -11,26 +9,11 @@ import org.junit.jupiter.api.Test;
  * {@code --progress} and {@code --no-progress} of {@code hostpace fetch}, run in this process,
  * whose standard error (the test runner's) is no terminal, against a server on 127.0.0.1.
  */
-class ProgressOptionTest {
-
-  LocalServer server;
-  String err = "";
+class ProgressOptionTest extends ServedCommandTest {
 
   @BeforeEach
-  void start() throws IOException {
-    server = new LocalServer();
+  void start() {
     assertThat(Terminal.ofThisProcess().standardErrorIsTerminal()).as("the tests' standard error is no terminal").isFalse();
-  }
-
-  @AfterEach
-  void stop() {
-    server.close();
-  }
-
-  int run(String... args) {
-    CommandRun ran = CommandRun.of(args);
-    err = ran.err();
-    return ran.status();
   }
 
   @Test

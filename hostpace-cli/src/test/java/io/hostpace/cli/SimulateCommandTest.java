@@ -15,19 +15,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code hostpace simulate timeouts} and {@code pacing}, on the shipped scenarios (SPEC D5). */
-class SimulateCommandTest {
+class SimulateCommandTest extends CommandTest {
 
   static final Path SCENARIOS = Path.of("..", "hostpace-simulator", "scenarios", "timeouts");
-
-  String out;
-  String err;
-
-  int run(String... args) {
-    CommandRun ran = CommandRun.of(args);
-    out = ran.out();
-    err = ran.err();
-    return ran.status();
-  }
 
   @Test
   void D5_theSeedRunLosesABlockOfStagesWithTheSeedPolicyAndOnlyDatatypesWithOurs() {

@@ -23,22 +23,12 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * of the query alone prints, a summary line per query, against embedded Fuseki on 127.0.0.1.
  */
 @ResourceLock(SparqlCommandTest.JENA_DEFAULT_CLIENT)
-class SparqlBatchTest {
+class SparqlBatchTest extends CommandTest {
 
   static final String PEOPLE = "PREFIX ex: <http://example.org/>\nSELECT ?s ?name WHERE { ?s ex:name ?name } ORDER BY ?s\n";
   static final String ADA = "ASK { ?s ?p \"Ada\" }\n";
   static final String LABELS = "CONSTRUCT { ?s <http://example.org/label> ?n } WHERE { ?s <http://example.org/name> ?n }\n";
   static final String NAMES = "SELECT ?name WHERE { ?s <http://example.org/name> ?name } ORDER BY ?name\n";
-
-  String out;
-  String err;
-
-  int run(String... args) {
-    CommandRun ran = CommandRun.of(args);
-    out = ran.out();
-    err = ran.err();
-    return ran.status();
-  }
 
   /** What {@code sparql} prints for {@code query} alone, as bytes. */
   byte[] alone(String endpoint, Path query, String... options) {

@@ -25,16 +25,12 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * its own run's.
  */
 @ResourceLock(SparqlCommandTest.JENA_DEFAULT_CLIENT)
-class SparqlCommandTest {
+class SparqlCommandTest extends CommandTest {
 
   /** The lock of Jena's default HTTP client ({@code HttpEnv}), which a run of {@code sparql} sets. */
   static final String JENA_DEFAULT_CLIENT = "org.apache.jena.http.HttpEnv.dftHttpClient";
 
-
   static final String SELECT = "PREFIX ex: <http://example.org/> SELECT ?s ?name WHERE { ?s ex:name ?name } ORDER BY ?s";
-
-  String out;
-  String err;
 
   static Dataset dataset() {
     Model model = ModelFactory.createDefaultModel();
@@ -42,13 +38,6 @@ class SparqlCommandTest {
     model.createResource("http://example.org/a").addProperty(name, "Ada");
     model.createResource("http://example.org/b").addProperty(name, "Bea");
     return DatasetFactory.create(model);
-  }
-
-  int run(String... args) {
-    CommandRun ran = CommandRun.of(args);
-    out = ran.out();
-    err = ran.err();
-    return ran.status();
   }
 
   @Test

@@ -12,7 +12,6 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Isolated;
@@ -23,27 +22,7 @@ import org.junit.jupiter.api.parallel.Isolated;
  * through the JVM's logger {@code io.hostpace}, whose lines every run in the JVM would print.
  */
 @Isolated
-class StateFileTest {
-
-  final LocalServer server;
-  String out;
-  String err;
-
-  StateFileTest() throws IOException {
-    server = new LocalServer();
-  }
-
-  @AfterEach
-  void stop() {
-    server.close();
-  }
-
-  int run(String... args) {
-    CommandRun ran = CommandRun.of(args);
-    out = ran.out();
-    err = ran.err();
-    return ran.status();
-  }
+class StateFileTest extends ServedCommandTest {
 
   @Test
   void S1_aStateFileThatCannotBeSavedAtTheEndIsAWarningAndExitStatusOne(@TempDir Path dir) throws IOException {

@@ -12,7 +12,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.logging.Logger;
 import org.apache.jena.query.DatasetFactory;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Isolated;
 
@@ -23,28 +22,10 @@ import org.junit.jupiter.api.parallel.Isolated;
  * every run in the JVM would print, and a test here checks the logger is left as it was.
  */
 @Isolated
-class VerboseTest {
+class VerboseTest extends ServedCommandTest {
 
   /** A line of LogSetup's: the time to the millisecond, the level, the message. */
   static final String LINE = "\\d\\d:\\d\\d:\\d\\d\\.\\d{3} (DEBUG|WARN) .+";
-
-  final LocalServer server;
-  String err;
-
-  VerboseTest() throws IOException {
-    server = new LocalServer();
-  }
-
-  @AfterEach
-  void stop() {
-    server.close();
-  }
-
-  int run(String... args) {
-    CommandRun ran = CommandRun.of(args);
-    err = ran.err();
-    return ran.status();
-  }
 
   List<String> logLines() {
     return Arrays.stream(err.split("\n")).filter(line -> line.matches(LINE)).toList();
