@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
@@ -126,7 +125,7 @@ public final class RedisCluster implements AutoCloseable {
           throw e;
         }
       } catch (IOException e) {
-        stop(process);
+        RedisProcesses.stop(process, false);
         last = e;
       }
     }
@@ -191,22 +190,14 @@ public final class RedisCluster implements AutoCloseable {
     return true;
   }
 
-  private interface Condition {
-    boolean holds() throws IOException;
-  }
-
-  private void await(String what, Condition condition) throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(READY_MILLIS);
-    while (!condition.holds()) {
-      if (System.nanoTime() - deadline > 0) {
-        StringBuilder logs = new StringBuilder();
-        for (Node node : nodes()) {
-          logs.append("\n--- port ").append(node.port()).append(":\n").append(Resp.log(node.log()));
-        }
-        throw new IOException("the cluster did not reach " + what + " within " + READY_MILLIS + " ms:" + logs);
+  private void await(String what, RedisProcesses.Condition condition) throws IOException, InterruptedException {
+    RedisProcesses.await("the cluster", what, READY_MILLIS, condition, () -> {
+      StringBuilder logs = new StringBuilder();
+      for (Node node : nodes()) {
+        logs.append("\n--- port ").append(node.port()).append(":\n").append(Resp.log(node.log()));
       }
-      Thread.sleep(20);
-    }
+      return logs.toString();
+    });
   }
 
   /** The seeds to connect to: each master's URI, {@code redis://127.0.0.1:PORT}. */
@@ -277,7 +268,7 @@ public final class RedisCluster implements AutoCloseable {
         node.resp().close();
       } catch (IOException ignored) { // the node is stopped below anyway
       }
-      stop(node.process());
+      RedisProcesses.stop(node.process(), false);
     }
     masters.clear();
     replica = null;
@@ -289,15 +280,4 @@ public final class RedisCluster implements AutoCloseable {
     }
   }
 
-  private static void stop(Process process) {
-    process.destroy();
-    try {
-      if (!process.waitFor(10, TimeUnit.SECONDS)) {
-        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-      }
-    } catch (InterruptedException e) {
-      process.destroyForcibly();
-      Thread.currentThread().interrupt();
-    }
-  }
 }

@@ -1,8 +1,6 @@
 package io.hostpace.redis.testing;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -51,12 +49,12 @@ public final class RedisSentinel implements AutoCloseable {
     String binary = RedisBinary.find();
     RedisSentinel redis = new RedisSentinel(Files.createTempDirectory("hostpace-redis-sentinel-"));
     try {
-      redis.masterPort = freePort();
+      redis.masterPort = RedisProcesses.freePort();
       redis.start(binary, redis.masterPort, List.of());
-      redis.replicaPort = freePort();
+      redis.replicaPort = RedisProcesses.freePort();
       Resp replica = redis.start(binary, redis.replicaPort, List.of("--replicaof", "127.0.0.1", Integer.toString(redis.masterPort)));
       redis.await("the replica in sync", () -> replica.text("INFO", "replication").contains("master_link_status:up"));
-      redis.sentinelPort = freePort();
+      redis.sentinelPort = RedisProcesses.freePort();
       Path config = redis.dir.resolve("sentinel.conf");
       Files.writeString(config, String.join("\n",
           "port " + redis.sentinelPort,
@@ -98,30 +96,18 @@ public final class RedisSentinel implements AutoCloseable {
     return resp;
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    }
-  }
-
-  private interface Condition {
-    boolean holds() throws IOException;
-  }
-
-  private void await(String what, Condition condition) throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(READY_MILLIS);
-    while (!condition.holds()) {
-      if (System.nanoTime() - deadline > 0) {
-        StringBuilder logs = new StringBuilder();
-        try (Stream<Path> files = Files.list(dir)) {
-          for (Path log : files.filter(file -> file.toString().endsWith(".log")).sorted().toList()) {
-            logs.append("\n--- ").append(log.getFileName()).append(":\n").append(Resp.log(log));
-          }
+  private void await(String what, RedisProcesses.Condition condition) throws IOException, InterruptedException {
+    RedisProcesses.await("Redis", what, READY_MILLIS, condition, () -> {
+      StringBuilder logs = new StringBuilder();
+      try (Stream<Path> files = Files.list(dir)) {
+        for (Path log : files.filter(file -> file.toString().endsWith(".log")).sorted().toList()) {
+          logs.append("\n--- ").append(log.getFileName()).append(":\n").append(Resp.log(log));
         }
-        throw new IOException("Redis did not reach " + what + " within " + READY_MILLIS + " ms:" + logs);
+      } catch (IOException e) {
+        logs.append("\n(no logs: ").append(e).append(')');
       }
-      Thread.sleep(20);
-    }
+      return logs.toString();
+    });
   }
 
   /** The Sentinel's URI for Lettuce: {@code redis-sentinel://127.0.0.1:PORT#mymaster}. */
@@ -180,15 +166,7 @@ public final class RedisSentinel implements AutoCloseable {
     }
     connections.clear();
     for (Process process : processes) {
-      process.destroy();
-      try {
-        if (!process.waitFor(10, TimeUnit.SECONDS)) {
-          process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
-      } catch (InterruptedException e) {
-        process.destroyForcibly();
-        Thread.currentThread().interrupt();
-      }
+      RedisProcesses.stop(process, false);
     }
     processes.clear();
     try (Stream<Path> files = Files.walk(dir)) {

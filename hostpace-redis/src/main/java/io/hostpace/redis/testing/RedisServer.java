@@ -5,7 +5,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -56,7 +55,7 @@ public final class RedisServer implements AutoCloseable {
   static RedisServer start(String binary) throws IOException, InterruptedException {
     IOException last = null;
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) { // another program may take the free port first
-      int port = freePort();
+      int port = RedisProcesses.freePort();
       Path log = Files.createTempFile("redis-" + port + "-", ".log");
       RedisServer server = new RedisServer(binary, port, log);
       try {
@@ -77,12 +76,6 @@ public final class RedisServer implements AutoCloseable {
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
         .start();
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    }
   }
 
   /** Polls with PING until the server answers PONG, for at most 10 s. */
@@ -147,7 +140,7 @@ public final class RedisServer implements AutoCloseable {
    * starts it again on the same port. Stopping a stopped server does nothing.
    */
   public void stop() {
-    end(process, false);
+    RedisProcesses.stop(process, false);
   }
 
   /**
@@ -156,7 +149,7 @@ public final class RedisServer implements AutoCloseable {
    * gone; {@link #restart()} starts it again on the same port. Killing a stopped server does nothing.
    */
   public void kill() {
-    end(process, true);
+    RedisProcesses.stop(process, true);
   }
 
   /**
@@ -169,22 +162,6 @@ public final class RedisServer implements AutoCloseable {
     stop();
     process = launch();
     awaitPong();
-  }
-
-  private static void end(Process process, boolean kill) {
-    if (kill) {
-      process.destroyForcibly();
-    } else {
-      process.destroy();
-    }
-    try {
-      if (!process.waitFor(10, TimeUnit.SECONDS)) {
-        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-      }
-    } catch (InterruptedException e) {
-      process.destroyForcibly();
-      Thread.currentThread().interrupt();
-    }
   }
 
   /** Stops the server and waits for it to exit, and deletes its log; closing again does nothing. */
