@@ -3,8 +3,6 @@ package io.hostpace.testkit;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
@@ -13,8 +11,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -31,14 +27,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class IdleClosingServer implements AutoCloseable {
 
-  private final ServerSocket socket;
+  private final SocketListener listener;
   private final int idleMillis;
-  private final ExecutorService threads = Executors.newCachedThreadPool(runnable -> {
-    Thread thread = new Thread(runnable, "testkit-idle-closing-server");
-    thread.setDaemon(true);
-    return thread;
-  });
-  private final List<Socket> connections = new CopyOnWriteArrayList<>();
   private final List<String> requests = new CopyOnWriteArrayList<>();
   private final AtomicInteger answered = new AtomicInteger();
   private final AtomicInteger closedIdle = new AtomicInteger();
@@ -48,8 +38,7 @@ public final class IdleClosingServer implements AutoCloseable {
     if (idleMillis < 1) {
       throw new IllegalArgumentException("idle time " + idle + " is under a millisecond");
     }
-    socket = new ServerSocket(0, 64, InetAddress.getLoopbackAddress());
-    threads.execute(this::accept);
+    listener = SocketListener.start("testkit-idle-closing-server", this::serve);
   }
 
   /** A server on 127.0.0.1 and a free port that closes a connection idle for longer than {@code idle}. */
@@ -59,12 +48,12 @@ public final class IdleClosingServer implements AutoCloseable {
 
   /** The address of {@code path} on this server. */
   public URI uri(String path) {
-    return URI.create("http://127.0.0.1:" + socket.getLocalPort() + path);
+    return listener.uri(path);
   }
 
   /** The engine's key for this server: {@code 127.0.0.1:port}. */
   public String hostKey() {
-    return "127.0.0.1:" + socket.getLocalPort();
+    return listener.hostKey();
   }
 
   /** Every request read, in order, as {@code "<connection> <method> <path>"}, e.g. {@code "2 GET /a"}. */
@@ -75,20 +64,6 @@ public final class IdleClosingServer implements AutoCloseable {
   /** How many connections it closed because they stayed idle past the idle time. */
   public int closedIdle() {
     return closedIdle.get();
-  }
-
-  private void accept() {
-    int number = 0;
-    while (!socket.isClosed()) {
-      try {
-        Socket connection = socket.accept();
-        connections.add(connection);
-        int id = ++number;
-        threads.execute(() -> serve(connection, id));
-      } catch (IOException e) {
-        return; // closed
-      }
-    }
   }
 
   /** Serves requests on one connection until it stays idle past the idle time or the client closes it. */
@@ -136,11 +111,7 @@ public final class IdleClosingServer implements AutoCloseable {
 
   @Override
   public void close() throws IOException {
-    socket.close();
-    for (Socket connection : connections) {
-      connection.close();
-    }
-    threads.shutdownNow();
+    listener.close();
   }
 
   @Override

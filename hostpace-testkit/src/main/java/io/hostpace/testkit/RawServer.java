@@ -4,15 +4,11 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 
 /**
  * A server that misbehaves, on a bare socket, by path:
@@ -40,20 +36,13 @@ import java.util.concurrent.Executors;
  */
 public final class RawServer implements AutoCloseable {
 
-  private final ServerSocket socket;
-  private final ExecutorService threads = Executors.newCachedThreadPool(runnable -> {
-    Thread thread = new Thread(runnable, "testkit-raw-server");
-    thread.setDaemon(true);
-    return thread;
-  });
-  private final List<Socket> connections = new CopyOnWriteArrayList<>();
+  private final SocketListener listener;
   private final List<String> paths = new CopyOnWriteArrayList<>();
   private final List<String> abandoned = new CopyOnWriteArrayList<>();
   private final java.util.Map<String, byte[]> scripts = new java.util.concurrent.ConcurrentHashMap<>();
 
   private RawServer() throws IOException {
-    socket = new ServerSocket(0, 64, InetAddress.getLoopbackAddress());
-    threads.execute(this::accept);
+    listener = SocketListener.start("testkit-raw-server", this::serve);
   }
 
   /** A server on 127.0.0.1 and a free port. */
@@ -63,12 +52,12 @@ public final class RawServer implements AutoCloseable {
 
   /** The address of {@code path} on this server. */
   public URI uri(String path) {
-    return URI.create("http://127.0.0.1:" + socket.getLocalPort() + path);
+    return listener.uri(path);
   }
 
   /** The engine's key for this server: {@code 127.0.0.1:port}. */
   public String hostKey() {
-    return "127.0.0.1:" + socket.getLocalPort();
+    return listener.hostKey();
   }
 
   /**
@@ -96,19 +85,7 @@ public final class RawServer implements AutoCloseable {
     return List.copyOf(abandoned);
   }
 
-  private void accept() {
-    while (!socket.isClosed()) {
-      try {
-        Socket connection = socket.accept();
-        connections.add(connection);
-        threads.execute(() -> serve(connection));
-      } catch (IOException e) {
-        return; // closed
-      }
-    }
-  }
-
-  private void serve(Socket connection) {
+  private void serve(Socket connection, int number) {
     String path = "";
     try {
       String head = readHead(connection.getInputStream());
@@ -207,7 +184,7 @@ public final class RawServer implements AutoCloseable {
       }
     } catch (IOException e) {
       // The client went away (a reset counts as letting a hanging request go), or the server closed.
-      if ((NEVER_ENDING.contains(path) || scripts.containsKey(path)) && !socket.isClosed()) {
+      if ((NEVER_ENDING.contains(path) || scripts.containsKey(path)) && !listener.isClosed()) {
         abandoned.add(path);
       }
     } catch (InterruptedException e) {
@@ -255,11 +232,7 @@ public final class RawServer implements AutoCloseable {
 
   @Override
   public void close() throws IOException {
-    socket.close();
-    for (Socket connection : connections) {
-      connection.close();
-    }
-    threads.shutdownNow();
+    listener.close();
   }
 
   @Override
