@@ -4,13 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hostpace.Hostpace;
 import io.hostpace.VirtualTime;
-import io.hostpace.testing.ScriptedExchange;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringApplication;
@@ -53,12 +51,7 @@ class ActuatorOverHttpTest {
     try (ConfigurableApplicationContext context = application.run()) {
       int port = ((WebServerApplicationContext) context).getWebServer().getPort();
       Hostpace engine = context.getBean(Hostpace.class);
-      // At 0 s a.test is sent a request; at 0.05 s it refuses it for 30 s; at 1 s it waits.
-      engine.execute(ScriptedExchange.builder(URI.create("http://a.test/"), (Integer status) -> status)
-          .headers((status, name) -> name.equalsIgnoreCase("Retry-After") ? "30" : null)
-          .answers(attempt -> ScriptedExchange.after(time, 50_000_000L, 429))
-          .build());
-      time.advance(Duration.ofSeconds(1));
+      HostpaceAutoConfigurationTest.pausedForHalfAMinute(engine, time);
 
       HttpResponse<String> all = get(port, "/actuator/hostpace");
       assertThat(all.statusCode()).isEqualTo(200);

@@ -352,6 +352,15 @@ class HostpaceAutoConfigurationTest {
         .run(context -> assertThat(context).hasSingleBean(Hostpace.class).doesNotHaveBean(HostpaceEndpoint.class));
   }
 
+  /** At 0 s a.test is sent a request; at 0.05 s it refuses it for 30 s; returns at 1 s, while it waits. */
+  static void pausedForHalfAMinute(Hostpace engine, VirtualTime time) {
+    engine.execute(ScriptedExchange.builder(URI.create("http://a.test/"), (Integer status) -> status)
+        .headers((status, name) -> name.equalsIgnoreCase("Retry-After") ? "30" : null)
+        .answers(attempt -> ScriptedExchange.after(time, 50_000_000L, 429))
+        .build());
+    time.advance(Duration.ofSeconds(1));
+  }
+
   @Test
   void I6_theEndpointShowsEachHostsSnapshot() {
     VirtualTime time = VirtualTime.create();
@@ -359,12 +368,7 @@ class HostpaceAutoConfigurationTest {
         .withBean("virtualTime", HostpaceBuilderCustomizer.class, () -> builder -> builder.time(time))
         .run(context -> {
           Hostpace engine = context.getBean(Hostpace.class);
-          // At 0 s a.test is sent a request; at 0.05 s it refuses it for 30 s; at 1 s it waits.
-          engine.execute(ScriptedExchange.builder(URI.create("http://a.test/"), (Integer status) -> status)
-              .headers((status, name) -> name.equalsIgnoreCase("Retry-After") ? "30" : null)
-              .answers(attempt -> ScriptedExchange.after(time, 50_000_000L, 429))
-              .build());
-          time.advance(Duration.ofSeconds(1));
+          pausedForHalfAMinute(engine, time);
           HostpaceEndpoint.Host host = context.getBean(HostpaceEndpoint.class).hosts().hosts().get("a.test");
           assertThat(host).isNotNull();
           assertThat(host.group()).isFalse();
