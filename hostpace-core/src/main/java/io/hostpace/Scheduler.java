@@ -68,7 +68,7 @@ import org.jspecify.annotations.Nullable;
  * ({@link #handOverLeft}). So callers that keep submitting each send their own, and none is kept
  * sending for all of them.
  */
-final class Scheduler {
+final class Scheduler implements Settlement {
 
   /** A queue's registered wake-up; stale when the queue has since registered another. */
   private record Wake(long at, HostQueue queue) {}
@@ -116,6 +116,11 @@ final class Scheduler {
   /** Set by {@link #close}: a retry delay that ends then queues nothing. */
   @GuardedBy("lock")
   private boolean closed;
+  /**
+   * Set as the engine's close begins ({@link #beginClose}), before it ends what waits: read
+   * without the lock, by a new call and by an answer being judged (SPEC T8).
+   */
+  private volatile boolean closing;
   @GuardedBy("lock")
   private Fleet.@Nullable Listening listening;
   /** Whether the timer is to send the calls the outbox has left; see {@link #handOverLeft}. */
@@ -257,7 +262,8 @@ final class Scheduler {
    *
    * @return false when the call was cancelled meanwhile: the caller lets the response go
    */
-  boolean settle(Call<?> call, Verdict verdict) {
+  @Override
+  public boolean settle(Call<?> call, Verdict verdict) {
     boolean live;
     Object[] delivery;
     lock.lock();
@@ -340,7 +346,8 @@ final class Scheduler {
    *
    * @return false when the call was cancelled meanwhile
    */
-  boolean fail(Call<?> call) {
+  @Override
+  public boolean fail(Call<?> call) {
     boolean live;
     Object[] delivery;
     lock.lock();
@@ -368,7 +375,8 @@ final class Scheduler {
    * @return false when the call is not queued again: it was cancelled meanwhile, or the engine was
    *     closed, which ends it (SPEC T8)
    */
-  boolean resend(Call<?> call) {
+  @Override
+  public boolean resend(Call<?> call) {
     boolean queued = false;
     Object[] delivery;
     lock.lock();
@@ -397,7 +405,8 @@ final class Scheduler {
    * The caller gave up on the call (SPEC T5): it leaves its queue if it waits, and frees its
    * place if it holds one. It frees nothing it does not hold.
    */
-  void cancel(Call<?> call) {
+  @Override
+  public void cancel(Call<?> call) {
     Object[] delivery;
     lock.lock();
     try {
@@ -540,6 +549,16 @@ final class Scheduler {
       claims.heard(node);
     }
     pump(node.startingQueues(), now);
+  }
+
+  /** The engine's close begins: a call made from now on is refused, an answer judged now is not retried (SPEC T8). */
+  void beginClose() {
+    closing = true;
+  }
+
+  @Override
+  public boolean closing() {
+    return closing;
   }
 
   /**
