@@ -67,6 +67,41 @@ import org.jspecify.annotations.Nullable;
  * and leaves the rest to their owners' next sections or, should those not come, to the timer
  * ({@link #handOverLeft}). So callers that keep submitting each send their own, and none is kept
  * sending for all of them.
+ *
+ * <h2>The route</h2>
+ * One request, from {@link Hostpace#execute} to its caller's future:
+ * <ol>
+ *   <li>{@code Hostpace.start}: the host's key, and a {@link Call} handed the engine's
+ *       {@link CallRules} and this scheduler as its {@link Settlement}; while the timeout policy
+ *       holds the endpoint, the call first waits for {@link ProbeSender#beforeRequest}.
+ *   <li>{@code Hostpace.queue}: {@link LimitLevels#queueKey} resolves its limits; {@link #submit}:
+ *       {@link Nodes#queue} finds its {@link HostQueue}, {@code enqueue} puts the call in it and,
+ *       the call being its head, {@code pump}s it.
+ *   <li>{@code pump} → {@code readiness} ({@code consider} of each limiter, then
+ *       {@link FleetClaims#readiness}) → {@code start}: places and rates taken,
+ *       {@link Outbox#started}.
+ *   <li>After the lock, {@link Outbox#take} and {@link Outbox#deliver} → {@link Call#dispatch} →
+ *       on the call's executor (the delivering thread's {@link Trampoline}, for {@code execute})
+ *       {@code Call.send} → {@link io.hostpace.spi.Exchange#send}, under a {@code Call.Deadline}
+ *       when the policy budgets it.
+ *   <li>The answer: {@code Call.answered} → {@code Call.judge}, the guard clauses, → a
+ *       {@link Verdict} → {@link #settle} → {@code answered}: {@link Learning#learn} first, then
+ *       {@code release} of its places, {@code finish} ({@link Nodes#left}), and {@code pump} of
+ *       the queues the freed places let start.
+ *   <li>Delivery: after the lock, {@link Outbox#deliver} tells the listeners and dispatches what
+ *       started; back in {@code Call.answered}, the call's future completes with the response.
+ * </ol>
+ *
+ * <p>One fleet claim, for the head of a paced host's queue (SPEC S2): {@code readiness} →
+ * {@link FleetClaims#readiness} → {@code FleetClaims.claimed} asks {@link Fleet#claimStart} and
+ * answers {@link FleetClaims#BLOCKED}: the head waits, and the lock is let go. The fleet answers
+ * on a thread of its own: {@code FleetClaims.startClaimed} → {@link Reentry#underLock} marks the
+ * grant → {@link Reentry#lookAgain(HostQueue, long)} → {@code pump} → {@code readiness}, where the
+ * grant is {@link FleetClaims#READY} and the places the host holds in the fleet, if any, are
+ * claimed the same way ({@code FleetClaims.placed} → {@link Fleet#claimPlace} →
+ * {@code FleetClaims.placeAnswered}); then {@code start} → {@link FleetClaims#started} uses the
+ * grant. At the attempt's end {@code release} → {@code letGoPlaces} →
+ * {@link FleetClaims#letGoPlaces} → {@link Fleet#releasePlace} gives its places back.
  */
 final class Scheduler implements Settlement {
 
