@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  * One call through the engine: the retry loop, written once for every client, so that adapters
  * translate and never decide. Each attempt waits in its host's queue, is sent by the {@link Exchange}, and its answer is
  * judged here as a list of guard clauses; the {@link Scheduler} learns from it and moves the
- * call on.
+ * call on. A call is handed what it needs and never reaches back into the engine that made it:
+ * its {@link CallRules}, and the {@link Settlement} it reports each attempt's end through.
  *
  * <pre>
  * NEW → WAITING → IN_FLIGHT → DONE                       (an answer, a failure, or a last refusal)
@@ -40,7 +41,8 @@ final class Call<R> {
 
   static final Comparator<Call<?>> BY_ARRIVAL = Comparator.comparingLong(call -> call.seq);
 
-  private final Hostpace engine;
+  private final CallRules rules;
+  private final Settlement settlement;
   private final Exchange<R> exchange;
   private final CallContext context;
   private final Executor executor;
@@ -83,9 +85,10 @@ final class Call<R> {
   /** For the engine's probe of a held endpoint (SPEC D6), its budget: the policy is neither asked nor told. */
   private final @Nullable Budget probe;
 
-  Call(Hostpace engine, Exchange<R> exchange, String hostKey, CallContext context, Executor executor,
-      @Nullable Budget probe) {
-    this.engine = engine;
+  Call(CallRules rules, Settlement settlement, Exchange<R> exchange, String hostKey, CallContext context,
+      Executor executor, @Nullable Budget probe) {
+    this.rules = rules;
+    this.settlement = settlement;
     this.probe = probe;
     this.hostKey = hostKey;
     this.exchange = exchange;
@@ -93,7 +96,7 @@ final class Call<R> {
     this.executor = executor;
     this.owner = executor == Trampoline.INSTANCE ? Thread.currentThread() : null;
     Integer contextRetries = context.retries();
-    this.retries = contextRetries != null ? contextRetries : engine.retries();
+    this.retries = contextRetries != null ? contextRetries : rules.retries();
     // The caller may end the call by ending its future: cancel, orTimeout, completeExceptionally.
     result.whenComplete((response, failure) -> {
       if (failure != null) {
@@ -121,17 +124,17 @@ final class Call<R> {
     if (result.isCancelled()) {
       return; // cancelled between its start and its turn on the executor: its place is already free
     }
-    TimeoutPolicy policy = engine.timeoutPolicy();
+    TimeoutPolicy policy = rules.timeoutPolicy();
     Budget budget = probe;
     if (policy != null && budget == null) {
-      budget = policy.budget(engine.clock().nanoTime(), hostKey, context.kind());
+      budget = policy.budget(rules.clock().nanoTime(), hostKey, context.kind());
       // A dead endpoint fails in seconds, without sending (SPEC D3).
       if (budget.isFailFast()) {
         failed(number, new EndpointDownException(hostKey, budget.timeout()));
         return;
       }
     }
-    long sentAt = engine.clock().nanoTime();
+    long sentAt = rules.clock().nanoTime();
     // Armed before send(), so that it also ends an attempt that a blocking client sends there.
     Deadline deadline = budget == null ? null : new Deadline(number, budget.timeout());
     CompletableFuture<R> future;
@@ -165,7 +168,7 @@ final class Call<R> {
       if (deadline != null) {
         deadline.cancel();
       }
-      long took = engine.clock().nanoTime() - sentAt;
+      long took = rules.clock().nanoTime() - sentAt;
       if (failure != null) {
         Throwable cause = timedOut == number
             ? new AttemptTimeoutException(hostKey, Duration.ofNanos(took))
@@ -201,7 +204,7 @@ final class Call<R> {
 
     Deadline(int number, Duration budget) {
       this.number = number;
-      this.timer = engine.timer().schedule(this, budget.toNanos());
+      this.timer = rules.timer().schedule(this, budget.toNanos());
     }
 
     @Override
@@ -253,11 +256,11 @@ final class Call<R> {
 
   /** Tells the timeout policy how an attempt ended, if there is a policy and the outcome says anything. */
   private void report(@Nullable Outcome outcome, long took) {
-    TimeoutPolicy policy = engine.timeoutPolicy();
+    TimeoutPolicy policy = rules.timeoutPolicy();
     if (policy != null && outcome != null && probe == null) {
       try {
-        policy.onOutcome(engine.clock().nanoTime(), hostKey, context.kind(), outcome, took);
-        engine.probeAfter(hostKey, exchange.uri(), context);
+        policy.onOutcome(rules.clock().nanoTime(), hostKey, context.kind(), outcome, took);
+        rules.afterOutcome().told(hostKey, exchange.uri(), context);
       } catch (RuntimeException e) {
         // A policy that throws cannot break the call.
       }
@@ -266,7 +269,7 @@ final class Call<R> {
 
   /** An answer with {@code status}, whatever a server sent: a status out of range tells the policy nothing. */
   private void reportAnswer(int status, long took) {
-    if (engine.timeoutPolicy() != null && status >= 100 && status <= 599) {
+    if (rules.timeoutPolicy() != null && status >= 100 && status <= 599) {
       report(Outcome.ofStatus(status), took);
     }
   }
@@ -279,22 +282,22 @@ final class Call<R> {
       // own limit is the policy's to say (SPEC D8).
       reportAnswer(status, took);
       judged = judge(response, status, number, took)
-          .withQuota(AnnouncedQuota.read(name -> exchange.header(response, name), engine.clock()));
+          .withQuota(AnnouncedQuota.read(name -> exchange.header(response, name), rules.clock()));
     } catch (RuntimeException e) {
       // Nothing a server sends may throw out of the engine or leave a place held.
       discard(response);
       failed(number, e);
       return;
     }
-    Verdict verdict = engine.isClosed() ? judged.closing() : judged;
+    Verdict verdict = settlement.closing() ? judged.closing() : judged;
     listen(() -> context.attemptListener().settled(exchange.uri(), number, verdict.status(), null));
     if (verdict.retries()) {
       discard(response);
       listen(() -> context.attemptListener().retrying(exchange.uri(), number));
     }
-    boolean live = engine.scheduler().settle(this, verdict);
+    boolean live = settlement.settle(this, verdict);
     if (verdict.retries()) {
-      if (engine.isClosed()) {
+      if (settlement.closing()) {
         // closed while it was judged: ended by the engine, or queued again as the engine ended what waited (SPEC T8)
         result.completeExceptionally(new HostpaceClosedException(exchange.uri()));
       }
@@ -315,7 +318,7 @@ final class Call<R> {
    * coming: a backlog's wait is not the host refusing it).
    */
   private boolean spared(int number) {
-    if (!engine.sparesRetries()) {
+    if (!rules.sparesRetries()) {
       return false;
     }
     Node node = queue.node;
@@ -326,8 +329,8 @@ final class Call<R> {
     if (context.retries() != null) {
       return false; // a retry count the context set is kept to, but for the above
     }
-    long now = engine.clock().nanoTime();
-    long limit = engine.retryDelayLimit().toNanos();
+    long now = rules.clock().nanoTime();
+    long limit = rules.retryDelayLimit().toNanos();
     return node.accepted && now - node.acceptedAt <= limit && now - refusedSince <= sparedFor(limit);
   }
 
@@ -340,17 +343,17 @@ final class Call<R> {
   /** What the answer means: a chain of guard clauses, each with its reason. */
   private Verdict judge(R response, int status, int number, long took) {
     long retryAfter = retryAfterNanos(response);
-    boolean refusal = engine.isRefusal(status, retryAfter >= 0);
+    boolean refusal = rules.isRefusal(status, retryAfter >= 0);
     if (refusal && !refused) {
       refused = true;
-      refusedSince = engine.clock().nanoTime();
+      refusedSince = rules.clock().nanoTime();
     }
     if (refusal) {
       // The server named a time past our limit: waiting that long is not ours to do (SPEC R3).
-      if (retryAfter > engine.retryDelayLimit().toNanos()) {
+      if (retryAfter > rules.retryDelayLimit().toNanos()) {
         return Verdict.giveUp(status, retryAfter,
             "Retry-After of " + Duration.ofNanos(retryAfter) + " exceeds the retry delay limit of "
-                + engine.retryDelayLimit());
+                + rules.retryDelayLimit());
       }
       // The caller's budget of retries is spent (SPEC T3: it gets the refusal itself) ...
       if (number > retries && !spared(number)) {
@@ -380,7 +383,7 @@ final class Call<R> {
   }
 
   private boolean reachedServerLimit(long took) {
-    TimeoutPolicy policy = engine.timeoutPolicy();
+    TimeoutPolicy policy = rules.timeoutPolicy();
     if (policy == null || probe != null) {
       return false;
     }
@@ -396,7 +399,7 @@ final class Call<R> {
     if (value == null) {
       return -1;
     }
-    Optional<Duration> delay = RetryAfter.delay(value, engine.clock().instant());
+    Optional<Duration> delay = RetryAfter.delay(value, rules.clock().instant());
     if (delay.isEmpty()) {
       return -1;
     }
@@ -438,14 +441,14 @@ final class Call<R> {
     resent = true;
     listen(() -> context.attemptListener().settled(exchange.uri(), number, -1, failure));
     listen(() -> context.attemptListener().retrying(exchange.uri(), number));
-    if (!engine.scheduler().resend(this)) {
+    if (!settlement.resend(this)) {
       result.completeExceptionally(failure); // does nothing when the caller had cancelled it
     }
   }
 
   private void failed(int number, Throwable failure) {
     listen(() -> context.attemptListener().settled(exchange.uri(), number, -1, failure));
-    if (engine.scheduler().fail(this)) {
+    if (settlement.fail(this)) {
       result.completeExceptionally(failure);
     }
   }
@@ -460,7 +463,7 @@ final class Call<R> {
     if (future != null) {
       future.cancel(true);
     }
-    engine.scheduler().cancel(this);
+    settlement.cancel(this);
   }
 
   private void discard(R response) {
@@ -475,7 +478,7 @@ final class Call<R> {
     try {
       notification.run();
     } catch (RuntimeException e) { // a listener that throws cannot break the call
-      engine.scheduler().outbox.log.listenerThrew(context.attemptListener(), e);
+      rules.log().listenerThrew(context.attemptListener(), e);
     }
   }
 

@@ -6,8 +6,6 @@ import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
 import io.hostpace.spi.Probe;
 import io.hostpace.timeout.Budget;
-import io.hostpace.timeout.Outcome;
-import io.hostpace.timeout.Prober;
 import io.hostpace.timeout.TimeoutPolicy;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,9 +13,7 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
@@ -76,52 +72,35 @@ public final class Hostpace implements AutoCloseable {
   /** The default User-Agent (SPEC U1): {@code hostpace/<version> (+<project URL>)}. */
   public static final String DEFAULT_USER_AGENT = "hostpace/" + VERSION + " (+" + PROJECT_URL + ")";
 
-  /** The built-in limits (SPEC P3, P9): 32 in flight for every host; QLever's hosts one start a second. */
-  static final LimitTable BUILT_IN = LimitTable.of(
-      Limits.inFlight(32),
-      Map.of("qlever.dev", Limits.perSecond(1), "qlever.cs.uni-freiburg.de", Limits.perSecond(1)));
-
-  private final Clock clock;
-  private final LimitTable limits;
-  private final int retries;
-  private final Duration retryDelayLimit;
-  private final RefusalStatuses refusalStatuses;
+  private final LimitLevels limits;
   private final String userAgent;
   private final LearningRule learningRule;
-  private final Timer timer;
-  private final @Nullable TimeoutPolicy timeoutPolicy;
-  /** The probe the adapter named and what sends it when the policy asks (SPEC D6), or null for none. */
-  private final @Nullable Probe probe;
-  private final @Nullable Prober<Seen> prober;
+  /** What each call judges its attempts by. */
+  private final CallRules rules;
+  /** What sends the probe the adapter named when the policy asks (SPEC D6), or null for none. */
+  private final @Nullable ProbeSender probes;
   private final Scheduler scheduler;
-  /** Whether the engine has a fleet (SPEC S2), whose processes share the limits given hosts by key. */
-  private final boolean fleet;
   /** How many in flight a host nothing is known of opens with (SPEC P12); 0 for the whole burst. */
   private final int opening;
-  /** Whether a refusal while the host accepts others spends no retry (SPEC R10): the rule's say. */
-  private final boolean sparesRetries;
-  private volatile boolean closed;
 
   private Hostpace(Builder builder) {
-    this.clock = builder.clock;
-    this.limits = LimitTable.of(builder.everyHost, builder.byKey);
-    this.retries = builder.retries;
-    this.retryDelayLimit = builder.retryDelayLimit;
-    this.refusalStatuses = builder.refusalStatuses;
+    this.limits = new LimitLevels(LimitTable.of(builder.everyHost, builder.byKey), builder.fleet != null);
     this.userAgent = builder.userAgent;
     this.learningRule = builder.learningRule;
-    this.timer = builder.timer;
-    this.timeoutPolicy = builder.timeoutPolicy;
-    this.probe = builder.probe;
-    this.prober = builder.timeoutPolicy != null && builder.probe != null
-        ? new Prober<>(builder.timeoutPolicy, builder.clock, builder.timer, this::sendProbe)
-        : null;
-    this.fleet = builder.fleet != null;
     this.opening = builder.widenFirstContact ? Math.max(0, builder.learningRule.openingInFlight()) : 0;
-    this.sparesRetries = builder.learningRule.sparesRetries();
+    boolean sparesRetries = builder.learningRule.sparesRetries();
     this.scheduler = new Scheduler(
         builder.clock, builder.timer, builder.store, builder.learningRule, builder.retryDelayLimit,
         builder.forgetIdleAfter, opening, List.copyOf(builder.listeners), builder.logger, builder.fleet);
+    ProbeSender probes = builder.timeoutPolicy != null && builder.probe != null
+        ? new ProbeSender(builder.probe, builder.userAgent, builder.timeoutPolicy, builder.clock, builder.timer,
+            this::callProbe)
+        : null;
+    this.probes = probes;
+    this.rules = new CallRules(
+        builder.clock, builder.timer, builder.retries, builder.retryDelayLimit, builder.refusalStatuses,
+        sparesRetries, builder.timeoutPolicy,
+        probes == null ? CallRules.AfterOutcome.NONE : probes::afterOutcome, scheduler.outbox.log);
   }
 
   /** A builder with the defaults: 32 in flight per host, 5 retries, a 60 s retry delay limit. */
@@ -244,7 +223,7 @@ public final class Hostpace implements AutoCloseable {
   }
 
   private <R> CompletableFuture<R> start(Exchange<R> exchange, CallContext context, Executor executor) {
-    if (closed) {
+    if (scheduler.closing()) {
       return CompletableFuture.failedFuture(new HostpaceClosedException(exchange.uri()));
     }
     String hostKey;
@@ -253,11 +232,11 @@ public final class Hostpace implements AutoCloseable {
     } catch (IllegalArgumentException e) {
       return CompletableFuture.failedFuture(e);
     }
-    Call<R> call = new Call<>(this, exchange, hostKey, context, executor, null);
-    Prober<Seen> probing = prober;
+    Call<R> call = new Call<>(rules, scheduler, exchange, hostKey, context, executor, null);
+    ProbeSender probing = probes;
     if (probing != null) {
       // A held endpoint's request waits for a probe first, outside its queue (SPEC D6).
-      CompletableFuture<@Nullable Void> probed = probing.beforeRequest(hostKey, context.kind(), new Seen(exchange.uri(), context));
+      CompletableFuture<@Nullable Void> probed = probing.beforeRequest(hostKey, exchange.uri(), context);
       if (!probed.isDone()) {
         probed.whenComplete((done, failure) -> queue(call, hostKey, context));
         return call.result;
@@ -271,8 +250,8 @@ public final class Hostpace implements AutoCloseable {
     if (call.result.isDone()) {
       return; // the caller gave up while it waited for a probe
     }
-    QueueKey key = queueKey(hostKey, context);
-    if (!scheduler.submit(call, hostKey, key, opening == 0 || told(hostKey, context.limits(), key) ? 0 : opening)) {
+    QueueKey key = limits.queueKey(hostKey, context);
+    if (!scheduler.submit(call, hostKey, key, opening == 0 || limits.told(hostKey, context, key) ? 0 : opening)) {
       // closed since the call was made, or while it waited for a probe (SPEC T8)
       call.result.completeExceptionally(new HostpaceClosedException(call.uri()));
       return;
@@ -293,11 +272,11 @@ public final class Hostpace implements AutoCloseable {
    */
   @Override
   public void close() {
-    if (closed) {
+    if (scheduler.closing()) {
       return;
     }
-    closed = true;
-    Prober<Seen> probing = prober;
+    scheduler.beginClose();
+    ProbeSender probing = probes;
     if (probing != null) {
       probing.close();
     }
@@ -308,54 +287,17 @@ public final class Hostpace implements AutoCloseable {
 
   /** Whether {@link #close} was called. */
   public boolean isClosed() {
-    return closed;
+    return scheduler.closing();
   }
 
   // ---------------------------------------------------------------- probes
 
-  /** What the engine keeps of a held endpoint's latest request, to build its probe from. */
-  private record Seen(URI uri, CallContext context) {}
-
-  /** The probe's calls: the context of the request it stands for, but never retried. */
-  private static CallContext probeContext(CallContext seen) {
-    return seen.toBuilder().retries(0).build();
-  }
-
-  /** Sends the probe of {@code hostKey} through its host's queue, with its own budget (SPEC D6). */
-  private CompletableFuture<Outcome> sendProbe(String hostKey, Seen seen, Budget budget) {
-    Probe named = Objects.requireNonNull(probe, "probe");
-    return sendProbe(named.exchange(seen.uri(), userAgent), named, probeContext(seen.context()), budget);
-  }
-
-  private <R> CompletableFuture<Outcome> sendProbe(Exchange<R> exchange, Probe named, CallContext context, Budget budget) {
+  /** Runs a probe's call through its host's queue, with the probe's budget (SPEC D6): what the {@link ProbeSender} sends. */
+  private <R> CompletableFuture<R> callProbe(Exchange<R> exchange, CallContext context, Budget budget) {
     String hostKey = HostKey.of(exchange.uri());
-    Call<R> call = new Call<>(this, exchange, hostKey, context, Trampoline.INSTANCE, budget);
+    Call<R> call = new Call<>(rules, scheduler, exchange, hostKey, context, Trampoline.INSTANCE, budget);
     queue(call, hostKey, context);
-    return call.result.handle((response, failure) -> {
-      if (failure != null) {
-        Outcome outcome = Outcomes.ofFailure(exchange, Failures.unwrap(failure));
-        return outcome != null ? outcome : Outcome.SERVER_ERROR;
-      }
-      int status = exchange.status(response);
-      try {
-        exchange.discard(response);
-      } catch (RuntimeException e) {
-        // letting the probe's response go must not stop the requests that wait for it
-      }
-      if (named.healthy(status)) {
-        return Outcome.SUCCESS;
-      }
-      Outcome outcome = status >= 100 && status <= 599 ? Outcome.ofStatus(status) : Outcome.SERVER_ERROR;
-      return outcome == Outcome.SUCCESS ? Outcome.REJECTED : outcome;
-    });
-  }
-
-  /** After the policy was told how an attempt to {@code hostKey} ended: the next probe, if it holds the host. */
-  void probeAfter(String hostKey, URI uri, CallContext context) {
-    Prober<Seen> probing = prober;
-    if (probing != null) {
-      probing.afterOutcome(hostKey, new Seen(uri, context));
-    }
+    return call.result;
   }
 
   private static IOException rethrow(@Nullable Throwable cause) {
@@ -374,74 +316,11 @@ public final class Hostpace implements AutoCloseable {
   // ---------------------------------------------------------------- limits
 
   /**
-   * The limits a call with {@code context} gets for {@code hostKey}: the host's own, and those of
-   * each group it is in. Each field falls through context, engine, built-in (SPEC P4).
-   */
-  QueueKey queueKey(String hostKey, CallContext context) {
-    LimitTable contextLimits = context.limits();
-    Limits host = contextLimits.forHost(hostKey).orElse(limits.forHost(hostKey)).orElse(BUILT_IN.forHost(hostKey));
-    List<GateKey> gates = List.of();
-    if (!limits.groups().isEmpty() || !contextLimits.groups().isEmpty()) {
-      gates = gates(hostKey, contextLimits);
-    }
-    int fleetInFlight = fleet && host.inFlight() != null && inFlightByKey(hostKey, contextLimits) ? host.inFlight() : 0;
-    return new QueueKey(host, gates, fleetInFlight);
-  }
-
-  /**
-   * Whether {@code hostKey} was told limits of its own (SPEC P12): by its key, in the context, the
-   * engine or the built-in defaults, or through one of its groups. Such a host is known: it opens
-   * with what it was told, not gently.
-   */
-  private boolean told(String hostKey, LimitTable contextLimits, QueueKey key) {
-    return !key.gates().isEmpty() || !contextLimits.forKey(hostKey).equals(Limits.NONE)
-        || !limits.forKey(hostKey).equals(Limits.NONE) || !BUILT_IN.forKey(hostKey).equals(Limits.NONE);
-  }
-
-  /**
-   * Whether the in-flight limit {@code hostKey} gets with {@code contextLimits} was given for the
-   * host by key (the context's or the engine's), not for every host nor built in: a host's limit,
-   * which a fleet shares (SPEC S2), where the others are each process's own.
-   */
-  private boolean inFlightByKey(String hostKey, LimitTable contextLimits) {
-    if (contextLimits.forKey(hostKey).inFlight() != null) {
-      return true;
-    }
-    if (contextLimits.everyHost().inFlight() != null) {
-      return false; // the context's for every host stands over the engine's by key (SPEC P4)
-    }
-    return limits.forKey(hostKey).inFlight() != null;
-  }
-
-  private List<GateKey> gates(String hostKey, LimitTable contextLimits) {
-    Set<String> groups = new LinkedHashSet<>();
-    for (String group : contextLimits.groups()) {
-      if (HostKey.inGroup(hostKey, group)) {
-        groups.add(group);
-      }
-    }
-    for (String group : limits.groups()) {
-      if (HostKey.inGroup(hostKey, group)) {
-        groups.add(group);
-      }
-    }
-    List<GateKey> gates = new ArrayList<>(groups.size());
-    for (String group : groups) {
-      Limits groupLimits = contextLimits.forGroup(group).orElse(limits.forGroup(group)).orElse(BUILT_IN.forGroup(group));
-      if (!groupLimits.equals(Limits.NONE)) {
-        gates.add(new GateKey(group, groupLimits));
-      }
-    }
-    gates.sort((a, b) -> a.group().compareTo(b.group()));
-    return List.copyOf(gates);
-  }
-
-  /**
    * The limits a call with {@code context} gets for the host of {@code uri}, after falling
    * through context, engine and built-in defaults: what its queue enforces.
    */
   public Limits effectiveLimits(URI uri, CallContext context) {
-    return queueKey(HostKey.of(uri), context).host();
+    return limits.queueKey(HostKey.of(uri), context).host();
   }
 
   // ---------------------------------------------------------------- what it knows
@@ -517,27 +396,22 @@ public final class Hostpace implements AutoCloseable {
 
   /** The retry count of a call whose context sets none. */
   public int retries() {
-    return retries;
+    return rules.retries();
   }
 
   /** The longest pause a {@code Retry-After} may impose (SPEC R3). */
   public Duration retryDelayLimit() {
-    return retryDelayLimit;
+    return rules.retryDelayLimit();
   }
 
   /** The engine's clock. */
   public Clock clock() {
-    return clock;
-  }
-
-  /** The engine's timer. */
-  Timer timer() {
-    return timer;
+    return rules.clock();
   }
 
   /** The policy that budgets each attempt's time, or {@code null} when the clients' own timeouts hold. */
   public @Nullable TimeoutPolicy timeoutPolicy() {
-    return timeoutPolicy;
+    return rules.timeoutPolicy();
   }
 
   /** The rule by which hosts that refuse without {@code Retry-After} are slowed. */
@@ -547,17 +421,7 @@ public final class Hostpace implements AutoCloseable {
 
   /** The statuses this engine takes for refusals (SPEC R1). */
   public RefusalStatuses refusalStatuses() {
-    return refusalStatuses;
-  }
-
-  /** Whether a refusal while the host accepts others spends no retry (SPEC R10). */
-  boolean sparesRetries() {
-    return sparesRetries;
-  }
-
-  /** Whether an answer with {@code status} is a refusal (SPEC R1). */
-  boolean isRefusal(int status, boolean hasRetryAfter) {
-    return refusalStatuses.isRefusal(status, hasRetryAfter);
+    return rules.refusalStatuses();
   }
 
   Scheduler scheduler() {
@@ -566,8 +430,9 @@ public final class Hostpace implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "Hostpace{limits=" + limits.everyHost() + ", byKey=" + limits.byKey() + ", retries=" + retries
-        + ", retryDelayLimit=" + retryDelayLimit + ", rule=" + learningRule + "}";
+    LimitTable engineLimits = limits.engine();
+    return "Hostpace{limits=" + engineLimits.everyHost() + ", byKey=" + engineLimits.byKey() + ", retries="
+        + rules.retries() + ", retryDelayLimit=" + rules.retryDelayLimit() + ", rule=" + learningRule + "}";
   }
 
   // ---------------------------------------------------------------- builder

@@ -67,8 +67,43 @@ import org.jspecify.annotations.Nullable;
  * and leaves the rest to their owners' next sections or, should those not come, to the timer
  * ({@link #handOverLeft}). So callers that keep submitting each send their own, and none is kept
  * sending for all of them.
+ *
+ * <h2>The route</h2>
+ * One request, from {@link Hostpace#execute} to its caller's future:
+ * <ol>
+ *   <li>{@code Hostpace.start}: the host's key, and a {@link Call} handed the engine's
+ *       {@link CallRules} and this scheduler as its {@link Settlement}; while the timeout policy
+ *       holds the endpoint, the call first waits for {@link ProbeSender#beforeRequest}.
+ *   <li>{@code Hostpace.queue}: {@link LimitLevels#queueKey} resolves its limits; {@link #submit}:
+ *       {@link Nodes#queue} finds its {@link HostQueue}, {@code enqueue} puts the call in it and,
+ *       the call being its head, {@code pump}s it.
+ *   <li>{@code pump} → {@code readiness} ({@code consider} of each limiter, then
+ *       {@link FleetClaims#readiness}) → {@code start}: places and rates taken,
+ *       {@link Outbox#started}.
+ *   <li>After the lock, {@link Outbox#take} and {@link Outbox#deliver} → {@link Call#dispatch} →
+ *       on the call's executor (the delivering thread's {@link Trampoline}, for {@code execute})
+ *       {@code Call.send} → {@link io.hostpace.spi.Exchange#send}, under a {@code Call.Deadline}
+ *       when the policy budgets it.
+ *   <li>The answer: {@code Call.answered} → {@code Call.judge}, the guard clauses, → a
+ *       {@link Verdict} → {@link #settle} → {@code answered}: {@link Learning#learn} first, then
+ *       {@code release} of its places, {@code finish} ({@link Nodes#left}), and {@code pump} of
+ *       the queues the freed places let start.
+ *   <li>Delivery: after the lock, {@link Outbox#deliver} tells the listeners and dispatches what
+ *       started; back in {@code Call.answered}, the call's future completes with the response.
+ * </ol>
+ *
+ * <p>One fleet claim, for the head of a paced host's queue (SPEC S2): {@code readiness} →
+ * {@link FleetClaims#readiness} → {@code FleetClaims.claimed} asks {@link Fleet#claimStart} and
+ * answers {@link FleetClaims#BLOCKED}: the head waits, and the lock is let go. The fleet answers
+ * on a thread of its own: {@code FleetClaims.startClaimed} → {@link Reentry#underLock} marks the
+ * grant → {@link Reentry#lookAgain(HostQueue, long)} → {@code pump} → {@code readiness}, where the
+ * grant is {@link FleetClaims#READY} and the places the host holds in the fleet, if any, are
+ * claimed the same way ({@code FleetClaims.placed} → {@link Fleet#claimPlace} →
+ * {@code FleetClaims.placeAnswered}); then {@code start} → {@link FleetClaims#started} uses the
+ * grant. At the attempt's end {@code release} → {@code letGoPlaces} →
+ * {@link FleetClaims#letGoPlaces} → {@link Fleet#releasePlace} gives its places back.
  */
-final class Scheduler {
+final class Scheduler implements Settlement {
 
   /** A queue's registered wake-up; stale when the queue has since registered another. */
   private record Wake(long at, HostQueue queue) {}
@@ -116,6 +151,11 @@ final class Scheduler {
   /** Set by {@link #close}: a retry delay that ends then queues nothing. */
   @GuardedBy("lock")
   private boolean closed;
+  /**
+   * Set as the engine's close begins ({@link #beginClose}), before it ends what waits: read
+   * without the lock, by a new call and by an answer being judged (SPEC T8).
+   */
+  private volatile boolean closing;
   @GuardedBy("lock")
   private Fleet.@Nullable Listening listening;
   /** Whether the timer is to send the calls the outbox has left; see {@link #handOverLeft}. */
@@ -257,7 +297,8 @@ final class Scheduler {
    *
    * @return false when the call was cancelled meanwhile: the caller lets the response go
    */
-  boolean settle(Call<?> call, Verdict verdict) {
+  @Override
+  public boolean settle(Call<?> call, Verdict verdict) {
     boolean live;
     Object[] delivery;
     lock.lock();
@@ -340,7 +381,8 @@ final class Scheduler {
    *
    * @return false when the call was cancelled meanwhile
    */
-  boolean fail(Call<?> call) {
+  @Override
+  public boolean fail(Call<?> call) {
     boolean live;
     Object[] delivery;
     lock.lock();
@@ -368,7 +410,8 @@ final class Scheduler {
    * @return false when the call is not queued again: it was cancelled meanwhile, or the engine was
    *     closed, which ends it (SPEC T8)
    */
-  boolean resend(Call<?> call) {
+  @Override
+  public boolean resend(Call<?> call) {
     boolean queued = false;
     Object[] delivery;
     lock.lock();
@@ -397,7 +440,8 @@ final class Scheduler {
    * The caller gave up on the call (SPEC T5): it leaves its queue if it waits, and frees its
    * place if it holds one. It frees nothing it does not hold.
    */
-  void cancel(Call<?> call) {
+  @Override
+  public void cancel(Call<?> call) {
     Object[] delivery;
     lock.lock();
     try {
@@ -540,6 +584,16 @@ final class Scheduler {
       claims.heard(node);
     }
     pump(node.startingQueues(), now);
+  }
+
+  /** The engine's close begins: a call made from now on is refused, an answer judged now is not retried (SPEC T8). */
+  void beginClose() {
+    closing = true;
+  }
+
+  @Override
+  public boolean closing() {
+    return closing;
   }
 
   /**

@@ -1,0 +1,104 @@
+package io.hostpace;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The limits a call gets for its host, field by field from three {@link LimitTable}s: its
+ * context's, the engine's, then the built-in defaults (SPEC P4). Resolved into the
+ * {@link QueueKey} the call waits under: the host's limits, and those of each {@code *.domain}
+ * group it is in. Immutable.
+ *
+ * <p>Example: the engine gives every host {@code inFlight 8} and {@code *.wikidata.org}
+ * {@code inFlight 5}; a context gives {@code query.wikidata.org} {@code perSecond 2}. A call with
+ * that context to {@code query.wikidata.org} waits under {@code {inFlight 8, perSecond 2}} and
+ * the gate {@code *.wikidata.org {inFlight 5}}; one with the default context, under
+ * {@code {inFlight 8}} and the same gate.
+ */
+final class LimitLevels {
+
+  /** The built-in limits (SPEC P3, P9): 32 in flight for every host; QLever's hosts one start a second. */
+  static final LimitTable BUILT_IN = LimitTable.of(
+      Limits.inFlight(32),
+      Map.of("qlever.dev", Limits.perSecond(1), "qlever.cs.uni-freiburg.de", Limits.perSecond(1)));
+
+  private final LimitTable engine;
+  /** Whether the engine has a fleet (SPEC S2), whose processes share the limits given hosts by key. */
+  private final boolean fleet;
+
+  LimitLevels(LimitTable engine, boolean fleet) {
+    this.engine = engine;
+    this.fleet = fleet;
+  }
+
+  /** The engine's own level. */
+  LimitTable engine() {
+    return engine;
+  }
+
+  /**
+   * The limits a call with {@code context} gets for {@code hostKey}: the host's own, and those of
+   * each group it is in. Each field falls through context, engine, built-in (SPEC P4).
+   */
+  QueueKey queueKey(String hostKey, CallContext context) {
+    LimitTable contextLimits = context.limits();
+    Limits host = contextLimits.forHost(hostKey).orElse(engine.forHost(hostKey)).orElse(BUILT_IN.forHost(hostKey));
+    List<GateKey> gates = List.of();
+    if (!engine.groups().isEmpty() || !contextLimits.groups().isEmpty()) {
+      gates = gates(hostKey, contextLimits);
+    }
+    int fleetInFlight = fleet && host.inFlight() != null && inFlightByKey(hostKey, contextLimits) ? host.inFlight() : 0;
+    return new QueueKey(host, gates, fleetInFlight);
+  }
+
+  /**
+   * Whether {@code hostKey} was told limits of its own (SPEC P12): by its key, in the context, the
+   * engine or the built-in defaults, or through one of its groups ({@code key}'s gates). Such a
+   * host is known: it opens with what it was told, not gently.
+   */
+  boolean told(String hostKey, CallContext context, QueueKey key) {
+    return !key.gates().isEmpty() || !context.limits().forKey(hostKey).equals(Limits.NONE)
+        || !engine.forKey(hostKey).equals(Limits.NONE) || !BUILT_IN.forKey(hostKey).equals(Limits.NONE);
+  }
+
+  /**
+   * Whether the in-flight limit {@code hostKey} gets with {@code contextLimits} was given for the
+   * host by key (the context's or the engine's), not for every host nor built in: a host's limit,
+   * which a fleet shares (SPEC S2), where the others are each process's own.
+   */
+  private boolean inFlightByKey(String hostKey, LimitTable contextLimits) {
+    if (contextLimits.forKey(hostKey).inFlight() != null) {
+      return true;
+    }
+    if (contextLimits.everyHost().inFlight() != null) {
+      return false; // the context's for every host stands over the engine's by key (SPEC P4)
+    }
+    return engine.forKey(hostKey).inFlight() != null;
+  }
+
+  private List<GateKey> gates(String hostKey, LimitTable contextLimits) {
+    Set<String> groups = new LinkedHashSet<>();
+    for (String group : contextLimits.groups()) {
+      if (HostKey.inGroup(hostKey, group)) {
+        groups.add(group);
+      }
+    }
+    for (String group : engine.groups()) {
+      if (HostKey.inGroup(hostKey, group)) {
+        groups.add(group);
+      }
+    }
+    List<GateKey> gates = new ArrayList<>(groups.size());
+    for (String group : groups) {
+      Limits groupLimits = contextLimits.forGroup(group).orElse(engine.forGroup(group)).orElse(BUILT_IN.forGroup(group));
+      if (!groupLimits.equals(Limits.NONE)) {
+        gates.add(new GateKey(group, groupLimits));
+      }
+    }
+    gates.sort((a, b) -> a.group().compareTo(b.group()));
+    return List.copyOf(gates);
+  }
+}
