@@ -2,7 +2,7 @@ package io.hostpace.simulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hostpace.simulator.SimulationResult.Policy;
+import io.hostpace.simulator.TimeoutResult.Policy;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -11,12 +11,12 @@ import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.Test;
 
-/** The caller and the server model of {@link TimeoutSimulation}, each rule on a tiny scenario. */
+/** The caller and the server model of {@link TimeoutWorkload}, each rule on a tiny scenario. */
 class TimeoutSimulationTest {
 
   /** A scenario of the seed's server with these stages, replayed by one fixed timeout. */
   static Policy fixed(long budgetMs, String stages) {
-    return TimeoutSimulation.simulate("""
+    return Simulator.TIMEOUTS.simulate("""
         {"serverLimitMs": 300000, "abortedSlowdown": 0.5, "maxSlowdown": 3,
          "retries": 3, "retryBackoffMs": [1000, 2000],
          "stages": [%s],
@@ -89,7 +89,7 @@ class TimeoutSimulationTest {
 
   @Test
   void theOriginalExampleRunsAsWrittenCommentsAndAll() {
-    SimulationResult result = TimeoutSimulation.simulate("""
+    TimeoutResult result = Simulator.TIMEOUTS.simulate("""
         { "serverLimitMs": 300000,          // the server answers 504 when a query reaches this
           "abortedSlowdown": 0.5,           // each query we aborted keeps running on the server
           "maxSlowdown": 3,                 //   and slows new ones by (1 + 0.5 n), at most 3x
@@ -121,7 +121,7 @@ class TimeoutSimulationTest {
 
   @Test
   void D6_theEnginesProberProbesOnItsTimerAndAnAttemptForADownEndpointWaitsForAProbe() {
-    SimulationResult result = TimeoutSimulation.simulate("""
+    TimeoutResult result = Simulator.TIMEOUTS.simulate("""
         {"retries": 3, "retryBackoffMs": [1000],
          "stages": [{"name": "down", "requests": [{"fail": "refused", "afterMs": 5}]},
                     {"name": "next", "requests": [{"fail": "refused", "afterMs": 5}]}],
@@ -140,7 +140,7 @@ class TimeoutSimulationTest {
 
   @Test
   void D6_aProbeThatSucceedsGivesTheNextAttemptTheFullBudgetAndProbesAreLeftOutWhenThereAreNone() {
-    SimulationResult result = TimeoutSimulation.simulate("""
+    TimeoutResult result = Simulator.TIMEOUTS.simulate("""
         {"retries": 2, "retryBackoffMs": [1000], "probeIdleMs": 50,
          "outages": [{"fromStage": "down", "toStage": "down", "fail": "refused", "afterMs": 5}],
          "stages": [{"name": "down", "requests": [1000]}, {"name": "back", "requests": [1000]}],
@@ -159,18 +159,18 @@ class TimeoutSimulationTest {
   @Test
   void theResultDoesNotDependOnTheClocksOrigin() throws IOException {
     for (String file : new String[] {"seed-003.json", "dead-endpoint.json", "overloaded.json", "outage.json"}) {
-      Scenario scenario = ScenarioParser.parse(Files.readString(Path.of("scenarios/timeouts", file)));
+      TimeoutScenario scenario = TimeoutScenarioParser.parse(Files.readString(Path.of("scenarios/timeouts", file)));
       long origin = ThreadLocalRandom.current().nextLong();
-      assertThat(TimeoutSimulation.simulate(scenario, origin))
+      assertThat(new TimeoutWorkload().replay(scenario, origin))
           .as(file + " from origin " + origin)
-          .isEqualTo(TimeoutSimulation.simulate(scenario, TimeoutSimulation.ORIGIN))
-          .isEqualTo(TimeoutSimulation.simulate(scenario, 0));
+          .isEqualTo(new TimeoutWorkload().replay(scenario, Simulator.ORIGIN))
+          .isEqualTo(new TimeoutWorkload().replay(scenario, 0));
     }
   }
 
   @Test
   void writeJsonWritesOneObjectOnOneLine() {
-    SimulationResult result = TimeoutSimulation.simulate("""
+    TimeoutResult result = Simulator.TIMEOUTS.simulate("""
         {"stages": [{"name": "s", "requests": [1500.4]}],
          "policies": [{"name": "f", "kind": "fixed", "defaultMs": 1000}]}""");
     ByteArrayOutputStream out = new ByteArrayOutputStream();
