@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.hostpace.simulator.TimeoutResult.Policy;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The caller and the server model of {@link TimeoutWorkload}, each rule on a tiny scenario. */
 class TimeoutSimulationTest {
@@ -179,5 +181,24 @@ class TimeoutSimulationTest {
     assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("{\"policies\":[{\"name\":\"f\",\"lost\":[\"s\"],"
         + "\"totalMs\":1000,\"stages\":[{\"name\":\"s\",\"outcome\":\"timeout\",\"attempts\":1,"
         + "\"budgetsMs\":[1000],\"startMs\":0,\"endMs\":1000}]}]}\n");
+  }
+
+  @Test
+  void theCommandRunsATimeoutScenarioAsAPacingOneAndABadOneIsOneLineNamingTheFileAndField(@TempDir Path dir)
+      throws IOException {
+    Path bad = dir.resolve("bad.json");
+    Files.writeString(bad, "{\"stages\": [{\"name\": \"s\", \"requests\": [\"slow\"]}], \"policies\": []}");
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int good = Main.run(new String[] {"timeouts", "scenarios/timeouts/dead-endpoint.json"},
+        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    int refused = Main.run(new String[] {"timeouts", bad.toString()}, new PrintStream(new ByteArrayOutputStream()),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+
+    assertThat(good).isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("{\"policies\":[");
+    assertThat(refused).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo(bad + ": stages[0].requests[0]: expected a number of ms,"
+        + " \"hang\" or {\"fail\": ...}" + System.lineSeparator());
   }
 }

@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /** A scenario that does not parse or makes no sense is refused with a message that names the field. */
-class ScenarioParserTest {
+class TimeoutScenarioParserTest {
 
   static final String POLICIES = "\"policies\": [{\"name\": \"f\", \"kind\": \"fixed\", \"defaultMs\": 1000}]";
   static final String STAGES = "\"stages\": [{\"name\": \"s\", \"requests\": [1]}]";
