@@ -1,11 +1,10 @@
 package io.hostpace.cli;
 
 import io.hostpace.simulator.PacingResult;
-import io.hostpace.simulator.PacingSimulation;
 import io.hostpace.simulator.ScenarioException;
 import io.hostpace.simulator.ShippedScenario;
 import io.hostpace.simulator.SimulationResult;
-import io.hostpace.simulator.TimeoutSimulation;
+import io.hostpace.simulator.Simulator;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,6 +61,28 @@ final class SimulateCommand implements Runnable {
                 .map(ShippedScenario::name).collect(Collectors.joining(", "))));
   }
 
+  /**
+   * Replays {@code text}, the scenario {@code scenario} names, with {@code simulator}; a scenario
+   * that does not parse is a usage error naming the file and the field.
+   */
+  static <R extends SimulationResult> R simulate(Simulator<R> simulator, Path scenario, String text,
+      Function<String, ParameterException> usage) {
+    try {
+      return simulator.simulate(text);
+    } catch (ScenarioException e) {
+      throw usage.apply(scenario + ": " + e.getMessage());
+    }
+  }
+
+  /** The result as a table, or with {@code json} as one JSON object on one line. */
+  static void print(SimulationResult result, boolean json, Main.Streams streams) {
+    if (json) {
+      streams.out().println(result.toJson());
+    } else {
+      streams.out().print(result.toTable());
+    }
+  }
+
   /** The timeout policies of a scenario of stages (SPEC D1 to D5). */
   @Command(name = "timeouts", mixinStandardHelpOptions = true,
       description = "Replay a scenario of query stages against timeout policies (see 'hostpace simulate list').")
@@ -85,18 +106,8 @@ final class SimulateCommand implements Runnable {
 
     @Override
     public Integer call() {
-      String text = scenarioText(ShippedScenario.TIMEOUTS, scenario, this::usage);
-      SimulationResult result;
-      try {
-        result = TimeoutSimulation.simulate(text);
-      } catch (ScenarioException e) {
-        throw usage(scenario + ": " + e.getMessage());
-      }
-      if (json) {
-        streams.out().println(result.toJson());
-      } else {
-        streams.out().print(result.toTable());
-      }
+      String text = scenarioText(Simulator.TIMEOUTS.kind(), scenario, this::usage);
+      print(simulate(Simulator.TIMEOUTS, scenario, text, this::usage), json, streams);
       return Main.OK;
     }
 
@@ -132,25 +143,16 @@ final class SimulateCommand implements Runnable {
 
     @Override
     public Integer call() throws IOException {
-      String text = scenarioText(ShippedScenario.PACING, scenario, this::usage);
+      String text = scenarioText(Simulator.PACING.kind(), scenario, this::usage);
       if (chart != null) {
         FileOption.writable("--chart", chart, this::usage);
-        FileOption.writable("--chart", PacingSimulation.csvBeside(chart), this::usage);
+        FileOption.writable("--chart", PacingResult.csvBeside(chart), this::usage);
       }
-      PacingResult result;
-      try {
-        result = PacingSimulation.simulate(text);
-      } catch (ScenarioException e) {
-        throw usage(scenario + ": " + e.getMessage());
-      }
-      if (json) {
-        streams.out().println(result.toJson());
-      } else {
-        streams.out().print(result.toTable());
-      }
+      PacingResult result = simulate(Simulator.PACING, scenario, text, this::usage);
+      print(result, json, streams);
       if (chart != null) {
-        PacingSimulation.chart(result, chart);
-        streams.err().println("hostpace: drew " + chart + ", its figures in " + PacingSimulation.csvBeside(chart));
+        result.chart(chart);
+        streams.err().println("hostpace: drew " + chart + ", its figures in " + PacingResult.csvBeside(chart));
       }
       return Main.OK;
     }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hostpace.simulator.PacingResult;
-import io.hostpace.simulator.PacingSimulation;
+import io.hostpace.simulator.Simulator;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,7 +70,7 @@ class SimulateCommandTest extends CommandTest {
   void pacingPrintsEveryFigureOfTheSimulatorsResultAsJsonOnOneLine() throws IOException {
     // kgf-like: the seed's and the unpaced client's rows lose requests, so no figure is zero in every row
     Path scenario = Path.of("..", "hostpace-simulator", "scenarios", "pacing", "kgf-like.json");
-    PacingResult expected = PacingSimulation.simulate(scenario);
+    PacingResult expected = Simulator.PACING.simulate(scenario);
 
     assertThat(run("simulate", "pacing", scenario.toString(), "--json")).as(err).isZero();
 
@@ -117,7 +117,7 @@ class SimulateCommandTest extends CommandTest {
   @Test
   void pacingPrintsATableByDefaultWithARowPerPolicyAndTheFiguresOfTheJson() throws IOException {
     Path scenario = Path.of("..", "hostpace-simulator", "scenarios", "pacing", "kgf-like.json");
-    PacingResult expected = PacingSimulation.simulate(scenario);
+    PacingResult expected = Simulator.PACING.simulate(scenario);
 
     assertThat(run("simulate", "pacing", scenario.toString())).as(err).isZero();
 
@@ -140,7 +140,7 @@ class SimulateCommandTest extends CommandTest {
 
     assertThat(run("simulate", "pacing", "fast-host", "--json")).as(err).isZero();
 
-    assertThat(out.strip()).isEqualTo(PacingSimulation.simulate(file).toJson());
+    assertThat(out.strip()).isEqualTo(Simulator.PACING.simulate(file).toJson());
     assertThat(run("simulate", "timeouts", "outage")).as(err).isZero();
     assertThat(out).startsWith("policy ").contains("hostpace");
   }

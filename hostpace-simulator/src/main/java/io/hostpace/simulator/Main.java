@@ -3,14 +3,15 @@ package io.hostpace.simulator;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The simulator's command line: {@code pacing SCENARIO.json [--chart FILE.png]},
- * {@code pacing-table SCENARIO.json...} (the Markdown table of BENCHMARKS.md) and
- * {@code timeouts SCENARIO.json}. Prints one JSON object on standard output; a bad scenario or
- * usage prints one line naming the field or option on standard error, exit status 2.
+ * {@code timeouts SCENARIO.json} (a {@link Simulator} by its kind, one command for both) and
+ * {@code pacing-table SCENARIO.json...} (the Markdown table of BENCHMARKS.md). Prints one JSON
+ * object on standard output; a bad scenario or usage prints one line naming the field or option on
+ * standard error, exit status 2.
  *
  * <pre>
  * java -cp hostpace-simulator/target/classes:... io.hostpace.simulator.Main pacing scenarios/pacing/qlever-like.json --chart docs/qlever-like.png
@@ -30,28 +31,18 @@ public final class Main {
       err.println("usage: pacing SCENARIO.json [--chart FILE.png] | pacing-table SCENARIO.json... | timeouts SCENARIO.json");
       return 2;
     }
+    List<String> rest = List.of(args).subList(1, args.length);
     try {
-      switch (args[0]) {
-        case "pacing" -> {
-          return pacing(List.of(args).subList(1, args.length), out, err);
-        }
-        case "pacing-table" -> {
-          out.print(PacingTable.markdown(List.of(args).subList(1, args.length).stream().map(Path::of).toList()));
-          return 0;
-        }
-        case "timeouts" -> {
-          if (args.length != 2) {
-            err.println("timeouts: expected one scenario file, got " + (args.length - 1) + " arguments");
-            return 2;
-          }
-          out.println(TimeoutSimulation.run(Path.of(args[1])));
-          return 0;
-        }
-        default -> {
-          err.println("unknown simulation '" + args[0] + "': expected pacing, pacing-table or timeouts");
-          return 2;
-        }
+      if (args[0].equals("pacing-table")) {
+        out.print(PacingTable.markdown(rest.stream().map(Path::of).toList()));
+        return 0;
       }
+      Optional<Simulator<?>> simulator = Simulator.named(args[0]);
+      if (simulator.isEmpty()) {
+        err.println("unknown simulation '" + args[0] + "': expected pacing, pacing-table or timeouts");
+        return 2;
+      }
+      return simulate(simulator.get(), rest, out, err);
     } catch (ScenarioException e) {
       err.println(e.getMessage());
       return 2;
@@ -62,45 +53,47 @@ public final class Main {
   }
 
   /**
-   * {@code hostpace simulate pacing SCENARIO.json [--chart FILE.png]}: the JSON on {@code out},
-   * the chart when asked. For the CLI to call as it is.
+   * {@code pacing|timeouts SCENARIO.json [--chart FILE.png]}: the JSON on {@code out}; the chart
+   * when asked, which a pacing result has.
    */
-  public static int pacing(List<String> args, PrintStream out, PrintStream err) throws IOException {
+  private static int simulate(Simulator<?> simulator, List<String> args, PrintStream out, PrintStream err)
+      throws IOException {
+    boolean charts = simulator == Simulator.PACING;
     Path scenario = null;
     Path chart = null;
-    List<String> rest = new ArrayList<>(args);
-    for (int i = 0; i < rest.size(); i++) {
-      String arg = rest.get(i);
-      if (arg.equals("--chart")) {
-        if (i + 1 >= rest.size()) {
+    for (int i = 0; i < args.size(); i++) {
+      String arg = args.get(i);
+      if (arg.equals("--chart") && charts) {
+        if (i + 1 >= args.size()) {
           err.println("--chart: expected a file name, such as --chart qlever-like.png");
           return 2;
         }
-        chart = Path.of(rest.get(++i));
+        chart = Path.of(args.get(++i));
       } else if (arg.startsWith("--")) {
-        err.println("unknown option '" + arg + "': expected --chart FILE.png");
+        err.println("unknown option '" + arg + "': expected " + (charts ? "--chart FILE.png" : "none"));
         return 2;
       } else if (scenario == null) {
         scenario = Path.of(arg);
       } else {
-        err.println("pacing: expected one scenario file, got also '" + arg + "'");
+        err.println(simulator.kind() + ": expected one scenario file, got also '" + arg + "'");
         return 2;
       }
     }
     if (scenario == null) {
-      err.println("pacing: expected a scenario file");
+      err.println(simulator.kind() + ": expected a scenario file");
       return 2;
     }
+    SimulationResult result;
     try {
-      PacingResult result = PacingSimulation.simulate(scenario);
-      out.println(result.toJson());
-      if (chart != null) {
-        PacingSimulation.chart(result, chart);
-      }
-      return 0;
+      result = simulator.simulate(scenario);
     } catch (ScenarioException e) {
       err.println(scenario + ": " + e.getMessage());
       return 2;
     }
+    out.println(result.toJson());
+    if (chart != null && result instanceof PacingResult pacing) {
+      pacing.chart(chart);
+    }
+    return 0;
   }
 }

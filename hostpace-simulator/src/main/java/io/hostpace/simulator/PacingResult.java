@@ -1,12 +1,14 @@
 package io.hostpace.simulator;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
+import static io.hostpace.simulator.TextTable.decimals;
+import static io.hostpace.simulator.TextTable.whole;
+
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.NoSuchElementException;
 
 /**
@@ -38,9 +40,7 @@ import java.util.NoSuchElementException;
  *     one decimal
  * @param policies each policy's replay, in the order the scenario names them
  */
-public record PacingResult(double idealSeconds, List<Policy> policies) {
-
-  private static final ObjectMapper JSON = JsonMapper.builder().build();
+public record PacingResult(double idealSeconds, List<Policy> policies) implements SimulationResult {
 
   public PacingResult {
     policies = List.copyOf(policies);
@@ -144,8 +144,9 @@ public record PacingResult(double idealSeconds, List<Policy> policies) {
    * The result as JSON, one line: {@code policies}, each with every field but its times (its
    * processes and their accepted rate only when there are several), then {@code idealSeconds}.
    */
+  @Override
   public String toJson() {
-    ObjectNode root = JSON.createObjectNode();
+    ObjectNode root = ScenarioJson.MAPPER.createObjectNode();
     ArrayNode list = root.putArray("policies");
     for (Policy p : policies) {
       ObjectNode node = list.addObject();
@@ -185,6 +186,7 @@ public record PacingResult(double idealSeconds, List<Policy> policies) {
    * {@link #toJson()}, each heading with its unit, and what the figures mean; where the scenario has
    * several processes, also the rate the servers accepted at, and a table with a row per process.
    */
+  @Override
   public String toTable() {
     boolean several = policies.stream().anyMatch(p -> p.processes().size() > 1);
     TextTable table = new TextTable().text("policy").figure("completed").figure("lost").figure("refusals")
@@ -224,11 +226,17 @@ public record PacingResult(double idealSeconds, List<Policy> policies) {
     return out.toString();
   }
 
-  private static String whole(long value) {
-    return String.format(Locale.ROOT, "%,d", value);
+  /**
+   * Draws, per policy, starts and refusals over time into a PNG at {@code png}, and writes the
+   * figures it draws to the CSV file {@link #csvBeside(Path)}: a line per policy and bin of time,
+   * {@code policy,from_s,to_s,accepted,refused,accepted_per_s,refused_per_s}.
+   */
+  public void chart(Path png) throws IOException {
+    PacingChart.write(this, png);
   }
 
-  private static String decimals(double value, int places) {
-    return String.format(Locale.ROOT, "%,." + places + "f", value);
+  /** The CSV file {@link #chart} writes beside {@code png}: {@code qlever.csv} beside {@code qlever.png}. */
+  public static Path csvBeside(Path png) {
+    return PacingChart.csvBeside(png);
   }
 }

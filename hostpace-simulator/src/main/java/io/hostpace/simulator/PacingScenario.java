@@ -13,19 +13,11 @@ import java.util.List;
  *     the last run's taught them (SPEC S1, {@code HostStateFile}); the figures are the last run's
  */
 record PacingScenario(long seed, long maxNanos, int runs, List<ServerSpec> servers, List<ClientSpec> clients,
-    List<Policy> policies) {
+    List<PacingPolicy> policies) {
 
   enum Model { TOKEN_BUCKET, FIXED_WINDOW, GATE }
 
   enum RetryAfter { NONE, SECONDS, DATE, UNTIL_FREE }
-
-  enum Policy {
-    SEED, HOSTPACE, BURST, CONFIGURED, UNPACED;
-
-    String label() {
-      return name().toLowerCase(java.util.Locale.ROOT);
-    }
-  }
 
   /**
    * A server model. {@code rate}/{@code burst} are the token bucket's, {@code limit}/{@code window}

@@ -1,16 +1,20 @@
 package io.hostpace.simulator;
 
 import static io.hostpace.simulator.ScenarioJson.brief;
+import static io.hostpace.simulator.ScenarioJson.count;
+import static io.hostpace.simulator.ScenarioJson.flag;
 import static io.hostpace.simulator.ScenarioJson.list;
 import static io.hostpace.simulator.ScenarioJson.object;
 import static io.hostpace.simulator.ScenarioJson.onlyFields;
+import static io.hostpace.simulator.ScenarioJson.positive;
 import static io.hostpace.simulator.ScenarioJson.required;
+import static io.hostpace.simulator.ScenarioJson.seconds;
 import static io.hostpace.simulator.ScenarioJson.text;
+import static io.hostpace.simulator.ScenarioJson.whole;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hostpace.simulator.PacingScenario.ClientSpec;
 import io.hostpace.simulator.PacingScenario.Model;
-import io.hostpace.simulator.PacingScenario.Policy;
 import io.hostpace.simulator.PacingScenario.RetryAfter;
 import io.hostpace.simulator.PacingScenario.ServerSpec;
 import io.hostpace.testing.RefusingServer.Step;
@@ -40,6 +44,8 @@ final class PacingScenarioParser {
   private static final Set<String> ARRIVAL = Set.of("perSecond");
 
   static final int MAX_RUNS = 10;
+  /** The most milliseconds a latency may be: about eleven days. */
+  private static final double MAX_MS = 1e9;
 
   private PacingScenarioParser() {}
 
@@ -91,22 +97,16 @@ final class PacingScenarioParser {
 
     JsonNode policies = list(required(root, "policies", "", "a list of policies"), "policies", "a list of policies");
     if (policies.isEmpty()) {
-      throw new ScenarioException("policies", "expected at least one of \"seed\", \"hostpace\", \"burst\", \"configured\", \"unpaced\"");
+      throw new ScenarioException("policies", "expected at least one of " + PacingPolicies.ALL.quoted());
     }
-    List<Policy> policySpecs = new ArrayList<>();
+    List<PacingPolicy> policySpecs = new ArrayList<>();
     for (int i = 0; i < policies.size(); i++) {
       String path = "policies[" + i + "]";
-      Policy policy = switch (text(policies.get(i), path)) {
-        case "seed" -> Policy.SEED;
-        case "hostpace" -> Policy.HOSTPACE;
-        case "burst" -> Policy.BURST;
-        case "configured" -> Policy.CONFIGURED;
-        case "unpaced" -> Policy.UNPACED;
-        default -> throw new ScenarioException(path,
-            "expected \"seed\", \"hostpace\", \"burst\", \"configured\" or \"unpaced\", got " + brief(policies.get(i)));
-      };
+      JsonNode named = policies.get(i);
+      PacingPolicy policy = PacingPolicies.ALL.find(text(named, path)).orElseThrow(() -> new ScenarioException(
+          path, "expected " + PacingPolicies.ALL.quotedOr() + ", got " + brief(named)));
       if (policySpecs.contains(policy)) {
-        throw new ScenarioException(path, "policy \"" + policy.label() + "\" is named twice");
+        throw new ScenarioException(path, "policy \"" + policy.name() + "\" is named twice");
       }
       policySpecs.add(policy);
     }
@@ -300,53 +300,7 @@ final class PacingScenarioParser {
     return host.toLowerCase(Locale.ROOT);
   }
 
-  private static long whole(JsonNode node, String path) {
-    if (!node.isIntegralNumber() || !node.canConvertToLong()) {
-      throw new ScenarioException(path, "expected a whole number, got " + brief(node));
-    }
-    return node.asLong();
-  }
-
-  /** The boolean {@code field} of {@code node}, false when absent. */
-  private static boolean flag(JsonNode node, String field, String path) {
-    if (!node.has(field)) {
-      return false;
-    }
-    if (!node.get(field).isBoolean()) {
-      throw new ScenarioException(path + "." + field, "expected true or false, got " + brief(node.get(field)));
-    }
-    return node.get(field).asBoolean();
-  }
-
-  /** Seconds as nanoseconds; positive when {@code positive}, else 0 or more. */
-  private static long seconds(JsonNode node, String path, boolean positive) {
-    if (!node.isNumber() || !Double.isFinite(node.asDouble()) || node.asDouble() < 0
-        || (positive && node.asDouble() <= 0) || node.asDouble() > 1e7) {
-      throw new ScenarioException(path, "expected a number of seconds " + (positive ? "above 0" : "of 0 or more")
-          + " (at most 10000000), got " + brief(node));
-    }
-    return Math.round(node.asDouble() * 1e9);
-  }
-
   private static long ms(JsonNode node, String path) {
-    if (!node.isNumber() || !Double.isFinite(node.asDouble()) || node.asDouble() < 0 || node.asDouble() > 1e9) {
-      throw new ScenarioException(path, "expected a number of ms of 0 or more, got " + brief(node));
-    }
-    return Math.round(node.asDouble() * 1e6);
+    return ScenarioJson.ms(node, path, MAX_MS);
   }
-
-  private static double positive(JsonNode node, String path) {
-    if (!node.isNumber() || !Double.isFinite(node.asDouble()) || node.asDouble() <= 0 || node.asDouble() > 1e6) {
-      throw new ScenarioException(path, "expected a positive number (at most 1000000), got " + brief(node));
-    }
-    return node.asDouble();
-  }
-
-  private static int count(JsonNode node, String path, int least) {
-    if (!node.isIntegralNumber() || !node.canConvertToInt() || node.asInt() < least) {
-      throw new ScenarioException(path, "expected a whole number of " + least + " or more, got " + brief(node));
-    }
-    return node.asInt();
-  }
-
 }

@@ -24,7 +24,7 @@ final class PacingTable {
         .append("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     List<String> processRows = new ArrayList<>();
     for (Path file : scenarios) {
-      PacingResult result = PacingSimulation.simulate(file);
+      PacingResult result = Simulator.PACING.simulate(file);
       String name = file.getFileName().toString().replaceFirst("\\.json$", "");
       boolean first = true;
       for (PacingResult.Policy p : result.policies()) {

@@ -11,8 +11,10 @@ import java.util.Iterator;
 import java.util.Set;
 
 /**
- * What both scenario readers share: the JSON they accept ({@code //} comments, no duplicate keys,
- * nothing after the object) and the checks of a field's presence and shape, each failing with a
+ * The simulator's JSON: {@link #MAPPER} writes both kinds of result, and reads both kinds of
+ * scenario. What the scenario readers share: the JSON they accept ({@code //} comments, no duplicate keys,
+ * nothing after the object), the checks of a field's presence and shape, and the readers of its
+ * values (counts, numbers, seconds, milliseconds, flags), each failing with a
  * {@link ScenarioException} that names the field's path.
  */
 final class ScenarioJson {
@@ -87,5 +89,72 @@ final class ScenarioJson {
   static String brief(JsonNode node) {
     String text = node.toString();
     return text.length() > 60 ? text.substring(0, 57) + "..." : text;
+  }
+
+  /** A whole number, any sign. */
+  static long whole(JsonNode node, String path) {
+    if (!node.isIntegralNumber() || !node.canConvertToLong()) {
+      throw new ScenarioException(path, "expected a whole number, got " + brief(node));
+    }
+    return node.asLong();
+  }
+
+  static int count(JsonNode node, String path, int least) {
+    if (!node.isIntegralNumber() || !node.canConvertToInt() || node.asInt() < least) {
+      throw new ScenarioException(path, "expected a whole number of " + least + " or more, got " + brief(node));
+    }
+    return node.asInt();
+  }
+
+  static double number(JsonNode node, String path, double least) {
+    if (!node.isNumber() || !Double.isFinite(node.asDouble()) || node.asDouble() < least) {
+      throw new ScenarioException(path, "expected a number of " + plain(least) + " or more, got " + brief(node));
+    }
+    return node.asDouble();
+  }
+
+  /** A number above 0, at most a million. */
+  static double positive(JsonNode node, String path) {
+    if (!node.isNumber() || !Double.isFinite(node.asDouble()) || node.asDouble() <= 0 || node.asDouble() > 1e6) {
+      throw new ScenarioException(path, "expected a positive number (at most 1000000), got " + brief(node));
+    }
+    return node.asDouble();
+  }
+
+  /** The boolean {@code field} of {@code node}, false when absent. */
+  static boolean flag(JsonNode node, String field, String path) {
+    if (!node.has(field)) {
+      return false;
+    }
+    if (!node.get(field).isBoolean()) {
+      throw new ScenarioException(path + "." + field, "expected true or false, got " + brief(node.get(field)));
+    }
+    return node.get(field).asBoolean();
+  }
+
+  /** Seconds as nanoseconds; positive when {@code positive}, else 0 or more. */
+  static long seconds(JsonNode node, String path, boolean positive) {
+    if (!node.isNumber() || !Double.isFinite(node.asDouble()) || node.asDouble() < 0
+        || (positive && node.asDouble() <= 0) || node.asDouble() > 1e7) {
+      throw new ScenarioException(path, "expected a number of seconds " + (positive ? "above 0" : "of 0 or more")
+          + " (at most 10000000), got " + brief(node));
+    }
+    return Math.round(node.asDouble() * 1e9);
+  }
+
+  /**
+   * Milliseconds, 0 to {@code most}, as nanoseconds. Each kind of scenario has its own most: a
+   * pacing replay adds latencies up, a timeout replay only compares budgets.
+   */
+  static long ms(JsonNode node, String path, double most) {
+    if (!node.isNumber() || !Double.isFinite(node.asDouble()) || node.asDouble() < 0 || node.asDouble() > most) {
+      throw new ScenarioException(path, "expected a number of ms of 0 or more, got " + brief(node));
+    }
+    return Math.round(node.asDouble() * 1e6);
+  }
+
+  /** {@code 1} for 1.0, {@code 0.5} for 0.5. */
+  private static String plain(double value) {
+    return value == Math.rint(value) ? Long.toString((long) value) : Double.toString(value);
   }
 }

@@ -1,10 +1,10 @@
 package io.hostpace.simulator;
 
-import io.hostpace.simulator.Scenario.Fail;
-import io.hostpace.simulator.Scenario.Hang;
-import io.hostpace.simulator.Scenario.Idle;
-import io.hostpace.simulator.Scenario.Request;
-import io.hostpace.simulator.Scenario.Stage;
+import io.hostpace.simulator.TimeoutScenario.Fail;
+import io.hostpace.simulator.TimeoutScenario.Hang;
+import io.hostpace.simulator.TimeoutScenario.Idle;
+import io.hostpace.simulator.TimeoutScenario.Request;
+import io.hostpace.simulator.TimeoutScenario.Stage;
 import io.hostpace.timeout.Outcome;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +32,7 @@ import org.jspecify.annotations.Nullable;
  *     timeout fires first). It runs no query.
  * <li>While an outage covers the stage, every attempt and probe fails as the outage says, whatever
  *     the request.
- * <li>The probe is a query of {@link Scenario#probeIdle()} like any other: slowed, overloaded,
+ * <li>The probe is a query of {@link TimeoutScenario#probeIdle()} like any other: slowed, overloaded,
  *     limited, aborted when cut off. A network failure belongs to the endpoint, not to a query:
  *     a probe sent while the caller is on a request that fails so (waiting for it, or in its
  *     back-off) fails the same way.
@@ -43,11 +43,11 @@ final class Server {
   /** How an attempt or probe ended, and when. */
   record Result(Outcome outcome, long duration, String label) {}
 
-  private final Scenario scenario;
+  private final TimeoutScenario scenario;
   /** When each aborted query still running ends; {@link Long#MAX_VALUE} for never. */
   private final List<Long> aborted = new ArrayList<>();
 
-  Server(Scenario scenario) {
+  Server(TimeoutScenario scenario) {
     this.scenario = scenario;
   }
 

@@ -2,6 +2,7 @@ package io.hostpace.simulator;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * A table for a terminal: a heading per column, columns two spaces apart, text aligned left and
@@ -68,5 +69,15 @@ final class TextTable {
       line.append(right.get(c) ? pad + cell : cell + pad);
     }
     out.append(line.toString().stripTrailing()).append('\n');
+  }
+
+  /** A whole number with thousands separated: {@code 1,734}. */
+  static String whole(long value) {
+    return String.format(Locale.ROOT, "%,d", value);
+  }
+
+  /** A number to {@code places} decimals, thousands separated: {@code 1,719.1}. */
+  static String decimals(double value, int places) {
+    return String.format(Locale.ROOT, "%,." + places + "f", value);
   }
 }

@@ -71,13 +71,13 @@ class PacingChartTest {
   void thePngIsWrittenAndDecodesToAPanelPerPolicyAndTheCsvBesideItHoldsTheFigures(@TempDir Path dir) throws IOException {
     Path png = dir.resolve("chart.png");
 
-    PacingSimulation.chart(result(), png);
+    result().chart(png);
 
     BufferedImage image = ImageIO.read(png.toFile());
     assertThat(image).isNotNull();
     assertThat(image.getWidth()).isEqualTo(PacingChart.WIDTH);
     assertThat(image.getHeight()).isEqualTo(PacingChart.HEADER + 2 * PacingChart.PANEL);
-    assertThat(PacingSimulation.csvBeside(png)).isEqualTo(dir.resolve("chart.csv"));
+    assertThat(PacingResult.csvBeside(png)).isEqualTo(dir.resolve("chart.csv"));
     assertThat(Files.readString(dir.resolve("chart.csv"), StandardCharsets.UTF_8)).isEqualTo(new PacingBins(result()).csv());
   }
 

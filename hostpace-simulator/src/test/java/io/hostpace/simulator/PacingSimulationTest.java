@@ -35,7 +35,7 @@ class PacingSimulationTest {
   static final Path DIR = Path.of("scenarios/pacing");
 
   static PacingResult replay(String file) throws IOException {
-    return PacingSimulation.simulate(DIR.resolve(file));
+    return Simulator.PACING.simulate(DIR.resolve(file));
   }
 
   /** The target: at least 0.9 of the server's rate, at most 3 % refused after the first ten seconds. */
@@ -125,7 +125,7 @@ class PacingSimulationTest {
     for (String file : new String[] {"qlever-like.json", "refusals-count.json"}) {
       String json = Files.readString(DIR.resolve(file))
           .replaceFirst("\"policies\": \\[[^]]*]", "\"policies\": [ \"hostpace\", \"burst\" ]");
-      PacingResult result = PacingSimulation.simulate(json);
+      PacingResult result = Simulator.PACING.simulate(json);
       assertThat(result.policy("burst").refusals()).as(file).isGreaterThanOrEqualTo(39);
       assertThat(result.policy("burst").refusalsBetween(0, 0.01)).as(file).isEqualTo(31);
       PacingResult.Policy gentle = result.policy("hostpace");
@@ -291,7 +291,7 @@ class PacingSimulationTest {
           "clients": [ { "host": "fast.test", "requests": 4, "processes": 2, "joinAtSeconds": [0, 50] } ],
           "policies": [ "hostpace", "unpaced" ] }
         """;
-    PacingResult result = PacingSimulation.simulate(json);
+    PacingResult result = Simulator.PACING.simulate(json);
 
     assertThat(result.idealSeconds()).isEqualTo(50.1); // the late requests' arrival counts for the ideal too
     for (PacingResult.Policy policy : result.policies()) {
@@ -313,7 +313,7 @@ class PacingSimulationTest {
           "clients": [ { "host": "q.test", "requests": 6, "inFlight": 1, "processes": 2, "joinAtSeconds": [0, 12] } ],
           "policies": [ "unpaced" ] }
         """;
-    PacingResult.Policy unpaced = PacingSimulation.simulate(json).policy("unpaced");
+    PacingResult.Policy unpaced = Simulator.PACING.simulate(json).policy("unpaced");
 
     // Process 0: accepted at 0 s; its second refused at 0.05, 1.1, ... 5.3 s and lost; its third
     // refused at 5.35, ... 9.55 s, accepted at 10.6 s with the next token: 11 refusals, all before
@@ -348,7 +348,7 @@ class PacingSimulationTest {
 
   @Test
   void theOutputKeepsTheOriginalEightFieldsPerPolicyFirstThenTheTablesOthers() throws IOException {
-    String json = PacingSimulation.run(DIR.resolve("qlever-like.json"));
+    String json = Simulator.PACING.run(DIR.resolve("qlever-like.json"));
 
     // the fields the JSON always had, in their order; then what the table also shows
     assertThat(json).startsWith("{\"policies\":[{\"name\":\"seed\",\"completed\":300,\"lost\":0,\"refusals\":79,"
@@ -381,7 +381,7 @@ class PacingSimulationTest {
     // kgf-like: the seed's and the unpaced client's rows lose requests, so no column is all zeros
     Path file = DIR.resolve("kgf-like.json");
     PacingResult result = replay("kgf-like.json");
-    JsonNode root = new ObjectMapper().readTree(PacingSimulation.run(file));
+    JsonNode root = new ObjectMapper().readTree(Simulator.PACING.run(file));
 
     assertThat(root.get("idealSeconds").doubleValue()).isEqualTo(result.idealSeconds());
     assertThat(root.get("policies")).hasSize(result.policies().size());
@@ -433,7 +433,7 @@ class PacingSimulationTest {
   void theJsonOfAReplayOfLateJoinersCarriesEachProcessAndTheTableShowsThemByProcess() throws Exception {
     Path file = DIR.resolve("four-processes-late-fleet.json");
     PacingResult result = replay("four-processes-late-fleet.json");
-    JsonNode root = new ObjectMapper().readTree(PacingSimulation.run(file));
+    JsonNode root = new ObjectMapper().readTree(Simulator.PACING.run(file));
 
     for (int i = 0; i < result.policies().size(); i++) {
       assertJsonIs(root.get("policies").get(i), result.policies().get(i));
@@ -517,8 +517,8 @@ class PacingSimulationTest {
   @Test
   void aReplayDoesNotDependOnTheClocksOrigin() throws IOException {
     PacingScenario scenario = PacingScenarioParser.parse(Files.readString(DIR.resolve("qlever-like.json")));
-    PacingResult a = PacingSimulation.simulate(scenario, PacingSimulation.ORIGIN);
-    PacingResult b = PacingSimulation.simulate(scenario, -123_456_789_000L);
+    PacingResult a = new PacingWorkload().replay(scenario, Simulator.ORIGIN);
+    PacingResult b = new PacingWorkload().replay(scenario, -123_456_789_000L);
     assertThat(b.toJson()).isEqualTo(a.toJson());
   }
 
@@ -530,7 +530,7 @@ class PacingSimulationTest {
       Map<String, PacingResult> results = new TreeMap<>();
       try (Stream<Path> files = Files.list(DIR)) {
         for (Path file : files.filter(p -> p.toString().endsWith(".json")).sorted().toList()) {
-          results.put(file.getFileName().toString(), PacingSimulation.simulate(file));
+          results.put(file.getFileName().toString(), Simulator.PACING.simulate(file));
         }
       }
       shipped = results;
@@ -561,7 +561,7 @@ class PacingSimulationTest {
           lossy++;
           double share = (double) p.completed() / (p.completed() + p.lost());
           assertThat(p.goodputRatio()).as(replay.getKey() + " " + p.name() + ": %d of %d completed", p.completed(),
-              p.completed() + p.lost()).isLessThanOrEqualTo(PacingSimulation.round(share, 2));
+              p.completed() + p.lost()).isLessThanOrEqualTo(PacingFigures.round(share, 2));
         }
       }
     }
@@ -711,7 +711,7 @@ class PacingSimulationTest {
   @Test
   void theChartIsAPngWithAPanelPerPolicy(@TempDir Path dir) throws IOException {
     Path png = dir.resolve("charts/qlever-like.png");
-    PacingSimulation.chart(replay("qlever-like.json"), png);
+    replay("qlever-like.json").chart(png);
 
     BufferedImage image = ImageIO.read(png.toFile());
     assertThat(image.getWidth()).isEqualTo(1000);

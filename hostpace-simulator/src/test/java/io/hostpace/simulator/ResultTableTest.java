@@ -48,11 +48,11 @@ class ResultTableTest {
 
   @Test
   void aTimeoutResultIsARowPerPolicyWithTheStagesItLost() {
-    SimulationResult result = new SimulationResult(List.of(
-        new SimulationResult.Policy("seed", List.of("datatypes", "triples"), 1_719_100, List.of(
-            new SimulationResult.Stage("datatypes", "504", 3, List.of(300_000L, 300_000L, 10_000L), 0, 610_000, 0),
-            new SimulationResult.Stage("triples", "timeout", 1, List.of(10_000L), 610_000, 620_000, 2))),
-        new SimulationResult.Policy("hostpace", List.of(), 2_000, List.of())));
+    TimeoutResult result = new TimeoutResult(List.of(
+        new TimeoutResult.Policy("seed", List.of("datatypes", "triples"), 1_719_100, List.of(
+            new TimeoutResult.Stage("datatypes", "504", 3, List.of(300_000L, 300_000L, 10_000L), 0, 610_000, 0),
+            new TimeoutResult.Stage("triples", "timeout", 1, List.of(10_000L), 610_000, 620_000, 2))),
+        new TimeoutResult.Policy("hostpace", List.of(), 2_000, List.of())));
 
     assertThat(result.toTable()).isEqualTo("""
         policy    stages lost  total s  probes  lost stages

@@ -2,8 +2,8 @@ package io.hostpace.simulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hostpace.simulator.SimulationResult.Policy;
-import io.hostpace.simulator.SimulationResult.Stage;
+import io.hostpace.simulator.TimeoutResult.Policy;
+import io.hostpace.simulator.TimeoutResult.Stage;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -16,13 +16,13 @@ import org.junit.jupiter.api.Test;
  */
 class ShippedScenariosTest {
 
-  static SimulationResult replay(String file) throws IOException {
-    return TimeoutSimulation.simulate(Path.of("scenarios/timeouts", file));
+  static TimeoutResult replay(String file) throws IOException {
+    return Simulator.TIMEOUTS.simulate(Path.of("scenarios/timeouts", file));
   }
 
   @Test
   void D5_onTheRunOfSeed003TheSeedPolicyLosesThirteenStagesAndOursOnlyDatatypes() throws IOException {
-    SimulationResult result = replay("seed-003.json");
+    TimeoutResult result = replay("seed-003.json");
     Policy seed = result.policy("seed");
     Policy ours = result.policy("hostpace");
 
@@ -50,7 +50,7 @@ class ShippedScenariosTest {
 
   @Test
   void D2_D8_onTheRunOfSeed003OursGivesEveryAttemptTheFullBudgetAndSendsDatatypesOnce() throws IOException {
-    SimulationResult result = replay("seed-003.json");
+    TimeoutResult result = replay("seed-003.json");
     Policy ours = result.policy("hostpace");
 
     assertThat(ours.stages()).flatExtracting(Stage::budgetsMs).containsOnly(300_000L);
@@ -62,7 +62,7 @@ class ShippedScenariosTest {
 
   @Test
   void D7_D8_twoHeavyQueriesCostOnlyThemselvesEachSentOnce() throws IOException {
-    SimulationResult result = replay("heavy-queries.json");
+    TimeoutResult result = replay("heavy-queries.json");
     List<String> heavy = List.of("paths", "closure");
 
     for (String name : List.of("hostpace", "hostpace-no-probe")) {
@@ -80,7 +80,7 @@ class ShippedScenariosTest {
 
   @Test
   void D7_D8_withNoKindsGivenTheHeavyQueriesCostOnlyThemselvesToo() throws IOException {
-    SimulationResult result = replay("heavy-queries-untagged.json");
+    TimeoutResult result = replay("heavy-queries-untagged.json");
     Policy ours = result.policy("hostpace");
 
     assertThat(ours.lost()).containsExactly("paths", "closure");
@@ -96,7 +96,7 @@ class ShippedScenariosTest {
 
   @Test
   void D3_onADeadEndpointOursFailsEveryStageWithin10sOfTheFirstRefusal() throws IOException {
-    SimulationResult result = replay("dead-endpoint.json");
+    TimeoutResult result = replay("dead-endpoint.json");
     long firstRefusalMs = 5;
 
     for (String name : List.of("hostpace", "hostpace-no-probe")) {
@@ -120,7 +120,7 @@ class ShippedScenariosTest {
 
   @Test
   void D4_onAnEndpointOverloadedForEveryoneOursLosesNoMoreThanAFixedTimeoutInUnderAThirdOfItsTime() throws IOException {
-    SimulationResult result = replay("overloaded.json");
+    TimeoutResult result = replay("overloaded.json");
     Policy fixed = result.policy("fixed");
     Policy ours = result.policy("hostpace");
 
@@ -146,7 +146,7 @@ class ShippedScenariosTest {
   @Test
   void D4_afterAnOutageOursLosesOnlyTheStagesInsideItAndGivesTheNextTheFullBudgetWithinOneCoolDown()
       throws IOException {
-    SimulationResult result = replay("outage.json");
+    TimeoutResult result = replay("outage.json");
     List<String> inside = List.of(
         "class-partition", "class-properties-CreativeWork", "class-properties-Person", "class-properties-Place");
     Policy ours = result.policy("hostpace");
@@ -176,7 +176,7 @@ class ShippedScenariosTest {
   void everyShippedScenarioRunsAsTheCommandLineWillRunIt() throws IOException {
     for (String file : List.of("seed-003.json", "dead-endpoint.json", "overloaded.json", "outage.json",
         "heavy-queries.json", "heavy-queries-untagged.json")) {
-      String json = TimeoutSimulation.run(Path.of("scenarios/timeouts", file));
+      String json = Simulator.TIMEOUTS.run(Path.of("scenarios/timeouts", file));
       assertThat(json).as(file).startsWith("{\"policies\":[{\"name\":\"seed\",\"lost\":[").doesNotContain("\n");
     }
   }

@@ -2,21 +2,23 @@ package io.hostpace.simulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hostpace.simulator.SimulationResult.Policy;
+import io.hostpace.simulator.TimeoutResult.Policy;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-/** The caller and the server model of {@link TimeoutSimulation}, each rule on a tiny scenario. */
+/** The caller and the server model of {@link TimeoutWorkload}, each rule on a tiny scenario. */
 class TimeoutSimulationTest {
 
   /** A scenario of the seed's server with these stages, replayed by one fixed timeout. */
   static Policy fixed(long budgetMs, String stages) {
-    return TimeoutSimulation.simulate("""
+    return Simulator.TIMEOUTS.simulate("""
         {"serverLimitMs": 300000, "abortedSlowdown": 0.5, "maxSlowdown": 3,
          "retries": 3, "retryBackoffMs": [1000, 2000],
          "stages": [%s],
@@ -89,7 +91,7 @@ class TimeoutSimulationTest {
 
   @Test
   void theOriginalExampleRunsAsWrittenCommentsAndAll() {
-    SimulationResult result = TimeoutSimulation.simulate("""
+    TimeoutResult result = Simulator.TIMEOUTS.simulate("""
         { "serverLimitMs": 300000,          // the server answers 504 when a query reaches this
           "abortedSlowdown": 0.5,           // each query we aborted keeps running on the server
           "maxSlowdown": 3,                 //   and slows new ones by (1 + 0.5 n), at most 3x
@@ -121,7 +123,7 @@ class TimeoutSimulationTest {
 
   @Test
   void D6_theEnginesProberProbesOnItsTimerAndAnAttemptForADownEndpointWaitsForAProbe() {
-    SimulationResult result = TimeoutSimulation.simulate("""
+    TimeoutResult result = Simulator.TIMEOUTS.simulate("""
         {"retries": 3, "retryBackoffMs": [1000],
          "stages": [{"name": "down", "requests": [{"fail": "refused", "afterMs": 5}]},
                     {"name": "next", "requests": [{"fail": "refused", "afterMs": 5}]}],
@@ -140,7 +142,7 @@ class TimeoutSimulationTest {
 
   @Test
   void D6_aProbeThatSucceedsGivesTheNextAttemptTheFullBudgetAndProbesAreLeftOutWhenThereAreNone() {
-    SimulationResult result = TimeoutSimulation.simulate("""
+    TimeoutResult result = Simulator.TIMEOUTS.simulate("""
         {"retries": 2, "retryBackoffMs": [1000], "probeIdleMs": 50,
          "outages": [{"fromStage": "down", "toStage": "down", "fail": "refused", "afterMs": 5}],
          "stages": [{"name": "down", "requests": [1000]}, {"name": "back", "requests": [1000]}],
@@ -159,18 +161,18 @@ class TimeoutSimulationTest {
   @Test
   void theResultDoesNotDependOnTheClocksOrigin() throws IOException {
     for (String file : new String[] {"seed-003.json", "dead-endpoint.json", "overloaded.json", "outage.json"}) {
-      Scenario scenario = ScenarioParser.parse(Files.readString(Path.of("scenarios/timeouts", file)));
+      TimeoutScenario scenario = TimeoutScenarioParser.parse(Files.readString(Path.of("scenarios/timeouts", file)));
       long origin = ThreadLocalRandom.current().nextLong();
-      assertThat(TimeoutSimulation.simulate(scenario, origin))
+      assertThat(new TimeoutWorkload().replay(scenario, origin))
           .as(file + " from origin " + origin)
-          .isEqualTo(TimeoutSimulation.simulate(scenario, TimeoutSimulation.ORIGIN))
-          .isEqualTo(TimeoutSimulation.simulate(scenario, 0));
+          .isEqualTo(new TimeoutWorkload().replay(scenario, Simulator.ORIGIN))
+          .isEqualTo(new TimeoutWorkload().replay(scenario, 0));
     }
   }
 
   @Test
   void writeJsonWritesOneObjectOnOneLine() {
-    SimulationResult result = TimeoutSimulation.simulate("""
+    TimeoutResult result = Simulator.TIMEOUTS.simulate("""
         {"stages": [{"name": "s", "requests": [1500.4]}],
          "policies": [{"name": "f", "kind": "fixed", "defaultMs": 1000}]}""");
     ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -179,5 +181,24 @@ class TimeoutSimulationTest {
     assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("{\"policies\":[{\"name\":\"f\",\"lost\":[\"s\"],"
         + "\"totalMs\":1000,\"stages\":[{\"name\":\"s\",\"outcome\":\"timeout\",\"attempts\":1,"
         + "\"budgetsMs\":[1000],\"startMs\":0,\"endMs\":1000}]}]}\n");
+  }
+
+  @Test
+  void theCommandRunsATimeoutScenarioAsAPacingOneAndABadOneIsOneLineNamingTheFileAndField(@TempDir Path dir)
+      throws IOException {
+    Path bad = dir.resolve("bad.json");
+    Files.writeString(bad, "{\"stages\": [{\"name\": \"s\", \"requests\": [\"slow\"]}], \"policies\": []}");
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int good = Main.run(new String[] {"timeouts", "scenarios/timeouts/dead-endpoint.json"},
+        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    int refused = Main.run(new String[] {"timeouts", bad.toString()}, new PrintStream(new ByteArrayOutputStream()),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+
+    assertThat(good).isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("{\"policies\":[");
+    assertThat(refused).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo(bad + ": stages[0].requests[0]: expected a number of ms,"
+        + " \"hang\" or {\"fail\": ...}" + System.lineSeparator());
   }
 }

@@ -1,23 +1,23 @@
 package io.hostpace.simulator;
 
 import static io.hostpace.simulator.ScenarioJson.brief;
+import static io.hostpace.simulator.ScenarioJson.count;
 import static io.hostpace.simulator.ScenarioJson.list;
+import static io.hostpace.simulator.ScenarioJson.number;
 import static io.hostpace.simulator.ScenarioJson.object;
 import static io.hostpace.simulator.ScenarioJson.onlyFields;
 import static io.hostpace.simulator.ScenarioJson.required;
 import static io.hostpace.simulator.ScenarioJson.text;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hostpace.simulator.Scenario.Fail;
-import io.hostpace.simulator.Scenario.Failure;
-import io.hostpace.simulator.Scenario.Hang;
-import io.hostpace.simulator.Scenario.Idle;
-import io.hostpace.simulator.Scenario.PolicySpec;
-import io.hostpace.simulator.Scenario.Request;
-import io.hostpace.simulator.Scenario.Stage;
-import io.hostpace.timeout.AdaptiveTimeouts;
+import io.hostpace.simulator.TimeoutScenario.Fail;
+import io.hostpace.simulator.TimeoutScenario.Failure;
+import io.hostpace.simulator.TimeoutScenario.Hang;
+import io.hostpace.simulator.TimeoutScenario.Idle;
+import io.hostpace.simulator.TimeoutScenario.PolicySpec;
+import io.hostpace.simulator.TimeoutScenario.Request;
+import io.hostpace.simulator.TimeoutScenario.Stage;
 import io.hostpace.timeout.TimeoutPolicy;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -32,9 +32,9 @@ import org.jspecify.annotations.Nullable;
  * every field, so that a bad one is reported by its path: {@code stages[3].requests[0]: expected
  * a number of ms, "hang" or {"fail": ...}}. Unknown fields are refused too, so that a misspelt
  * one ({@code serverLimitMS}) does not pass for a default. {@code //} and {@code /* *}{@code /}
- * comments are allowed.
+ * comments are allowed. A policy's settings are read by its kind's reader ({@link TimeoutPolicyKinds}).
  */
-final class ScenarioParser {
+final class TimeoutScenarioParser {
 
   private static final Set<String> TOP = Set.of(
       "serverLimitMs", "abortedSlowdown", "maxSlowdown", "retries", "retryBackoffMs", "stages", "policies",
@@ -43,14 +43,11 @@ final class ScenarioParser {
   private static final Set<String> FAIL = Set.of("fail", "afterMs");
   private static final Set<String> OUTAGE = Set.of("fromStage", "toStage", "fail", "afterMs");
   private static final Set<String> OVERLOAD = Set.of("fromStage", "toStage", "factor");
-  private static final Set<String> FIXED = Set.of("name", "kind", "defaultMs");
-  private static final Set<String> SEED = Set.of("name", "kind", "defaultMs", "tightenedMs", "tightenAfterTimeouts");
-  private static final Set<String> ADAPTIVE = Set.of(
-      "name", "kind", "defaultMs", "floorMs", "degradedMs", "margin", "window", "percentile", "failFastAfter",
-      "coolDownMs", "maxCoolDownMs", "coolDownRequests", "maxCoolDownRequests", "degradeAfterKinds",
-      "decayAfterMs", "decayAfterRequests", "probeMs", "serverLimitMs");
 
-  private ScenarioParser() {}
+  /** The most milliseconds a time may be: a quarter of the nanosecond count's range. */
+  private static final double MAX_MS = Long.MAX_VALUE / 1e6 / 4;
+
+  private TimeoutScenarioParser() {}
 
   private static String tag(JsonNode node, String path) {
     if (!node.isTextual()) {
@@ -59,7 +56,7 @@ final class ScenarioParser {
     return node.asText();
   }
 
-  static Scenario parse(String text) {
+  static TimeoutScenario parse(String text) {
     JsonNode root = ScenarioJson.root(text, "{\"stages\": [...], \"policies\": [...]}", TOP, "a scenario");
     if (root.has("description")) {
       ScenarioJson.text(root.get("description"), "description");
@@ -120,7 +117,7 @@ final class ScenarioParser {
     }
 
     List<PolicySpec> policies = policies(required(root, "policies", "", "a list of policies to replay"));
-    return new Scenario(serverLimit, abortedSlowdown, maxSlowdown, retries, List.copyOf(backoff), probeIdle,
+    return new TimeoutScenario(serverLimit, abortedSlowdown, maxSlowdown, retries, List.copyOf(backoff), probeIdle,
         List.copyOf(stages), policies);
   }
 
@@ -235,15 +232,10 @@ final class ScenarioParser {
       if (before != null) {
         throw new ScenarioException(path + ".name", "\"" + name + "\" is already the name of policies[" + before + "]");
       }
-      JsonNode kindNode = required(policy, "kind", path, "\"adaptive\", \"seed\" or \"fixed\"");
-      String kind = text(kindNode, path + ".kind");
-      Supplier<TimeoutPolicy> factory = switch (kind) {
-        case "fixed" -> fixed(policy, path);
-        case "seed" -> seed(policy, path);
-        case "adaptive" -> adaptive(policy, path);
-        default -> throw new ScenarioException(path + ".kind",
-            "unknown policy kind \"" + kind + "\": expected \"adaptive\", \"seed\" or \"fixed\"");
-      };
+      String kind = text(required(policy, "kind", path, TimeoutPolicyKinds.ALL.quotedOr()), path + ".kind");
+      Supplier<TimeoutPolicy> factory = TimeoutPolicyKinds.ALL.find(kind).orElseThrow(() -> new ScenarioException(
+          path + ".kind", "unknown policy kind \"" + kind + "\": expected " + TimeoutPolicyKinds.ALL.quotedOr()))
+          .read(policy, path);
       try {
         // The policy checks its own settings: report them here, by the policy's path.
         TimeoutPolicy unused = factory.get();
@@ -255,107 +247,18 @@ final class ScenarioParser {
     return List.copyOf(policies);
   }
 
-  private static Supplier<TimeoutPolicy> fixed(JsonNode policy, String path) {
-    onlyFields(policy, path, FIXED, "a fixed policy");
-    Duration budget = duration(required(policy, "defaultMs", path, "the timeout of every attempt"), path + ".defaultMs");
-    return () -> TimeoutPolicy.fixed(budget);
-  }
-
-  private static Supplier<TimeoutPolicy> seed(JsonNode policy, String path) {
-    onlyFields(policy, path, SEED, "a seed policy");
-    Duration full = duration(required(policy, "defaultMs", path, "the budget while healthy"), path + ".defaultMs");
-    Duration tightened = duration(required(policy, "tightenedMs", path, "the budget once tightened"), path + ".tightenedMs");
-    int after = count(required(policy, "tightenAfterTimeouts", path, "the timeouts in a row that tighten it"),
-        path + ".tightenAfterTimeouts", 1);
-    return () -> TimeoutPolicy.seed(full, tightened, after);
-  }
-
-  private static Supplier<TimeoutPolicy> adaptive(JsonNode policy, String path) {
-    onlyFields(policy, path, ADAPTIVE, "an adaptive policy");
-    AdaptiveTimeouts defaults = AdaptiveTimeouts.defaults();
-    AdaptiveTimeouts.Builder builder = AdaptiveTimeouts.builder()
-        .defaultBudget(duration(required(policy, "defaultMs", path, "the full budget"), path + ".defaultMs"));
-    if (policy.has("floorMs")) {
-      builder.floor(duration(policy.get("floorMs"), path + ".floorMs"));
-    }
-    if (policy.has("degradedMs")) {
-      builder.degradedBudget(duration(policy.get("degradedMs"), path + ".degradedMs"));
-    }
-    if (policy.has("serverLimitMs")) {
-      builder.serverLimit(duration(policy.get("serverLimitMs"), path + ".serverLimitMs"));
-    }
-    if (policy.has("margin")) {
-      builder.margin(number(policy.get("margin"), path + ".margin", 1));
-    }
-    if (policy.has("window")) {
-      builder.window(count(policy.get("window"), path + ".window", 1));
-    }
-    if (policy.has("percentile")) {
-      builder.percentile(number(policy.get("percentile"), path + ".percentile", 0));
-    }
-    if (policy.has("failFastAfter")) {
-      builder.failFastAfter(count(policy.get("failFastAfter"), path + ".failFastAfter", 1));
-    }
-    builder.coolDown(
-        policy.has("coolDownMs") ? duration(policy.get("coolDownMs"), path + ".coolDownMs") : defaults.coolDown(),
-        policy.has("maxCoolDownMs") ? duration(policy.get("maxCoolDownMs"), path + ".maxCoolDownMs") : defaults.maxCoolDown());
-    builder.coolDownRequests(
-        policy.has("coolDownRequests") ? count(policy.get("coolDownRequests"), path + ".coolDownRequests", 1)
-            : defaults.coolDownRequests(),
-        policy.has("maxCoolDownRequests") ? count(policy.get("maxCoolDownRequests"), path + ".maxCoolDownRequests", 1)
-            : defaults.maxCoolDownRequests());
-    if (policy.has("degradeAfterKinds")) {
-      builder.degradeAfterKinds(count(policy.get("degradeAfterKinds"), path + ".degradeAfterKinds", 1));
-    }
-    builder.decayAfter(
-        policy.has("decayAfterMs") ? duration(policy.get("decayAfterMs"), path + ".decayAfterMs") : defaults.decayAfter(),
-        policy.has("decayAfterRequests") ? count(policy.get("decayAfterRequests"), path + ".decayAfterRequests", 1)
-            : defaults.decayAfterRequests());
-    if (policy.has("probeMs")) {
-      builder.probe(duration(policy.get("probeMs"), path + ".probeMs"));
-    }
-    return () -> TimeoutPolicy.adaptive(builder.build());
-  }
-
   // ---------------------------------------------------------------- values
 
   /** A number of milliseconds, 0 or more, as nanoseconds. */
-  private static long ms(JsonNode node, String path) {
-    if (!node.isNumber() || !Double.isFinite(node.asDouble()) || node.asDouble() < 0
-        || node.asDouble() > Long.MAX_VALUE / 1e6 / 4) {
-      throw new ScenarioException(path, "expected a number of ms of 0 or more, got " + brief(node));
-    }
-    return Math.round(node.asDouble() * 1e6);
+  static long ms(JsonNode node, String path) {
+    return ScenarioJson.ms(node, path, MAX_MS);
   }
 
-  private static long positiveMs(JsonNode node, String path) {
+  static long positiveMs(JsonNode node, String path) {
     long nanos = node.isNumber() && node.asDouble() > 0 ? ms(node, path) : 0;
     if (nanos <= 0) {
       throw new ScenarioException(path, "expected a positive number of ms, got " + brief(node));
     }
     return nanos;
   }
-
-  private static Duration duration(JsonNode node, String path) {
-    return Duration.ofNanos(positiveMs(node, path));
-  }
-
-  private static double number(JsonNode node, String path, double least) {
-    if (!node.isNumber() || !Double.isFinite(node.asDouble()) || node.asDouble() < least) {
-      throw new ScenarioException(path, "expected a number of " + plain(least) + " or more, got " + brief(node));
-    }
-    return node.asDouble();
-  }
-
-  private static int count(JsonNode node, String path, int least) {
-    if (!node.isIntegralNumber() || !node.canConvertToInt() || node.asInt() < least) {
-      throw new ScenarioException(path, "expected a whole number of " + least + " or more, got " + brief(node));
-    }
-    return node.asInt();
-  }
-
-  private static String plain(double value) {
-    return value == Math.rint(value) ? Long.toString((long) value) : Double.toString(value);
-  }
-
 }

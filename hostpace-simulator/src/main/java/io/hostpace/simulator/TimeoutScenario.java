@@ -6,7 +6,7 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A timeout scenario, parsed and checked ({@link ScenarioParser}); all times in nanoseconds.
+ * A timeout scenario, parsed and checked ({@link TimeoutScenarioParser}); all times in nanoseconds.
  * Outages and overloads are resolved onto the stages they cover.
  *
  * @param serverLimit the server answers 504 when a query's run reaches it; null for no limit
@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * @param backoff the wait before each retry; the last repeats, none is 0
  * @param probeIdle how long the cheap probe query takes on an idle server
  */
-record Scenario(
+record TimeoutScenario(
     @Nullable Long serverLimit,
     double abortedSlowdown,
     double maxSlowdown,

@@ -7,13 +7,13 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /** A scenario that does not parse or makes no sense is refused with a message that names the field. */
-class ScenarioParserTest {
+class TimeoutScenarioParserTest {
 
   static final String POLICIES = "\"policies\": [{\"name\": \"f\", \"kind\": \"fixed\", \"defaultMs\": 1000}]";
   static final String STAGES = "\"stages\": [{\"name\": \"s\", \"requests\": [1]}]";
 
   static ScenarioException refused(String json) {
-    return catchThrowableOfType(ScenarioException.class, () -> TimeoutSimulation.simulate(json));
+    return catchThrowableOfType(ScenarioException.class, () -> Simulator.TIMEOUTS.simulate(json));
   }
 
   @Test
@@ -100,7 +100,7 @@ class ScenarioParserTest {
 
   @Test
   void outagesAndOverloadsAreResolvedOntoTheirStages() {
-    Scenario scenario = ScenarioParser.parse("{\"stages\": [{\"name\": \"a\", \"requests\": [1]},"
+    TimeoutScenario scenario = TimeoutScenarioParser.parse("{\"stages\": [{\"name\": \"a\", \"requests\": [1]},"
         + " {\"name\": \"b\", \"tag\": \"B\", \"requests\": [\"hang\"]}, {\"name\": \"c\", \"requests\": [1]}],"
         + " \"outages\": [{\"fromStage\": \"a\", \"toStage\": \"b\", \"fail\": \"dns\"}],"
         + " \"overloads\": [{\"fromStage\": \"b\", \"factor\": 10}], " + POLICIES + "}");
@@ -113,6 +113,6 @@ class ScenarioParserTest {
   @Test
   void aFileThatCannotBeReadIsAnIOException() {
     assertThat(catchThrowableOfType(java.io.IOException.class,
-        () -> TimeoutSimulation.run(Path.of("scenarios/timeouts/no-such.json")))).isNotNull();
+        () -> Simulator.TIMEOUTS.run(Path.of("scenarios/timeouts/no-such.json")))).isNotNull();
   }
 }
