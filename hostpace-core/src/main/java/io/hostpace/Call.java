@@ -1,5 +1,8 @@
 package io.hostpace;
 
+import io.hostpace.internal.AnnouncedQuota;
+import io.hostpace.internal.Failures;
+import io.hostpace.internal.RetryAfter;
 import io.hostpace.spi.Exchange;
 import io.hostpace.timeout.Budget;
 import io.hostpace.timeout.Outcome;

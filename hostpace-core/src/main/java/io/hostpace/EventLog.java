@@ -1,5 +1,6 @@
 package io.hostpace;
 
+import io.hostpace.internal.Redaction;
 import io.hostpace.spi.FailureLog;
 import java.lang.System.Logger.Level;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package io.hostpace;
 
+import io.hostpace.internal.Redaction;
 import java.net.IDN;
 import java.net.URI;
 import java.nio.ByteBuffer;

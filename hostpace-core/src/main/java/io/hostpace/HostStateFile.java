@@ -1,5 +1,6 @@
 package io.hostpace;
 
+import io.hostpace.internal.Redaction;
 import io.hostpace.spi.HostState;
 import io.hostpace.spi.HostStateStore;
 import java.io.IOException;

@@ -1,5 +1,6 @@
 package io.hostpace;
 
+import io.hostpace.internal.Redaction;
 import io.hostpace.spi.Exchange;
 import io.hostpace.spi.Fleet;
 import io.hostpace.spi.HostStateStore;

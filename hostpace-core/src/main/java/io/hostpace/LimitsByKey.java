@@ -1,5 +1,6 @@
 package io.hostpace;
 
+import io.hostpace.internal.Redaction;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;

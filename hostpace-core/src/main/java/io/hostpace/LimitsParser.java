@@ -1,5 +1,6 @@
 package io.hostpace;
 
+import io.hostpace.internal.Redaction;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Locale;

@@ -1,10 +1,11 @@
 package io.hostpace;
 
+import io.hostpace.internal.Failures;
 import io.hostpace.spi.Exchange;
 import io.hostpace.spi.Probe;
 import io.hostpace.timeout.Budget;
 import io.hostpace.timeout.Outcome;
-import io.hostpace.timeout.Prober;
+import io.hostpace.internal.Prober;
 import io.hostpace.timeout.TimeoutPolicy;
 import java.net.URI;
 import java.util.concurrent.CompletableFuture;

@@ -1,5 +1,6 @@
 package io.hostpace;
 
+import io.hostpace.internal.AnnouncedQuota;
 /**
  * What an answer means for its call, decided from the answer and the call alone before the
  * engine's lock is taken.

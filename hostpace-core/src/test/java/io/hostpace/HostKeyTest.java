@@ -1,5 +1,6 @@
 package io.hostpace;
 
+import io.hostpace.internal.Redaction;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -2,7 +2,7 @@ package io.hostpace.cli;
 
 import io.hostpace.AttemptTimeoutException;
 import io.hostpace.EndpointDownException;
-import io.hostpace.Failures;
+import io.hostpace.internal.Failures;
 import java.io.EOFException;
 import java.net.ConnectException;
 import java.net.ProtocolException;

@@ -144,7 +144,7 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
     java.util.Set<String> seen = new java.util.HashSet<>();
     List<String> todo = new ArrayList<>();
     for (String target : targets) {
-      if (done != null && done.done(io.hostpace.Redaction.userInfo(target), folder)) {
+      if (done != null && done.done(io.hostpace.internal.Redaction.userInfo(target), folder)) {
         skipped++;
       } else if (folder != null && !seen.add(target)) {
         twice++; // one URL, one file: fetched and saved once

@@ -1,6 +1,6 @@
 package io.hostpace.cli;
 
-import io.hostpace.Redaction;
+import io.hostpace.internal.Redaction;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.util.function.Function;

@@ -6,7 +6,7 @@ import io.hostpace.Hostpace;
 import io.hostpace.HostpaceListener;
 import io.hostpace.Limits;
 import io.hostpace.Rate;
-import io.hostpace.Redaction;
+import io.hostpace.internal.Redaction;
 import io.hostpace.redis.RedisFleet;
 import io.hostpace.timeout.AdaptiveTimeouts;
 import io.hostpace.timeout.TimeoutPolicy;

@@ -1,6 +1,6 @@
 package io.hostpace.cli;
 
-import io.hostpace.Redaction;
+import io.hostpace.internal.Redaction;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -6,7 +6,7 @@
  * {@code hostpace-redis} implements it across machines, {@code io.hostpace.testing.LocalFleet} in
  * one JVM), how such an implementation warns of failures that repeat without flooding the log
  * ({@link io.hostpace.spi.FailureLog}), and how an adapter holds an answer's body to its deadline
- * ({@link io.hostpace.spi.AnswerDeadline}). Nothing else lives here.
+ * ({@link io.hostpace.internal.AnswerDeadline}). Nothing else lives here.
  */
 @NullMarked
 package io.hostpace.spi;

@@ -1,5 +1,6 @@
 package io.hostpace.timeout;
 
+import io.hostpace.internal.Lru;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.hostpace.timeout.Budget.Basis;
 import java.util.ArrayList;

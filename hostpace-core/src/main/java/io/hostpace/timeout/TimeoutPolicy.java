@@ -1,5 +1,6 @@
 package io.hostpace.timeout;
 
+import io.hostpace.internal.Prober;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 

@@ -1,6 +1,6 @@
 /**
  * Timeout budgets per endpoint and per kind of query (SPEC D1 to D8), and the engine's probes of
- * endpoints held down or degraded (D6, {@link io.hostpace.timeout.Prober}).
+ * endpoints held down or degraded (D6, {@link io.hostpace.internal.Prober}).
  *
  * <p>A {@link io.hostpace.timeout.TimeoutPolicy} is a state machine fed
  * {@code (now, endpoint, kind, outcome, duration)}: before each attempt an adapter asks it for a

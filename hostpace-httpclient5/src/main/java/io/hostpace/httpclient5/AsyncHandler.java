@@ -1,9 +1,9 @@
 package io.hostpace.httpclient5;
 
 import io.hostpace.CallContext;
-import io.hostpace.Failures;
+import io.hostpace.internal.Failures;
 import io.hostpace.Hostpace;
-import io.hostpace.spi.AnswerDeadline;
+import io.hostpace.internal.AnswerDeadline;
 import io.hostpace.spi.Exchange;
 import io.hostpace.timeout.Outcome;
 import java.io.IOException;

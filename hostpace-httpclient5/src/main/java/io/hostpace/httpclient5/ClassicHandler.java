@@ -2,7 +2,7 @@ package io.hostpace.httpclient5;
 
 import io.hostpace.CallContext;
 import io.hostpace.Hostpace;
-import io.hostpace.spi.AnswerDeadline;
+import io.hostpace.internal.AnswerDeadline;
 import io.hostpace.spi.Exchange;
 import io.hostpace.timeout.Outcome;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.hostpace.httpclient5;
 
-import io.hostpace.spi.AnswerDeadline;
+import io.hostpace.internal.AnswerDeadline;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -1,7 +1,7 @@
 package io.hostpace.jdk;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
-import io.hostpace.Failures;
+import io.hostpace.internal.Failures;
 import java.net.http.HttpResponse.BodySubscriber;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;

@@ -1,6 +1,6 @@
 package io.hostpace.jdk;
 
-import io.hostpace.UserAgent;
+import io.hostpace.internal.UserAgent;
 import io.hostpace.spi.Exchange;
 import io.hostpace.spi.Probe;
 import java.net.URI;

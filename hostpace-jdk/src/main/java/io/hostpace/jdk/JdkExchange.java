@@ -1,6 +1,6 @@
 package io.hostpace.jdk;
 
-import io.hostpace.Failures;
+import io.hostpace.internal.Failures;
 import io.hostpace.spi.Exchange;
 import io.hostpace.timeout.Outcome;
 import java.net.URI;

@@ -1,9 +1,9 @@
 package io.hostpace.jdk;
 
 import io.hostpace.CallContext;
-import io.hostpace.Failures;
+import io.hostpace.internal.Failures;
 import io.hostpace.Hostpace;
-import io.hostpace.UserAgent;
+import io.hostpace.internal.UserAgent;
 import java.io.IOException;
 import java.net.Authenticator;
 import java.net.CookieHandler;

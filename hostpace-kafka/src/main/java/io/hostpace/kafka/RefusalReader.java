@@ -1,6 +1,6 @@
 package io.hostpace.kafka;
 
-import io.hostpace.AnnouncedQuota;
+import io.hostpace.internal.AnnouncedQuota;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Set;

@@ -1,9 +1,9 @@
 package io.hostpace.kafka;
 
-import io.hostpace.AnnouncedQuota;
+import io.hostpace.internal.AnnouncedQuota;
 import io.hostpace.Clock;
 import io.hostpace.RefusalStatuses;
-import io.hostpace.RetryAfter;
+import io.hostpace.internal.RetryAfter;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.Optional;

@@ -2,7 +2,7 @@ package io.hostpace.okhttp;
 
 import io.hostpace.CallContext;
 import io.hostpace.Hostpace;
-import io.hostpace.UserAgent;
+import io.hostpace.internal.UserAgent;
 import io.hostpace.spi.Exchange;
 import java.io.EOFException;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.hostpace.redis;
 
-import io.hostpace.Redaction;
+import io.hostpace.internal.Redaction;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;

@@ -1,8 +1,8 @@
 package io.hostpace.redis;
 
-import io.hostpace.Failures;
+import io.hostpace.internal.Failures;
 import io.hostpace.Hostpace;
-import io.hostpace.Redaction;
+import io.hostpace.internal.Redaction;
 import io.hostpace.spi.FailureLog;
 import io.hostpace.spi.Fleet;
 import io.hostpace.spi.Fleet.Kept;

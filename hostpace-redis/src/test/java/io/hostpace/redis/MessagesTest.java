@@ -3,7 +3,7 @@ package io.hostpace.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.hostpace.Redaction;
+import io.hostpace.internal.Redaction;
 import io.hostpace.spi.Fleet.Lesson;
 import org.junit.jupiter.api.Test;
 

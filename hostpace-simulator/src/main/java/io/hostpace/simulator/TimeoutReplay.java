@@ -9,7 +9,7 @@ import io.hostpace.simulator.TimeoutScenario.Request;
 import io.hostpace.simulator.TimeoutScenario.Stage;
 import io.hostpace.timeout.Budget;
 import io.hostpace.timeout.Outcome;
-import io.hostpace.timeout.Prober;
+import io.hostpace.internal.Prober;
 import io.hostpace.timeout.TimeoutPolicy;
 import java.time.Duration;
 import java.util.ArrayList;

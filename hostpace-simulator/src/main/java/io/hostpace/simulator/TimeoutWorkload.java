@@ -2,7 +2,7 @@ package io.hostpace.simulator;
 
 import io.hostpace.simulator.TimeoutScenario.PolicySpec;
 import io.hostpace.timeout.Budget;
-import io.hostpace.timeout.Prober;
+import io.hostpace.internal.Prober;
 import java.util.ArrayList;
 import java.util.List;
 

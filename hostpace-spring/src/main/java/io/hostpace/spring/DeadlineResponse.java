@@ -2,7 +2,7 @@ package io.hostpace.spring;
 
 import io.hostpace.Clock;
 import io.hostpace.Timer;
-import io.hostpace.spi.AnswerDeadline;
+import io.hostpace.internal.AnswerDeadline;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.SocketTimeoutException;

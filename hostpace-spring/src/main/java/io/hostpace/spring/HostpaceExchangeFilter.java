@@ -2,7 +2,7 @@ package io.hostpace.spring;
 
 import io.hostpace.CallContext;
 import io.hostpace.Hostpace;
-import io.hostpace.UserAgent;
+import io.hostpace.internal.UserAgent;
 import io.hostpace.spi.Exchange;
 import io.hostpace.timeout.Outcome;
 import java.net.URI;

@@ -1,6 +1,6 @@
 package io.hostpace.testkit;
 
-import io.hostpace.Failures;
+import io.hostpace.internal.Failures;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;

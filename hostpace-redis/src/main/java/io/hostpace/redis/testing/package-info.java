@@ -1,5 +1,5 @@
 /**
- * Real Redis servers on loopback, for tests and demos, as core's {@code io.hostpace.testing} holds
+ * Real Redis servers on loopback, for tests and demos, as hostpace-testing's {@code io.hostpace.testing} holds
  * a fleet in one JVM: {@link io.hostpace.redis.testing.RedisServer} (one server on 127.0.0.1 and a
  * free port, nothing saved, that a test can stop, kill and start again empty),
  * {@link io.hostpace.redis.testing.RedisCluster} (three masters, and a replica to promote) and

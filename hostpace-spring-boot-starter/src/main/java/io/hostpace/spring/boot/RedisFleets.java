@@ -1,6 +1,6 @@
 package io.hostpace.spring.boot;
 
-import io.hostpace.Redaction;
+import io.hostpace.internal.Redaction;
 import io.hostpace.redis.RedisFleet;
 import java.util.List;
 

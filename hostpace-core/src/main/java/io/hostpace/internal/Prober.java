@@ -1,5 +1,8 @@
-package io.hostpace.timeout;
+package io.hostpace.internal;
 
+import io.hostpace.timeout.Budget;
+import io.hostpace.timeout.Outcome;
+import io.hostpace.timeout.TimeoutPolicy;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.hostpace.Clock;
 import io.hostpace.Timer;

@@ -1,4 +1,4 @@
-package io.hostpace;
+package io.hostpace.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;

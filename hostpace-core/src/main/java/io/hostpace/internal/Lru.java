@@ -1,4 +1,4 @@
-package io.hostpace.timeout;
+package io.hostpace.internal;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -8,11 +8,12 @@ import java.util.Map;
  * keeps a policy's memory bounded by the endpoints and kinds in use. Not thread-safe; its owner
  * guards it (a lookup reorders it, so reads need the lock too).
  */
-final class Lru<K, V> extends LinkedHashMap<K, V> {
+public final class Lru<K, V> extends LinkedHashMap<K, V> {
 
   private final int capacity;
 
-  Lru(int capacity) {
+  /** A map that keeps at most {@code capacity} entries. */
+  public Lru(int capacity) {
     super(16, 0.75f, true);
     this.capacity = capacity;
   }

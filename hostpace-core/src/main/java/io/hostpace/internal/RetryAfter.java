@@ -1,4 +1,4 @@
-package io.hostpace;
+package io.hostpace.internal;
 
 import java.time.Duration;
 import java.time.Instant;

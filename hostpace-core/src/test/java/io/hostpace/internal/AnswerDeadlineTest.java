@@ -1,4 +1,4 @@
-package io.hostpace.spi;
+package io.hostpace.internal;
 
 import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.assertj.core.api.Assertions.assertThat;

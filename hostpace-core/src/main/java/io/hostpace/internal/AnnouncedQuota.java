@@ -1,5 +1,6 @@
-package io.hostpace;
+package io.hostpace.internal;
 
+import io.hostpace.Clock;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,4 +1,4 @@
-package io.hostpace.spi;
+package io.hostpace.internal;
 
 import io.hostpace.Clock;
 import io.hostpace.Timer;

@@ -1,5 +1,6 @@
-package io.hostpace;
+package io.hostpace.internal;
 
+import io.hostpace.Hostpace;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 

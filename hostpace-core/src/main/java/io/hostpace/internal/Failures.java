@@ -1,4 +1,4 @@
-package io.hostpace;
+package io.hostpace.internal;
 
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;

@@ -1,5 +1,6 @@
-package io.hostpace;
+package io.hostpace.internal;
 
+import io.hostpace.Clock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.hostpace;
+package io.hostpace.internal;
 
 import java.util.Locale;
 import java.util.Objects;
