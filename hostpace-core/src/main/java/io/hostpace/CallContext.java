@@ -13,8 +13,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>{@code
  * CallContext batch = CallContext.builder()
- *     .limits(Limits.inFlight(4))                       // every host, for this batch
- *     .limit("qlever.dev", Limits.perSecond(0.5))       // and this host slower still
+ *     .limitsForEveryHost(Limits.inFlight(4))                       // every host, for this batch
+ *     .addLimit("qlever.dev", Limits.perSecond(0.5))       // and this host slower still
  *     .retries(2)
  *     .build();
  * }</pre>
@@ -49,7 +49,7 @@ public final class CallContext {
   }
 
   /**
-   * A builder that starts from this context. Its keys keep their limits: {@link Builder#limit}
+   * A builder that starts from this context. Its keys keep their limits: {@link Builder#addLimit}
    * refuses other limits for one of them, as for any key given twice.
    */
   public Builder toBuilder() {
@@ -128,7 +128,7 @@ public final class CallContext {
      * Sets the limits for every host this context's requests go to (SPEC P3), replacing those set
      * before; {@link Limits#NONE} unless set, so the engine's hold.
      */
-    public Builder limits(Limits everyHost) {
+    public Builder limitsForEveryHost(Limits everyHost) {
       this.everyHost = Objects.requireNonNull(everyHost, "everyHost");
       return this;
     }
@@ -144,19 +144,19 @@ public final class CallContext {
      *     or path in it, a bad port, an empty label, a malformed IPv6 address), or when the same
      *     key, in any spelling, was given other limits already
      */
-    public Builder limit(String key, Limits limits) {
+    public Builder addLimit(String key, Limits limits) {
       byKey.put(key, limits); // fails here, where the caller wrote the bad key
       return this;
     }
 
     /**
      * Adds the limits for one key, written as {@link Limits#parse(String)} reads them:
-     * {@code limit("qlever.dev", "inFlight:1,perSecond:1")}; as {@link #limit(String, Limits)}.
+     * {@code addLimit("qlever.dev", "inFlight:1,perSecond:1")}; as {@link #addLimit(String, Limits)}.
      *
      * @throws IllegalArgumentException naming the key, the field and the value that is wrong
      */
-    public Builder limit(String key, String limits) {
-      return limit(key, LimitsParser.forKey(key, limits));
+    public Builder addLimit(String key, String limits) {
+      return addLimit(key, LimitsParser.forKey(key, limits));
     }
 
     /**

@@ -30,9 +30,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>{@code
  * Hostpace engine = Hostpace.builder()
- *     .limits(Limits.inFlight(8))                                  // every host
- *     .limit("query.wikidata.org", Limits.perSecond(5))
- *     .limit("*.wikidata.org", Limits.inFlight(10))                // all of them together
+ *     .limitsForEveryHost(Limits.inFlight(8))                                  // every host
+ *     .addLimit("query.wikidata.org", Limits.perSecond(5))
+ *     .addLimit("*.wikidata.org", Limits.inFlight(10))                // all of them together
  *     .build();
  * HttpClient client = PacedHttpClient.wrap(HttpClient.newHttpClient(), engine);  // an adapter
  * }</pre>
@@ -485,7 +485,7 @@ public final class Hostpace implements AutoCloseable {
      * Sets the limits for every host, under any context's (SPEC P3), replacing those set before;
      * {@link Limits#NONE} unless set, so the built-in ones hold.
      */
-    public Builder limits(Limits everyHost) {
+    public Builder limitsForEveryHost(Limits everyHost) {
       this.everyHost = Objects.requireNonNull(everyHost, "everyHost");
       return this;
     }
@@ -501,19 +501,19 @@ public final class Hostpace implements AutoCloseable {
      *     or path in it, a bad port, an empty label, a malformed IPv6 address), or when the same
      *     key, in any spelling, was given other limits already
      */
-    public Builder limit(String key, Limits limits) {
+    public Builder addLimit(String key, Limits limits) {
       byKey.put(key, limits); // fails here, where the caller wrote the bad key
       return this;
     }
 
     /**
      * Adds the limits for one key, written as {@link Limits#parse(String)} reads them:
-     * {@code limit("qlever.dev", "inFlight:1,perSecond:1")}; as {@link #limit(String, Limits)}.
+     * {@code addLimit("qlever.dev", "inFlight:1,perSecond:1")}; as {@link #addLimit(String, Limits)}.
      *
      * @throws IllegalArgumentException naming the key, the field and the value that is wrong
      */
-    public Builder limit(String key, String limits) {
-      return limit(key, LimitsParser.forKey(key, limits));
+    public Builder addLimit(String key, String limits) {
+      return addLimit(key, LimitsParser.forKey(key, limits));
     }
 
     /**
@@ -705,7 +705,7 @@ public final class Hostpace implements AutoCloseable {
      * none, no event is built. Several hear each event in the order they were added, and one that
      * throws keeps no other from hearing it.
      */
-    public Builder listener(HostpaceListener listener) {
+    public Builder addListener(HostpaceListener listener) {
       listeners.add(Objects.requireNonNull(listener, "listener"));
       return this;
     }

@@ -54,7 +54,7 @@ class AnnouncedQuotaPropertiesTest {
       }
       return Reply.status(answer.status()).after(Duration.ofNanos(latency)).header("RateLimit", answer.rateLimit());
     });
-    Hostpace engine = Hostpace.builder().time(time).limits(Limits.inFlight(inFlight)).retries(1_000).build();
+    Hostpace engine = Hostpace.builder().time(time).limitsForEveryHost(Limits.inFlight(inFlight)).retries(1_000).build();
     Random random = new Random(seed);
     List<CompletableFuture<Response>> calls = new ArrayList<>();
     for (int i = 0; i < requests; i++) {

@@ -95,7 +95,7 @@ class BlockingSendTest {
 
   @Test
   void T5_interruptingABlockedCallerCancelsItsCall() throws Exception {
-    Hostpace engine = Hostpace.builder().time(time).limit("a.test", Limits.perSecond(0.01)).build();
+    Hostpace engine = Hostpace.builder().time(time).addLimit("a.test", Limits.perSecond(0.01)).build();
     assertThat(engine.send(new BlockingExchange("http://a.test/first", 200))).isEqualTo(200);
     Future<Integer> second = callers.submit(() -> engine.send(new BlockingExchange("http://a.test/second", 200)));
     await(() -> waiting(engine) == 1);
@@ -118,7 +118,7 @@ class BlockingSendTest {
 
   @Test
   void manyBlockedCallersShareOneQueueWithoutAThreadPerWait() throws Exception {
-    Hostpace engine = Hostpace.builder().time(time).limit("a.test", Limits.perSecond(1)).build();
+    Hostpace engine = Hostpace.builder().time(time).addLimit("a.test", Limits.perSecond(1)).build();
     List<Future<Integer>> results = new CopyOnWriteArrayList<>();
     for (int i = 0; i < 5; i++) {
       int n = i;
@@ -198,7 +198,7 @@ class BlockingSendTest {
 
   @Test
   void T5_theCancelActionRunWhileTheCallWaitsTakesItOutOfItsQueue() throws Exception {
-    Hostpace engine = Hostpace.builder().time(time).limit("a.test", Limits.perSecond(0.01)).build();
+    Hostpace engine = Hostpace.builder().time(time).addLimit("a.test", Limits.perSecond(0.01)).build();
     assertThat(engine.send(new BlockingExchange("http://a.test/first", 200))).isEqualTo(200);
     BlockingExchange second = new BlockingExchange("http://a.test/second", 200);
     AtomicReference<Runnable> cancel = new AtomicReference<>();
@@ -215,7 +215,7 @@ class BlockingSendTest {
 
   @Test
   void T5_theCancelActionRunWhileAnAttemptIsSentFreesItsPlaceAtOnce() throws Exception {
-    Hostpace engine = Hostpace.builder().time(time).limit("a.test", Limits.inFlight(1)).build();
+    Hostpace engine = Hostpace.builder().time(time).addLimit("a.test", Limits.inFlight(1)).build();
     HangingExchange hanging = new HangingExchange("http://a.test/hang");
     AtomicReference<Runnable> cancel = new AtomicReference<>();
     Future<Integer> result = callers.submit(() -> engine.send(hanging, CallContext.DEFAULT, cancel::set));
@@ -252,7 +252,7 @@ class BlockingSendTest {
 
   @Test
   void theCancelActionRunAfterTheCallEndedDoesNothing() throws Exception {
-    Hostpace engine = Hostpace.builder().time(time).limit("a.test", Limits.inFlight(1)).build();
+    Hostpace engine = Hostpace.builder().time(time).addLimit("a.test", Limits.inFlight(1)).build();
     BlockingExchange exchange = new BlockingExchange("http://a.test/", 200);
     AtomicReference<Runnable> cancel = new AtomicReference<>();
     assertThat(engine.send(exchange, CallContext.DEFAULT, cancel::set)).isEqualTo(200);
@@ -280,7 +280,7 @@ class BlockingSendTest {
 
   Hostpace budgeted() {
     return Hostpace.builder().time(time).timeoutPolicy(TimeoutPolicy.fixed(Duration.ofSeconds(2)))
-        .limit("a.test", Limits.inFlight(1)).build();
+        .addLimit("a.test", Limits.inFlight(1)).build();
   }
 
   @Test

@@ -92,7 +92,7 @@ class CallersThreadsTest {
     VirtualTime time = VirtualTime.create();
     // A host nothing is known of opens with one request in flight (SPEC P12): while the first
     // thread's request is in flight, every other thread's call waits in the queue.
-    Hostpace engine = Hostpace.builder().clock(time).timer(time).limits(Limits.inFlight(Integer.MAX_VALUE)).build();
+    Hostpace engine = Hostpace.builder().clock(time).timer(time).limitsForEveryHost(Limits.inFlight(Integer.MAX_VALUE)).build();
     int others = 3;
     int callsEach = 200;
     Map<Thread, AtomicInteger> othersSentBy = new ConcurrentHashMap<>();
@@ -152,7 +152,7 @@ class CallersThreadsTest {
   @Test
   void P13_threadsThatKeepSubmittingEachSendTheirOwnAndOfTheOthersAtMostAShareOfTheirOwn() throws Exception {
     VirtualTime time = VirtualTime.create();
-    Hostpace engine = Hostpace.builder().clock(time).timer(time).limits(Limits.inFlight(Integer.MAX_VALUE)).build();
+    Hostpace engine = Hostpace.builder().clock(time).timer(time).limitsForEveryHost(Limits.inFlight(Integer.MAX_VALUE)).build();
     int threads = 4;
     int callsEach = 5_000;
     Map<Thread, AtomicInteger> othersSentBy = new ConcurrentHashMap<>();

@@ -45,7 +45,7 @@ class ClosingTest {
 
   @Test
   void T8_callsWaitingInTheirQueueEndAtTheCloseAndTheOneInFlightGetsItsAnswer() {
-    Hostpace engine = engine().limit("a.test", Limits.inFlight(1)).build();
+    Hostpace engine = engine().addLimit("a.test", Limits.inFlight(1)).build();
     server.script(exchange -> Reply.ok().after(Duration.ofSeconds(1)));
     CompletableFuture<Response> first = engine.execute(server.get("http://a.test/1"));
     CompletableFuture<Response> second = engine.execute(server.get("http://a.test/2"));

@@ -33,27 +33,27 @@ class ConfigurationTest {
 
   @Test
   void aKeyThatIsNeitherAHostNorADomainGroupIsRejectedNamingTheKey() {
-    assertThatThrownBy(() -> Hostpace.builder().limit("*.wikidata", Limits.inFlight(1)))
+    assertThatThrownBy(() -> Hostpace.builder().addLimit("*.wikidata", Limits.inFlight(1)))
         .hasMessageStartingWith("host limit '*.wikidata' is not a domain: expected '*.' followed by a domain name");
-    assertThatThrownBy(() -> CallContext.builder().limit("exa mple.org", Limits.inFlight(1)))
+    assertThatThrownBy(() -> CallContext.builder().addLimit("exa mple.org", Limits.inFlight(1)))
         .hasMessageContaining("'exa mple.org'");
-    assertThatThrownBy(() -> Hostpace.builder().limit("http://example.org", Limits.inFlight(1)))
+    assertThatThrownBy(() -> Hostpace.builder().addLimit("http://example.org", Limits.inFlight(1)))
         .hasMessageContaining("'http://example.org'");
   }
 
   @Test
   void limitsWrittenAsTextNameTheKeyTheFieldAndTheValue() {
-    assertThatThrownBy(() -> Hostpace.builder().limit("x.org", "inFlight:zero"))
+    assertThatThrownBy(() -> Hostpace.builder().addLimit("x.org", "inFlight:zero"))
         .hasMessage("host limit 'x.org': inFlight 'zero' is not a whole number");
-    assertThatThrownBy(() -> Hostpace.builder().limit("x.org", "inFlight:0"))
+    assertThatThrownBy(() -> Hostpace.builder().addLimit("x.org", "inFlight:0"))
         .hasMessage("host limit 'x.org': inFlight must be at least 1, got 0");
-    assertThatThrownBy(() -> Hostpace.builder().limit("x.org", "perSecond:NaN"))
+    assertThatThrownBy(() -> Hostpace.builder().addLimit("x.org", "perSecond:NaN"))
         .hasMessage("host limit 'x.org': perSecond 'NaN' is not a decimal number");
-    assertThatThrownBy(() -> Hostpace.builder().limit("x.org", "perSecond:-1"))
+    assertThatThrownBy(() -> Hostpace.builder().addLimit("x.org", "perSecond:-1"))
         .hasMessage("host limit 'x.org': rate per second must be a positive finite number, got -1.0");
-    assertThatThrownBy(() -> Hostpace.builder().limit("x.org", "speed:3"))
+    assertThatThrownBy(() -> Hostpace.builder().addLimit("x.org", "speed:3"))
         .hasMessage("host limit 'x.org': limit 'speed' is unknown: expected inFlight, perSecond or rate");
-    assertThatThrownBy(() -> Hostpace.builder().limit("x.org", "rate:5/fortnight"))
+    assertThatThrownBy(() -> Hostpace.builder().addLimit("x.org", "rate:5/fortnight"))
         .hasMessageContaining("unknown period unit 'fortnight'");
   }
 
@@ -81,8 +81,8 @@ class ConfigurationTest {
 
   @Test
   void aKeyGivenTwiceInDifferentSpellingsIsRejected() {
-    assertThatThrownBy(() -> Hostpace.builder().limit("Example.org", Limits.inFlight(1))
-            .limit("example.org.", Limits.inFlight(2)).build())
+    assertThatThrownBy(() -> Hostpace.builder().addLimit("Example.org", Limits.inFlight(1))
+            .addLimit("example.org.", Limits.inFlight(2)).build())
         .hasMessageContaining("is given twice");
   }
 }

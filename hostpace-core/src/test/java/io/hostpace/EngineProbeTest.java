@@ -137,7 +137,7 @@ class EngineProbeTest {
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
         .timeoutPolicy(TimeoutPolicy.adaptive(settings().defaultBudget(Duration.ofSeconds(10))
             .decayAfter(Duration.ofSeconds(10), 4).build()))
-        .probe(head).limit("slow.test", Limits.inFlight(1)).build();
+        .probe(head).addLimit("slow.test", Limits.inFlight(1)).build();
     CallContext known = CallContext.builder().kind("known").build();
     server.script(exchange -> Reply.ok().after(Duration.ofSeconds(2)));
     engine.execute(server.get("http://slow.test/known"), known); // learned: 4 s

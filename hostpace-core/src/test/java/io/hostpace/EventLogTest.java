@@ -53,7 +53,7 @@ class EventLogTest {
   void L1_withDebugOffNoLineIsBuiltThoughAListenerHearsEveryEvent() {
     RecordingLogger log = new RecordingLogger(Level.INFO);
     List<HostpaceEvent> heard = new ArrayList<>();
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log).listener(heard::add).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log).addListener(heard::add).build();
     engine.execute(server.get("http://a.test/"));
     time.advance(Duration.ofSeconds(1));
 
@@ -76,10 +76,10 @@ class EventLogTest {
     IllegalStateException boom = new IllegalStateException("boom");
     List<String> heard = new ArrayList<>();
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
-        .listener(event -> {
+        .addListener(event -> {
           throw boom;
         })
-        .listener(event -> heard.add(event.getClass().getSimpleName()))
+        .addListener(event -> heard.add(event.getClass().getSimpleName()))
         .build();
     engine.execute(server.get("http://a.test/"));
     time.advance(Duration.ofSeconds(1));

@@ -176,7 +176,7 @@ class FirstContactPropertiesTest {
       this.random = new Random(load.seed());
       this.server = spec.limit().server(origin,
           spec.retryAfter() ? RefusingServer.RetryAfter.seconds(1) : RefusingServer.RetryAfter.none());
-      Hostpace.Builder builder = Hostpace.builder().time(time).listener(this::heard);
+      Hostpace.Builder builder = Hostpace.builder().time(time).addListener(this::heard);
       configure.accept(builder);
       this.engine = builder.build();
       for (int i = 0; i < load.requests(); i++) {
@@ -376,14 +376,14 @@ class FirstContactPropertiesTest {
       @ForAll @IntRange(min = 1, max = 48) int inFlight) {
     Limits limits = Limits.inFlight(inFlight);
     Consumer<Hostpace.Builder> engine = switch (told) {
-      case ENGINE_HOST -> builder -> builder.limit(HOST, limits);
-      case ENGINE_HOST_AND_PORT -> builder -> builder.limit(HOST_AND_PORT, limits);
-      case ENGINE_GROUP -> builder -> builder.limit(GROUP, limits);
+      case ENGINE_HOST -> builder -> builder.addLimit(HOST, limits);
+      case ENGINE_HOST_AND_PORT -> builder -> builder.addLimit(HOST_AND_PORT, limits);
+      case ENGINE_GROUP -> builder -> builder.addLimit(GROUP, limits);
       default -> builder -> {};
     };
     CallContext context = switch (told) {
-      case CONTEXT_HOST -> CallContext.builder().limit(HOST, limits).build();
-      case CONTEXT_GROUP -> CallContext.builder().limit(GROUP, limits).build();
+      case CONTEXT_HOST -> CallContext.builder().addLimit(HOST, limits).build();
+      case CONTEXT_GROUP -> CallContext.builder().addLimit(GROUP, limits).build();
       default -> CallContext.DEFAULT;
     };
     String authority = told == Told.ENGINE_HOST_AND_PORT ? HOST_AND_PORT : HOST;

@@ -57,7 +57,7 @@ class FirstContactTest {
 
   @Test
   void P12_theOpeningWidensUpToTheInFlightLimitAndEndsThere() {
-    Hostpace engine = gentle().limits(Limits.inFlight(4)).build();
+    Hostpace engine = gentle().limitsForEveryHost(Limits.inFlight(4)).build();
     submit(engine, "fresh.test", 20);
     time.advance(Duration.ofMillis(120));
     assertThat(server.starts()).hasSize(1 + 2 + 4);
@@ -165,9 +165,9 @@ class FirstContactTest {
 
   @Test
   void P12_aHostToldLimitsByItsKeyOrAGroupOpensWithWhatItWasTold() {
-    Hostpace byKey = gentle().limit("told.test", Limits.inFlight(8)).build();
+    Hostpace byKey = gentle().addLimit("told.test", Limits.inFlight(8)).build();
     submit(byKey, "told.test", 8);
-    Hostpace byGroup = gentle().limit("*.group.test", Limits.inFlight(6)).build();
+    Hostpace byGroup = gentle().addLimit("*.group.test", Limits.inFlight(6)).build();
     submit(byGroup, "a.group.test", 6);
     time.runDue();
 

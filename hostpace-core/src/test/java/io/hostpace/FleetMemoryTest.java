@@ -188,7 +188,7 @@ class FleetMemoryTest {
   void S3_whatIsKeptIsWrittenWhenItChangesNotOnEveryAnswer() {
     server.script(exchange -> Reply.ok());
     CountingKeeps member = new CountingKeeps(fleet.join());
-    Hostpace engine = Hostpace.builder().time(time).limit("qlever.test", Limits.inFlight(1)).fleet(member).build();
+    Hostpace engine = Hostpace.builder().time(time).addLimit("qlever.test", Limits.inFlight(1)).fleet(member).build();
     List<CompletableFuture<Response>> calls = fetch(engine, "r", 50);
     time.advance(Duration.ofSeconds(10));
 
@@ -246,7 +246,7 @@ class FleetMemoryTest {
     });
     List<CompletableFuture<Response>> calls = new ArrayList<>();
     for (int p = 0; p < 2; p++) {
-      Hostpace engine = Hostpace.builder().time(time).limit("qlever.test", Limits.inFlight(1)).fleet(member.get()).build();
+      Hostpace engine = Hostpace.builder().time(time).addLimit("qlever.test", Limits.inFlight(1)).fleet(member.get()).build();
       calls.addAll(fetch(engine, "p" + p + "-", 30));
     }
     time.runUntilIdle(Duration.ofMinutes(10));

@@ -94,11 +94,11 @@ class FleetPropertiesTest {
       for (int p = 0; p < load.processes(); p++) {
         Hostpace.Builder builder = Hostpace.builder().time(time);
         if (load.configured() == 1) {
-          builder.limit("api.fleet.test", Limits.inFlight(2));
+          builder.addLimit("api.fleet.test", Limits.inFlight(2));
         } else if (load.configured() == 2) {
-          builder.limit("*.fleet.test", Limits.inFlight(3));
+          builder.addLimit("*.fleet.test", Limits.inFlight(3));
         }
-        engines.add(builder.fleet(fleet.join()).listener(event -> {
+        engines.add(builder.fleet(fleet.join()).addListener(event -> {
           learnedALimit |= event instanceof HostpaceEvent.InFlightLimitChanged changed && changed.to() > 0;
           if (event instanceof HostpaceEvent.QuotaChanged changed && changed.to() != null) {
             learnedAQuota = true;

@@ -129,7 +129,7 @@ class FleetTest {
   void S2_aConfiguredRateIsTheFleetsNotEachProcesss() {
     List<Hostpace> processes = new ArrayList<>();
     for (int p = 0; p < 3; p++) {
-      processes.add(Hostpace.builder().widenFirstContact(false).time(time).limit("shared.test", Limits.rate(Rate.of(2, Duration.ofSeconds(1))))
+      processes.add(Hostpace.builder().widenFirstContact(false).time(time).addLimit("shared.test", Limits.rate(Rate.of(2, Duration.ofSeconds(1))))
           .fleet(fleet.join()).build());
     }
     List<CompletableFuture<Response>> calls = new ArrayList<>();
@@ -159,7 +159,7 @@ class FleetTest {
     // fleet told to wait asks a round trip early instead, and the two take turns.
     List<Hostpace> processes = new ArrayList<>();
     for (int p = 0; p < 2; p++) {
-      processes.add(Hostpace.builder().widenFirstContact(false).time(time).limit("shared.test", Limits.rate(Rate.of(1, Duration.ofSeconds(1))))
+      processes.add(Hostpace.builder().widenFirstContact(false).time(time).addLimit("shared.test", Limits.rate(Rate.of(1, Duration.ofSeconds(1))))
           .fleet(fleet.join()).build());
     }
     for (int i = 0; i < 20; i++) {
@@ -276,8 +276,8 @@ class FleetTest {
     List<String> placeClaims = new ArrayList<>();
     List<CompletableFuture<Response>> calls = new ArrayList<>();
     for (int p = 0; p < 2; p++) {
-      Hostpace process = Hostpace.builder().widenFirstContact(false).time(time).limits(Limits.inFlight(3))
-          .limit("gate.test", Limits.inFlight(2)).fleet(recordingPlaces(placeClaims)).build();
+      Hostpace process = Hostpace.builder().widenFirstContact(false).time(time).limitsForEveryHost(Limits.inFlight(3))
+          .addLimit("gate.test", Limits.inFlight(2)).fleet(recordingPlaces(placeClaims)).build();
       for (int i = 0; i < 4; i++) {
         calls.add(process.execute(server.get("http://gate.test/" + p + "-" + i)));
         calls.add(process.execute(server.get("http://other.test/" + p + "-" + i)));
@@ -304,7 +304,7 @@ class FleetTest {
     });
     List<Hostpace> processes = new ArrayList<>();
     for (int p = 0; p < 2; p++) {
-      processes.add(Hostpace.builder().widenFirstContact(false).time(time).limit("*.gate.test", Limits.inFlight(3)).fleet(fleet.join()).build());
+      processes.add(Hostpace.builder().widenFirstContact(false).time(time).addLimit("*.gate.test", Limits.inFlight(3)).fleet(fleet.join()).build());
     }
     List<CompletableFuture<Response>> calls = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
@@ -337,7 +337,7 @@ class FleetTest {
     List<Hostpace> processes = new ArrayList<>();
     for (int p = 0; p < 2; p++) {
       processes.add(Hostpace.builder().widenFirstContact(false).time(time).learningRule(everyMillisecondOnceRefused)
-          .limit("*.shared.test", Limits.inFlight(3)).fleet(fleet.join()).build());
+          .addLimit("*.shared.test", Limits.inFlight(3)).fleet(fleet.join()).build());
     }
     List<CompletableFuture<Response>> calls = new ArrayList<>();
     calls.add(processes.get(0).execute(server.get("http://api.shared.test/refuse"))); // paces the host and the group
@@ -360,7 +360,7 @@ class FleetTest {
     List<Hostpace> processes = new ArrayList<>();
     for (int p = 0; p < 3; p++) {
       processes.add(Hostpace.builder().widenFirstContact(false).time(time).learningRule(ONE_A_SECOND_ONCE_REFUSED)
-          .limit("*.shared.test", Limits.inFlight(3)).fleet(far.join()).build());
+          .addLimit("*.shared.test", Limits.inFlight(3)).fleet(far.join()).build());
     }
     processes.get(1).execute(server.get("http://api.shared.test/hold")); // the others hold the host:
     processes.get(2).execute(server.get("http://api.shared.test/hold")); // they learn from the refusal

@@ -23,7 +23,7 @@ class GroupAndContextTest {
 
   @Test
   void P5_aGroupCapsItsHostsTogetherAtAnyDepthButNotTheApex() {
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).limit("*.wikidata.org", Limits.inFlight(2)).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).addLimit("*.wikidata.org", Limits.inFlight(2)).build();
 
     submit(engine, CallContext.DEFAULT,
         "https://query.wikidata.org/1", "https://x.y.wikidata.org/1", "https://query-scholarly.wikidata.org/1",
@@ -40,8 +40,8 @@ class GroupAndContextTest {
   @Test
   void P5_aHostCanBeInSeveralGroups() {
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
-        .limit("*.wikidata.org", Limits.inFlight(3))
-        .limit("*.query.wikidata.org", Limits.inFlight(1))
+        .addLimit("*.wikidata.org", Limits.inFlight(3))
+        .addLimit("*.query.wikidata.org", Limits.inFlight(1))
         .build();
 
     submit(engine, CallContext.DEFAULT,
@@ -56,8 +56,8 @@ class GroupAndContextTest {
   @Test
   void P6_aHostsOwnRateHoldsInsideItsGroupsCap() {
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
-        .limit("*.wikidata.org", Limits.inFlight(10))
-        .limit("query.wikidata.org", Limits.perSecond(1))
+        .addLimit("*.wikidata.org", Limits.inFlight(10))
+        .addLimit("query.wikidata.org", Limits.perSecond(1))
         .build();
 
     submit(engine, CallContext.DEFAULT,
@@ -71,8 +71,8 @@ class GroupAndContextTest {
   @Test
   void P6_aGroupWithRoomDoesNotLetAHeldBackHostStartItsBacklogFasterThanItsRate() {
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
-        .limit("*.example.org", Limits.inFlight(2))
-        .limit("slow.example.org", Limits.perSecond(0.5))
+        .addLimit("*.example.org", Limits.inFlight(2))
+        .addLimit("slow.example.org", Limits.perSecond(0.5))
         .build();
     server.script(exchange -> Reply.ok().after(exchange.uri.getHost().startsWith("busy")
         ? Duration.ofSeconds(10) : Duration.ofMillis(100)));
@@ -94,7 +94,7 @@ class GroupAndContextTest {
 
   @Test
   void P7_groupServesTheOldestWaitingRequestFirst() {
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).limit("*.wikidata.org", Limits.inFlight(1)).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).addLimit("*.wikidata.org", Limits.inFlight(1)).build();
 
     // query.wikidata.org keeps requests waiting; commons' one request arrived before most of them.
     submit(engine, CallContext.DEFAULT, "https://query.wikidata.org/1", "https://query.wikidata.org/2");
@@ -113,8 +113,8 @@ class GroupAndContextTest {
   @Test
   void P8_contextsThatGiveAHostDifferentLimitsEachGetTheirOwnQueue() {
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).build();
-    CallContext one = CallContext.builder().limit("a.test", Limits.inFlight(1)).build();
-    CallContext three = CallContext.builder().limit("a.test", Limits.inFlight(3)).build();
+    CallContext one = CallContext.builder().addLimit("a.test", Limits.inFlight(1)).build();
+    CallContext three = CallContext.builder().addLimit("a.test", Limits.inFlight(3)).build();
 
     submit(engine, one, "http://a.test/one/1", "http://a.test/one/2", "http://a.test/one/3");
     submit(engine, three, "http://a.test/three/1", "http://a.test/three/2", "http://a.test/three/3",
@@ -129,8 +129,8 @@ class GroupAndContextTest {
   @Test
   void P8_contextsWithEqualLimitsShareOneQueue() {
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).build();
-    CallContext first = CallContext.builder().limit("a.test", Limits.inFlight(1)).build();
-    CallContext second = CallContext.builder().limits(Limits.inFlight(1)).build();
+    CallContext first = CallContext.builder().addLimit("a.test", Limits.inFlight(1)).build();
+    CallContext second = CallContext.builder().limitsForEveryHost(Limits.inFlight(1)).build();
 
     submit(engine, first, "http://a.test/first/1", "http://a.test/first/2");
     submit(engine, second, "http://a.test/second/1");
@@ -143,8 +143,8 @@ class GroupAndContextTest {
   @Test
   void P8_aRateSpacesOnlyTheRequestsItWasGivenSoAFasterContextIsNotHeldBack() {
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).build();
-    CallContext slow = CallContext.builder().limit("a.test", Limits.perSecond(0.5)).build();
-    CallContext fast = CallContext.builder().limit("a.test", Limits.perSecond(4)).build();
+    CallContext slow = CallContext.builder().addLimit("a.test", Limits.perSecond(0.5)).build();
+    CallContext fast = CallContext.builder().addLimit("a.test", Limits.perSecond(4)).build();
 
     submit(engine, slow, "http://a.test/slow/1", "http://a.test/slow/2");
     submit(engine, fast, "http://a.test/fast/1", "http://a.test/fast/2", "http://a.test/fast/3");
@@ -158,13 +158,13 @@ class GroupAndContextTest {
   void P8_aRateOutlivesItsQueueAndCarriesOverToTheNextContextWithTheSameLimits() {
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).build();
     server.script(exchange -> Reply.ok().after(Duration.ofMillis(100)));
-    CallContext tenSeconds = CallContext.builder().limit("a.test", Limits.perSecond(0.1)).build();
+    CallContext tenSeconds = CallContext.builder().addLimit("a.test", Limits.perSecond(0.1)).build();
 
     submit(engine, tenSeconds, "http://a.test/1");
     time.advance(Duration.ofSeconds(1));
     assertThat(queueCount(engine)).isZero();
 
-    CallContext sameLimits = CallContext.builder().limit("a.test", Limits.perSecond(0.1)).build();
+    CallContext sameLimits = CallContext.builder().addLimit("a.test", Limits.perSecond(0.1)).build();
     submit(engine, sameLimits, "http://a.test/2");
     time.advance(Duration.ofSeconds(20));
 
@@ -173,8 +173,8 @@ class GroupAndContextTest {
 
   @Test
   void P8_aHostsQueuesStartTheirRequestsInArrivalOrder() {
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).limit("*.example.org", Limits.inFlight(1)).build();
-    CallContext other = CallContext.builder().limit("a.example.org", Limits.inFlight(5)).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).addLimit("*.example.org", Limits.inFlight(1)).build();
+    CallContext other = CallContext.builder().addLimit("a.example.org", Limits.inFlight(5)).build();
 
     submit(engine, CallContext.DEFAULT, "http://a.example.org/default/1", "http://a.example.org/default/2");
     submit(engine, other, "http://a.example.org/other/1");
@@ -188,7 +188,7 @@ class GroupAndContextTest {
 
   @Test
   void P10_oneEngineSharesAHostsQueueAcrossAllItsCalls() {
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).limit("a.test", Limits.inFlight(1)).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).addLimit("a.test", Limits.inFlight(1)).build();
     // Two "clients" hand their calls to the same engine: they wait in one queue.
     submit(engine, CallContext.DEFAULT, "http://a.test/client1");
     submit(engine, CallContext.DEFAULT, "http://a.test/client2");
@@ -254,7 +254,7 @@ class GroupAndContextTest {
 
   @Test
   void P10_hostsThatDifferOnlyInCaseTrailingDotOrDefaultPortShareOneQueue() {
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).limit("example.org", Limits.inFlight(1)).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).addLimit("example.org", Limits.inFlight(1)).build();
 
     submit(engine, CallContext.DEFAULT, "http://Example.ORG./1", "http://example.org:80/2", "http://example.org/3");
     submit(engine, CallContext.DEFAULT, "http://bücher.example/1", "http://xn--bcher-kva.example/2");

@@ -30,7 +30,7 @@ class HostSpellingsTest {
 
   @Test
   void P4_aKeyWithPort80HoldsTheHostsRequestsOnEitherDefaultPort() {
-    Hostpace engine = engine().limit("example.test:80", Limits.inFlight(1)).build();
+    Hostpace engine = engine().addLimit("example.test:80", Limits.inFlight(1)).build();
 
     submit(engine, "http://example.test/1", "http://example.test:80/2", "https://example.test/3",
         "HTTPS://Example.TEST.:443/4");
@@ -41,7 +41,7 @@ class HostSpellingsTest {
 
   @Test
   void P4_aKeyWithADefaultPortDoesNotHoldTheHostOnAnotherPort() {
-    Hostpace engine = engine().limit("example.test:443", Limits.inFlight(1)).build();
+    Hostpace engine = engine().addLimit("example.test:443", Limits.inFlight(1)).build();
 
     submit(engine, "http://example.test:8080/1", "http://example.test:8080/2");
     time.runDue();
@@ -52,8 +52,8 @@ class HostSpellingsTest {
   @Test
   void P4_aKeyWithoutPortHoldsEveryPortAndOneWithADefaultPortStandsOverItThere() {
     Hostpace engine = engine()
-        .limit("example.test", Limits.inFlight(1))
-        .limit("example.test:80", Limits.inFlight(2))
+        .addLimit("example.test", Limits.inFlight(1))
+        .addLimit("example.test:80", Limits.inFlight(2))
         .build();
 
     submit(engine, "http://example.test/1", "https://example.test/2", "http://example.test:8080/3",
@@ -66,7 +66,7 @@ class HostSpellingsTest {
 
   @Test
   void P4_spellingsOfOneIpv6AddressAreOneHost() {
-    Hostpace engine = engine().limit("[0:0:0:0:0:0:0:1]:8080", Limits.inFlight(1)).build();
+    Hostpace engine = engine().addLimit("[0:0:0:0:0:0:0:1]:8080", Limits.inFlight(1)).build();
 
     submit(engine, "http://[::1]:8080/1", "http://[0:0:0:0:0:0:0:1]:8080/2", "http://[::0001]:8080/3");
     time.advance(Duration.ofSeconds(10));
@@ -76,7 +76,7 @@ class HostSpellingsTest {
 
   @Test
   void P4_spellingsOfOneIpv4AddressAreOneHost() {
-    Hostpace engine = engine().limit("127.1:8080", Limits.inFlight(1)).build();
+    Hostpace engine = engine().addLimit("127.1:8080", Limits.inFlight(1)).build();
 
     submit(engine, "http://127.0.0.1:8080/1", "http://2130706433:8080/2", "http://[::ffff:127.0.0.1]:8080/3",
         "http://127.000.000.001:8080/4", "http://127.0.1:8080/5");
@@ -88,7 +88,7 @@ class HostSpellingsTest {
   @Test
   void P4_aNameIsNotItsAddress() {
     // localhost is 127.0.0.1 only by a look-up, which a key never makes.
-    Hostpace engine = engine().limit("127.0.0.1", Limits.inFlight(1)).build();
+    Hostpace engine = engine().addLimit("127.0.0.1", Limits.inFlight(1)).build();
 
     submit(engine, "http://localhost/1", "http://127.0.0.1/2", "http://localhost/3");
     time.runDue();
@@ -128,23 +128,23 @@ class HostSpellingsTest {
 
   @Test
   void P4_oneKeyGivenTwoLimitsInTwoSpellingsIsRefusedNamingBoth() {
-    Hostpace.Builder builder = engine().limit("example.test:80", Limits.inFlight(1));
+    Hostpace.Builder builder = engine().addLimit("example.test:80", Limits.inFlight(1));
 
-    assertThatThrownBy(() -> builder.limit("Example.test.:443", Limits.inFlight(2)))
+    assertThatThrownBy(() -> builder.addLimit("Example.test.:443", Limits.inFlight(2)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("host limit 'Example.test.:443' {inFlight: 2} is given twice: 'example.test:80' has "
             + "{inFlight: 1} already, and both name 'example.test' at ports 80 and 443; give each host its limits once");
-    assertThatThrownBy(() -> CallContext.builder().limit("[::1]", "inFlight:1").limit("[0::1]", "inFlight:3"))
+    assertThatThrownBy(() -> CallContext.builder().addLimit("[::1]", "inFlight:1").addLimit("[0::1]", "inFlight:3"))
         .hasMessageStartingWith("host limit '[0::1]' {inFlight: 3} is given twice: '[::1]' has {inFlight: 1} already");
-    assertThatThrownBy(() -> CallContext.builder().limit("x.test", "inFlight:1").limit("x.test", "inFlight:3"))
+    assertThatThrownBy(() -> CallContext.builder().addLimit("x.test", "inFlight:1").addLimit("x.test", "inFlight:3"))
         .hasMessageContaining("is given twice");
   }
 
   @Test
   void P4_oneKeyGivenTheSameLimitsInTwoSpellingsIsKeptOnce() {
     Hostpace engine = engine()
-        .limit("example.test:80", Limits.inFlight(1))
-        .limit("EXAMPLE.test:443", Limits.inFlight(1))
+        .addLimit("example.test:80", Limits.inFlight(1))
+        .addLimit("EXAMPLE.test:443", Limits.inFlight(1))
         .build();
 
     submit(engine, "http://example.test/1", "https://example.test/2");
@@ -157,8 +157,8 @@ class HostSpellingsTest {
 
   @Test
   void P4_aContextsKeyInAnotherSpellingStandsOverTheEnginesForTheSameHost() {
-    Hostpace engine = engine().limit("[::ffff:127.0.0.1]", Limits.inFlight(5)).build();
-    CallContext context = CallContext.builder().limit("127.1", Limits.inFlight(1)).build();
+    Hostpace engine = engine().addLimit("[::ffff:127.0.0.1]", Limits.inFlight(5)).build();
+    CallContext context = CallContext.builder().addLimit("127.1", Limits.inFlight(1)).build();
 
     assertThat(engine.effectiveLimits(URI.create("http://127.0.0.1/"), context).inFlight()).isEqualTo(1);
     assertThat(engine.effectiveLimits(URI.create("http://127.0.0.1/"), CallContext.DEFAULT).inFlight()).isEqualTo(5);
@@ -166,13 +166,13 @@ class HostSpellingsTest {
 
   @Test
   void P4_aContextStartedFromAnotherKeepsItsKeysAndRefusesAConflictingOne() {
-    CallContext first = CallContext.builder().limit("Example.test", Limits.inFlight(1)).build();
+    CallContext first = CallContext.builder().addLimit("Example.test", Limits.inFlight(1)).build();
 
-    CallContext second = first.toBuilder().limit("other.test", Limits.inFlight(2)).build();
+    CallContext second = first.toBuilder().addLimit("other.test", Limits.inFlight(2)).build();
 
     Hostpace engine = engine().build();
     assertThat(engine.effectiveLimits(URI.create("http://example.test:8080/"), second).inFlight()).isEqualTo(1);
-    assertThatThrownBy(() -> first.toBuilder().limit("example.test.", Limits.inFlight(3)))
+    assertThatThrownBy(() -> first.toBuilder().addLimit("example.test.", Limits.inFlight(3)))
         .hasMessageContaining("is given twice");
   }
 }

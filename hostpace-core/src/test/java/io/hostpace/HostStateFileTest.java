@@ -44,7 +44,7 @@ class HostStateFileTest {
   long run(HostStateFile kept) {
     java.util.concurrent.atomic.AtomicLong refused = new java.util.concurrent.atomic.AtomicLong();
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).hostStateStore(kept)
-        .listener(event -> {
+        .addListener(event -> {
           if (event instanceof HostpaceEvent.Refused) {
             refused.incrementAndGet();
           }
@@ -76,7 +76,7 @@ class HostStateFileTest {
     run(first);
     first.save();
     java.util.List<HostpaceEvent> events = new java.util.ArrayList<>();
-    Hostpace next = Hostpace.builder().widenFirstContact(false).time(time).hostStateStore(load()).listener(events::add).build();
+    Hostpace next = Hostpace.builder().widenFirstContact(false).time(time).hostStateStore(load()).addListener(events::add).build();
     next.execute(server.get("http://qlever.test/again"));
     assertThat(events).filteredOn(HostpaceEvent.IntervalChanged.class::isInstance).first()
         .satisfies(e -> assertThat(((HostpaceEvent.IntervalChanged) e).from()).isZero())
@@ -227,7 +227,7 @@ class HostStateFileTest {
     server.script(exchange -> Reply.ok().after(Duration.ZERO));
     List<HostpaceEvent> events = new java.util.ArrayList<>();
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).hostStateStore(load())
-        .retryDelayLimit(Duration.ofSeconds(5)).listener(events::add).build();
+        .retryDelayLimit(Duration.ofSeconds(5)).addListener(events::add).build();
 
     engine.execute(server.get("http://kgf.test/1"));
     time.advance(Duration.ofMillis(4999));
@@ -245,7 +245,7 @@ class HostStateFileTest {
     Files.writeString(dir.resolve("state.tsv"), "window.test\t" + nowMillis + "\t0\t0\t0\t3\t10000000000\n");
     server.script(exchange -> Reply.ok().after(Duration.ofMillis(50)));
     List<HostpaceEvent> events = new java.util.ArrayList<>();
-    Hostpace engine = Hostpace.builder().time(time).hostStateStore(load()).listener(events::add).build();
+    Hostpace engine = Hostpace.builder().time(time).hostStateStore(load()).addListener(events::add).build();
 
     for (int i = 0; i < 7; i++) {
       engine.execute(server.get("http://window.test/" + i));
@@ -291,7 +291,7 @@ class HostStateFileTest {
   /** {@code count} requests at once to a host counting a fixed window, through an engine on {@code kept}; what the listener heard. */
   List<HostpaceEvent> runOf(HostStateFile kept, int count, String name) {
     List<HostpaceEvent> events = new java.util.ArrayList<>();
-    Hostpace engine = Hostpace.builder().time(time).hostStateStore(kept).listener(events::add).build();
+    Hostpace engine = Hostpace.builder().time(time).hostStateStore(kept).addListener(events::add).build();
     for (int i = 0; i < count; i++) {
       engine.execute(server.get("http://api.test/" + name + "/" + i));
     }

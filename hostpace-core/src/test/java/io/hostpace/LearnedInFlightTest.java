@@ -56,7 +56,7 @@ class LearnedInFlightTest {
 
   @Test
   void afterTheFirstPauseTheDefaultRuleSendsFourAtOnceAndProbesForAFifthOnlyAfterTenSeconds() {
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).listener(events::add).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).addListener(events::add).build();
     List<CompletableFuture<Response>> calls = send(engine, 100);
     time.advance(Duration.ofMillis(600));
     assertThat(kgf(engine).inFlightLimit()).isEqualTo(4);
@@ -102,7 +102,7 @@ class LearnedInFlightTest {
 
   @Test
   void aLimitIsAPlaceLimitTheConfiguredOneStillHoldsBelowIt() {
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).limit("kgf.test", Limits.inFlight(2)).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).addLimit("kgf.test", Limits.inFlight(2)).build();
     send(engine, 20);
     time.advance(Duration.ofSeconds(10));
 

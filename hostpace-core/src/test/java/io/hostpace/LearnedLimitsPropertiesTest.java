@@ -86,7 +86,7 @@ class LearnedLimitsPropertiesTest {
       this.limit = host.gate() ? new AdmissionGate(host.capacity())
           : FixedWindow.countingRefusals(host.capacity(), Duration.ofMillis(host.windowMillis()), origin);
       this.server = new FakeServer(time, exchange -> reply());
-      this.engine = Hostpace.builder().widenFirstContact(false).time(time).listener(event -> {
+      this.engine = Hostpace.builder().widenFirstContact(false).time(time).addListener(event -> {
         events.add(event);
         if (event instanceof HostpaceEvent.InFlightLimitChanged changed) {
           limitLearned |= changed.to() > 0;

@@ -32,7 +32,7 @@ class LearnedQuotaTest {
 
   @Test
   void afterTheFirstWindowTheEngineStartsAWindowsQuotaAtOnceAndFindsWhereTheWindowsBegin() {
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).listener(events::add).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).addListener(events::add).build();
     List<CompletableFuture<Response>> calls = new ArrayList<>();
     for (int i = 0; i < 200; i++) {
       calls.add(engine.execute(server.get("http://api.test/" + i)));
@@ -71,7 +71,7 @@ class LearnedQuotaTest {
       // Down from 5 s to 35 s, refusing everything; before and after, it takes all we send.
       return Reply.status(at >= 5 && at < 35 ? 503 : 200).after(Duration.ofMillis(50));
     });
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).listener(events::add).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).addListener(events::add).build();
     for (int i = 0; i < 1200; i++) {
       String uri = "http://api.test/" + i;
       time.schedule(() -> engine.execute(healthy.get(uri)), Duration.ofMillis(50L * i).toNanos()); // 20 a second

@@ -55,7 +55,7 @@ class ListenersTest {
         throw new IllegalStateException("boom");
       }
     };
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(quiet).listener(event -> {
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(quiet).addListener(event -> {
       throw new IllegalStateException("boom");
     }).build();
     CompletableFuture<Response> call =
@@ -67,7 +67,7 @@ class ListenersTest {
   @Test
   void everyDecisionIsAnEventInOrder() {
     List<HostpaceEvent> events = new ArrayList<>();
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).listener(events::add).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).addListener(events::add).build();
     engine.execute(server.get("http://a.test/"));
     time.advance(Duration.ofSeconds(1));
 
@@ -81,11 +81,11 @@ class ListenersTest {
   void severalListenersEachHearEveryEventInTheOrderAddedAndOneThatThrowsStopsNone() {
     List<String> heard = new ArrayList<>();
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(quiet)
-        .listener(event -> heard.add("first " + event.getClass().getSimpleName()))
-        .listener(event -> {
+        .addListener(event -> heard.add("first " + event.getClass().getSimpleName()))
+        .addListener(event -> {
           throw new IllegalStateException("a broken listener");
         })
-        .listener(event -> heard.add("third " + event.getClass().getSimpleName()))
+        .addListener(event -> heard.add("third " + event.getClass().getSimpleName()))
         .build();
     engine.execute(server.get("http://a.test/"));
     time.advance(Duration.ofSeconds(1));
@@ -105,7 +105,7 @@ class ListenersTest {
 
   @Test
   void theSnapshotTellsWhatTheEngineKnowsPerHostAndGroup() {
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).limit("*.example.org", Limits.inFlight(1)).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).addLimit("*.example.org", Limits.inFlight(1)).build();
     server.script(exchange -> exchange.uri.getPath().equals("/refused")
         ? Reply.refuse(429, "30").after(Duration.ZERO)
         : Reply.ok().after(Duration.ofSeconds(5)));

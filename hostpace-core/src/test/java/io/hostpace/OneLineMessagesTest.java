@@ -56,7 +56,7 @@ class OneLineMessagesTest {
       assertOneLine(message);
     }
     assertThat(messageOf(() -> Limits.parse("inFlight:1\rx"))).contains("'1\\rx'");
-    String forKey = messageOf(() -> Hostpace.builder().limit("a.example", "rate:\u001b[1m/s"));
+    String forKey = messageOf(() -> Hostpace.builder().addLimit("a.example", "rate:\u001b[1m/s"));
     assertOneLine(forKey);
     assertThat(forKey).contains("\\x1b[1m");
   }
@@ -64,8 +64,8 @@ class OneLineMessagesTest {
   @Test
   void P4_oneKeyGivenTwiceIsShownEscaped() {
     String message = messageOf(() -> Hostpace.builder()
-        .limit("Example.org\t", Limits.parse("inFlight:1"))
-        .limit("example.org\n", Limits.parse("inFlight:2")));
+        .addLimit("Example.org\t", Limits.parse("inFlight:1"))
+        .addLimit("example.org\n", Limits.parse("inFlight:2")));
     assertOneLine(message);
     assertThat(message).contains("'example.org\\n'").contains("'Example.org\\t'");
   }

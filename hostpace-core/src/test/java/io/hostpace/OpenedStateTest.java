@@ -41,7 +41,7 @@ class OpenedStateTest {
   @Test
   void S1_aStoresPauseOfADayIsHeldTo5sAndItsIntervalToTheClamp() {
     Hostpace engine = Hostpace.builder().time(time).hostStateStore(beyondTheLimits)
-        .retryDelayLimit(Duration.ofSeconds(5)).listener(events::add).build();
+        .retryDelayLimit(Duration.ofSeconds(5)).addListener(events::add).build();
 
     engine.execute(server.get("http://far.test/1"));
     time.advance(Duration.ofSeconds(6));

@@ -30,7 +30,7 @@ class PacingTest {
 
   @Test
   void P1_aRequestStartsWhenItsHostHasAPlaceAndItsRateAllows() {
-    Hostpace engine = engine().limit("a.test", Limits.inFlight(1).withPerSecond(1)).build();
+    Hostpace engine = engine().addLimit("a.test", Limits.inFlight(1).withPerSecond(1)).build();
     server.script(exchange -> Reply.ok().after(Duration.ofMillis(1500)));
 
     submit(engine, CallContext.DEFAULT, "http://a.test/1", "http://a.test/2", "http://a.test/3");
@@ -42,7 +42,7 @@ class PacingTest {
 
   @Test
   void P1_aRateSpacesStartsWhenPlacesAreFree() {
-    Hostpace engine = engine().limit("a.test", Limits.perSecond(2)).build();
+    Hostpace engine = engine().addLimit("a.test", Limits.perSecond(2)).build();
 
     submit(engine, CallContext.DEFAULT, "http://a.test/1", "http://a.test/2", "http://a.test/3");
     time.advance(Duration.ofSeconds(5));
@@ -54,7 +54,7 @@ class PacingTest {
 
   @Test
   void P2_aRequestHoldsItsPlaceUntilItsAnswerArrives() {
-    Hostpace engine = engine().limit("a.test", Limits.inFlight(2)).build();
+    Hostpace engine = engine().addLimit("a.test", Limits.inFlight(2)).build();
     server.script(exchange -> Reply.ok().after(Duration.ofSeconds(3)));
 
     submit(engine, CallContext.DEFAULT, "http://a.test/1", "http://a.test/2", "http://a.test/3");
@@ -84,9 +84,9 @@ class PacingTest {
 
   @Test
   void P3_aContextSetsInFlightForAllHosts() {
-    Hostpace engine = engine().limits(Limits.inFlight(5)).build();
+    Hostpace engine = engine().limitsForEveryHost(Limits.inFlight(5)).build();
     server.script(exchange -> Reply.ok().after(Duration.ofSeconds(1)));
-    CallContext two = CallContext.builder().limits(Limits.inFlight(2)).build();
+    CallContext two = CallContext.builder().limitsForEveryHost(Limits.inFlight(2)).build();
 
     submit(engine, two, "http://a.test/1", "http://a.test/2", "http://a.test/3");
     submit(engine, CallContext.DEFAULT, "http://b.test/1", "http://b.test/2", "http://b.test/3");
@@ -99,8 +99,8 @@ class PacingTest {
   @Test
   void P4_limitsAreKeyedByHostWithPortBeforeHostName() {
     Hostpace engine = engine()
-        .limit("a.test:8080", Limits.perSecond(1))
-        .limit("a.test", Limits.perSecond(2).withInFlight(7))
+        .addLimit("a.test:8080", Limits.perSecond(1))
+        .addLimit("a.test", Limits.perSecond(2).withInFlight(7))
         .build();
 
     assertThat(engine.effectiveLimits(java.net.URI.create("http://a.test:8080/"), CallContext.DEFAULT))
@@ -111,8 +111,8 @@ class PacingTest {
 
   @Test
   void P4_eachFieldFallsThroughContextThenEngineThenBuiltIn() {
-    Hostpace engine = engine().limit("qlever.dev", Limits.inFlight(3)).build();
-    CallContext context = CallContext.builder().limit("qlever.dev", Limits.perSecond(0.5)).build();
+    Hostpace engine = engine().addLimit("qlever.dev", Limits.inFlight(3)).build();
+    CallContext context = CallContext.builder().addLimit("qlever.dev", Limits.perSecond(0.5)).build();
     java.net.URI qlever = java.net.URI.create("https://qlever.dev/api/wikidata");
 
     assertThat(engine.effectiveLimits(qlever, CallContext.DEFAULT)).isEqualTo(new Limits(3, Rate.perSecond(1)));
@@ -132,14 +132,14 @@ class PacingTest {
     assertThat(server.startTimes("qlever.dev")).containsExactly("0.000", "1.120");
     assertThat(server.startTimes("uni-freiburg")).containsExactly("0.000", "1.120");
 
-    Hostpace faster = Hostpace.builder().widenFirstContact(false).time(time).limit("qlever.dev", Limits.perSecond(4)).build();
+    Hostpace faster = Hostpace.builder().widenFirstContact(false).time(time).addLimit("qlever.dev", Limits.perSecond(4)).build();
     assertThat(faster.effectiveLimits(java.net.URI.create("https://qlever.dev/"), CallContext.DEFAULT))
         .isEqualTo(new Limits(32, Rate.perSecond(4)));
   }
 
   @Test
   void P11_aRateGivenAsNPerIntervalAllowsThatBurst() {
-    Hostpace engine = engine().limit("a.test", Limits.rate(Rate.of(2, Duration.ofSeconds(1)))).build();
+    Hostpace engine = engine().addLimit("a.test", Limits.rate(Rate.of(2, Duration.ofSeconds(1)))).build();
 
     submit(engine, CallContext.DEFAULT,
         "http://a.test/1", "http://a.test/2", "http://a.test/3", "http://a.test/4", "http://a.test/5");
@@ -151,7 +151,7 @@ class PacingTest {
 
   @Test
   void P11_waitingRequestsStartInParallelNotAfterEachOthersAnswer() {
-    Hostpace engine = engine().limit("a.test", Limits.perSecond(2)).build();
+    Hostpace engine = engine().addLimit("a.test", Limits.perSecond(2)).build();
     server.script(exchange -> Reply.ok().after(Duration.ofSeconds(3)));
 
     submit(engine, CallContext.DEFAULT, "http://a.test/1", "http://a.test/2", "http://a.test/3");
@@ -162,7 +162,7 @@ class PacingTest {
 
   @Test
   void P11_theFirstRequestOfAnIdleHostNeverWaits() {
-    Hostpace engine = engine().limit("a.test", Limits.perSecond(0.1)).build();
+    Hostpace engine = engine().addLimit("a.test", Limits.perSecond(0.1)).build();
     submit(engine, CallContext.DEFAULT, "http://a.test/1");
     time.runDue();
     assertThat(server.starts()).containsExactly("0.000 /1");

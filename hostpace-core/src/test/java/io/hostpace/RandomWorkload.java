@@ -324,13 +324,13 @@ final class RandomWorkload {
       for (int i = 0; i < workload.hosts().size(); i++) {
         Limits limits = workload.hosts().get(i);
         if (limits != null) {
-          builder.limit(HOSTS.get(i), limits);
+          builder.addLimit(HOSTS.get(i), limits);
         }
       }
       for (int g = 0; g < GROUPS.size(); g++) {
         Limits limits = workload.groups().get(g);
         if (limits != null) {
-          builder.limit(GROUPS.get(g), limits);
+          builder.addLimit(GROUPS.get(g), limits);
         }
       }
       EngineSpec spec = workload.engine();
@@ -373,13 +373,13 @@ final class RandomWorkload {
         for (int i = 0; i < HOSTS.size(); i++) {
           Limits limits = context.hosts().get(i);
           if (limits != null) {
-            b.limit(HOSTS.get(i), limits);
+            b.addLimit(HOSTS.get(i), limits);
           }
         }
         for (int g = 0; g < GROUPS.size(); g++) {
           Limits limits = context.groups().get(g);
           if (limits != null) {
-            b.limit(GROUPS.get(g), limits);
+            b.addLimit(GROUPS.get(g), limits);
           }
         }
         if (context.retries() != null) {

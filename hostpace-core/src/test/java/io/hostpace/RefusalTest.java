@@ -34,7 +34,7 @@ class RefusalTest {
   final List<HostpaceEvent> events = new ArrayList<>();
 
   Hostpace.Builder engine() {
-    return Hostpace.builder().widenFirstContact(false).time(time).listener(events::add);
+    return Hostpace.builder().widenFirstContact(false).time(time).addListener(events::add);
   }
 
   CompletableFuture<Response> get(Hostpace engine, String uri) {
@@ -98,7 +98,7 @@ class RefusalTest {
 
   @Test
   void R1_aRefusalTeachesItsHostAndEachGroupItIsIn() {
-    Hostpace engine = engine().limit("*.wikidata.org", Limits.inFlight(10)).build();
+    Hostpace engine = engine().addLimit("*.wikidata.org", Limits.inFlight(10)).build();
     server.script(refuseFirst(1, Reply.status(429)));
     get(engine, "https://query.wikidata.org/sparql");
     time.advance(Duration.ofMillis(150));
@@ -268,7 +268,7 @@ class RefusalTest {
 
   @Test
   void R5_aRefusalChangesThePaceBeforeTheRefusedRequestGivesUpItsPlace() {
-    Hostpace engine = engine().limit("a.test", Limits.inFlight(1)).retries(0).build();
+    Hostpace engine = engine().addLimit("a.test", Limits.inFlight(1)).retries(0).build();
     server.script(exchange -> exchange.uri.getPath().equals("/1") ? Reply.status(429) : Reply.ok());
     get(engine, "http://a.test/1");
     get(engine, "http://a.test/2");
@@ -431,7 +431,7 @@ class RefusalTest {
 
   @Test
   void R8_aHostsAnnouncedQuotaPausesThatHostAndNotTheOthersOfItsGroup() {
-    Hostpace engine = engine().limit("*.example.test", Limits.inFlight(10)).build();
+    Hostpace engine = engine().addLimit("*.example.test", Limits.inFlight(10)).build();
     server.script(exchange -> exchange.uri.getHost().startsWith("a.")
         ? Reply.ok().header("X-RateLimit-Remaining", "0").header("X-RateLimit-Reset", "30")
         : Reply.ok());

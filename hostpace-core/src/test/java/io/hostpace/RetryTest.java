@@ -30,7 +30,7 @@ class RetryTest {
 
   @Test
   void T1_aRefusedRequestIsRetriedThroughItsQueueAheadOfRequestsThatArrivedAfterIt() {
-    Hostpace engine = engine().limit("a.test", Limits.inFlight(1)).build();
+    Hostpace engine = engine().addLimit("a.test", Limits.inFlight(1)).build();
     server.script(exchange -> exchange.uri.getPath().equals("/1") && exchange.sends == 1
         ? Reply.refuse(429, "1")
         : Reply.ok());
@@ -123,7 +123,7 @@ class RetryTest {
 
   @Test
   void T5_cancellingAWaitingRequestRemovesItAndFreesNothingItDoesNotHold() {
-    Hostpace engine = engine().limit("a.test", Limits.inFlight(1)).build();
+    Hostpace engine = engine().addLimit("a.test", Limits.inFlight(1)).build();
     server.script(exchange -> Reply.ok().after(Duration.ofSeconds(1)));
     engine.execute(server.get("http://a.test/1"));
     CompletableFuture<Response> second = engine.execute(server.get("http://a.test/2"));
@@ -144,7 +144,7 @@ class RetryTest {
 
   @Test
   void T5_cancellingAStartedRequestFreesItsPlaceAndCancelsTheAttempt() {
-    Hostpace engine = engine().limit("a.test", Limits.inFlight(1)).build();
+    Hostpace engine = engine().addLimit("a.test", Limits.inFlight(1)).build();
     server.script(exchange -> exchange.uri.getPath().equals("/1") ? Reply.never() : Reply.ok());
     FakeServer.FakeExchange hanging = server.get("http://a.test/1");
     CompletableFuture<Response> first = engine.execute(hanging);
@@ -161,7 +161,7 @@ class RetryTest {
 
   @Test
   void T5_aFutureTimedOutByTheCallerEndsTheCallAsACancellationDoes() {
-    Hostpace engine = engine().limit("a.test", Limits.inFlight(1)).build();
+    Hostpace engine = engine().addLimit("a.test", Limits.inFlight(1)).build();
     server.script(exchange -> exchange.uri.getPath().equals("/1") ? Reply.never() : Reply.ok());
     FakeServer.FakeExchange hanging = server.get("http://a.test/1");
     CompletableFuture<Response> first = engine.execute(hanging);
@@ -223,7 +223,7 @@ class RetryTest {
   @Test
   void T6_aRequestWhoseConnectionDiedBeforeAnyAnswerIsSentOnceMoreThroughItsQueuePacedAndCounted() {
     List<HostpaceEvent> events = new ArrayList<>();
-    Hostpace engine = engine().limit("a.test", Limits.parse("inFlight:1,perSecond:1")).listener(events::add).build();
+    Hostpace engine = engine().addLimit("a.test", Limits.parse("inFlight:1,perSecond:1")).addListener(events::add).build();
     server.script(exchange -> exchange.uri.getPath().equals("/1") && exchange.sends == 1
         ? Reply.deadConnection()
         : Reply.ok());
@@ -339,7 +339,7 @@ class RetryTest {
 
   @Test
   void anExchangeThatThrowsReadingTheAnswerFailsTheCallAndFreesItsPlace() {
-    Hostpace engine = engine().limit("a.test", Limits.inFlight(1)).build();
+    Hostpace engine = engine().addLimit("a.test", Limits.inFlight(1)).build();
     FakeServer.FakeExchange broken = server.new FakeExchange(java.net.URI.create("http://a.test/broken"), "GET", true) {
       @Override
       public int status(Response response) {

@@ -23,7 +23,7 @@ class TimeoutBudgetTest {
   @Test
   void D1_anAttemptWithNoAnswerWithinItsBudgetEndsAsATimeoutFreesItsPlaceAndIsNotRetried() {
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).timeoutPolicy(TimeoutPolicy.fixed(Duration.ofSeconds(2)))
-        .limit("a.test", Limits.inFlight(1)).build();
+        .addLimit("a.test", Limits.inFlight(1)).build();
     server.script(exchange -> exchange.uri.getPath().equals("/hang") ? Reply.never() : Reply.ok());
     FakeServer.FakeExchange hanging = server.get("http://a.test/hang");
     CompletableFuture<Response> call = engine.execute(hanging, CallContext.builder().retries(3).build());

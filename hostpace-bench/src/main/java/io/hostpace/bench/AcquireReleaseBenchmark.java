@@ -168,7 +168,7 @@ public class AcquireReleaseBenchmark {
     public void setUp() {
       // The whole limit from the first request: first contact (SPEC P12) would hold the second
       // call behind the first, which is never answered.
-      engine = Hostpace.builder().limits(Limits.inFlight(Integer.MAX_VALUE)).widenFirstContact(false).build();
+      engine = Hostpace.builder().limitsForEveryHost(Limits.inFlight(Integer.MAX_VALUE)).widenFirstContact(false).build();
       exchange = new AnsweredExchange();
       held = engine.execute(new NeverAnswered());
       CompletableFuture<Response> first = engine.execute(exchange);
@@ -203,7 +203,7 @@ public class AcquireReleaseBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-      engine = Hostpace.builder().limits(Limits.inFlight(Integer.MAX_VALUE)).build();
+      engine = Hostpace.builder().limitsForEveryHost(Limits.inFlight(Integer.MAX_VALUE)).build();
       exchanges = new AnsweredExchange[HOSTS];
       for (int i = 0; i < HOSTS; i++) {
         exchanges[i] = new AnsweredExchange(URI.create("http://h" + i + ".bench.test/resource"));
@@ -251,7 +251,7 @@ public class AcquireReleaseBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() {
-    engine = Hostpace.builder().limits(Limits.inFlight(Integer.MAX_VALUE)).build();
+    engine = Hostpace.builder().limitsForEveryHost(Limits.inFlight(Integer.MAX_VALUE)).build();
     exchange = new AnsweredExchange();
     CompletableFuture<Response> first = engine.execute(exchange);
     if (!first.isDone() || first.join() != OK) {

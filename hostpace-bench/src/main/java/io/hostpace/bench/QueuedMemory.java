@@ -141,7 +141,7 @@ public final class QueuedMemory {
    */
   private static double round(boolean exchangesCounted) throws InterruptedException {
     VirtualTime time = VirtualTime.create();
-    Hostpace engine = Hostpace.builder().time(time).limits(Limits.inFlight(1)).build();
+    Hostpace engine = Hostpace.builder().time(time).limitsForEveryHost(Limits.inFlight(1)).build();
     URI[] uris = new URI[HOSTS];
     CompletableFuture<?>[] holders = new CompletableFuture<?>[HOSTS];
     for (int i = 0; i < HOSTS; i++) {

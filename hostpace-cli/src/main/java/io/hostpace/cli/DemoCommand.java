@@ -186,7 +186,7 @@ final class DemoCommand implements java.util.concurrent.Callable<Integer> {
     long citiesRefusedBefore = cities.refusals();
     Hostpace.Builder engine = Hostpace.builder().retries(10);
     if (summary != null) {
-      engine.listener(summary);
+      engine.addListener(summary);
     }
     if (kept != null) {
       engine.hostStateStore(kept);

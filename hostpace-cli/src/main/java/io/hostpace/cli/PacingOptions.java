@@ -150,7 +150,7 @@ final class PacingOptions {
     Hostpace.Builder builder = Hostpace.builder()
         .retries(retries)
         .retryDelayLimit(seconds("--retry-delay-limit", retryDelayLimit, true))
-        .listener(listener);
+        .addListener(listener);
     if (timeoutPolicy == TimeoutPolicyName.adaptive) {
       Duration budget = timeout();
       builder.timeoutPolicy(TimeoutPolicy.adaptive(AdaptiveTimeouts.builder()
@@ -241,14 +241,14 @@ final class PacingOptions {
     if (maxRate != null) {
       everyHost = everyHost.withRate(rate(maxRate));
     }
-    context.limits(everyHost);
+    context.limitsForEveryHost(everyHost);
     for (String host : hosts) {
       int equals = host.indexOf('=');
       if (equals <= 0) {
         throw usage("--host '" + host + "' is not KEY=SPEC, such as 'qlever.dev=inFlight:1,perSecond:1'");
       }
       try {
-        context.limit(host.substring(0, equals).strip(), Limits.parse(host.substring(equals + 1)));
+        context.addLimit(host.substring(0, equals).strip(), Limits.parse(host.substring(equals + 1)));
       } catch (IllegalArgumentException e) {
         throw usage("--host '" + host + "': " + e.getMessage());
       }

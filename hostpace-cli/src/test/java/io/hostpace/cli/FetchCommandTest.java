@@ -162,7 +162,7 @@ class FetchCommandTest extends ServedCommandTest {
     assertThat(records()).hasSize(3).allSatisfy(line -> assertThat(line).contains("\"status\":200,\"attempts\":1,"));
     assertThat(server.requests).containsExactlyInAnyOrder("GET /1", "GET /2", "GET /3");
     assertThat(contextOf("--max-rate", "10", "--host", "a.test=inFlight:2")).hasToString(io.hostpace.CallContext.builder()
-        .limits(io.hostpace.Limits.perSecond(10)).limit("a.test", io.hostpace.Limits.inFlight(2)).build().toString());
+        .limitsForEveryHost(io.hostpace.Limits.perSecond(10)).addLimit("a.test", io.hostpace.Limits.inFlight(2)).build().toString());
   }
 
   /** The context {@code hostpace fetch args} would send its calls with. */

@@ -50,9 +50,9 @@ public final class PacingTrace {
     List<String> trace = new ArrayList<>();
     Hostpace engine = Hostpace.builder()
         .time(time)
-        .limits(Limits.inFlight(32))
+        .limitsForEveryHost(Limits.inFlight(32))
         .retries(20)
-        .listener(event -> trace.add(describe(event, origin)))
+        .addListener(event -> trace.add(describe(event, origin)))
         .build();
 
     List<CompletableFuture<Integer>> calls = new ArrayList<>();

@@ -26,7 +26,7 @@ final class HttpClient5Example {
   // end::httpclient5[]
 
   public static void main(String[] args) throws IOException {
-    Hostpace engine = Hostpace.builder().limit("qlever.dev", "inFlight:1,perSecond:1").build();
+    Hostpace engine = Hostpace.builder().addLimit("qlever.dev", "inFlight:1,perSecond:1").build();
     System.out.println(fetch(engine, "https://qlever.dev/"));
   }
 

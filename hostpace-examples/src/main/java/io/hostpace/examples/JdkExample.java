@@ -23,7 +23,7 @@ final class JdkExample {
   // end::jdk[]
 
   public static void main(String[] args) throws IOException, InterruptedException {
-    Hostpace engine = Hostpace.builder().limit("qlever.dev", "inFlight:1,perSecond:1").build();
+    Hostpace engine = Hostpace.builder().addLimit("qlever.dev", "inFlight:1,perSecond:1").build();
     System.out.println(fetch(engine, URI.create("https://qlever.dev/")));
   }
 

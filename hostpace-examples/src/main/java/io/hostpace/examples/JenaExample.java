@@ -19,7 +19,7 @@ final class JenaExample {
   static List<String> labels(Hostpace engine, String endpoint) {
     List<String> labels = new ArrayList<>();
     try (HostpaceJena.Installation installation = HostpaceJena.install(engine)) {
-      CallContext batch = CallContext.builder().limits(Limits.inFlight(2)).build();   // this batch's limits
+      CallContext batch = CallContext.builder().limitsForEveryHost(Limits.inFlight(2)).build();   // this batch's limits
       try (QueryExecution query = QueryExecutionHTTP.service(endpoint)
           .query("SELECT ?label { ?s <http://www.w3.org/2000/01/rdf-schema#label> ?label } LIMIT 10")
           .context(HostpaceJena.contextOf(batch))

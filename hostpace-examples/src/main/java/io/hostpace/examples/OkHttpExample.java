@@ -29,7 +29,7 @@ final class OkHttpExample {
   // end::okhttp[]
 
   public static void main(String[] args) throws IOException {
-    Hostpace engine = Hostpace.builder().limit("qlever.dev", "inFlight:1,perSecond:1").build();
+    Hostpace engine = Hostpace.builder().addLimit("qlever.dev", "inFlight:1,perSecond:1").build();
     System.out.println(fetch(engine, "https://qlever.dev/"));
   }
 

@@ -36,7 +36,7 @@ final class SpringExample {
   // end::spring[]
 
   public static void main(String[] args) {
-    Hostpace engine = Hostpace.builder().limit("qlever.dev", "inFlight:1,perSecond:1").build();
+    Hostpace engine = Hostpace.builder().addLimit("qlever.dev", "inFlight:1,perSecond:1").build();
     System.out.println(fetchWithRestClient(engine, "https://qlever.dev/"));
     System.out.println(fetchWithWebClient(engine, "https://qlever.dev/"));
   }

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
  * request's path. Fenced Java is compiled elsewhere (ReadmeQuotesTest, ExamplesTest) and skipped.
  *
  * <p>A Java name is {@code Type}, {@code Type.member}, {@code Type#member}, {@code Type.member(...)},
- * {@code Outer.Inner}, a chain such as {@code Type.builder().limit(...)}, or a qualified
+ * {@code Outer.Inner}, a chain such as {@code Type.builder().addLimit(...)}, or a qualified
  * {@code io.hostpace.x.Type} or package {@code io.hostpace.x}; {@code Type} is an UpperCamel word
  * with a lower-case letter, so {@code GET}, {@code SCENARIO} and {@code PT30S} are not names, and
  * keys, options, properties and files ({@code hostpace.retries}, {@code --timeout},

@@ -19,7 +19,7 @@ class ExamplesTest {
   private static final String TEXT = "text/plain; charset=utf-8";
 
   private final List<HostpaceEvent> events = new CopyOnWriteArrayList<>();
-  private final Hostpace engine = Hostpace.builder().listener(events::add).build();
+  private final Hostpace engine = Hostpace.builder().addListener(events::add).build();
 
   /** The attempts the engine started, in order: 1 and 2 when it retried the one refusal. */
   private List<Integer> startedAttempts() {

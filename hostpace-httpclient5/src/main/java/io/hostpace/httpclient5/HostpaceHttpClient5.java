@@ -36,7 +36,7 @@ import org.jspecify.annotations.Nullable;
  * the queue.
  *
  * <pre>{@code
- * Hostpace engine = Hostpace.builder().limit("qlever.dev", "inFlight:1,perSecond:1").build();
+ * Hostpace engine = Hostpace.builder().addLimit("qlever.dev", "inFlight:1,perSecond:1").build();
  * CloseableHttpClient client = HostpaceHttpClient5.pace(HttpClients.custom(), engine).build();
  * HttpClientContext context = HostpaceHttpClient5.withCallContext(HttpClientContext.create(), batch); // optional
  * try (ClassicHttpResponse response = client.executeOpen(null, new HttpGet("https://qlever.dev/api/..."), context)) { ... }

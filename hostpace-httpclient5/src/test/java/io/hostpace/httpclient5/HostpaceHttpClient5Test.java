@@ -47,7 +47,7 @@ import org.junit.jupiter.api.Test;
 class HostpaceHttpClient5Test {
 
   final List<HostpaceEvent> events = new CopyOnWriteArrayList<>();
-  final Hostpace engine = Hostpace.builder().listener(events::add).build();
+  final Hostpace engine = Hostpace.builder().addListener(events::add).build();
   final Opened opened = new Opened();
 
   @AfterEach
@@ -110,7 +110,7 @@ class HostpaceHttpClient5Test {
       Thread.sleep(100);
       TestServer.reply(exchange, 200, "ok");
     }));
-    CloseableHttpClient client = classic(CallContext.builder().limit(server.hostKey(), Limits.inFlight(1)).build());
+    CloseableHttpClient client = classic(CallContext.builder().addLimit(server.hostKey(), Limits.inFlight(1)).build());
     List<Thread> callers = new ArrayList<>();
     List<String> answers = new CopyOnWriteArrayList<>();
 
@@ -152,7 +152,7 @@ class HostpaceHttpClient5Test {
   @Test
   void T5_interruptingAClassicCallerWhoseCallWaitsFailsItAsHttpClientDoesAndKeepsTheInterrupt() throws Exception {
     RawServer raw = opened.add(RawServer.start());
-    CloseableHttpClient client = classic(CallContext.builder().limit(raw.hostKey(), Limits.inFlight(1)).build());
+    CloseableHttpClient client = classic(CallContext.builder().addLimit(raw.hostKey(), Limits.inFlight(1)).build());
     HttpGet hanging = new HttpGet(raw.uri("/hang"));
     Thread first = new Thread(() -> {
       try {
@@ -185,7 +185,7 @@ class HostpaceHttpClient5Test {
     // that its cancel misses the exchange; the handler keeps every dependency and cancels them all.
     RawServer raw = opened.add(RawServer.start());
     AdapterUnderTest async = opened.add(HttpClient5Clients.async(engine));
-    CallContext oneAtATime = CallContext.builder().limit(raw.hostKey(), Limits.inFlight(1)).build();
+    CallContext oneAtATime = CallContext.builder().addLimit(raw.hostKey(), Limits.inFlight(1)).build();
 
     for (int i = 1; i <= 40; i++) {
       Pending hanging = async.start(TestRequest.get(raw.uri("/hang")).context(oneAtATime));

@@ -34,7 +34,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>{@code
  * Hostpace engine = Hostpace.builder()
- *     .limit("query.wikidata.org", Limits.perSecond(5))
+ *     .addLimit("query.wikidata.org", Limits.perSecond(5))
  *     .userAgent("my-pipeline/1.0 (+https://example.org; ops@example.org)")
  *     .build();
  * HttpClient client = PacedHttpClient.wrap(HttpClient.newHttpClient(), engine);
@@ -45,7 +45,7 @@ import org.jspecify.annotations.Nullable;
  *
  * // a batch with its own limits: a view that shares the engine and the delegate
  * PacedHttpClient batch = PacedHttpClient.wrap(HttpClient.newHttpClient(), engine)
- *     .withContext(CallContext.builder().limits(Limits.inFlight(2)).retries(2).build());
+ *     .withContext(CallContext.builder().limitsForEveryHost(Limits.inFlight(2)).retries(2).build());
  * }</pre>
  *
  * <p>What it does with each request:

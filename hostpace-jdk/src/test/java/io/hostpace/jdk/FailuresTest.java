@@ -43,7 +43,7 @@ class FailuresTest {
   @BeforeEach
   void start() throws IOException {
     server = RawServer.start();
-    engine = Hostpace.builder().limit(server.hostKey(), Limits.inFlight(1)).listener(events::add).build();
+    engine = Hostpace.builder().addLimit(server.hostKey(), Limits.inFlight(1)).addListener(events::add).build();
     client = PacedHttpClient.wrap(HttpClient.newHttpClient(), engine);
   }
 

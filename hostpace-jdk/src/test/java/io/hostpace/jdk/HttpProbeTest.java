@@ -95,7 +95,7 @@ class HttpProbeTest {
   @Test
   void D6_theCallersOwnProbeIsSentAsBuiltAndKeepsItsUserAgent() throws Exception {
     List<Object> heard = new CopyOnWriteArrayList<>();
-    HttpProbe probe = HttpProbe.of(PacedHttpClient.wrap(http, Hostpace.builder().listener(heard::add).build()),
+    HttpProbe probe = HttpProbe.of(PacedHttpClient.wrap(http, Hostpace.builder().addListener(heard::add).build()),
         seen -> HttpRequest.newBuilder(seen.resolve("/health")).header("User-Agent", "mine").build());
 
     send(probe.exchange(uri("/api/items"), "test-agent/1"));

@@ -61,7 +61,7 @@ class PacedHttpClientTest {
   void I1_aViewBoundToAContextSharesTheEngineAndTheDelegate() {
     HttpClient delegate = HttpClient.newHttpClient();
     PacedHttpClient client = PacedHttpClient.wrap(delegate, engine);
-    CallContext batch = CallContext.builder().limits(Limits.inFlight(2)).retries(1).build();
+    CallContext batch = CallContext.builder().limitsForEveryHost(Limits.inFlight(2)).retries(1).build();
 
     PacedHttpClient view = client.withContext(batch);
 

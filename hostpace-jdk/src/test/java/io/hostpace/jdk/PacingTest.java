@@ -46,7 +46,7 @@ class PacingTest {
   }
 
   CallContext oneAtATime() {
-    return CallContext.builder().limit(server.hostKey(), Limits.inFlight(1)).build();
+    return CallContext.builder().addLimit(server.hostKey(), Limits.inFlight(1)).build();
   }
 
   List<HttpResponse<String>> getAll(PacedHttpClient through, String path, int n) {

@@ -40,7 +40,7 @@ class SeedHostsTest {
 
   // The whole in-flight limit at once to a new host (SPEC P3), as these tests count on.
   final List<HostpaceEvent> events = new CopyOnWriteArrayList<>();
-  final Hostpace engine = Hostpace.builder().widenFirstContact(false).listener(events::add).build();
+  final Hostpace engine = Hostpace.builder().widenFirstContact(false).addListener(events::add).build();
   final PacedHttpClient client = PacedHttpClient.wrap(HttpClient.newHttpClient(), engine);
   TestServer server;
 

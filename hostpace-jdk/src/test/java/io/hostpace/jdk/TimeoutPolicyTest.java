@@ -39,7 +39,7 @@ class TimeoutPolicyTest {
 
   @Test
   void D1_anAttemptOverItsBudgetEndsAsAnAttemptTimeoutAndFreesItsPlace() throws Exception {
-    Hostpace engine = Hostpace.builder().limit(server.hostKey(), Limits.inFlight(1))
+    Hostpace engine = Hostpace.builder().addLimit(server.hostKey(), Limits.inFlight(1))
         .timeoutPolicy(TimeoutPolicy.fixed(Duration.ofMillis(300))).build();
     PacedHttpClient client = PacedHttpClient.wrap(HttpClient.newHttpClient(), engine)
         .withContext(CallContext.builder().kind("heavy").build());

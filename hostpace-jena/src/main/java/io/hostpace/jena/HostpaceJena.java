@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * Hostpace engine = Hostpace.builder().retries(10).build();
  * try (HostpaceJena.Installation installation = HostpaceJena.install(engine)) {
  *   // a direct query, with limits of its own for this batch
- *   CallContext batch = CallContext.builder().limits(Limits.inFlight(2)).build();
+ *   CallContext batch = CallContext.builder().limitsForEveryHost(Limits.inFlight(2)).build();
  *   try (QueryExecution query = QueryExecutionHTTP.service("https://qlever.dev/api/wikidata")
  *       .query("SELECT * { ?s ?p ?o } LIMIT 1")
  *       .context(HostpaceJena.contextOf(batch))

@@ -34,7 +34,7 @@ class AnswerBoundsTest extends LiveJenaTest {
   @Test
   void T7_aResultLongerThanTheInstallationsCapFailsTheQueryBeforeItIsRead() throws Exception {
     RawServer raw = closeAfter(RawServer.start());
-    closeAfter(HostpaceJena.install(Hostpace.builder().listener(events).build(), MIB));
+    closeAfter(HostpaceJena.install(Hostpace.builder().addListener(events).build(), MIB));
 
     // Content-Length: 1 GiB, against a cap of 1 MiB.
     Throwable failure = ask(raw.uri("/huge").toString(), 15);

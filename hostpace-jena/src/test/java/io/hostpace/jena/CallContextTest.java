@@ -58,8 +58,8 @@ class CallContextTest extends LiveJenaTest {
     install(Hostpace.builder());
     InFlight ones = new InFlight();
     InFlight threes = new InFlight();
-    CallContext one = CallContext.builder().limit(endpoint.hostKey(), Limits.inFlight(1)).attemptListener(ones).build();
-    CallContext three = CallContext.builder().limit(endpoint.hostKey(), Limits.inFlight(3)).attemptListener(threes).build();
+    CallContext one = CallContext.builder().addLimit(endpoint.hostKey(), Limits.inFlight(1)).attemptListener(ones).build();
+    CallContext three = CallContext.builder().addLimit(endpoint.hostKey(), Limits.inFlight(3)).attemptListener(threes).build();
 
     ExecutorService pool = Executors.newFixedThreadPool(10);
     List<String> names = new ArrayList<>();

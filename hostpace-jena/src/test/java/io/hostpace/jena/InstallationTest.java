@@ -84,8 +84,8 @@ class InstallationTest extends LiveJenaTest {
 
   @Test
   void I2_aJenaContextGivesItsQueriesTheLastCallContextSetInIt() {
-    CallContext one = CallContext.builder().limits(Limits.inFlight(1)).build();
-    CallContext two = CallContext.builder().limits(Limits.inFlight(2)).build();
+    CallContext one = CallContext.builder().limitsForEveryHost(Limits.inFlight(1)).build();
+    CallContext two = CallContext.builder().limitsForEveryHost(Limits.inFlight(2)).build();
 
     Context context = HostpaceJena.contextOf(one);
     assertThat(HostpaceJena.callContext(context)).isSameAs(one);

@@ -84,7 +84,7 @@ abstract class LiveJenaTest {
 
   /** Installs Hostpace with an engine from {@code builder}, whose events {@link #events} counts. */
   HostpaceJena.Installation install(Hostpace.Builder builder) {
-    return closeAfter(HostpaceJena.install(builder.listener(events).build()));
+    return closeAfter(HostpaceJena.install(builder.addListener(events).build()));
   }
 
   /** {@code ex:person<i> ex:name "Person <i>"} for {@code i} below {@code count}. */

@@ -51,7 +51,7 @@ class SparqlProbeTest {
   @Test
   void D6_onceJenaIsInstalledTheDefaultProbeSendsThroughTheClientUnderneathNotThroughTheEngineAgain() throws Exception {
     List<Object> heard = new CopyOnWriteArrayList<>();
-    Hostpace engine = Hostpace.builder().listener(heard::add).build();
+    Hostpace engine = Hostpace.builder().addListener(heard::add).build();
     try (GatedEndpoint endpoint = GatedEndpoint.start(DatasetFactory.createTxnMem(), Gate.open());
         HostpaceJena.Installation installation = HostpaceJena.install(engine)) {
       Probe probe = SparqlProbe.ask();

@@ -14,14 +14,14 @@ import java.time.Duration;
  *
  * <pre>{@code
  * HostpaceMetrics metrics = HostpaceMetrics.create();                  // 100 host tags, then "other"
- * Hostpace engine = Hostpace.builder().listener(metrics.listener()).build();
+ * Hostpace engine = Hostpace.builder().addListener(metrics.listener()).build();
  * metrics.watch(engine).bindTo(registry);                              // or let Spring Boot bind it
  * }</pre>
  *
  * <p>The metrics hear the engine's decisions through {@link #listener()}, given to it when it is
  * built, and read what it knows from {@link Hostpace#snapshot()} once it is
  * {@linkplain #watch watched}. The engine's builder takes several listeners
- * ({@code .listener(metrics.listener()).listener(yours)}); {@link #combine} makes one of several
+ * ({@code .addListener(metrics.listener()).addListener(yours)}); {@link #combine} makes one of several
  * where a single listener is wanted.
  *
  * <h2>Meters</h2>

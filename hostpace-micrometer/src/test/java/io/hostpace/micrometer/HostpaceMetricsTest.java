@@ -46,7 +46,7 @@ class HostpaceMetricsTest {
   }
 
   Hostpace engine(HostpaceMetrics metrics, Hostpace.Builder builder) {
-    Hostpace engine = builder.time(time).listener(metrics.listener()).build();
+    Hostpace engine = builder.time(time).addListener(metrics.listener()).build();
     metrics.watch(engine).bindTo(registry);
     return engine;
   }
@@ -104,7 +104,7 @@ class HostpaceMetricsTest {
   @Test
   void P2_requestsInFlightAndWaitingAreGaugesOfTheSnapshot() {
     HostpaceMetrics metrics = metrics().build();
-    Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false).limit("a.test", Limits.inFlight(2)));
+    Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false).addLimit("a.test", Limits.inFlight(2)));
     ScriptedServer server = server(time, (uri, attempt) -> Reply.ok().after(Duration.ofSeconds(3)));
 
     // at 0 s three requests arrive; two start, one waits
@@ -270,7 +270,7 @@ class HostpaceMetricsTest {
   @Test
   void P1_theTimeSpentWaitingIsATimer() {
     HostpaceMetrics metrics = metrics().build();
-    Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false).limit("a.test", Limits.perSecond(1)));
+    Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false).addLimit("a.test", Limits.perSecond(1)));
     ScriptedServer server = server(time, (uri, attempt) -> Reply.ok());
 
     // at 0 s three requests arrive; they start at 0 s, 1.12 s and 2.14 s: a second and 20 ms
@@ -290,7 +290,7 @@ class HostpaceMetricsTest {
   @Test
   void P5_P7_aGroupHasMetersOfItsOwnThatCountItsHostsTogether() {
     HostpaceMetrics metrics = metrics().build();
-    Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false).limit("*.wikidata.org", Limits.inFlight(1)));
+    Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false).addLimit("*.wikidata.org", Limits.inFlight(1)));
     ScriptedServer server = server(time, (uri, attempt) -> Reply.ok().after(Duration.ofSeconds(1)));
 
     // at 0 s: query/1, query/2, commons/1 arrive; one place for the group; they start at 0, 1, 2 s
@@ -441,7 +441,7 @@ class HostpaceMetricsTest {
   @Test
   void gaugesReadZeroUntilAnEngineIsWatched() {
     HostpaceMetrics metrics = metrics().build();
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).listener(metrics.listener()).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).addListener(metrics.listener()).build();
     metrics.bindTo(registry);
     engine.execute(server(time, (uri, attempt) -> Reply.ok().after(Duration.ofSeconds(1))).get("http://a.test/"));
     at(0.5);
@@ -462,7 +462,7 @@ class HostpaceMetricsTest {
       throw new IllegalStateException("a listener that breaks");
     };
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
-        .listener(HostpaceMetrics.combine(throwing, metrics.listener(), event -> heard.add(event.getClass().getSimpleName())))
+        .addListener(HostpaceMetrics.combine(throwing, metrics.listener(), event -> heard.add(event.getClass().getSimpleName())))
         .build();
     metrics.watch(engine).bindTo(registry);
 
@@ -476,7 +476,7 @@ class HostpaceMetricsTest {
   @Test
   void aRegistryBoundLaterSeesEveryCountAndTheWaitsFromThenOn() {
     HostpaceMetrics metrics = metrics().build();
-    Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false).limit("a.test", Limits.perSecond(1)));
+    Hostpace engine = engine(metrics, Hostpace.builder().widenFirstContact(false).addLimit("a.test", Limits.perSecond(1)));
     ScriptedServer server = server(time, (uri, attempt) -> Reply.ok());
     SimpleMeterRegistry later = new SimpleMeterRegistry();
 
@@ -524,7 +524,7 @@ class HostpaceMetricsTest {
   void prometheusShowsEachNameOnceWithNoUnitDoubledAndCallsApartFromAttempts() {
     PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     HostpaceMetrics metrics = metrics().build();
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).listener(metrics.listener()).retries(1).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).addListener(metrics.listener()).retries(1).build();
     metrics.watch(engine).bindTo(prometheus);
     // at 0 s one call arrives; it is refused twice, so it gives up after its one retry: one call, two attempts
     engine.execute(server(time, (uri, attempt) -> Reply.status(429)).get("http://a.test/"));

@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * arrive, and is sent again through the queue when the host refuses it.
  *
  * <pre>{@code
- * Hostpace engine = Hostpace.builder().limit("qlever.dev", "inFlight:1,perSecond:1").build();
+ * Hostpace engine = Hostpace.builder().addLimit("qlever.dev", "inFlight:1,perSecond:1").build();
  * OkHttpClient client = HostpaceInterceptor.pace(new OkHttpClient.Builder(), engine)
  *     .callTimeout(Duration.ofMinutes(2))                 // the whole call, body included (SPEC T7)
  *     .build();

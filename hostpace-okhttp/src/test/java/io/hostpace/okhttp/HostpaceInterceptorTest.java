@@ -42,7 +42,7 @@ import org.junit.jupiter.api.Test;
 class HostpaceInterceptorTest {
 
   final List<HostpaceEvent> events = new CopyOnWriteArrayList<>();
-  final Hostpace engine = Hostpace.builder().listener(events::add).build();
+  final Hostpace engine = Hostpace.builder().addListener(events::add).build();
   final Opened opened = new Opened();
 
   @AfterEach
@@ -67,7 +67,7 @@ class HostpaceInterceptorTest {
       TestServer.reply(exchange, 200, "ok");
     }));
     OkHttpClient client = new OkHttpClient.Builder()
-        .addInterceptor(HostpaceInterceptor.of(engine, CallContext.builder().limit(server.hostKey(), Limits.inFlight(1)).build()))
+        .addInterceptor(HostpaceInterceptor.of(engine, CallContext.builder().addLimit(server.hostKey(), Limits.inFlight(1)).build()))
         .build();
 
     List<CompletableFuture<String>> calls = new ArrayList<>();
@@ -133,7 +133,7 @@ class HostpaceInterceptorTest {
   void T5_okHttpsCallTimeoutSpansTheWaitAndTakesAWaitingCallOutOfItsQueue() throws Exception {
     RawServer raw = opened.add(RawServer.start());
     OkHttpClient client = new OkHttpClient.Builder()
-        .addInterceptor(HostpaceInterceptor.of(engine, CallContext.builder().limit(raw.hostKey(), Limits.inFlight(1)).build()))
+        .addInterceptor(HostpaceInterceptor.of(engine, CallContext.builder().addLimit(raw.hostKey(), Limits.inFlight(1)).build()))
         .build();
     Call hanging = client.newCall(new Request.Builder().url(raw.uri("/hang").toString()).build());
     hanging.enqueue(new Callback() {
@@ -163,7 +163,7 @@ class HostpaceInterceptorTest {
   void T5_interruptingAThreadWhoseCallWaitsFailsItWithInterruptedIOExceptionAndKeepsTheInterrupt() throws Exception {
     RawServer raw = opened.add(RawServer.start());
     OkHttpClient client = new OkHttpClient.Builder()
-        .addInterceptor(HostpaceInterceptor.of(engine, CallContext.builder().limit(raw.hostKey(), Limits.inFlight(1)).build()))
+        .addInterceptor(HostpaceInterceptor.of(engine, CallContext.builder().addLimit(raw.hostKey(), Limits.inFlight(1)).build()))
         .build();
     Call hanging = client.newCall(new Request.Builder().url(raw.uri("/hang").toString()).build());
     CompletableFuture.runAsync(() -> {
@@ -206,7 +206,7 @@ class HostpaceInterceptorTest {
             inInterceptor.decrementAndGet();
           }
         })
-        .addInterceptor(HostpaceInterceptor.of(engine, CallContext.builder().limit(server.hostKey(), Limits.inFlight(1)).build()))
+        .addInterceptor(HostpaceInterceptor.of(engine, CallContext.builder().addLimit(server.hostKey(), Limits.inFlight(1)).build()))
         .build();
     List<CompletableFuture<String>> calls = new ArrayList<>();
 

@@ -241,7 +241,7 @@ class FleetFailuresTest {
       for (int w = 0; w < count; w++) {
         RedisFleet fleet = RedisFleet.connect(redis.uri(), fleetName);
         fleets.add(fleet);
-        Hostpace engine = Hostpace.builder().fleet(fleet).limit(server.hostKey(), limits).build();
+        Hostpace engine = Hostpace.builder().fleet(fleet).addLimit(server.hostKey(), limits).build();
         String name = "w" + w;
         AtomicInteger sent = new AtomicInteger();
         Thread caller = new Thread(() -> {
@@ -420,9 +420,9 @@ class FleetFailuresTest {
     RedisFleet fleetA = closed(RedisFleet.connect(redis.uri(), fleetName));
     RedisFleet fleetB = closed(RedisFleet.connect(redis.uri(), fleetName));
     Limits twoAtOnce = Limits.inFlight(limit);
-    Hostpace a = Hostpace.builder().fleet(fleetA).limit(server.hostKey(), twoAtOnce).build();
-    Hostpace b = Hostpace.builder().fleet(fleetB).limit(server.hostKey(), twoAtOnce)
-        .listener(event -> {
+    Hostpace a = Hostpace.builder().fleet(fleetA).addLimit(server.hostKey(), twoAtOnce).build();
+    Hostpace b = Hostpace.builder().fleet(fleetB).addLimit(server.hostKey(), twoAtOnce)
+        .addListener(event -> {
           if (event instanceof HostpaceEvent.Paused paused) {
             bPaused.complete(paused);
           }

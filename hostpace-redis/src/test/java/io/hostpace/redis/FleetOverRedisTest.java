@@ -98,7 +98,7 @@ class FleetOverRedisTest {
   void S2_aRetryAfterOneProcessMeetsPausesTheOtherThroughRedis() throws Exception {
     CompletableFuture<HostpaceEvent.Paused> pausedB = new CompletableFuture<>();
     Hostpace a = process().retries(0).build();
-    Hostpace b = process().listener(event -> {
+    Hostpace b = process().addListener(event -> {
       if (event instanceof HostpaceEvent.Paused paused) {
         pausedB.complete(paused);
       }
@@ -142,7 +142,7 @@ class FleetOverRedisTest {
     }
 
     List<HostpaceEvent> heard = Collections.synchronizedList(new ArrayList<>());
-    Hostpace late = process().learningRule(FIVE_A_SECOND_ONCE_REFUSED).listener(heard::add).build();
+    Hostpace late = process().learningRule(FIVE_A_SECOND_ONCE_REFUSED).addListener(heard::add).build();
     List<Answer> answers = new ArrayList<>();
     List<CompletableFuture<Integer>> calls = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
@@ -176,8 +176,8 @@ class FleetOverRedisTest {
 
   @Test
   void S2_twoProcessesHoldAGroupsInFlightLimitOfTwoTogetherThroughRedis() throws Exception {
-    Hostpace a = process().limit("*.gate.test", Limits.inFlight(2)).build();
-    Hostpace b = process().limit("*.gate.test", Limits.inFlight(2)).build();
+    Hostpace a = process().addLimit("*.gate.test", Limits.inFlight(2)).build();
+    Hostpace b = process().addLimit("*.gate.test", Limits.inFlight(2)).build();
     holdNoMoreThan(2, List.of(a, b), "a.gate.test", "b.gate.test", "c.gate.test"); // alone, each would hold 2
   }
 
@@ -251,8 +251,8 @@ class FleetOverRedisTest {
   @Tag("wall-clock")
   void S2_twoProcessesConfiguredAtOneStartEachSecondGoAtOneASecondTogether() throws Exception {
     Limits oneASecond = Limits.rate(Rate.of(1, Duration.ofSeconds(1)));
-    Hostpace a = process().limit("paced.test", oneASecond).build();
-    Hostpace b = process().limit("paced.test", oneASecond).build();
+    Hostpace a = process().addLimit("paced.test", oneASecond).build();
+    Hostpace b = process().addLimit("paced.test", oneASecond).build();
     List<Long> starts = sendTimes("paced.test", 2, List.of(a, b));
     // Alone, each engine would start its first two at 0 s and 1 s: two pairs. The fleet grants
     // one start a second in all, on Redis's clock; the engines' own clocks may differ from it by
@@ -270,7 +270,7 @@ class FleetOverRedisTest {
     Limits tenASecond = Limits.rate(Rate.of(10, Duration.ofSeconds(1)));
     List<Hostpace> processes = new ArrayList<>();
     for (int p = 0; p < 4; p++) {
-      processes.add(process().limit("ten.test", tenASecond).build());
+      processes.add(process().addLimit("ten.test", tenASecond).build());
     }
     List<Long> starts = sendTimes("ten.test", 15, processes); // 60 starts: about six seconds for the fleet
     // A window of a second holds at most 10 starts granted on Redis's clock; the engines' clock

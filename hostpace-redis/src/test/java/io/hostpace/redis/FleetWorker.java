@@ -48,7 +48,7 @@ final class FleetWorker {
     watchdog.start();
 
     RedisFleet fleet = RedisFleet.connect(redisUri, fleetName).placeLease(lease);
-    Hostpace engine = Hostpace.builder().fleet(fleet).limit(hostKey, Limits.inFlight(inFlight)).build();
+    Hostpace engine = Hostpace.builder().fleet(fleet).addLimit(hostKey, Limits.inFlight(inFlight)).build();
     HttpClient client = HttpGet.client();
     AtomicLong sent = new AtomicLong();
     for (int i = 0; i < callers; i++) {

@@ -184,8 +184,8 @@ class RedisFleetClusterTest {
     Limits oneASecond = Limits.rate(Rate.of(1, Duration.ofSeconds(1)));
     RedisFleet fleetA = process();
     RedisFleet fleetB = process();
-    Hostpace a = Hostpace.builder().fleet(fleetA).limit("dbpedia.org", oneASecond).build();
-    Hostpace b = Hostpace.builder().fleet(fleetB).limit("dbpedia.org", oneASecond).build();
+    Hostpace a = Hostpace.builder().fleet(fleetA).addLimit("dbpedia.org", oneASecond).build();
+    Hostpace b = Hostpace.builder().fleet(fleetB).addLimit("dbpedia.org", oneASecond).build();
     List<Long> starts = FleetOverRedisTest.sendTimes("dbpedia.org", 2, List.of(a, b));
     for (int i = 1; i < starts.size(); i++) {
       assertThat(starts.get(i) - starts.get(i - 1)).as("gap before start %d", i)
@@ -196,8 +196,8 @@ class RedisFleetClusterTest {
 
   @Test
   void S5_twoEnginesHoldAGroupsInFlightLimitOfTwoTogetherOverACluster() throws Exception {
-    Hostpace a = Hostpace.builder().fleet(process()).limit("*.uniprot.org", Limits.inFlight(2)).build();
-    Hostpace b = Hostpace.builder().fleet(process()).limit("*.uniprot.org", Limits.inFlight(2)).build();
+    Hostpace a = Hostpace.builder().fleet(process()).addLimit("*.uniprot.org", Limits.inFlight(2)).build();
+    Hostpace b = Hostpace.builder().fleet(process()).addLimit("*.uniprot.org", Limits.inFlight(2)).build();
     FleetOverRedisTest.holdNoMoreThan(2, List.of(a, b), "a.uniprot.org", "b.uniprot.org", "c.uniprot.org");
   }
 }

@@ -24,7 +24,7 @@ final class ConfiguredPacing implements PacingPolicy {
 
   @Override
   public void configure(Hostpace.Builder engine, ServerSpec server, ClientSpec client, boolean fleet) {
-    engine.limit(server.host(), limits(server, fleet ? 1 : client.processes()));
+    engine.addLimit(server.host(), limits(server, fleet ? 1 : client.processes()));
   }
 
   /** The server's limits, shared by {@code processes}. */

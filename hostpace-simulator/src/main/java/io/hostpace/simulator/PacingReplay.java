@@ -93,7 +93,7 @@ final class PacingReplay {
   }
 
   private Hostpace engine(ClientSpec client, ServerSpec server, HostStateStore store, @Nullable LocalFleet fleet) {
-    Hostpace.Builder builder = Hostpace.builder().time(time).limits(Limits.inFlight(client.inFlight()))
+    Hostpace.Builder builder = Hostpace.builder().time(time).limitsForEveryHost(Limits.inFlight(client.inFlight()))
         .hostStateStore(store);
     if (fleet != null) {
       builder.fleet(fleet.join());

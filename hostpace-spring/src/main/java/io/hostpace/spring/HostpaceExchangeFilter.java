@@ -24,7 +24,7 @@ import reactor.core.publisher.Mono;
  * entry in its host's queue, started by the engine's timer.
  *
  * <pre>{@code
- * Hostpace engine = Hostpace.builder().limit("qlever.dev", "inFlight:1,perSecond:1").build();
+ * Hostpace engine = Hostpace.builder().addLimit("qlever.dev", "inFlight:1,perSecond:1").build();
  * WebClient client = WebClient.builder().filter(HostpaceExchangeFilter.of(engine)).build();
  * Mono<String> answer = client.get().uri("https://qlever.dev/api/wikidata?query=...")
  *     .attribute(HostpaceRequestInterceptor.CALL_CONTEXT, batch)      // optional: this call's limits, retries, listener

@@ -24,7 +24,7 @@ import org.springframework.http.client.ClientHttpResponse;
  * queue when the host refuses it.
  *
  * <pre>{@code
- * Hostpace engine = Hostpace.builder().limit("query.wikidata.org", Limits.perSecond(5)).build();
+ * Hostpace engine = Hostpace.builder().addLimit("query.wikidata.org", Limits.perSecond(5)).build();
  * RestClient client = RestClient.builder().requestInterceptor(HostpaceRequestInterceptor.of(engine)).build();
  * String json = client.get().uri("https://query.wikidata.org/sparql?query=...")
  *     .attribute(HostpaceRequestInterceptor.CALL_CONTEXT, batch)      // optional: this call's limits, retries, listener

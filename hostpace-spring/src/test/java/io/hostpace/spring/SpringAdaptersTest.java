@@ -62,7 +62,7 @@ class SpringAdaptersTest {
     Set<String> attemptThreads = ConcurrentHashMap.newKeySet();
     WebClient client = WebClient.builder()
         .clientConnector(new ReactorClientHttpConnector(HttpClient.create().runOn(oneLoop)))
-        .filter(HostpaceExchangeFilter.of(engine, CallContext.builder().limit(server.hostKey(), Limits.inFlight(1)).build()))
+        .filter(HostpaceExchangeFilter.of(engine, CallContext.builder().addLimit(server.hostKey(), Limits.inFlight(1)).build()))
         .filter((request, next) -> {
           attemptThreads.add(Thread.currentThread().getName());
           return next.exchange(request);
@@ -142,7 +142,7 @@ class SpringAdaptersTest {
   void T5_interruptingARestClientCallerWhoseCallWaitsCancelsItAndKeepsTheInterrupt() throws Exception {
     RawServer raw = opened.add(RawServer.start());
     RestClient client = restClient()
-        .requestInterceptor(HostpaceRequestInterceptor.of(engine, CallContext.builder().limit(raw.hostKey(), Limits.inFlight(1)).build()))
+        .requestInterceptor(HostpaceRequestInterceptor.of(engine, CallContext.builder().addLimit(raw.hostKey(), Limits.inFlight(1)).build()))
         .build();
     Thread first = new Thread(() -> {
       try {
@@ -175,14 +175,14 @@ class SpringAdaptersTest {
     TestServer server = opened.add(TestServer.start(Refusing.always(503, "0")));
     List<String> started = new java.util.concurrent.CopyOnWriteArrayList<>();
     List<Long> startedAt = new java.util.concurrent.CopyOnWriteArrayList<>();
-    Hostpace listened = Hostpace.builder().listener(event -> {
+    Hostpace listened = Hostpace.builder().addListener(event -> {
       if (event instanceof io.hostpace.HostpaceEvent.Started start) {
         started.add(start.uri().getPath());
         startedAt.add(start.atNanos());
       }
     }).build();
     // The engine retries nothing here; Spring's RetryTemplate retries twice, at once.
-    CallContext fiveASecond = CallContext.builder().retries(0).limit(server.hostKey(), Limits.perSecond(5)).build();
+    CallContext fiveASecond = CallContext.builder().retries(0).addLimit(server.hostKey(), Limits.perSecond(5)).build();
     RestClient client = restClient().requestInterceptor(HostpaceRequestInterceptor.of(listened, fiveASecond)).build();
     org.springframework.core.retry.RetryTemplate retry = new org.springframework.core.retry.RetryTemplate(
         org.springframework.core.retry.RetryPolicy.builder().maxRetries(2).delay(Duration.ZERO).build());

@@ -90,7 +90,7 @@ public abstract class AdapterContract {
 
   @BeforeEach
   void startEngine() {
-    engine = Hostpace.builder().listener(events::add).build();
+    engine = Hostpace.builder().addListener(events::add).build();
     adapter = opened(adapter(engine));
   }
 
@@ -128,7 +128,7 @@ public abstract class AdapterContract {
 
   /** A context that holds {@code hostKey} to one request in flight. */
   protected static CallContext oneAtATime(String hostKey) {
-    return CallContext.builder().limit(hostKey, Limits.inFlight(1)).build();
+    return CallContext.builder().addLimit(hostKey, Limits.inFlight(1)).build();
   }
 
   /** Starts each request and waits for every outcome, in the order given. */
@@ -251,7 +251,7 @@ public abstract class AdapterContract {
   void P1_P4_aContextsInFlightOfOneHoldsTheServerToOneRequestAtATimeWhileWithoutItTheyOverlap() throws Exception {
     // The whole default in-flight limit from the first request (SPEC P3): first contact's opening
     // at one (P12) is its own scenario, in core.
-    engine = Hostpace.builder().widenFirstContact(false).listener(events::add).build();
+    engine = Hostpace.builder().widenFirstContact(false).addListener(events::add).build();
     adapter = opened(adapter(engine));
     // A held request is worked on for 150 ms, long enough for the next to overlap it if it were
     // let through. A free one waits for another to be worked on beside it, which only an engine
@@ -286,7 +286,7 @@ public abstract class AdapterContract {
   @Test
   void P1_aRateSpacesTheStartsOfAHostsRequests() throws Exception {
     TestServer server = server((request, exchange) -> TestServer.reply(exchange, 200, "ok"));
-    CallContext fourASecond = CallContext.builder().limit(server.hostKey(), Limits.perSecond(4)).build();
+    CallContext fourASecond = CallContext.builder().addLimit(server.hostKey(), Limits.perSecond(4)).build();
 
     // At 0 s four requests arrive; they start at 0, 0.25, 0.5 and 0.75 s.
     List<Outcome> outcomes = sendAll(IntStream.rangeClosed(1, 4)
@@ -433,7 +433,7 @@ public abstract class AdapterContract {
     RawServer raw = rawServer();
     List<String> heard = new CopyOnWriteArrayList<>();
     CallContext listened = CallContext.builder()
-        .limit(raw.hostKey(), Limits.inFlight(1))
+        .addLimit(raw.hostKey(), Limits.inFlight(1))
         .attemptListener(new AttemptListener() {
           @Override
           public void settled(URI uri, int attempt, int status, @Nullable Throwable failure) {
@@ -631,7 +631,7 @@ public abstract class AdapterContract {
   @Test
   void D1_theEnginesTimeoutBudgetEndsAnAttemptThatGetsNoAnswerAndFreesItsPlace() throws Exception {
     warmUp(); // with the default engine, whose budget a client's start-up cannot pass
-    engine = Hostpace.builder().timeoutPolicy(TimeoutPolicy.fixed(Duration.ofSeconds(1))).listener(events::add).build();
+    engine = Hostpace.builder().timeoutPolicy(TimeoutPolicy.fixed(Duration.ofSeconds(1))).addListener(events::add).build();
     adapter = opened(adapter(engine));
     assumeTrue(adapter.abortsAtBudget(), "a blocking client that cannot be aborted: its own timeouts bound an attempt");
     RawServer raw = rawServer();

@@ -35,9 +35,9 @@ final class EngineFromProperties {
       Rate rate = named("hostpace.max-rate", () -> Rate.perSecond(maxRate));
       everyHost = everyHost.withRate(rate);
     }
-    builder.limits(everyHost);
+    builder.limitsForEveryHost(everyHost);
     for (Map.Entry<String, String> host : properties.getHosts().entrySet()) {
-      named("hostpace.hosts[" + host.getKey() + "]", () -> builder.limit(host.getKey(), host.getValue()));
+      named("hostpace.hosts[" + host.getKey() + "]", () -> builder.addLimit(host.getKey(), host.getValue()));
     }
     Integer retries = properties.getRetries();
     if (retries != null) {

@@ -167,7 +167,7 @@ public class HostpaceAutoConfiguration {
 
     @Bean
     HostpaceBuilderCustomizer hostpaceMetricsListener(HostpaceMetrics metrics) {
-      return builder -> builder.listener(metrics.listener());
+      return builder -> builder.addListener(metrics.listener());
     }
 
     @Bean

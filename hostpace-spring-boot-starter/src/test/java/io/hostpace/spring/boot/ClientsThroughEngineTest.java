@@ -32,7 +32,7 @@ class ClientsThroughEngineTest {
       new ApplicationContextRunner()
           .withConfiguration(AutoConfigurations.of(HostpaceAutoConfiguration.class, RestClientAutoConfiguration.class))
           .withPropertyValues("hostpace.user-agent=starter-test/1.0")
-          .withBean("heard", HostpaceBuilderCustomizer.class, () -> builder -> builder.listener(heard::add))
+          .withBean("heard", HostpaceBuilderCustomizer.class, () -> builder -> builder.addListener(heard::add))
           .run(context -> {
             RestClient client = context.getBean(RestClient.Builder.class).build();
 
