@@ -1,23 +1,16 @@
 package io.hostpace.cli;
 
+import io.hostpace.jdk.ForwardingHttpClient;
 import java.io.IOException;
 import java.math.BigDecimal;
-import java.net.Authenticator;
-import java.net.CookieHandler;
-import java.net.ProxySelector;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.PushPromiseHandler;
-import java.net.http.WebSocket;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -34,9 +27,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Callers that send at once, each one exchange at a time, each take a client of their own
  * ({@link #forOneCaller()}), so that {@link #lastCut()} is their own exchange's.
  */
-final class BoundedHttpClient extends HttpClient implements AutoCloseable {
+final class BoundedHttpClient extends ForwardingHttpClient {
 
-  private final HttpClient delegate;
   private final Duration timeout;
   private final String timeoutText;
   private final long maxBody;
@@ -59,7 +51,7 @@ final class BoundedHttpClient extends HttpClient implements AutoCloseable {
 
   private BoundedHttpClient(HttpClient delegate, Duration timeout, long maxBody, ScheduledThreadPoolExecutor timer,
       boolean ownsTimer) {
-    this.delegate = delegate;
+    super(delegate);
     this.timeout = timeout;
     this.timeoutText = "--timeout " + seconds(timeout) + " s";
     this.maxBody = maxBody;
@@ -73,7 +65,7 @@ final class BoundedHttpClient extends HttpClient implements AutoCloseable {
    * nothing; closing this one stops the timer of both.
    */
   BoundedHttpClient forOneCaller() {
-    return new BoundedHttpClient(delegate, timeout, maxBody, timer, false);
+    return new BoundedHttpClient(delegate(), timeout, maxBody, timer, false);
   }
 
   /**
@@ -118,18 +110,18 @@ final class BoundedHttpClient extends HttpClient implements AutoCloseable {
 
   @Override
   public <T> HttpResponse<T> send(HttpRequest request, BodyHandler<T> handler) throws IOException, InterruptedException {
-    return delegate.send(request, bounded(request, handler));
+    return delegate().send(request, bounded(request, handler));
   }
 
   @Override
   public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler) {
-    return delegate.sendAsync(request, bounded(request, handler));
+    return delegate().sendAsync(request, bounded(request, handler));
   }
 
   @Override
   public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler,
       @Nullable PushPromiseHandler<T> pushPromiseHandler) {
-    return delegate.sendAsync(request, bounded(request, handler), pushPromiseHandler);
+    return delegate().sendAsync(request, bounded(request, handler), pushPromiseHandler);
   }
 
   /** Stops the timer, if this client made it; the delegate is the caller's. */
@@ -138,57 +130,5 @@ final class BoundedHttpClient extends HttpClient implements AutoCloseable {
     if (ownsTimer) {
       timer.shutdownNow();
     }
-  }
-
-  // ---------------------------------------------------------------- the delegate's
-
-  @Override
-  public Optional<CookieHandler> cookieHandler() {
-    return delegate.cookieHandler();
-  }
-
-  @Override
-  public Optional<Duration> connectTimeout() {
-    return delegate.connectTimeout();
-  }
-
-  @Override
-  public Redirect followRedirects() {
-    return delegate.followRedirects();
-  }
-
-  @Override
-  public Optional<ProxySelector> proxy() {
-    return delegate.proxy();
-  }
-
-  @Override
-  public SSLContext sslContext() {
-    return delegate.sslContext();
-  }
-
-  @Override
-  public SSLParameters sslParameters() {
-    return delegate.sslParameters();
-  }
-
-  @Override
-  public Optional<Authenticator> authenticator() {
-    return delegate.authenticator();
-  }
-
-  @Override
-  public Version version() {
-    return delegate.version();
-  }
-
-  @Override
-  public Optional<Executor> executor() {
-    return delegate.executor();
-  }
-
-  @Override
-  public WebSocket.Builder newWebSocketBuilder() {
-    return delegate.newWebSocketBuilder();
   }
 }
