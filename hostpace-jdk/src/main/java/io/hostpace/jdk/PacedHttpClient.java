@@ -60,7 +60,8 @@ import org.jspecify.annotations.Nullable;
  *     so a body that stalls or trickles cannot hold the caller. That holds for a body the caller
  *     streams ({@code ofInputStream}, {@code ofLines}) as for one read whole: give a request that
  *     streams for long a timeout that long. A request without a timeout waits as long as the
- *     server takes. An {@link java.net.http.HttpTimeoutException} reaches the caller as it is and
+ *     server takes. A body cut there fails with a {@link BodyTimeoutException}, which says what
+ *     had come. An {@link java.net.http.HttpTimeoutException} reaches the caller as it is and
  *     is never retried, nor is any other failure (SPEC T6).
  * <li>{@link #withMaxBodyBytes} caps the bodies of the responses (SPEC T7), for a caller that
  *     reads them whole.
@@ -118,8 +119,8 @@ public final class PacedHttpClient extends ForwardingHttpClient {
   /**
    * A view of this client whose responses may bring at most {@code maxBytes} bytes of body (SPEC
    * T7): a body over it fails, and its connection is closed, with an {@code IOException} that
-   * names the request and the cap; at once when its {@code Content-Length} says so, else when the
-   * byte over the cap comes. For a caller whose body handler reads the body whole (a string, a
+   * names the request and the cap ({@link BodyTooLargeException}, which says what had come); at
+   * once when its {@code Content-Length} says so, else when the byte over the cap comes. For a caller whose body handler reads the body whole (a string, a
    * byte array), so that an endless or huge body cannot exhaust its memory. The cap counts the
    * bytes as the delegate hands them on, after any decoding it does. It shares this client's
    * engine, context and delegate.
