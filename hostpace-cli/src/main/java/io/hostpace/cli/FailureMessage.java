@@ -3,6 +3,9 @@ package io.hostpace.cli;
 import io.hostpace.AttemptTimeoutException;
 import io.hostpace.EndpointDownException;
 import io.hostpace.internal.Failures;
+import io.hostpace.jdk.BodyCut;
+import io.hostpace.jdk.BodyTimeoutException;
+import io.hostpace.jdk.BodyTooLargeException;
 import java.io.EOFException;
 import java.net.ConnectException;
 import java.net.ProtocolException;
@@ -59,9 +62,9 @@ final class FailureMessage {
    */
   static @Nullable String ofExchange(Throwable failure, Duration timeout) {
     Throwable cause = Failures.unwrap(failure);
-    BodyCutException cut = cause(cause, BodyCutException.class);
+    String cut = cut(cause, timeout);
     if (cut != null) {
-      return message(cut);
+      return cut;
     }
     Throwable engine = cause(cause, EndpointDownException.class);
     if (engine == null) {
@@ -74,10 +77,10 @@ final class FailureMessage {
       return "DNS failure: the host name does not resolve";
     }
     if (cause(cause, HttpConnectTimeoutException.class) != null) {
-      return "connect timeout: no connection within --timeout " + BoundedHttpClient.seconds(timeout) + " s";
+      return "connect timeout: no connection within --timeout " + seconds(timeout) + " s";
     }
     if (cause(cause, HttpTimeoutException.class) != null) {
-      return "timeout: no response headers within --timeout " + BoundedHttpClient.seconds(timeout) + " s";
+      return "timeout: no response headers within --timeout " + seconds(timeout) + " s";
     }
     ConnectException connect = cause(cause, ConnectException.class);
     if (connect != null) {
@@ -106,6 +109,45 @@ final class FailureMessage {
       return "the server sent a malformed chunked body: a chunk's size is not a hexadecimal number of bytes";
     }
     return null;
+  }
+
+  /**
+   * What a body cut at {@code --timeout} or {@code --max-body} says (SPEC T7), in the options'
+   * terms, from the JDK adapter's account of the cut; null when {@code failure} is no cut.
+   */
+  private static @Nullable String cut(Throwable failure, Duration timeout) {
+    BodyTimeoutException late = cause(failure, BodyTimeoutException.class);
+    if (late != null) {
+      BodyCut cut = late.cut();
+      return "timeout: the body was not complete within --timeout " + seconds(timeout) + " s: " + cut.bytes()
+          + (cut.contentLength() >= 0 ? " of " + cut.contentLength() : "") + " bytes had come";
+    }
+    BodyTooLargeException large = cause(failure, BodyTooLargeException.class);
+    if (large == null) {
+      return null;
+    }
+    BodyCut cut = large.cut();
+    String cap = "--max-body " + ByteSize.format(large.maxBytes()) + " (" + large.maxBytes() + " bytes)";
+    if (large.declaredOver()) {
+      return "body too large: the server declared " + cut.contentLength() + " bytes, over " + cap + "; none was read";
+    }
+    return "body too large: more than " + cap + " came"
+        + (cut.contentLength() >= 0 ? " of the " + cut.contentLength() + " declared" : "") + "; the rest was not read";
+  }
+
+  /** How much of a body had come when it was cut, and the status its headers had; null when {@code failure} is no cut. */
+  static @Nullable BodyCut cutOf(Throwable failure) {
+    BodyTimeoutException late = cause(failure, BodyTimeoutException.class);
+    if (late != null) {
+      return late.cut();
+    }
+    BodyTooLargeException large = cause(failure, BodyTooLargeException.class);
+    return large != null ? large.cut() : null;
+  }
+
+  /** {@code 2}, {@code 0.3}: a duration in seconds as the user writes it. */
+  static String seconds(Duration duration) {
+    return java.math.BigDecimal.valueOf(duration.toNanos()).movePointLeft(9).stripTrailingZeros().toPlainString();
   }
 
   /** The first of {@code failure} and its causes that is a {@code kind}, or null. */

@@ -157,30 +157,18 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
       folder.deleteLeftovers(); // the bodies the stopped run was writing
     }
     HostSummary summary = new HostSummary();
-    BoundedHttpClient bounded = new BoundedHttpClient(
-        HttpClient.newBuilder().connectTimeout(timeout).build(), timeout, bodyCap);
+    HttpClient http = HttpClient.newBuilder().connectTimeout(timeout).build();
     // With the adaptive policy, a host held down is probed with a HEAD of its root (SPEC D6).
-    Hostpace engine;
-    try {
-      engine = pacing.engine(summary, io.hostpace.jdk.HttpProbe.head(bounded));
-    } catch (RuntimeException e) {
-      bounded.close();
-      throw e;
-    }
+    Hostpace engine = pacing.engine(summary, io.hostpace.jdk.HttpProbe.head(http));
 
-    OutputStream sink;
-    try {
-      sink = output == null ? streams.out() : done != null ? done.append(output) : Files.newOutputStream(output);
-    } catch (IOException e) {
-      bounded.close();
-      throw e;
-    }
+    OutputStream sink = output == null ? streams.out() : done != null ? done.append(output) : Files.newOutputStream(output);
     long start = System.nanoTime();
     // The calls as sent, to cancel on Ctrl-C: what waits leaves its queue, what is in flight its place.
     List<CompletableFuture<?>> sent = new java.util.concurrent.CopyOnWriteArrayList<>();
-    try (bounded; SaveFolder saving = folder; PrintStream records = new PrintStream(sink, true, StandardCharsets.UTF_8);
+    try (SaveFolder saving = folder; PrintStream records = new PrintStream(sink, true, StandardCharsets.UTF_8);
         InterruptHook interrupt = InterruptHook.install(() -> sent.forEach(call -> call.cancel(true)))) {
-      PacedHttpClient client = PacedHttpClient.wrap(bounded, engine);
+      // Each attempt's whole answer is held to --timeout, the request's, and its body to --max-body (SPEC T7).
+      PacedHttpClient client = PacedHttpClient.wrap(http, engine).withMaxBodyBytes(bodyCap);
       int width = Terminal.columns(System.getenv());
       boolean drawn = progress != null ? progress : !quiet && Terminal.ofThisProcess().standardErrorIsTerminal();
       Progress shown = Progress.start(engine, targets.size(), drawn ? streams.err() : null, io.hostpace.Clock.system(), width);
@@ -251,7 +239,7 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
     HttpRequest request;
     try {
       uri = uri(target);
-      HttpRequest.Builder builder = HttpRequest.newBuilder(uri).timeout(BoundedHttpClient.backstop(timeout))
+      HttpRequest.Builder builder = HttpRequest.newBuilder(uri).timeout(timeout)
           .method(verb, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
       for (String[] header : requestHeaders) {
         builder.header(header[0], header[1]);
@@ -275,7 +263,7 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
                 clock.waitedMillis(), response.body(), name, null);
           } else {
             // A body cut at its deadline or its cap keeps the status its headers had, and its count.
-            BodyCutException cut = FailureMessage.cause(failure, BodyCutException.class);
+            io.hostpace.jdk.BodyCut cut = FailureMessage.cutOf(failure);
             record = new FetchRecord(target, cut != null ? cut.status() : FetchRecord.NO_ANSWER, clock.attempts(),
                 clock.elapsedMillis(), clock.waitedMillis(), cut != null ? cut.bytes() : 0,
                 FailureMessage.describe(failure, timeout));

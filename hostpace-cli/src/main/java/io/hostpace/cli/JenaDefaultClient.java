@@ -4,7 +4,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Jena sends every query through one default client per JVM, and the commands that query
- * replace it for their run (bounded, and paced by an installed engine). One command at a time
+ * replace it for their run (paced by an installed engine). One command at a time
  * holds it, from reading the default to putting it back, so that two runs in one JVM queue
  * rather than one finding the other's client, or its installation, in place.
  */

@@ -5,7 +5,6 @@ import io.hostpace.Hostpace;
 import io.hostpace.jena.HostpaceJena;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,7 +70,7 @@ final class QueryBatch {
   }
 
   /** Where the jobs of a run send through, and how Ctrl-C reaches them. */
-  private record Run(HostpaceJena.Installation installation, BoundedHttpClient bounded, InterruptHook interrupt,
+  private record Run(HostpaceJena.Installation installation, InterruptHook interrupt,
       Set<Runnable> aborts, Set<Integer> refusalStatuses, boolean alone) {}
 
   /**
@@ -81,19 +80,10 @@ final class QueryBatch {
    */
   int run(List<SparqlJob> updates, List<SparqlJob> queries, @Nullable ResultsFolder folder) {
     boolean alone = folder == null && updates.isEmpty() && queries.size() == 1;
-    // Jena sends the queries, and any SERVICE clause, through its default client: bounded here, and
-    // paced by the installation, which wraps the default it finds. Both are put back at the end.
-    HttpClient jenaDefault = HttpEnv.getDftHttpClient();
-    BoundedHttpClient bounded = new BoundedHttpClient(jenaDefault, timeout, bodyCap);
+    // Jena sends the queries, and any SERVICE clause, through its default client, which the installation
+    // paces and caps at --max-body; each request's timeout, --timeout, bounds its whole answer (SPEC T7).
     // With the adaptive policy, an endpoint held down is probed with ASK {} (SPEC D6).
-    Hostpace engine;
-    try {
-      engine = pacing.engine(event -> {}, io.hostpace.jena.SparqlProbe.ask(bounded));
-    } catch (RuntimeException e) {
-      bounded.close();
-      throw e;
-    }
-    HttpEnv.setDftHttpClient(bounded);
+    Hostpace engine = pacing.engine(event -> {}, io.hostpace.jena.SparqlProbe.ask(HttpEnv.getDftHttpClient()));
     Set<Runnable> aborts = ConcurrentHashMap.newKeySet();
     List<SparqlOutcome> outcomes = new ArrayList<>();
     long start = System.nanoTime();
@@ -101,10 +91,8 @@ final class QueryBatch {
     boolean interrupted;
     // Ctrl-C abandons what runs; the run's thread then saves --state, as at any end.
     try (InterruptHook interrupt = InterruptHook.install(() -> aborts.forEach(Runnable::run))) {
-      try (bounded;
-          Restored restored = () -> HttpEnv.setDftHttpClient(jenaDefault);
-          HostpaceJena.Installation installation = HostpaceJena.install(engine)) {
-        Run run = new Run(installation, bounded, interrupt, aborts, engine.refusalStatuses().always(), alone);
+      try (HostpaceJena.Installation installation = HostpaceJena.install(engine, bodyCap)) {
+        Run run = new Run(installation, interrupt, aborts, engine.refusalStatuses().always(), alone);
         if (alone) {
           SparqlOutcome outcome = execute(run, queries.get(0), null);
           if (outcome != null) {
@@ -186,8 +174,7 @@ final class QueryBatch {
     AttemptClock clock = new AttemptClock(start);
     CallContext own = context.toBuilder().kind(job.name()).attemptListener(clock).build();
     // A client of its own, so that a results body cut at --timeout or --max-body is this query's.
-    BoundedHttpClient bounded = run.bounded().forOneCaller();
-    HttpClient client = run.installation().pace(bounded);
+    LastCutClient client = new LastCutClient(run.installation().client());
     String results = "";
     String failure = null;
     Runnable abort = null;
@@ -197,7 +184,7 @@ final class QueryBatch {
             .update(job.update())
             .httpClient(client)
             .context(HostpaceJena.contextOf(own))
-            .timeout(BoundedHttpClient.backstop(timeout).toMillis(), TimeUnit.MILLISECONDS)
+            .timeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
             .build();
         abort = execution::abort;
         run.aborts().add(abort);
@@ -210,7 +197,7 @@ final class QueryBatch {
         QueryExecution execution = QueryExecutionHTTP.service(endpoint)
             .query(query)
             .httpClient(client)
-            .timeout(BoundedHttpClient.backstop(timeout).toMillis(), TimeUnit.MILLISECONDS)
+            .timeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
             .context(HostpaceJena.contextOf(own))
             .build();
         abort = execution::abort;
@@ -232,7 +219,7 @@ final class QueryBatch {
       if (run.interrupt().interrupted()) {
         return null;
       }
-      failure = SparqlCommand.failure(e, timeout, bounded.lastCut());
+      failure = SparqlCommand.failure(e, timeout, client.lastCut());
     } catch (IOException e) {
       failure = "the results could not be written: " + Main.failure(e);
     } finally {
@@ -289,11 +276,5 @@ final class QueryBatch {
     };
     RDFDataMgr.write(out, model, lang);
     return Counted.of(model.size(), "triple", "triples");
-  }
-
-  /** Puts Jena's default client back however the run ended. */
-  private interface Restored extends AutoCloseable {
-    @Override
-    void close();
   }
 }

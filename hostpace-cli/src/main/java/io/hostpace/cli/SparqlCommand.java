@@ -178,7 +178,7 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
    *
    * @param cut how the body of the query's last exchange was cut, or null when it was not
    */
-  static String failure(RuntimeException e, Duration timeout, @Nullable BodyCutException cut) {
+  static String failure(RuntimeException e, Duration timeout, java.io.@Nullable IOException cut) {
     if (e instanceof QueryExceptionHTTP http && http.getStatusCode() > 0) {
       return "the endpoint answered " + http.getStatusCode() + ": " + firstLine(message(http));
     }

@@ -314,8 +314,8 @@ class HostileServerTest extends CommandTest {
     assertThat(err.strip()).isEqualTo("hostpace: the query failed: timeout: the body was not complete within "
         + "--timeout 0.5 s: 0 of 1048576 bytes had come");
     assertAbandoned("/stall");
-    // Jena's default client, bounded for the query, is Jena's own again.
-    assertThat(org.apache.jena.http.HttpEnv.getDftHttpClient()).isNotInstanceOf(BoundedHttpClient.class);
+    // Jena's default client, paced for the query, is Jena's own again.
+    assertThat(org.apache.jena.http.HttpEnv.getDftHttpClient()).isNotInstanceOf(io.hostpace.jdk.ForwardingHttpClient.class);
   }
 
   @Test

@@ -1,9 +1,7 @@
 package io.hostpace.jdk;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
-import java.io.IOException;
 import java.net.http.HttpResponse.BodySubscriber;
-import java.net.http.HttpTimeoutException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
@@ -18,8 +16,8 @@ import org.jspecify.annotations.Nullable;
  * A body subscriber held to its attempt's deadline and to a cap on the body's size (SPEC T7): it
  * hands the JDK's signals to the subscriber it wraps until the body ends, or until the deadline
  * passes or more bytes came than the cap allows; then it cancels the subscription, which closes
- * the connection, and fails the body with an {@link HttpTimeoutException} or an
- * {@link IOException} that names the cap.
+ * the connection, and fails the body with a {@link BodyTimeoutException} or a
+ * {@link BodyTooLargeException}, which say what of the body had come.
  *
  * <p>Why: the JDK ends an attempt whose headers do not come within the request's timeout, but not
  * one whose body stalls or trickles after them; nor does it stop a body that never ends. Example:
@@ -36,6 +34,9 @@ final class BoundedSubscriber<T> implements BodySubscriber<T> {
   private final BodySubscriber<T> delegate;
   private final String exchange;
   private final long maxBytes;
+  /** The answer's status, and the {@code Content-Length} it declared or -1: for the cut's account. */
+  private final int status;
+  private final long contentLength;
   /** Completes when the body has ended, whichever way; that cancels the deadline's timer. */
   private final CompletableFuture<Void> over = new CompletableFuture<>();
   @GuardedBy("this")
@@ -51,21 +52,25 @@ final class BoundedSubscriber<T> implements BodySubscriber<T> {
   /**
    * {@code delegate}, for {@code exchange} (such as {@code "GET https://example.org/"}), ended
    * {@code remainingNanos} from now when the request has a {@code timeout}, and capped at
-   * {@code maxBytes}; a body whose {@code contentLength} (-1 for unknown) is over the cap fails at once.
+   * {@code maxBytes}; a body whose {@code contentLength} (-1 for unknown) is over the cap fails at
+   * once. {@code status} is the answer's, for the account of a cut.
    */
   BoundedSubscriber(BodySubscriber<T> delegate, String exchange, @Nullable Duration timeout, long remainingNanos,
-      long maxBytes, long contentLength) {
+      long maxBytes, int status, long contentLength) {
     this.delegate = delegate;
     this.exchange = exchange;
     this.maxBytes = maxBytes;
+    this.status = status;
+    this.contentLength = contentLength;
     if (contentLength > maxBytes) {
-      early = overCap("its Content-Length is " + contentLength);
+      early = overCap("its Content-Length is " + contentLength, 0);
       over.complete(null);
     } else if (timeout != null) {
       long nanos = Math.max(remainingNanos, 1);
       over.orTimeout(nanos, TimeUnit.NANOSECONDS).whenComplete((done, failure) -> {
         if (failure instanceof TimeoutException) {
-          fail(new HttpTimeoutException(exchange + ": the answer was not read whole within the request's timeout of " + timeout));
+          fail(new BodyTimeoutException(exchange + ": the answer was not read whole within the request's timeout of "
+              + timeout, cut(received())));
         }
       });
     }
@@ -96,6 +101,7 @@ final class BoundedSubscriber<T> implements BodySubscriber<T> {
 
   @Override
   public void onNext(List<ByteBuffer> item) {
+    long count;
     long size = 0;
     for (ByteBuffer buffer : item) {
       size += buffer.remaining();
@@ -109,8 +115,9 @@ final class BoundedSubscriber<T> implements BodySubscriber<T> {
         delegate.onNext(item);
         return;
       }
+      count = received;
     }
-    fail(overCap(received() + " bytes came"));
+    fail(overCap(count + " bytes came", count));
   }
 
   @Override
@@ -162,7 +169,12 @@ final class BoundedSubscriber<T> implements BodySubscriber<T> {
     return received;
   }
 
-  private IOException overCap(String how) {
-    return new IOException(exchange + ": the body passes its cap of " + maxBytes + " bytes: " + how);
+  private BodyCut cut(long bytes) {
+    return new BodyCut(status, bytes, contentLength);
+  }
+
+  private BodyTooLargeException overCap(String how, long bytes) {
+    return new BodyTooLargeException(exchange + ": the body passes its cap of " + maxBytes + " bytes: " + how,
+        cut(bytes), maxBytes);
   }
 }

@@ -205,9 +205,25 @@ final class JdkExchange<T> implements Exchange<JdkExchange.Head<T>> {
         return subscriber;
       }
       long remaining = timeout == null ? -1 : timeout.toNanos() - (System.nanoTime() - sentAt);
-      long length = answer.headers().firstValueAsLong("Content-Length").orElse(-1);
       return new BoundedSubscriber<>(subscriber, request.method() + " " + shown(request.uri()), timeout, remaining,
-          maxBodyBytes, length);
+          maxBodyBytes, answer.statusCode(), declaredLength(answer));
+    }
+
+    /**
+     * The length of the body {@code answer} declares, or -1: none for the answer to a {@code HEAD}
+     * or a 1xx, 204 or 304, whose {@code Content-Length} is of a body it does not carry; none for a
+     * value that is not a number, as such a body is read as it comes and the count caps it.
+     */
+    private long declaredLength(ResponseInfo answer) {
+      int status = answer.statusCode();
+      if (request.method().equals("HEAD") || status / 100 == 1 || status == 204 || status == 304) {
+        return -1;
+      }
+      try {
+        return answer.headers().firstValueAsLong("Content-Length").orElse(-1);
+      } catch (NumberFormatException e) {
+        return -1;
+      }
     }
 
     void attach(CompletableFuture<HttpResponse<T>> delegateResponse) {

@@ -5,26 +5,18 @@ import io.hostpace.internal.Failures;
 import io.hostpace.Hostpace;
 import io.hostpace.internal.UserAgent;
 import java.io.IOException;
-import java.net.Authenticator;
-import java.net.CookieHandler;
-import java.net.ProxySelector;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublisher;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.PushPromiseHandler;
-import java.net.http.WebSocket;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executor;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -68,7 +60,8 @@ import org.jspecify.annotations.Nullable;
  *     so a body that stalls or trickles cannot hold the caller. That holds for a body the caller
  *     streams ({@code ofInputStream}, {@code ofLines}) as for one read whole: give a request that
  *     streams for long a timeout that long. A request without a timeout waits as long as the
- *     server takes. An {@link java.net.http.HttpTimeoutException} reaches the caller as it is and
+ *     server takes. A body cut there fails with a {@link BodyTimeoutException}, which says what
+ *     had come. An {@link java.net.http.HttpTimeoutException} reaches the caller as it is and
  *     is never retried, nor is any other failure (SPEC T6).
  * <li>{@link #withMaxBodyBytes} caps the bodies of the responses (SPEC T7), for a caller that
  *     reads them whole.
@@ -95,16 +88,15 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Thread-safe and immutable; {@link #withContext} views share the engine and the delegate.
  */
-public final class PacedHttpClient extends HttpClient implements AutoCloseable {
+public final class PacedHttpClient extends ForwardingHttpClient {
 
-  private final HttpClient delegate;
   private final Hostpace engine;
   private final CallContext context;
   /** The most bytes of body a response may bring; {@code Long.MAX_VALUE} for no cap. */
   private final long maxBodyBytes;
 
   private PacedHttpClient(HttpClient delegate, Hostpace engine, CallContext context, long maxBodyBytes) {
-    this.delegate = delegate;
+    super(delegate);
     this.engine = engine;
     this.context = context;
     this.maxBodyBytes = maxBodyBytes;
@@ -121,14 +113,14 @@ public final class PacedHttpClient extends HttpClient implements AutoCloseable {
    * listener. It shares this client's engine, and so its queues, and its delegate.
    */
   public PacedHttpClient withContext(CallContext context) {
-    return new PacedHttpClient(delegate, engine, Objects.requireNonNull(context, "context"), maxBodyBytes);
+    return new PacedHttpClient(delegate(), engine, Objects.requireNonNull(context, "context"), maxBodyBytes);
   }
 
   /**
    * A view of this client whose responses may bring at most {@code maxBytes} bytes of body (SPEC
    * T7): a body over it fails, and its connection is closed, with an {@code IOException} that
-   * names the request and the cap; at once when its {@code Content-Length} says so, else when the
-   * byte over the cap comes. For a caller whose body handler reads the body whole (a string, a
+   * names the request and the cap ({@link BodyTooLargeException}, which says what had come); at
+   * once when its {@code Content-Length} says so, else when the byte over the cap comes. For a caller whose body handler reads the body whole (a string, a
    * byte array), so that an endless or huge body cannot exhaust its memory. The cap counts the
    * bytes as the delegate hands them on, after any decoding it does. It shares this client's
    * engine, context and delegate.
@@ -139,7 +131,7 @@ public final class PacedHttpClient extends HttpClient implements AutoCloseable {
     if (maxBytes < 0) {
       throw new IllegalArgumentException("maxBytes is " + maxBytes + ": expected 0 or more bytes of body");
     }
-    return new PacedHttpClient(delegate, engine, context, maxBytes);
+    return new PacedHttpClient(delegate(), engine, context, maxBytes);
   }
 
   /** The most bytes of body a response may bring, or empty for no cap ({@link #withMaxBodyBytes}). */
@@ -158,8 +150,9 @@ public final class PacedHttpClient extends HttpClient implements AutoCloseable {
   }
 
   /** The client that sends each attempt. */
+  @Override
   public HttpClient delegate() {
-    return delegate;
+    return super.delegate();
   }
 
   /**
@@ -224,7 +217,7 @@ public final class PacedHttpClient extends HttpClient implements AutoCloseable {
       HttpRequest request, BodyHandler<T> handler, @Nullable PushPromiseHandler<T> pushPromiseHandler) {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(handler, "responseBodyHandler");
-    JdkExchange<T> exchange = new JdkExchange<>(delegate, withUserAgent(request), handler, pushPromiseHandler, maxBodyBytes);
+    JdkExchange<T> exchange = new JdkExchange<>(delegate(), withUserAgent(request), handler, pushPromiseHandler, maxBodyBytes);
     CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
     CompletableFuture<JdkExchange.Head<T>> call = engine.execute(exchange, context);
     call.whenComplete((head, failure) -> {
@@ -275,79 +268,6 @@ public final class PacedHttpClient extends HttpClient implements AutoCloseable {
 
   // ---------------------------------------------------------------- the delegate's
 
-  @Override
-  public Optional<CookieHandler> cookieHandler() {
-    return delegate.cookieHandler();
-  }
-
-  @Override
-  public Optional<Duration> connectTimeout() {
-    return delegate.connectTimeout();
-  }
-
-  @Override
-  public Redirect followRedirects() {
-    return delegate.followRedirects();
-  }
-
-  @Override
-  public Optional<ProxySelector> proxy() {
-    return delegate.proxy();
-  }
-
-  @Override
-  public SSLContext sslContext() {
-    return delegate.sslContext();
-  }
-
-  @Override
-  public SSLParameters sslParameters() {
-    return delegate.sslParameters();
-  }
-
-  @Override
-  public Optional<Authenticator> authenticator() {
-    return delegate.authenticator();
-  }
-
-  @Override
-  public Version version() {
-    return delegate.version();
-  }
-
-  @Override
-  public Optional<Executor> executor() {
-    return delegate.executor();
-  }
-
-  /** The delegate's: WebSockets are not paced. */
-  @Override
-  public WebSocket.Builder newWebSocketBuilder() {
-    return delegate.newWebSocketBuilder();
-  }
-
-  // Java 21's lifecycle: no @Override, so that this compiles for 17; see Lifecycle.
-
-  /** The delegate's {@code shutdown()} on Java 21 and later; nothing on 17. */
-  public void shutdown() {
-    Lifecycle.shutdown(delegate);
-  }
-
-  /** The delegate's {@code shutdownNow()} on Java 21 and later; nothing on 17. */
-  public void shutdownNow() {
-    Lifecycle.shutdownNow(delegate);
-  }
-
-  /** The delegate's {@code awaitTermination(duration)} on Java 21 and later; true on 17. */
-  public boolean awaitTermination(Duration duration) throws InterruptedException {
-    return Lifecycle.awaitTermination(delegate, duration);
-  }
-
-  /** The delegate's {@code isTerminated()} on Java 21 and later; false on 17. */
-  public boolean isTerminated() {
-    return Lifecycle.isTerminated(delegate);
-  }
-
   /**
    * The delegate's {@code close()} on Java 21 and later, which waits for its requests to
    * complete; nothing on 17. The engine is not closed: other clients share it. Views made with
@@ -355,12 +275,12 @@ public final class PacedHttpClient extends HttpClient implements AutoCloseable {
    */
   @Override
   public void close() {
-    Lifecycle.close(delegate);
+    super.close();
   }
 
   @Override
   public String toString() {
-    return "PacedHttpClient{delegate=" + delegate + ", context=" + context
+    return "PacedHttpClient{delegate=" + delegate() + ", context=" + context
         + (maxBodyBytes == Long.MAX_VALUE ? "" : ", maxBodyBytes=" + maxBodyBytes) + "}";
   }
 }

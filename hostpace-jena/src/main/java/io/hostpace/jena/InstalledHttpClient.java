@@ -1,23 +1,15 @@
 package io.hostpace.jena;
 
 import io.hostpace.CallContext;
+import io.hostpace.jdk.ForwardingHttpClient;
 import io.hostpace.jdk.PacedHttpClient;
 import java.io.IOException;
-import java.net.Authenticator;
-import java.net.CookieHandler;
-import java.net.ProxySelector;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.PushPromiseHandler;
-import java.net.http.WebSocket;
-import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,13 +19,16 @@ import org.jspecify.annotations.Nullable;
  * the {@link CallContextMarker} left that context on; this client takes it and sends the request
  * with it. A request without a mark goes with the paced client's own context.
  *
+ * <p>Its configuration, WebSockets and lifecycle are the paced client's, and so its delegate's.
+ *
  * <p>Immutable and thread-safe, as {@link PacedHttpClient} is.
  */
-final class InstalledHttpClient extends HttpClient {
+final class InstalledHttpClient extends ForwardingHttpClient {
 
   private final PacedHttpClient paced;
 
   InstalledHttpClient(PacedHttpClient paced) {
+    super(paced);
     this.paced = paced;
   }
 
@@ -66,59 +61,6 @@ final class InstalledHttpClient extends HttpClient {
   private CallContext contextOf(HttpRequest request) {
     CallContext marked = CallContextMarker.takeFor(request.uri());
     return marked != null ? marked : paced.context();
-  }
-
-  // ---------------------------------------------------------------- the paced client's
-
-  @Override
-  public Optional<CookieHandler> cookieHandler() {
-    return paced.cookieHandler();
-  }
-
-  @Override
-  public Optional<Duration> connectTimeout() {
-    return paced.connectTimeout();
-  }
-
-  @Override
-  public Redirect followRedirects() {
-    return paced.followRedirects();
-  }
-
-  @Override
-  public Optional<ProxySelector> proxy() {
-    return paced.proxy();
-  }
-
-  @Override
-  public SSLContext sslContext() {
-    return paced.sslContext();
-  }
-
-  @Override
-  public SSLParameters sslParameters() {
-    return paced.sslParameters();
-  }
-
-  @Override
-  public Optional<Authenticator> authenticator() {
-    return paced.authenticator();
-  }
-
-  @Override
-  public Version version() {
-    return paced.version();
-  }
-
-  @Override
-  public Optional<Executor> executor() {
-    return paced.executor();
-  }
-
-  /** The delegate's: WebSockets are not paced. */
-  @Override
-  public WebSocket.Builder newWebSocketBuilder() {
-    return paced.newWebSocketBuilder();
   }
 
   @Override

@@ -118,7 +118,7 @@ public final class HostpaceMetrics implements MeterBinder {
     return new Builder();
   }
 
-  /** The listener to build the engine with: {@code Hostpace.builder().listener(metrics.listener())}. */
+  /** The listener to build the engine with: {@code Hostpace.builder().addListener(metrics.listener())}. */
   public HostpaceListener listener() {
     return listener;
   }
