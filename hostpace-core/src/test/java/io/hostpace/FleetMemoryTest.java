@@ -13,8 +13,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-import java.util.function.LongConsumer;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -263,65 +261,6 @@ class FleetMemoryTest {
 
     assertThat(alone).as("each process spending the same announcement").isEqualTo(5); // one a window
     assertThat(shared).as("spent together").isZero();
-  }
-
-  /** A member of a fleet that forwards everything to {@code member}; the tests' fleets override what they change. */
-  static class ForwardingFleet implements Fleet {
-    final Fleet member;
-
-    ForwardingFleet(Fleet member) {
-      this.member = member;
-    }
-
-    @Override
-    public void tell(Lesson lesson) {
-      member.tell(lesson);
-    }
-
-    @Override
-    public Listening listen(Consumer<Lesson> listener) {
-      return member.listen(listener);
-    }
-
-    @Override
-    public void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then) {
-      member.claimStart(keys, intervalNanos, then);
-    }
-
-    @Override
-    public void claimPlace(String key, long place, int limit, long leaseNanos, LongConsumer then) {
-      member.claimPlace(key, place, limit, leaseNanos, then);
-    }
-
-    @Override
-    public void releasePlace(String key, long place) {
-      member.releasePlace(key, place);
-    }
-
-    @Override
-    public boolean keeps() {
-      return member.keeps();
-    }
-
-    @Override
-    public void keep(String key, Kept kept, long keepForNanos) {
-      member.keep(key, kept, keepForNanos);
-    }
-
-    @Override
-    public void recall(String key, Consumer<@Nullable Kept> then) {
-      member.recall(key, then);
-    }
-
-    @Override
-    public void announce(String key, long remaining, long resetNanos, long spentBefore) {
-      member.announce(key, remaining, resetNanos, spentBefore);
-    }
-
-    @Override
-    public void spendAnnounced(String key, Consumer<Spent> then) {
-      member.spendAnnounced(key, then);
-    }
   }
 
   /** A member of a fleet that keeps nothing: messages and claims alone (SPEC S2). */
