@@ -13,8 +13,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-import java.util.function.LongConsumer;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -53,6 +51,16 @@ class FleetMemoryTest {
       calls.add(engine.execute(server.get("http://qlever.test/" + prefix + i)));
     }
     return calls;
+  }
+
+  /**
+   * A worker that joins the fleet now sends {@code count} requests of {@code prefix} at once;
+   * after {@code waiting}, the times the server saw them start.
+   */
+  List<String> newcomersStarts(String prefix, int count, Duration waiting) {
+    fetch(worker(fleet.join()), prefix, count);
+    time.advance(waiting);
+    return server.startTimes("/" + prefix);
   }
 
   /** How many refusals the server gave from {@code fromSeconds} on. */
@@ -111,12 +119,10 @@ class FleetMemoryTest {
   @Test
   void S3_aHostTheFleetKnowsNothingOfOpensWithOneInFlightAsOnFirstContact() {
     server.script(exchange -> Reply.ok().after(Duration.ofMillis(100)));
-    Hostpace engine = worker(fleet.join());
-    fetch(engine, "r", 4);
-    time.advance(Duration.ofSeconds(1));
+    List<String> starts = newcomersStarts("r", 4, Duration.ofSeconds(1));
 
     // one, then two more on its answer, then the last on theirs (SPEC P12)
-    assertThat(server.startTimes("/r")).containsExactly("0.002", "0.102", "0.102", "0.202");
+    assertThat(starts).containsExactly("0.002", "0.102", "0.102", "0.202");
   }
 
   @Test
@@ -124,13 +130,11 @@ class FleetMemoryTest {
     server.script(exchange -> Reply.ok().after(Duration.ofMillis(100)));
     fleet.join().keep("qlever.test", new Fleet.Kept(0, 4, 0, 0, 0, 0), Duration.ofHours(1).toNanos());
     time.advance(Duration.ofMillis(10));
-    Hostpace engine = worker(fleet.join());
-    fetch(engine, "r", 6);
-    time.advance(Duration.ofSeconds(1));
+    List<String> starts = newcomersStarts("r", 6, Duration.ofSeconds(1));
 
     // the in-flight limit of four the fleet keeps, from the first start: known, no opening; each
     // start claims one of the fleet's places of it (SPEC S2), a round trip each, one at a time
-    assertThat(server.startTimes("/r")).containsExactly("0.014", "0.016", "0.018", "0.020", "0.116", "0.118");
+    assertThat(starts).containsExactly("0.014", "0.016", "0.018", "0.020", "0.116", "0.118");
   }
 
   @Test
@@ -155,15 +159,13 @@ class FleetMemoryTest {
     fleet.join().keep("qlever.test", new Fleet.Kept(0, 0, 3, minute, Duration.ofSeconds(40).toNanos(), 0),
         Duration.ofHours(1).toNanos());
     time.advance(Duration.ofMillis(10));
-    Hostpace engine = worker(fleet.join());
-    fetch(engine, "q", 4);
-    time.advance(Duration.ofMinutes(3));
+    List<String> starts = newcomersStarts("q", 4, Duration.ofMinutes(3));
 
     // the window the fleet kept as full (at 0.001) ends at 40.001, as read at 0.011 and answered
     // at 0.012: 40.002; each start claims one of the fleet's places of the quota first (SPEC S2):
     // the probe at 40.004, the two more once it was accepted (100 ms), the fourth a window after
     // the probe
-    assertThat(server.startTimes("/q")).containsExactly("40.004", "40.106", "40.108", "100.006");
+    assertThat(starts).containsExactly("40.004", "40.106", "40.108", "100.006");
   }
 
   @Test
@@ -263,65 +265,6 @@ class FleetMemoryTest {
 
     assertThat(alone).as("each process spending the same announcement").isEqualTo(5); // one a window
     assertThat(shared).as("spent together").isZero();
-  }
-
-  /** A member of a fleet that forwards everything to {@code member}; the tests' fleets override what they change. */
-  static class ForwardingFleet implements Fleet {
-    final Fleet member;
-
-    ForwardingFleet(Fleet member) {
-      this.member = member;
-    }
-
-    @Override
-    public void tell(Lesson lesson) {
-      member.tell(lesson);
-    }
-
-    @Override
-    public Listening listen(Consumer<Lesson> listener) {
-      return member.listen(listener);
-    }
-
-    @Override
-    public void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then) {
-      member.claimStart(keys, intervalNanos, then);
-    }
-
-    @Override
-    public void claimPlace(String key, long place, int limit, long leaseNanos, LongConsumer then) {
-      member.claimPlace(key, place, limit, leaseNanos, then);
-    }
-
-    @Override
-    public void releasePlace(String key, long place) {
-      member.releasePlace(key, place);
-    }
-
-    @Override
-    public boolean keeps() {
-      return member.keeps();
-    }
-
-    @Override
-    public void keep(String key, Kept kept, long keepForNanos) {
-      member.keep(key, kept, keepForNanos);
-    }
-
-    @Override
-    public void recall(String key, Consumer<@Nullable Kept> then) {
-      member.recall(key, then);
-    }
-
-    @Override
-    public void announce(String key, long remaining, long resetNanos, long spentBefore) {
-      member.announce(key, remaining, resetNanos, spentBefore);
-    }
-
-    @Override
-    public void spendAnnounced(String key, Consumer<Spent> then) {
-      member.spendAnnounced(key, then);
-    }
   }
 
   /** A member of a fleet that keeps nothing: messages and claims alone (SPEC S2). */

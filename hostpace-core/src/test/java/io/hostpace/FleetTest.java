@@ -10,6 +10,7 @@ import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
 import io.hostpace.testing.KnownHosts;
 import io.hostpace.testing.LocalFleet;
+import io.hostpace.testing.OnceRefused;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,17 +39,7 @@ class FleetTest {
   final LocalFleet fleet = new LocalFleet(time, time, Duration.ofMillis(1));
 
   /** A rule that paces a host at one a second once it refused, and keeps that pace. */
-  static final LearningRule ONE_A_SECOND_ONCE_REFUSED = new LearningRule() {
-    @Override
-    public long onRefusal(long now, long startedAt, long interval, long changedAt) {
-      return Duration.ofSeconds(1).toNanos();
-    }
-
-    @Override
-    public long onAnswer(long now, long startedAt, long interval, long changedAt) {
-      return interval;
-    }
-  };
+  static final LearningRule ONE_A_SECOND_ONCE_REFUSED = OnceRefused.paceEvery(Duration.ofSeconds(1));
 
   Hostpace process(LearningRule rule) {
     return Hostpace.builder().widenFirstContact(false).time(time).learningRule(rule).fleet(fleet.join()).build();
@@ -216,8 +207,9 @@ class FleetTest {
       int minute = (int) ((time.nanoTime() - origin) / 60_000_000_000L);
       return ++taken[minute] <= 3 ? Reply.ok().after(Duration.ofMillis(50)) : Reply.status(429).after(Duration.ofMillis(50));
     });
-    Hostpace a = Hostpace.builder().widenFirstContact(false).time(time).learningRule(LearnedQuotaTest.quotaOnceRefused(3)).fleet(fleet.join()).build();
-    Hostpace b = Hostpace.builder().widenFirstContact(false).time(time).learningRule(LearnedQuotaTest.quotaOnceRefused(3)).fleet(fleet.join()).build();
+    LearningRule threeAMinuteOnceRefused = OnceRefused.quota(3, Duration.ofMinutes(1));
+    Hostpace a = Hostpace.builder().widenFirstContact(false).time(time).learningRule(threeAMinuteOnceRefused).fleet(fleet.join()).build();
+    Hostpace b = Hostpace.builder().widenFirstContact(false).time(time).learningRule(threeAMinuteOnceRefused).fleet(fleet.join()).build();
     List<CompletableFuture<Response>> calls = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       calls.add(get(a, "/a" + i)); // accepted
@@ -238,34 +230,18 @@ class FleetTest {
     assertThat(fleet.placesHeld("shared.test/quota")).isZero(); // each held for a minute after its grant
   }
 
-  /** A fleet member that records the key of each place claimed through it. */
+  /** A fleet member that keeps nothing, as a fleet of messages alone, and records the key of each place claimed through it. */
   Fleet recordingPlaces(List<String> placeClaims) {
-    Fleet member = fleet.join();
-    return new Fleet() {
+    return new ForwardingFleet(fleet.join()) {
       @Override
-      public void tell(Lesson lesson) {
-        member.tell(lesson);
-      }
-
-      @Override
-      public Listening listen(Consumer<Lesson> listener) {
-        return member.listen(listener);
-      }
-
-      @Override
-      public void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then) {
-        member.claimStart(keys, intervalNanos, then);
+      public boolean keeps() {
+        return false;
       }
 
       @Override
       public void claimPlace(String key, long place, int limit, long leaseNanos, LongConsumer then) {
         placeClaims.add(key);
-        member.claimPlace(key, place, limit, leaseNanos, then);
-      }
-
-      @Override
-      public void releasePlace(String key, long place) {
-        member.releasePlace(key, place);
+        super.claimPlace(key, place, limit, leaseNanos, then);
       }
     };
   }
@@ -323,17 +299,8 @@ class FleetTest {
 
   @Test
   void S2_aHostPacedFasterThanTheFleetsRoundTripStillGetsItsGroupsPlaces() {
-    LearningRule everyMillisecondOnceRefused = new LearningRule() {
-      @Override
-      public long onRefusal(long now, long startedAt, long interval, long changedAt) {
-        return Duration.ofMillis(1).toNanos(); // shorter than the fleet's round trip of 2 ms
-      }
-
-      @Override
-      public long onAnswer(long now, long startedAt, long interval, long changedAt) {
-        return interval;
-      }
-    };
+    // One a millisecond: shorter than the fleet's round trip of 2 ms.
+    LearningRule everyMillisecondOnceRefused = OnceRefused.paceEvery(Duration.ofMillis(1));
     List<Hostpace> processes = new ArrayList<>();
     for (int p = 0; p < 2; p++) {
       processes.add(Hostpace.builder().widenFirstContact(false).time(time).learningRule(everyMillisecondOnceRefused)

@@ -2,10 +2,10 @@ package io.hostpace;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.hostpace.spi.HostState;
+import io.hostpace.testing.ReadOnlyFolder;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -42,6 +42,13 @@ class HostStateFileSharingTest {
     HostState state = kept.open(key);
     state.interval(millis * 1_000_000L, time.nanoTime());
     return state;
+  }
+
+  /** A process loads the file, teaches {@code key} an interval of {@code millis}, and saves it. */
+  void taughtAndSaved(String key, long millis) throws IOException {
+    HostStateFile kept = load();
+    teach(kept, key, millis);
+    kept.save();
   }
 
   long interval(String key) throws IOException {
@@ -84,16 +91,12 @@ class HostStateFileSharingTest {
 
   @Test
   void S1_aHostLoadedAndOpenedButNotChangedIsOlderThanWhatAnotherProcessSavedSince() throws IOException {
-    HostStateFile first = load();
-    teach(first, "x.test", 1000);
-    first.save();                               // at 0 s
+    taughtAndSaved("x.test", 1000);             // at 0 s
     time.advance(Duration.ofSeconds(1));
     HostStateFile reader = load();
     assertThat(reader.open("x.test").interval()).isEqualTo(1_000_000_000L); // as the engine opens it, at 1 s
     time.advance(Duration.ofSeconds(1));
-    HostStateFile teacher = load();
-    teach(teacher, "x.test", 3000);             // at 2 s
-    teacher.save();
+    taughtAndSaved("x.test", 3000);             // at 2 s
     time.advance(Duration.ofSeconds(1));
 
     reader.save();                              // at 3 s, what it loaded, taught at 0 s
@@ -103,9 +106,7 @@ class HostStateFileSharingTest {
 
   @Test
   void S1_aHostForgottenAfterAnotherProcessSavedItStaysForgotten() throws IOException {
-    HostStateFile first = load();
-    teach(first, "x.test", 1000);
-    first.save();                               // at 0 s
+    taughtAndSaved("x.test", 1000);             // at 0 s
     HostStateFile forgetting = load();
     HostStateFile loadedOnly = load();
     HostStateFile older = load();
@@ -239,10 +240,8 @@ class HostStateFileSharingTest {
     kept.save();
     String saved = Files.readString(file);
     teach(kept, "y.test", 2000);
-    Set<PosixFilePermission> before = Files.getPosixFilePermissions(folder);
-    Files.setPosixFilePermissions(folder, PosixFilePermissions.fromString("r-xr-xr-x"));
-    try {
-      assumeFalse(canCreateIn(folder), "permission bits do not bind this user (root)");
+    try (ReadOnlyFolder readOnly = ReadOnlyFolder.make(folder)) {
+      assumeTrue(readOnly.binds(), "permission bits do not bind this user (root)");
       RecordingLogger log = new RecordingLogger(System.Logger.Level.INFO);
 
       assertThatThrownBy(() -> kept.save(log)).isInstanceOf(IOException.class);
@@ -250,17 +249,6 @@ class HostStateFileSharingTest {
       assertThat(Files.readString(file)).isEqualTo(saved);
       assertThat(log.at(System.Logger.Level.WARNING)).singleElement()
           .satisfies(line -> assertThat(line.message()).startsWith("cannot save host state to " + file));
-    } finally {
-      Files.setPosixFilePermissions(folder, before);
-    }
-  }
-
-  static boolean canCreateIn(Path folder) {
-    try {
-      Files.delete(Files.createTempFile(folder, "probe", ".tmp"));
-      return true;
-    } catch (IOException e) {
-      return false;
     }
   }
 

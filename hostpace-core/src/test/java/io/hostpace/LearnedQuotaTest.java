@@ -4,9 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hostpace.FakeServer.Reply;
 import io.hostpace.FakeServer.Response;
-import io.hostpace.spi.HostState;
-import io.hostpace.spi.LearningRule;
 import io.hostpace.testing.FixedWindow;
+import io.hostpace.testing.OnceRefused;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -103,27 +102,6 @@ class LearnedQuotaTest {
     assertThat(engine.snapshot().get(0).quota()).isNull();
   }
 
-  /** A rule that, once refused, holds the host to {@code permits} starts a minute, and paces it no other way. */
-  static LearningRule quotaOnceRefused(int permits) {
-    return new LearningRule() {
-      @Override
-      public long onRefusal(long now, long startedAt, long interval, long changedAt) {
-        return 0;
-      }
-
-      @Override
-      public long onAnswer(long now, long startedAt, long interval, long changedAt) {
-        return 0;
-      }
-
-      @Override
-      public long onRefusal(long now, long startedAt, HostState host) {
-        host.quota(permits, Duration.ofMinutes(1).toNanos());
-        return 0;
-      }
-    };
-  }
-
   @Test
   void aRefusalWithinAWindowStopsTheHostsStartsUntilItEndsThoughTheEngineCountedFewerThanTheQuota() {
     // The host takes 2 a minute from 0 s (others use the rest); the rule holds it to 5 a minute.
@@ -132,7 +110,7 @@ class LearnedQuotaTest {
       int minute = (int) ((time.nanoTime() - origin) / 60_000_000_000L);
       return ++taken[minute] <= 2 ? Reply.ok().after(Duration.ofMillis(50)) : Reply.status(429).after(Duration.ofMillis(50));
     });
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).learningRule(quotaOnceRefused(5)).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).learningRule(OnceRefused.quota(5, Duration.ofMinutes(1))).build();
     List<CompletableFuture<Response>> calls = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       String uri = "http://api.test/r" + i;

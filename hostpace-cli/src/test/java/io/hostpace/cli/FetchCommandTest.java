@@ -20,6 +20,17 @@ import org.junit.jupiter.api.io.TempDir;
 /** Every rule of {@code hostpace fetch}, run in this process against a server on 127.0.0.1 (SPEC I5). */
 class FetchCommandTest extends ServedCommandTest {
 
+  /**
+   * A state file in {@code dir} that keeps, of the test server's host as a run before kept it now,
+   * the fields after the host's name and the time.
+   */
+  Path keptState(Path dir, String fields) throws IOException {
+    Path state = dir.resolve("state.tsv");
+    String host = "127.0.0.1:" + server.server.getAddress().getPort();
+    Files.writeString(state, host + "\t" + System.currentTimeMillis() + "\t" + fields + "\n");
+    return state;
+  }
+
   List<String> records() {
     return out.isEmpty() ? List.of() : Arrays.asList(out.split("\n"));
   }
@@ -256,10 +267,9 @@ class FetchCommandTest extends ServedCommandTest {
 
   @Test
   void S1_aKeptPauseOfADayIsWaitedOutForAtMostThisRunsRetryDelayLimit(@TempDir Path dir) throws IOException {
-    Path state = dir.resolve("state.tsv");
     String host = "127.0.0.1:" + server.server.getAddress().getPort();
-    long now = System.currentTimeMillis();
-    Files.writeString(state, host + "\t" + now + "\t0\t0\t" + (now + Duration.ofDays(1).toMillis()) + "\t0\t0\n");
+    long aDayOn = System.currentTimeMillis() + Duration.ofDays(1).toMillis();
+    Path state = keptState(dir, "0\t0\t" + aDayOn + "\t0\t0"); // paused until a day on
 
     int status = run("fetch", "--state", state.toString(), "--retry-delay-limit", "1", server.url("/ok"));
 
@@ -274,11 +284,8 @@ class FetchCommandTest extends ServedCommandTest {
 
   @Test
   void S1_aKeptQuotaHoldsTheNextRunFromItsFirstStartAndIsKeptAgain(@TempDir Path dir) throws IOException {
-    Path state = dir.resolve("state.tsv");
     String host = "127.0.0.1:" + server.server.getAddress().getPort();
-    long now = System.currentTimeMillis();
-    // Two a window of 2 s, as a run before learned it.
-    Files.writeString(state, host + "\t" + now + "\t0\t0\t0\t2\t2000000000\n");
+    Path state = keptState(dir, "0\t0\t0\t2\t2000000000"); // two a window of 2 s, as a run before learned it
 
     int status = run("fetch", "--state", state.toString(), server.url("/a"), server.url("/b"), server.url("/c"));
 

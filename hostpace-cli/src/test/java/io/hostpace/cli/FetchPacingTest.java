@@ -100,9 +100,16 @@ class FetchPacingTest {
         bucket.accepted(), bucket.refused(), run.took().toMillis() / 1e3, span.toMillis() / 1e3);
   }
 
-  /** Tells the run's figures to JUnit's report, whatever the assertions then find. */
-  static void report(TestReporter reporter, Run run, BucketServer bucket) {
+  /**
+   * Fetches {@code urls} with {@code options}, tells the run's figures to JUnit's report (whatever
+   * the assertions then find), and expects every URL completed and every refusal retried.
+   */
+  static Run fetchAll(TestReporter reporter, BucketServer bucket, List<String> options, List<String> urls) {
+    Run run = fetch(args(options, urls));
     reporter.publishEntry("figures", figures(run, bucket));
+    assertEveryUrlCompleted(run, urls, bucket);
+    assertEveryRefusalWasRetried(run, bucket);
+    return run;
   }
 
   /**
@@ -118,11 +125,7 @@ class FetchPacingTest {
     try (TestServer server = TestServer.start(bucket)) {
       List<String> urls = urls(server, 12);
 
-      Run run = fetch(args(List.of("--retries", "100"), urls));
-      report(reporter, run, bucket);
-
-      assertEveryUrlCompleted(run, urls, bucket);
-      assertEveryRefusalWasRetried(run, bucket);
+      fetchAll(reporter, bucket, List.of("--retries", "100"), urls);
     }
   }
 
@@ -142,11 +145,8 @@ class FetchPacingTest {
       List<String> urls = urls(server, 20);
 
       // Nothing configured: the engine has to learn the host's pace from its refusals.
-      Run run = fetch(args(List.of(), urls));
-      report(reporter, run, bucket);
+      Run run = fetchAll(reporter, bucket, List.of(), urls);
 
-      assertEveryUrlCompleted(run, urls, bucket);
-      assertEveryRefusalWasRetried(run, bucket);
       assertThat(bucket.refused()).as("%s: %s", figures(run, bucket), bucket.answers()).isLessThanOrEqualTo(6);
     }
   }
@@ -168,11 +168,8 @@ class FetchPacingTest {
       Duration ideal = Duration.ofSeconds(80 / 5);
       Duration target = ideal.multipliedBy(15).dividedBy(10);
 
-      Run run = fetch(args(List.of(), urls));
-      report(reporter, run, bucket);
+      Run run = fetchAll(reporter, bucket, List.of(), urls);
 
-      assertEveryUrlCompleted(run, urls, bucket);
-      assertEveryRefusalWasRetried(run, bucket);
       assertThat(run.took()).as(figures(run, bucket)).isLessThanOrEqualTo(target);
       assertThat(bucket.refused()).as("%s: %s", figures(run, bucket), bucket.answers()).isLessThanOrEqualTo(8);
     }
@@ -189,11 +186,8 @@ class FetchPacingTest {
       List<String> options = List.of("--host", server.hostKey() + "=inFlight:1,perSecond:1");
 
       // Ideally 19 s: the first start at once, then one a second.
-      Run run = fetch(args(options, urls));
-      report(reporter, run, bucket);
+      Run run = fetchAll(reporter, bucket, options, urls);
 
-      assertEveryUrlCompleted(run, urls, bucket);
-      assertEveryRefusalWasRetried(run, bucket);
       assertThat(bucket.refused()).as("%s: %s", figures(run, bucket), bucket.answers()).isLessThanOrEqualTo(1);
     }
   }

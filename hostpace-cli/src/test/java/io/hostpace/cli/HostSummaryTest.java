@@ -49,16 +49,17 @@ class HostSummaryTest {
     }
   }
 
-  static void fitsIn(String printed, int width) {
+  /** What {@link #threeUrlsOfTwoHosts} prints at {@code width} columns, checked to fit in them. */
+  String threeUrlsOfTwoHostsPrinted(int width) {
+    threeUrlsOfTwoHosts();
+    String printed = printed(width);
     assertThat(printed.lines()).as(printed).allSatisfy(line -> assertThat(line.length()).as(line).isLessThanOrEqualTo(width));
+    return printed;
   }
 
   @Test
   void at132ColumnsTheHostsAreATableAndTheTotalsALine() {
-    threeUrlsOfTwoHosts();
-    String printed = printed(132);
-    fitsIn(printed, 132);
-    assertThat(printed).isEqualTo("""
+    assertThat(threeUrlsOfTwoHostsPrinted(132)).isEqualTo("""
         host                                 requests  answers       refusals  retries  interval  max pause  at once  quota
         a-rather-long-host-name.example.org         2  200:1 none:1         0        0   1042 ms          -        -      -
         gate.test                                   1  200:1                1        1         -    1000 ms        4      -
@@ -68,10 +69,7 @@ class HostSummaryTest {
 
   @Test
   void at80ColumnsEachHostHasALineAndWhatItTaughtIsWrappedBelow() {
-    threeUrlsOfTwoHosts();
-    String printed = printed(80);
-    fitsIn(printed, 80);
-    assertThat(printed).isEqualTo("""
+    assertThat(threeUrlsOfTwoHostsPrinted(80)).isEqualTo("""
         a-rather-long-host-name.example.org
           requests 2, answers 200:1 none:1, refusals 0, retries 0, interval 1042 ms
         gate.test
@@ -82,10 +80,7 @@ class HostSummaryTest {
 
   @Test
   void at60ColumnsTheSameIsWrappedNarrower() {
-    threeUrlsOfTwoHosts();
-    String printed = printed(60);
-    fitsIn(printed, 60);
-    assertThat(printed).isEqualTo("""
+    assertThat(threeUrlsOfTwoHostsPrinted(60)).isEqualTo("""
         a-rather-long-host-name.example.org
           requests 2, answers 200:1 none:1, refusals 0, retries 0,
           interval 1042 ms

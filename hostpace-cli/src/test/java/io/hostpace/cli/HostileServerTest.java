@@ -59,15 +59,21 @@ class HostileServerTest extends CommandTest {
     }
   }
 
+  /** Fetches {@code path} alone and quietly with {@code options}, expects the run to fail, and gives the path's record. */
+  String failedFetch(String path, String... options) {
+    List<String> args = new ArrayList<>(List.of("fetch", "--quiet"));
+    args.addAll(List.of(options));
+    args.add(url(path));
+    assertThat(run(args.toArray(new String[0]))).as("exit status").isEqualTo(1);
+    return record(path);
+  }
+
   // ------------------------------------------------------------------- fetch: the body's deadline
 
   @Test
   void T7_aBodyThatStallsAfterItsHeadersIsCutAtTheTimeoutAndItsRecordSaysHowMuchHadCome() throws InterruptedException {
     // A duration with a unit, as Spring's properties take it: 500ms is 0.5 s.
-    int status = run("fetch", "--quiet", "--timeout", "500ms", url("/stall"));
-
-    assertThat(status).isEqualTo(1);
-    assertThat(record("/stall"))
+    assertThat(failedFetch("/stall", "--timeout", "500ms"))
         .contains("\"status\":200,\"attempts\":1,")
         .endsWith("\"bytes\":0,\"error\":\"timeout: the body was not complete within --timeout 0.5 s: "
             + "0 of 1048576 bytes had come\"}");
@@ -78,10 +84,7 @@ class HostileServerTest extends CommandTest {
   void T7_aBodyThatTricklesIsCutAtTheTimeoutCountedFromTheSendNotFromTheLastByte() throws InterruptedException {
     // A byte each second, so no read waits as long as the timeout: only a deadline counted from
     // the send ends it, and the record counts what had come.
-    int status = run("fetch", "--quiet", "--timeout", "1.5", url("/trickle"));
-
-    assertThat(status).isEqualTo(1);
-    assertThat(record("/trickle")).containsPattern(
+    assertThat(failedFetch("/trickle", "--timeout", "1.5")).containsPattern(
         "\"status\":200,\"attempts\":1,\"elapsedMs\":\\d+,\"waitedMs\":\\d+,\"bytes\":(\\d+),"
             + "\"error\":\"timeout: the body was not complete within --timeout 1.5 s: \\1 of 1048576 bytes had come\"}$");
     assertAbandoned("/trickle");
@@ -90,10 +93,7 @@ class HostileServerTest extends CommandTest {
   @Test
   void T7_anEndlessChunkedBodyIsCutAtTheTimeoutWhenTheCapIsNotReachedFirst() throws InterruptedException {
     // 1000 GiB is more than the loopback carries in half a second; the deadline ends it first.
-    int status = run("fetch", "--quiet", "--timeout", "0.5", "--max-body", "1000GiB", url("/endless"));
-
-    assertThat(status).isEqualTo(1);
-    assertThat(record("/endless")).contains("\"status\":200,")
+    assertThat(failedFetch("/endless", "--timeout", "0.5", "--max-body", "1000GiB")).contains("\"status\":200,")
         .containsPattern("\"bytes\":[1-9]\\d*,\"error\":\"timeout: the body was not complete within --timeout 0.5 s: "
             + "[1-9]\\d* bytes had come\"}$");
     assertAbandoned("/endless");
@@ -103,23 +103,19 @@ class HostileServerTest extends CommandTest {
 
   @Test
   void T7_anEndlessBodyIsCutPastMaxBodyWithARecordThatSaysSo() throws InterruptedException {
-    int status = run("fetch", "--quiet", "--timeout", "2", "--max-body", "4KiB", url("/endless"));
+    String record = failedFetch("/endless", "--timeout", "2", "--max-body", "4KiB");
 
-    assertThat(status).isEqualTo(1);
-    assertThat(record("/endless")).contains("\"status\":200,")
+    assertThat(record).contains("\"status\":200,")
         .containsPattern("\"bytes\":\\d+,\"error\":\"body too large: more than --max-body 4 KiB \\(4096 bytes\\) came; "
             + "the rest was not read\"}$");
-    long bytes = Long.parseLong(record("/endless").replaceFirst(".*\"bytes\":(\\d+),.*", "$1"));
+    long bytes = Long.parseLong(record.replaceFirst(".*\"bytes\":(\\d+),.*", "$1"));
     assertThat(bytes).isGreaterThan(4096).isLessThanOrEqualTo(4096 + 1024 * 1024);
     assertAbandoned("/endless");
   }
 
   @Test
   void T7_aBodyDeclaredLongerThanMaxBodyIsNotReadAtAll() throws InterruptedException {
-    int status = run("fetch", "--quiet", "--timeout", "2", "--max-body", "500k", url("/huge"));
-
-    assertThat(status).isEqualTo(1);
-    assertThat(record("/huge")).contains("\"status\":200,").endsWith("\"bytes\":0,\"error\":\"body too large: "
+    assertThat(failedFetch("/huge", "--timeout", "2", "--max-body", "500k")).contains("\"status\":200,").endsWith("\"bytes\":0,\"error\":\"body too large: "
         + "the server declared 1073741824 bytes, over --max-body 500 KiB (512000 bytes); none was read\"}");
     assertAbandoned("/huge");
   }

@@ -1,17 +1,14 @@
 package io.hostpace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.hostpace.testing.ReadOnlyFolder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributeView;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Isolated;
@@ -53,27 +50,14 @@ class StateFileTest extends ServedCommandTest {
     Path folder = Files.createDirectories(dir.resolve("read-only"));
     Path state = folder.resolve("state.tsv");
     Files.writeString(state, "# hostpace host state, v2\n");
-    Set<PosixFilePermission> before = Files.getPosixFilePermissions(folder);
-    Files.setPosixFilePermissions(folder, PosixFilePermissions.fromString("r-xr-xr-x"));
-    try {
-      assumeFalse(canCreateIn(folder), "permission bits do not bind this user (root)");
+    try (ReadOnlyFolder readOnly = ReadOnlyFolder.make(folder)) {
+      assumeTrue(readOnly.binds(), "permission bits do not bind this user (root)");
 
       assertThat(run("fetch", "--state", state.toString(), server.url("/ok"))).isEqualTo(2);
 
       assertThat(err.strip()).isEqualTo("hostpace: --state '" + state + "' cannot be saved: a new file cannot be made"
           + " in its folder '" + folder.toRealPath() + "': permission denied");
       assertThat(server.seen).doesNotContainKey("/ok");
-    } finally {
-      Files.setPosixFilePermissions(folder, before);
-    }
-  }
-
-  static boolean canCreateIn(Path folder) {
-    try {
-      Files.delete(Files.createTempFile(folder, "probe", ".tmp"));
-      return true;
-    } catch (IOException e) {
-      return false;
     }
   }
 }

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.NullAndEmptySource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -142,22 +144,18 @@ class RetryAfterTest {
 
   // ---------------------------------------------------------------- HTTP-dates
 
-  @Test
-  void R2_imfFixdateGivesTheTimeUntilIt() {
-    assertThat(RetryAfter.delay("Sun, 06 Nov 1994 08:49:37 GMT", BEFORE_RFC_EXAMPLE))
-        .contains(Duration.ofSeconds(37));
+  /** The RFC's example date, Sun, 06 Nov 1994 08:49:37 GMT, in each of the three forms. */
+  static Stream<String> theRfcExampleInEachForm() {
+    return Stream.of(
+        "Sun, 06 Nov 1994 08:49:37 GMT", // IMF-fixdate
+        "Sunday, 06-Nov-94 08:49:37 GMT", // obsolete RFC 850 date
+        "Sun Nov  6 08:49:37 1994"); // obsolete asctime date
   }
 
-  @Test
-  void R2_obsoleteRfc850DateGivesTheTimeUntilIt() {
-    assertThat(RetryAfter.delay("Sunday, 06-Nov-94 08:49:37 GMT", BEFORE_RFC_EXAMPLE))
-        .contains(Duration.ofSeconds(37));
-  }
-
-  @Test
-  void R2_obsoleteAsctimeDateGivesTheTimeUntilIt() {
-    assertThat(RetryAfter.delay("Sun Nov  6 08:49:37 1994", BEFORE_RFC_EXAMPLE))
-        .contains(Duration.ofSeconds(37));
+  @ParameterizedTest
+  @MethodSource("theRfcExampleInEachForm")
+  void R2_imfFixdateAndBothObsoleteDateFormsGiveTheTimeUntilIt(String value) {
+    assertThat(RetryAfter.delay(value, BEFORE_RFC_EXAMPLE)).contains(Duration.ofSeconds(37));
   }
 
   @Test
@@ -183,38 +181,28 @@ class RetryAfterTest {
   }
 
   @ParameterizedTest
-  @ValueSource(
-      strings = {
-        "Sun, 06 Nov 1994 08:49:37 GMT",
-        "Sunday, 06-Nov-94 08:49:37 GMT",
-        "Sun Nov  6 08:49:37 1994",
-      })
+  @MethodSource("theRfcExampleInEachForm")
   void R2_aDateEqualToNowIsNoDelay(String value) {
     assertThat(RetryAfter.delay(value, RFC_EXAMPLE)).contains(Duration.ZERO);
   }
 
   @ParameterizedTest
-  @ValueSource(
-      strings = {
-        "Sun, 06 Nov 1994 08:49:37 GMT",
-        "Sunday, 06-Nov-94 08:49:37 GMT",
-        "Sun Nov  6 08:49:37 1994",
-        "Thu, 01 Jan 1970 00:00:00 GMT",
-        "Sat, 01 Jan 0000 00:00:00 GMT",
-      })
+  @MethodSource("theRfcExampleInEachForm")
+  @ValueSource(strings = {"Thu, 01 Jan 1970 00:00:00 GMT", "Sat, 01 Jan 0000 00:00:00 GMT"})
   void R2_aDateInThePastIsNoDelay(String value) {
     assertThat(RetryAfter.delay(value, RFC_EXAMPLE.plusNanos(1))).contains(Duration.ZERO);
     assertThat(RetryAfter.delay(value, NOW)).contains(Duration.ZERO);
   }
 
-  @Test
-  void R2_namesAndGmtAreCaseInsensitive() {
-    assertThat(RetryAfter.delay("sun, 06 nov 1994 08:49:37 gmt", BEFORE_RFC_EXAMPLE))
-        .contains(Duration.ofSeconds(37));
-    assertThat(RetryAfter.delay("SUNDAY, 06-NOV-94 08:49:37 GMT", BEFORE_RFC_EXAMPLE))
-        .contains(Duration.ofSeconds(37));
-    assertThat(RetryAfter.delay("sUn nOv  6 08:49:37 1994", BEFORE_RFC_EXAMPLE))
-        .contains(Duration.ofSeconds(37));
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "sun, 06 nov 1994 08:49:37 gmt",
+        "SUNDAY, 06-NOV-94 08:49:37 GMT",
+        "sUn nOv  6 08:49:37 1994",
+      })
+  void R2_namesAndGmtAreCaseInsensitive(String value) {
+    assertThat(RetryAfter.delay(value, BEFORE_RFC_EXAMPLE)).contains(Duration.ofSeconds(37));
   }
 
   @Test
@@ -224,14 +212,15 @@ class RetryAfterTest {
         .isEmpty();
   }
 
-  @Test
-  void R2_aDayNameThatDoesNotMatchTheDateIsTolerated() {
-    assertThat(RetryAfter.delay("Mon, 06 Nov 1994 08:49:37 GMT", BEFORE_RFC_EXAMPLE))
-        .contains(Duration.ofSeconds(37));
-    assertThat(RetryAfter.delay("Friday, 06-Nov-94 08:49:37 GMT", BEFORE_RFC_EXAMPLE))
-        .contains(Duration.ofSeconds(37));
-    assertThat(RetryAfter.delay("Wed Nov  6 08:49:37 1994", BEFORE_RFC_EXAMPLE))
-        .contains(Duration.ofSeconds(37));
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "Mon, 06 Nov 1994 08:49:37 GMT",
+        "Friday, 06-Nov-94 08:49:37 GMT",
+        "Wed Nov  6 08:49:37 1994",
+      })
+  void R2_aDayNameThatDoesNotMatchTheDateIsTolerated(String value) {
+    assertThat(RetryAfter.delay(value, BEFORE_RFC_EXAMPLE)).contains(Duration.ofSeconds(37));
   }
 
   @Test

@@ -62,12 +62,12 @@ class AdaptivePolicyTest {
   }
 
   /**
-   * Two different kinds cut off at the full budget, with no success between, and no 504 that
-   * says the server's own limit is near it.
+   * Two different kinds cut off at the full budget, the second at {@code second}, with no success
+   * between, and no 504 that says the server's own limit is near it.
    */
-  void degradeAt600() {
-    report(300, "a", TIMED_OUT, 300);
-    report(600, "b", TIMED_OUT, 300);
+  void degradeAt(double second) {
+    report(second - 300, "a", TIMED_OUT, 300);
+    report(second, "b", TIMED_OUT, 300);
   }
 
   // ---------------------------------------------------------------- D1
@@ -176,7 +176,7 @@ class AdaptivePolicyTest {
 
   @Test
   void D2_aKindCutOffAtTheReducedBudgetGetsTheFullBudgetNext() {
-    degradeAt600();
+    degradeAt(600);
     assertThat(ask(600, "c")).isEqualTo("send 30 s (degraded)");
     report(630, "c", TIMED_OUT, 30);
 
@@ -298,7 +298,7 @@ class AdaptivePolicyTest {
   @Test
   void D6_whileDegradedTheProbeIsDueAtTheDecayAndAFailedOneKeepsTheReducedBudget() {
     policy = TimeoutPolicy.adaptive(settings().probe(Duration.ofSeconds(2)).build());
-    degradeAt600();
+    degradeAt(600);
 
     assertThat(policy.probeIn(at(600), "e")).as("the decay, 5 min").isEqualTo(nanos(300));
     assertThat(probe(600, "c")).as("a request that would get the reduced budget").isEqualTo("probe 2 s");
@@ -321,7 +321,7 @@ class AdaptivePolicyTest {
   void D6_aKindWithItsOwnBudgetDoesNotWaitForAProbeWhileDegraded() {
     policy = TimeoutPolicy.adaptive(settings().probe(Duration.ofSeconds(2)).build());
     report(95, "s", SUCCESS, 95);
-    degradeAt600();
+    degradeAt(600);
 
     assertThat(probe(600, "s")).isEqualTo("null");
     assertThat(ask(600, "s")).isEqualTo("send 190 s (learned)");
@@ -341,7 +341,7 @@ class AdaptivePolicyTest {
 
   @Test
   void D4_aDegradedEndpointTriesTheFullBudgetAgainAfterFourReducedBudgets() {
-    degradeAt600();
+    degradeAt(600);
 
     assertThat(List.of(ask(600, "c1"), ask(630, "c2"), ask(660, "c3"), ask(690, "c4"), ask(720, "c5"), ask(720, "c6")))
         .containsExactly("send 30 s (degraded)", "send 30 s (degraded)", "send 30 s (degraded)",
@@ -350,7 +350,7 @@ class AdaptivePolicyTest {
 
   @Test
   void D4_orAfterFiveMinutes() {
-    degradeAt600();
+    degradeAt(600);
 
     assertThat(ask(650, "c1")).isEqualTo("send 30 s (degraded)");
     assertThat(ask(899, "c2")).isEqualTo("send 30 s (degraded)");
@@ -360,7 +360,7 @@ class AdaptivePolicyTest {
 
   @Test
   void D4_aDecayAttemptCutOffAtTheFullBudgetStartsTheDecayOver() {
-    degradeAt600();
+    degradeAt(600);
     ask(600, "c1");
     ask(630, "c2");
     ask(660, "c3");
@@ -375,7 +375,7 @@ class AdaptivePolicyTest {
 
   @Test
   void D4_timeoutsAtTheReducedBudgetDoNotFeedTheDegradedState() {
-    degradeAt600();
+    degradeAt(600);
     List<String> budgets = new ArrayList<>();
     double now = 600;
     for (int i = 1; i <= 10; i++) {
@@ -390,7 +390,7 @@ class AdaptivePolicyTest {
 
   @Test
   void D4_aSuccessOfAnyKindEndsTheDegradedState() {
-    degradeAt600();
+    degradeAt(600);
     assertThat(ask(600, "licenses")).isEqualTo("send 30 s (degraded)");
     report(601.4, "shacl-sample", SUCCESS, 1.4);
 
@@ -403,8 +403,7 @@ class AdaptivePolicyTest {
   @Test
   void D7_aDegradedBudgetIsNeverBelowTwiceWhatTheEndpointTookLately() {
     report(95, "subjects", SUCCESS, 95);
-    report(395, "a", TIMED_OUT, 300);
-    report(695, "b", TIMED_OUT, 300);
+    degradeAt(695);
 
     assertThat(events).containsExactly("at 695 s e degraded");
     assertThat(ask(695, "c")).as("95 s x 2, not the 30 s floor").isEqualTo("send 190 s (degraded)");
@@ -416,8 +415,7 @@ class AdaptivePolicyTest {
     for (int i = 1; i <= 3; i++) {
       policy.onOutcome(at(60 * i), "e", SUCCESS, nanos(60));
     }
-    report(480, "a", TIMED_OUT, 300);
-    report(780, "b", TIMED_OUT, 300);
+    degradeAt(780);
 
     assertThat(events).containsExactly("at 780 s e degraded");
     assertThat(policy.budget(at(780), "e")).hasToString("send 120 s (learned)");
@@ -426,12 +424,11 @@ class AdaptivePolicyTest {
 
   @Test
   void D7_theFloorIsOnlyForAnEndpointWithNoHistory() {
-    degradeAt600();
+    degradeAt(600);
     assertThat(ask(600, "c")).isEqualTo("send 30 s (degraded)");
 
     report(609, "triples", SUCCESS, 9);
-    report(909, "a", TIMED_OUT, 300);
-    report(1209, "b", TIMED_OUT, 300);
+    degradeAt(1209);
     assertThat(ask(1209, "c")).as("9 s x 2 is below the floor").isEqualTo("send 30 s (degraded)");
   }
 
@@ -441,8 +438,7 @@ class AdaptivePolicyTest {
     for (int i = 1; i <= 8; i++) {
       report(100 + 20 * i, "q" + i, SUCCESS, 20);
     }
-    report(560, "a", TIMED_OUT, 300);
-    report(860, "b", TIMED_OUT, 300);
+    degradeAt(860);
 
     assertThat(ask(860, "c")).as("100 s has dropped out: 20 s x 2").isEqualTo("send 40 s (degraded)");
   }
@@ -502,11 +498,10 @@ class AdaptivePolicyTest {
 
   @Test
   void D8_anAttemptWellPastTheKnownLimitWasNotEndedByIt() {
-    report(60, "a", SERVER_TIMEOUT, 60);
-    report(360, "b", TIMED_OUT, 300);
-    report(660, "c", TIMED_OUT, 300);
+    report(60, "heavy", SERVER_TIMEOUT, 60);
+    degradeAt(660);
 
-    assertThat(events).as("b and c ran past the 60 s limit: slow").containsExactly("at 660 s e degraded");
+    assertThat(events).as("a and b ran past the 60 s limit: slow").containsExactly("at 660 s e degraded");
   }
 
   // ---------------------------------------------------------------- D5

@@ -10,13 +10,13 @@ import static io.hostpace.testkit.EngineState.until;
 import static io.hostpace.testkit.EngineState.waiting;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hostpace.AttemptListener;
 import io.hostpace.CallContext;
 import io.hostpace.Hostpace;
 import io.hostpace.HostpaceEvent;
 import io.hostpace.Limits;
 import io.hostpace.testkit.AdapterUnderTest;
 import io.hostpace.testkit.CallerThread;
+import io.hostpace.testkit.HeardAttempts;
 import io.hostpace.testkit.IdleClosingServer;
 import io.hostpace.testkit.Opened;
 import io.hostpace.testkit.Outcome;
@@ -39,21 +39,15 @@ import org.apache.hc.client5.http.impl.classic.RequestFailedException;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.io.CloseMode;
-import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** What is HttpClient's own around the handlers: its retry strategy, its redirects, the default context, interrupts, cancels. */
 class HostpaceHttpClient5Test {
 
   final List<HostpaceEvent> events = new CopyOnWriteArrayList<>();
   final Hostpace engine = Hostpace.builder().addListener(events::add).build();
-  final Opened opened = new Opened();
-
-  @AfterEach
-  void close() throws Exception {
-    opened.close();
-  }
+  @RegisterExtension final Opened opened = new Opened();
 
   CloseableHttpClient classic(CallContext context) {
     CloseableHttpClient client = HostpaceHttpClient5.pace(HttpClients.custom(), engine, context).build();
@@ -230,30 +224,15 @@ class HostpaceHttpClient5Test {
   void T6_aRetryAfterLongerThanTheServersKeepAliveIsSentAgainPacedWhenItsPooledConnectionDiedBeforeAnyAnswer()
       throws Exception {
     IdleClosingServer server = opened.add(IdleClosingServer.start(Duration.ofMillis(300)));
-    List<String> heard = new CopyOnWriteArrayList<>();
-    CallContext context = CallContext.builder().attemptListener(new AttemptListener() {
-      @Override
-      public void sent(java.net.URI uri, int attempt) {
-        heard.add("sent " + attempt);
-      }
-
-      @Override
-      public void settled(java.net.URI uri, int attempt, int status, @Nullable Throwable failure) {
-        heard.add("settled " + attempt + " " + (failure == null ? status : failure.getClass().getSimpleName()));
-      }
-
-      @Override
-      public void retrying(java.net.URI uri, int attempt) {
-        heard.add("retrying " + attempt);
-      }
-    }).build();
+    HeardAttempts listener = new HeardAttempts();
+    CallContext context = CallContext.builder().attemptListener(listener).build();
 
     // The 429's connection goes back to the pool; the server closes it idle before Retry-After ends.
     assertThat(get(classic(context), server.uri("/a"))).isEqualTo("200 ok");
 
     assertThat(server.requests()).containsExactly("1 GET /a", "2 GET /a");
     assertThat(server.closedIdle()).isGreaterThanOrEqualTo(1);
-    assertThat(heard).containsExactly("sent 1", "settled 1 429", "retrying 1",
+    assertThat(listener.heard()).containsExactly("sent 1", "settled 1 429", "retrying 1",
         "sent 2", "settled 2 NoHttpResponseException", "retrying 2", "sent 3", "settled 3 200");
     assertThat(events).filteredOn(HostpaceEvent.Started.class::isInstance).hasSize(3);
     assertThat(events).filteredOn(HostpaceEvent.Retried.class::isInstance).hasSize(2);

@@ -34,10 +34,7 @@ class BodiesTest {
 
   @AfterEach
   void stop() {
-    if (server != null) {
-      server.close();
-    }
-    client.shutdownNow();
+    Waiting.stop(server, client);
   }
 
   HttpRequest post(String path, BodyPublisher body) {

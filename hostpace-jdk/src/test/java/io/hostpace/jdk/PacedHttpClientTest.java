@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.lang.reflect.Method;
 import java.net.ConnectException;
 import java.net.CookieManager;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
@@ -88,11 +87,7 @@ class PacedHttpClientTest {
 
   @Test
   void I1_sendThrowsWhatHttpClientSendThrows() throws Exception {
-    int closedPort;
-    try (ServerSocket socket = new ServerSocket(0)) {
-      closedPort = socket.getLocalPort();
-    }
-    URI nobodyListens = URI.create("http://127.0.0.1:" + closedPort + "/");
+    URI nobodyListens = Waiting.nobodyListens();
     PacedHttpClient client = PacedHttpClient.wrap(HttpClient.newHttpClient(), engine);
 
     assertThatThrownBy(() -> HttpClient.newHttpClient().send(get(nobodyListens), BodyHandlers.ofString()))

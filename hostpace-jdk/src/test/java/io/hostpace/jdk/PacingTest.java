@@ -39,10 +39,7 @@ class PacingTest {
 
   @AfterEach
   void stop() {
-    if (server != null) {
-      server.close();
-    }
-    client.shutdownNow();
+    Waiting.stop(server, client);
   }
 
   CallContext oneAtATime() {

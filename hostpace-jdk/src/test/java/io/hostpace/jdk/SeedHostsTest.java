@@ -9,6 +9,7 @@ import io.hostpace.testkit.EngineState;
 import io.hostpace.testkit.KgfLike;
 import io.hostpace.testkit.QleverLike;
 import io.hostpace.testkit.TestServer;
+import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.net.http.HttpResponse;
@@ -46,28 +47,31 @@ class SeedHostsTest {
 
   @AfterEach
   void stop() {
-    if (server != null) {
-      server.close();
-    }
-    client.shutdownNow();
+    Waiting.stop(server, client);
   }
 
-  List<HttpResponse<String>> getAll(String prefix, int n) {
+  /**
+   * Starts the server as {@code handler}, sends it GETs of {@code prefix} 1 to {@code n} at once,
+   * and expects every one answered 200 in the end.
+   */
+  List<HttpResponse<String>> allAnswered(TestServer.Handler handler, String prefix, int n) throws IOException {
+    server = TestServer.start(handler);
     List<CompletableFuture<HttpResponse<String>>> calls = IntStream.rangeClosed(1, n)
         .mapToObj(i -> client.sendAsync(get(server.uri(prefix + i)), BodyHandlers.ofString()))
         .collect(Collectors.toList());
-    return calls.stream().map(call -> call.orTimeout(20, TimeUnit.SECONDS).join()).collect(Collectors.toList());
+    List<HttpResponse<String>> responses =
+        calls.stream().map(call -> call.orTimeout(20, TimeUnit.SECONDS).join()).collect(Collectors.toList());
+    assertThat(responses).extracting(HttpResponse::statusCode).containsOnly(200);
+    return responses;
   }
 
   @Test
   void R4_qleverRefusesBeyondOneASecondAndTheLearnedIntervalLetsEveryRequestThrough() throws Exception {
     QleverLike qlever = new QleverLike();
-    server = TestServer.start(qlever);
 
     // At 0 s six requests arrive at a host the engine has no limit for.
-    List<HttpResponse<String>> responses = getAll("/q/", 6);
+    List<HttpResponse<String>> responses = allAnswered(qlever, "/q/", 6);
 
-    assertThat(responses).extracting(HttpResponse::statusCode).containsOnly(200);
     assertThat(responses).extracting(HttpResponse::body)
         .containsExactly("results of /q/1", "results of /q/2", "results of /q/3",
             "results of /q/4", "results of /q/5", "results of /q/6");
@@ -79,11 +83,9 @@ class SeedHostsTest {
   @Test
   void R2_kgfAdmitsFourAtOnceAndTheRestWaitForItsRetryAfter() throws Exception {
     KgfLike kgf = new KgfLike();
-    server = TestServer.start(kgf);
 
-    List<HttpResponse<String>> responses = getAll("/kgf/", 10);
+    allAnswered(kgf, "/kgf/", 10);
 
-    assertThat(responses).extracting(HttpResponse::statusCode).containsOnly(200);
     assertThat(kgf.maxWorking()).isLessThanOrEqualTo(KgfLike.SEED_CAPACITY);
     // After a refusal the host starts nothing for a second: each request is sent again no sooner.
     for (int i = 1; i <= 10; i++) {

@@ -12,7 +12,6 @@ import io.hostpace.Limits;
 import io.hostpace.timeout.AdaptiveTimeouts;
 import io.hostpace.timeout.TimeoutPolicy;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -55,11 +54,7 @@ class TimeoutPolicyTest {
 
   @Test
   void D3_anEndpointThatRefusesConnectionsFailsFastAfterAFewTries() throws Exception {
-    int port;
-    try (ServerSocket socket = new ServerSocket(0)) {
-      port = socket.getLocalPort();
-    }
-    URI dead = URI.create("http://127.0.0.1:" + port + "/");
+    URI dead = Waiting.nobodyListens();
     Hostpace engine = Hostpace.builder()
         .timeoutPolicy(TimeoutPolicy.adaptive(AdaptiveTimeouts.builder().failFastAfter(2).build())).build();
     PacedHttpClient client = PacedHttpClient.wrap(HttpClient.newHttpClient(), engine);

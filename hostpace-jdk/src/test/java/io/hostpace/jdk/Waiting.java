@@ -2,11 +2,15 @@ package io.hostpace.jdk;
 
 import io.hostpace.HostSnapshot;
 import io.hostpace.Hostpace;
+import io.hostpace.testkit.TestServer;
+import java.io.IOException;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
-/** Small helpers of the live tests: requests, and what the engine learned of a host. */
+/** Small helpers of the live tests: requests, what the engine learned of a host, and the end of a test. */
 final class Waiting {
 
   private Waiting() {}
@@ -15,8 +19,23 @@ final class Waiting {
     return HttpRequest.newBuilder(uri).build();
   }
 
+  /** A URI on 127.0.0.1 at a port that was free a moment ago: a connection to it is refused. */
+  static URI nobodyListens() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return URI.create("http://127.0.0.1:" + socket.getLocalPort() + "/");
+    }
+  }
+
   static Duration interval(Hostpace engine, String hostKey) {
     return engine.snapshot().stream().filter(h -> h.key().equals(hostKey)).findFirst()
         .map(HostSnapshot::interval).orElse(Duration.ZERO);
+  }
+
+  /** Stops the test's server, if it started one, and the client's threads. */
+  static void stop(@Nullable TestServer server, PacedHttpClient client) {
+    if (server != null) {
+      server.close();
+    }
+    client.shutdownNow();
   }
 }

@@ -10,8 +10,8 @@ import io.hostpace.CallContext;
 import io.hostpace.Hostpace;
 import io.hostpace.HostpaceEvent;
 import io.hostpace.Limits;
-import io.hostpace.AttemptListener;
 import io.hostpace.testkit.CallerThread;
+import io.hostpace.testkit.HeardAttempts;
 import io.hostpace.testkit.IdleClosingServer;
 import io.hostpace.testkit.Opened;
 import io.hostpace.testkit.RawServer;
@@ -19,7 +19,6 @@ import io.hostpace.testkit.Refusing;
 import io.hostpace.testkit.TestServer;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,21 +33,15 @@ import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
-import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** What is OkHttp's own around the interceptor: tags, its place among interceptors, the dispatcher, call timeouts. */
 class HostpaceInterceptorTest {
 
   final List<HostpaceEvent> events = new CopyOnWriteArrayList<>();
   final Hostpace engine = Hostpace.builder().addListener(events::add).build();
-  final Opened opened = new Opened();
-
-  @AfterEach
-  void close() throws Exception {
-    opened.close();
-  }
+  @RegisterExtension final Opened opened = new Opened();
 
   static Request get(TestServer server, String path) {
     return new Request.Builder().url(server.uri(path).toString()).build();
@@ -236,23 +229,8 @@ class HostpaceInterceptorTest {
   void T6_aRetryAfterLongerThanTheServersKeepAliveIsSentAgainPacedWhenItsPooledConnectionDiedBeforeAnyAnswer()
       throws Exception {
     IdleClosingServer server = opened.add(IdleClosingServer.start(Duration.ofMillis(300)));
-    List<String> heard = new CopyOnWriteArrayList<>();
-    CallContext context = CallContext.builder().attemptListener(new AttemptListener() {
-      @Override
-      public void sent(URI uri, int attempt) {
-        heard.add("sent " + attempt);
-      }
-
-      @Override
-      public void settled(URI uri, int attempt, int status, @Nullable Throwable failure) {
-        heard.add("settled " + attempt + " " + (failure == null ? status : failure.getClass().getSimpleName()));
-      }
-
-      @Override
-      public void retrying(URI uri, int attempt) {
-        heard.add("retrying " + attempt);
-      }
-    }).build();
+    HeardAttempts listener = new HeardAttempts();
+    CallContext context = CallContext.builder().attemptListener(listener).build();
     OkHttpClient client = HostpaceInterceptor.pace(new OkHttpClient.Builder(), engine, context).build();
 
     // The 429's connection goes back to OkHttp's pool; the server closes it idle before Retry-After ends.
@@ -261,7 +239,7 @@ class HostpaceInterceptorTest {
     assertThat(body(response)).isEqualTo("200 ok");
     assertThat(server.requests()).containsExactly("1 GET /a", "2 GET /a");
     assertThat(server.closedIdle()).isGreaterThanOrEqualTo(1);
-    assertThat(heard).containsExactly("sent 1", "settled 1 429", "retrying 1",
+    assertThat(listener.heard()).containsExactly("sent 1", "settled 1 429", "retrying 1",
         "sent 2", "settled 2 IOException", "retrying 2", "sent 3", "settled 3 200");
     assertThat(events).filteredOn(HostpaceEvent.Started.class::isInstance).hasSize(3);
     assertThat(events).filteredOn(HostpaceEvent.Retried.class::isInstance).hasSize(2);

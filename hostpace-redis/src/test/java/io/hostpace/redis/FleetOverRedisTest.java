@@ -6,10 +6,10 @@ import io.hostpace.Hostpace;
 import io.hostpace.HostpaceEvent;
 import io.hostpace.Limits;
 import io.hostpace.Rate;
-import io.hostpace.spi.HostState;
 import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
 import io.hostpace.testing.KnownHosts;
+import io.hostpace.testing.OnceRefused;
 import io.hostpace.testing.ScriptedExchange;
 import io.hostpace.redis.testing.RedisServer;
 import java.time.Duration;
@@ -118,17 +118,7 @@ class FleetOverRedisTest {
   }
 
   /** A rule that paces a host at one each 200 ms once it refused, and keeps that pace. */
-  static final LearningRule FIVE_A_SECOND_ONCE_REFUSED = new LearningRule() {
-    @Override
-    public long onRefusal(long now, long startedAt, long interval, long changedAt) {
-      return Duration.ofMillis(200).toNanos();
-    }
-
-    @Override
-    public long onAnswer(long now, long startedAt, long interval, long changedAt) {
-      return interval;
-    }
-  };
+  static final LearningRule FIVE_A_SECOND_ONCE_REFUSED = OnceRefused.paceEvery(Duration.ofMillis(200));
 
   @Test
   void S3_aProcessThatJoinsAfterTheOthersLearnedAHostStartsAtTheirPaceThroughRedis() throws Exception {
@@ -285,23 +275,7 @@ class FleetOverRedisTest {
   }
 
   /** A rule that, once refused, holds the host to two starts a second, and paces it no other way. */
-  static final LearningRule TWO_A_SECOND_ONCE_REFUSED = new LearningRule() {
-    @Override
-    public long onRefusal(long now, long startedAt, long interval, long changedAt) {
-      return 0;
-    }
-
-    @Override
-    public long onAnswer(long now, long startedAt, long interval, long changedAt) {
-      return 0;
-    }
-
-    @Override
-    public long onRefusal(long now, long startedAt, HostState host) {
-      host.quota(2, Duration.ofSeconds(1).toNanos());
-      return 0;
-    }
-  };
+  static final LearningRule TWO_A_SECOND_ONCE_REFUSED = OnceRefused.quota(2, Duration.ofSeconds(1));
 
   @Test
   @Tag("wall-clock")

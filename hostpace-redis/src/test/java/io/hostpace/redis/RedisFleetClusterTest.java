@@ -12,6 +12,7 @@ import io.hostpace.spi.Fleet;
 import io.hostpace.spi.Fleet.Lesson;
 import io.hostpace.redis.testing.RedisCluster;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -21,6 +22,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -77,24 +79,24 @@ class RedisFleetClusterTest {
     return answer.get(WAIT_SECONDS, TimeUnit.SECONDS);
   }
 
-  /** The string at {@code key}, read on the master that holds its slot, without the cluster's routing. */
-  static String valueOnItsMaster(String key) throws Exception {
+  /** What {@code read} reads on the master that holds {@code key}'s slot, without the cluster's routing. */
+  static <T> T onItsMaster(String key, Function<RedisCommands<String, String>, T> read) throws Exception {
     RedisClient node = RedisClient.create(cluster.uriHolding(key));
     try {
-      return node.connect().sync().get(key);
+      return read.apply(node.connect().sync());
     } finally {
       node.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }
   }
 
+  /** The string at {@code key}, read on the master that holds its slot. */
+  static String valueOnItsMaster(String key) throws Exception {
+    return onItsMaster(key, redis -> redis.get(key));
+  }
+
   /** How many places the sorted set at {@code key} holds, read on the master that holds its slot. */
   static long placesOnItsMaster(String key) throws Exception {
-    RedisClient node = RedisClient.create(cluster.uriHolding(key));
-    try {
-      return node.connect().sync().zcard(key);
-    } finally {
-      node.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    }
+    return onItsMaster(key, redis -> redis.zcard(key));
   }
 
   @Test

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The layout of a fleet's keys (SPEC S5): readable, one per fleet and key, and tagged so that a
@@ -23,26 +25,28 @@ class RedisKeysTest {
     assertThat(new RedisKeys("nightly").last("example.org")).isEqualTo("hostpace:nightly:last:{example.org}:example.org");
   }
 
-  @Test
-  void S5_aHostAndItsGroupsAreTaggedByTheLastTwoLabelsWhateverThePortOrDepth() {
-    assertThat(RedisKeys.tag("a.blog.example.org")).isEqualTo("example.org");
-    assertThat(RedisKeys.tag("a.blog.example.org:8080")).isEqualTo("example.org");
-    assertThat(RedisKeys.tag("*.example.org")).isEqualTo("example.org");
-    assertThat(RedisKeys.tag("*.blog.example.org")).isEqualTo("example.org");
-    assertThat(RedisKeys.tag("example.org")).isEqualTo("example.org");
-    assertThat(RedisKeys.tag("example.org:8443/quota")).isEqualTo("example.org");
-    assertThat(RedisKeys.tag("xn--bcher-kva.example")).isEqualTo("xn--bcher-kva.example");
-  }
-
-  @Test
-  void S5_anIpLiteralOrAOneLabelNameIsItsOwnTagWithoutItsPort() {
-    assertThat(RedisKeys.tag("127.0.0.1")).isEqualTo("127.0.0.1");
-    assertThat(RedisKeys.tag("127.0.0.1:8080")).isEqualTo("127.0.0.1");
-    assertThat(RedisKeys.tag("10.1.2.3:8080/quota")).isEqualTo("10.1.2.3");
-    assertThat(RedisKeys.tag("[::1]:8080")).isEqualTo("[::1]");
-    assertThat(RedisKeys.tag("[2001:db8::1]")).isEqualTo("[2001:db8::1]");
-    assertThat(RedisKeys.tag("localhost:3030")).isEqualTo("localhost");
-    assertThat(RedisKeys.tag("*.org")).as("a group of one label: not its hosts' tag").isEqualTo("org");
+  @ParameterizedTest(name = "{0} is tagged {1}")
+  @CsvSource({
+      // A host and its groups: the last two labels, whatever the port or depth.
+      "a.blog.example.org, example.org",
+      "a.blog.example.org:8080, example.org",
+      "*.example.org, example.org",
+      "*.blog.example.org, example.org",
+      "example.org, example.org",
+      "example.org:8443/quota, example.org",
+      "xn--bcher-kva.example, xn--bcher-kva.example",
+      // An IP literal or a one-label name: itself, without its port.
+      "127.0.0.1, 127.0.0.1",
+      "127.0.0.1:8080, 127.0.0.1",
+      "10.1.2.3:8080/quota, 10.1.2.3",
+      "[::1]:8080, [::1]",
+      "[2001:db8::1], [2001:db8::1]",
+      "localhost:3030, localhost",
+      "*.org, org", // a group of one label: not its hosts' tag
+  })
+  void S5_aHostAndItsGroupsAreTaggedByTheLastTwoLabelsAndAnIpLiteralOrAOneLabelNameByItselfWithoutItsPort(
+      String key, String tag) {
+    assertThat(RedisKeys.tag(key)).isEqualTo(tag);
   }
 
   @Test

@@ -23,8 +23,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.web.client.HttpClientErrorException;
@@ -40,12 +40,7 @@ import reactor.netty.resources.LoopResources;
 class SpringAdaptersTest {
 
   final Hostpace engine = Hostpace.create();
-  final Opened opened = new Opened();
-
-  @AfterEach
-  void close() throws Exception {
-    opened.close();
-  }
+  @RegisterExtension final Opened opened = new Opened();
 
   RestClient.Builder restClient() {
     return RestClient.builder().requestFactory(new JdkClientHttpRequestFactory(java.net.http.HttpClient.newHttpClient()));

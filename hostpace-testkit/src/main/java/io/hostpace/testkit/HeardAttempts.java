@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * An attempt listener (SPEC A1) that writes down what it hears, a line each, in order:
- * {@code "sent 1"}, {@code "settled 1 429"} (the status, -1 for a failure), {@code "retrying 1"}.
+ * {@code "sent 1"}, {@code "settled 1 429"} (the status, or the failure's simple class name, as in
+ * {@code "settled 2 IOException"}), {@code "retrying 1"}.
  */
 public final class HeardAttempts implements AttemptListener {
 
@@ -26,7 +27,7 @@ public final class HeardAttempts implements AttemptListener {
 
   @Override
   public void settled(URI uri, int attempt, int status, @Nullable Throwable failure) {
-    heard.add("settled " + attempt + " " + status);
+    heard.add("settled " + attempt + " " + (failure == null ? status : failure.getClass().getSimpleName()));
   }
 
   @Override

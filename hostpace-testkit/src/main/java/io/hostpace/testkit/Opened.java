@@ -2,23 +2,22 @@ package io.hostpace.testkit;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * What a test opened (servers, clients, event loops), closed together after it, in the order
- * they were opened. A test holds one and closes it in its {@code @AfterEach}:
+ * they were opened. A test holds one as an extension, which closes it after each test:
  *
  * <pre>{@code
- * final Opened opened = new Opened();
- *
- * @AfterEach
- * void close() throws Exception {
- *   opened.close();
- * }
+ * @RegisterExtension final Opened opened = new Opened();
  *
  * TestServer server = opened.add(TestServer.start(handler));
  * }</pre>
+ *
+ * <p>Or closes it itself, in its {@code @AfterEach} or a try-with-resources.
  */
-public final class Opened implements AutoCloseable {
+public final class Opened implements AutoCloseable, AfterEachCallback {
 
   private final List<AutoCloseable> closing = new ArrayList<>();
 
@@ -47,5 +46,11 @@ public final class Opened implements AutoCloseable {
     if (first != null) {
       throw first;
     }
+  }
+
+  /** Closes everything added, after each test of a class that registered this as an extension. */
+  @Override
+  public void afterEach(ExtensionContext context) throws Exception {
+    close();
   }
 }
