@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** A bad pacing scenario is reported by the path of its field, with what was expected and what came. */
 class PacingScenarioParserTest {
@@ -113,32 +115,37 @@ class PacingScenarioParserTest {
         "unknown field of a pacing scenario: expected one of clients, maxSeconds, policies, runs, seed, servers");
     fails(scenario(SERVER, CLIENT, "[\"seed\"]").replaceFirst("\\{", "{\"runs\":0,"), "runs", "expected 1 to 10 runs, got 0");
     fails(scenario(SERVER, CLIENT, "[\"seed\"]").replaceFirst("\\{", "{\"runs\":1.5,"), "runs", "expected a whole number, got 1.5");
-    fails(scenario("{\"host\":\"q.test\",\"model\":\"token-bucket\"}", CLIENT, "[\"seed\"]"), "servers[0].rate",
-        "required: requests a second the bucket refills, such as 1.0");
-    fails(scenario("{\"host\":\"q.test\",\"model\":\"token-bucket\",\"rate\":-1}", CLIENT, "[\"seed\"]"),
-        "servers[0].rate", "expected a positive number (at most 1000000), got -1");
-    fails(scenario("{\"host\":\"q.test\",\"model\":\"gate\",\"maxConcurrent\":4,\"rate\":1}", CLIENT, "[\"seed\"]"),
-        "servers[0].rate", "not a field of model \"gate\"");
-    fails(scenario("{\"host\":\"q.test\",\"model\":\"gate\",\"maxConcurrent\":4,\"retryAfter\":\"later\"}", CLIENT,
-        "[\"seed\"]"), "servers[0].retryAfter", "expected \"none\", \"seconds\", \"date\" or \"until-free\", got \"later\"");
-    fails(scenario("{\"host\":\"q.test\",\"model\":\"gate\",\"maxConcurrent\":4,\"announces\":true}", CLIENT,
-        "[\"seed\"]"), "servers[0].announces", "a gate counts no quota to announce: token-bucket or fixed-window only");
-    fails(scenario(SERVER.replace("}", ",\"changes\":[{\"atSeconds\":10}]}"), CLIENT, "[\"seed\"]"),
-        "servers[0].changes[0]", "a change must set one of rate, burst (token-bucket), limit (fixed-window), maxConcurrent (gate)");
-    fails(scenario(SERVER, "{\"host\":\"other.test\",\"requests\":10}", "[\"seed\"]"), "clients[0].host",
-        "no server has host 'other.test': expected one of q.test");
-    fails(scenario(SERVER, "{\"host\":\"q.test\",\"requests\":10,\"arrival\":\"poisson\"}", "[\"seed\"]"),
-        "clients[0].arrival", "expected \"burst\" or {\"perSecond\": 2.0}, got \"poisson\"");
-    fails(scenario(SERVER, "{\"host\":\"q.test\",\"requests\":10,\"arrival\":{\"perSecond\":0}}", "[\"seed\"]"),
-        "clients[0].arrival.perSecond", "expected a positive number (at most 1000000), got 0");
-    fails(scenario(SERVER, "{\"host\":\"q.test\",\"requests\":0}", "[\"seed\"]"), "clients[0].requests",
-        "expected a whole number of 1 or more, got 0");
-    fails(scenario(SERVER, "{\"host\":\"q.test\",\"requests\":10,\"sharedState\":\"yes\"}", "[\"seed\"]"),
-        "clients[0].sharedState", "expected true or false, got \"yes\"");
-    fails(scenario(SERVER, "{\"host\":\"q.test\",\"requests\":10,\"sharedState\":true,\"fleetLatencyMs\":1}", "[\"seed\"]"),
-        "clients[0].fleetLatencyMs", "expected a fleet or a shared state, not both");
     fails(scenario(SERVER, CLIENT, "[\"seed\",\"aimd\"]"), "policies[1]",
         "expected \"seed\", \"hostpace\", \"burst\", \"configured\" or \"unpaced\", got \"aimd\"");
     fails(scenario(SERVER, CLIENT, "[]"), "policies", "expected at least one of \"seed\", \"hostpace\", \"burst\", \"configured\", \"unpaced\"");
   }
+
+  /** A server's field at fault, in a scenario of that server, one client of it and the seed's policy. */
+  @ParameterizedTest(name = "{1}: {0}")
+  @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
+      {"host":"q.test","model":"token-bucket"}                                  | servers[0].rate          | required: requests a second the bucket refills, such as 1.0
+      {"host":"q.test","model":"token-bucket","rate":-1}                        | servers[0].rate          | expected a positive number (at most 1000000), got -1
+      {"host":"q.test","model":"gate","maxConcurrent":4,"rate":1}               | servers[0].rate          | not a field of model "gate"
+      {"host":"q.test","model":"gate","maxConcurrent":4,"retryAfter":"later"}   | servers[0].retryAfter    | expected "none", "seconds", "date" or "until-free", got "later"
+      {"host":"q.test","model":"gate","maxConcurrent":4,"announces":true}       | servers[0].announces     | a gate counts no quota to announce: token-bucket or fixed-window only
+      {"host":"q.test","model":"token-bucket","rate":1.0,"changes":[{"atSeconds":10}]} | servers[0].changes[0] | a change must set one of rate, burst (token-bucket), limit (fixed-window), maxConcurrent (gate)
+      """)
+  void aServersFieldAtFaultIsNamed(String server, String field, String message) {
+    fails(scenario(server, CLIENT, "[\"seed\"]"), field, message);
+  }
+
+  /** A client's field at fault, in a scenario of one server of q.test and the seed's policy. */
+  @ParameterizedTest(name = "{1}: {0}")
+  @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
+      {"host":"other.test","requests":10}                                       | clients[0].host          | no server has host 'other.test': expected one of q.test
+      {"host":"q.test","requests":10,"arrival":"poisson"}                       | clients[0].arrival       | expected "burst" or {"perSecond": 2.0}, got "poisson"
+      {"host":"q.test","requests":10,"arrival":{"perSecond":0}}                 | clients[0].arrival.perSecond | expected a positive number (at most 1000000), got 0
+      {"host":"q.test","requests":0}                                            | clients[0].requests      | expected a whole number of 1 or more, got 0
+      {"host":"q.test","requests":10,"sharedState":"yes"}                       | clients[0].sharedState   | expected true or false, got "yes"
+      {"host":"q.test","requests":10,"sharedState":true,"fleetLatencyMs":1}     | clients[0].fleetLatencyMs | expected a fleet or a shared state, not both
+      """)
+  void aClientsFieldAtFaultIsNamed(String client, String field, String message) {
+    fails(scenario(SERVER, client, "[\"seed\"]"), field, message);
+  }
+
 }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** A scenario that does not parse or makes no sense is refused with a message that names the field. */
 class TimeoutScenarioParserTest {
@@ -31,30 +33,32 @@ class TimeoutScenarioParserTest {
         .hasMessage("policies[0].kind: unknown policy kind \"adaptve\": expected \"adaptive\", \"seed\" or \"fixed\"");
   }
 
+  /**
+   * Each field's check, one scenario a row: {@code STAGES} stands for a list of stages and
+   * {@code POLICIES} for a list of policies.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
+      {"serverLimitMs": "300 s", STAGES, POLICIES}          | serverLimitMs: expected a positive number of ms, got "300 s"
+      {"description": 5, STAGES, POLICIES}                  | description: expected a non-empty string, got 5
+      {"retries": 2.5, STAGES, POLICIES}                    | retries: expected a whole number of 0 or more, got 2.5
+      {"retryBackoffMs": [1000, -1], STAGES, POLICIES}      | retryBackoffMs[1]: expected a number of ms of 0 or more, got -1
+      {"maxSlowdown": 0.5, STAGES, POLICIES}                | maxSlowdown: expected a number of 1 or more, got 0.5
+      {POLICIES}                                            | stages: required: a list of stages
+      {STAGES}                                              | policies: required: a list of policies to replay
+      {"stages": [{"requests": [1]}], POLICIES}             | stages[0].name: required: the stage's name
+      {"stages": [{"name": "s", "requests": [1]}, {"name": "s", "requests": [2]}], POLICIES} | stages[1].name: "s" is already the name of stages[0]
+      {"stages": [{"name": "s", "requests": []}], POLICIES} | stages[0].requests: expected at least one request
+      {"stages": [{"name": "s", "requests": [{"fail": "boom"}]}], POLICIES} | stages[0].requests[0].fail: expected "refused", "reset", "dns" or "tls", got "boom"
+      """)
+  void eachFieldIsChecked(String scenario, String message) {
+    assertThat(refused(scenario.replace("STAGES", STAGES).replace("POLICIES", POLICIES))).hasMessage(message);
+  }
+
   @Test
-  void eachFieldIsChecked() {
-    assertThat(refused("{\"serverLimitMs\": \"300 s\", " + STAGES + ", " + POLICIES + "}"))
-        .hasMessage("serverLimitMs: expected a positive number of ms, got \"300 s\"");
+  void anUnknownFieldIsRefusedNamingTheFieldsThereAre() {
     assertThat(refused("{\"serverLimitMS\": 300000, " + STAGES + ", " + POLICIES + "}"))
         .hasMessageStartingWith("serverLimitMS: unknown field of a scenario: expected one of abortedSlowdown, description, maxSlowdown,");
-    assertThat(refused("{\"description\": 5, " + STAGES + ", " + POLICIES + "}"))
-        .hasMessage("description: expected a non-empty string, got 5");
-    assertThat(refused("{\"retries\": 2.5, " + STAGES + ", " + POLICIES + "}"))
-        .hasMessage("retries: expected a whole number of 0 or more, got 2.5");
-    assertThat(refused("{\"retryBackoffMs\": [1000, -1], " + STAGES + ", " + POLICIES + "}"))
-        .hasMessage("retryBackoffMs[1]: expected a number of ms of 0 or more, got -1");
-    assertThat(refused("{\"maxSlowdown\": 0.5, " + STAGES + ", " + POLICIES + "}"))
-        .hasMessage("maxSlowdown: expected a number of 1 or more, got 0.5");
-    assertThat(refused("{" + POLICIES + "}")).hasMessage("stages: required: a list of stages");
-    assertThat(refused("{" + STAGES + "}")).hasMessage("policies: required: a list of policies to replay");
-    assertThat(refused("{\"stages\": [{\"requests\": [1]}], " + POLICIES + "}"))
-        .hasMessage("stages[0].name: required: the stage's name");
-    assertThat(refused("{\"stages\": [{\"name\": \"s\", \"requests\": [1]}, {\"name\": \"s\", \"requests\": [2]}], "
-        + POLICIES + "}")).hasMessage("stages[1].name: \"s\" is already the name of stages[0]");
-    assertThat(refused("{\"stages\": [{\"name\": \"s\", \"requests\": []}], " + POLICIES + "}"))
-        .hasMessage("stages[0].requests: expected at least one request");
-    assertThat(refused("{\"stages\": [{\"name\": \"s\", \"requests\": [{\"fail\": \"boom\"}]}], " + POLICIES + "}"))
-        .hasMessage("stages[0].requests[0].fail: expected \"refused\", \"reset\", \"dns\" or \"tls\", got \"boom\"");
   }
 
   @Test
