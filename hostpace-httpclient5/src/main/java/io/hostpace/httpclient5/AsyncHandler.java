@@ -79,7 +79,7 @@ record AsyncHandler(Hostpace engine, CallContext context) implements AsyncExecCh
   }
 
   /** One call: the engine's exchange. */
-  private static final class Attempts extends PacedAttempts<Answer> {
+  private static final class Attempts extends PacedAttempts<HttpRequest, Answer> {
     private final @Nullable AsyncEntityProducer entityProducer;
     private final AsyncExecChain.Scope scope;
     private final AsyncExecChain chain;

@@ -66,8 +66,7 @@ record ClassicHandler(Hostpace engine, CallContext context) implements ExecChain
    * The call's attempts, each {@code chain.proceed} on the calling thread, its outcome a completed
    * future; the client's cancel reaches the engine while the call waits in its queue.
    */
-  private static final class Attempts extends PacedAttempts<ClassicHttpResponse> {
-    private final ClassicHttpRequest request;
+  private static final class Attempts extends PacedAttempts<ClassicHttpRequest, ClassicHttpResponse> {
     private final ExecChain.Scope scope;
     private final ExecChain chain;
     private @Nullable Cancellable cancelWait;
@@ -76,7 +75,6 @@ record ClassicHandler(Hostpace engine, CallContext context) implements ExecChain
 
     Attempts(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain, Hostpace engine) throws ProtocolException {
       super(request, scope.route, scope.clientContext, engine, canResend(request.getEntity()));
-      this.request = request;
       this.scope = scope;
       this.chain = chain;
     }

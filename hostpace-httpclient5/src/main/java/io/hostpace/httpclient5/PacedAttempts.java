@@ -16,17 +16,18 @@ import org.jspecify.annotations.Nullable;
 /**
  * What the classic and the async handler's calls share as the engine's exchange: the request, its
  * URI, whether its body can be sent again, how an answer's status and headers are read, how a
- * failure counts, and each attempt's User-Agent and answer deadline. {@code R} is an attempt's
- * response as the engine sees it; {@link #answer} is its HTTP response.
+ * failure counts, and each attempt's User-Agent and answer deadline. {@code Q} is the client's
+ * request type, {@code R} an attempt's response as the engine sees it; {@link #answer} is its
+ * HTTP response.
  */
-abstract class PacedAttempts<R> implements Exchange<R> {
-  final HttpRequest request;
+abstract class PacedAttempts<Q extends HttpRequest, R> implements Exchange<R> {
+  final Q request;
   final Hostpace engine;
   final URI uri;
   private final @Nullable HttpContext clientContext;
   private final boolean canResend;
 
-  PacedAttempts(HttpRequest request, @Nullable HttpRoute route, @Nullable HttpContext clientContext, Hostpace engine,
+  PacedAttempts(Q request, @Nullable HttpRoute route, @Nullable HttpContext clientContext, Hostpace engine,
       boolean canResend) throws ProtocolException {
     this.request = request;
     this.engine = engine;
