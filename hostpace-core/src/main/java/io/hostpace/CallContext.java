@@ -35,8 +35,8 @@ public final class CallContext {
   private final String kind;
 
   private CallContext(Builder builder) {
-    this.limits = LimitTable.of(builder.everyHost, builder.byKey);
-    this.retries = builder.retries;
+    this.limits = builder.limits.table();
+    this.retries = builder.limits.retries();
     this.retryStatuses = Set.copyOf(builder.retryStatuses);
     this.retryFallbackDelay = builder.retryFallbackDelay;
     this.attemptListener = builder.attemptListener;
@@ -54,9 +54,7 @@ public final class CallContext {
    */
   public Builder toBuilder() {
     Builder builder = new Builder();
-    builder.everyHost = limits.everyHost();
-    builder.byKey = new LimitsByKey(limits.byKey());
-    builder.retries = retries;
+    builder.limits = new LimitsAndRetries(limits, retries);
     builder.retryStatuses.addAll(retryStatuses);
     builder.retryFallbackDelay = retryFallbackDelay;
     builder.attemptListener = attemptListener;
@@ -105,9 +103,7 @@ public final class CallContext {
 
   /** Builds a {@link CallContext}; {@link #build()} copies, so a builder can be reused. */
   public static final class Builder {
-    private Limits everyHost = Limits.NONE;
-    private LimitsByKey byKey = new LimitsByKey();
-    private @Nullable Integer retries;
+    private LimitsAndRetries limits = new LimitsAndRetries();
     private final Set<Integer> retryStatuses = new TreeSet<>();
     private Duration retryFallbackDelay = Duration.ofSeconds(1);
     private AttemptListener attemptListener = AttemptListener.NONE;
@@ -129,7 +125,7 @@ public final class CallContext {
      * before; {@link Limits#NONE} unless set, so the engine's hold.
      */
     public Builder limitsForEveryHost(Limits everyHost) {
-      this.everyHost = Objects.requireNonNull(everyHost, "everyHost");
+      limits.everyHost(everyHost);
       return this;
     }
 
@@ -145,7 +141,7 @@ public final class CallContext {
      *     key, in any spelling, was given other limits already
      */
     public Builder addLimit(String key, Limits limits) {
-      byKey.put(key, limits); // fails here, where the caller wrote the bad key
+      this.limits.add(key, limits);
       return this;
     }
 
@@ -156,7 +152,8 @@ public final class CallContext {
      * @throws IllegalArgumentException naming the key, the field and the value that is wrong
      */
     public Builder addLimit(String key, String limits) {
-      return addLimit(key, LimitsParser.forKey(key, limits));
+      this.limits.add(key, limits);
+      return this;
     }
 
     /**
@@ -166,10 +163,7 @@ public final class CallContext {
      * @throws IllegalArgumentException when {@code retries} is negative
      */
     public Builder retries(int retries) {
-      if (retries < 0) {
-        throw new IllegalArgumentException("retries must be zero or more, got " + retries);
-      }
-      this.retries = retries;
+      limits.retries(retries);
       return this;
     }
 

@@ -85,7 +85,7 @@ public final class Hostpace implements AutoCloseable {
   private final int opening;
 
   private Hostpace(Builder builder) {
-    this.limits = new LimitLevels(LimitTable.of(builder.everyHost, builder.byKey), builder.fleet != null);
+    this.limits = new LimitLevels(builder.defaults.table(), builder.fleet != null);
     this.userAgent = builder.userAgent;
     this.learningRule = builder.learningRule;
     this.opening = builder.widenFirstContact ? Math.max(0, builder.learningRule.openingInFlight()) : 0;
@@ -99,7 +99,7 @@ public final class Hostpace implements AutoCloseable {
         : null;
     this.probes = probes;
     this.rules = new CallRules(
-        builder.clock, builder.timer, builder.retries, builder.retryDelayLimit, builder.refusalStatuses,
+        builder.clock, builder.timer, builder.defaults.retriesOr(5), builder.retryDelayLimit, builder.refusalStatuses,
         sparesRetries, builder.timeoutPolicy,
         probes == null ? CallRules.AfterOutcome.NONE : probes::afterOutcome, scheduler.outbox.log);
   }
@@ -442,9 +442,8 @@ public final class Hostpace implements AutoCloseable {
   public static final class Builder {
     private Clock clock = Clock.system();
     private Timer timer = Timer.system();
-    private Limits everyHost = Limits.NONE;
-    private LimitsByKey byKey = new LimitsByKey();
-    private int retries = 5;
+    /** The limits and retries of a call whose context sets none. */
+    private final LimitsAndRetries defaults = new LimitsAndRetries();
     private Duration retryDelayLimit = Duration.ofSeconds(60);
     private Duration forgetIdleAfter = Duration.ofHours(1);
     private RefusalStatuses refusalStatuses = RefusalStatuses.DEFAULT;
@@ -486,7 +485,7 @@ public final class Hostpace implements AutoCloseable {
      * {@link Limits#NONE} unless set, so the built-in ones hold.
      */
     public Builder limitsForEveryHost(Limits everyHost) {
-      this.everyHost = Objects.requireNonNull(everyHost, "everyHost");
+      defaults.everyHost(everyHost);
       return this;
     }
 
@@ -502,7 +501,7 @@ public final class Hostpace implements AutoCloseable {
      *     key, in any spelling, was given other limits already
      */
     public Builder addLimit(String key, Limits limits) {
-      byKey.put(key, limits); // fails here, where the caller wrote the bad key
+      defaults.add(key, limits);
       return this;
     }
 
@@ -513,7 +512,8 @@ public final class Hostpace implements AutoCloseable {
      * @throws IllegalArgumentException naming the key, the field and the value that is wrong
      */
     public Builder addLimit(String key, String limits) {
-      return addLimit(key, LimitsParser.forKey(key, limits));
+      defaults.add(key, limits);
+      return this;
     }
 
     /**
@@ -523,10 +523,7 @@ public final class Hostpace implements AutoCloseable {
      * @throws IllegalArgumentException when {@code retries} is negative
      */
     public Builder retries(int retries) {
-      if (retries < 0) {
-        throw new IllegalArgumentException("retries must be zero or more, got " + retries);
-      }
-      this.retries = retries;
+      defaults.retries(retries);
       return this;
     }
 

@@ -2,7 +2,7 @@ package io.hostpace;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hostpace.spi.Exchange;
+import io.hostpace.testing.ScriptedExchange;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +29,7 @@ class CallersThreadsTest {
    * One thread's exchange, answered at once, that counts who sent it: each send on a thread
    * other than its maker's is counted for the thread that sent it.
    */
-  static final class InstantExchange implements Exchange<Integer> {
+  static final class InstantExchange extends ScriptedExchange<Integer> {
     final Thread maker = Thread.currentThread();
     final Map<Thread, AtomicInteger> othersSentBy;
     /** Counted down before this exchange's first send returns, when not null. */
@@ -39,23 +39,9 @@ class CallersThreadsTest {
     final AtomicInteger sentByMaker = new AtomicInteger();
 
     InstantExchange(Map<Thread, AtomicInteger> othersSentBy, @Nullable Runnable beforeFirstAnswer) {
+      super(ScriptedExchange.builder(HOST, Integer::intValue).answers(attempt -> OK));
       this.othersSentBy = othersSentBy;
       this.beforeFirstAnswer = beforeFirstAnswer;
-    }
-
-    @Override
-    public URI uri() {
-      return HOST;
-    }
-
-    @Override
-    public String method() {
-      return "GET";
-    }
-
-    @Override
-    public boolean canResend() {
-      return true;
     }
 
     @Override
@@ -69,21 +55,8 @@ class CallersThreadsTest {
       if (sent.getAndIncrement() == 0 && beforeFirstAnswer != null) {
         beforeFirstAnswer.run();
       }
-      return OK;
+      return super.send();
     }
-
-    @Override
-    public int status(Integer response) {
-      return response;
-    }
-
-    @Override
-    public @Nullable String header(Integer response, String name) {
-      return null;
-    }
-
-    @Override
-    public void discard(Integer response) {}
   }
 
   @Test

@@ -76,7 +76,7 @@ public class AcquireReleaseBenchmark {
   private static final URI URI_OF_HOST = URI.create("http://bench.test/resource");
 
   /** An exchange answered at once, the same for every call to its host: the engine allocates, it does not. */
-  static final class AnsweredExchange implements Exchange<Response> {
+  static class AnsweredExchange implements Exchange<Response> {
     private final URI uri;
 
     AnsweredExchange() {
@@ -121,40 +121,20 @@ public class AcquireReleaseBenchmark {
     public void discard(Response response) {}
   }
 
-  /** An attempt that never answers: it holds its place for as long as the engine runs. */
-  static final class NeverAnswered implements Exchange<Response> {
-    @Override
-    public URI uri() {
-      return URI_OF_HOST;
-    }
-
-    @Override
-    public String method() {
-      return "GET";
-    }
-
-    @Override
-    public boolean canResend() {
-      return true;
+  /**
+   * An attempt that never answers: it holds its place for as long as the engine runs. Its object
+   * is the least an adapter's exchange can be, a reference to its URI (which {@link QueuedMemory}
+   * counts).
+   */
+  static final class NeverAnswered extends AnsweredExchange {
+    NeverAnswered(URI uri) {
+      super(uri);
     }
 
     @Override
     public CompletableFuture<Response> send() {
       return new CompletableFuture<>();
     }
-
-    @Override
-    public int status(Response response) {
-      return response.status();
-    }
-
-    @Override
-    public @Nullable String header(Response response, String name) {
-      return null;
-    }
-
-    @Override
-    public void discard(Response response) {}
   }
 
   /** An engine whose host {@code bench.test} has one request in flight all along. */
@@ -170,7 +150,7 @@ public class AcquireReleaseBenchmark {
       // call behind the first, which is never answered.
       engine = Hostpace.builder().limitsForEveryHost(Limits.inFlight(Integer.MAX_VALUE)).widenFirstContact(false).build();
       exchange = new AnsweredExchange();
-      held = engine.execute(new NeverAnswered());
+      held = engine.execute(new NeverAnswered(URI_OF_HOST));
       CompletableFuture<Response> first = engine.execute(exchange);
       if (held.isDone() || !first.isDone() || first.join() != OK) {
         throw new IllegalStateException("expected one call held and one answered: " + held + ", " + first);

@@ -4,7 +4,7 @@ import io.hostpace.HostSnapshot;
 import io.hostpace.Hostpace;
 import io.hostpace.Limits;
 import io.hostpace.VirtualTime;
-import io.hostpace.spi.Exchange;
+import io.hostpace.bench.AcquireReleaseBenchmark.NeverAnswered;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The heap one waiting request costs, with 100,000 requests waiting over 10,000 hosts.
@@ -54,48 +53,6 @@ public final class QueuedMemory {
   static final int HOSTS = 10_000;
   static final int PER_HOST = 10;
   static final int QUEUED = HOSTS * PER_HOST;
-
-  /** The least an exchange can be: a URI, and an attempt that never answers. */
-  static final class NeverAnswered implements Exchange<Object> {
-    private final URI uri;
-
-    NeverAnswered(URI uri) {
-      this.uri = uri;
-    }
-
-    @Override
-    public URI uri() {
-      return uri;
-    }
-
-    @Override
-    public String method() {
-      return "GET";
-    }
-
-    @Override
-    public boolean canResend() {
-      return true;
-    }
-
-    @Override
-    public CompletableFuture<Object> send() {
-      return new CompletableFuture<>();
-    }
-
-    @Override
-    public int status(Object response) {
-      return 200;
-    }
-
-    @Override
-    public @Nullable String header(Object response, String name) {
-      return null;
-    }
-
-    @Override
-    public void discard(Object response) {}
-  }
 
   private QueuedMemory() {}
 

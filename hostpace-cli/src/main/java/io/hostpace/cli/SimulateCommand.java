@@ -5,6 +5,7 @@ import io.hostpace.simulator.ScenarioException;
 import io.hostpace.simulator.ShippedScenario;
 import io.hostpace.simulator.SimulationResult;
 import io.hostpace.simulator.Simulator;
+import io.hostpace.simulator.TimeoutResult;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,103 +63,97 @@ final class SimulateCommand implements Runnable {
   }
 
   /**
-   * Replays {@code text}, the scenario {@code scenario} names, with {@code simulator}; a scenario
-   * that does not parse is a usage error naming the file and the field.
+   * What replaying a scenario of either kind takes: the scenario, {@code --json}, and usage errors
+   * that name the scenario's file and field.
    */
-  static <R extends SimulationResult> R simulate(Simulator<R> simulator, Path scenario, String text,
-      Function<String, ParameterException> usage) {
-    try {
-      return simulator.simulate(text);
-    } catch (ScenarioException e) {
-      throw usage.apply(scenario + ": " + e.getMessage());
-    }
-  }
+  abstract static class Replay<R extends SimulationResult> implements Callable<Integer> {
 
-  /** The result as a table, or with {@code json} as one JSON object on one line. */
-  static void print(SimulationResult result, boolean json, Main.Streams streams) {
-    if (json) {
-      streams.out().println(result.toJson());
-    } else {
-      streams.out().print(result.toTable());
+    final Main.Streams streams;
+    private final Simulator<R> simulator;
+
+    @Spec
+    @SuppressWarnings("NullAway.Init")
+    CommandSpec spec;
+
+    @Parameters(paramLabel = "SCENARIO", description = "a shipped scenario's name, or a scenario file")
+    Path scenario = Path.of("");
+
+    @Option(names = "--json", description = "print the result as one JSON object on one line")
+    boolean json;
+
+    Replay(Main.Streams streams, Simulator<R> simulator) {
+      this.streams = streams;
+      this.simulator = simulator;
+    }
+
+    /** The scenario's text; a usage error when there is none. */
+    String text() {
+      return scenarioText(simulator.kind(), scenario, this::usage);
+    }
+
+    /** Replays {@code text} and prints the result, as a table or with {@code --json} one JSON line. */
+    R replayed(String text) {
+      R result;
+      try {
+        result = simulator.simulate(text);
+      } catch (ScenarioException e) {
+        throw usage(scenario + ": " + e.getMessage());
+      }
+      if (json) {
+        streams.out().println(result.toJson());
+      } else {
+        streams.out().print(result.toTable());
+      }
+      return result;
+    }
+
+    ParameterException usage(String message) {
+      return new ParameterException(spec.commandLine(), message);
     }
   }
 
   /** The timeout policies of a scenario of stages (SPEC D1 to D5). */
   @Command(name = "timeouts", mixinStandardHelpOptions = true,
       description = "Replay a scenario of query stages against timeout policies (see 'hostpace simulate list').")
-  static final class Timeouts implements Callable<Integer> {
-
-    private final Main.Streams streams;
-
-    @Spec
-    @SuppressWarnings("NullAway.Init")
-    CommandSpec spec;
-
-    @Parameters(paramLabel = "SCENARIO", description = "a shipped scenario's name, or a scenario file")
-    Path scenario = Path.of("");
-
-    @Option(names = "--json", description = "print the result as one JSON object on one line")
-    boolean json;
+  static final class Timeouts extends Replay<TimeoutResult> {
 
     Timeouts(Main.Streams streams) {
-      this.streams = streams;
+      super(streams, Simulator.TIMEOUTS);
     }
 
     @Override
     public Integer call() {
-      String text = scenarioText(Simulator.TIMEOUTS.kind(), scenario, this::usage);
-      print(simulate(Simulator.TIMEOUTS, scenario, text, this::usage), json, streams);
+      replayed(text());
       return Main.OK;
-    }
-
-    private ParameterException usage(String message) {
-      return new ParameterException(spec.commandLine(), message);
     }
   }
 
   /** The learning rules of a scenario of servers and clients (SPEC R4 and the performance goal). */
   @Command(name = "pacing", mixinStandardHelpOptions = true,
       description = "Replay a scenario of servers and clients against pacing policies (see 'hostpace simulate list').")
-  static final class Pacing implements Callable<Integer> {
-
-    private final Main.Streams streams;
-
-    @Spec
-    @SuppressWarnings("NullAway.Init")
-    CommandSpec spec;
-
-    @Parameters(paramLabel = "SCENARIO", description = "a shipped scenario's name, or a scenario file")
-    Path scenario = Path.of("");
-
-    @Option(names = "--json", description = "print the result as one JSON object on one line")
-    boolean json;
+  static final class Pacing extends Replay<PacingResult> {
 
     @Option(names = "--chart", paramLabel = "FILE.png",
         description = "also draw, per policy, starts and refusals over time, and write their figures to FILE.csv beside it")
     @Nullable Path chart;
 
     Pacing(Main.Streams streams) {
-      this.streams = streams;
+      super(streams, Simulator.PACING);
     }
 
     @Override
     public Integer call() throws IOException {
-      String text = scenarioText(Simulator.PACING.kind(), scenario, this::usage);
+      String text = text();
       if (chart != null) {
         FileOption.writable("--chart", chart, this::usage);
         FileOption.writable("--chart", PacingResult.csvBeside(chart), this::usage);
       }
-      PacingResult result = simulate(Simulator.PACING, scenario, text, this::usage);
-      print(result, json, streams);
+      PacingResult result = replayed(text);
       if (chart != null) {
         result.chart(chart);
         streams.err().println("hostpace: drew " + chart + ", its figures in " + PacingResult.csvBeside(chart));
       }
       return Main.OK;
-    }
-
-    private ParameterException usage(String message) {
-      return new ParameterException(spec.commandLine(), message);
     }
   }
 

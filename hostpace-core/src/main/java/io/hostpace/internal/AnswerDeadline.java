@@ -153,7 +153,7 @@ public final class AnswerDeadline {
    * close may read the rest of the body first.
    */
   public InputStream body(InputStream in) {
-    return new Body(in, this);
+    return new Body(in);
   }
 
   @Override
@@ -161,32 +161,29 @@ public final class AnswerDeadline {
     return "AnswerDeadline{" + exchange + ", " + timeout + ", " + state.get() + "}";
   }
 
-  /** The body as the caller reads it. */
-  private static final class Body extends FilterInputStream {
-    private final AnswerDeadline deadline;
-
-    Body(InputStream in, AnswerDeadline deadline) {
+  /** The body as the caller reads it, held to this deadline. */
+  private final class Body extends FilterInputStream {
+    Body(InputStream in) {
       super(in);
-      this.deadline = deadline;
     }
 
     @Override
     public int read() throws IOException {
-      deadline.check();
+      check();
       try {
         return ended(super.read());
       } catch (IOException e) {
-        throw deadline.translated(e);
+        throw translated(e);
       }
     }
 
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
-      deadline.check();
+      check();
       try {
         return ended(super.read(b, off, len));
       } catch (IOException e) {
-        throw deadline.translated(e);
+        throw translated(e);
       }
     }
 
@@ -195,17 +192,17 @@ public final class AnswerDeadline {
       try {
         super.close();
       } catch (IOException e) {
-        throw deadline.translated(e);
+        throw translated(e);
       } finally {
-        deadline.over();
+        over();
       }
     }
 
     /** The read's result; an end that the dropped connection made is no end but the timeout. */
     private int ended(int read) throws SocketTimeoutException {
       if (read < 0) {
-        deadline.check();
-        deadline.over();
+        check();
+        over();
       }
       return read;
     }

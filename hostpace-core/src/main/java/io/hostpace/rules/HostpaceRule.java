@@ -675,8 +675,7 @@ final class HostpaceRule implements LearningRule {
 
   @Override
   public long onAnswer(long now, long startedAt, long interval, long changedAt) {
-    long next = interval - interval / 100;
-    return next < FORGOTTEN_BELOW ? 0 : next;
+    return SeedRule.eased(interval, 100);
   }
 
   /** True: the rule probes, and no request is to pay for its probes with its retries (SPEC R10). */

@@ -27,7 +27,12 @@ final class SeedRule implements LearningRule {
 
   @Override
   public long onAnswer(long now, long startedAt, long interval, long changedAt) {
-    long next = interval - interval / 10;
+    return eased(interval, 10);
+  }
+
+  /** {@code interval} less a {@code divisor}th of itself, as an answer eases it; 0 below {@link #FORGOTTEN_BELOW}. */
+  static long eased(long interval, long divisor) {
+    long next = interval - interval / divisor;
     return next < FORGOTTEN_BELOW ? 0 : next;
   }
 

@@ -401,11 +401,7 @@ final class AdaptivePolicy implements TimeoutPolicy {
     lock.lock();
     try {
       try {
-        Endpoint state = endpoints.get(endpoint);
-        if (state == null) {
-          state = new Endpoint(degradeAfterKinds, window);
-          endpoints.put(endpoint, state);
-        }
+        Endpoint state = stateOf(endpoint);
         switch (outcome) {
           case SUCCESS -> {
             reachable(state, now, endpoint);
@@ -614,6 +610,17 @@ final class AdaptivePolicy implements TimeoutPolicy {
     if (listener != null) {
       events.add(new TimeoutEvent(now, endpoint, type, nanos));
     }
+  }
+
+  /** The state of {@code endpoint}, made at its first outcome. */
+  @GuardedBy("lock")
+  private Endpoint stateOf(String endpoint) {
+    Endpoint state = endpoints.get(endpoint);
+    if (state == null) {
+      state = new Endpoint(degradeAfterKinds, window);
+      endpoints.put(endpoint, state);
+    }
+    return state;
   }
 
   /** The events of the current locked section, taken to be delivered once the lock is let go. */

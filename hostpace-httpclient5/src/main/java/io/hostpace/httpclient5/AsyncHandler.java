@@ -4,10 +4,7 @@ import io.hostpace.CallContext;
 import io.hostpace.internal.Failures;
 import io.hostpace.Hostpace;
 import io.hostpace.internal.AnswerDeadline;
-import io.hostpace.spi.Exchange;
-import io.hostpace.timeout.Outcome;
 import java.io.IOException;
-import java.net.URI;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -17,7 +14,6 @@ import org.apache.hc.client5.http.async.AsyncExecChainHandler;
 import org.apache.hc.client5.http.async.AsyncExecRuntime;
 import org.apache.hc.client5.http.impl.classic.RequestFailedException;
 import org.apache.hc.core5.http.EntityDetails;
-import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpException;
 import org.apache.hc.core5.http.HttpRequest;
 import org.apache.hc.core5.http.HttpResponse;
@@ -43,15 +39,7 @@ import org.jspecify.annotations.Nullable;
  * engine: the next attempt proceeds only once the last one is over, as the client's own redirects do
  * </pre>
  */
-final class AsyncHandler implements AsyncExecChainHandler {
-
-  private final Hostpace engine;
-  private final CallContext context;
-
-  AsyncHandler(Hostpace engine, CallContext context) {
-    this.engine = engine;
-    this.context = context;
-  }
+record AsyncHandler(Hostpace engine, CallContext context) implements AsyncExecChainHandler {
 
   @Override
   public void execute(HttpRequest request, @Nullable AsyncEntityProducer entityProducer, AsyncExecChain.Scope scope,
@@ -91,28 +79,21 @@ final class AsyncHandler implements AsyncExecChainHandler {
   }
 
   /** One call: the engine's exchange. */
-  private static final class Attempts implements Exchange<Answer> {
-    private final HttpRequest request;
+  private static final class Attempts extends PacedAttempts<HttpRequest, Answer> {
     private final @Nullable AsyncEntityProducer entityProducer;
     private final AsyncExecChain.Scope scope;
     private final AsyncExecChain chain;
     private final AsyncExecCallback upstream;
-    private final Hostpace engine;
-    private final URI uri;
-    private final boolean canResend;
     /** The last attempt's answer: the next attempt goes once it has completed. */
     private volatile @Nullable Answer latest;
 
     Attempts(HttpRequest request, @Nullable AsyncEntityProducer entityProducer, AsyncExecChain.Scope scope,
         AsyncExecChain chain, AsyncExecCallback upstream, Hostpace engine) throws HttpException {
-      this.request = request;
-      this.engine = engine;
+      super(request, scope.route, scope.clientContext, engine, entityProducer == null || entityProducer.isRepeatable());
       this.entityProducer = entityProducer;
       this.scope = scope;
       this.chain = chain;
       this.upstream = upstream;
-      this.uri = HostpaceHttpClient5.uri(request, scope.route);
-      this.canResend = entityProducer == null || entityProducer.isRepeatable();
     }
 
     /** Aborts the last attempt's exchange, if there is one. */
@@ -124,18 +105,8 @@ final class AsyncHandler implements AsyncExecChainHandler {
     }
 
     @Override
-    public URI uri() {
-      return uri;
-    }
-
-    @Override
-    public String method() {
-      return request.getMethod();
-    }
-
-    @Override
-    public boolean canResend() {
-      return canResend;
+    HttpResponse answer(Answer answer) {
+      return answer.response();
     }
 
     @Override
@@ -167,10 +138,7 @@ final class AsyncHandler implements AsyncExecChainHandler {
       try {
         // A copy per attempt, as the client's own retries make: the chain below adds headers to what it is given.
         HttpRequest attempt = BasicRequestBuilder.copy(request).build();
-        HostpaceHttpClient5.withUserAgent(attempt, engine);
-        // The answer timeout holds from here to the body's end: at it, the connection is dropped (SPEC T7).
-        answer.deadline = HostpaceHttpClient5.answerDeadline(scope.clientContext, request.getMethod(), uri,
-            scope.execRuntime::discardEndpoint);
+        answer.deadline = sending(attempt, scope.execRuntime::discardEndpoint);
         AsyncExecChain.Scope below = new AsyncExecChain.Scope(scope.exchangeId, scope.route, scope.originalRequest,
             answer.dependency, scope.clientContext, scope.execRuntime, scope.scheduler, scope.execCount);
         next.proceed(attempt, entityProducer, below, answer);
@@ -180,29 +148,8 @@ final class AsyncHandler implements AsyncExecChainHandler {
     }
 
     @Override
-    public int status(Answer answer) {
-      return answer.response().getCode();
-    }
-
-    @Override
-    public @Nullable String header(Answer answer, String name) {
-      Header header = answer.response().getFirstHeader(name);
-      return header == null ? null : header.getValue();
-    }
-
-    @Override
     public void discard(Answer answer) {
       answer.letGo();
-    }
-
-    @Override
-    public @Nullable Outcome outcomeOf(Throwable failure) {
-      return HostpaceHttpClient5.outcomeOf(failure, Exchange.super::outcomeOf);
-    }
-
-    @Override
-    public String toString() {
-      return request.getMethod() + " " + uri;
     }
   }
 

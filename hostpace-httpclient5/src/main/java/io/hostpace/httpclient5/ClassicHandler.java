@@ -4,10 +4,8 @@ import io.hostpace.CallContext;
 import io.hostpace.Hostpace;
 import io.hostpace.internal.AnswerDeadline;
 import io.hostpace.spi.Exchange;
-import io.hostpace.timeout.Outcome;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.net.URI;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import org.apache.hc.client5.http.classic.ExecChain;
@@ -17,7 +15,6 @@ import org.apache.hc.core5.concurrent.Cancellable;
 import org.apache.hc.core5.concurrent.CancellableDependency;
 import org.apache.hc.core5.http.ClassicHttpRequest;
 import org.apache.hc.core5.http.ClassicHttpResponse;
-import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpEntity;
 import org.apache.hc.core5.http.HttpException;
 import org.apache.hc.core5.http.ProtocolException;
@@ -35,15 +32,7 @@ import org.jspecify.annotations.Nullable;
  * handed the engine's cancel action. The engine keeps an attempt's {@link HttpException}, which is
  * not an {@code IOException}, as the cause of one; the handler throws it again as it is.
  */
-final class ClassicHandler implements ExecChainHandler {
-
-  private final Hostpace engine;
-  private final CallContext context;
-
-  ClassicHandler(Hostpace engine, CallContext context) {
-    this.engine = engine;
-    this.context = context;
-  }
+record ClassicHandler(Hostpace engine, CallContext context) implements ExecChainHandler {
 
   @Override
   public ClassicHttpResponse execute(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain)
@@ -77,25 +66,21 @@ final class ClassicHandler implements ExecChainHandler {
    * The call's attempts, each {@code chain.proceed} on the calling thread, its outcome a completed
    * future; the client's cancel reaches the engine while the call waits in its queue.
    */
-  private static final class Attempts implements Exchange<ClassicHttpResponse> {
-    private final ClassicHttpRequest request;
+  private static final class Attempts extends PacedAttempts<ClassicHttpRequest, ClassicHttpResponse> {
     private final ExecChain.Scope scope;
     private final ExecChain chain;
-    private final Hostpace engine;
-    private final URI uri;
-    private final boolean canResend;
     private @Nullable Cancellable cancelWait;
     /** The HttpException an attempt failed with: the engine hands it back as an IOException's cause. */
     volatile @Nullable HttpException protocolFailure;
 
     Attempts(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain, Hostpace engine) throws ProtocolException {
-      this.request = request;
-      this.engine = engine;
+      super(request, scope.route, scope.clientContext, engine, canResend(request.getEntity()));
       this.scope = scope;
       this.chain = chain;
-      this.uri = HostpaceHttpClient5.uri(request, scope.route);
-      HttpEntity entity = request.getEntity();
-      this.canResend = entity == null || entity.isRepeatable();
+    }
+
+    private static boolean canResend(@Nullable HttpEntity entity) {
+      return entity == null || entity.isRepeatable();
     }
 
     /**
@@ -119,28 +104,15 @@ final class ClassicHandler implements ExecChainHandler {
     }
 
     @Override
-    public URI uri() {
-      return uri;
-    }
-
-    @Override
-    public String method() {
-      return request.getMethod();
-    }
-
-    @Override
-    public boolean canResend() {
-      return canResend;
+    ClassicHttpResponse answer(ClassicHttpResponse response) {
+      return response;
     }
 
     @Override
     public CompletableFuture<ClassicHttpResponse> send() {
       // A copy per attempt, as the client's own retries make: the chain below adds headers to what it is given.
       ClassicHttpRequest attempt = ClassicRequestBuilder.copy(request).build();
-      HostpaceHttpClient5.withUserAgent(attempt, engine);
-      // The answer timeout holds from here to the body's end: at it, the connection is dropped (SPEC T7).
-      AnswerDeadline deadline = HostpaceHttpClient5.answerDeadline(scope.clientContext, request.getMethod(), uri,
-          scope.execRuntime::discardEndpoint);
+      AnswerDeadline deadline = sending(attempt, scope.execRuntime::discardEndpoint);
       ConnectionWatch.forget(scope.clientContext);
       try {
         ClassicHttpResponse response = chain.proceed(attempt, scope);
@@ -156,8 +128,7 @@ final class ClassicHandler implements ExecChainHandler {
         protocolFailure = e;
         return CompletableFuture.failedFuture(e);
       } catch (IOException e) {
-        deadline.over();
-        return CompletableFuture.failedFuture(deadline.expired() ? deadline.failure(e) : e);
+        return CompletableFuture.failedFuture(deadline.translated(e));
       } catch (RuntimeException | Error e) {
         deadline.over();
         return CompletableFuture.failedFuture(e);
@@ -190,17 +161,6 @@ final class ClassicHandler implements ExecChainHandler {
     }
 
     @Override
-    public int status(ClassicHttpResponse response) {
-      return response.getCode();
-    }
-
-    @Override
-    public @Nullable String header(ClassicHttpResponse response, String name) {
-      Header header = response.getFirstHeader(name);
-      return header == null ? null : header.getValue();
-    }
-
-    @Override
     public void discard(ClassicHttpResponse response) {
       try {
         EntityUtils.consume(response.getEntity()); // a refusal's body is short: read it, and keep the connection
@@ -213,16 +173,6 @@ final class ClassicHandler implements ExecChainHandler {
         // nothing left to let go
       }
       waitCancellably();
-    }
-
-    @Override
-    public @Nullable Outcome outcomeOf(Throwable failure) {
-      return HostpaceHttpClient5.outcomeOf(failure, Exchange.super::outcomeOf);
-    }
-
-    @Override
-    public String toString() {
-      return request.getMethod() + " " + uri;
     }
   }
 }

@@ -98,14 +98,7 @@ public final class HttpProbe implements Probe {
   }
 
   /** One probe: sent once, its body discarded as it arrives. */
-  private static final class ProbeExchange implements Exchange<HttpResponse<Void>> {
-    private final HttpClient client;
-    private final HttpRequest request;
-
-    ProbeExchange(HttpClient client, HttpRequest request) {
-      this.client = client;
-      this.request = request;
-    }
+  private record ProbeExchange(HttpClient client, HttpRequest request) implements Exchange<HttpResponse<Void>> {
 
     @Override
     public URI uri() {

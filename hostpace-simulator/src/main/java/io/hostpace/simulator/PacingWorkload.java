@@ -28,9 +28,9 @@ import java.util.stream.Stream;
  * it, which decides at the start and answers {@code latencyMs} later. The policies
  * ({@link PacingPolicies}) each say how an engine is built, or that none is:
  * <ul>
- *   <li>{@code seed}: the engine with {@link LearningRule#seed()} (SPEC R4 exactly; {@link SeedRulePacing});
+ *   <li>{@code seed}: the engine with {@link LearningRule#seed()} (SPEC R4 exactly; an {@link EnginePacing});
  *   <li>{@code hostpace}: the engine as built by default ({@link LearningRule#hostpace()}), and
- *       {@code burst} the same without widening its first contact ({@link DefaultRulePacing});
+ *       {@code burst} the same without widening its first contact (each an {@link EnginePacing});
  *   <li>{@code configured}: the default engine told the server's limits at the start, each process
  *       its share unless they form a fleet ({@link ConfiguredPacing}); the fleet holds a limit
  *       given a host by key for all (a rate spaced, a gate's places shared);
