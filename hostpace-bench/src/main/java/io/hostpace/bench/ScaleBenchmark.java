@@ -60,10 +60,11 @@ import org.openjdk.jmh.infra.Blackhole;
  *
  * <p>Combinations with more hosts per group than hosts (1 host with 10 or 10,000 a group, 1,000
  * with 10,000) make no sense: their set-up builds nothing and their operation returns at once,
- * so their rows (about a nanosecond) are to be ignored.
+ * so their rows (an empty method's time) are to be ignored.
  *
  * <p>Run: {@code java -jar hostpace-bench/target/benchmarks.jar ScaleBenchmark}; add
- * {@code -prof gc} for the bytes allocated per operation, {@code -p hosts=100000} for one column.
+ * {@code -prof gc} for the bytes allocated per operation, {@code -p hosts=100000} for that
+ * number of hosts only.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
