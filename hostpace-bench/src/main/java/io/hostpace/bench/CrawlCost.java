@@ -99,10 +99,13 @@ public final class CrawlCost {
 
     if (print) {
       System.out.println();
+      String groupLine = group
+          ? String.format(Locale.ROOT, ", *.g.test inFlight(%d) over %,d hosts", GROUP_IN_FLIGHT, GROUP_HOSTS)
+          : "";
       System.out.printf(Locale.ROOT, "%s: %,d requests over %,d hosts, %,d a ms, answered after %d ms%s%n",
-          group ? "group" : "no group", requests, HOSTS, PER_MILLISECOND, ANSWER_AFTER.toMillis(),
-          group ? String.format(Locale.ROOT, ", *.g.test inFlight(%d) over %,d hosts", GROUP_IN_FLIGHT, GROUP_HOSTS) : "");
-      System.out.println("| requests | virtual time | wall ns per request | bytes per request | in flight | waiting | hosts held |");
+          group ? "group" : "no group", requests, HOSTS, PER_MILLISECOND, ANSWER_AFTER.toMillis(), groupLine);
+      System.out.println("| requests | virtual time | wall ns per request | bytes per request"
+          + " | in flight | waiting | hosts held |");
       System.out.println("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     }
     int handedOver = 0;
