@@ -1,6 +1,9 @@
 /**
  * Benchmarks of the engine: {@link io.hostpace.bench.AcquireReleaseBenchmark}, the cost of one
- * request under JMH, and {@link io.hostpace.bench.QueuedMemory}, the heap a waiting request costs.
+ * request under JMH; {@link io.hostpace.bench.ScaleBenchmark}, the same as the hosts and a
+ * group's member hosts grow; {@link io.hostpace.bench.QueuedMemory}, the heap a waiting request
+ * costs; and {@link io.hostpace.bench.CrawlCost}, the cost per request through a crawl of a
+ * million requests in virtual time.
  */
 @NullMarked
 package io.hostpace.bench;
