@@ -145,6 +145,9 @@ final class Scheduler implements Settlement {
   private boolean blockedByPlaces;
   @GuardedBy("lock")
   private long readyAt;
+  /** How many heads readiness() has looked at: what a request costs the engine, for tests. */
+  @GuardedBy("lock")
+  private long readinessChecks;
   /** The calls waiting out a retry delay (SPEC T2), which no queue holds: {@link #close} ends them too. */
   @GuardedBy("lock")
   private final Set<Call<?>> parked = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
@@ -628,6 +631,16 @@ final class Scheduler implements Settlement {
     return waiting;
   }
 
+  /** How many times the engine has looked at whether a waiting request can start. */
+  long readinessChecks() {
+    lock.lock();
+    try {
+      return readinessChecks;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** What the engine knows now of every host and group it holds, sorted by key. */
   List<HostSnapshot> snapshot() {
     lock.lock();
@@ -714,6 +727,7 @@ final class Scheduler implements Settlement {
    */
   @GuardedBy("lock")
   private boolean readiness(HostQueue queue, long now) {
+    readinessChecks++;
     blockedByPlaces = false;
     readyAt = now;
     consider(queue, now);
