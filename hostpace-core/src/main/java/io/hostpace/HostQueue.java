@@ -22,11 +22,16 @@ final class HostQueue extends Limiter {
   int live;
   /** Calls attached to this queue in any state: waiting, in flight, or between attempts. */
   int users;
-  /** The time a wake-up is registered for, when {@link #wakeRegistered}. */
-  long wakeAt;
-  boolean wakeRegistered;
   /** The pump round that last took this queue in; see {@code Scheduler.pump}. */
   long pumpRound = -1;
+  /**
+   * Whether the queue is in its gates' indexes, under the arrival of which head: it is while a
+   * gate or the fleet holds its head back, not while its own limits do (see {@code Scheduler}).
+   */
+  boolean indexed;
+  long indexedSeq;
+  /** The gate whose walk took the queue into the current pump, if one did. */
+  @Nullable GroupGate walkedFrom;
   /** Its claim of a start from the engine's fleet (SPEC S2); null until the fleet paces it. */
   @Nullable StartClaim startClaim;
 
@@ -52,6 +57,30 @@ final class HostQueue extends Limiter {
       head = waiting.peek();
     }
     return head;
+  }
+
+  /** Puts the queue in each of its gates' indexes under its head, or moves it there when its head changed. */
+  void index() {
+    Call<?> head = head();
+    if (head == null || indexed && indexedSeq == head.seq) {
+      return;
+    }
+    unindex();
+    for (GroupGate gate : gates) {
+      gate.byHead.put(head.seq, this);
+    }
+    indexed = true;
+    indexedSeq = head.seq;
+  }
+
+  /** Takes the queue out of its gates' indexes. */
+  void unindex() {
+    if (indexed) {
+      for (GroupGate gate : gates) {
+        gate.byHead.remove(indexedSeq);
+      }
+      indexed = false;
+    }
   }
 
   @Override

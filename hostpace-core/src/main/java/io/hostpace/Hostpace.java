@@ -390,6 +390,11 @@ public final class Hostpace implements AutoCloseable {
     return scheduler.snapshot();
   }
 
+  /** How many times the engine has looked at whether a waiting request can start: its cost, for tests. */
+  long readinessChecks() {
+    return scheduler.readinessChecks();
+  }
+
   /** The User-Agent adapters send on a request that names none (SPEC U1). */
   public String userAgent() {
     return userAgent;

@@ -19,6 +19,9 @@ abstract class Limiter {
    */
   final int fleetCap;
   int inFlight;
+  /** The time a wake-up is registered for, when {@link #wakeRegistered}: a queue's own, or a gate's for its walk. */
+  long wakeAt;
+  boolean wakeRegistered;
 
   Limiter(Node node, Limits limits, @Nullable RateState rate, int fleetCap) {
     this.node = node;

@@ -4,9 +4,7 @@ import io.hostpace.spi.Fleet;
 import io.hostpace.spi.HostState;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.Map;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -94,18 +92,6 @@ final class Node {
       budget = announced = new AnnouncedBudget();
     }
     return budget;
-  }
-
-  /** The queues that start requests of this node: a host's own, or the waiting ones of a group's gates. */
-  Set<HostQueue> startingQueues() {
-    if (!group) {
-      return new LinkedHashSet<>(queues.values());
-    }
-    Set<HostQueue> waiting = new LinkedHashSet<>();
-    for (GroupGate gate : gates.values()) {
-      waiting.addAll(gate.waitingQueues);
-    }
-    return waiting;
   }
 
   /** What a node counts of its requests, for snapshots. */

@@ -215,6 +215,7 @@ final class Nodes {
     for (GroupGate gate : queue.gates) {
       if (--gate.users == 0) {
         gate.node.gates.remove(gate.limits);
+        gate.wakeRegistered = false;
         letGo(gate.node, gate.rate, now);
         dropIfIdle(gate.node, now);
       }

@@ -7,9 +7,11 @@ import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -33,19 +35,45 @@ import org.jspecify.annotations.Nullable;
  * <p>Since every request of a queue passes the same limiters, only a queue's head can be next.
  * After each event the affected queues are <em>pumped</em>: repeatedly, of the heads that can
  * start now, the one that arrived first starts (SPEC P7: across hosts, in arrival order). A head
- * held back by time (a rate, a pause, an interval) registers a wake-up; one held back by places
- * waits for a release, which pumps every queue behind the limiter that freed a place.
+ * that cannot start is left with what holds it back, which looks at it again when it may:
+ * <ul>
+ *   <li>Its own limits (its queue's places and rate; its host's places, pause, interval and
+ *       quota; the fleet's time): its own wake-up, or a change of its host (a release, a lesson),
+ *       which pumps the host's queues.
+ *   <li>A gate (no place; its rate, pause, interval or quota): the gate's index
+ *       ({@link GroupGate#byHead}), its waiting queues that gates or the fleet hold back, ordered
+ *       by their head's arrival. A change of the gate (a release, a lesson) or its one wake-up
+ *       <em>walks</em> the index: the pump takes its queues lazily, one as the one before it is
+ *       looked at, in head order, while they start or turn out held by something else, and stops
+ *       at the first the gate holds back, since then it holds all of them.
+ *   <li>The fleet's places: the index too, which the fleet's answer about the group walks.
+ * </ul>
+ * So what a request costs does not grow with the hosts of its group: a release looks at the
+ * heads next in line, not at every waiting host.
  *
  * <p>Example: {@code *.wikidata.org} has 1 place, {@code query.wikidata.org} and
  * {@code commons.wikidata.org} each have requests waiting, the oldest in commons. When the one
- * in flight is answered, both queues are pumped, and commons' head, being older, takes the
- * place, though query's requests keep arriving.
+ * in flight is answered, query's queue is pumped and the gate's index walked, and commons' head,
+ * being older, takes the place, though query's requests keep arriving. With 10 places, hosts
+ * that each allow 1 request a second and two requests waiting in each of 10,000 of them, a
+ * release walks the index: the oldest head starts, its queue's next head is held by its host's
+ * rate and leaves the index with a wake-up of its own, and the next head finds the gate full:
+ * three looks, however many hosts wait.
  *
  * <h2>The invariants</h2>
  * <ul>
  *   <li>After every locked section no waiting head could start now, except one whose wake-up is
  *       due and about to run. That is why an arrival in a queue that already has requests waiting
  *       needs no pump at all: its head could not start, and it cannot start before its head.
+ *   <li>A waiting queue is in its gates' indexes, under its head's {@code seq}, exactly when its
+ *       last look found a gate or the fleet's places holding it back; a head a gate's time holds
+ *       back has the gate's wake-up, not one of its own. A head changes by a start (its queue is
+ *       looked at again in the same pump), an older call queued (its queue is pumped), a
+ *       cancellation of the head (the queue moves under its next head) and the last call leaving
+ *       (the queue leaves). That keeps the first: a head its own limits hold back can start only
+ *       after its wake-up or a change of its host, which pump it; one a gate holds back, only after
+ *       the gate's wake-up or a change of the gate, which walk the gate's index, and a walk passes
+ *       no head that could start: it stops only at one the gate holds back.
  *   <li>What an answer teaches is learned before its request lets its place go (SPEC R5), so the
  *       request started in its place already goes at the new pace.
  *   <li>A call holds its queue (and the queue its gates and nodes) from its submission until it
@@ -79,7 +107,7 @@ import org.jspecify.annotations.Nullable;
  *       the call being its head, {@code pump}s it.
  *   <li>{@code pump} → {@code readiness} ({@code consider} of each limiter, then
  *       {@link FleetClaims#readiness}) → {@code start}: places and rates taken,
- *       {@link Outbox#started}.
+ *       {@link Outbox#started}; or {@code hold}: the head left with what holds it back.
  *   <li>After the lock, {@link Outbox#take} and {@link Outbox#deliver} → {@link Call#dispatch} →
  *       on the call's executor (the delivering thread's {@link Trampoline}, for {@code execute})
  *       {@code Call.send} → {@link io.hostpace.spi.Exchange#send}, under a {@code Call.Deadline}
@@ -87,7 +115,7 @@ import org.jspecify.annotations.Nullable;
  *   <li>The answer: {@code Call.answered} → {@code Call.judge}, the guard clauses, → a
  *       {@link Verdict} → {@link #settle} → {@code answered}: {@link Learning#learn} first, then
  *       {@code release} of its places, {@code finish} ({@link Nodes#left}), and {@code pump} of
- *       the queues the freed places let start.
+ *       its host's queues and the walks of its gates.
  *   <li>Delivery: after the lock, {@link Outbox#deliver} tells the listeners and dispatches what
  *       started; back in {@code Call.answered}, the call's future completes with the response.
  * </ol>
@@ -105,8 +133,10 @@ import org.jspecify.annotations.Nullable;
  */
 final class Scheduler implements Settlement {
 
-  /** A queue's registered wake-up; stale when the queue has since registered another. */
-  private record Wake(long at, HostQueue queue) {}
+  /** A queue's or a gate's registered wake-up; stale when it has since registered another. */
+  private record Wake(long at, Limiter limiter) {}
+
+  private static final GroupGate[] NO_GATES = {};
 
   /** Answers and starts this close are taken as one moment; see {@link #uncount}. */
   static final long SAME_MOMENT = 1_000_000L;
@@ -145,6 +175,17 @@ final class Scheduler implements Settlement {
   private boolean blockedByPlaces;
   @GuardedBy("lock")
   private long readyAt;
+  /**
+   * And what holds it: the first limiter without a place, or the one ready last; the head's own
+   * queue for its own limits (the queue's and its host's), null for the fleet's places.
+   */
+  @GuardedBy("lock")
+  private @Nullable Limiter placeHolder;
+  @GuardedBy("lock")
+  private @Nullable Limiter timeHolder;
+  /** How many heads readiness() has looked at: what a request costs the engine, for tests. */
+  @GuardedBy("lock")
+  private long readinessChecks;
   /** The calls waiting out a retry delay (SPEC T2), which no queue holds: {@link #close} ends them too. */
   @GuardedBy("lock")
   private final Set<Call<?>> parked = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
@@ -185,7 +226,7 @@ final class Scheduler implements Settlement {
       @GuardedBy("Scheduler.this.lock")
       public void lookAgain(Node node, long now) {
         if (nodes.holds(node)) {
-          pump(node.startingQueues(), now);
+          pump(node, now);
         }
       }
 
@@ -193,7 +234,7 @@ final class Scheduler implements Settlement {
       @GuardedBy("Scheduler.this.lock")
       public void lookAgain(HostQueue queue, long now) {
         if (queue.node.queues.get(queue.queueKey) == queue && nodes.holds(queue.node)) {
-          pump(Set.of(queue), now);
+          pump(Set.of(queue), NO_GATES, now);
         }
       }
 
@@ -203,7 +244,7 @@ final class Scheduler implements Settlement {
         if (nodes.holds(node)) {
           long now = clock.nanoTime();
           learning.recalled(node, kept, now);
-          pump(node.startingQueues(), now);
+          pump(node, now);
         }
       }
     };
@@ -334,7 +375,7 @@ final class Scheduler implements Settlement {
     if (closed && verdict.retries()) {
       // judged before the close, answered after it: ended, its caller told by the call (SPEC T8)
       finish(call, Call.State.DONE, now);
-      pump(candidates, now);
+      pump(candidates, queue.gates, now);
       return;
     }
     switch (verdict.next()) {
@@ -360,7 +401,7 @@ final class Scheduler implements Settlement {
       }
       case DONE -> finish(call, Call.State.DONE, now);
     }
-    pump(candidates, now);
+    pump(candidates, queue.gates, now);
   }
 
   /** Counts a retry of {@code call} and queues it again at once, ahead of later arrivals. */
@@ -392,7 +433,7 @@ final class Scheduler implements Settlement {
         long now = clock.nanoTime();
         Set<HostQueue> candidates = release(call, now);
         finish(call, Call.State.DONE, now);
-        pump(candidates, now);
+        pump(candidates, call.queue.gates, now);
       }
     } finally {
       delivery = outbox.take();
@@ -426,7 +467,7 @@ final class Scheduler implements Settlement {
           retryAtOnce(call, queue, candidates, now);
           queued = true;
         }
-        pump(candidates, now);
+        pump(candidates, queue.gates, now);
       }
     } finally {
       delivery = outbox.take();
@@ -451,12 +492,15 @@ final class Scheduler implements Settlement {
           HostQueue queue = call.queue;
           call.state = Call.State.CANCELLED;
           leaveWaiting(queue);
+          if (queue.indexed && queue.indexedSeq == call.seq) {
+            queue.index(); // under its next head
+          }
           finish(call, Call.State.CANCELLED, now);
         }
         case IN_FLIGHT -> {
           Set<HostQueue> candidates = release(call, now);
           finish(call, Call.State.CANCELLED, now);
-          pump(candidates, now);
+          pump(candidates, call.queue.gates, now);
         }
         case PARKED -> {
           Timer.Cancellable delay = call.parked;
@@ -539,7 +583,7 @@ final class Scheduler implements Settlement {
     if (memory != null) {
       memory.forgot(node.key, node, now);
     }
-    pump(node.startingQueues(), now);
+    pump(node, now);
     nodes.dropIfIdle(node, now);
   }
 
@@ -583,7 +627,7 @@ final class Scheduler implements Settlement {
     if (claims != null) {
       claims.heard(node);
     }
-    pump(node.startingQueues(), now);
+    pump(node, now);
   }
 
   /** The engine's close begins: a call made from now on is refused, an answer judged now is not retried (SPEC T8). */
@@ -628,6 +672,16 @@ final class Scheduler implements Settlement {
     return waiting;
   }
 
+  /** How many times the engine has looked at whether a waiting request can start. */
+  long readinessChecks() {
+    lock.lock();
+    try {
+      return readinessChecks;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** What the engine knows now of every host and group it holds, sorted by key. */
   List<HostSnapshot> snapshot() {
     lock.lock();
@@ -657,27 +711,40 @@ final class Scheduler implements Settlement {
       outbox.emit(new HostpaceEvent.Queued(queue.node.key, call.uri(), call.attempt, now));
     }
     if (pump && (headBefore == null || call.seq < headBefore.seq)) {
-      pump(Set.of(queue), now);
+      pump(Set.of(queue), NO_GATES, now);
+    }
+  }
+
+  /** Pumps what a change to {@code node} may let start: a host's queues, or the walks of a group's gates. */
+  @GuardedBy("lock")
+  private void pump(Node node, long now) {
+    if (node.group) {
+      pump(List.of(), node.gates.values().toArray(NO_GATES), now);
+    } else {
+      pump(node.queues.values(), NO_GATES, now);
     }
   }
 
   /**
-   * Starts, of the heads of {@code candidates} and of the queues whose wake-up is due, the
-   * oldest that can start, until none can.
+   * Starts, of the heads of {@code queues}, of the queues the walks of {@code gates} take, and of
+   * those whose wake-up is due (a gate's walks it), the oldest that can start, until none can.
    */
   @GuardedBy("lock")
-  private void pump(Set<HostQueue> candidates, long now) {
+  private void pump(Collection<HostQueue> queues, GroupGate[] gates, long now) {
     pumpRound++;
     PriorityQueue<HostQueue> byHead = null;
-    for (HostQueue queue : candidates) {
+    for (HostQueue queue : queues) {
       byHead = offer(byHead, queue);
+    }
+    for (GroupGate gate : gates) {
+      byHead = walk(byHead, gate);
     }
     while (!wakes.isEmpty() && wakes.peek().at - now <= 0) {
       Wake wake = wakes.poll();
-      HostQueue queue = wake.queue;
-      if (queue.wakeRegistered && queue.wakeAt == wake.at) {
-        queue.wakeRegistered = false;
-        byHead = offer(byHead, queue);
+      Limiter limiter = wake.limiter;
+      if (limiter.wakeRegistered && limiter.wakeAt == wake.at) {
+        limiter.wakeRegistered = false;
+        byHead = limiter instanceof GroupGate gate ? walk(byHead, gate) : offer(byHead, (HostQueue) limiter);
       }
     }
     if (byHead == null) {
@@ -685,12 +752,18 @@ final class Scheduler implements Settlement {
     }
     while (!byHead.isEmpty()) {
       HostQueue queue = byHead.poll();
+      GroupGate walked = queue.walkedFrom;
+      queue.walkedFrom = null;
       if (readiness(queue, now)) {
         start(queue, now);
+        queue.unindex(); // its next head is looked at below, and held where it waits
         queue.pumpRound = pumpRound - 1;
         offer(byHead, queue);
-      } else if (!blockedByPlaces) {
-        registerWake(queue, readyAt);
+      } else {
+        hold(queue);
+      }
+      if (walked != null) {
+        walkOn(byHead, walked);
       }
     }
   }
@@ -707,6 +780,67 @@ final class Scheduler implements Settlement {
     return result;
   }
 
+  /** Starts a walk of {@code gate}'s index in this pump, unless one has started. */
+  @GuardedBy("lock")
+  private @Nullable PriorityQueue<HostQueue> walk(@Nullable PriorityQueue<HostQueue> byHead, GroupGate gate) {
+    if (gate.walkRound == pumpRound) {
+      return byHead;
+    }
+    gate.walkRound = pumpRound;
+    gate.walkedTo = Long.MIN_VALUE;
+    return walkOn(byHead, gate);
+  }
+
+  /**
+   * Offers the next queue of {@code gate}'s index not yet in this pump: one at a time, as the one
+   * before it is looked at, so that the pump takes them in head order and no further than it needs.
+   */
+  @GuardedBy("lock")
+  private @Nullable PriorityQueue<HostQueue> walkOn(@Nullable PriorityQueue<HostQueue> byHead, GroupGate gate) {
+    while (true) {
+      Map.Entry<Long, HostQueue> next = gate.byHead.higherEntry(gate.walkedTo);
+      if (next == null) {
+        return byHead;
+      }
+      gate.walkedTo = next.getKey();
+      HostQueue queue = next.getValue();
+      if (queue.pumpRound != pumpRound) {
+        byHead = offer(byHead, queue);
+        if (queue.pumpRound == pumpRound) {
+          queue.walkedFrom = gate;
+          return byHead;
+        }
+      }
+    }
+  }
+
+  /**
+   * Leaves a head that cannot start with what holds it back, which looks again when it may:
+   * its own limits, out of its gates' indexes (its host's release or its wake-up); a gate, in the
+   * indexes, which also ends the gate's walk, the gate holding all its queues back (the gate's
+   * release or wake-up); the fleet's places, in the indexes (the fleet's answer).
+   */
+  @GuardedBy("lock")
+  private void hold(HostQueue queue) {
+    Limiter holder = blockedByPlaces ? placeHolder : timeHolder;
+    if (holder == queue) {
+      queue.unindex();
+      if (!blockedByPlaces) {
+        registerWake(queue, readyAt);
+      }
+      return;
+    }
+    queue.index();
+    if (holder instanceof GroupGate gate) {
+      if (!blockedByPlaces) {
+        registerWake(gate, readyAt);
+      }
+      if (gate.walkRound == pumpRound) {
+        gate.walkedTo = Long.MAX_VALUE;
+      }
+    }
+  }
+
   /**
    * Whether the head of {@code queue} can start at {@code now}. When not, sets
    * {@link #blockedByPlaces} when some limiter has no place (a release will pump it), else
@@ -714,12 +848,18 @@ final class Scheduler implements Settlement {
    */
   @GuardedBy("lock")
   private boolean readiness(HostQueue queue, long now) {
+    readinessChecks++;
     blockedByPlaces = false;
     readyAt = now;
+    placeHolder = null;
+    timeHolder = queue;
     consider(queue, now);
     Node host = queue.node;
     int learned = host.state.inFlightLimit();
     if (learned > 0 && host.inFlight >= learned || host.opening > 0 && host.inFlight >= host.opening) {
+      if (!blockedByPlaces) {
+        placeHolder = queue;
+      }
       blockedByPlaces = true; // an answer lets a place go, or widens the opening (SPEC P12)
     }
     for (GroupGate gate : queue.gates) {
@@ -730,9 +870,10 @@ final class Scheduler implements Settlement {
     if (ready && claims != null) { // ready here: the fleet's say comes last, as each say is a claim
       long fleet = claims.readiness(queue, now);
       if (fleet == FleetClaims.BLOCKED) {
-        blockedByPlaces = true;
+        blockedByPlaces = true; // placeHolder null: the fleet's answer looks again
       } else if (fleet != FleetClaims.READY) {
         later(now + fleet);
+        timeHolder = queue;
       }
       ready = fleet == FleetClaims.READY;
     }
@@ -750,6 +891,8 @@ final class Scheduler implements Settlement {
   /** Holds {@code limiter}'s head back while it has no place, or until its rate, announced quota, learned quota, pause and interval allow. */
   @GuardedBy("lock")
   private void consider(Limiter limiter, long now) {
+    boolean placed = !blockedByPlaces;
+    long before = readyAt;
     if (limiter.full()) {
       blockedByPlaces = true;
     }
@@ -782,6 +925,12 @@ final class Scheduler implements Settlement {
       }
     }
     later(Decisions.intervalReadyAt(state.interval(), state.started(), state.lastStart(), now));
+    if (placed && blockedByPlaces) {
+      placeHolder = limiter;
+    }
+    if (readyAt != before) {
+      timeHolder = limiter;
+    }
   }
 
   @GuardedBy("lock")
@@ -861,6 +1010,7 @@ final class Scheduler implements Settlement {
 
   private static void leaveWaiting(HostQueue queue) {
     if (--queue.live == 0) {
+      queue.unindex();
       queue.waiting.clear();
       for (GroupGate gate : queue.gates) {
         gate.waitingQueues.remove(queue);
@@ -869,8 +1019,9 @@ final class Scheduler implements Settlement {
   }
 
   /**
-   * Frees the places of a call of {@code queue}; returns the queues that may now start one, in
-   * a set of the scheduler's own that the next release reuses (no allocation per answer).
+   * Frees the places of a call of {@code queue}; returns its host's queues that may now start one,
+   * in a set of the scheduler's own that the next release reuses (no allocation per answer). The
+   * walks of the queue's gates find the others.
    */
   @GuardedBy("lock")
   private Set<HostQueue> release(Call<?> call, long now) {
@@ -888,7 +1039,6 @@ final class Scheduler implements Settlement {
     }
     for (GroupGate gate : queue.gates) {
       gate.inFlight--;
-      candidates.addAll(gate.waitingQueues);
     }
     return candidates;
   }
@@ -919,13 +1069,13 @@ final class Scheduler implements Settlement {
   }
 
   @GuardedBy("lock")
-  private void registerWake(HostQueue queue, long at) {
-    if (queue.wakeRegistered && queue.wakeAt - at <= 0) {
+  private void registerWake(Limiter limiter, long at) {
+    if (limiter.wakeRegistered && limiter.wakeAt - at <= 0) {
       return;
     }
-    queue.wakeRegistered = true;
-    queue.wakeAt = at;
-    wakes.add(new Wake(at, queue));
+    limiter.wakeRegistered = true;
+    limiter.wakeAt = at;
+    wakes.add(new Wake(at, limiter));
     arm(at);
   }
 
@@ -947,10 +1097,10 @@ final class Scheduler implements Settlement {
     try {
       armed = null;
       long now = clock.nanoTime();
-      pump(Set.of(), now);
+      pump(Set.of(), NO_GATES, now);
       while (!wakes.isEmpty()) {
         Wake next = wakes.peek();
-        if (next.queue.wakeRegistered && next.queue.wakeAt == next.at) {
+        if (next.limiter.wakeRegistered && next.limiter.wakeAt == next.at) {
           arm(next.at);
           break;
         }

@@ -268,6 +268,34 @@ class GroupAndContextTest {
         .isEqualTo(1);
   }
 
+  /**
+   * A group's release looks at the few hosts next in arrival order, not at all its hosts: 20,000
+   * requests through a group of 10,000 hosts cost the engine a few looks each. Each host's second
+   * request arrives right behind its first, so most of the time the oldest heads wait for their
+   * host's own rate, not for the group.
+   */
+  @Test
+  void P7_aGroupOfTenThousandHostsStartsEachRequestAfterAFewLooksNotOneLookPerHost() {
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
+        .limitsForEveryHost(Limits.perSecond(1))
+        .addLimit("*.example.org", Limits.inFlight(10))
+        .build();
+    server.script(exchange -> Reply.ok().after(Duration.ofMillis(100)));
+    int hosts = 10_000;
+    for (int i = 0; i < hosts; i++) {
+      submit(engine, CallContext.DEFAULT, "http://h" + i + ".example.org/1", "http://h" + i + ".example.org/2");
+    }
+    time.runDue();
+    assertThat(server.log).hasSize(10); // at 0 s the group's ten places go to the ten oldest
+
+    time.runUntilIdle(Duration.ofDays(1));
+
+    assertThat(server.log).hasSize(2 * hosts);
+    // its own rate, counted from its first answer at 0.1 s (SPEC P1), then the group's next free place
+    assertThat(server.startTimes("h0.example.org")).containsExactly("0.000", "1.200");
+    assertThat(engine.readinessChecks()).isLessThan(6L * 2 * hosts);
+  }
+
   /** The host queues the engine holds, as its snapshot counts them (groups have gates, not queues). */
   static int queueCount(Hostpace engine) {
     return engine.snapshot().stream().filter(host -> !host.group()).mapToInt(HostSnapshot::queues).sum();
