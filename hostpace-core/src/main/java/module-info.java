@@ -25,6 +25,5 @@ module io.hostpace {
       io.hostpace.simulator,
       io.hostpace.spring,
       io.hostpace.spring.boot,
-      io.hostpace.testing,
       io.hostpace.testkit;
 }

@@ -1,21 +1,19 @@
 package io.hostpace;
 
-import java.util.LinkedHashSet;
-import java.util.Set;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The limits of a {@code *.domain} group as one set of contexts gives them: places and a rate
  * that all hosts of the group share (SPEC P5, P6). Requests wait in their hosts' queues, not
- * here; the gate knows which of those queues have requests waiting, and indexes by their head's
- * arrival those it holds back, so that a freed place goes to the one that has waited longest
- * (SPEC P7) without a look at the others. Guarded by the engine's lock.
+ * here; the gate counts them, and indexes by their head's arrival the queues it holds back, so
+ * that a freed place goes to the one that has waited longest (SPEC P7) without a look at the
+ * others. Guarded by the engine's lock.
  */
 final class GroupGate extends Limiter {
 
-  /** The host queues behind this gate that have requests waiting. */
-  final Set<HostQueue> waitingQueues = new LinkedHashSet<>();
+  /** The calls waiting behind this gate, in all its hosts' queues: what a snapshot shows. */
+  int waiting;
   /**
    * The waiting queues behind this gate whose head its gates or the fleet hold back, by the
    * {@code seq} of their head; those their own limits hold are not in it. See {@code Scheduler}.

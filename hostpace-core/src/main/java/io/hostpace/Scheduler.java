@@ -702,10 +702,9 @@ final class Scheduler implements Settlement {
     call.queuedAt = now;
     Call<?> headBefore = queue.live == 0 ? null : queue.head();
     queue.waiting.add(call);
-    if (queue.live++ == 0) {
-      for (GroupGate gate : queue.gates) {
-        gate.waitingQueues.add(queue);
-      }
+    queue.live++;
+    for (GroupGate gate : queue.gates) {
+      gate.waiting++;
     }
     if (outbox.listens()) {
       outbox.emit(new HostpaceEvent.Queued(queue.node.key, call.uri(), call.attempt, now));
@@ -1009,12 +1008,12 @@ final class Scheduler implements Settlement {
   }
 
   private static void leaveWaiting(HostQueue queue) {
+    for (GroupGate gate : queue.gates) {
+      gate.waiting--;
+    }
     if (--queue.live == 0) {
       queue.unindex();
       queue.waiting.clear();
-      for (GroupGate gate : queue.gates) {
-        gate.waitingQueues.remove(queue);
-      }
     }
   }
 

@@ -30,9 +30,7 @@ final class Snapshots {
       queues = node.gates.size();
       for (GroupGate gate : node.gates.values()) {
         inFlight += gate.inFlight;
-        for (HostQueue queue : gate.waitingQueues) {
-          waiting += queue.live;
-        }
+        waiting += gate.waiting;
       }
     } else {
       queues = node.queues.size();
