@@ -28,10 +28,17 @@ final class LimitLevels {
   private final LimitTable engine;
   /** Whether the engine has a fleet (SPEC S2), whose processes share the limits given hosts by key. */
   private final boolean fleet;
+  /**
+   * What every host with the default context gets when nothing names it, by key or by group: the
+   * limits for every host, the engine's over the built-in. The same for all such hosts, so made
+   * once, and a call to one of them resolves its limits without making anything.
+   */
+  private final QueueKey untold;
 
   LimitLevels(LimitTable engine, boolean fleet) {
     this.engine = engine;
     this.fleet = fleet;
+    this.untold = new QueueKey(engine.everyHost().orElse(BUILT_IN.everyHost()), List.of(), 0);
   }
 
   /** The engine's own level. */
@@ -45,6 +52,9 @@ final class LimitLevels {
    */
   QueueKey queueKey(String hostKey, CallContext context) {
     LimitTable contextLimits = context.limits();
+    if (contextLimits == LimitTable.EMPTY && untold(hostKey)) {
+      return untold;
+    }
     Limits host = contextLimits.forHost(hostKey).orElse(engine.forHost(hostKey)).orElse(BUILT_IN.forHost(hostKey));
     List<GateKey> gates = List.of();
     if (!engine.groups().isEmpty() || !contextLimits.groups().isEmpty()) {
@@ -60,6 +70,9 @@ final class LimitLevels {
    * host is known: it opens with what it was told, not gently.
    */
   boolean told(String hostKey, CallContext context, QueueKey key) {
+    if (key == untold) {
+      return false; // nothing named the host: see queueKey
+    }
     return !key.gates().isEmpty() || !context.limits().forKey(hostKey).equals(Limits.NONE)
         || !engine.forKey(hostKey).equals(Limits.NONE) || !BUILT_IN.forKey(hostKey).equals(Limits.NONE);
   }
@@ -77,6 +90,19 @@ final class LimitLevels {
       return false; // the context's for every host stands over the engine's by key (SPEC P4)
     }
     return engine.forKey(hostKey).inFlight() != null;
+  }
+
+  /** Whether nothing names {@code hostKey} but for every host: no key of the engine's or built in, no group of the engine's. */
+  private boolean untold(String hostKey) {
+    if (!engine.forKey(hostKey).equals(Limits.NONE) || !BUILT_IN.forKey(hostKey).equals(Limits.NONE)) {
+      return false;
+    }
+    for (String group : engine.groups()) {
+      if (HostKey.inGroup(hostKey, group)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private List<GateKey> gates(String hostKey, LimitTable contextLimits) {

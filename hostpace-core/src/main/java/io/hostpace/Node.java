@@ -19,6 +19,11 @@ final class Node {
   final boolean group;
   final HostState state;
   final Map<QueueKey, HostQueue> queues;
+  /**
+   * A host's queue that its last call left, with nothing in it: the next call with its limits
+   * takes it up again instead of a new one. It goes with the node; null when none.
+   */
+  @Nullable HostQueue spare;
   final Map<Limits, GroupGate> gates;
   final Map<Limits, RateState> rates = new HashMap<>(2);
   /** The quota the learning rule set on {@link #state}; null when none. */

@@ -159,6 +159,12 @@ final class Nodes {
     }
     meet(node);
     HostQueue queue = node.queues.get(key);
+    if (queue == null && node.spare != null && node.spare.queueKey.equals(key)) {
+      queue = node.spare;
+      node.spare = null;
+      queue.waiting.clear(); // of cancelled calls only: nothing waits in a queue let go
+      node.queues.put(key, queue);
+    }
     if (queue == null) {
       List<GateKey> gateKeys = key.gates();
       GroupGate[] gates = new GroupGate[gateKeys.size()];
@@ -211,6 +217,11 @@ final class Nodes {
     Node node = queue.node;
     node.queues.remove(queue.queueKey);
     queue.wakeRegistered = false;
+    if (!fleet && queue.gates.length == 0 && queue.rate == null) {
+      // Kept for the host's next call, which an idle host then queues without making anything;
+      // a queue that holds a rate, a gate or a fleet's claim is made anew, as they are let go.
+      node.spare = queue;
+    }
     letGo(node, queue.rate, now);
     for (GroupGate gate : queue.gates) {
       if (--gate.users == 0) {

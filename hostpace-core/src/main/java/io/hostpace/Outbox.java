@@ -87,23 +87,32 @@ final class Outbox {
 
   /**
    * Takes out what the locked section set in motion, under the lock, for the calling thread: null
-   * when nothing, else the events, then the calls it is to send (see the class comment), in one
-   * array (one allocation, not two), for {@link #deliver} once the lock is let go.
+   * when nothing, else the events, then the calls it is to send (see the class comment), for
+   * {@link #deliver} once the lock is let go: the one event or call itself when there is one (most
+   * sections start one call or none), else all in one array.
    */
-  Object @Nullable [] take() {
+  @Nullable Object take() {
     return take(false);
   }
 
   /** {@link #take}, and every call left besides: the timer's turn, for calls whose owners did not come back. */
-  Object @Nullable [] takeAll() {
+  @Nullable Object takeAll() {
     return take(true);
   }
 
-  private Object @Nullable [] take(boolean all) {
+  private @Nullable Object take(boolean all) {
     int events = this.events.size();
     int calls = started.size();
     if (events + calls == 0) {
       return null;
+    }
+    if (events + calls == 1 && left == 0) {
+      Object one = events == 1 ? this.events.get(0) : started.get(0);
+      if (events == 1 || takesOnly(started.get(0), all)) {
+        this.events.clear();
+        started.clear();
+        return one;
+      }
     }
     Object[] taken = new Object[events + calls];
     for (int i = 0; i < events; i++) {
@@ -122,14 +131,7 @@ final class Outbox {
         if (turn == null) {
           turn = Trampoline.turn();
         }
-        if (turn.draining) { // inside a delivery: while its share lasts
-          takes = turn.share > 0;
-          if (takes) {
-            turn.share--;
-          }
-        } else { // outside one: what this section started, not what others left
-          takes = i >= earlier;
-        }
+        takes = takes(turn, i >= earlier);
       }
       if (takes) {
         taken[count++] = call;
@@ -138,11 +140,35 @@ final class Outbox {
       }
     }
     this.events.clear();
-    started.subList(kept, calls).clear();
+    for (int i = calls - 1; i >= kept; i--) { // from the end: no view of the list, nothing moved
+      started.remove(i);
+    }
     if (kept != earlier) {
       left = kept;
     }
     return count == taken.length ? taken : Arrays.copyOf(taken, count);
+  }
+
+  /** Whether the taking thread takes {@code call}, the one call its section started, none being left. */
+  private static boolean takesOnly(Call<?> call, boolean all) {
+    Thread owner = call.owner;
+    return all || owner == null || owner == Thread.currentThread() || takes(Trampoline.turn(), true);
+  }
+
+  /**
+   * Whether a thread at {@code turn} takes another thread's call: inside a delivery while its share
+   * lasts (spending it), outside one when its own section started the call ({@code ours}), not
+   * what others left.
+   */
+  private static boolean takes(Trampoline.Turn turn, boolean ours) {
+    if (turn.draining) {
+      if (turn.share > 0) {
+        turn.share--;
+        return true;
+      }
+      return false;
+    }
+    return ours;
   }
 
   /**
@@ -151,11 +177,15 @@ final class Outbox {
    * delivery from outside any other (its calls' answers settled on the way) that ends with calls
    * left hands them to the timer.
    */
-  void deliver(Object @Nullable [] taken) {
+  void deliver(@Nullable Object taken) {
     if (taken == null) {
       return;
     }
-    deliverEach(taken);
+    if (taken instanceof Object[] all) {
+      deliverEach(all);
+    } else {
+      deliverOne(taken, log.decisions());
+    }
     if (left > 0 && !Trampoline.turn().draining) {
       leftOver.run();
     }
@@ -164,19 +194,23 @@ final class Outbox {
   private void deliverEach(Object[] taken) {
     boolean logged = log.decisions(); // once per delivery, not per event
     for (Object each : taken) {
-      if (each instanceof Call<?> call) {
-        call.dispatch();
-      } else {
-        HostpaceEvent event = (HostpaceEvent) each;
-        if (logged) {
-          log.decided(event);
-        }
-        for (HostpaceListener listener : listeners) {
-          try {
-            listener.onEvent(event);
-          } catch (RuntimeException e) { // a listener that throws cannot break the engine, nor the others
-            log.listenerThrew(listener, e);
-          }
+      deliverOne(each, logged);
+    }
+  }
+
+  private void deliverOne(Object each, boolean logged) {
+    if (each instanceof Call<?> call) {
+      call.dispatch();
+    } else {
+      HostpaceEvent event = (HostpaceEvent) each;
+      if (logged) {
+        log.decided(event);
+      }
+      for (HostpaceListener listener : listeners) {
+        try {
+          listener.onEvent(event);
+        } catch (RuntimeException e) { // a listener that throws cannot break the engine, nor the others
+          log.listenerThrew(listener, e);
         }
       }
     }

@@ -7,9 +7,7 @@ import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
@@ -167,9 +165,19 @@ final class Scheduler implements Settlement {
   private Timer.@Nullable Cancellable armed;
   @GuardedBy("lock")
   private long armedAt;
-  /** The candidates of the last release; see release(). */
+  /**
+   * The queues the next pump is to look at: a release's, or the one queue of an arrival. One list,
+   * cleared and filled again by each, which a pump reads whole before it looks at any head, so a
+   * pump that a fleet's answer starts within another (through {@link Reentry}) may fill it anew.
+   */
   @GuardedBy("lock")
-  private final Set<HostQueue> releaseCandidates = new LinkedHashSet<>();
+  private final ArrayList<HostQueue> candidates = new ArrayList<>();
+  /** The heads a pump orders by arrival: the scheduler's own, made once, for the outermost pump. */
+  @GuardedBy("lock")
+  private final PriorityQueue<HostQueue> heads = new PriorityQueue<>(8, BY_HEAD);
+  /** Whether a pump is under way: one started within it orders its heads in a queue of its own. */
+  @GuardedBy("lock")
+  private boolean pumping;
   /** What readiness() found besides its answer: whether places hold the head back, else until when time does. */
   @GuardedBy("lock")
   private boolean blockedByPlaces;
@@ -234,7 +242,7 @@ final class Scheduler implements Settlement {
       @GuardedBy("Scheduler.this.lock")
       public void lookAgain(HostQueue queue, long now) {
         if (queue.node.queues.get(queue.queueKey) == queue && nodes.holds(queue.node)) {
-          pump(Set.of(queue), NO_GATES, now);
+          pump(queue, now);
         }
       }
 
@@ -270,7 +278,7 @@ final class Scheduler implements Settlement {
 
   /** Runs {@code change} under the lock, then delivers what it set in motion. */
   private void underLock(Runnable change) {
-    Object[] delivery;
+    Object delivery;
     lock.lock();
     try {
       change.run();
@@ -293,7 +301,7 @@ final class Scheduler implements Settlement {
   }
 
   private void sendLeft() {
-    Object[] delivery;
+    Object delivery;
     lock.lock();
     try {
       leftHandedOver.set(false); // before the take: calls left after it hand themselves over again
@@ -312,7 +320,7 @@ final class Scheduler implements Settlement {
    * False, and nothing done, once the engine is closed (SPEC T8).
    */
   boolean submit(Call<?> call, String hostKey, QueueKey key, int opening) {
-    Object[] delivery;
+    Object delivery;
     lock.lock();
     try {
       if (closed) {
@@ -341,7 +349,7 @@ final class Scheduler implements Settlement {
   @Override
   public boolean settle(Call<?> call, Verdict verdict) {
     boolean live;
-    Object[] delivery;
+    Object delivery;
     lock.lock();
     try {
       live = call.state == Call.State.IN_FLIGHT;
@@ -371,7 +379,7 @@ final class Scheduler implements Settlement {
       answered(gate, call.startedAt, now);
     }
     learning.learn(call, verdict, now);
-    Set<HostQueue> candidates = release(call, now);
+    List<HostQueue> candidates = release(call, now);
     if (closed && verdict.retries()) {
       // judged before the close, answered after it: ended, its caller told by the call (SPEC T8)
       finish(call, Call.State.DONE, now);
@@ -406,7 +414,7 @@ final class Scheduler implements Settlement {
 
   /** Counts a retry of {@code call} and queues it again at once, ahead of later arrivals. */
   @GuardedBy("lock")
-  private void retryAtOnce(Call<?> call, HostQueue queue, Set<HostQueue> candidates, long now) {
+  private void retryAtOnce(Call<?> call, HostQueue queue, List<HostQueue> candidates, long now) {
     queue.count(Node.Counter.RETRIES);
     call.attempt++;
     if (outbox.listens()) {
@@ -425,13 +433,13 @@ final class Scheduler implements Settlement {
   @Override
   public boolean fail(Call<?> call) {
     boolean live;
-    Object[] delivery;
+    Object delivery;
     lock.lock();
     try {
       live = call.state == Call.State.IN_FLIGHT;
       if (live) {
         long now = clock.nanoTime();
-        Set<HostQueue> candidates = release(call, now);
+        List<HostQueue> candidates = release(call, now);
         finish(call, Call.State.DONE, now);
         pump(candidates, call.queue.gates, now);
       }
@@ -454,13 +462,13 @@ final class Scheduler implements Settlement {
   @Override
   public boolean resend(Call<?> call) {
     boolean queued = false;
-    Object[] delivery;
+    Object delivery;
     lock.lock();
     try {
       if (call.state == Call.State.IN_FLIGHT) {
         long now = clock.nanoTime();
         HostQueue queue = call.queue;
-        Set<HostQueue> candidates = release(call, now);
+        List<HostQueue> candidates = release(call, now);
         if (closed) {
           finish(call, Call.State.DONE, now);
         } else {
@@ -483,7 +491,7 @@ final class Scheduler implements Settlement {
    */
   @Override
   public void cancel(Call<?> call) {
-    Object[] delivery;
+    Object delivery;
     lock.lock();
     try {
       long now = clock.nanoTime();
@@ -498,7 +506,7 @@ final class Scheduler implements Settlement {
           finish(call, Call.State.CANCELLED, now);
         }
         case IN_FLIGHT -> {
-          Set<HostQueue> candidates = release(call, now);
+          List<HostQueue> candidates = release(call, now);
           finish(call, Call.State.CANCELLED, now);
           pump(candidates, call.queue.gates, now);
         }
@@ -522,7 +530,7 @@ final class Scheduler implements Settlement {
   }
 
   private void unpark(Call<?> call) {
-    Object[] delivery;
+    Object delivery;
     lock.lock();
     try {
       if (call.state == Call.State.PARKED && !closed) {
@@ -544,7 +552,7 @@ final class Scheduler implements Settlement {
    * it (SPEC S3), which a node made anew would otherwise read back.
    */
   void forget(String key) {
-    Object[] delivery;
+    Object delivery;
     lock.lock();
     try {
       Node node = nodes.get(key);
@@ -562,7 +570,7 @@ final class Scheduler implements Settlement {
 
   /** Clears what every host and group taught (SPEC R7). */
   void forgetAll() {
-    Object[] delivery;
+    Object delivery;
     lock.lock();
     try {
       for (Node node : List.copyOf(nodes.all())) {
@@ -595,7 +603,7 @@ final class Scheduler implements Settlement {
    * go: the rule learns from answers to hosts in use.
    */
   private void heard(Fleet.Lesson lesson) {
-    Object[] delivery;
+    Object delivery;
     lock.lock();
     try {
       hear(lesson, clock.nanoTime());
@@ -710,7 +718,7 @@ final class Scheduler implements Settlement {
       outbox.emit(new HostpaceEvent.Queued(queue.node.key, call.uri(), call.attempt, now));
     }
     if (pump && (headBefore == null || call.seq < headBefore.seq)) {
-      pump(Set.of(queue), NO_GATES, now);
+      pump(queue, now);
     }
   }
 
@@ -720,8 +728,18 @@ final class Scheduler implements Settlement {
     if (node.group) {
       pump(List.of(), node.gates.values().toArray(NO_GATES), now);
     } else {
-      pump(node.queues.values(), NO_GATES, now);
+      candidates.clear();
+      candidates.addAll(node.queues.values());
+      pump(candidates, NO_GATES, now);
     }
+  }
+
+  /** Pumps the one queue {@code queue}. */
+  @GuardedBy("lock")
+  private void pump(HostQueue queue, long now) {
+    candidates.clear();
+    candidates.add(queue);
+    pump(candidates, NO_GATES, now);
   }
 
   /**
@@ -729,65 +747,74 @@ final class Scheduler implements Settlement {
    * those whose wake-up is due (a gate's walks it), the oldest that can start, until none can.
    */
   @GuardedBy("lock")
-  private void pump(Collection<HostQueue> queues, GroupGate[] gates, long now) {
+  private void pump(List<HostQueue> queues, GroupGate[] gates, long now) {
     pumpRound++;
-    PriorityQueue<HostQueue> byHead = null;
-    for (HostQueue queue : queues) {
-      byHead = offer(byHead, queue);
-    }
-    for (GroupGate gate : gates) {
-      byHead = walk(byHead, gate);
-    }
-    while (!wakes.isEmpty() && wakes.peek().at - now <= 0) {
-      Wake wake = wakes.poll();
-      Limiter limiter = wake.limiter;
-      if (limiter.wakeRegistered && limiter.wakeAt == wake.at) {
-        limiter.wakeRegistered = false;
-        byHead = limiter instanceof GroupGate gate ? walk(byHead, gate) : offer(byHead, (HostQueue) limiter);
+    boolean outermost = !pumping;
+    PriorityQueue<HostQueue> byHead = outermost ? heads : new PriorityQueue<>(4, BY_HEAD);
+    pumping = true;
+    try {
+      for (int i = 0; i < queues.size(); i++) { // by index: a list of the scheduler's, no iterator
+        offer(byHead, queues.get(i));
       }
-    }
-    if (byHead == null) {
-      return;
-    }
-    while (!byHead.isEmpty()) {
-      HostQueue queue = byHead.poll();
-      GroupGate walked = queue.walkedFrom;
-      queue.walkedFrom = null;
-      if (readiness(queue, now)) {
-        start(queue, now);
-        queue.unindex(); // its next head is looked at below, and held where it waits
-        queue.pumpRound = pumpRound - 1;
-        offer(byHead, queue);
-      } else {
-        hold(queue);
+      for (GroupGate gate : gates) {
+        walk(byHead, gate);
       }
-      if (walked != null) {
-        walkOn(byHead, walked);
+      while (!wakes.isEmpty() && wakes.peek().at - now <= 0) {
+        Wake wake = wakes.poll();
+        Limiter limiter = wake.limiter;
+        if (limiter.wakeRegistered && limiter.wakeAt == wake.at) {
+          limiter.wakeRegistered = false;
+          if (limiter instanceof GroupGate gate) {
+            walk(byHead, gate);
+          } else {
+            offer(byHead, (HostQueue) limiter);
+          }
+        }
+      }
+      while (!byHead.isEmpty()) {
+        HostQueue queue = byHead.poll();
+        GroupGate walked = queue.walkedFrom;
+        queue.walkedFrom = null;
+        if (readiness(queue, now)) {
+          start(queue, now);
+          queue.unindex(); // its next head is looked at below, and held where it waits
+          queue.pumpRound = pumpRound - 1;
+          offer(byHead, queue);
+        } else {
+          hold(queue);
+        }
+        if (walked != null) {
+          walkOn(byHead, walked);
+        }
+      }
+    } finally {
+      if (outermost) {
+        pumping = false;
+        heads.clear(); // empty but after a failure, which must not leave a queue for the next pump
       }
     }
   }
 
+  /** Adds {@code queue} to the pump's heads unless it is in already, or has none waiting; whether it was added. */
   @GuardedBy("lock")
-  private @Nullable PriorityQueue<HostQueue> offer(
-      @Nullable PriorityQueue<HostQueue> byHead, HostQueue queue) {
+  private boolean offer(PriorityQueue<HostQueue> byHead, HostQueue queue) {
     if (queue.pumpRound == pumpRound || queue.live == 0 || queue.head() == null) {
-      return byHead;
+      return false;
     }
     queue.pumpRound = pumpRound;
-    PriorityQueue<HostQueue> result = byHead != null ? byHead : new PriorityQueue<>(4, BY_HEAD);
-    result.add(queue);
-    return result;
+    byHead.add(queue);
+    return true;
   }
 
   /** Starts a walk of {@code gate}'s index in this pump, unless one has started. */
   @GuardedBy("lock")
-  private @Nullable PriorityQueue<HostQueue> walk(@Nullable PriorityQueue<HostQueue> byHead, GroupGate gate) {
+  private void walk(PriorityQueue<HostQueue> byHead, GroupGate gate) {
     if (gate.walkRound == pumpRound) {
-      return byHead;
+      return;
     }
     gate.walkRound = pumpRound;
     gate.walkedTo = Long.MIN_VALUE;
-    return walkOn(byHead, gate);
+    walkOn(byHead, gate);
   }
 
   /**
@@ -795,20 +822,17 @@ final class Scheduler implements Settlement {
    * before it is looked at, so that the pump takes them in head order and no further than it needs.
    */
   @GuardedBy("lock")
-  private @Nullable PriorityQueue<HostQueue> walkOn(@Nullable PriorityQueue<HostQueue> byHead, GroupGate gate) {
+  private void walkOn(PriorityQueue<HostQueue> byHead, GroupGate gate) {
     while (true) {
       Map.Entry<Long, HostQueue> next = gate.byHead.higherEntry(gate.walkedTo);
       if (next == null) {
-        return byHead;
+        return;
       }
       gate.walkedTo = next.getKey();
       HostQueue queue = next.getValue();
-      if (queue.pumpRound != pumpRound) {
-        byHead = offer(byHead, queue);
-        if (queue.pumpRound == pumpRound) {
-          queue.walkedFrom = gate;
-          return byHead;
-        }
+      if (queue.pumpRound != pumpRound && offer(byHead, queue)) {
+        queue.walkedFrom = gate;
+        return;
       }
     }
   }
@@ -1019,21 +1043,27 @@ final class Scheduler implements Settlement {
 
   /**
    * Frees the places of a call of {@code queue}; returns its host's queues that may now start one,
-   * in a set of the scheduler's own that the next release reuses (no allocation per answer). The
-   * walks of the queue's gates find the others.
+   * in the scheduler's list of the next pump's queues (no allocation per answer). The walks of the
+   * queue's gates find the others.
    */
   @GuardedBy("lock")
-  private Set<HostQueue> release(Call<?> call, long now) {
+  private List<HostQueue> release(Call<?> call, long now) {
     HostQueue queue = call.queue;
     letGoPlaces(call);
     queue.inFlight--;
     uncount(queue.node, call, now);
     letGoQuota(queue, call);
-    Set<HostQueue> candidates = releaseCandidates;
     candidates.clear();
-    for (HostQueue sibling : queue.node.queues.values()) {
-      if (sibling.live > 0) {
-        candidates.add(sibling);
+    Map<QueueKey, HostQueue> siblings = queue.node.queues;
+    if (siblings.size() == 1) { // the call's own queue, which it still holds: no iterator
+      if (queue.live > 0) {
+        candidates.add(queue);
+      }
+    } else {
+      for (HostQueue sibling : siblings.values()) {
+        if (sibling.live > 0) {
+          candidates.add(sibling);
+        }
       }
     }
     for (GroupGate gate : queue.gates) {
@@ -1091,12 +1121,12 @@ final class Scheduler implements Settlement {
   }
 
   private void onWake() {
-    Object[] delivery;
+    Object delivery;
     lock.lock();
     try {
       armed = null;
       long now = clock.nanoTime();
-      pump(Set.of(), NO_GATES, now);
+      pump(List.of(), NO_GATES, now);
       while (!wakes.isEmpty()) {
         Wake next = wakes.peek();
         if (next.limiter.wakeRegistered && next.limiter.wakeAt == next.at) {
