@@ -58,7 +58,8 @@ final class Call<R> {
    */
   final @Nullable Thread owner;
   private final int retries;
-  final CompletableFuture<R> result = new CompletableFuture<>();
+  /** The caller's future, which ends the call when the caller ends it: cancel, orTimeout, completeExceptionally. */
+  final CallFuture<R> result = new CallFuture<>(this);
 
   State state = State.NEW;
   /** Set once, on submit, before the scheduler or anything else reads it. */
@@ -100,12 +101,6 @@ final class Call<R> {
     this.owner = executor == Trampoline.INSTANCE ? Thread.currentThread() : null;
     Integer contextRetries = context.retries();
     this.retries = contextRetries != null ? contextRetries : rules.retries();
-    // The caller may end the call by ending its future: cancel, orTimeout, completeExceptionally.
-    result.whenComplete((response, failure) -> {
-      if (failure != null) {
-        cancelled();
-      }
-    });
   }
 
   URI uri() {
@@ -460,8 +455,9 @@ final class Call<R> {
    * The call's future ended exceptionally: the caller cancelled it or timed it out, or the call
    * failed (then this finds it done and does nothing). An attempt in flight is cancelled first, so that its place is freed
    * only once the client has let the request go; its failure frees the place as any failure does.
+   * Told by its {@link CallFuture}.
    */
-  private void cancelled() {
+  void cancelled() {
     CompletableFuture<R> future = attemptInFlight;
     if (future != null) {
       future.cancel(true);

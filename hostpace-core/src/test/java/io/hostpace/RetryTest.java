@@ -178,6 +178,64 @@ class RetryTest {
   }
 
   @Test
+  void T5_aFutureEndedByObtrudeExceptionEndsTheCallAsACancellationDoes() {
+    Hostpace engine = engine().addLimit("a.test", Limits.inFlight(1)).build();
+    server.script(exchange -> exchange.uri.getPath().equals("/1") ? Reply.never() : Reply.ok());
+    FakeServer.FakeExchange hanging = server.get("http://a.test/1");
+    CompletableFuture<Response> first = engine.execute(hanging);
+    engine.execute(server.get("http://a.test/2"));
+    time.runDue();
+
+    first.obtrudeException(new IllegalStateException("the caller's own recovery"));
+    time.runDue();
+
+    assertThat(hanging.pending).isCancelled();
+    assertThat(server.starts()).containsExactly("0.000 /1", "0.000 /2");
+  }
+
+  @Test
+  void T5_aFutureEndedByASupplierThatThrowsEndsTheCallAsACancellationDoes() {
+    Hostpace engine = engine().addLimit("a.test", Limits.inFlight(1)).build();
+    server.script(exchange -> exchange.uri.getPath().equals("/1") ? Reply.never() : Reply.ok());
+    FakeServer.FakeExchange hanging = server.get("http://a.test/1");
+    CompletableFuture<Response> first = engine.execute(hanging);
+    engine.execute(server.get("http://a.test/2"));
+    time.runDue();
+
+    first.completeAsync(() -> {
+      throw new IllegalStateException("the caller's own supplier");
+    }, Runnable::run);
+    time.runDue();
+
+    assertThat(hanging.pending).isCancelled();
+    assertThat(server.starts()).containsExactly("0.000 /1", "0.000 /2");
+    assertThatThrownBy(first::join).isInstanceOf(CompletionException.class)
+        .hasCauseInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void T5_aDependentStageThatFailsDoesNotEndTheCall() {
+    Hostpace engine = engine().addLimit("a.test", Limits.inFlight(1)).build();
+    server.script(exchange -> Reply.ok().after(Duration.ofSeconds(1)));
+    CompletableFuture<Response> first = engine.execute(server.get("http://a.test/1"));
+    CompletableFuture<Response> second = engine.execute(server.get("http://a.test/2"));
+    CompletableFuture<Response> failing = first.thenApply(response -> {
+      throw new IllegalStateException("the caller's own stage");
+    });
+    CompletableFuture<Response> dependent = second.thenApply(response -> response);
+    time.runDue();
+
+    dependent.cancel(true);
+    dependent.completeExceptionally(new IllegalStateException("ended by the caller"));
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(failing).isCompletedExceptionally();
+    assertThat(first.join().status()).isEqualTo(200);
+    assertThat(second.join().status()).isEqualTo(200);
+    assertThat(server.starts()).containsExactly("0.000 /1", "1.000 /2");
+  }
+
+  @Test
   void T5_cancellingARequestThatWaitsToBeRetriedTakesItOut() {
     Hostpace engine = engine().build();
     server.script(exchange -> Reply.status(504).after(Duration.ZERO));
