@@ -38,7 +38,7 @@ import org.jspecify.annotations.Nullable;
  * {@code attempt}, the times, {@code place}, {@code parked}) are guarded by the engine's lock; the
  * rest belong to the thread that sends the attempt.
  */
-final class Call<R> {
+final class Call<R> implements Runnable {
 
   enum State { NEW, WAITING, IN_FLIGHT, PARKED, DONE, CANCELLED }
 
@@ -114,8 +114,22 @@ final class Call<R> {
    */
   void dispatch() {
     int number = attempt;
-    listen(() -> context.attemptListener().sent(exchange.uri(), number));
-    executor.execute(() -> send(number));
+    if (listened()) {
+      listen(() -> context.attemptListener().sent(exchange.uri(), number));
+    }
+    executor.execute(this);
+  }
+
+  /**
+   * Sends the attempt {@link #dispatch} handed over: the call is its own task, so none is made per
+   * attempt. Its number is {@link #attempt}, read again here rather than kept: the scheduler counts
+   * an attempt more only once the one before it ended (which its sending, begun here, reports), and
+   * the next one is dispatched only after that, so {@code attempt} holds the dispatched number until
+   * this runs; the executor's hand-over publishes it.
+   */
+  @Override
+  public void run() {
+    send(attempt);
   }
 
   private void send(int number) {
@@ -288,10 +302,14 @@ final class Call<R> {
       return;
     }
     Verdict verdict = settlement.closing() ? judged.closing() : judged;
-    listen(() -> context.attemptListener().settled(exchange.uri(), number, verdict.status(), null));
+    if (listened()) {
+      listen(() -> context.attemptListener().settled(exchange.uri(), number, verdict.status(), null));
+    }
     if (verdict.retries()) {
       discard(response);
-      listen(() -> context.attemptListener().retrying(exchange.uri(), number));
+      if (listened()) {
+        listen(() -> context.attemptListener().retrying(exchange.uri(), number));
+      }
     }
     boolean live = settlement.settle(this, verdict);
     if (verdict.retries()) {
@@ -437,15 +455,19 @@ final class Call<R> {
    */
   private void resend(int number, Throwable failure) {
     resent = true;
-    listen(() -> context.attemptListener().settled(exchange.uri(), number, -1, failure));
-    listen(() -> context.attemptListener().retrying(exchange.uri(), number));
+    if (listened()) {
+      listen(() -> context.attemptListener().settled(exchange.uri(), number, -1, failure));
+      listen(() -> context.attemptListener().retrying(exchange.uri(), number));
+    }
     if (!settlement.resend(this)) {
       result.completeExceptionally(failure); // does nothing when the caller had cancelled it
     }
   }
 
   private void failed(int number, Throwable failure) {
-    listen(() -> context.attemptListener().settled(exchange.uri(), number, -1, failure));
+    if (listened()) {
+      listen(() -> context.attemptListener().settled(exchange.uri(), number, -1, failure));
+    }
     if (settlement.fail(this)) {
       result.completeExceptionally(failure);
     }
@@ -471,6 +493,14 @@ final class Call<R> {
     } catch (RuntimeException e) {
       // Letting a response go must not stop the call.
     }
+  }
+
+  /**
+   * Whether the call's context carries a listener: the notifications for {@link AttemptListener#NONE},
+   * which hears nothing, are not made at all.
+   */
+  private boolean listened() {
+    return context.attemptListener() != AttemptListener.NONE;
   }
 
   private void listen(Runnable notification) {
