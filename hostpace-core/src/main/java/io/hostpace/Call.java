@@ -13,6 +13,7 @@ import java.util.Comparator;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
@@ -176,27 +177,50 @@ final class Call<R> implements Runnable {
     if (result.isCancelled()) {
       future.cancel(true);
     }
-    future.whenComplete((response, failure) -> {
-      if (deadline != null) {
-        deadline.cancel();
+    if (future.getClass() == CompletableFuture.class && future.isDone()) {
+      // Answered already (a cache, a test's server): its end is taken here, as a stage would take
+      // it on this thread, without making one. A plain future only, whose join reads what it
+      // holds; join wraps a failure that the stage would get as it is, which the unwrapping of
+      // every use of it takes off again.
+      R response = null;
+      Throwable failure = null;
+      try {
+        response = future.join();
+      } catch (CompletionException | CancellationException e) {
+        failure = e;
       }
-      long took = rules.clock().nanoTime() - sentAt;
-      if (failure != null) {
-        Throwable cause = timedOut == number
-            ? new AttemptTimeoutException(hostKey, Duration.ofNanos(took))
-            : Failures.unwrap(failure);
-        if (timedOut != number && mayResend(cause)) {
-          resend(number, cause);
-          return;
-        }
-        report(outcomeOf(cause), took);
-        failed(number, cause);
-      } else if (response == null) {
-        failed(number, new NullPointerException("the exchange answered with no response"));
-      } else {
-        answered(number, response, took);
+      try {
+        ended(number, deadline, sentAt, response, failure);
+      } catch (Throwable e) {
+        // Kept, as the stage would have kept it in the future it made, which nobody reads.
       }
-    });
+      return;
+    }
+    future.whenComplete((response, failure) -> ended(number, deadline, sentAt, response, failure));
+  }
+
+  /** The attempt {@code number} sent at {@code sentAt} ended with {@code response} or {@code failure}. */
+  private void ended(int number, @Nullable Deadline deadline, long sentAt, @Nullable R response,
+      @Nullable Throwable failure) {
+    if (deadline != null) {
+      deadline.cancel();
+    }
+    long took = rules.clock().nanoTime() - sentAt;
+    if (failure != null) {
+      Throwable cause = timedOut == number
+          ? new AttemptTimeoutException(hostKey, Duration.ofNanos(took))
+          : Failures.unwrap(failure);
+      if (timedOut != number && mayResend(cause)) {
+        resend(number, cause);
+        return;
+      }
+      report(outcomeOf(cause), took);
+      failed(number, cause);
+    } else if (response == null) {
+      failed(number, new NullPointerException("the exchange answered with no response"));
+    } else {
+      answered(number, response, took);
+    }
   }
 
   /**

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -411,5 +412,82 @@ class RetryTest {
     assertThatThrownBy(call::join).hasRootCauseMessage("malformed status line");
     assertThat(next.join().status()).isEqualTo(200);
     assertThat(server.discarded).hasSize(1);
+  }
+
+  /** An exchange whose attempts end with the futures it is handed, and which keeps the failures it judges. */
+  static final class HandedExchange implements io.hostpace.spi.Exchange<Integer> {
+    final URI uri;
+    final List<CompletableFuture<Integer>> futures = new ArrayList<>();
+    final List<Throwable> judged = new ArrayList<>();
+    int sends;
+
+    HandedExchange(String uri) {
+      this.uri = URI.create(uri);
+    }
+
+    @Override public URI uri() { return uri; }
+    @Override public String method() { return "GET"; }
+    @Override public boolean canResend() { return true; }
+    @Override public CompletableFuture<Integer> send() { return futures.get(sends++); }
+    @Override public int status(Integer response) { return response; }
+    @Override public @Nullable String header(Integer response, String name) { return null; }
+    @Override public void discard(Integer response) {}
+
+    @Override
+    public boolean diedBeforeAnswer(Throwable failure) {
+      judged.add(failure);
+      return false;
+    }
+  }
+
+  @Test
+  void anAttemptAnsweredBeforeItsSendReturnedEndsAsOneAnsweredLater() {
+    IOException io = new IOException("reset");
+    CompletionException wrapped = new CompletionException(new IOException("wrapped"));
+    CancellationException cancelled = new CancellationException("let go");
+    List<java.util.function.Consumer<CompletableFuture<Integer>>> endings = List.of(
+        future -> future.completeExceptionally(io),
+        future -> future.completeExceptionally(wrapped),
+        future -> future.completeExceptionally(cancelled),
+        future -> future.cancel(true),
+        future -> future.complete(null),
+        future -> future.complete(404));
+    for (var ending : endings) {
+      HandedExchange atOnce = new HandedExchange("http://a.test/");
+      CompletableFuture<Integer> done = new CompletableFuture<>();
+      ending.accept(done);
+      atOnce.futures.add(done);
+      HandedExchange later = new HandedExchange("http://b.test/");
+      CompletableFuture<Integer> pending = new CompletableFuture<>();
+      later.futures.add(pending);
+      Hostpace engine = engine().build();
+
+      CompletableFuture<Integer> first = engine.execute(atOnce);
+      CompletableFuture<Integer> second = engine.execute(later);
+      time.runDue();
+      ending.accept(pending);
+      time.advance(Duration.ofSeconds(60));
+
+      assertThat(atOnce.sends).isEqualTo(1);
+      assertThat(later.sends).isEqualTo(1);
+      assertThat(first).isDone();
+      assertThat(second).isDone();
+      assertThat(atOnce.judged).hasSameSizeAs(later.judged);
+      for (int i = 0; i < atOnce.judged.size(); i++) {
+        Throwable a = atOnce.judged.get(i);
+        Throwable b = later.judged.get(i);
+        assertThat(a).isInstanceOf(b.getClass());
+        assertThat(a == b || a instanceof CancellationException && b instanceof CancellationException).isTrue();
+      }
+      Object firstEnd = first.handle((response, failure) -> failure != null ? failure : response).join();
+      Object secondEnd = second.handle((response, failure) -> failure != null ? failure : response).join();
+      if (firstEnd instanceof Throwable a) {
+        assertThat(a).isInstanceOf(secondEnd.getClass());
+        assertThat(a == secondEnd || a instanceof CancellationException || a instanceof NullPointerException).isTrue();
+      } else {
+        assertThat(firstEnd).isEqualTo(secondEnd);
+      }
+      assertThat(engine.snapshot()).allSatisfy(host -> assertThat(host.inFlight()).isZero());
+    }
   }
 }
