@@ -318,7 +318,7 @@ final class Call<R> implements Runnable {
       // own limit is the policy's to say (SPEC D8).
       reportAnswer(status, took);
       judged = judge(response, status, number, took)
-          .withQuota(AnnouncedQuota.read(name -> exchange.header(response, name), rules.clock()));
+          .withQuota(AnnouncedQuota.read(exchange, response, Exchange::header, rules.clock()));
     } catch (RuntimeException e) {
       // Nothing a server sends may throw out of the engine or leave a place held.
       discard(response);
