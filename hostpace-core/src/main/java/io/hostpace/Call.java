@@ -13,6 +13,7 @@ import java.util.Comparator;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
@@ -38,7 +39,7 @@ import org.jspecify.annotations.Nullable;
  * {@code attempt}, the times, {@code place}, {@code parked}) are guarded by the engine's lock; the
  * rest belong to the thread that sends the attempt.
  */
-final class Call<R> {
+final class Call<R> implements Runnable {
 
   enum State { NEW, WAITING, IN_FLIGHT, PARKED, DONE, CANCELLED }
 
@@ -58,7 +59,8 @@ final class Call<R> {
    */
   final @Nullable Thread owner;
   private final int retries;
-  final CompletableFuture<R> result = new CompletableFuture<>();
+  /** The caller's future, which ends the call when the caller ends it: cancel, orTimeout, completeExceptionally. */
+  final CallFuture<R> result = new CallFuture<>(this);
 
   State state = State.NEW;
   /** Set once, on submit, before the scheduler or anything else reads it. */
@@ -100,12 +102,6 @@ final class Call<R> {
     this.owner = executor == Trampoline.INSTANCE ? Thread.currentThread() : null;
     Integer contextRetries = context.retries();
     this.retries = contextRetries != null ? contextRetries : rules.retries();
-    // The caller may end the call by ending its future: cancel, orTimeout, completeExceptionally.
-    result.whenComplete((response, failure) -> {
-      if (failure != null) {
-        cancelled();
-      }
-    });
   }
 
   URI uri() {
@@ -119,8 +115,22 @@ final class Call<R> {
    */
   void dispatch() {
     int number = attempt;
-    listen(() -> context.attemptListener().sent(exchange.uri(), number));
-    executor.execute(() -> send(number));
+    if (listened()) {
+      listen(() -> context.attemptListener().sent(exchange.uri(), number));
+    }
+    executor.execute(this);
+  }
+
+  /**
+   * Sends the attempt {@link #dispatch} handed over: the call is its own task, so none is made per
+   * attempt. Its number is {@link #attempt}, read again here rather than kept: the scheduler counts
+   * an attempt more only once the one before it ended (which its sending, begun here, reports), and
+   * the next one is dispatched only after that, so {@code attempt} holds the dispatched number until
+   * this runs; the executor's hand-over publishes it.
+   */
+  @Override
+  public void run() {
+    send(attempt);
   }
 
   private void send(int number) {
@@ -167,27 +177,50 @@ final class Call<R> {
     if (result.isCancelled()) {
       future.cancel(true);
     }
-    future.whenComplete((response, failure) -> {
-      if (deadline != null) {
-        deadline.cancel();
+    if (future.getClass() == CompletableFuture.class && future.isDone()) {
+      // Answered already (a cache, a test's server): its end is taken here, as a stage would take
+      // it on this thread, without making one. A plain future only, whose join reads what it
+      // holds; join wraps a failure that the stage would get as it is, which the unwrapping of
+      // every use of it takes off again.
+      R response = null;
+      Throwable failure = null;
+      try {
+        response = future.join();
+      } catch (CompletionException | CancellationException e) {
+        failure = e;
       }
-      long took = rules.clock().nanoTime() - sentAt;
-      if (failure != null) {
-        Throwable cause = timedOut == number
-            ? new AttemptTimeoutException(hostKey, Duration.ofNanos(took))
-            : Failures.unwrap(failure);
-        if (timedOut != number && mayResend(cause)) {
-          resend(number, cause);
-          return;
-        }
-        report(outcomeOf(cause), took);
-        failed(number, cause);
-      } else if (response == null) {
-        failed(number, new NullPointerException("the exchange answered with no response"));
-      } else {
-        answered(number, response, took);
+      try {
+        ended(number, deadline, sentAt, response, failure);
+      } catch (Throwable e) {
+        // Kept, as the stage would have kept it in the future it made, which nobody reads.
       }
-    });
+      return;
+    }
+    future.whenComplete((response, failure) -> ended(number, deadline, sentAt, response, failure));
+  }
+
+  /** The attempt {@code number} sent at {@code sentAt} ended with {@code response} or {@code failure}. */
+  private void ended(int number, @Nullable Deadline deadline, long sentAt, @Nullable R response,
+      @Nullable Throwable failure) {
+    if (deadline != null) {
+      deadline.cancel();
+    }
+    long took = rules.clock().nanoTime() - sentAt;
+    if (failure != null) {
+      Throwable cause = timedOut == number
+          ? new AttemptTimeoutException(hostKey, Duration.ofNanos(took))
+          : Failures.unwrap(failure);
+      if (timedOut != number && mayResend(cause)) {
+        resend(number, cause);
+        return;
+      }
+      report(outcomeOf(cause), took);
+      failed(number, cause);
+    } else if (response == null) {
+      failed(number, new NullPointerException("the exchange answered with no response"));
+    } else {
+      answered(number, response, took);
+    }
   }
 
   /**
@@ -285,7 +318,7 @@ final class Call<R> {
       // own limit is the policy's to say (SPEC D8).
       reportAnswer(status, took);
       judged = judge(response, status, number, took)
-          .withQuota(AnnouncedQuota.read(name -> exchange.header(response, name), rules.clock()));
+          .withQuota(AnnouncedQuota.read(exchange, response, Exchange::header, rules.clock()));
     } catch (RuntimeException e) {
       // Nothing a server sends may throw out of the engine or leave a place held.
       discard(response);
@@ -293,10 +326,14 @@ final class Call<R> {
       return;
     }
     Verdict verdict = settlement.closing() ? judged.closing() : judged;
-    listen(() -> context.attemptListener().settled(exchange.uri(), number, verdict.status(), null));
+    if (listened()) {
+      listen(() -> context.attemptListener().settled(exchange.uri(), number, verdict.status(), null));
+    }
     if (verdict.retries()) {
       discard(response);
-      listen(() -> context.attemptListener().retrying(exchange.uri(), number));
+      if (listened()) {
+        listen(() -> context.attemptListener().retrying(exchange.uri(), number));
+      }
     }
     boolean live = settlement.settle(this, verdict);
     if (verdict.retries()) {
@@ -442,15 +479,19 @@ final class Call<R> {
    */
   private void resend(int number, Throwable failure) {
     resent = true;
-    listen(() -> context.attemptListener().settled(exchange.uri(), number, -1, failure));
-    listen(() -> context.attemptListener().retrying(exchange.uri(), number));
+    if (listened()) {
+      listen(() -> context.attemptListener().settled(exchange.uri(), number, -1, failure));
+      listen(() -> context.attemptListener().retrying(exchange.uri(), number));
+    }
     if (!settlement.resend(this)) {
       result.completeExceptionally(failure); // does nothing when the caller had cancelled it
     }
   }
 
   private void failed(int number, Throwable failure) {
-    listen(() -> context.attemptListener().settled(exchange.uri(), number, -1, failure));
+    if (listened()) {
+      listen(() -> context.attemptListener().settled(exchange.uri(), number, -1, failure));
+    }
     if (settlement.fail(this)) {
       result.completeExceptionally(failure);
     }
@@ -460,8 +501,9 @@ final class Call<R> {
    * The call's future ended exceptionally: the caller cancelled it or timed it out, or the call
    * failed (then this finds it done and does nothing). An attempt in flight is cancelled first, so that its place is freed
    * only once the client has let the request go; its failure frees the place as any failure does.
+   * Told by its {@link CallFuture}.
    */
-  private void cancelled() {
+  void cancelled() {
     CompletableFuture<R> future = attemptInFlight;
     if (future != null) {
       future.cancel(true);
@@ -475,6 +517,14 @@ final class Call<R> {
     } catch (RuntimeException e) {
       // Letting a response go must not stop the call.
     }
+  }
+
+  /**
+   * Whether the call's context carries a listener: the notifications for {@link AttemptListener#NONE},
+   * which hears nothing, are not made at all.
+   */
+  private boolean listened() {
+    return context.attemptListener() != AttemptListener.NONE;
   }
 
   private void listen(Runnable notification) {

@@ -29,7 +29,22 @@ record Verdict(int status, boolean refusal, long retryAfterNanos, Next next, lon
     RETRY_LATER
   }
 
+  /**
+   * The verdicts of the commonest answer, a status of 100 to 599 that goes to the caller with no
+   * Retry-After, made once: a verdict is a value, which nothing compares by identity.
+   */
+  private static final Verdict[] DONE = new Verdict[500];
+
+  static {
+    for (int status = 100; status <= 599; status++) {
+      DONE[status - 100] = new Verdict(status, false, -1, Next.DONE, 0, "", -1, -1);
+    }
+  }
+
   static Verdict done(int status, boolean refusal, long retryAfterNanos) {
+    if (!refusal && retryAfterNanos == -1 && status >= 100 && status <= 599) {
+      return DONE[status - 100];
+    }
     return new Verdict(status, refusal, retryAfterNanos, Next.DONE, 0, "", -1, -1);
   }
 

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -175,6 +176,64 @@ class RetryTest {
     assertThat(server.starts()).containsExactly("0.000 /1", "0.000 /2");
     waiting.completeExceptionally(new java.util.concurrent.TimeoutException());
     assertThat(engine.snapshot()).allSatisfy(host -> assertThat(host.inFlight()).isZero());
+  }
+
+  @Test
+  void T5_aFutureEndedByObtrudeExceptionEndsTheCallAsACancellationDoes() {
+    Hostpace engine = engine().addLimit("a.test", Limits.inFlight(1)).build();
+    server.script(exchange -> exchange.uri.getPath().equals("/1") ? Reply.never() : Reply.ok());
+    FakeServer.FakeExchange hanging = server.get("http://a.test/1");
+    CompletableFuture<Response> first = engine.execute(hanging);
+    engine.execute(server.get("http://a.test/2"));
+    time.runDue();
+
+    first.obtrudeException(new IllegalStateException("the caller's own recovery"));
+    time.runDue();
+
+    assertThat(hanging.pending).isCancelled();
+    assertThat(server.starts()).containsExactly("0.000 /1", "0.000 /2");
+  }
+
+  @Test
+  void T5_aFutureEndedByASupplierThatThrowsEndsTheCallAsACancellationDoes() {
+    Hostpace engine = engine().addLimit("a.test", Limits.inFlight(1)).build();
+    server.script(exchange -> exchange.uri.getPath().equals("/1") ? Reply.never() : Reply.ok());
+    FakeServer.FakeExchange hanging = server.get("http://a.test/1");
+    CompletableFuture<Response> first = engine.execute(hanging);
+    engine.execute(server.get("http://a.test/2"));
+    time.runDue();
+
+    first.completeAsync(() -> {
+      throw new IllegalStateException("the caller's own supplier");
+    }, Runnable::run);
+    time.runDue();
+
+    assertThat(hanging.pending).isCancelled();
+    assertThat(server.starts()).containsExactly("0.000 /1", "0.000 /2");
+    assertThatThrownBy(first::join).isInstanceOf(CompletionException.class)
+        .hasCauseInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void T5_aDependentStageThatFailsDoesNotEndTheCall() {
+    Hostpace engine = engine().addLimit("a.test", Limits.inFlight(1)).build();
+    server.script(exchange -> Reply.ok().after(Duration.ofSeconds(1)));
+    CompletableFuture<Response> first = engine.execute(server.get("http://a.test/1"));
+    CompletableFuture<Response> second = engine.execute(server.get("http://a.test/2"));
+    CompletableFuture<Response> failing = first.thenApply(response -> {
+      throw new IllegalStateException("the caller's own stage");
+    });
+    CompletableFuture<Response> dependent = second.thenApply(response -> response);
+    time.runDue();
+
+    dependent.cancel(true);
+    dependent.completeExceptionally(new IllegalStateException("ended by the caller"));
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(failing).isCompletedExceptionally();
+    assertThat(first.join().status()).isEqualTo(200);
+    assertThat(second.join().status()).isEqualTo(200);
+    assertThat(server.starts()).containsExactly("0.000 /1", "1.000 /2");
   }
 
   @Test
@@ -353,5 +412,82 @@ class RetryTest {
     assertThatThrownBy(call::join).hasRootCauseMessage("malformed status line");
     assertThat(next.join().status()).isEqualTo(200);
     assertThat(server.discarded).hasSize(1);
+  }
+
+  /** An exchange whose attempts end with the futures it is handed, and which keeps the failures it judges. */
+  static final class HandedExchange implements io.hostpace.spi.Exchange<Integer> {
+    final URI uri;
+    final List<CompletableFuture<Integer>> futures = new ArrayList<>();
+    final List<Throwable> judged = new ArrayList<>();
+    int sends;
+
+    HandedExchange(String uri) {
+      this.uri = URI.create(uri);
+    }
+
+    @Override public URI uri() { return uri; }
+    @Override public String method() { return "GET"; }
+    @Override public boolean canResend() { return true; }
+    @Override public CompletableFuture<Integer> send() { return futures.get(sends++); }
+    @Override public int status(Integer response) { return response; }
+    @Override public @Nullable String header(Integer response, String name) { return null; }
+    @Override public void discard(Integer response) {}
+
+    @Override
+    public boolean diedBeforeAnswer(Throwable failure) {
+      judged.add(failure);
+      return false;
+    }
+  }
+
+  @Test
+  void anAttemptAnsweredBeforeItsSendReturnedEndsAsOneAnsweredLater() {
+    IOException io = new IOException("reset");
+    CompletionException wrapped = new CompletionException(new IOException("wrapped"));
+    CancellationException cancelled = new CancellationException("let go");
+    List<java.util.function.Consumer<CompletableFuture<Integer>>> endings = List.of(
+        future -> future.completeExceptionally(io),
+        future -> future.completeExceptionally(wrapped),
+        future -> future.completeExceptionally(cancelled),
+        future -> future.cancel(true),
+        future -> future.complete(null),
+        future -> future.complete(404));
+    for (var ending : endings) {
+      HandedExchange atOnce = new HandedExchange("http://a.test/");
+      CompletableFuture<Integer> done = new CompletableFuture<>();
+      ending.accept(done);
+      atOnce.futures.add(done);
+      HandedExchange later = new HandedExchange("http://b.test/");
+      CompletableFuture<Integer> pending = new CompletableFuture<>();
+      later.futures.add(pending);
+      Hostpace engine = engine().build();
+
+      CompletableFuture<Integer> first = engine.execute(atOnce);
+      CompletableFuture<Integer> second = engine.execute(later);
+      time.runDue();
+      ending.accept(pending);
+      time.advance(Duration.ofSeconds(60));
+
+      assertThat(atOnce.sends).isEqualTo(1);
+      assertThat(later.sends).isEqualTo(1);
+      assertThat(first).isDone();
+      assertThat(second).isDone();
+      assertThat(atOnce.judged).hasSameSizeAs(later.judged);
+      for (int i = 0; i < atOnce.judged.size(); i++) {
+        Throwable a = atOnce.judged.get(i);
+        Throwable b = later.judged.get(i);
+        assertThat(a).isInstanceOf(b.getClass());
+        assertThat(a == b || a instanceof CancellationException && b instanceof CancellationException).isTrue();
+      }
+      Object firstEnd = first.handle((response, failure) -> failure != null ? failure : response).join();
+      Object secondEnd = second.handle((response, failure) -> failure != null ? failure : response).join();
+      if (firstEnd instanceof Throwable a) {
+        assertThat(a).isInstanceOf(secondEnd.getClass());
+        assertThat(a == secondEnd || a instanceof CancellationException || a instanceof NullPointerException).isTrue();
+      } else {
+        assertThat(firstEnd).isEqualTo(secondEnd);
+      }
+      assertThat(engine.snapshot()).allSatisfy(host -> assertThat(host.inFlight()).isZero());
+    }
   }
 }

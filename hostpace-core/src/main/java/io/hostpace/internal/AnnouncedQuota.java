@@ -33,6 +33,18 @@ public final class AnnouncedQuota {
     @Nullable String get(String name);
   }
 
+  /**
+   * How an answer's header is read from the {@code source} that knows how (an exchange, say) and
+   * the {@code answer}: so that a reader that captures neither is made once, not once per answer.
+   */
+  @FunctionalInterface
+  public interface HeaderReader<S, A> {
+    /** The first value of the header {@code name} of {@code answer}, or null when it has none. */
+    @Nullable String header(S source, A answer, String name);
+  }
+
+  private static final HeaderReader<Headers, Headers> BY_NAME = (headers, same, name) -> headers.get(name);
+
   static final long NONE = -1;
   private static final long MAX_NANOS = 365L * 24 * 3600 * 1_000_000_000L;
 
@@ -74,20 +86,29 @@ public final class AnnouncedQuota {
    * as a time.
    */
   public static Announced read(Headers headers, Clock now) {
+    return read(headers, headers, BY_NAME, now);
+  }
+
+  /**
+   * {@link #read(Headers, Clock)}, the answer's headers read by {@code reader} from {@code source}
+   * and {@code answer}.
+   */
+  public static <S, A> Announced read(S source, A answer, HeaderReader<S, A> reader, Clock now) {
     try {
-      String combined = headers.get("RateLimit");
+      String combined = reader.header(source, answer, "RateLimit");
       if (combined != null) {
         return combined.indexOf('=') >= 0 && (combined.contains(";r=") || combined.contains("; r="))
             ? fromPolicies(combined, now)
             : fromDictionary(combined, now);
       }
-      Announced draft = fromFields(headers.get("RateLimit-Remaining"), headers.get("RateLimit-Reset"), now);
+      Announced draft = fromFields(reader.header(source, answer, "RateLimit-Remaining"),
+          reader.header(source, answer, "RateLimit-Reset"), now);
       if (draft.says()) {
         return draft;
       }
-      String reset = headers.get("X-RateLimit-Reset");
-      return fromFields(headers.get("X-RateLimit-Remaining"),
-          reset != null ? reset : headers.get("X-RateLimit-Reset-After"), now);
+      String reset = reader.header(source, answer, "X-RateLimit-Reset");
+      return fromFields(reader.header(source, answer, "X-RateLimit-Remaining"),
+          reset != null ? reset : reader.header(source, answer, "X-RateLimit-Reset-After"), now);
     } catch (RuntimeException e) {
       return Announced.NOTHING; // whatever a server sends
     }
