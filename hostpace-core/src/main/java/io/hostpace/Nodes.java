@@ -21,6 +21,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Example: a host answers its one request at 2 s and teaches an interval; its queue is let go
  * at once, the node kept, and with the default hour it is forgotten and let go at 3602 s. A host
  * whose first contact (SPEC P12) was widened by accepted answers is kept so too, with its opening.
+ * While a node is kept, its last queue without a rate or a gate stays with it, empty, as its
+ * {@link Node#spare}: the host's next call with the same limits takes it up, so a host called now
+ * and then makes no queue for each call; the spare goes with the node.
  *
  * <p>Guarded by the engine's lock: called under it, and its timer comes back in through
  * {@code underLock}, the engine's way of running a change under its lock.
