@@ -37,7 +37,7 @@ final class LimitTable {
    * {@link #suffixHash} of its domain with the dot before it ({@code ".example.org"} for
    * {@code *.example.org}). Empty when the table has no groups.
    */
-  private final String[] groupSlots;
+  private final @Nullable String[] groupSlots;
   /** The length of the longest group's domain with its dot: no longer suffix of a host name can be one. */
   private final int longestSuffix;
 
@@ -67,11 +67,11 @@ final class LimitTable {
   }
 
   /** The hash table of {@link #groupSlots}: a power of two at least twice the groups, filled by linear probing. */
-  private static String[] groupSlots(List<String> groupKeys) {
+  private static @Nullable String[] groupSlots(List<String> groupKeys) {
     if (groupKeys.isEmpty()) {
       return new String[0];
     }
-    String[] slots = new String[Integer.highestOneBit(groupKeys.size()) * 4];
+    @Nullable String[] slots = new String[Integer.highestOneBit(groupKeys.size()) * 4];
     for (String group : groupKeys) {
       int slot = slot(suffixHash(group, 1, group.length()), slots.length);
       while (slots[slot] != null) {
@@ -172,7 +172,7 @@ final class LimitTable {
   private @Nullable String groupAt(String hostKey, int dot, int end, int hash) {
     int length = end - dot;
     for (int slot = slot(hash, groupSlots.length); ; slot = (slot + 1) & (groupSlots.length - 1)) {
-      String group = groupSlots[slot];
+      @Nullable String group = groupSlots[slot];
       if (group == null) {
         return null;
       }
