@@ -282,7 +282,11 @@ final class HostKey {
 
     // ---------------------------------------------------------------------------------------
 
-    private static int hostNameEnd(String key) {
+    /**
+     * Where the host name of a key ends: at the ']' of an IPv6 literal and one past it, else at
+     * the first ':' (before the port), else at the end. "example.org:8080" → 11, "[::1]:80" → 5.
+     */
+    static int hostNameEnd(String key) {
         if (key.startsWith("[")) {
             int close = key.indexOf(']');
             return close < 0 ? key.length() : close + 1;

@@ -1,10 +1,8 @@
 package io.hostpace;
 
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The limits a call gets for its host, field by field from three {@link LimitTable}s: its
@@ -56,10 +54,7 @@ final class LimitLevels {
       return untold;
     }
     Limits host = contextLimits.forHost(hostKey).orElse(engine.forHost(hostKey)).orElse(BUILT_IN.forHost(hostKey));
-    List<GateKey> gates = List.of();
-    if (!engine.groups().isEmpty() || !contextLimits.groups().isEmpty()) {
-      gates = gates(hostKey, contextLimits);
-    }
+    List<GateKey> gates = gates(hostKey, contextLimits);
     int fleetInFlight = fleet && host.inFlight() != null && inFlightByKey(hostKey, contextLimits) ? host.inFlight() : 0;
     return new QueueKey(host, gates, fleetInFlight);
   }
@@ -97,34 +92,42 @@ final class LimitLevels {
     if (!engine.forKey(hostKey).equals(Limits.NONE) || !BUILT_IN.forKey(hostKey).equals(Limits.NONE)) {
       return false;
     }
-    for (String group : engine.groups()) {
-      if (HostKey.inGroup(hostKey, group)) {
-        return false;
-      }
-    }
-    return true;
+    return !engine.inAnyGroup(hostKey);
   }
 
+  /**
+   * The gates of the groups {@code hostKey} is in, of the context's groups and the engine's, each
+   * with its limits falling through context, engine, built-in; sorted by group, and none for a
+   * group left with no limits. Each table finds its own groups ({@link LimitTable#groupsOf}, sorted),
+   * and the two lists are merged, a group in both taken once: a host in no group makes nothing.
+   */
   private List<GateKey> gates(String hostKey, LimitTable contextLimits) {
-    Set<String> groups = new LinkedHashSet<>();
-    for (String group : contextLimits.groups()) {
-      if (HostKey.inGroup(hostKey, group)) {
-        groups.add(group);
-      }
+    List<String> fromContext = contextLimits.groupsOf(hostKey);
+    List<String> fromEngine = engine.groupsOf(hostKey);
+    if (fromContext.isEmpty() && fromEngine.isEmpty()) {
+      return List.of();
     }
-    for (String group : engine.groups()) {
-      if (HostKey.inGroup(hostKey, group)) {
-        groups.add(group);
+    List<GateKey> gates = new ArrayList<>(fromContext.size() + fromEngine.size());
+    int c = 0;
+    int e = 0;
+    while (c < fromContext.size() || e < fromEngine.size()) {
+      String group;
+      if (e == fromEngine.size()) {
+        group = fromContext.get(c++);
+      } else if (c == fromContext.size()) {
+        group = fromEngine.get(e++);
+      } else {
+        int order = fromContext.get(c).compareTo(fromEngine.get(e));
+        group = order <= 0 ? fromContext.get(c++) : fromEngine.get(e++);
+        if (order == 0) {
+          e++;
+        }
       }
-    }
-    List<GateKey> gates = new ArrayList<>(groups.size());
-    for (String group : groups) {
       Limits groupLimits = contextLimits.forGroup(group).orElse(engine.forGroup(group)).orElse(BUILT_IN.forGroup(group));
       if (!groupLimits.equals(Limits.NONE)) {
         gates.add(new GateKey(group, groupLimits));
       }
     }
-    gates.sort((a, b) -> a.group().compareTo(b.group()));
     return List.copyOf(gates);
   }
 }

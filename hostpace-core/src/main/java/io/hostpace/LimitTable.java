@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One level of limits (the context's, the engine's or the built-in defaults): limits for every
@@ -30,6 +31,15 @@ final class LimitTable {
   /** Keys given without port, by host name, and groups by "*.domain". */
   private final Map<String, Limits> everyPort;
   private final List<String> groups;
+  /**
+   * The group keys again, placed for looking up a host name's suffixes (see {@link #groupsOf}):
+   * an open-addressing hash table whose slots hold a group key or null, a key placed by the
+   * {@link #suffixHash} of its domain with the dot before it ({@code ".example.org"} for
+   * {@code *.example.org}). Empty when the table has no groups.
+   */
+  private final @Nullable String[] groupSlots;
+  /** The length of the longest group's domain with its dot: no longer suffix of a host name can be one. */
+  private final int longestSuffix;
 
   private LimitTable(Limits everyHost, LimitsByKey given) {
     this.everyHost = everyHost;
@@ -48,6 +58,28 @@ final class LimitTable {
     this.atPort = Map.copyOf(withPort);
     this.everyPort = Map.copyOf(withoutPort);
     this.groups = List.copyOf(groupKeys);
+    this.groupSlots = groupSlots(groupKeys);
+    int longest = 0;
+    for (String group : groupKeys) {
+      longest = Math.max(longest, group.length() - 1);
+    }
+    this.longestSuffix = longest;
+  }
+
+  /** The hash table of {@link #groupSlots}: a power of two at least twice the groups, filled by linear probing. */
+  private static @Nullable String[] groupSlots(List<String> groupKeys) {
+    if (groupKeys.isEmpty()) {
+      return new String[0];
+    }
+    @Nullable String[] slots = new String[Integer.highestOneBit(groupKeys.size()) * 4];
+    for (String group : groupKeys) {
+      int slot = slot(suffixHash(group, 1, group.length()), slots.length);
+      while (slots[slot] != null) {
+        slot = (slot + 1) & (slots.length - 1);
+      }
+      slots[slot] = group;
+    }
+    return slots;
   }
 
   /** A table of {@code everyHost} and the limits given by key. */
@@ -75,6 +107,97 @@ final class LimitTable {
   /** The group keys of this table, sorted. */
   List<String> groups() {
     return groups;
+  }
+
+  /**
+   * The groups of this table that {@code hostKey} is in, sorted: those {@link HostKey#inGroup}
+   * says it is in, found without looking at the others. A host name can only be in the groups of
+   * its suffixes that start at a dot after its first character: {@code a.b.example.org:8080} in
+   * {@code *.b.example.org}, {@code *.example.org} and {@code *.org}, never in
+   * {@code *.a.b.example.org} (its own name, the apex) nor by its port. So the name is read from
+   * its end, its hash taken on the way, and at each dot the suffix from there is looked up in
+   * {@link #groupSlots}: the cost follows the length of the name, not the number of groups, and
+   * a host in no group makes nothing. An IP address is looked up like a name: its dots give
+   * suffixes such as {@code .0.1}, and no group's domain is an address.
+   */
+  List<String> groupsOf(String hostKey) {
+    if (groupSlots.length == 0) {
+      return List.of();
+    }
+    int end = HostKey.hostNameEnd(hostKey);
+    int stop = Math.max(1, end - longestSuffix);
+    List<String> found = List.of();
+    int hash = 0;
+    for (int i = end - 1; i >= stop; i--) {
+      char c = hostKey.charAt(i);
+      hash = 31 * hash + c;
+      if (c == '.') {
+        String group = groupAt(hostKey, i, end, hash);
+        if (group != null) {
+          if (found.isEmpty()) {
+            found = new ArrayList<>(2);
+          }
+          found.add(group);
+        }
+      }
+    }
+    if (found.size() > 1) {
+      Collections.sort(found);
+    }
+    return found;
+  }
+
+  /** Whether {@code hostKey} is in a group of this table: whether {@link #groupsOf} is not empty, without making a list. */
+  boolean inAnyGroup(String hostKey) {
+    if (groupSlots.length == 0) {
+      return false;
+    }
+    int end = HostKey.hostNameEnd(hostKey);
+    int stop = Math.max(1, end - longestSuffix);
+    int hash = 0;
+    for (int i = end - 1; i >= stop; i--) {
+      char c = hostKey.charAt(i);
+      hash = 31 * hash + c;
+      if (c == '.' && groupAt(hostKey, i, end, hash) != null) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The group key whose domain with its dot is {@code hostKey} from {@code dot} to {@code end},
+   * whose {@link #suffixHash} is {@code hash}, or null.
+   */
+  private @Nullable String groupAt(String hostKey, int dot, int end, int hash) {
+    int length = end - dot;
+    for (int slot = slot(hash, groupSlots.length); ; slot = (slot + 1) & (groupSlots.length - 1)) {
+      @Nullable String group = groupSlots[slot];
+      if (group == null) {
+        return null;
+      }
+      if (group.length() - 1 == length && hostKey.regionMatches(dot, group, 1, length)) {
+        return group;
+      }
+    }
+  }
+
+  /**
+   * A hash of {@code text} from {@code start} to {@code end} read from its end, the last
+   * character first ({@code h = 31 * h + c}), so that a name's hash grows one suffix at a time as
+   * {@link #groupsOf} reads it backwards.
+   */
+  private static int suffixHash(String text, int start, int end) {
+    int hash = 0;
+    for (int i = end - 1; i >= start; i--) {
+      hash = 31 * hash + text.charAt(i);
+    }
+    return hash;
+  }
+
+  /** The slot of {@code hash} in a table of {@code length} slots, a power of two: its high bits after a multiplicative mix. */
+  private static int slot(int hash, int length) {
+    return (hash * 0x9E3779B9) >>> (32 - Integer.numberOfTrailingZeros(length));
   }
 
   /**
