@@ -718,22 +718,19 @@ public final class RedisFleet implements Fleet, AutoCloseable {
         continue; // let go since it was read
       }
       String[] keys = {places.getKey()};
-      CompletableFuture<Void> renewed = new CompletableFuture<>();
       try {
-        this.<Long>script(PlaceScript.RENEW, renewDigest, ScriptOutputType.INTEGER, keys, args.toArray(String[]::new))
-            .whenComplete((count, error) -> {
+        renewals.add(this.<Long>script(PlaceScript.RENEW, renewDigest, ScriptOutputType.INTEGER, keys,
+            args.toArray(String[]::new)).handle((count, error) -> {
               if (error != null) {
                 renewalsLost.increment();
                 warn("renewal", renewalsLost, error);
               }
-              renewed.complete(null);
-            });
+              return error == null; // whether it was renewed: what completes renewNow's answer, never exceptionally
+            }));
       } catch (RuntimeException e) { // the connection closed under us
         renewalsLost.increment();
         warn("renewal", renewalsLost, e);
-        renewed.complete(null);
       }
-      renewals.add(renewed);
     }
     return CompletableFuture.allOf(renewals.toArray(CompletableFuture<?>[]::new));
   }
