@@ -33,7 +33,8 @@ final class ConfigFile {
 
   /** The options a key of the file can give a value, but {@code --host}, which {@code hostpace.hosts[KEY]} gives. */
   static final List<String> READ = List.of("--max-in-flight", "--max-rate", "--retries", "--retry-delay-limit",
-      "--timeout-policy", "--timeout", "--user-agent", "--state", "--fleet", "--redis", "--redis-cluster");
+      "--timeout-policy", "--timeout", "--user-agent", "--state", "--fleet", "--redis", "--redis-cluster",
+      "--fleet-lease");
 
   /** The options the keys stand for, by key without {@code hostpace.}, dashes or case. */
   private static final Map<String, String> OPTIONS = options();

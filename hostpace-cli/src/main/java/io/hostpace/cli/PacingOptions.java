@@ -86,6 +86,11 @@ final class PacingOptions {
       description = "the Redis Cluster of --fleet instead: one or more of its nodes, from which the others are found")
   @Nullable List<String> redisCluster;
 
+  @Option(names = "--fleet-lease", paramLabel = "S",
+      description = "how long a place of --fleet stays held after this process dies (it is renewed while it lives), "
+          + "seconds or with a unit: 5s, 1m; 1s to a day (default 10s)")
+  @Nullable String fleetLease;
+
   static final String DEFAULT_REDIS = "redis://127.0.0.1:6379";
 
   /**
@@ -187,6 +192,7 @@ final class PacingOptions {
     if (cluster != null && redis != null) {
       throw usage("--redis and --redis-cluster both name the fleet's Redis: give one");
     }
+    Duration lease = fleetLease();
     if (fleetName != null) {
       String where = cluster != null ? String.join(",", cluster) : redis != null ? redis : DEFAULT_REDIS;
       String option = cluster != null ? "--redis-cluster" : "--redis";
@@ -197,6 +203,9 @@ final class PacingOptions {
             + e.getMessage());
       } catch (RuntimeException e) { // Lettuce's RedisConnectionException, or a Cluster that cannot be read
         throw usage(option + " '" + Redaction.userInfo(where) + "' cannot be reached: " + e.getMessage());
+      }
+      if (lease != null) {
+        fleet.placeLease(lease);
       }
       builder.fleet(fleet);
     }
@@ -254,6 +263,25 @@ final class PacingOptions {
       }
     }
     return context.build();
+  }
+
+  /**
+   * The lease of {@code --fleet-lease}, checked before the fleet is joined (a second to a day, as
+   * {@link RedisFleet#placeLease} takes it); null when not given.
+   */
+  private @Nullable Duration fleetLease() {
+    String value = fleetLease;
+    if (value == null) {
+      return null;
+    }
+    if (fleetName == null) {
+      throw usage("--fleet-lease needs --fleet NAME: the fleet whose places it leases");
+    }
+    Duration lease = seconds("--fleet-lease", value, false);
+    if (lease.compareTo(Duration.ofSeconds(1)) < 0 || lease.compareTo(Duration.ofDays(1)) > 0) {
+      throw usage("--fleet-lease must be 1s to a day, got " + value);
+    }
+    return lease;
   }
 
   /** The per-attempt deadline for the whole answer, body included (SPEC T7). */
@@ -428,6 +456,7 @@ final class PacingOptions {
       case "--fleet" -> fleetName = value.strip();
       case "--redis" -> redis = value.strip();
       case "--redis-cluster" -> redisCluster = java.util.Arrays.stream(value.split(",")).map(String::strip).toList();
+      case "--fleet-lease" -> fleetLease = value;
       default -> throw new IllegalArgumentException("no option " + option);
     }
   }

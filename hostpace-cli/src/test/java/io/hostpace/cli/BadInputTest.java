@@ -168,6 +168,11 @@ class BadInputTest {
         usage("--redis-cluster", "fetch", "--redis-cluster", "redis://127.0.0.1:{closed}", "{url}"),
         usage("--redis-cluster", "fetch", "--fleet", "crawlers", "--redis-cluster", "redis://127.0.0.1:{closed}", "{url}"),
         usage("--redis-cluster", "fetch", "--fleet", "crawlers", "--redis-cluster", "http://127.0.0.1:{closed}", "{url}"),
+        usage("--fleet-lease needs --fleet NAME", "fetch", "--fleet-lease", "30s", "{url}"),
+        usage("--fleet-lease 'soon' is not a duration", "fetch", "--fleet", "crawlers", "--fleet-lease", "soon", "{url}"),
+        usage("--fleet-lease must be 1s to a day, got 500ms", "fetch", "--fleet", "crawlers", "--fleet-lease", "500ms", "{url}"),
+        usage("--fleet-lease must be 1s to a day, got 2d", "fetch", "--fleet", "crawlers", "--fleet-lease", "2d", "{url}"),
+        usage("--fleet-lease must be more than zero seconds, got 0", "fetch", "--fleet", "crawlers", "--fleet-lease", "0", "{url}"),
         // fetch: the rest
         usage("no URL", "fetch"),
         usage("--frobnicate", "fetch", "--frobnicate", "{url}"),

@@ -99,6 +99,7 @@ class ConfigFileTest extends ServedCommandTest {
       "hostpace.redis=redis://127.0.0.1:1|--redis needs --fleet NAME: the fleet whose processes share what hosts teach (from 'hostpace.redis'",
       "hostpace.redis-cluster=redis://127.0.0.1:1|--redis-cluster needs --fleet NAME",
       "hostpace.fleet=bad name!|--fleet: fleet name",
+      "hostpace.fleet-lease=30s|--fleet-lease needs --fleet NAME: the fleet whose places it leases (from 'hostpace.fleet-lease'",
       "hostpace.hosts[example.org]=inFlight:zero|--host 'example.org=inFlight:zero': ",
       "hostpace.state=/dev/null/state.tsv|--state '/dev/null/state.tsv'",
       "hostpace.max-flights=3|--config '{file}': 'hostpace.max-flights' is not a key Hostpace reads: expected "

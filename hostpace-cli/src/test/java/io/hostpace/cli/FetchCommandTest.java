@@ -325,6 +325,40 @@ class FetchCommandTest extends ServedCommandTest {
   }
 
   /**
+   * SPEC S4: {@code --fleet-lease} is the lease of the places the run holds in the fleet's Redis,
+   * renewed while it runs: a place held while its request is at the server ends 30 s from Redis's
+   * look, where the default lease would end it within 10 s.
+   */
+  @Test
+  void S4_aRunOfAFleetHoldsItsPlacesOnTheLeaseOfFleetLease() throws Exception {
+    String host = "127.0.0.1:" + server.server.getAddress().getPort();
+    try (RedisServer redis = RedisServer.start()) {
+      io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redis.uri());
+      try (var connection = client.connect()) {
+        var plain = connection.sync();
+        java.util.concurrent.CompletableFuture<Integer> ran = java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> run("fetch", "--fleet", "nightly", "--redis", redis.uri(), "--fleet-lease", "30s",
+                "--host", host + "=inFlight:1", "--timeout", "3s", "--retries", "0", server.url("/hang")));
+        String places = "hostpace:nightly:places:{127.0.0.1}:" + host;
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos(); // a guard against a hang
+        List<io.lettuce.core.ScoredValue<String>> held = List.of();
+        while (held.isEmpty() && System.nanoTime() - deadline < 0 && !ran.isDone()) {
+          held = plain.zrangeWithScores(places, 0, -1);
+          Thread.sleep(5);
+        }
+        List<String> time = plain.time();
+        long redisMicros = Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
+        assertThat(held).as("the run's place, while /hang holds its request").hasSize(1);
+        assertThat((long) held.get(0).getScore() - redisMicros).as("what is left of its lease, in microseconds")
+            .isBetween(20_000_000L, 30_000_000L);
+        ran.get(30, java.util.concurrent.TimeUnit.SECONDS);
+      } finally {
+        client.shutdown();
+      }
+    }
+  }
+
+  /**
    * A figure of the wall clock across processes and a real Redis: how long the second run waits.
    * The fleet's spacing of starts is held in virtual time in the core
    * (FleetTest.S2_theFleetSpacesAPacedHostsStartsAcrossItsProcesses).

@@ -20,13 +20,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
  * What a {@link RedisFleet} needs of Redis: the commands, the pub/sub connection its lessons
- * travel on, Lettuce's computation threads, and closing what it owns; opened on one of three
+ * travel on, Lettuce's computation threads (to run and to schedule on), and closing what it owns; opened on one of three
  * layouts, each command timed out after {@link #TIMEOUT}.
  *
  * <ul>
@@ -166,6 +167,14 @@ final class FleetConnection implements AutoCloseable {
 
   /** Lettuce's computation threads (its event executor group), not the ones that read Redis. */
   Executor computations() {
+    return client.getResources().eventExecutorGroup();
+  }
+
+  /**
+   * Lettuce's computation threads, to schedule on: the fleet's heartbeat runs there, as it only
+   * sends commands.
+   */
+  ScheduledExecutorService scheduler() {
     return client.getResources().eventExecutorGroup();
   }
 

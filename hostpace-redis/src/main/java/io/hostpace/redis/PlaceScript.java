@@ -18,6 +18,12 @@ package io.hostpace.redis;
  * <p>The set expires a second after the last lease in it would: a fleet that met a million hosts
  * holds sets only for those it holds requests on, or held lately. A claim only lengthens the set's
  * life, so a process with a short lease never cuts a longer one short.
+ *
+ * <p>A process that lives renews the lease of the places it holds ({@link #RENEW}): each member it
+ * names that is still in the set is scored {@code now + lease} again, and the set's life lengthened
+ * as a claim does. Members whose lease ran out are removed first, and a member no longer there
+ * (released, run out, or lost with a Redis that restarted empty) is not added back ({@code ZADD XX}):
+ * a renewal never holds a place the fleet let go.
  */
 final class PlaceScript {
 
@@ -40,6 +46,28 @@ final class PlaceScript {
       "local ttl = math.ceil(lease / 1000) + " + MARGIN_MILLIS,
       "if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], string.format('%.0f', ttl)) end",
       "return held + 1");
+
+  /**
+   * KEYS[1]: the key's places; ARGV[1]: the lease in microseconds; ARGV[2...]: the members of this
+   * process to renew; answers how many of them were still held, and now run out {@code lease}
+   * after {@code now}.
+   */
+  static final String RENEW = String.join("\n",
+      ClaimScript.NOW_MICROS,
+      "local lease = tonumber(ARGV[1])",
+      "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now))",
+      "local ends = string.format('%.0f', now + lease)",
+      "local renewed = 0",
+      "for i = 2, #ARGV do",
+      "  if redis.call('ZSCORE', KEYS[1], ARGV[i]) then",
+      "    redis.call('ZADD', KEYS[1], 'XX', ends, ARGV[i])",
+      "    renewed = renewed + 1",
+      "  end",
+      "end",
+      "if renewed == 0 then return 0 end",
+      "local ttl = math.ceil(lease / 1000) + " + MARGIN_MILLIS,
+      "if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], string.format('%.0f', ttl)) end",
+      "return renewed");
 
   private PlaceScript() {}
 }

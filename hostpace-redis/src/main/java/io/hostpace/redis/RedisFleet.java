@@ -15,15 +15,20 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -85,17 +90,28 @@ import org.jspecify.annotations.Nullable;
  * unchanged, each quarter of the engine's forgetIdleAfter while the host answers); a host an
  * engine meets a script call before its first start; a paced start costs a script call per claim (EVALSHA, and EVAL once if Redis
  * does not know the script yet); a start of a host with a learned in-flight limit costs a script call
- * per claim of a place, and a ZREM when its answer comes; a start of a host with a learned quota a
+ * per claim of a place, and a ZREM when its answer comes, and each third of the lease a script call
+ * per key this process holds places of, however many it holds there; a start of a host with a learned quota a
  * script call per claim of one of its places, and a ZREM only when it is refused. A lesson carries durations only, and claims
  * are timed by Redis's {@code TIME} alone, so the processes need not share a clock.
  *
  * <h2>Places and their lease</h2>
- * A place is held until it is {@linkplain #releasePlace released} or its lease runs out: for a
- * learned quota's place, the window the engine asks it for; else 15 minutes
- * after it was granted unless {@linkplain #placeLease changed}: a process that died, or whose release
- * was lost, holds its places no longer than that. A request that holds its place longer than the
- * lease no longer counts: until it ends, the fleet may hold one more of the host's requests than
- * its limit for each such request. So the lease is longer than the host's slowest answer.
+ * A learned quota's place is held for the window the engine asks it for, unless released before.
+ * Any other place is held until it is {@linkplain #releasePlace released}, on a short lease that
+ * this process renews while it lives: 10 seconds unless {@linkplain #placeLease changed}, renewed
+ * every third of it (a heartbeat, one script call per key this process holds places of, on
+ * Redis's clock). So a request that holds its place for minutes keeps counting while its process
+ * lives, and the places of a process that dies (killed, its machine gone) or whose release was
+ * lost are free again within a lease: the others may use the host's whole limit seconds later.
+ * A renewal never brings back a place Redis no longer holds (released, run out, or lost with a
+ * Redis that restarted empty).
+ *
+ * <p>While Redis is unreachable, renewals fail ({@linkplain #renewalsLost counted}) and claims are
+ * unclaimed, so each process holds to its own count (SPEC S4). A process cut off from a Redis the
+ * others still reach for longer than the lease loses its places there: until its requests end, the
+ * fleet may hold that many more of the host's requests than its limit. A lease a little longer
+ * than the longest pause a process may make (a garbage collection, a machine under load) keeps
+ * that from happening while it lives; a shorter one gives a dead process's places back sooner.
  *
  * <h2>Never blocking, always answering</h2>
  * The engine calls {@link #tell}, {@link #listen}, {@link #claimStart}, {@link #claimPlace},
@@ -113,8 +129,8 @@ import org.jspecify.annotations.Nullable;
  * answer, or by {@link Fleet#UNCLAIMED} (a recall: null, nothing known) when Redis failed, did not
  * answer within 1 s, or the fleet is closed. An answer that is ready
  * before the claim returns (Lettuce rejects commands at once while disconnected) hops to another
- * thread. A lesson or a release is sent at most once and may be lost; those lost are counted
- * ({@link #lessonsLost}, {@link #releasesLost}). With Redis down for 10 s while a host is paced
+ * thread. A lesson, a release or a renewal is sent at most once and may be lost; those lost are counted
+ * ({@link #lessonsLost}, {@link #releasesLost}, {@link #renewalsLost}). With Redis down for 10 s while a host is paced
  * at 2 a second: 20 claims answer {@code UNCLAIMED}
  * (each at once for a fleet that {@link #connect connected} itself, after 1 s for one
  * {@link #of given} a client with Lettuce's defaults), the engine paces those starts alone, and
@@ -122,12 +138,14 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>What Redis failed is also said at {@code WARNING} on the {@code System.Logger}
  * {@code io.hostpace.redis.RedisFleet}, with the exception: at most once a minute for each kind
- * (a lesson, a keep, a release, a claim, a recall), the next line saying how many of that kind
+ * (a lesson, a keep, a release, a renewal, a claim, a recall), the next line saying how many of that kind
  * failed so far, so the 10 s outage above logs one line for the claims, not 20.
  *
  * <p>Thread-safe: engines on several threads may share one fleet. Lettuce's connections are
  * thread-safe; the listeners are a copy-on-write list; {@code closed} is atomic; the lease is
- * volatile, and a claim reads it once. Lessons and claims are answered on Lettuce's computation
+ * volatile, and a claim or a renewal reads it once; the places held are concurrent sets in a
+ * concurrent map, added to when a claim is answered (on Lettuce's threads) and removed from when
+ * the engine releases (on its own), and the heartbeat, on Lettuce's threads, reads them as they are. Lessons and claims are answered on Lettuce's computation
  * threads (its event executor group), never on the thread that reads Redis: what an engine does
  * with them (learn, start requests, tell its listeners) cannot hold up the connection.
  */
@@ -135,9 +153,17 @@ public final class RedisFleet implements Fleet, AutoCloseable {
 
   /** How long a claim may take before it answers {@link Fleet#UNCLAIMED}, in milliseconds: a command's timeout. */
   static final long TIMEOUT_MILLIS = FleetConnection.TIMEOUT.toMillis();
-  /** How long a place is held unless released: SPARQL queries can take minutes. */
-  static final Duration DEFAULT_PLACE_LEASE = Duration.ofMinutes(15);
+  /**
+   * How long a place is held unless released or renewed: renewed every third of it, it outlasts
+   * two renewals lost in a row (each times out after 1 s), and a dead process's places come back
+   * within seconds.
+   */
+  static final Duration DEFAULT_PLACE_LEASE = Duration.ofSeconds(10);
+  /** The shortest lease: a heartbeat every third of it is a renewal every 333 ms, each a script call per key. */
+  private static final Duration MIN_PLACE_LEASE = Duration.ofSeconds(1);
   private static final Duration MAX_PLACE_LEASE = Duration.ofDays(1);
+  /** How many renewals a lease holds: the heartbeat beats every lease divided by it. */
+  private static final int RENEWALS_PER_LEASE = 3;
   private static final int MAX_NAME_LENGTH = 64;
   /** What follows a host's key in the key of its learned quota's places. */
   private static final String QUOTA = "/quota";
@@ -152,6 +178,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   private final Executor callbacks;
   private final String claimDigest;
   private final String placeDigest;
+  private final String renewDigest;
   private final String keepDigest;
   private final String recallDigest;
   private final String announceDigest;
@@ -161,11 +188,20 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   private final LongAdder lessonsLost = new LongAdder();
   private final LongAdder claimsUnclaimed = new LongAdder();
   private final LongAdder releasesLost = new LongAdder();
+  private final LongAdder renewalsLost = new LongAdder();
   private final LongAdder keepsLost = new LongAdder();
   private final LongAdder recallsUnanswered = new LongAdder();
   /** Warns of what Redis failed, at most once a minute per kind: an outage of seconds fails thousands of commands. */
   private final FailureLog failures = FailureLog.of(RedisFleet.class);
   private volatile long placeLeaseMicros = leaseMicros(DEFAULT_PLACE_LEASE); // set by placeLease, read once a claim
+  /**
+   * The places this process holds on the fleet's lease, by the Redis key of their set: a member
+   * from a claim's answer above 0 until its release; what the heartbeat renews.
+   */
+  private final Map<String, Set<String>> held = new ConcurrentHashMap<>();
+  /** Guards {@link #heartbeat}: {@link #placeLease} and {@link #close} replace or cancel it. */
+  private final Object beating = new Object();
+  private @Nullable ScheduledFuture<?> heartbeat;
 
   private RedisFleet(String fleetName, FleetConnection redis) {
     byte[] id = new byte[8];
@@ -186,6 +222,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     });
     this.claimDigest = commands.digest(ClaimScript.SOURCE);
     this.placeDigest = commands.digest(PlaceScript.SOURCE);
+    this.renewDigest = commands.digest(PlaceScript.RENEW);
     this.keepDigest = commands.digest(KeptScripts.KEEP);
     this.recallDigest = commands.digest(KeptScripts.RECALL);
     this.announceDigest = commands.digest(AnnouncedScripts.ANNOUNCE);
@@ -290,6 +327,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     try {
       RedisFleet fleet = new RedisFleet(name, redis);
       redis.subscribe(fleet.channel, fleet.new Dispatcher());
+      fleet.beatEvery(fleet.placeLeaseMicros);
       return fleet;
     } catch (RuntimeException e) {
       redis.close();
@@ -360,7 +398,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
 
   /**
    * Warns, on the logger {@code io.hostpace.redis.RedisFleet}, that a {@code kind} (a lesson, a
-   * keep, a release, a claim, a recall) failed for {@code error}: at most once a minute per kind,
+   * keep, a release, a renewal, a claim, a recall) failed for {@code error}: at most once a minute per kind,
    * saying how many were not ({@link FailureLog}), so a Redis down for 10 s while a host is paced
    * logs at most five lines, not one per command. Nothing is said once the fleet is closed: what
    * is lost then is the closer's doing, and counted.
@@ -562,10 +600,11 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * once, for this process's request numbered {@code place}, and returns at once; {@code then}
    * hears, later and on another thread, how many places are held with this one (1 to
    * {@code limit}; a place this request already holds is counted once, and its lease is not
-   * renewed), or 0 when all were held and nothing was claimed, or {@link Fleet#UNCLAIMED}. The
+   * renewed by the claim), or 0 when all were held and nothing was claimed, or {@link Fleet#UNCLAIMED}. The
    * place is held until {@linkplain #releasePlace released} or until its lease runs out:
-   * {@code leaseNanos} after the grant (rounded up to a microsecond) when above 0, else the
-   * {@linkplain #placeLease fleet's lease}, after which a request that holds it longer no longer counts.
+   * {@code leaseNanos} after the grant (rounded up to a microsecond) when above 0, not renewed;
+   * else the {@linkplain #placeLease fleet's lease}, which this process renews while it lives
+   * and holds the place.
    *
    * @throws IllegalArgumentException if {@code key} is not a host's or a group's key as the engine
    *     writes it ({@link Hostpace#checkKey}), one followed by {@code /quota}, {@code place} or
@@ -582,13 +621,21 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       throw new IllegalArgumentException("leaseNanos must be at least 0, was " + leaseNanos);
     }
     long lease = leaseNanos > 0 ? ClaimScript.micros(leaseNanos) : placeLeaseMicros;
-    String[] args = {member(place), Integer.toString(limit), Long.toString(lease)};
-    claim(PlaceScript.SOURCE, placeDigest, new String[] {names.places(key)}, args, held -> held, then);
+    String places = names.places(key);
+    String member = member(place);
+    String[] args = {member, Integer.toString(limit), Long.toString(lease)};
+    LongConsumer answered = leaseNanos > 0 ? then : count -> { // held from before the engine hears it, so before its release
+      if (count > 0 && !closed.get()) {
+        hold(places, member);
+      }
+      then.accept(count);
+    };
+    claim(PlaceScript.SOURCE, placeDigest, new String[] {places}, args, count -> count, answered);
   }
 
   /**
    * Releases the place {@code place} of {@code key} that this process holds, if it does, and
-   * returns at once. A release that cannot be sent (Redis down, the fleet closed) is
+   * returns at once; it is no longer renewed. A release that cannot be sent (Redis down, the fleet closed) is
    * {@linkplain #releasesLost counted}, and the place is held until its lease runs out.
    *
    * @throws IllegalArgumentException if {@code key} is not one {@link #claimPlace} takes, or
@@ -599,7 +646,93 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     checkPlace(key, place);
     String places = names.places(key);
     String member = member(place);
+    letGo(places, member);
     send("release", releasesLost, () -> commands.zrem(places, member));
+  }
+
+  /** Remembers that this process holds {@code member} of {@code places}, for the heartbeat to renew. */
+  private void hold(String places, String member) {
+    held.compute(places, (key, members) -> {
+      Set<String> holding = members != null ? members : ConcurrentHashMap.newKeySet();
+      holding.add(member);
+      return holding;
+    });
+  }
+
+  /** Forgets {@code member} of {@code places}, and the key once it holds none: the heartbeat renews it no more. */
+  private void letGo(String places, String member) {
+    held.computeIfPresent(places, (key, members) -> {
+      members.remove(member);
+      return members.isEmpty() ? null : members;
+    });
+  }
+
+  /**
+   * (Re)starts the heartbeat: every third of {@code leaseMicros}, {@link #renewNow}, on Lettuce's
+   * computation threads, which it never holds up (it only sends). Not once the fleet is closed.
+   */
+  private void beatEvery(long leaseMicros) {
+    long period = TimeUnit.MICROSECONDS.toNanos(leaseMicros) / RENEWALS_PER_LEASE;
+    synchronized (beating) {
+      ScheduledFuture<?> before = heartbeat;
+      if (before != null) {
+        before.cancel(false);
+      }
+      if (closed.get()) {
+        return;
+      }
+      try {
+        heartbeat = redis.scheduler().scheduleWithFixedDelay(this::beat, period, period, TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException shutDown) { // the client was shut down: places run out at their lease
+        heartbeat = null;
+      }
+    }
+  }
+
+  /** One beat of the heartbeat; what it throws would end the schedule, so nothing does. */
+  private void beat() {
+    try {
+      var unused = renewNow();
+    } catch (RuntimeException e) { // the connection closed under us: counted and warned of in renewNow
+    }
+  }
+
+  /**
+   * Renews, on Redis's clock, the lease of every place this process holds on the fleet's lease:
+   * one script call per key ({@link PlaceScript#RENEW}; on a Cluster a key's places are in one
+   * slot), each returning at once. A renewal that fails is {@linkplain #renewalsLost counted} and
+   * warned of, and its places run out at their lease unless the next renews them. What it returns
+   * completes, never exceptionally, once every renewal sent was answered or failed.
+   */
+  CompletableFuture<Void> renewNow() {
+    if (closed.get()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    String lease = Long.toString(placeLeaseMicros);
+    List<CompletableFuture<?>> renewals = new ArrayList<>();
+    for (Map.Entry<String, Set<String>> places : held.entrySet()) {
+      List<String> args = new ArrayList<>();
+      args.add(lease);
+      args.addAll(places.getValue());
+      if (args.size() == 1) {
+        continue; // let go since it was read
+      }
+      String[] keys = {places.getKey()};
+      try {
+        renewals.add(this.<Long>script(PlaceScript.RENEW, renewDigest, ScriptOutputType.INTEGER, keys,
+            args.toArray(String[]::new)).handle((count, error) -> {
+              if (error != null) {
+                renewalsLost.increment();
+                warn("renewal", renewalsLost, error);
+              }
+              return error == null; // whether it was renewed: what completes renewNow's answer, never exceptionally
+            }));
+      } catch (RuntimeException e) { // the connection closed under us
+        renewalsLost.increment();
+        warn("renewal", renewalsLost, e);
+      }
+    }
+    return CompletableFuture.allOf(renewals.toArray(CompletableFuture<?>[]::new));
   }
 
   private static void checkPlace(String key, long place) {
@@ -624,25 +757,30 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   }
 
   /**
-   * Sets how long a place this process claims from now on is held unless released: 15 minutes
-   * unless set, as SPARQL queries can take minutes. A place held by a process that died is free
-   * again after it; a request that holds its place longer no longer counts, so until it ends the
-   * fleet may hold one more of the host's requests than its limit. Places already held keep their
-   * lease.
+   * Sets the lease of the places this process claims on the fleet's lease (not a learned quota's,
+   * whose lease is its window): 10 seconds unless set. This process renews it every third of it
+   * while it holds the place, so a request holds its place however long it takes while its process
+   * lives; when the process dies, or its release is lost, the place is free again within a lease.
+   * A longer lease rides out longer pauses of this process or of its way to Redis (one longer
+   * than the lease, two thirds of it without a renewal, loses its places, and the fleet may hold
+   * more than a host's limit until its requests end); a shorter one gives a dead process's places
+   * back sooner. Places already held take it at their next renewal.
    *
    * @return this fleet
-   * @throws IllegalArgumentException if {@code lease} is not positive or longer than a day
+   * @throws IllegalArgumentException if {@code lease} is shorter than a second or longer than a day
    */
   public RedisFleet placeLease(Duration lease) {
-    placeLeaseMicros = leaseMicros(lease);
+    long micros = leaseMicros(lease);
+    placeLeaseMicros = micros;
+    beatEvery(micros);
     return this;
   }
 
   /** {@code lease} in whole microseconds, rounded up, once checked. */
   static long leaseMicros(Duration lease) {
     Objects.requireNonNull(lease, "lease");
-    if (lease.isNegative() || lease.isZero()) {
-      throw new IllegalArgumentException("place lease must be positive, was " + lease);
+    if (lease.compareTo(MIN_PLACE_LEASE) < 0) {
+      throw new IllegalArgumentException("place lease must be at least a second (" + MIN_PLACE_LEASE + "), was " + lease);
     }
     if (lease.compareTo(MAX_PLACE_LEASE) > 0) {
       throw new IllegalArgumentException("place lease must be at most a day (" + MAX_PLACE_LEASE + "), was " + lease);
@@ -718,10 +856,19 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   }
 
   /**
-   * Stops every listener, closes both connections, and shuts the client down if this fleet
+   * How many renewals of the lease of places this process holds could not be sent or failed:
+   * Redis failed or was down. Each renewal is of the places of one key; they run out at their
+   * lease unless a later one renews them.
+   */
+  public long renewalsLost() {
+    return renewalsLost.sum();
+  }
+
+  /**
+   * Stops every listener and the heartbeat, closes both connections, and shuts the client down if this fleet
    * {@link #connect connected} it. A claim still waiting answers {@link Fleet#UNCLAIMED}; later
    * lessons and releases are lost, and later claims answer {@code UNCLAIMED}; the places this
-   * process holds are held until their lease runs out. Closing again does nothing.
+   * process holds are no longer renewed, and are held until their lease runs out. Closing again does nothing.
    */
   @Override
   public void close() {
@@ -729,6 +876,14 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       return;
     }
     listeners.clear();
+    synchronized (beating) {
+      ScheduledFuture<?> beats = heartbeat;
+      if (beats != null) {
+        beats.cancel(false);
+      }
+      heartbeat = null;
+    }
+    held.clear();
     redis.close();
   }
 

@@ -65,13 +65,16 @@ class RedisFleetArgumentsTest {
   }
 
   @Test
-  void S2_aPlaceLeaseThatIsNotPositiveOrLongerThanADayIsRefused() {
+  void S4_aPlaceLeaseShorterThanASecondOrLongerThanADayIsRefused() {
     assertThatThrownBy(() -> RedisFleet.leaseMicros(Duration.ZERO))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("place lease must be positive, was PT0S");
+        .hasMessage("place lease must be at least a second (PT1S), was PT0S");
     assertThatThrownBy(() -> RedisFleet.leaseMicros(Duration.ofMillis(-1)))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("place lease must be positive, was PT-0.001S");
+        .hasMessage("place lease must be at least a second (PT1S), was PT-0.001S");
+    assertThatThrownBy(() -> RedisFleet.leaseMicros(Duration.ofMillis(999)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("place lease must be at least a second (PT1S), was PT0.999S");
     assertThatThrownBy(() -> RedisFleet.leaseMicros(Duration.ofDays(1).plusNanos(1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("place lease must be at most a day (PT24H), was PT24H0.000000001S");
@@ -79,10 +82,10 @@ class RedisFleetArgumentsTest {
   }
 
   @Test
-  void S2_aPlaceLeaseIsTakenInWholeMicrosecondsRoundedUpFromANanosecondToADay() {
-    assertThat(RedisFleet.leaseMicros(Duration.ofNanos(1))).isEqualTo(1);
-    assertThat(RedisFleet.leaseMicros(Duration.ofMillis(1))).isEqualTo(1_000);
-    assertThat(RedisFleet.leaseMicros(RedisFleet.DEFAULT_PLACE_LEASE)).isEqualTo(900_000_000L);
+  void S4_aPlaceLeaseIsTakenInWholeMicrosecondsRoundedUpFromASecondToADay() {
+    assertThat(RedisFleet.leaseMicros(Duration.ofSeconds(1))).isEqualTo(1_000_000);
+    assertThat(RedisFleet.leaseMicros(Duration.ofSeconds(1).plusNanos(1))).isEqualTo(1_000_001);
+    assertThat(RedisFleet.leaseMicros(RedisFleet.DEFAULT_PLACE_LEASE)).as("the default, 10 s").isEqualTo(10_000_000L);
     assertThat(RedisFleet.leaseMicros(Duration.ofDays(1))).isEqualTo(86_400_000_000L);
   }
 

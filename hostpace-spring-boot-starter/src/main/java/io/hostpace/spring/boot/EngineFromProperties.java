@@ -86,6 +86,11 @@ final class EngineFromProperties {
             "hostpace.redis-cluster needs hostpace.fleet: the name of the fleet whose processes share what hosts teach",
             "Name the fleet in hostpace.fleet, or remove hostpace.redis-cluster.", null);
       }
+      if (properties.getFleetLease() != null) {
+        throw new HostpacePropertyException("hostpace.fleet-lease",
+            "hostpace.fleet-lease needs hostpace.fleet: the fleet whose places it leases",
+            "Name the fleet in hostpace.fleet, or remove hostpace.fleet-lease.", null);
+      }
     }
     if (cluster && properties.getRedis() != null) {
       throw new HostpacePropertyException("hostpace.redis",

@@ -82,6 +82,13 @@ public class HostpaceProperties {
   /** The Redis Cluster of the fleet instead: one or more of its nodes' URIs. */
   private List<String> redisCluster = new ArrayList<>();
 
+  /**
+   * How long a place of the fleet stays held after this process dies: renewed while it lives,
+   * every third of it; 1 s to a day; seconds without a unit (10 s unless set).
+   */
+  @DurationUnit(ChronoUnit.SECONDS)
+  private @Nullable Duration fleetLease;
+
   /** The interceptor on every RestClient Boot builds. */
   private final Client restClient = new Client();
 
@@ -234,6 +241,16 @@ public class HostpaceProperties {
   /** Sets the fleet's Redis Cluster nodes. */
   public void setRedisCluster(List<String> redisCluster) {
     this.redisCluster = redisCluster;
+  }
+
+  /** The lease of the fleet's places, or null for the fleet's own. */
+  public @Nullable Duration getFleetLease() {
+    return fleetLease;
+  }
+
+  /** Sets the lease of the fleet's places. */
+  public void setFleetLease(@Nullable Duration fleetLease) {
+    this.fleetLease = fleetLease;
   }
 
   /** The switch of the RestClient interceptor. */

@@ -16,6 +16,7 @@ class ConfigurationMetadataTest {
     for (String key : new String[] {"hostpace.hosts", "hostpace.max-in-flight", "hostpace.max-rate",
         "hostpace.retries", "hostpace.retry-delay-limit", "hostpace.timeout-policy", "hostpace.timeout",
         "hostpace.user-agent", "hostpace.state", "hostpace.fleet", "hostpace.redis", "hostpace.redis-cluster",
+        "hostpace.fleet-lease",
         "hostpace.rest-client.enabled", "hostpace.rest-template.enabled", "hostpace.web-client.enabled"}) {
       assertThat(metadata).as(key).contains("\"name\": \"" + key + "\"");
     }

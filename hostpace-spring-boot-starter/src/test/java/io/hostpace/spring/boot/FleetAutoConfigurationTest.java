@@ -10,11 +10,16 @@ import io.hostpace.testing.ScriptedExchange;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import io.lettuce.core.RedisClient;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -54,6 +59,58 @@ class FleetAutoConfigurationTest {
           });
       assertThat(joined[0].toString()).contains("closed");
     }
+  }
+
+  /**
+   * SPEC S4: hostpace.fleet-lease is the lease of the places the fleet's bean claims, seconds
+   * without a unit: a place claimed ends 30 s from Redis's look, where the fleet's own lease
+   * would end it within 10 s.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"30", "30s", "PT30S"})
+  void I6_S4_hostpaceFleetLeaseIsTheLeaseOfTheFleetsPlaces(String lease) throws Exception {
+    try (RedisServer redis = RedisServer.start()) {
+      runner.withPropertyValues("hostpace.fleet=crawlers", "hostpace.redis=" + redis.uri(), "hostpace.fleet-lease=" + lease)
+          .run(context -> {
+            assertThat(context.getBean(HostpaceProperties.class).getFleetLease()).isEqualTo(Duration.ofSeconds(30));
+            CompletableFuture<Long> held = new CompletableFuture<>();
+            context.getBean(RedisFleet.class).claimPlace("a.test", 1, 1, 0, held::complete);
+            assertThat(held.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+            RedisClient client = RedisClient.create(redis.uri());
+            try (var connection = client.connect()) {
+              double ends = connection.sync().zrangeWithScores("hostpace:crawlers:places:{a.test}:a.test", 0, -1)
+                  .get(0).getScore();
+              List<String> time = connection.sync().time();
+              long now = Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
+              assertThat((long) ends - now).as("what is left of the place's lease, in microseconds")
+                  .isBetween(20_000_000L, 30_000_000L);
+            } finally {
+              client.shutdown();
+            }
+          });
+    }
+  }
+
+  @Test
+  void I6_S4_aFleetLeaseOutOfBoundsFailsNamingTheProperty() {
+    runner.withPropertyValues("hostpace.fleet=crawlers", "hostpace.redis=redis://127.0.0.1:1", "hostpace.fleet-lease=500ms")
+        .run(context -> {
+          assertThat(context).hasFailed();
+          Throwable cause = context.getStartupFailure();
+          while (!(cause instanceof HostpacePropertyException) && cause.getCause() != null) {
+            cause = cause.getCause();
+          }
+          assertThat(cause.getMessage()).isEqualTo("hostpace.fleet-lease must be 1s to a day, got PT0.5S");
+        });
+    runner.withPropertyValues("hostpace.fleet-lease=30s")
+        .run(context -> {
+          assertThat(context).hasFailed();
+          Throwable cause = context.getStartupFailure();
+          while (!(cause instanceof HostpacePropertyException) && cause.getCause() != null) {
+            cause = cause.getCause();
+          }
+          assertThat(cause.getMessage()).isEqualTo("hostpace.fleet-lease needs hostpace.fleet: the fleet whose places it leases");
+        });
   }
 
   @Test
