@@ -15,9 +15,15 @@ import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** SPEC T1 to T6: retries, the last response, bodies, cancellation. */
 class RetryTest {
@@ -160,8 +166,28 @@ class RetryTest {
     assertThat(server.starts()).containsExactly("0.000 /1", "5.000 /2");
   }
 
-  @Test
-  void T5_aFutureTimedOutByTheCallerEndsTheCallAsACancellationDoes() {
+  /**
+   * The ways besides {@code cancel} a caller can end its call's future exceptionally (SPEC T5):
+   * each, and the failure {@code join} then gives as its cause.
+   */
+  static Stream<Arguments> waysToEndAFutureExceptionally() {
+    Consumer<CompletableFuture<Response>> timedOut =
+        future -> future.completeExceptionally(new TimeoutException("the caller's own deadline"));
+    Consumer<CompletableFuture<Response>> obtruded =
+        future -> future.obtrudeException(new IllegalStateException("the caller's own recovery"));
+    Consumer<CompletableFuture<Response>> supplied = future -> future.completeAsync(() -> {
+      throw new IllegalStateException("the caller's own supplier");
+    }, Runnable::run);
+    return Stream.of(
+        Arguments.of("completeExceptionally, as orTimeout does", timedOut, TimeoutException.class),
+        Arguments.of("obtrudeException", obtruded, IllegalStateException.class),
+        Arguments.of("completeAsync with a supplier that throws", supplied, IllegalStateException.class));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("waysToEndAFutureExceptionally")
+  void T5_aFutureEndedExceptionallyByTheCallerEndsTheCallAsACancellationDoes(
+      String way, Consumer<CompletableFuture<Response>> end, Class<? extends Throwable> cause) {
     Hostpace engine = engine().addLimit("a.test", Limits.inFlight(1)).build();
     server.script(exchange -> exchange.uri.getPath().equals("/1") ? Reply.never() : Reply.ok());
     FakeServer.FakeExchange hanging = server.get("http://a.test/1");
@@ -169,49 +195,14 @@ class RetryTest {
     CompletableFuture<Response> waiting = engine.execute(server.get("http://a.test/2"));
     time.runDue();
 
-    first.completeExceptionally(new java.util.concurrent.TimeoutException("the caller's own deadline"));
+    end.accept(first);
     time.runDue();
 
     assertThat(hanging.pending).isCancelled();
     assertThat(server.starts()).containsExactly("0.000 /1", "0.000 /2");
-    waiting.completeExceptionally(new java.util.concurrent.TimeoutException());
+    assertThatThrownBy(first::join).isInstanceOf(CompletionException.class).hasCauseInstanceOf(cause);
+    waiting.completeExceptionally(new TimeoutException());
     assertThat(engine.snapshot()).allSatisfy(host -> assertThat(host.inFlight()).isZero());
-  }
-
-  @Test
-  void T5_aFutureEndedByObtrudeExceptionEndsTheCallAsACancellationDoes() {
-    Hostpace engine = engine().addLimit("a.test", Limits.inFlight(1)).build();
-    server.script(exchange -> exchange.uri.getPath().equals("/1") ? Reply.never() : Reply.ok());
-    FakeServer.FakeExchange hanging = server.get("http://a.test/1");
-    CompletableFuture<Response> first = engine.execute(hanging);
-    engine.execute(server.get("http://a.test/2"));
-    time.runDue();
-
-    first.obtrudeException(new IllegalStateException("the caller's own recovery"));
-    time.runDue();
-
-    assertThat(hanging.pending).isCancelled();
-    assertThat(server.starts()).containsExactly("0.000 /1", "0.000 /2");
-  }
-
-  @Test
-  void T5_aFutureEndedByASupplierThatThrowsEndsTheCallAsACancellationDoes() {
-    Hostpace engine = engine().addLimit("a.test", Limits.inFlight(1)).build();
-    server.script(exchange -> exchange.uri.getPath().equals("/1") ? Reply.never() : Reply.ok());
-    FakeServer.FakeExchange hanging = server.get("http://a.test/1");
-    CompletableFuture<Response> first = engine.execute(hanging);
-    engine.execute(server.get("http://a.test/2"));
-    time.runDue();
-
-    first.completeAsync(() -> {
-      throw new IllegalStateException("the caller's own supplier");
-    }, Runnable::run);
-    time.runDue();
-
-    assertThat(hanging.pending).isCancelled();
-    assertThat(server.starts()).containsExactly("0.000 /1", "0.000 /2");
-    assertThatThrownBy(first::join).isInstanceOf(CompletionException.class)
-        .hasCauseInstanceOf(IllegalStateException.class);
   }
 
   @Test
