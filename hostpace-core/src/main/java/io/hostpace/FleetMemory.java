@@ -69,7 +69,7 @@ final class FleetMemory {
 
   /**
    * A learned interval may move by this fraction of itself (1/16) and still be what was kept: a
-   * rule's steps between two answers (its climb towards a plateau, a millisecond's wobble of a
+   * rule's steps between two answers (its climb towards a plateau, the small wobble of a
    * measured gap) are far smaller, and a real change of pace (a cut on a refusal, a rate learned
    * anew) far larger; what a newcomer reads is at most this far off, and kept again within a
    * quarter of {@code keepFor} anyway.
