@@ -9,9 +9,11 @@ import org.jspecify.annotations.Nullable;
  * {@link Scheduler}: a host or group the engine meets is read from the fleet before its first
  * start (one round trip), so that a worker that joins late, or restarts, starts from what the
  * fleet's other processes learned instead of opening as on first contact; and what this engine's
- * own answers teach a host is kept there, again whenever it changes and at least each quarter
- * of {@code keepFor} while the host answers, so that it lasts while the host is in use and goes
- * {@code keepFor} after its last answer, as the engine forgets an idle host.
+ * own answers teach a host is kept there, again whenever it changes beyond its noise (see
+ * {@link #movedBeyondNoise}: a learned interval that steps a little on each answer, or a pause
+ * whose time left shrinks as it runs, is not written back on each answer) and at least each
+ * quarter of {@code keepFor} while the host answers, so that it lasts while the host is in use and
+ * goes {@code keepFor} after its last answer, as the engine forgets an idle host.
  *
  * <p>Example: a worker has paced {@code qlever.test} at one start a second for ten minutes; a
  * second worker starts and meets the host: its queue holds its first request for the read, which
@@ -48,12 +50,13 @@ final class FleetMemory {
 
   /**
    * What this engine's answers left {@code node} with at {@code now}: kept in the fleet when it
-   * differs from what this engine kept last, or a quarter of {@code keepFor} has passed since.
+   * moved beyond its noise from what this engine kept last ({@link #movedBeyondNoise}), or a
+   * quarter of {@code keepFor} has passed since.
    */
   void answered(Node node, long now) {
     Fleet.Kept kept = keptOf(node, now);
     Fleet.Kept last = node.kept;
-    if (last != null && last.equals(kept) && now - node.keptAt < keepFor / 4) {
+    if (last != null && !movedBeyondNoise(last, node.keptAt, kept, now) && now - node.keptAt < keepFor / 4) {
       return;
     }
     if (last == null && kept.nothing()) {
@@ -62,6 +65,52 @@ final class FleetMemory {
     node.kept = kept;
     node.keptAt = now;
     fleet.keep(node.key, kept, keepFor);
+  }
+
+  /**
+   * A learned interval may move by this fraction of itself (1/16) and still be what was kept: a
+   * rule's steps between two answers (its climb towards a plateau, the small wobble of a
+   * measured gap) are far smaller, and a real change of pace (a cut on a refusal, a rate learned
+   * anew) far larger; what a newcomer reads is at most this far off, and kept again within a
+   * quarter of {@code keepFor} anyway.
+   */
+  static final long INTERVAL_NOISE_DIVISOR = 16;
+
+  /**
+   * Two ends of a pause, or of a quota's full window, this close are the same end: the engine's
+   * own ends do not move as time passes (what is left of them shrinks, the moment stays), so this
+   * only absorbs rounding, and it is below the round trip in which a newcomer reads them.
+   */
+  static final long END_NOISE_NANOS = 1_000_000;
+
+  /**
+   * Whether {@code now}, what a host holds at {@code at}, moved beyond its noise from {@code last},
+   * kept at {@code keptAt}: its interval by more than {@link #INTERVAL_NOISE_DIVISOR its 1/16}
+   * (from or to 0 always); its in-flight limit or quota (permits, window) at all; its pause or its
+   * quota's full window by ending at another moment, more than {@link #END_NOISE_NANOS} apart, or
+   * by starting or ending (none against some). Compared as moments, a pause's time left shrinking
+   * as it runs is no move.
+   *
+   * <p>Example: kept at 10 s an interval of 250 ms and 5 s of pause; at 10.1 s an interval of 251
+   * ms and 4.9 s of pause left is the same (a 1 ms step, the same end at 15 s); 4.9 s of a quota's
+   * full window, none before, or an interval of 330 ms, is a move.
+   */
+  static boolean movedBeyondNoise(Fleet.Kept last, long keptAt, Fleet.Kept now, long at) {
+    long interval = last.intervalNanos();
+    return Math.abs(now.intervalNanos() - interval) > interval / INTERVAL_NOISE_DIVISOR
+        || now.inFlightLimit() != last.inFlightLimit()
+        || now.quotaPermits() != last.quotaPermits()
+        || now.quotaWindowNanos() != last.quotaWindowNanos()
+        || endMoved(last.pauseLeftNanos(), keptAt, now.pauseLeftNanos(), at)
+        || endMoved(last.quotaFullForNanos(), keptAt, now.quotaFullForNanos(), at);
+  }
+
+  /** Whether what is left from {@code at} ends elsewhere than what was left from {@code keptAt}, or starts or ends. */
+  private static boolean endMoved(long lastLeft, long keptAt, long left, long at) {
+    if ((lastLeft == 0) != (left == 0)) {
+      return true;
+    }
+    return lastLeft != 0 && Math.abs((at + left) - (keptAt + lastLeft)) > END_NOISE_NANOS;
   }
 
   /**

@@ -13,7 +13,11 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * SPEC S3: what hosts taught lives in the fleet, so a worker that joins late, or restarts, starts
@@ -201,6 +205,92 @@ class FleetMemoryTest {
     engine.execute(server.get("http://qlever.test/paused"));
     time.advance(Duration.ofMillis(200));
     assertThat(member.keeps.get()).as("the pause, once").isEqualTo(1);
+  }
+
+  /**
+   * Eight requests at once to a host that pauses them: the first answered at 50 ms with a 429 and
+   * a {@code Retry-After} of 5 s; the others answered later, during the pause, ok, or, the one
+   * numbered {@code refusedAgain} (0 for none), with a 429 and a {@code Retry-After} of 10 s.
+   * Returns the keeps counted at 0.5 s, 1 s, 20 s.
+   */
+  List<Integer> keepsOfAPausedHostWhoseAnswersKeepArriving(int refusedAgain) {
+    AtomicInteger served = new AtomicInteger();
+    server.script(exchange -> {
+      int n = served.getAndIncrement();
+      if (n == 0) {
+        return Reply.refuse(429, "5").after(Duration.ofMillis(50));
+      }
+      if (n == refusedAgain) {
+        return Reply.refuse(429, "10").after(Duration.ofMillis(600));
+      }
+      return Reply.ok().after(Duration.ofMillis(100 + 50 * n));
+    });
+    CountingKeeps member = new CountingKeeps(fleet.join());
+    Hostpace engine = Hostpace.builder().time(time).addLimit("qlever.test", Limits.inFlight(8)).fleet(member).build();
+    List<CompletableFuture<Response>> calls = fetch(engine, "p", 8);
+    List<Integer> keeps = new ArrayList<>();
+    for (Duration at : List.of(Duration.ofMillis(500), Duration.ofMillis(500), Duration.ofSeconds(19))) {
+      time.advance(at);
+      keeps.add(member.keeps.get());
+    }
+    calls.forEach(call -> assertThat(call.join().status()).isEqualTo(200));
+    return keeps;
+  }
+
+  @Test
+  void S3_aPausedHostWhoseAnswersKeepArrivingIsKeptOnceNotOnEachAnswer() {
+    // Six answers arrive during the pause, each with less of it left but the same end: the pause
+    // is kept once, at 50 ms; and once more when it is over (none left), by the retry's answer.
+    assertThat(keepsOfAPausedHostWhoseAnswersKeepArriving(0)).containsExactly(1, 1, 2);
+  }
+
+  @Test
+  void S3_aNewPauseIsKeptAtOnceThoughTheAnswersAroundItAreNot() {
+    // The answer at 0.6 s (the second request's) pauses the host anew, to 10.6 s: kept at once,
+    // the ok answers before and after it not; and once more when the pause is over.
+    assertThat(keepsOfAPausedHostWhoseAnswersKeepArriving(1)).containsExactly(1, 2, 3);
+  }
+
+  /** Cases of {@link FleetMemory#movedBeyondNoise}: what was kept at 10 s, what a host holds later, and whether it moved. */
+  static Stream<Arguments> keptAndHeld() {
+    long ms = 1_000_000L;
+    long at = 10_000 * ms;
+    Fleet.Kept paced = new Fleet.Kept(250 * ms, 0, 0, 0, 0, 0);
+    Fleet.Kept paused = new Fleet.Kept(250 * ms, 0, 0, 0, 0, 5_000 * ms);
+    Fleet.Kept quota = new Fleet.Kept(0, 2, 10, 60_000 * ms, 0, 0);
+    return Stream.of(
+        Arguments.of("the same, a second later", paced, new Fleet.Kept(250 * ms, 0, 0, 0, 0, 0), at + 1_000 * ms, false),
+        Arguments.of("a 1 ms wobble of a 250 ms interval", paced, new Fleet.Kept(251 * ms, 0, 0, 0, 0, 0), at, false),
+        Arguments.of("a 1 ms wobble down", paced, new Fleet.Kept(249 * ms, 0, 0, 0, 0, 0), at, false),
+        Arguments.of("30 % longer", paced, new Fleet.Kept(325 * ms, 0, 0, 0, 0, 0), at, true),
+        Arguments.of("30 % shorter", paced, new Fleet.Kept(175 * ms, 0, 0, 0, 0, 0), at, true),
+        Arguments.of("an interval from 0 to 100 ms", Fleet.Kept.NOTHING, new Fleet.Kept(100 * ms, 0, 0, 0, 0, 0), at, true),
+        Arguments.of("an interval from 100 ms to 0", new Fleet.Kept(100 * ms, 0, 0, 0, 0, 0), Fleet.Kept.NOTHING, at, true),
+        Arguments.of("a pause asked 100 ms later, the same end", paused,
+            new Fleet.Kept(250 * ms, 0, 0, 0, 0, 4_900 * ms), at + 100 * ms, false),
+        Arguments.of("a pause asked 100 ms later, its end 0.5 ms off", paused,
+            new Fleet.Kept(250 * ms, 0, 0, 0, 0, 4_900 * ms + ms / 2), at + 100 * ms, false),
+        Arguments.of("a pause asked 100 ms later, ending 2 ms later", paused,
+            new Fleet.Kept(250 * ms, 0, 0, 0, 0, 4_902 * ms), at + 100 * ms, true),
+        Arguments.of("a new pause", paced, new Fleet.Kept(250 * ms, 0, 0, 0, 0, 5_000 * ms), at + 100 * ms, true),
+        Arguments.of("a pause over", paused, paced, at + 5_000 * ms, true),
+        Arguments.of("the in-flight limit changed", quota, new Fleet.Kept(0, 3, 10, 60_000 * ms, 0, 0), at, true),
+        Arguments.of("the quota's permits changed", quota, new Fleet.Kept(0, 2, 11, 60_000 * ms, 0, 0), at, true),
+        Arguments.of("the quota's window changed", quota, new Fleet.Kept(0, 2, 10, 30_000 * ms, 0, 0), at, true),
+        Arguments.of("the quota's window full, none before", quota,
+            new Fleet.Kept(0, 2, 10, 60_000 * ms, 40_000 * ms, 0), at, true),
+        Arguments.of("the quota's window full, asked 100 ms later, the same end",
+            new Fleet.Kept(0, 2, 10, 60_000 * ms, 40_000 * ms, 0),
+            new Fleet.Kept(0, 2, 10, 60_000 * ms, 39_900 * ms, 0), at + 100 * ms, false),
+        Arguments.of("the quota's next window full",
+            new Fleet.Kept(0, 2, 10, 60_000 * ms, 40_000 * ms, 0),
+            new Fleet.Kept(0, 2, 10, 60_000 * ms, 59_000 * ms, 0), at + 41_000 * ms, true));
+  }
+
+  @ParameterizedTest(name = "{0}: moved {4}")
+  @MethodSource("keptAndHeld")
+  void S3_whatIsKeptMovesOnlyBeyondItsNoise(String what, Fleet.Kept last, Fleet.Kept held, long at, boolean moved) {
+    assertThat(FleetMemory.movedBeyondNoise(last, 10_000_000_000L, held, at)).as(what).isEqualTo(moved);
   }
 
   @Test
