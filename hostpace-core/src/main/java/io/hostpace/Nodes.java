@@ -163,9 +163,8 @@ final class Nodes {
     meet(node);
     HostQueue queue = node.queues.get(key);
     if (queue == null && node.spare != null && node.spare.queueKey.equals(key)) {
-      queue = node.spare;
+      queue = node.spare; // empty: its calls left it, and its waiting list is cleared as the last leaves
       node.spare = null;
-      queue.waiting.clear(); // of cancelled calls only: nothing waits in a queue let go
       node.queues.put(key, queue);
     }
     if (queue == null) {

@@ -108,7 +108,7 @@ final class Outbox {
     }
     if (events + calls == 1 && left == 0) {
       Object one = events == 1 ? this.events.get(0) : started.get(0);
-      if (events == 1 || takesOnly(started.get(0), all)) {
+      if (events == 1 || takes(started.get(0), all, Thread.currentThread(), true)) {
         this.events.clear();
         started.clear();
         return one;
@@ -122,18 +122,9 @@ final class Outbox {
     int kept = 0;
     int earlier = left;
     Thread self = Thread.currentThread();
-    Trampoline.@Nullable Turn turn = null; // looked up at the first other thread's call only
     for (int i = 0; i < calls; i++) {
       Call<?> call = started.get(i);
-      Thread owner = call.owner;
-      boolean takes = all || owner == null || owner == self;
-      if (!takes) {
-        if (turn == null) {
-          turn = Trampoline.turn();
-        }
-        takes = takes(turn, i >= earlier);
-      }
-      if (takes) {
+      if (takes(call, all, self, i >= earlier)) {
         taken[count++] = call;
       } else {
         started.set(kept++, call);
@@ -149,18 +140,18 @@ final class Outbox {
     return count == taken.length ? taken : Arrays.copyOf(taken, count);
   }
 
-  /** Whether the taking thread takes {@code call}, the one call its section started, none being left. */
-  private static boolean takesOnly(Call<?> call, boolean all) {
-    Thread owner = call.owner;
-    return all || owner == null || owner == Thread.currentThread() || takes(Trampoline.turn(), true);
-  }
-
   /**
-   * Whether a thread at {@code turn} takes another thread's call: inside a delivery while its share
-   * lasts (spending it), outside one when its own section started the call ({@code ours}), not
-   * what others left.
+   * Whether the thread {@code self} takes {@code call}: every call for the timer's turn
+   * ({@code all}), its own, and a blocking caller's; another thread's inside a delivery while its
+   * share lasts (spending it), outside one when its own section started the call ({@code ours}),
+   * not what others left.
    */
-  private static boolean takes(Trampoline.Turn turn, boolean ours) {
+  private static boolean takes(Call<?> call, boolean all, Thread self, boolean ours) {
+    Thread owner = call.owner;
+    if (all || owner == null || owner == self) {
+      return true;
+    }
+    Trampoline.Turn turn = Trampoline.turn();
     if (turn.draining) {
       if (turn.share > 0) {
         turn.share--;

@@ -43,7 +43,7 @@ class GroupLookupPropertiesTest {
   record Levels(Map<String, Limits> context, Map<String, Limits> engine, String hostKey) {}
 
   @Property
-  void aTableFindsTheGroupsTheLoopOverEveryGroupFindsInItsOrder(@ForAll("cases") Case c) {
+  void P5_aTableFindsTheGroupsTheLoopOverEveryGroupFindsInItsOrder(@ForAll("cases") Case c) {
     LimitTable table = LimitTable.of(Limits.NONE, limitsOf(c.groups()));
     List<String> expected = loop(table, c.hostKey());
 
@@ -58,7 +58,7 @@ class GroupLookupPropertiesTest {
   }
 
   @Property
-  void theGatesOfAContextAndTheEngineAreThoseTheLoopGives(@ForAll("levels") Levels levels) {
+  void P5_P6_theGatesOfAContextAndTheEngineAreThoseTheLoopGives(@ForAll("levels") Levels levels) {
     LimitTable engine = LimitTable.of(Limits.NONE, levels.engine());
     CallContext.Builder builder = CallContext.builder();
     levels.context().forEach(builder::addLimit);
