@@ -1,0 +1,166 @@
+package io.hostpace.proxy;
+
+import io.hostpace.Hostpace;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Answers each request the proxy takes: {@code /hostpace/hosts} itself, a route's through the
+ * paced client, anything else with 404. A forwarded request's body is read whole first (up to
+ * {@code maxRequestBytes}), so that the engine may send it again after a refusal; the upstream's
+ * answer is streamed to the client as it comes, never held whole.
+ *
+ * <p>Runs on the server's threads, blocking while the request waits its turn in the engine: the
+ * threads are virtual where the JDK has them, else a pool sized for that.
+ */
+final class ProxyHandler extends Handler.Abstract {
+
+  private final Hostpace engine;
+  private final HttpClient paced;
+  private final List<Route> routes;
+  private final @Nullable Duration timeout;
+  private final long maxRequestBytes;
+
+  ProxyHandler(Hostpace engine, HttpClient paced, List<Route> routes, @Nullable Duration timeout, long maxRequestBytes) {
+    this.engine = engine;
+    this.paced = paced;
+    this.routes = routes;
+    this.timeout = timeout;
+    this.maxRequestBytes = maxRequestBytes;
+  }
+
+  @Override
+  public boolean handle(Request request, Response response, Callback callback) throws Exception {
+    String path = request.getHttpURI().getPath();
+    if (path.equals(Route.OWN + "/hosts")) {
+      response.getHeaders().put("Content-Type", "application/json");
+      Content.Sink.write(response, true, HostsJson.of(engine.snapshot()), callback);
+      return true;
+    }
+    URI upstream = null;
+    for (Route route : routes) { // longest prefix first
+      upstream = route.upstream(path, request.getHttpURI().getQuery());
+      if (upstream != null) {
+        break;
+      }
+    }
+    if (upstream == null) {
+      Response.writeError(request, response, callback, 404, "no route for " + path + ": the proxy forwards "
+          + routes.stream().map(Route::prefix).toList() + " and answers " + Route.OWN + "/hosts");
+      return true;
+    }
+    forward(request, response, callback, upstream);
+    return true;
+  }
+
+  private void forward(Request request, Response response, Callback callback, URI upstream) {
+    byte[] body;
+    try {
+      body = readBody(request);
+    } catch (IOException e) {
+      Response.writeError(request, response, callback, 400, "the request's body could not be read: " + e.getMessage());
+      return;
+    }
+    if (body == null) {
+      Response.writeError(request, response, callback, 413, "the request's body is over the proxy's " + maxRequestBytes
+          + " bytes");
+      return;
+    }
+    HttpRequest.Builder outgoing = HttpRequest.newBuilder(upstream).method(request.getMethod(),
+        body.length == 0 ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
+    if (timeout != null) {
+      outgoing.timeout(timeout);
+    }
+    HttpFields headers = request.getHeaders();
+    String connection = String.join(",", headers.getValuesList("Connection"));
+    for (HttpField field : headers) {
+      if (Headers.toUpstream(field.getName(), connection)) {
+        try {
+          outgoing.header(field.getName(), field.getValue());
+        } catch (IllegalArgumentException refused) {
+          // a header the JDK's client will not send (it sets it itself): left out
+        }
+      }
+    }
+    CompletableFuture<HttpResponse<InputStream>> answer =
+        paced.sendAsync(outgoing.build(), HttpResponse.BodyHandlers.ofInputStream());
+    request.addFailureListener(failure -> answer.cancel(true)); // the client went: out of its queue (SPEC T5)
+    // A request may wait its turn far longer than the connection's idle timeout: that wait is the
+    // engine's to bound (its retries, their delays, the attempts' timeout), not the connection's.
+    request.addIdleTimeoutListener(timeout -> answer.isDone());
+    HttpResponse<InputStream> answered;
+    try {
+      answered = answer.get();
+    } catch (InterruptedException e) {
+      answer.cancel(true);
+      Thread.currentThread().interrupt();
+      callback.failed(e);
+      return;
+    } catch (CancellationException e) {
+      callback.failed(e);
+      return;
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      int status = cause instanceof HttpTimeoutException ? 504 : 502;
+      Response.writeError(request, response, callback, status, "the upstream " + upstream.getHost() + " did not answer: "
+          + cause);
+      return;
+    }
+    relay(answered, response, callback);
+  }
+
+  /** The request's body, whole; null when it is longer than {@link #maxRequestBytes}. */
+  private byte @Nullable [] readBody(Request request) throws IOException {
+    long declared = request.getLength();
+    if (declared > maxRequestBytes) {
+      return null;
+    }
+    try (InputStream in = Content.Source.asInputStream(request)) {
+      byte[] body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxRequestBytes + 1));
+      return body.length > maxRequestBytes ? null : body;
+    }
+  }
+
+  /** Passes the upstream's answer on: its status, its end-to-end headers, and its body as it comes. */
+  private static void relay(HttpResponse<InputStream> answered, Response response, Callback callback) {
+    response.setStatus(answered.statusCode());
+    Map<String, List<String>> upstreamHeaders = answered.headers().map();
+    String connection = String.join(",", answered.headers().allValues("Connection"));
+    HttpFields.Mutable headers = response.getHeaders();
+    for (Map.Entry<String, List<String>> header : upstreamHeaders.entrySet()) {
+      if (Headers.toClient(header.getKey(), connection)) {
+        for (String value : header.getValue()) {
+          headers.add(header.getKey(), value);
+        }
+      }
+    }
+    try (InputStream in = answered.body(); OutputStream out = Content.Sink.asOutputStream(response)) {
+      in.transferTo(out);
+    } catch (IOException e) {
+      // the client went, or the upstream's body failed or ran out of time (SPEC T7): the answer is cut
+      callback.failed(e);
+      return;
+    }
+    callback.succeeded();
+  }
+}

@@ -1,0 +1,93 @@
+package io.hostpace.proxy;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One of the proxy's routes: the requests whose path is {@code prefix} or starts with
+ * {@code prefix/} go to {@code target}, the rest of their path appended to the target's, their
+ * query kept.
+ *
+ * <p>Example: the route {@code /wikidata=https://query.wikidata.org} sends
+ * {@code /wikidata/sparql?query=ASK%7B%7D} to {@code https://query.wikidata.org/sparql?query=ASK%7B%7D};
+ * {@code /qlever=https://qlever.dev/api} sends {@code /qlever/wikidata} to
+ * {@code https://qlever.dev/api/wikidata}. {@code /wikidatax} is not the route's.
+ */
+record Route(String prefix, URI target) {
+
+  /** The path the proxy answers itself under, never forwarded. */
+  static final String OWN = "/hostpace";
+
+  Route {
+    prefix = checkPrefix(prefix);
+    target = checkTarget(target);
+  }
+
+  /** A route as the command line writes it: {@code /prefix=http(s)://host[:port][/path]}. */
+  static Route parse(String spec) {
+    int equals = spec.indexOf('=');
+    if (equals < 0) {
+      throw new IllegalArgumentException("route '" + spec + "' has no '=': expected /PREFIX=URL, as /wikidata=https://query.wikidata.org");
+    }
+    String target = spec.substring(equals + 1).trim();
+    try {
+      return new Route(spec.substring(0, equals).trim(), new URI(target));
+    } catch (URISyntaxException e) {
+      throw new IllegalArgumentException("route '" + spec + "': '" + target + "' is not a URL: " + e.getMessage(), e);
+    }
+  }
+
+  private static String checkPrefix(String prefix) {
+    if (!prefix.startsWith("/") || prefix.length() < 2) {
+      throw new IllegalArgumentException("a route's prefix starts with '/' and names something, as /wikidata: was '" + prefix + "'");
+    }
+    String trimmed = prefix.endsWith("/") ? prefix.substring(0, prefix.length() - 1) : prefix;
+    for (int i = 0; i < trimmed.length(); i++) {
+      char c = trimmed.charAt(i);
+      if (c <= ' ' || c == '?' || c == '#' || c == '%' || c >= 0x7f) {
+        throw new IllegalArgumentException("a route's prefix is a plain path, without spaces, '?', '#' or '%': was '" + prefix + "'");
+      }
+    }
+    if (trimmed.equals(OWN) || trimmed.startsWith(OWN + "/")) {
+      throw new IllegalArgumentException("the prefix " + prefix + " is the proxy's own (" + OWN + "/hosts): choose another");
+    }
+    return trimmed;
+  }
+
+  private static URI checkTarget(URI target) {
+    String scheme = target.getScheme() == null ? "" : target.getScheme().toLowerCase(Locale.ROOT);
+    if (!scheme.equals("http") && !scheme.equals("https")) {
+      throw new IllegalArgumentException("a route's target is an http or https URL, as https://query.wikidata.org: was '" + target + "'");
+    }
+    if (target.getHost() == null) {
+      throw new IllegalArgumentException("a route's target names a host: was '" + target + "'");
+    }
+    if (target.getRawQuery() != null || target.getRawFragment() != null || target.getRawUserInfo() != null) {
+      throw new IllegalArgumentException("a route's target is a base URL, without query, fragment or user: was '" + target + "'");
+    }
+    String path = target.getRawPath() == null ? "" : target.getRawPath();
+    if (path.endsWith("/")) {
+      path = path.substring(0, path.length() - 1);
+    }
+    return URI.create(scheme + "://" + target.getRawAuthority() + path);
+  }
+
+  /**
+   * Where a request with {@code rawPath} (as sent, percent-encoded) and {@code rawQuery} goes, or
+   * null when its path is not this route's.
+   */
+  @Nullable URI upstream(String rawPath, @Nullable String rawQuery) {
+    if (!rawPath.equals(prefix) && !rawPath.startsWith(prefix + "/")) {
+      return null;
+    }
+    String rest = rawPath.substring(prefix.length());
+    return URI.create(target + rest + (rawQuery == null ? "" : "?" + rawQuery));
+  }
+
+  @Override
+  public String toString() {
+    return prefix + "=" + target;
+  }
+}

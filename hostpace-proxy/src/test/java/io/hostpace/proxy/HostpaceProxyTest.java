@@ -1,0 +1,239 @@
+package io.hostpace.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hostpace.Hostpace;
+import io.hostpace.Limits;
+import io.hostpace.testkit.TestServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The proxy against upstreams on 127.0.0.1, driven with the JDK's client. */
+class HostpaceProxyTest {
+
+  private final List<AutoCloseable> toClose = new CopyOnWriteArrayList<>();
+  private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  /** The raw query of each request the upstream got, in order. */
+  private final List<String> queries = new CopyOnWriteArrayList<>();
+
+  @AfterEach
+  void closeAll() throws Exception {
+    for (int i = toClose.size() - 1; i >= 0; i--) {
+      toClose.get(i).close();
+    }
+  }
+
+  private <T extends AutoCloseable> T closed(T closeable) {
+    toClose.add(closeable);
+    return closeable;
+  }
+
+  private Hostpace engine(Limits limits) {
+    return closed(Hostpace.builder().limitsForEveryHost(limits).userAgent("hostpace-proxy-test/1.0").build());
+  }
+
+  private HostpaceProxy proxy(Hostpace engine, String... routes) {
+    HostpaceProxy.Builder builder = HostpaceProxy.builder(engine).listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    for (String route : routes) {
+      builder.route(route);
+    }
+    return closed(builder.start());
+  }
+
+  private HttpResponse<String> get(HostpaceProxy proxy, String pathAndQuery, String... headers) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(proxy.uri() + pathAndQuery));
+    if (headers.length > 0) {
+      request.headers(headers);
+    }
+    return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void X1_aRoutesRequestGoesUpstreamWithTheRestOfItsPathAndItsQueryAndItsAnswerComesBackUnchanged() throws Exception {
+    TestServer upstream = closed(TestServer.start((request, exchange) -> {
+      queries.add(String.valueOf(exchange.getRequestURI().getRawQuery()));
+      TestServer.reply(exchange, 203, "answer of " + request.path(), "X-Upstream", "yes", "Content-Type", "text/plain");
+    }));
+    HostpaceProxy proxy = proxy(engine(Limits.inFlight(4)), "/api=" + upstream.uri("/base"), "/api/deeper=" + upstream.uri("/other"));
+
+    HttpResponse<String> answer = get(proxy, "/api/sparql?query=ASK%7B%7D&x=1");
+    assertThat(answer.statusCode()).isEqualTo(203);
+    assertThat(answer.body()).isEqualTo("answer of /base/sparql");
+    assertThat(answer.headers().firstValue("X-Upstream")).contains("yes");
+    assertThat(answer.headers().firstValue("Content-Type")).contains("text/plain");
+    assertThat(queries).containsExactly("query=ASK%7B%7D&x=1");
+
+    assertThat(get(proxy, "/api").body()).isEqualTo("answer of /base");
+    assertThat(get(proxy, "/api/deeper/x").body()).as("the longer prefix wins").isEqualTo("answer of /other/x");
+    assertThat(upstream.requests()).hasSize(3);
+  }
+
+  @Test
+  void X1_aRefusalIsRetriedThroughTheEngineAndOneWhoseRetriesRanOutIsReturnedAsTheUpstreamSentIt() throws Exception {
+    AtomicInteger calls = new AtomicInteger();
+    TestServer once = closed(TestServer.start((request, exchange) -> {
+      if (calls.incrementAndGet() == 1) {
+        TestServer.reply(exchange, 429, "slow down", "Retry-After", "0");
+      } else {
+        TestServer.reply(exchange, 200, "ok " + request.bodyText());
+      }
+    }));
+    // A host that accepted nothing: its refusals spend the call's retries (SPEC R10 spares them on
+    // a host that accepts others).
+    TestServer never = closed(TestServer.start((request, exchange) ->
+        TestServer.reply(exchange, 429, "slow down " + request.bodyText(), "Retry-After", "0")));
+    HostpaceProxy proxy = proxy(closed(Hostpace.builder().limitsForEveryHost(Limits.inFlight(1)).retries(2).build()),
+        "/once=" + once.uri(""), "/never=" + never.uri(""));
+
+    HttpResponse<String> posted = client.send(HttpRequest.newBuilder(URI.create(proxy.uri() + "/once/x"))
+        .POST(HttpRequest.BodyPublishers.ofString("the body")).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(posted.statusCode()).isEqualTo(200);
+    assertThat(posted.body()).as("the body sent again whole").isEqualTo("ok the body");
+    assertThat(once.requests()).extracting(TestServer.Request::bodyText).containsExactly("the body", "the body");
+
+    HttpResponse<String> refused = get(proxy, "/never/x");
+    assertThat(refused.statusCode()).isEqualTo(429);
+    assertThat(refused.body()).isEqualTo("slow down ");
+    assertThat(refused.headers().firstValue("Retry-After")).contains("0");
+    assertThat(never.requests()).as("the first attempt and two retries").hasSize(3);
+  }
+
+  @Test
+  void X2_hopByHopHeadersStopAtTheProxyAndTheClientsUserAgentIsKeptOrTheEnginesGiven() throws Exception {
+    TestServer upstream = closed(TestServer.start((request, exchange) -> TestServer.reply(exchange, 200, "ok",
+        "X-End-To-End", "kept", "Keep-Alive", "timeout=5", "Proxy-Authenticate", "Basic")));
+    HostpaceProxy proxy = proxy(engine(Limits.inFlight(4)), "/u=" + upstream.uri(""));
+
+    HttpResponse<String> answer = get(proxy, "/u/a", "User-Agent", "curl/8.5.0", "X-Mine", "1",
+        "Proxy-Authorization", "Basic c2VjcmV0", "TE", "trailers");
+    assertThat(answer.headers().firstValue("X-End-To-End")).contains("kept");
+    assertThat(answer.headers().firstValue("Proxy-Authenticate")).isEmpty();
+    TestServer.Request sent = upstream.requests().get(0);
+    assertThat(sent.header("X-Mine")).isEqualTo("1");
+    assertThat(sent.header("User-Agent")).isEqualTo("curl/8.5.0");
+    assertThat(sent.header("Proxy-Authorization")).isNull();
+    assertThat(sent.header("TE")).isNull();
+
+    HttpRequest noAgent = HttpRequest.newBuilder(URI.create(proxy.uri() + "/u/b")).build();
+    // The JDK's client names itself unless told otherwise; a raw request names nobody.
+    assertThat(rawGet(proxy, "/u/b")).startsWith("HTTP/1.1 200");
+    assertThat(upstream.requests("/b").get(0).header("User-Agent")).isEqualTo("hostpace-proxy-test/1.0");
+    assertThat(noAgent.uri().getPath()).isEqualTo("/u/b");
+  }
+
+  @Test
+  void X3_aPathNoRouteNamesIsAnswered404AndNeverForwardedAndTheHostsAreAnsweredAsJson() throws Exception {
+    TestServer upstream = closed(TestServer.start((request, exchange) -> TestServer.reply(exchange, 200, "ok")));
+    Hostpace engine = engine(Limits.inFlight(4));
+    HostpaceProxy proxy = proxy(engine, "/u=" + upstream.uri(""));
+
+    HttpResponse<String> nowhere = get(proxy, "/elsewhere/x");
+    assertThat(nowhere.statusCode()).isEqualTo(404);
+    assertThat(nowhere.body()).contains("/elsewhere/x", "[/u]");
+    assertThat(get(proxy, "/ux").statusCode()).as("a prefix is a whole path segment").isEqualTo(404);
+    HttpResponse<String> absolute = client.send(HttpRequest.newBuilder(URI.create(proxy.uri() + "/http://example.org/"))
+        .build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(absolute.statusCode()).as("a path no route names, or none at all").isIn(400, 404);
+    assertThat(upstream.requests()).isEmpty();
+
+    get(proxy, "/u/a");
+    HttpResponse<String> hosts = get(proxy, "/hostpace/hosts");
+    assertThat(hosts.statusCode()).isEqualTo(200);
+    assertThat(hosts.headers().firstValue("Content-Type")).hasValueSatisfying(type -> assertThat(type).startsWith("application/json"));
+    assertThat(hosts.body()).contains("\"key\": \"" + upstream.hostKey() + "\"", "\"starts\": 1");
+    assertThat(upstream.requests()).hasSize(1);
+  }
+
+  @Test
+  void X1_anUpstreamThatCannotBeReachedIsAnswered502() throws Exception {
+    int freePort;
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      freePort = socket.getLocalPort();
+    }
+    HostpaceProxy proxy = proxy(engine(Limits.inFlight(4)), "/gone=http://127.0.0.1:" + freePort);
+
+    HttpResponse<String> answer = get(proxy, "/gone/x");
+    assertThat(answer.statusCode()).isEqualTo(502);
+    assertThat(answer.body()).contains("127.0.0.1");
+  }
+
+  @Test
+  void X2_anAnswersBodyIsStreamedThroughWholeAndUnchanged() throws Exception {
+    long size = 48L * 1024 * 1024;
+    TestServer upstream = closed(TestServer.start((request, exchange) -> {
+      TestServer.sendHeaders(exchange, 200, size, "Content-Type", "application/octet-stream");
+      byte[] chunk = new byte[64 * 1024];
+      try (var out = exchange.getResponseBody()) {
+        for (long sent = 0; sent < size; sent += chunk.length) {
+          for (int i = 0; i < chunk.length; i++) {
+            chunk[i] = (byte) ((sent + i) % 251);
+          }
+          out.write(chunk);
+        }
+      }
+    }));
+    HostpaceProxy proxy = proxy(engine(Limits.inFlight(4)), "/big=" + upstream.uri(""));
+
+    HttpResponse<java.io.InputStream> answer = client.send(HttpRequest.newBuilder(URI.create(proxy.uri() + "/big/file"))
+        .build(), HttpResponse.BodyHandlers.ofInputStream());
+    assertThat(answer.headers().firstValueAsLong("Content-Length")).hasValue(size);
+    long read = 0;
+    long wrong = 0;
+    byte[] buffer = new byte[64 * 1024];
+    try (var in = answer.body()) {
+      for (int n; (n = in.read(buffer)) > 0; read += n) {
+        for (int i = 0; i < n; i++) {
+          if (buffer[i] != (byte) ((read + i) % 251)) {
+            wrong++;
+          }
+        }
+      }
+    }
+    assertThat(read).isEqualTo(size);
+    assertThat(wrong).as("bytes that differ from what the upstream sent").isZero();
+  }
+
+  /** A GET written by hand, with no User-Agent: the status line and headers the proxy answered. */
+  private static String rawGet(HostpaceProxy proxy, String path) throws IOException {
+    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), proxy.port())) {
+      socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+          .getBytes(StandardCharsets.US_ASCII));
+      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+    }
+  }
+
+  @Test
+  void X4_theProxyListensOnLoopbackUnlessRemoteClientsAreAllowedAndBadRoutesAreRefusedByName() {
+    Hostpace engine = engine(Limits.inFlight(1));
+    assertThatThrownBy(() -> HostpaceProxy.builder(engine).route("/a=http://127.0.0.1:1")
+        .listen(new InetSocketAddress("0.0.0.0", 0)).start())
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("0.0.0.0").hasMessageContaining("allowRemoteClients");
+    assertThatThrownBy(() -> HostpaceProxy.builder(engine).start())
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("route");
+    assertThatThrownBy(() -> HostpaceProxy.builder(engine).route("wikidata=https://query.wikidata.org"))
+        .hasMessageContaining("'wikidata'");
+    assertThatThrownBy(() -> HostpaceProxy.builder(engine).route("/w https://query.wikidata.org"))
+        .hasMessageContaining("no '='");
+    assertThatThrownBy(() -> HostpaceProxy.builder(engine).route("/w=ftp://example.org"))
+        .hasMessageContaining("ftp://example.org");
+    assertThatThrownBy(() -> HostpaceProxy.builder(engine).route("/w=https://example.org/?q=1"))
+        .hasMessageContaining("without query");
+    assertThatThrownBy(() -> HostpaceProxy.builder(engine).route("/hostpace=https://example.org"))
+        .hasMessageContaining("the proxy's own");
+    assertThatThrownBy(() -> HostpaceProxy.builder(engine).route("/w=https://a.org").route("/w/=https://b.org"))
+        .hasMessageContaining("routed twice");
+  }
+}
