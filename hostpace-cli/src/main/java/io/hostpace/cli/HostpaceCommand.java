@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = HostpaceCommand.Version.class,
     description = "Fetch from shared public HTTP endpoints politely: paced per host, refusals retried.",
-    subcommands = {FetchCommand.class, SparqlCommand.class, DemoCommand.class, SimulateCommand.class},
+    subcommands = {FetchCommand.class, SparqlCommand.class, ProxyCommand.class, DemoCommand.class, SimulateCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:all went well", "1:some work failed", "2:a usage error: nothing was sent",
         "130:interrupted (Ctrl-C)"},

@@ -88,7 +88,7 @@ class InterruptTest {
   }
 
   /** Whether SIGINT (2) is in this process's mask of ignored signals; a child inherits it. */
-  private static boolean sigintIgnored() throws IOException {
+  static boolean sigintIgnored() throws IOException {
     Path status = Path.of("/proc/self/status");
     if (!Files.exists(status)) {
       return false;

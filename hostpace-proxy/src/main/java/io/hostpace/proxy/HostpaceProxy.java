@@ -1,5 +1,6 @@
 package io.hostpace.proxy;
 
+import io.hostpace.CallContext;
 import io.hostpace.Hostpace;
 import io.hostpace.jdk.PacedHttpClient;
 import java.net.InetSocketAddress;
@@ -108,6 +109,7 @@ public final class HostpaceProxy implements AutoCloseable {
     private InetSocketAddress listen = new InetSocketAddress("127.0.0.1", DEFAULT_PORT);
     private boolean allowRemoteClients;
     private @Nullable HttpClient client;
+    private CallContext context = CallContext.DEFAULT;
     private @Nullable Duration timeout;
     private long maxRequestBytes = 16L * 1024 * 1024;
 
@@ -169,6 +171,12 @@ public final class HostpaceProxy implements AutoCloseable {
       return this;
     }
 
+    /** Every forwarded request carries {@code context}: its limits, retry count and listener; the default context unless set. */
+    public Builder context(CallContext context) {
+      this.context = Objects.requireNonNull(context, "context");
+      return this;
+    }
+
     /** Each attempt's whole answer, body included, within {@code timeout} (SPEC T7); none unless set. */
     public Builder timeout(Duration timeout) {
       if (timeout.isNegative() || timeout.isZero()) {
@@ -207,7 +215,7 @@ public final class HostpaceProxy implements AutoCloseable {
       List<Route> sorted = new ArrayList<>(routes);
       sorted.sort(Comparator.comparingInt((Route route) -> route.prefix().length()).reversed());
       HttpClient delegate = client != null ? client : HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
-      PacedHttpClient paced = PacedHttpClient.wrap(delegate, engine);
+      PacedHttpClient paced = PacedHttpClient.wrap(delegate, engine).withContext(context);
 
       QueuedThreadPool threads = new QueuedThreadPool(256, 4);
       threads.setName("hostpace-proxy");

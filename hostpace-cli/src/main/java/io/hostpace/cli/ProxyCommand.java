@@ -1,0 +1,151 @@
+package io.hostpace.cli;
+
+import io.hostpace.Hostpace;
+import io.hostpace.proxy.HostpaceProxy;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.net.http.HttpClient;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code hostpace proxy}: a local reverse proxy whose routes go upstream through one engine, with
+ * {@code fetch}'s options ({@link HostpaceProxy}, SPEC X1 to X4), until Ctrl-C. It prints where it
+ * listens and its routes, then nothing but warnings (and the engine's decisions with
+ * {@code --verbose}); at the end it saves {@code --state} and leaves {@code --fleet}. Exit status
+ * 130 after Ctrl-C, 2 for a usage error (nothing listened), 1 when the proxy could not listen.
+ */
+@Command(name = "proxy", mixinStandardHelpOptions = true,
+    description = "Serve routes to upstreams through one engine, for programs in any language, until Ctrl-C.",
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {"1:the proxy could not listen (the port in use, say)",
+        "2:a usage error, said in one line that names the option: nothing listened",
+        "130:stopped by Ctrl-C: --state is saved"},
+    footerHeading = "%nExamples:%n",
+    footer = {"  hostpace proxy --route /wikidata=https://query.wikidata.org --route /qlever=https://qlever.dev/api",
+        "  curl 'http://127.0.0.1:8181/wikidata/sparql?query=ASK%7B%7D'",
+        "  hostpace proxy --listen 127.0.0.1:9000 --route /api=https://api.example.org \\",
+        "      --host 'api.example.org=inFlight:2,perSecond:5' --state hosts.tsv"})
+final class ProxyCommand implements java.util.concurrent.Callable<Integer> {
+
+  private final Main.Streams streams;
+  /** Counted down to stop the proxy: by Ctrl-C's hook, or by a test. */
+  final CountDownLatch stop = new CountDownLatch(1);
+
+  @Mixin
+  PacingOptions pacing = new PacingOptions();
+
+  @Option(names = "--route", paramLabel = "/PREFIX=URL", required = true,
+      description = "send the requests whose path is /PREFIX or under it to URL, the rest of the path and the query "
+          + "appended; repeatable, e.g. --route /wikidata=https://query.wikidata.org")
+  List<String> routes = new ArrayList<>();
+
+  @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:" + HostpaceProxy.DEFAULT_PORT,
+      description = "where to listen; a port of 0 is any free one (default ${DEFAULT-VALUE})")
+  String listen = "127.0.0.1:" + HostpaceProxy.DEFAULT_PORT;
+
+  @Option(names = "--allow-remote",
+      description = "listen on an address other machines may reach: every one of them then sends through this engine")
+  boolean allowRemote;
+
+  @Option(names = "--max-request-body", paramLabel = "SIZE", defaultValue = "16MiB",
+      description = "the longest request body taken, answered 413 beyond: bytes or with a unit, 64KiB, 16MiB "
+          + "(default ${DEFAULT-VALUE})")
+  String maxRequestBody = "16MiB";
+
+  ProxyCommand(Main.Streams streams) {
+    this.streams = streams;
+  }
+
+  @Override
+  public Integer call() {
+    InetSocketAddress address = address();
+    long maxBody = FetchCommand.maxBody(pacing, maxRequestBody);
+    java.time.Duration timeout = pacing.timeout();
+    HostpaceProxy.Builder builder;
+    Hostpace engine;
+    HttpClient http = HttpClient.newBuilder().connectTimeout(timeout).followRedirects(HttpClient.Redirect.NEVER).build();
+    // The builder checks the routes before anything is made, so that a wrong one is a usage error.
+    io.hostpace.CallContext context = pacing.context();
+    engine = pacing.engine(event -> { }, io.hostpace.jdk.HttpProbe.head(http));
+    builder = HostpaceProxy.builder(engine).client(http).context(context).timeout(timeout).maxRequestBytes(maxBody)
+        .listen(address).allowRemoteClients(allowRemote);
+    try {
+      for (String route : routes) {
+        builder.route(route);
+      }
+    } catch (IllegalArgumentException e) {
+      engine.close();
+      pacing.endRun(streams.err());
+      throw pacing.usage("--route " + e.getMessage());
+    }
+    if (!address.getAddress().isLoopbackAddress()) {
+      if (!allowRemote) {
+        engine.close();
+        pacing.endRun(streams.err());
+        throw pacing.usage("--listen " + listen + " is not a loopback address: other machines could send through this "
+            + "engine; say so with --allow-remote");
+      }
+      streams.err().println("hostpace: warning: listening on " + listen + ", which other machines may reach: every one "
+          + "of them sends through this engine");
+    }
+    HostpaceProxy proxy;
+    try {
+      proxy = builder.start();
+    } catch (IllegalStateException e) {
+      engine.close();
+      pacing.endRun(streams.err());
+      streams.err().println("hostpace: " + e.getMessage());
+      return Main.FAILED;
+    }
+    try (InterruptHook interrupt = InterruptHook.install(stop::countDown)) {
+      streams.out().println("hostpace proxy on " + proxy.uri() + " (and " + proxy.uri() + "/hostpace/hosts)");
+      for (String route : proxy.routes()) {
+        int equals = route.indexOf('=');
+        streams.out().println("  " + proxy.uri() + route.substring(0, equals) + " -> " + route.substring(equals + 1));
+      }
+      streams.out().flush();
+      try {
+        stop.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      proxy.close();
+      engine.close();
+      boolean saved = pacing.endRun(streams.err());
+      interrupt.ended();
+      return interrupt.interrupted() ? Main.INTERRUPTED : saved ? Main.OK : Main.FAILED;
+    }
+  }
+
+  /** The address of {@code --listen}, a usage error when it is not HOST:PORT. */
+  private InetSocketAddress address() {
+    int colon = listen.lastIndexOf(':');
+    if (colon <= 0 || colon == listen.length() - 1) {
+      throw pacing.usage("--listen '" + listen + "' is not HOST:PORT, such as 127.0.0.1:8181");
+    }
+    String host = listen.substring(0, colon);
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    int port;
+    try {
+      port = Integer.parseInt(listen.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      throw pacing.usage("--listen '" + listen + "': the port is not a number");
+    }
+    if (port < 0 || port > 65535) {
+      throw pacing.usage("--listen '" + listen + "': the port is 0 to 65535");
+    }
+    try {
+      return new InetSocketAddress(InetAddress.getByName(host), port);
+    } catch (UnknownHostException e) {
+      throw pacing.usage("--listen '" + listen + "': the host '" + host + "' is not known");
+    }
+  }
+}

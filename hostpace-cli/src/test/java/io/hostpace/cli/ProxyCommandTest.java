@@ -1,0 +1,81 @@
+package io.hostpace.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hostpace.testkit.TestServer;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** {@code hostpace proxy}: a process of its own that serves its routes through one engine until stopped. */
+class ProxyCommandTest {
+
+  @Test
+  void X1_theProxyCommandServesItsRoutesThroughTheEngineAndStopsOnASignalSavingItsState(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeFalse(InterruptTest.sigintIgnored(), "this JVM ignores SIGINT, and so would the one it starts");
+    AtomicInteger calls = new AtomicInteger();
+    try (TestServer upstream = TestServer.start((request, exchange) -> {
+      if (calls.incrementAndGet() == 1) {
+        TestServer.reply(exchange, 429, "slow down", "Retry-After", "0");
+      } else {
+        TestServer.reply(exchange, 200, "ok " + request.path());
+      }
+    })) {
+      java.nio.file.Path state = dir.resolve("hosts.tsv");
+      Process proxy = CommandRun.process("proxy", "--listen", "127.0.0.1:0", "--route", "/u=" + upstream.uri("/base"),
+          "--host", upstream.hostKey() + "=inFlight:1", "--state", state.toString()).redirectError(ProcessBuilder.Redirect.INHERIT)
+          .start();
+      try {
+        BufferedReader out = new BufferedReader(new InputStreamReader(proxy.getInputStream(), StandardCharsets.UTF_8));
+        String first = out.readLine();
+        assertThat(first).startsWith("hostpace proxy on http://127.0.0.1:");
+        String base = first.substring("hostpace proxy on ".length(), first.indexOf(' ', "hostpace proxy on ".length()));
+        assertThat(out.readLine()).isEqualTo("  " + base + "/u -> " + upstream.uri("/base"));
+
+        HttpClient client = HttpClient.newHttpClient();
+        HttpResponse<String> answer = client.send(HttpRequest.newBuilder(URI.create(base + "/u/x?y=1")).build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertThat(answer.statusCode()).isEqualTo(200);
+        assertThat(answer.body()).isEqualTo("ok /base/x");
+        assertThat(upstream.requests()).as("refused once, retried through the engine").hasSize(2);
+        HttpResponse<String> hosts = client.send(HttpRequest.newBuilder(URI.create(base + "/hostpace/hosts")).build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertThat(hosts.statusCode()).isEqualTo(200);
+        assertThat(hosts.body()).as("the hosts the engine holds: none once idle (SPEC P10)").startsWith("[");
+        assertThat(new ProcessBuilder("kill", "-INT", Long.toString(proxy.pid())).start().waitFor()).isZero(); // Ctrl-C
+        assertThat(proxy.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      } finally {
+        proxy.destroyForcibly();
+      }
+      assertThat(proxy.exitValue()).isEqualTo(Main.INTERRUPTED);
+      assertThat(state).exists();
+    }
+  }
+
+  @Test
+  void X4_aRouteOrAnAddressThatIsWrongIsAUsageErrorThatNamesIt() {
+    CommandRun noEquals = CommandRun.of("proxy", "--listen", "127.0.0.1:0", "--route", "/w https://query.wikidata.org");
+    assertThat(noEquals.status()).isEqualTo(Main.USAGE);
+    assertThat(noEquals.err()).contains("--route", "no '='");
+
+    CommandRun remote = CommandRun.of("proxy", "--listen", "0.0.0.0:0", "--route", "/w=https://query.wikidata.org");
+    assertThat(remote.status()).isEqualTo(Main.USAGE);
+    assertThat(remote.err()).contains("--listen 0.0.0.0:0", "--allow-remote");
+
+    CommandRun badPort = CommandRun.of("proxy", "--listen", "127.0.0.1:http", "--route", "/w=https://query.wikidata.org");
+    assertThat(badPort.status()).isEqualTo(Main.USAGE);
+    assertThat(badPort.err()).contains("--listen '127.0.0.1:http'");
+
+    CommandRun none = CommandRun.of("proxy", "--listen", "127.0.0.1:0");
+    assertThat(none.status()).isEqualTo(Main.USAGE);
+    assertThat(none.err()).contains("--route");
+  }
+}
