@@ -15,7 +15,7 @@ class AnnouncedBudgetTest {
   @Test
   void R8_aHostStartsNoMoreBeforeItsResetThanItSaidRemained() {
     // The 10th start is answered at 5 s: 3 remain, reset in 30 s.
-    assertThat(budget.heard(3, 30 * S, 10, 5 * S, LIMIT)).isZero();
+    assertThat(budget.heard(3, -1, 30 * S, 10, 5 * S, LIMIT)).isZero();
     assertThat(budget.holds(6 * S, 10)).isFalse();
     assertThat(budget.holds(6 * S, 12)).isFalse();
     assertThat(budget.holds(6 * S, 13)).isTrue();
@@ -27,22 +27,22 @@ class AnnouncedBudgetTest {
 
   @Test
   void R8_anOlderAttemptsWordSaysNothingNew() {
-    budget.heard(3, 30 * S, 10, 5 * S, LIMIT);
-    assertThat(budget.heard(0, 30 * S, 9, 6 * S, LIMIT)).isZero();
+    budget.heard(3, -1, 30 * S, 10, 5 * S, LIMIT);
+    assertThat(budget.heard(0, -1, 30 * S, 9, 6 * S, LIMIT)).isZero();
     assertThat(budget.holds(6 * S, 12)).isFalse();
   }
 
   @Test
   void R8_nothingRemainingPausesTheHostUntilItsResetWithinTheRetryDelayLimit() {
-    assertThat(budget.heard(0, 30 * S, 12, 5 * S, LIMIT)).isEqualTo(30 * S);
-    assertThat(budget.heard(0, 90 * S, 13, 6 * S, LIMIT)).isEqualTo(LIMIT);
+    assertThat(budget.heard(0, -1, 30 * S, 12, 5 * S, LIMIT)).isEqualTo(30 * S);
+    assertThat(budget.heard(0, -1, 90 * S, 13, 6 * S, LIMIT)).isEqualTo(LIMIT);
     assertThat(budget.resetAt()).isEqualTo(66 * S);
-    assertThat(budget.heard(0, 0, 14, 7 * S, LIMIT)).isZero(); // reset now: no pause
+    assertThat(budget.heard(0, -1, 0, 14, 7 * S, LIMIT)).isZero(); // reset now: no pause
   }
 
   @Test
   void R8_anIdleHostIsKeptUntilItsResetOnlyWhileFewRemain() {
-    budget.heard(AnnouncedBudget.FEW_REMAINING, 30 * S, 1, 0, LIMIT);
+    budget.heard(AnnouncedBudget.FEW_REMAINING, -1, 30 * S, 1, 0, LIMIT);
     assertThat(budget.keepsIdle(S, 1)).isFalse();
     assertThat(budget.keepsIdle(S, 2)).isTrue();
     assertThat(budget.keepsIdle(30 * S, 2)).isFalse();
@@ -50,7 +50,7 @@ class AnnouncedBudgetTest {
 
   @Test
   void R7_aForgottenBudgetHoldsNothing() {
-    budget.heard(0, 30 * S, 1, 0, LIMIT);
+    budget.heard(0, -1, 30 * S, 1, 0, LIMIT);
     budget.forget();
     assertThat(budget.holds(S, 5)).isFalse();
     assertThat(budget.keepsIdle(S, 5)).isFalse();

@@ -21,7 +21,7 @@ class RedisFleetAnnouncedTest extends OnRealRedis {
 
   /** Announces through {@code fleet} and waits until Redis ran it (one connection keeps its order). */
   static void announce(RedisFleet fleet, String key, long remaining, long resetNanos, long spentBefore) throws Exception {
-    fleet.announce(key, remaining, resetNanos, spentBefore);
+    fleet.announce(key, remaining, resetNanos, spentBefore, 0, 0);
     RedisFleetKeptTest.recall(fleet, "flush.test");
   }
 
@@ -82,8 +82,8 @@ class RedisFleetAnnouncedTest extends OnRealRedis {
     assertThat(closed.claimsUnclaimed()).isEqualTo(1);
 
     RedisFleet a = process();
-    assertThatThrownBy(() -> a.announce("", 1, SECOND, 0)).hasMessageContaining("host's key");
-    assertThatThrownBy(() -> a.announce("api.test", -1, SECOND, 0)).hasMessageContaining("never negative");
+    assertThatThrownBy(() -> a.announce("", 1, SECOND, 0, 0, 0)).hasMessageContaining("host's key");
+    assertThatThrownBy(() -> a.announce("api.test", -1, SECOND, 0, 0, 0)).hasMessageContaining("never negative");
     assertThatThrownBy(() -> a.spendAnnounced("", spent -> {})).hasMessageContaining("host's key");
   }
 }
