@@ -55,4 +55,46 @@ class AnnouncedBudgetTest {
     assertThat(budget.holds(S, 5)).isFalse();
     assertThat(budget.keepsIdle(S, 5)).isFalse();
   }
+
+  @Test
+  void R8_pastItsResetABudgetThatKnowsItsStartsAWindowRollsIntoTheNextWithAllOfThem() {
+    // The 7th start is answered at 1 s: 0 of 10 remain, reset in 4 s (a window of at least 4 s).
+    assertThat(budget.heard(0, 10, 4 * S, 7, S, LIMIT)).isEqualTo(4 * S);
+    assertThat(budget.holds(2 * S, 7)).isTrue();
+    // At 5 s, after 7 starts, the next window: 10 of them, until 9 s; then none until 9 s.
+    assertThat(budget.holds(5 * S, 7)).isFalse();
+    assertThat(budget.holds(5 * S, 16)).isFalse();
+    assertThat(budget.holds(5 * S, 17)).isTrue();
+    assertThat(budget.resetAt()).isEqualTo(9 * S);
+    // The answer to the 7th start, late, is of the window that ended; the 8th's is of this one.
+    assertThat(budget.heard(0, 10, 3 * S, 7, 6 * S, LIMIT)).isZero();
+    assertThat(budget.holds(6 * S, 10)).isFalse();
+    assertThat(budget.heard(2, 10, 3 * S, 8, 6 * S, LIMIT)).isZero();
+    assertThat(budget.holds(6 * S, 10)).isTrue();
+    // Idle windows later, the window of now: resetting at 21 s.
+    assertThat(budget.few(19 * S, 10)).isTrue();
+    assertThat(budget.resetAt()).isEqualTo(21 * S);
+  }
+
+  @Test
+  void R8_withoutItsStartsAWindowABudgetEndsAtItsReset() {
+    budget.heard(0, -1, 4 * S, 7, S, LIMIT);
+    assertThat(budget.few(5 * S, 7)).isFalse();
+    assertThat(budget.holds(5 * S, 100)).isFalse();
+  }
+
+  @Test
+  void S3_aBudgetReadFromTheFleetIsAllOfItsWindowUntilItsReset() {
+    budget.recalled(10, 5 * S, 2 * S, 0, S);
+    assertThat(budget.few(S, 0)).isTrue(); // spent from the fleet's count
+    assertThat(budget.holds(2 * S, 9)).isFalse();
+    assertThat(budget.holds(2 * S, 10)).isTrue();
+    assertThat(budget.resetAt()).isEqualTo(3 * S);
+    assertThat(budget.holds(3 * S, 10)).isFalse(); // the next window
+    // An engine's own word stands over what it reads
+    AnnouncedBudget heard = new AnnouncedBudget();
+    heard.heard(3, 10, 4 * S, 1, S, LIMIT);
+    heard.recalled(10, 5 * S, 2 * S, 1, S);
+    assertThat(heard.holds(2 * S, 4)).isTrue();
+  }
 }
