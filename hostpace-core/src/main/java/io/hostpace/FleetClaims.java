@@ -80,7 +80,7 @@ final class FleetClaims {
     Node node = queue.node;
     AnnouncedBudget announced = node.announced;
     FleetPlace place = head.place;
-    if (!shares || announced == null || !announced.few(now) || place != null && place.announcedSpent) {
+    if (!shares || announced == null || !announced.few(now, node.starts) || place != null && place.announcedSpent) {
       return READY;
     }
     FleetState claims = node.fleet();

@@ -86,7 +86,9 @@ final class FleetMemory {
   /**
    * Whether {@code now}, what a host holds at {@code at}, moved beyond its noise from {@code last},
    * kept at {@code keptAt}: its interval by more than {@link #INTERVAL_NOISE_DIVISOR its 1/16}
-   * (from or to 0 always); its in-flight limit or quota (permits, window) at all; its pause or its
+   * (from or to 0 always); its in-flight limit or quota (permits, window) at all; its announced
+   * quota's starts a window at all, its window as an interval (the window's resets follow one
+   * another, so a newcomer reads when the current one resets from any); its pause or its
    * quota's full window by ending at another moment, more than {@link #END_NOISE_NANOS} apart, or
    * by starting or ending (none against some). Compared as moments, a pause's time left shrinking
    * as it runs is no move.
@@ -101,6 +103,9 @@ final class FleetMemory {
         || now.inFlightLimit() != last.inFlightLimit()
         || now.quotaPermits() != last.quotaPermits()
         || now.quotaWindowNanos() != last.quotaWindowNanos()
+        || now.announcedLimit() != last.announcedLimit()
+        || Math.abs(now.announcedWindowNanos() - last.announcedWindowNanos())
+            > last.announcedWindowNanos() / INTERVAL_NOISE_DIVISOR
         || endMoved(last.pauseLeftNanos(), keptAt, now.pauseLeftNanos(), at)
         || endMoved(last.quotaFullForNanos(), keptAt, now.quotaFullForNanos(), at);
   }
@@ -115,11 +120,13 @@ final class FleetMemory {
 
   /**
    * The answer to {@code call} announced {@code remaining} starts of its host until
-   * {@code resetNanos} from now (SPEC R8): the fleet spends them together, less those it spent
-   * after the call started.
+   * {@code resetNanos} from now (SPEC R8), which {@code budget} heard: the fleet spends them
+   * together, less those it spent after the call started, and rolls into the next window with the
+   * starts a window the host said.
    */
-  void announced(Call<?> call, long remaining, long resetNanos) {
-    fleet.announce(call.queue.node.key, remaining, resetNanos, FleetClaims.announcedOrder(call));
+  void announced(Call<?> call, long remaining, long resetNanos, AnnouncedBudget budget) {
+    fleet.announce(call.queue.node.key, remaining, resetNanos, FleetClaims.announcedOrder(call), budget.perWindow(),
+        budget.window());
   }
 
   /**
@@ -134,14 +141,19 @@ final class FleetMemory {
     fleet.keep(key, Fleet.Kept.NOTHING, keepFor);
   }
 
-  /** What {@code node} holds at {@code now} that a newcomer should start from; a pause as what is left of it. */
+  /**
+   * What {@code node} holds at {@code now} that a newcomer should start from; a pause as what is
+   * left of it, an announced quota's window as when it resets.
+   */
   static Fleet.Kept keptOf(Node node, long now) {
     HostState state = node.state;
     long pauseLeft = state.paused() && state.pausedUntil() - now > 0 ? state.pausedUntil() - now : 0;
     LearnedQuota quota = node.quota;
-    if (quota == null) {
-      return new Fleet.Kept(state.interval(), state.inFlightLimit(), 0, 0, 0, pauseLeft);
-    }
-    return new Fleet.Kept(state.interval(), state.inFlightLimit(), quota.permits, quota.window, quota.fullFor(now), pauseLeft);
+    AnnouncedBudget announced = node.announced;
+    long window = announced == null ? 0 : announced.window();
+    long perWindow = window > 0 && announced != null ? announced.perWindow() : 0;
+    long reset = window > 0 && announced != null ? Math.min(announced.resetIn(now), window) : 0;
+    return new Fleet.Kept(state.interval(), state.inFlightLimit(), quota == null ? 0 : quota.permits,
+        quota == null ? 0 : quota.window, quota == null ? 0 : quota.fullFor(now), pauseLeft, perWindow, window, reset);
   }
 }

@@ -69,14 +69,15 @@ final class Learning {
     }
     // The host's own announced quota, not its groups'.
     if (verdict.quotaRemaining() >= 0) {
-      long pause = queue.node.announced().heard(
-          verdict.quotaRemaining(), verdict.quotaResetNanos(), call.startSeq, now, retryDelayLimit);
+      AnnouncedBudget budget = queue.node.announced();
+      long pause = budget.heard(verdict.quotaRemaining(), verdict.quotaLimit(), verdict.quotaResetNanos(),
+          call.startSeq, now, retryDelayLimit);
       if (pause > 0) {
         pause(queue.node, pause, now);
       }
       FleetMemory memory = this.memory;
       if (memory != null) { // spent by the fleet together (SPEC S3)
-        memory.announced(call, verdict.quotaRemaining(), Math.min(verdict.quotaResetNanos(), retryDelayLimit));
+        memory.announced(call, verdict.quotaRemaining(), Math.min(verdict.quotaResetNanos(), retryDelayLimit), budget);
       }
     }
     FleetMemory memory = this.memory;
@@ -93,7 +94,9 @@ final class Learning {
    * not learned meanwhile is taught as if learned now, held to this engine's limits as what a store
    * opens is ({@link Decisions#held}: a pause to the retry delay limit, an interval and a quota's
    * window clamped); a node the fleet knows something of is known, and so opens with what it was
-   * told (SPEC P12).
+   * told (SPEC P12). A host's announced quota, kept with its window, makes the host's budget of this
+   * window and the next before any answer of its own (SPEC R8), so that its starts are spent from
+   * the fleet's count from the first (SPEC S3).
    */
   void recalled(Node node, Fleet.@Nullable Kept kept, long now) {
     if (kept == null || kept.nothing()) {
@@ -119,6 +122,11 @@ final class Learning {
       if (outbox.listens()) {
         outbox.emit(new HostpaceEvent.QuotaChanged(node.key, null, quotaOf(node.quota), now));
       }
+    }
+    if (!node.group && kept.announcedLimit() > 0) {
+      long window = Math.min(kept.announcedWindowNanos(), retryDelayLimit);
+      node.announced().recalled(kept.announcedLimit(), window, Math.min(kept.announcedResetNanos(), window),
+          node.starts, now);
     }
     if (held.paused()) {
       pause(node, held.pausedUntil() - now, now);

@@ -14,9 +14,10 @@ import io.hostpace.internal.AnnouncedQuota;
  * @param quotaRemaining how many requests the answer announced remain of the host's quota until
  *     its reset (SPEC R8); -1 when it announced none
  * @param quotaResetNanos when it announced a quota, the time to its reset; -1 else
+ * @param quotaLimit when it announced a quota, its requests a window, if it said; -1 else
  */
 record Verdict(int status, boolean refusal, long retryAfterNanos, Next next, long delayNanos, String reason,
-    long quotaRemaining, long quotaResetNanos) {
+    long quotaRemaining, long quotaResetNanos, long quotaLimit) {
 
   enum Next {
     /** The answer goes to the caller. */
@@ -37,7 +38,7 @@ record Verdict(int status, boolean refusal, long retryAfterNanos, Next next, lon
 
   static {
     for (int status = 100; status <= 599; status++) {
-      DONE[status - 100] = new Verdict(status, false, -1, Next.DONE, 0, "", -1, -1);
+      DONE[status - 100] = new Verdict(status, false, -1, Next.DONE, 0, "", -1, -1, -1);
     }
   }
 
@@ -45,25 +46,26 @@ record Verdict(int status, boolean refusal, long retryAfterNanos, Next next, lon
     if (!refusal && retryAfterNanos == -1 && status >= 100 && status <= 599) {
       return DONE[status - 100];
     }
-    return new Verdict(status, refusal, retryAfterNanos, Next.DONE, 0, "", -1, -1);
+    return new Verdict(status, refusal, retryAfterNanos, Next.DONE, 0, "", -1, -1, -1);
   }
 
   static Verdict giveUp(int status, long retryAfterNanos, String reason) {
-    return new Verdict(status, true, retryAfterNanos, Next.GIVE_UP, 0, reason, -1, -1);
+    return new Verdict(status, true, retryAfterNanos, Next.GIVE_UP, 0, reason, -1, -1, -1);
   }
 
   static Verdict retry(int status, long retryAfterNanos) {
-    return new Verdict(status, true, retryAfterNanos, Next.RETRY, 0, "", -1, -1);
+    return new Verdict(status, true, retryAfterNanos, Next.RETRY, 0, "", -1, -1, -1);
   }
 
   static Verdict retryLater(int status, long delayNanos) {
-    return new Verdict(status, false, -1, Next.RETRY_LATER, delayNanos, "", -1, -1);
+    return new Verdict(status, false, -1, Next.RETRY_LATER, delayNanos, "", -1, -1, -1);
   }
 
   /** This verdict, with the quota the answer announced (SPEC R8). */
   Verdict withQuota(AnnouncedQuota.Announced announced) {
     return !announced.says() ? this
-        : new Verdict(status, refusal, retryAfterNanos, next, delayNanos, reason, announced.remaining(), announced.resetNanos());
+        : new Verdict(status, refusal, retryAfterNanos, next, delayNanos, reason, announced.remaining(), announced.resetNanos(),
+            announced.limit());
   }
 
   /**
@@ -73,8 +75,9 @@ record Verdict(int status, boolean refusal, long retryAfterNanos, Next next, lon
   Verdict closing() {
     return switch (next) {
       case RETRY -> new Verdict(status, refusal, retryAfterNanos, Next.GIVE_UP, 0, "the engine was closed",
-          quotaRemaining, quotaResetNanos);
-      case RETRY_LATER -> new Verdict(status, refusal, retryAfterNanos, Next.DONE, 0, "", quotaRemaining, quotaResetNanos);
+          quotaRemaining, quotaResetNanos, quotaLimit);
+      case RETRY_LATER -> new Verdict(status, refusal, retryAfterNanos, Next.DONE, 0, "", quotaRemaining, quotaResetNanos,
+          quotaLimit);
       default -> this;
     };
   }

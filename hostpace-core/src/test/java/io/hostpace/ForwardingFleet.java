@@ -55,8 +55,8 @@ class ForwardingFleet implements Fleet {
   }
 
   @Override
-  public void announce(String key, long remaining, long resetNanos, long spentBefore) {
-    member.announce(key, remaining, resetNanos, spentBefore);
+  public void announce(String key, long remaining, long resetNanos, long spentBefore, long limit, long windowNanos) {
+    member.announce(key, remaining, resetNanos, spentBefore, limit, windowNanos);
   }
 
   @Override

@@ -18,6 +18,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code X-RateLimit-Remaining} with {@code X-RateLimit-Reset}, or else
  *       {@code X-RateLimit-Reset-After} (GitHub, Twitter, Discord and many others).
  * </ol>
+ * The starts a window ({@code limit} of the dictionary, {@code RateLimit-Limit},
+ * {@code X-RateLimit-Limit}) are read beside them when given, so that the window after the reset
+ * is known before its first answer; the policies of draft 07 name no such count here.
  * A reset is seconds to wait ({@code 30}, {@code 1.5}), or, as many servers send it, the time of
  * the reset: a number of at least 10<sup>9</sup> is a Unix time in seconds, of at least
  * 10<sup>12</sup> one in milliseconds; a time already past means no wait. Anything else (signs,
@@ -50,11 +53,24 @@ public final class AnnouncedQuota {
 
   /**
    * An announcement: {@code remaining} requests until the quota resets {@code resetNanos} from
-   * now. With several policies, the one that leaves the least (and of those, the longest wait).
+   * now, of {@code limit} a window (-1 when the answer did not say, or said fewer than remain).
+   * With several policies, the one that leaves the least (and of those, the longest wait).
    */
-  public record Announced(long remaining, long resetNanos) {
+  public record Announced(long remaining, long resetNanos, long limit) {
     /** An answer that announces no quota. */
     public static final Announced NOTHING = new Announced(-1, -1);
+
+    /** Checks the limit: one below what remains is none. */
+    public Announced {
+      if (limit < remaining) {
+        limit = -1;
+      }
+    }
+
+    /** {@code remaining} requests until the reset {@code resetNanos} from now, of a limit not said. */
+    public Announced(long remaining, long resetNanos) {
+      this(remaining, resetNanos, -1);
+    }
 
     /** Whether the answer announced a quota. */
     public boolean says() {
@@ -104,11 +120,12 @@ public final class AnnouncedQuota {
       Announced draft = fromFields(reader.header(source, answer, "RateLimit-Remaining"),
           reader.header(source, answer, "RateLimit-Reset"), now);
       if (draft.says()) {
-        return draft;
+        return withLimit(draft, reader.header(source, answer, "RateLimit-Limit"));
       }
       String reset = reader.header(source, answer, "X-RateLimit-Reset");
-      return fromFields(reader.header(source, answer, "X-RateLimit-Remaining"),
-          reset != null ? reset : reader.header(source, answer, "X-RateLimit-Reset-After"), now);
+      return withLimit(fromFields(reader.header(source, answer, "X-RateLimit-Remaining"),
+          reset != null ? reset : reader.header(source, answer, "X-RateLimit-Reset-After"), now),
+          reader.header(source, answer, "X-RateLimit-Limit"));
     } catch (RuntimeException e) {
       return Announced.NOTHING; // whatever a server sends
     }
@@ -138,15 +155,24 @@ public final class AnnouncedQuota {
   private static Announced fromDictionary(String value, Clock now) {
     String remaining = null;
     String reset = null;
+    String limit = null;
     for (String member : splitOutsideQuotes(value)) {
       String[] pair = member.trim().split("=", 2);
       if (pair.length == 2 && pair[0].trim().equals("remaining")) {
         remaining = pair[1].trim();
       } else if (pair.length == 2 && pair[0].trim().equals("reset")) {
         reset = pair[1].trim();
+      } else if (pair.length == 2 && pair[0].trim().equals("limit")) {
+        limit = pair[1].trim();
       }
     }
-    return fromFields(remaining, reset, now);
+    return withLimit(fromFields(remaining, reset, now), limit);
+  }
+
+  /** {@code announced} with the starts a window {@code limit} says, when it says a count; else as it is. */
+  private static Announced withLimit(Announced announced, @Nullable String limit) {
+    long count = limit == null || !announced.says() ? -1 : count(limit.trim());
+    return count < 0 ? announced : new Announced(announced.remaining(), announced.resetNanos(), count);
   }
 
   private static Announced fromFields(@Nullable String remaining, @Nullable String reset, Clock now) {

@@ -86,9 +86,14 @@ public interface Fleet {
    * @param quotaFullForNanos how long the quota's current window stays full, every start of it
    *     spent (0 when starts may go now, or there is no quota)
    * @param pauseLeftNanos how much is left of the host's pause, 0 for none
+   * @param announcedLimit the starts a window the host announces (SPEC R8), 0 for none
+   * @param announcedWindowNanos the window of the announced quota, as long as its longest announced
+   *     reset, 0 when there is none
+   * @param announcedResetNanos how long until the announced quota's current window resets (its
+   *     next windows following one after the other), at most its window; 0 when there is none
    */
   record Kept(long intervalNanos, int inFlightLimit, int quotaPermits, long quotaWindowNanos, long quotaFullForNanos,
-      long pauseLeftNanos) {
+      long pauseLeftNanos, long announcedLimit, long announcedWindowNanos, long announcedResetNanos) {
     /** What a host that taught nothing leaves: kept as such, it forgets what was kept before. */
     public static final Kept NOTHING = new Kept(0, 0, 0, 0, 0, 0);
 
@@ -108,17 +113,38 @@ public interface Fleet {
         throw new IllegalArgumentException("a kept quota's window is full for at most the window: " + quotaFullForNanos
             + " ns of a " + quotaWindowNanos + " ns window");
       }
+      if (announcedLimit < 0 || announcedWindowNanos < 0 || announcedResetNanos < 0
+          || (announcedLimit == 0) != (announcedWindowNanos == 0) || announcedResetNanos > announcedWindowNanos) {
+        throw new IllegalArgumentException("a kept announced quota needs its starts and its window, and resets within"
+            + " the window: " + announcedLimit + " a " + announcedWindowNanos + " ns window resetting in "
+            + announcedResetNanos + " ns");
+      }
     }
 
-    /** Whether nothing is kept: no interval, in-flight limit, quota or pause. */
+    /** What a host taught but an announced quota: none announced. */
+    public Kept(long intervalNanos, int inFlightLimit, int quotaPermits, long quotaWindowNanos, long quotaFullForNanos,
+        long pauseLeftNanos) {
+      this(intervalNanos, inFlightLimit, quotaPermits, quotaWindowNanos, quotaFullForNanos, pauseLeftNanos, 0, 0, 0);
+    }
+
+    /** Whether nothing is kept: no interval, in-flight limit, quota, pause or announced quota. */
     public boolean nothing() {
-      return intervalNanos == 0 && inFlightLimit == 0 && quotaPermits == 0 && pauseLeftNanos == 0;
+      return intervalNanos == 0 && inFlightLimit == 0 && quotaPermits == 0 && pauseLeftNanos == 0 && announcedLimit == 0;
     }
 
-    /** The same, {@code nanos} later: what is left of the pause and of the quota's full window then. */
+    /**
+     * The same, {@code nanos} later: what is left of the pause and of the quota's full window then,
+     * and when the announced quota's window of then resets.
+     */
     public Kept after(long nanos) {
+      long later = Math.max(0, nanos);
+      long reset = announcedResetNanos - later;
+      if (announcedWindowNanos > 0 && reset <= 0) {
+        reset = announcedWindowNanos - Math.floorMod(-reset, announcedWindowNanos); // its next windows
+      }
       return new Kept(intervalNanos, inFlightLimit, quotaPermits, quotaWindowNanos,
-          Math.max(0, quotaFullForNanos - Math.max(0, nanos)), Math.max(0, pauseLeftNanos - Math.max(0, nanos)));
+          Math.max(0, quotaFullForNanos - later), Math.max(0, pauseLeftNanos - later),
+          announcedLimit, announcedWindowNanos, Math.max(0, reset));
     }
   }
 
@@ -206,10 +232,13 @@ public interface Fleet {
    * or the last this process was told; 0 for none): the host's count did not hold the spends after
    * it, so the fleet takes {@code remaining} less those, when no attempt started later told it
    * otherwise; an announcement of unknown order ({@code spentBefore} 0) only ever lowers what is
-   * left. The announcement ends at the reset. Called only when {@link #keeps()}; must not block,
+   * left. The announcement ends at the reset, unless the host said it takes {@code limit} starts a
+   * window of {@code windowNanos} (0 and 0 when it did not): then at each reset the fleet's count
+   * rolls into the next window, {@code limit} left until a window later, and what attempts started
+   * before the roll announce says nothing of it. Called only when {@link #keeps()}; must not block,
    * and may be lost.
    */
-  default void announce(String key, long remaining, long resetNanos, long spentBefore) {}
+  default void announce(String key, long remaining, long resetNanos, long spentBefore, long limit, long windowNanos) {}
 
   /**
    * Spends one of the starts {@code key}'s host announced (SPEC R8, S3), for a start now; the answer

@@ -93,6 +93,19 @@ class AnnouncedQuotaTest {
   }
 
   @Test
+  void R8_theStartsAWindowAreReadWhenSaidAndNoFewerThanRemain() {
+    assertThat(read("X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "7", "X-RateLimit-Reset", "5").limit())
+        .isEqualTo(10);
+    assertThat(read("RateLimit-Limit", "60", "RateLimit-Remaining", "7", "RateLimit-Reset", "5").limit()).isEqualTo(60);
+    assertThat(read("RateLimit", "limit=100, remaining=0, reset=7").limit()).isEqualTo(100);
+    assertThat(read("X-RateLimit-Remaining", "7", "X-RateLimit-Reset", "5").limit()).isEqualTo(-1);
+    assertThat(read("X-RateLimit-Limit", "5", "X-RateLimit-Remaining", "7", "X-RateLimit-Reset", "5").limit())
+        .isEqualTo(-1);
+    assertThat(read("X-RateLimit-Limit", "ten", "X-RateLimit-Remaining", "7", "X-RateLimit-Reset", "5").limit())
+        .isEqualTo(-1);
+  }
+
+  @Test
   void R8_aResetFarOffIsCutToAYear() {
     assertThat(pause("RateLimit-Remaining", "0", "RateLimit-Reset", "999999999.5")).isEqualTo(Duration.ofDays(365).toNanos());
   }

@@ -10,7 +10,13 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A host's key is a hash: {@code left}, the starts left; {@code order}, the fleet's count of
  * spends when the attempt whose word stands started; {@code spends}, the fleet's count of the
- * host's spends; {@code reset}, when the announcement ends, in microseconds of Redis's clock. An
+ * host's spends; {@code reset}, when the announcement ends, in microseconds of Redis's clock;
+ * and, when the host said how many it takes a window, {@code limit}, {@code window} (microseconds,
+ * its longest announced reset) and {@code rolled}, the count of spends when the announcement last
+ * rolled into a new window: both scripts first roll a count past its reset into the window of
+ * now, all of {@code limit} left, and an announcement by an attempt started before the roll
+ * ({@code k} at most {@code rolled}) is of the window that ended and changes nothing. (A release
+ * that reads no {@code limit} ends the announcement at its reset, as before.) An
  * announcement of {@code remaining} by an attempt that started after spend {@code k} (0: not known)
  * stands, when none started later spoke, as {@code remaining} less the spends after {@code k} (the
  * host's count did not hold those); one of unknown order only ever lowers what is left. A spend
@@ -31,10 +37,26 @@ final class AnnouncedScripts {
   /** How long a host's hash outlives its announcement's reset, in milliseconds. */
   static final long KEPT_MILLIS = 3_600_000;
 
-  /** KEYS: the host's hash; ARGV: remaining, the reset in microseconds from now, the announcing attempt's order; answers 1. */
+  /** Rolls a hash {@code h} of {@code left, order, spends, reset, limit, window, rolled} past its reset into the window of {@code now}. */
+  private static final String ROLL = String.join("\n",
+      "local function roll(h)",
+      "  local reset, limit, window = tonumber(h[4]), tonumber(h[5]) or 0, tonumber(h[6]) or 0",
+      "  if reset == nil or reset > now or limit <= 0 or window <= 0 then return h end",
+      "  reset = reset + (math.floor((now - reset) / window) + 1) * window",
+      "  local spends = tonumber(h[3]) or 0",
+      "  redis.call('HSET', KEYS[1], 'left', string.format('%.0f', limit), 'order', string.format('%.0f', spends),"
+          + " 'rolled', string.format('%.0f', spends), 'reset', string.format('%.0f', reset))",
+      "  return {limit, spends, spends, reset, limit, window, spends}",
+      "end");
+
+  /**
+   * KEYS: the host's hash; ARGV: remaining, the reset in microseconds from now, the announcing
+   * attempt's order, the starts a window and the window in microseconds (0 and 0: not said); answers 1.
+   */
   static final String ANNOUNCE = String.join("\n",
       ClaimScript.NOW_MICROS,
-      "local h = redis.call('HMGET', KEYS[1], 'left', 'order', 'spends', 'reset')",
+      ROLL,
+      "local h = roll(redis.call('HMGET', KEYS[1], 'left', 'order', 'spends', 'reset', 'limit', 'window', 'rolled'))",
       "local left = tonumber(h[1])",
       "local order = tonumber(h[2]) or 0",
       "local spends = tonumber(h[3]) or 0",
@@ -42,6 +64,11 @@ final class AnnouncedScripts {
       "local remaining = tonumber(ARGV[1])",
       "local k = tonumber(ARGV[3])",
       "local current = reset ~= nil and reset > now",
+      "if current and k > 0 and k <= (tonumber(h[7]) or 0) then return 1 end",
+      "if tonumber(ARGV[4]) > 0 and tonumber(ARGV[5]) > 0 then",
+      "  redis.call('HSET', KEYS[1], 'limit', ARGV[4], 'window',"
+          + " string.format('%.0f', math.max(tonumber(h[6]) or 0, tonumber(ARGV[5]))))",
+      "end",
       "if k > 0 and ((not current) or k >= order) then",
       "  left = math.max(0, remaining - math.max(0, spends - k))",
       "  order = k",
@@ -59,10 +86,11 @@ final class AnnouncedScripts {
   /** KEYS: the host's hash; answers the spend's number and, with none left, the microseconds until the reset (else 0). */
   static final String SPEND = String.join("\n",
       ClaimScript.NOW_MICROS,
-      "local h = redis.call('HMGET', KEYS[1], 'left', 'spends', 'reset')",
+      ROLL,
+      "local h = roll(redis.call('HMGET', KEYS[1], 'left', 'order', 'spends', 'reset', 'limit', 'window', 'rolled'))",
       "local left = tonumber(h[1]) or 0",
-      "local spends = tonumber(h[2]) or 0",
-      "local reset = tonumber(h[3])",
+      "local spends = tonumber(h[3]) or 0",
+      "local reset = tonumber(h[4])",
       "if reset ~= nil and reset > now and left <= 0 then return {spends, math.max(1, reset - now)} end",
       "if reset ~= nil and reset > now then redis.call('HSET', KEYS[1], 'left', string.format('%.0f', left - 1)) end",
       "local fresh = redis.call('EXISTS', KEYS[1]) == 0",

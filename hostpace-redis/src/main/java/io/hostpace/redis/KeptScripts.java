@@ -13,28 +13,38 @@ import org.jspecify.annotations.Nullable;
  * <p>A host's key holds a string of seven fields separated by tabs: the format's version
  * ({@code 1}), the interval in microseconds, the in-flight limit, the quota's starts a window,
  * its window in microseconds, until when its current window is full and until when the host is
- * paused, both in microseconds of Redis's clock ({@code 0} for not). Kept with a lease of
- * {@code keepFor}, after which Redis forgets it.
+ * paused, both in microseconds of Redis's clock ({@code 0} for not). A host that announces its
+ * starts a window (SPEC R8) is kept in version {@code 2}, the same seven fields and three more:
+ * those starts, the window in microseconds, and when a window of it resets, in microseconds of
+ * Redis's clock (a reader past it counts whole windows on). Kept with a lease of {@code keepFor},
+ * after which Redis forgets it.
  *
  * <pre>
  * 1	1000000	0	0	0	0	1764650000000000
+ * 2	8000	0	0	0	0	1764650000000000	10	5000000	1764650000000000
  * </pre>
  *
  * <p>A value whose version this release does not read (a later release's) reads as nothing kept:
  * the host opens as on first contact rather than misread; the value is overwritten when this
  * process keeps what the host taught it, so in a fleet of two releases the last to keep stands.
+ * So that an earlier release reads what it can, a host that announces no starts a window is kept
+ * in version 1.
  */
 final class KeptScripts {
 
-  /** The version of the kept text this release writes and reads. */
+  /** The version of the kept text this release writes for a host that announces no starts a window. */
   static final String VERSION = "1";
+  /** The version of the kept text, with an announced quota (SPEC R8), this release writes and reads. */
+  static final String ANNOUNCED_VERSION = "2";
 
   private static final int FIELDS = 7;
+  private static final int ANNOUNCED_FIELDS = 10;
 
   /**
    * KEYS: the host's kept state; ARGV: the lease in milliseconds (0: forget), the interval (µs),
    * the in-flight limit, the quota's permits, its window (µs), how long its window stays full
-   * (µs) and the pause left (µs); answers 1.
+   * (µs), the pause left (µs), the announced starts a window (0: none), their window (µs) and how
+   * long until it resets (µs); answers 1.
    */
   static final String KEEP = String.join("\n",
       ClaimScript.NOW_MICROS,
@@ -42,6 +52,10 @@ final class KeptScripts {
       "local function at(left) if tonumber(left) > 0 then return string.format('%.0f', now + tonumber(left)) end return '0' end",
       "local kept = '" + VERSION + "' .. '\\t' .. ARGV[2] .. '\\t' .. ARGV[3] .. '\\t' .. ARGV[4] .. '\\t' .. ARGV[5]"
           + " .. '\\t' .. at(ARGV[6]) .. '\\t' .. at(ARGV[7])",
+      "if tonumber(ARGV[8]) > 0 then",
+      "  kept = '" + ANNOUNCED_VERSION + "' .. string.sub(kept, 2) .. '\\t' .. ARGV[8] .. '\\t' .. ARGV[9]"
+          + " .. '\\t' .. string.format('%.0f', now + tonumber(ARGV[10]))",
+      "end",
       "redis.call('SET', KEYS[1], kept, 'PX', ARGV[1])",
       "return 1");
 
@@ -65,6 +79,9 @@ final class KeptScripts {
       Long.toString(ClaimScript.micros(kept.quotaWindowNanos())),
       Long.toString(ClaimScript.micros(kept.quotaFullForNanos())),
       Long.toString(ClaimScript.micros(kept.pauseLeftNanos())),
+      Long.toString(kept.announcedLimit()),
+      Long.toString(ClaimScript.micros(kept.announcedWindowNanos())),
+      Long.toString(ClaimScript.micros(kept.announcedResetNanos())),
     };
   }
 
@@ -77,7 +94,8 @@ final class KeptScripts {
       return null;
     }
     String[] fields = String.valueOf(answer.get(0)).split("\t", -1);
-    if (fields.length != FIELDS || !fields[0].equals(VERSION)) {
+    boolean announced = fields.length == ANNOUNCED_FIELDS && fields[0].equals(ANNOUNCED_VERSION);
+    if (!announced && (fields.length != FIELDS || !fields[0].equals(VERSION))) {
       return null;
     }
     try {
@@ -88,7 +106,16 @@ final class KeptScripts {
       long window = ClaimScript.nanos(count(fields[4]));
       long fullFor = left(count(fields[5]), now);
       long pause = left(count(fields[6]), now);
-      return new Kept(interval, inFlight, permits, window, Math.min(fullFor, window), pause);
+      if (!announced) {
+        return new Kept(interval, inFlight, permits, window, Math.min(fullFor, window), pause);
+      }
+      long limit = count(fields[7]);
+      long announcedWindow = ClaimScript.nanos(count(fields[8]));
+      long resetAt = count(fields[9]);
+      long resetIn = resetAt > now ? Math.min(ClaimScript.nanos(resetAt - now), announcedWindow)
+          : announcedWindow == 0 ? 0 : announcedWindow - Math.floorMod(ClaimScript.nanos(now - resetAt), announcedWindow);
+      return new Kept(interval, inFlight, permits, window, Math.min(fullFor, window), pause, limit, announcedWindow,
+          resetIn); // past the reset kept, the windows after it follow one another whole
     } catch (IllegalArgumentException | ArithmeticException notKept) { // not a count, or a field Kept refuses
       return null;
     }

@@ -510,14 +510,16 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    *     ({@link Hostpace#checkKey}; a group announces nothing), or a number negative
    */
   @Override
-  public void announce(String key, long remaining, long resetNanos, long spentBefore) {
+  public void announce(String key, long remaining, long resetNanos, long spentBefore, long limit, long windowNanos) {
     checkHostKey(key);
-    if (remaining < 0 || resetNanos < 0 || spentBefore < 0) {
+    if (remaining < 0 || resetNanos < 0 || spentBefore < 0 || limit < 0 || windowNanos < 0) {
       throw new IllegalArgumentException("an announcement's numbers are never negative: remaining " + remaining
-          + ", reset in " + resetNanos + " ns, after spend " + spentBefore);
+          + ", reset in " + resetNanos + " ns, after spend " + spentBefore + ", " + limit + " a " + windowNanos
+          + " ns window");
     }
     String[] keys = {names.announced(key)};
-    String[] args = {Long.toString(remaining), Long.toString(ClaimScript.micros(resetNanos)), Long.toString(spentBefore)};
+    String[] args = {Long.toString(remaining), Long.toString(ClaimScript.micros(resetNanos)), Long.toString(spentBefore),
+        Long.toString(limit > 0 && windowNanos > 0 ? limit : 0), Long.toString(ClaimScript.micros(windowNanos))};
     send("keep", keepsLost, () -> script(AnnouncedScripts.ANNOUNCE, announceDigest, ScriptOutputType.INTEGER, keys, args));
   }
 

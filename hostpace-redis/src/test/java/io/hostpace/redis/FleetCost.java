@@ -55,7 +55,7 @@ final class FleetCost {
       answered(then -> fleet.recall("flush.test", then::complete)); // the keep ran: one connection keeps its order
     });
     kinds.put("an announcement (announce, with an answer's quota headers)", (fleet, i) -> {
-      fleet.announce(HOST, 1_000_000, TimeUnit.HOURS.toNanos(1), i + 1);
+      fleet.announce(HOST, 1_000_000, TimeUnit.HOURS.toNanos(1), i + 1, 0, 0);
       answered(then -> fleet.recall("flush.test", then::complete));
     });
     kinds.put("a start of a host that announced few left (spendAnnounced)", (fleet, i) ->

@@ -21,7 +21,7 @@ class RedisFleetAnnouncedTest extends OnRealRedis {
 
   /** Announces through {@code fleet} and waits until Redis ran it (one connection keeps its order). */
   static void announce(RedisFleet fleet, String key, long remaining, long resetNanos, long spentBefore) throws Exception {
-    fleet.announce(key, remaining, resetNanos, spentBefore);
+    fleet.announce(key, remaining, resetNanos, spentBefore, 0, 0);
     RedisFleetKeptTest.recall(fleet, "flush.test");
   }
 
@@ -60,6 +60,35 @@ class RedisFleetAnnouncedTest extends OnRealRedis {
   }
 
   @Test
+  void S3_R8_pastItsResetAnAnnouncementOfItsStartsAWindowRollsIntoTheNextWithAllOfThem() throws Exception {
+    RedisFleet a = process();
+    RedisFleet b = process();
+    a.announce("api.test", 0, 60 * SECOND, 0, 10, 5 * SECOND); // 0 of 10 a window of 5 s
+    announce(a, "flush2.test", 0, SECOND, 0);
+    assertThat(spend(b, "api.test").granted()).isFalse();
+
+    redis().hset(hash("api.test"), "reset", "1"); // past the reset: the window of now, all 10 of it
+    assertThat(spend(b, "api.test")).isEqualTo(new Spent(1, 0));
+    assertThat(redis().hget(hash("api.test"), "left")).isEqualTo("9");
+    assertThat(redis().hget(hash("api.test"), "rolled")).isEqualTo("0");
+    announce(a, "api.test", 0, SECOND, 0); // of unknown order: only lowers
+    assertThat(redis().hget(hash("api.test"), "left")).isEqualTo("0");
+
+    redis().hset(hash("api.test"), "reset", "1");
+    assertThat(spend(a, "api.test")).isEqualTo(new Spent(2, 0)); // rolled again at spend 1
+    announce(b, "api.test", 0, 3 * SECOND, 1); // the attempt of spend 1, started before the roll: of the window that ended
+    assertThat(redis().hget(hash("api.test"), "left")).isEqualTo("9");
+    announce(b, "api.test", 4, 3 * SECOND, 2); // the attempt of spend 2 stands
+    assertThat(redis().hget(hash("api.test"), "left")).isEqualTo("4");
+    for (int i = 0; i < 4; i++) {
+      assertThat(spend(i % 2 == 0 ? a : b, "api.test").granted()).isTrue();
+    }
+    Spent none = spend(a, "api.test");
+    assertThat(none.granted()).isFalse();
+    assertThat(none.waitNanos()).isBetween(SECOND, 3 * SECOND);
+  }
+
+  @Test
   void S3_R8_aSpendWithNothingAnnouncedIsGrantedAndCountedAndItsHashExpires() throws Exception {
     RedisFleet a = process();
     assertThat(spend(a, "quiet.test")).isEqualTo(new Spent(1, 0));
@@ -82,8 +111,8 @@ class RedisFleetAnnouncedTest extends OnRealRedis {
     assertThat(closed.claimsUnclaimed()).isEqualTo(1);
 
     RedisFleet a = process();
-    assertThatThrownBy(() -> a.announce("", 1, SECOND, 0)).hasMessageContaining("host's key");
-    assertThatThrownBy(() -> a.announce("api.test", -1, SECOND, 0)).hasMessageContaining("never negative");
+    assertThatThrownBy(() -> a.announce("", 1, SECOND, 0, 0, 0)).hasMessageContaining("host's key");
+    assertThatThrownBy(() -> a.announce("api.test", -1, SECOND, 0, 0, 0)).hasMessageContaining("never negative");
     assertThatThrownBy(() -> a.spendAnnounced("", spent -> {})).hasMessageContaining("host's key");
   }
 }

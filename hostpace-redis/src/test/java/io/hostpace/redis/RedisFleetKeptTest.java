@@ -82,13 +82,43 @@ class RedisFleetKeptTest extends OnRealRedis {
   }
 
   @Test
+  void S3_R8_anAnnouncedQuotaIsKeptWithItsWindowAndReadAsOfTheWindowOfTheReader() throws Exception {
+    RedisFleet a = process();
+    RedisFleet b = process();
+    keepAndWait(a, "api.test", new Kept(8_000_000L, 0, 0, 0, 0, 0, 10, 5 * SECOND, 2 * SECOND), HOUR);
+
+    Kept read = recall(b, "api.test");
+    assertThat(read).isNotNull();
+    assertThat(read.announcedLimit()).isEqualTo(10);
+    assertThat(read.announcedWindowNanos()).isEqualTo(5 * SECOND);
+    assertThat(read.announcedResetNanos()).isBetween(SECOND, 2 * SECOND);
+    String key = new RedisKeys(fleetName).kept("api.test");
+    assertThat(redis().get(key)).startsWith(KeptScripts.ANNOUNCED_VERSION + "\t8000\t0\t0\t0\t0\t0\t10\t5000000\t");
+
+    // Kept with a window that reset 12 s ago (on Redis's clock): read as 2 s into the third window after
+    String[] fields = redis().get(key).split("\t");
+    long now = Long.parseLong(redis().time().get(0)) * 1_000_000 + Long.parseLong(redis().time().get(1));
+    fields[9] = Long.toString(now - 12_000_000L);
+    redis().set(key, String.join("\t", fields));
+    Kept rolled = recall(b, "api.test");
+    assertThat(rolled).isNotNull();
+    assertThat(rolled.announcedResetNanos()).isBetween(2 * SECOND, 3 * SECOND);
+
+    // a host that announces no starts a window is kept as an earlier release reads it
+    keepAndWait(a, "plain.test", new Kept(8_000_000L, 0, 0, 0, 0, 0), HOUR);
+    assertThat(redis().get(new RedisKeys(fleetName).kept("plain.test"))).startsWith(KeptScripts.VERSION + "\t8000\t");
+  }
+
+  @Test
   void S3_aLaterReleasesTextOrTextThatDoesNotReadIsNothingKept() throws Exception {
     RedisFleet a = process();
-    redis().set(new RedisKeys(fleetName).kept("newer.test"), "2\t1000000\t0\t0\t0\t0\t0\textra");
+    redis().set(new RedisKeys(fleetName).kept("newer.test"), "3\t1000000\t0\t0\t0\t0\t0\textra");
+    redis().set(new RedisKeys(fleetName).kept("short.test"), "2\t1000000\t0\t0\t0\t0\t0\t10\t5000000");
     redis().set(new RedisKeys(fleetName).kept("junk.test"), "1\tfast\t0\t0\t0\t0\t0");
     redis().set(new RedisKeys(fleetName).kept("negative.test"), "1\t-5\t0\t0\t0\t0\t0");
 
     assertThat(recall(a, "newer.test")).isNull();
+    assertThat(recall(a, "short.test")).isNull();
     assertThat(recall(a, "junk.test")).isNull();
     assertThat(recall(a, "negative.test")).isNull();
   }

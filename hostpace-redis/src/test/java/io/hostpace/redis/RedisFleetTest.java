@@ -287,7 +287,7 @@ class RedisFleetTest extends OnRealRedis {
           () -> a.releasePlace(key, 1),
           () -> a.keep(key, Fleet.Kept.NOTHING, SECOND),
           () -> a.recall(key, kept -> {}),
-          () -> a.announce(key, 1, SECOND, 0),
+          () -> a.announce(key, 1, SECOND, 0, 0, 0),
           () -> a.spendAnnounced(key, spent -> {}));
       for (ThrowingCallable call : calls) {
         assertThatThrownBy(call).as(Redaction.printable(key))
@@ -297,7 +297,7 @@ class RedisFleetTest extends OnRealRedis {
       }
     }
     for (ThrowingCallable call : List.<ThrowingCallable>of(
-        () -> a.announce("*.example.org", 1, SECOND, 0),
+        () -> a.announce("*.example.org", 1, SECOND, 0, 0, 0),
         () -> a.spendAnnounced("*.example.org", spent -> {}))) {
       assertThatThrownBy(call).isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("'*.example.org' is a group's: expected a host's key");

@@ -123,19 +123,44 @@ public final class LocalFleet {
     return kept.kept().after(now - kept.at());
   }
 
-  /** A host's announced starts (SPEC R8, S3): what is left, the order of the word it stands on, the spends, the reset. */
+  /**
+   * A host's announced starts (SPEC R8, S3): what is left, the order of the word it stands on, the
+   * spends, the reset; the starts a window and the window the host said (0 for none), and the
+   * spends when the count last rolled into a window of them.
+   */
   private static final class Announced {
     long left;
     long order;
     long spends;
     long resetAt;
     boolean holds;
+    long limit;
+    long window;
+    long rolledAt;
+
+    /** Past the reset, with the starts a window known: the window of {@code now}, all of them left. */
+    void roll(long now) {
+      if (holds && resetAt - now <= 0 && limit > 0 && window > 0) {
+        resetAt += ((now - resetAt) / window + 1) * window;
+        left = limit;
+        order = spends;
+        rolledAt = spends;
+      }
+    }
   }
 
-  private synchronized void announce(String key, long remaining, long reset, long spentBefore) {
+  private synchronized void announce(String key, long remaining, long reset, long spentBefore, long limit, long window) {
     long now = clock.nanoTime();
     Announced budget = announced.computeIfAbsent(key, k -> new Announced());
+    budget.roll(now);
     boolean current = budget.holds && budget.resetAt - now > 0;
+    if (current && spentBefore > 0 && spentBefore <= budget.rolledAt) {
+      return; // started before the roll: a word of the window that ended
+    }
+    if (limit > 0 && window > 0) {
+      budget.limit = limit;
+      budget.window = Math.max(budget.window, window);
+    }
     if (spentBefore > 0 && (!current || spentBefore >= budget.order)) {
       budget.left = Math.max(0, remaining - Math.max(0, budget.spends - spentBefore));
       budget.order = spentBefore;
@@ -152,6 +177,7 @@ public final class LocalFleet {
   private synchronized Fleet.Spent spend(String key) {
     long now = clock.nanoTime();
     Announced budget = announced.computeIfAbsent(key, k -> new Announced());
+    budget.roll(now);
     if (!budget.holds || budget.resetAt - now <= 0) {
       budget.holds = false;
       return new Fleet.Spent(++budget.spends, 0);
@@ -166,6 +192,9 @@ public final class LocalFleet {
   /** How many announced starts of {@code key} the fleet has left (SPEC S3), for tests; -1 for no announcement. */
   public synchronized long announcedLeft(String key) {
     Announced budget = announced.get(key);
+    if (budget != null) {
+      budget.roll(clock.nanoTime());
+    }
     return budget == null || !budget.holds || budget.resetAt - clock.nanoTime() <= 0 ? -1 : budget.left;
   }
 
@@ -260,9 +289,9 @@ public final class LocalFleet {
     }
 
     @Override
-    public void announce(String key, long remaining, long resetNanos, long spentBefore) {
+    public void announce(String key, long remaining, long resetNanos, long spentBefore, long limit, long windowNanos) {
       Objects.requireNonNull(key, "key");
-      timer.schedule(() -> LocalFleet.this.announce(key, remaining, resetNanos, spentBefore), latency);
+      timer.schedule(() -> LocalFleet.this.announce(key, remaining, resetNanos, spentBefore, limit, windowNanos), latency);
     }
 
     @Override
