@@ -1,6 +1,9 @@
 package io.hostpace.cli;
 
 import io.hostpace.Hostpace;
+import io.hostpace.micrometer.HostpaceMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.hostpace.proxy.HostpaceProxy;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -15,7 +18,8 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code hostpace proxy}: a local reverse proxy whose routes go upstream through one engine, with
- * {@code fetch}'s options ({@link HostpaceProxy}, SPEC X1 to X4), until Ctrl-C. It prints where it
+ * {@code fetch}'s options ({@link HostpaceProxy}, SPEC X1 to X4), until Ctrl-C; the engine's meters
+ * ({@code hostpace-micrometer}) at {@code /hostpace/metrics} in Prometheus's format. It prints where it
  * listens and its routes, then nothing but warnings (and the engine's decisions with
  * {@code --verbose}); at the end it saves {@code --state} and leaves {@code --fleet}. Exit status
  * 130 after Ctrl-C, 2 for a usage error (nothing listened), 1 when the proxy could not listen.
@@ -72,9 +76,13 @@ final class ProxyCommand implements java.util.concurrent.Callable<Integer> {
     HttpClient http = HttpClient.newBuilder().connectTimeout(timeout).followRedirects(HttpClient.Redirect.NEVER).build();
     // The builder checks the routes before anything is made, so that a wrong one is a usage error.
     io.hostpace.CallContext context = pacing.context();
-    engine = pacing.engine(event -> { }, io.hostpace.jdk.HttpProbe.head(http));
+    // The engine's meters, in Prometheus's format at /hostpace/metrics.
+    HostpaceMetrics metrics = HostpaceMetrics.create();
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    engine = pacing.engine(metrics.listener(), io.hostpace.jdk.HttpProbe.head(http));
+    metrics.watch(engine).bindTo(registry);
     builder = HostpaceProxy.builder(engine).client(http).context(context).timeout(timeout).maxRequestBytes(maxBody)
-        .listen(address).allowRemoteClients(allowRemote);
+        .listen(address).allowRemoteClients(allowRemote).metrics(registry::scrape);
     try {
       for (String route : routes) {
         builder.route(route);

@@ -50,6 +50,10 @@ class ProxyCommandTest {
             HttpResponse.BodyHandlers.ofString());
         assertThat(hosts.statusCode()).isEqualTo(200);
         assertThat(hosts.body()).as("the hosts the engine holds: none once idle (SPEC P10)").startsWith("[");
+        HttpResponse<String> metrics = client.send(HttpRequest.newBuilder(URI.create(base + "/hostpace/metrics")).build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertThat(metrics.body()).contains("hostpace_attempts_refused_total{host=\"" + upstream.hostKey() + "\",scope=\"host\"} 1.0",
+            "hostpace_attempts_started_total{host=\"" + upstream.hostKey() + "\",scope=\"host\"} 2.0");
         assertThat(new ProcessBuilder("kill", "-INT", Long.toString(proxy.pid())).start().waitFor()).isZero(); // Ctrl-C
         assertThat(proxy.waitFor(30, TimeUnit.SECONDS)).isTrue();
       } finally {

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.VirtualThreads;
@@ -44,8 +45,9 @@ import org.jspecify.annotations.Nullable;
  * is sent again whole), up to {@linkplain Builder#maxRequestBytes a cap}; the answer's body is
  * streamed, never held whole. A client that goes away while its request waits takes it out of its
  * queue (SPEC T5). An upstream that cannot be reached is answered 502, one that timed out 504.
- * {@code /hostpace/hosts} answers each host's snapshot as JSON, and is never forwarded; any other
- * path is answered 404 (SPEC X3: routes only, no open relay).
+ * {@code /hostpace/hosts} answers each host's snapshot as JSON, and {@code /hostpace/metrics} the
+ * engine's meters in Prometheus's format when {@linkplain Builder#metrics given}; neither is ever
+ * forwarded, and any other path is answered 404 (SPEC X3: routes only, no open relay).
  *
  * <p>It listens on 127.0.0.1 unless told otherwise, and an address other than a loopback one
  * needs {@link Builder#allowRemoteClients} (SPEC X4). Closing the proxy stops its server; the
@@ -112,6 +114,7 @@ public final class HostpaceProxy implements AutoCloseable {
     private CallContext context = CallContext.DEFAULT;
     private @Nullable Duration timeout;
     private long maxRequestBytes = 16L * 1024 * 1024;
+    private @Nullable Supplier<String> metrics;
 
     private Builder(Hostpace engine) {
       this.engine = engine;
@@ -196,6 +199,16 @@ public final class HostpaceProxy implements AutoCloseable {
     }
 
     /**
+     * Answers {@code /hostpace/metrics} with what {@code scrape} gives, in Prometheus's text format
+     * (for example a Micrometer {@code PrometheusMeterRegistry}'s {@code scrape}, bound to the
+     * engine's meters by {@code hostpace-micrometer}); answered 404 unless set.
+     */
+    public Builder metrics(Supplier<String> scrape) {
+      this.metrics = Objects.requireNonNull(scrape, "scrape");
+      return this;
+    }
+
+    /**
      * Starts the proxy: it listens when this returns.
      *
      * @throws IllegalStateException when no route was given, or the address is not a loopback
@@ -227,7 +240,7 @@ public final class HostpaceProxy implements AutoCloseable {
       connector.setHost(listen.getAddress().getHostAddress());
       connector.setPort(listen.getPort());
       server.addConnector(connector);
-      server.setHandler(new ProxyHandler(engine, paced, List.copyOf(sorted), timeout, maxRequestBytes));
+      server.setHandler(new ProxyHandler(engine, paced, List.copyOf(sorted), timeout, maxRequestBytes, metrics));
       try {
         server.start();
       } catch (Exception e) {

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.io.Content;
@@ -40,13 +41,17 @@ final class ProxyHandler extends Handler.Abstract {
   private final List<Route> routes;
   private final @Nullable Duration timeout;
   private final long maxRequestBytes;
+  /** What {@code /hostpace/metrics} answers, in Prometheus's text format; null when the proxy has no metrics. */
+  private final @Nullable Supplier<String> metrics;
 
-  ProxyHandler(Hostpace engine, HttpClient paced, List<Route> routes, @Nullable Duration timeout, long maxRequestBytes) {
+  ProxyHandler(Hostpace engine, HttpClient paced, List<Route> routes, @Nullable Duration timeout, long maxRequestBytes,
+      @Nullable Supplier<String> metrics) {
     this.engine = engine;
     this.paced = paced;
     this.routes = routes;
     this.timeout = timeout;
     this.maxRequestBytes = maxRequestBytes;
+    this.metrics = metrics;
   }
 
   @Override
@@ -55,6 +60,16 @@ final class ProxyHandler extends Handler.Abstract {
     if (path.equals(Route.OWN + "/hosts")) {
       response.getHeaders().put("Content-Type", "application/json");
       Content.Sink.write(response, true, HostsJson.of(engine.snapshot()), callback);
+      return true;
+    }
+    if (path.equals(Route.OWN + "/metrics")) {
+      Supplier<String> scrape = metrics;
+      if (scrape == null) {
+        Response.writeError(request, response, callback, 404, "this proxy has no metrics");
+      } else {
+        response.getHeaders().put("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+        Content.Sink.write(response, true, scrape.get(), callback);
+      }
       return true;
     }
     URI upstream = null;
@@ -66,7 +81,8 @@ final class ProxyHandler extends Handler.Abstract {
     }
     if (upstream == null) {
       Response.writeError(request, response, callback, 404, "no route for " + path + ": the proxy forwards "
-          + routes.stream().map(Route::prefix).toList() + " and answers " + Route.OWN + "/hosts");
+          + routes.stream().map(Route::prefix).toList() + " and answers " + Route.OWN + "/hosts and " + Route.OWN
+          + "/metrics");
       return true;
     }
     forward(request, response, callback, upstream);

@@ -135,7 +135,7 @@ class HostpaceProxyTest {
   }
 
   @Test
-  void X3_aPathNoRouteNamesIsAnswered404AndNeverForwardedAndTheHostsAreAnsweredAsJson() throws Exception {
+  void X3_aPathNoRouteNamesIsAnswered404AndNeverForwardedAndTheHostsAndMetricsAreTheProxysOwn() throws Exception {
     TestServer upstream = closed(TestServer.start((request, exchange) -> TestServer.reply(exchange, 200, "ok")));
     Hostpace engine = engine(Limits.inFlight(4));
     HostpaceProxy proxy = proxy(engine, "/u=" + upstream.uri(""));
@@ -147,6 +147,15 @@ class HostpaceProxyTest {
     HttpResponse<String> absolute = client.send(HttpRequest.newBuilder(URI.create(proxy.uri() + "/http://example.org/"))
         .build(), HttpResponse.BodyHandlers.ofString());
     assertThat(absolute.statusCode()).as("a path no route names, or none at all").isIn(400, 404);
+    assertThat(upstream.requests()).isEmpty();
+
+    assertThat(get(proxy, "/hostpace/metrics").statusCode()).as("a proxy given no metrics").isEqualTo(404);
+    HostpaceProxy withMetrics = closed(HostpaceProxy.builder(engine).listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+        .route("/u", upstream.uri("")).metrics(() -> "hostpace_attempts_started_total 1\n").start());
+    HttpResponse<String> metrics = get(withMetrics, "/hostpace/metrics");
+    assertThat(metrics.statusCode()).isEqualTo(200);
+    assertThat(metrics.body()).isEqualTo("hostpace_attempts_started_total 1\n");
+    assertThat(metrics.headers().firstValue("Content-Type")).hasValueSatisfying(type -> assertThat(type).startsWith("text/plain"));
     assertThat(upstream.requests()).isEmpty();
 
     get(proxy, "/u/a");
