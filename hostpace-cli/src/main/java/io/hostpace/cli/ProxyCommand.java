@@ -33,6 +33,7 @@ import picocli.CommandLine.Option;
     footerHeading = "%nExamples:%n",
     footer = {"  hostpace proxy --route /wikidata=https://query.wikidata.org --route /qlever=https://qlever.dev/api",
         "  curl 'http://127.0.0.1:8181/wikidata/sparql?query=ASK%7B%7D'",
+        "  hostpace proxy --forward '*.example.org'   # then: http_proxy=http://127.0.0.1:8181 curl http://a.example.org/",
         "  hostpace proxy --listen 127.0.0.1:9000 --route /api=https://api.example.org \\",
         "      --host 'api.example.org=inFlight:2,perSecond:5' --state hosts.tsv"})
 final class ProxyCommand implements java.util.concurrent.Callable<Integer> {
@@ -44,10 +45,16 @@ final class ProxyCommand implements java.util.concurrent.Callable<Integer> {
   @Mixin
   PacingOptions pacing = new PacingOptions();
 
-  @Option(names = "--route", paramLabel = "/PREFIX=URL", required = true,
+  @Option(names = "--route", paramLabel = "/PREFIX=URL",
       description = "send the requests whose path is /PREFIX or under it to URL, the rest of the path and the query "
           + "appended; repeatable, e.g. --route /wikidata=https://query.wikidata.org")
   List<String> routes = new ArrayList<>();
+
+  @Option(names = "--forward", paramLabel = "KEY",
+      description = "also forward plain http:// requests for this host (example.org, example.org:8080) or group "
+          + "(*.example.org), for clients that use the proxy as their http_proxy; repeatable. Tunnels (CONNECT, for "
+          + "https://) are refused: route such a host instead")
+  List<String> forward = new ArrayList<>();
 
   @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:" + HostpaceProxy.DEFAULT_PORT,
       description = "where to listen; a port of 0 is any free one (default ${DEFAULT-VALUE})")
@@ -68,6 +75,10 @@ final class ProxyCommand implements java.util.concurrent.Callable<Integer> {
 
   @Override
   public Integer call() {
+    if (routes.isEmpty() && forward.isEmpty()) {
+      throw pacing.usage("--route /PREFIX=URL is missing: the proxy needs a route, as --route /wikidata=https://query.wikidata.org,"
+          + " or a host to --forward");
+    }
     InetSocketAddress address = address();
     long maxBody = FetchCommand.maxBody(pacing, maxRequestBody);
     java.time.Duration timeout = pacing.timeout();
@@ -83,14 +94,19 @@ final class ProxyCommand implements java.util.concurrent.Callable<Integer> {
     metrics.watch(engine).bindTo(registry);
     builder = HostpaceProxy.builder(engine).client(http).context(context).timeout(timeout).maxRequestBytes(maxBody)
         .listen(address).allowRemoteClients(allowRemote).metrics(registry::scrape);
+    String option = "--route";
     try {
       for (String route : routes) {
         builder.route(route);
       }
+      option = "--forward";
+      for (String key : forward) {
+        builder.forward(key);
+      }
     } catch (IllegalArgumentException e) {
       engine.close();
       pacing.endRun(streams.err());
-      throw pacing.usage("--route " + e.getMessage());
+      throw pacing.usage(option + " " + e.getMessage());
     }
     if (!address.getAddress().isLoopbackAddress()) {
       if (!allowRemote) {
@@ -116,6 +132,9 @@ final class ProxyCommand implements java.util.concurrent.Callable<Integer> {
       for (String route : proxy.routes()) {
         int equals = route.indexOf('=');
         streams.out().println("  " + proxy.uri() + route.substring(0, equals) + " -> " + route.substring(equals + 1));
+      }
+      for (String key : forward) {
+        streams.out().println("  http://" + key + "/... forwarded (http_proxy=" + proxy.uri() + ")");
       }
       streams.out().flush();
       try {

@@ -80,6 +80,10 @@ class ProxyCommandTest {
 
     CommandRun none = CommandRun.of("proxy", "--listen", "127.0.0.1:0");
     assertThat(none.status()).isEqualTo(Main.USAGE);
-    assertThat(none.err()).contains("--route");
+    assertThat(none.err()).contains("--route", "--forward");
+
+    CommandRun badKey = CommandRun.of("proxy", "--listen", "127.0.0.1:0", "--forward", "Example.org");
+    assertThat(badKey.status()).isEqualTo(Main.USAGE);
+    assertThat(badKey.err()).contains("--forward", "'Example.org'");
   }
 }

@@ -49,6 +49,10 @@ import org.jspecify.annotations.Nullable;
  * engine's meters in Prometheus's format when {@linkplain Builder#metrics given}; neither is ever
  * forwarded, and any other path is answered 404 (SPEC X3: routes only, no open relay).
  *
+ * <p>It forwards plain {@code http://} requests too, as a forward proxy ({@code http_proxy}), for
+ * the hosts it is {@linkplain Builder#forward given}; it opens no tunnels ({@code CONNECT}, 501),
+ * as a tunnel's requests cannot be paced without ending TLS.
+ *
  * <p>It listens on 127.0.0.1 unless told otherwise, and an address other than a loopback one
  * needs {@link Builder#allowRemoteClients} (SPEC X4). Closing the proxy stops its server; the
  * engine and the client are the caller's.
@@ -108,6 +112,7 @@ public final class HostpaceProxy implements AutoCloseable {
   public static final class Builder {
     private final Hostpace engine;
     private final List<Route> routes = new ArrayList<>();
+    private final List<String> forwarded = new ArrayList<>();
     private InetSocketAddress listen = new InetSocketAddress("127.0.0.1", DEFAULT_PORT);
     private boolean allowRemoteClients;
     private @Nullable HttpClient client;
@@ -147,6 +152,24 @@ public final class HostpaceProxy implements AutoCloseable {
         }
       }
       routes.add(route);
+      return this;
+    }
+
+    /**
+     * Forwards plain {@code http://} requests for {@code key}'s host as a forward proxy does, for a
+     * client that uses this proxy as its {@code http_proxy}: a host's key ({@code example.org},
+     * {@code example.org:8080}) or a group's ({@code *.example.org}), written as the engine writes
+     * keys. A request for any other host is answered 403: the proxy is no open relay. A tunnel
+     * ({@code CONNECT}, what a client asks of a proxy for {@code https://}) is answered 501: its
+     * requests cannot be paced without ending TLS here; route such a host instead.
+     *
+     * @throws IllegalArgumentException naming the key when it is not a host's or a group's key
+     */
+    public Builder forward(String key) {
+      String checked = Forwarding.check(Objects.requireNonNull(key, "key"));
+      if (!forwarded.contains(checked)) {
+        forwarded.add(checked);
+      }
       return this;
     }
 
@@ -215,8 +238,9 @@ public final class HostpaceProxy implements AutoCloseable {
      *     one and remote clients were not allowed, or the server could not start (the port in use)
      */
     public HostpaceProxy start() {
-      if (routes.isEmpty()) {
-        throw new IllegalStateException("a proxy needs at least one route, as /wikidata=https://query.wikidata.org");
+      if (routes.isEmpty() && forwarded.isEmpty()) {
+        throw new IllegalStateException("a proxy needs at least one route, as /wikidata=https://query.wikidata.org,"
+            + " or a host to forward");
       }
       if (listen.isUnresolved()) {
         throw new IllegalStateException("the address " + listen.getHostString() + " to listen on does not resolve");
@@ -240,7 +264,8 @@ public final class HostpaceProxy implements AutoCloseable {
       connector.setHost(listen.getAddress().getHostAddress());
       connector.setPort(listen.getPort());
       server.addConnector(connector);
-      server.setHandler(new ProxyHandler(engine, paced, List.copyOf(sorted), timeout, maxRequestBytes, metrics));
+      server.setHandler(new ProxyHandler(engine, paced, List.copyOf(sorted), new Forwarding(forwarded), timeout, maxRequestBytes,
+          metrics));
       try {
         server.start();
       } catch (Exception e) {

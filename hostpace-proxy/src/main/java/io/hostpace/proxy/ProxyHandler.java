@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpURI;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -26,8 +27,9 @@ import org.eclipse.jetty.util.Callback;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Answers each request the proxy takes: {@code /hostpace/hosts} itself, a route's through the
- * paced client, anything else with 404. A forwarded request's body is read whole first (up to
+ * Answers each request the proxy takes: {@code /hostpace/hosts} and {@code /hostpace/metrics}
+ * itself, a route's and a forwarded host's through the paced client, a tunnel with 501, anything
+ * else with 404 (a path of the proxy's) or 403 (a host it does not forward). A forwarded request's body is read whole first (up to
  * {@code maxRequestBytes}), so that the engine may send it again after a refusal; the upstream's
  * answer is streamed to the client as it comes, never held whole.
  *
@@ -39,16 +41,18 @@ final class ProxyHandler extends Handler.Abstract {
   private final Hostpace engine;
   private final HttpClient paced;
   private final List<Route> routes;
+  private final Forwarding forwarding;
   private final @Nullable Duration timeout;
   private final long maxRequestBytes;
   /** What {@code /hostpace/metrics} answers, in Prometheus's text format; null when the proxy has no metrics. */
   private final @Nullable Supplier<String> metrics;
 
-  ProxyHandler(Hostpace engine, HttpClient paced, List<Route> routes, @Nullable Duration timeout, long maxRequestBytes,
-      @Nullable Supplier<String> metrics) {
+  ProxyHandler(Hostpace engine, HttpClient paced, List<Route> routes, Forwarding forwarding, @Nullable Duration timeout,
+      long maxRequestBytes, @Nullable Supplier<String> metrics) {
     this.engine = engine;
     this.paced = paced;
     this.routes = routes;
+    this.forwarding = forwarding;
     this.timeout = timeout;
     this.maxRequestBytes = maxRequestBytes;
     this.metrics = metrics;
@@ -56,7 +60,26 @@ final class ProxyHandler extends Handler.Abstract {
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) throws Exception {
-    String path = request.getHttpURI().getPath();
+    if (request.getMethod().equals("CONNECT")) {
+      refuse(response, callback, 501, "this proxy opens no tunnels: a tunnel is one TLS"
+          + " connection, whose requests the proxy cannot see, and so cannot pace, retry or count without ending TLS"
+          + " here. Route the host instead (--route /PREFIX=https://HOST) and send to http://"
+          + Request.getServerName(request) + ":" + Request.getLocalPort(request) + "/PREFIX/...");
+      return true;
+    }
+    HttpURI uri = request.getHttpURI();
+    if (!forwarding.own(uri.getHost(), uri.getPort(), Request.getLocalPort(request))) {
+      String key = Forwarding.keyOf(uri.getHost(), uri.getPort());
+      if (key == null || !forwarding.forwards(key) || !"http".equalsIgnoreCase(uri.getScheme())) {
+        refuse(response, callback, 403, "this proxy forwards only the hosts it was given"
+            + (forwarding.any() ? " (" + String.join(", ", forwarding.keys()) + ")" : " (none)") + ", and its routes "
+            + routes.stream().map(Route::prefix).toList() + ": not " + key);
+        return true;
+      }
+      forward(request, response, callback, Forwarding.upstream(key, uri.getPathQuery()));
+      return true;
+    }
+    String path = uri.getPath();
     if (path.equals(Route.OWN + "/hosts")) {
       response.getHeaders().put("Content-Type", "application/json");
       Content.Sink.write(response, true, HostsJson.of(engine.snapshot()), callback);
@@ -65,7 +88,7 @@ final class ProxyHandler extends Handler.Abstract {
     if (path.equals(Route.OWN + "/metrics")) {
       Supplier<String> scrape = metrics;
       if (scrape == null) {
-        Response.writeError(request, response, callback, 404, "this proxy has no metrics");
+        refuse(response, callback, 404, "this proxy has no metrics");
       } else {
         response.getHeaders().put("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
         Content.Sink.write(response, true, scrape.get(), callback);
@@ -74,13 +97,13 @@ final class ProxyHandler extends Handler.Abstract {
     }
     URI upstream = null;
     for (Route route : routes) { // longest prefix first
-      upstream = route.upstream(path, request.getHttpURI().getQuery());
+      upstream = route.upstream(path, uri.getQuery());
       if (upstream != null) {
         break;
       }
     }
     if (upstream == null) {
-      Response.writeError(request, response, callback, 404, "no route for " + path + ": the proxy forwards "
+      refuse(response, callback, 404, "no route for " + path + ": the proxy forwards "
           + routes.stream().map(Route::prefix).toList() + " and answers " + Route.OWN + "/hosts and " + Route.OWN
           + "/metrics");
       return true;
@@ -94,11 +117,11 @@ final class ProxyHandler extends Handler.Abstract {
     try {
       body = readBody(request);
     } catch (IOException e) {
-      Response.writeError(request, response, callback, 400, "the request's body could not be read: " + e.getMessage());
+      refuse(response, callback, 400, "the request's body could not be read: " + e.getMessage());
       return;
     }
     if (body == null) {
-      Response.writeError(request, response, callback, 413, "the request's body is over the proxy's " + maxRequestBytes
+      refuse(response, callback, 413, "the request's body is over the proxy's " + maxRequestBytes
           + " bytes");
       return;
     }
@@ -138,11 +161,21 @@ final class ProxyHandler extends Handler.Abstract {
     } catch (ExecutionException e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
       int status = cause instanceof HttpTimeoutException ? 504 : 502;
-      Response.writeError(request, response, callback, status, "the upstream " + upstream.getHost() + " did not answer: "
+      refuse(response, callback, status, "the upstream " + upstream.getHost() + " did not answer: "
           + cause);
       return;
     }
     relay(answered, response, callback);
+  }
+
+  /**
+   * Answers the proxy's own refusal: {@code status}, and {@code message} as plain text, whatever the
+   * client accepts and whatever the method (a tunnel's refusal too says why).
+   */
+  private static void refuse(Response response, Callback callback, int status, String message) {
+    response.setStatus(status);
+    response.getHeaders().put("Content-Type", "text/plain; charset=utf-8");
+    Content.Sink.write(response, true, "hostpace proxy: " + message + "\n", callback);
   }
 
   /** The request's body, whole; null when it is longer than {@link #maxRequestBytes}. */

@@ -1,5 +1,5 @@
 /**
- * A local reverse proxy whose upstream requests go through one Hostpace engine (SPEC X1 to X4):
+ * A local reverse proxy whose upstream requests go through one Hostpace engine (SPEC X1 to X5):
  * {@link io.hostpace.proxy.HostpaceProxy} lets a program in any language be paced by changing only
  * the base URL it sends to.
  */

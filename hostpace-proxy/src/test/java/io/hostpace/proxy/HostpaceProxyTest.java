@@ -217,11 +217,60 @@ class HostpaceProxyTest {
 
   /** A GET written by hand, with no User-Agent: the status line and headers the proxy answered. */
   private static String rawGet(HostpaceProxy proxy, String path) throws IOException {
+    return raw(proxy, "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + proxy.port() + "\r\nConnection: close\r\n\r\n");
+  }
+
+  /** Sends {@code request} as it is; what the proxy answered until it closed or went quiet for 5 s. */
+  private static String raw(HostpaceProxy proxy, String request) throws IOException {
     try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), proxy.port())) {
-      socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-          .getBytes(StandardCharsets.US_ASCII));
-      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+      socket.setSoTimeout(5000);
+      socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+      java.io.ByteArrayOutputStream read = new java.io.ByteArrayOutputStream();
+      byte[] buffer = new byte[8192];
+      try {
+        for (int n; (n = socket.getInputStream().read(buffer)) > 0; ) {
+          read.write(buffer, 0, n);
+        }
+      } catch (java.net.SocketTimeoutException quiet) {
+        // a kept-alive connection: what came is the answer
+      }
+      return read.toString(StandardCharsets.ISO_8859_1);
     }
+  }
+
+  @Test
+  void X5_asAForwardProxyItSendsTheHostsItWasGivenThroughTheEngineRefusesOthersAndOpensNoTunnel() throws Exception {
+    AtomicInteger calls = new AtomicInteger();
+    TestServer upstream = closed(TestServer.start((request, exchange) -> {
+      if (calls.incrementAndGet() == 1) {
+        TestServer.reply(exchange, 429, "slow down", "Retry-After", "0");
+      } else {
+        TestServer.reply(exchange, 200, "forwarded " + request.path() + "?" + exchange.getRequestURI().getRawQuery());
+      }
+    }));
+    TestServer other = closed(TestServer.start((request, exchange) -> TestServer.reply(exchange, 200, "never")));
+    Hostpace engine = engine(Limits.inFlight(4));
+    HostpaceProxy proxy = closed(HostpaceProxy.builder(engine).listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+        .forward(upstream.hostKey()).start());
+    HttpClient viaProxy = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        .proxy(java.net.ProxySelector.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), proxy.port()))).build();
+
+    HttpResponse<String> answer = viaProxy.send(HttpRequest.newBuilder(upstream.uri("/a/b?c=1")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(answer.statusCode()).isEqualTo(200);
+    assertThat(answer.body()).isEqualTo("forwarded /a/b?c=1");
+    assertThat(upstream.requests()).as("refused once, retried through the engine").hasSize(2);
+
+    HttpResponse<String> refused = viaProxy.send(HttpRequest.newBuilder(other.uri("/x")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(refused.statusCode()).isEqualTo(403);
+    assertThat(refused.body()).contains(other.hostKey(), upstream.hostKey());
+    assertThat(other.requests()).as("no open relay").isEmpty();
+
+    assertThat(get(proxy, "/hostpace/hosts").statusCode()).as("its own paths, at its own address").isEqualTo(200);
+
+    String tunnel = raw(proxy, "CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n");
+    assertThat(tunnel).startsWith("HTTP/1.1 501").contains("no tunnels", "--route");
   }
 
   @Test
@@ -231,7 +280,7 @@ class HostpaceProxyTest {
         .listen(new InetSocketAddress("0.0.0.0", 0)).start())
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("0.0.0.0").hasMessageContaining("allowRemoteClients");
     assertThatThrownBy(() -> HostpaceProxy.builder(engine).start())
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("route");
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("route").hasMessageContaining("forward");
     assertThatThrownBy(() -> HostpaceProxy.builder(engine).route("wikidata=https://query.wikidata.org"))
         .hasMessageContaining("'wikidata'");
     assertThatThrownBy(() -> HostpaceProxy.builder(engine).route("/w https://query.wikidata.org"))
@@ -244,5 +293,7 @@ class HostpaceProxyTest {
         .hasMessageContaining("the proxy's own");
     assertThatThrownBy(() -> HostpaceProxy.builder(engine).route("/w=https://a.org").route("/w/=https://b.org"))
         .hasMessageContaining("routed twice");
+    assertThatThrownBy(() -> HostpaceProxy.builder(engine).forward("Example.org"))
+        .hasMessageContaining("cannot forward 'Example.org'").hasMessageContaining("example.org");
   }
 }
