@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code hostpace proxy}: a local reverse proxy whose routes go upstream through one engine, with
- * {@code fetch}'s options ({@link HostpaceProxy}, SPEC X1 to X4), until Ctrl-C; the engine's meters
+ * {@code fetch}'s options ({@link HostpaceProxy}, SPEC X1 to X5), until Ctrl-C; the engine's meters
  * ({@code hostpace-micrometer}) at {@code /hostpace/metrics} in Prometheus's format. It prints where it
  * listens and its routes, then nothing but warnings (and the engine's decisions with
  * {@code --verbose}); at the end it saves {@code --state} and leaves {@code --fleet}. Exit status
