@@ -36,6 +36,13 @@ final class ConfigFile {
       "--timeout-policy", "--timeout", "--user-agent", "--state", "--fleet", "--redis", "--redis-cluster",
       "--fleet-lease");
 
+  /**
+   * The options of {@code hostpace proxy} a key {@code hostpace.proxy.NAME} gives, but
+   * {@code --route}, which {@code hostpace.proxy.routes[/PREFIX]=URL} gives; {@code --forward}
+   * takes a list, its keys separated by commas. Read by that command alone.
+   */
+  static final List<String> PROXY = List.of("--listen", "--allow-remote", "--max-request-body", "--forward");
+
   /** The options the keys stand for, by key without {@code hostpace.}, dashes or case. */
   private static final Map<String, String> OPTIONS = options();
 
@@ -47,11 +54,13 @@ final class ConfigFile {
 
   private final Map<String, String> values;
   private final List<String> hosts;
+  private final List<String> routes;
   private final Map<String, String> keys;
 
-  private ConfigFile(Map<String, String> values, List<String> hosts, Map<String, String> keys) {
+  private ConfigFile(Map<String, String> values, List<String> hosts, List<String> routes, Map<String, String> keys) {
     this.values = values;
     this.hosts = hosts;
+    this.routes = routes;
     this.keys = keys;
   }
 
@@ -59,6 +68,9 @@ final class ConfigFile {
     Map<String, String> options = new LinkedHashMap<>();
     for (String option : READ) {
       options.put(canonical(option.substring(2)), option);
+    }
+    for (String option : PROXY) {
+      options.put("proxy." + canonical(option.substring(2)), option);
     }
     return options;
   }
@@ -85,6 +97,7 @@ final class ConfigFile {
     }
     Map<String, String> values = new LinkedHashMap<>();
     Map<String, String> hostSpecs = new TreeMap<>();
+    Map<String, String> routeTargets = new TreeMap<>();
     Map<String, String> keys = new LinkedHashMap<>();
     for (String key : new java.util.TreeSet<>(properties.stringPropertyNames())) {
       if (!key.regionMatches(true, 0, PREFIX, 0, PREFIX.length())) {
@@ -100,14 +113,24 @@ final class ConfigFile {
         hostSpecs.put(host, value);
         continue;
       }
+      String prefix = routePrefix(name);
+      if (prefix != null) {
+        if (prefix.isBlank()) {
+          throw new IllegalArgumentException("'" + key + "' names no prefix: expected hostpace.proxy.routes[/PREFIX]=URL");
+        }
+        routeTargets.put(prefix, value);
+        continue;
+      }
       String canonical = canonical(name);
       if (SPRING_ONLY.contains(canonical)) {
         continue;
       }
       String option = OPTIONS.get(canonical);
       if (option == null) {
-        throw new IllegalArgumentException("'" + key + "' is not a key Hostpace reads: expected hostpace.hosts[KEY] or "
-            + "hostpace. followed by " + String.join(", ", OPTIONS.values().stream().map(o -> o.substring(2)).toList()));
+        throw new IllegalArgumentException("'" + key + "' is not a key Hostpace reads: expected hostpace.hosts[KEY], "
+            + "hostpace.proxy.routes[/PREFIX] or hostpace. followed by "
+            + String.join(", ", OPTIONS.entrySet().stream()
+                .map(o -> (o.getKey().startsWith("proxy.") ? "proxy." : "") + o.getValue().substring(2)).toList()));
       }
       if (values.containsKey(option)) {
         throw new IllegalArgumentException("'" + key + "' says again what '" + keys.get(option) + "' says: give one");
@@ -117,7 +140,18 @@ final class ConfigFile {
     }
     List<String> hosts = new ArrayList<>();
     hostSpecs.forEach((host, spec) -> hosts.add(host + "=" + spec));
-    return new ConfigFile(values, hosts, keys);
+    List<String> routes = new ArrayList<>();
+    routeTargets.forEach((prefix, target) -> routes.add(prefix + "=" + target));
+    return new ConfigFile(values, hosts, routes, keys);
+  }
+
+  /** The prefix of {@code proxy.routes[/PREFIX]}; null when {@code name} is not one. */
+  private static @Nullable String routePrefix(String name) {
+    String lower = name.toLowerCase(Locale.ROOT);
+    if (lower.startsWith("proxy.routes[") && name.endsWith("]")) {
+      return name.substring("proxy.routes[".length(), name.length() - 1);
+    }
+    return lower.equals("proxy.routes") ? "" : null;
   }
 
   /** The host of {@code hosts[KEY]} or {@code hosts.KEY}; null when {@code name} is not one. */
@@ -171,5 +205,10 @@ final class ConfigFile {
   /** The file's host limits, each as {@code --host} takes it, {@code KEY=SPEC}, sorted by key. */
   List<String> hosts() {
     return hosts;
+  }
+
+  /** The routes of {@code hostpace.proxy.routes[/PREFIX]=URL}, as {@code --route} takes them: {@code /PREFIX=URL}. */
+  List<String> routes() {
+    return routes;
   }
 }

@@ -126,6 +126,22 @@ final class PacingOptions {
    */
   private final java.util.Map<String, String> sources = new java.util.HashMap<>();
   private boolean configured;
+  /** The {@code --config} file, once read; null without one. */
+  private @Nullable ConfigFile file;
+
+  /**
+   * The {@code --config} file these options read (its keys for other commands' options too), or
+   * null without one; the file is read, and its keys checked, first.
+   */
+  @Nullable ConfigFile configFile() {
+    configure();
+    return file;
+  }
+
+  /** The {@code --config} file's path, to name in a message; null without one. */
+  @Nullable Path configPath() {
+    return config;
+  }
 
   /** The environment: {@code ${NAME}} in {@code --config}, and the fleet's Redis. */
   java.util.function.Function<String, @Nullable String> environment = System::getenv;
@@ -406,6 +422,7 @@ final class PacingOptions {
     if (file == null) {
       return;
     }
+    this.file = file;
     for (String option : ConfigFile.READ) {
       String value = file.value(option);
       if (value != null && !given.hasMatchedOption(option) && !sources.containsKey(option)) {

@@ -73,8 +73,13 @@ final class ProxyCommand implements java.util.concurrent.Callable<Integer> {
     this.streams = streams;
   }
 
+  @picocli.CommandLine.Spec
+  @SuppressWarnings("NullAway.Init")
+  picocli.CommandLine.Model.CommandSpec spec;
+
   @Override
   public Integer call() {
+    configure();
     if (routes.isEmpty() && forward.isEmpty()) {
       throw pacing.usage("--route /PREFIX=URL is missing: the proxy needs a route, as --route /wikidata=https://query.wikidata.org,"
           + " or a host to --forward");
@@ -147,6 +152,55 @@ final class ProxyCommand implements java.util.concurrent.Callable<Integer> {
       boolean saved = pacing.endRun(streams.err());
       interrupt.ended();
       return interrupt.interrupted() ? Main.INTERRUPTED : saved ? Main.OK : Main.FAILED;
+    }
+  }
+
+  /**
+   * Takes what {@code --config} says of the proxy's options ({@code hostpace.proxy.*}) where the
+   * command line does not: a route of the file whose prefix the command line routes too is the
+   * command line's, and the file's hosts to forward are added to those given.
+   */
+  private void configure() {
+    ConfigFile file = pacing.configFile();
+    if (file == null) {
+      return;
+    }
+    picocli.CommandLine.ParseResult given = spec.commandLine().getParseResult();
+    java.util.Set<String> prefixes = new java.util.HashSet<>();
+    for (String route : routes) {
+      prefixes.add(route.substring(0, Math.max(0, route.indexOf('='))).strip());
+    }
+    List<String> merged = new ArrayList<>();
+    for (String route : file.routes()) {
+      if (!prefixes.contains(route.substring(0, route.indexOf('=')).strip())) {
+        merged.add(route);
+      }
+    }
+    merged.addAll(routes);
+    routes = merged;
+    String forwarded = file.value("--forward");
+    if (forwarded != null) {
+      for (String key : forwarded.split(",")) {
+        if (!key.isBlank() && !forward.contains(key.strip())) {
+          forward.add(key.strip());
+        }
+      }
+    }
+    String from = " (from '%s' in --config '" + pacing.configPath() + "')";
+    String address = file.value("--listen");
+    if (!given.hasMatchedOption("--listen") && address != null) {
+      listen = address;
+    }
+    String maxBody = file.value("--max-request-body");
+    if (!given.hasMatchedOption("--max-request-body") && maxBody != null) {
+      maxRequestBody = maxBody;
+    }
+    String allow = file.value("--allow-remote");
+    if (!given.hasMatchedOption("--allow-remote") && allow != null) {
+      if (!allow.strip().equalsIgnoreCase("true") && !allow.strip().equalsIgnoreCase("false")) {
+        throw pacing.usage("--allow-remote is true or false, got '" + allow + "'" + String.format(from, file.keyOf("--allow-remote")));
+      }
+      allowRemote = Boolean.parseBoolean(allow.strip());
     }
   }
 

@@ -103,7 +103,7 @@ class ConfigFileTest extends ServedCommandTest {
       "hostpace.hosts[example.org]=inFlight:zero|--host 'example.org=inFlight:zero': ",
       "hostpace.state=/dev/null/state.tsv|--state '/dev/null/state.tsv'",
       "hostpace.max-flights=3|--config '{file}': 'hostpace.max-flights' is not a key Hostpace reads: expected "
-          + "hostpace.hosts[KEY] or hostpace. followed by max-in-flight, max-rate, retries",
+          + "hostpace.hosts[KEY], hostpace.proxy.routes[/PREFIX] or hostpace. followed by max-in-flight, max-rate, retries",
       "hostpace.user-agent=${HOSTPACE_NO_SUCH_VARIABLE}|--config '{file}': 'hostpace.user-agent' names the environment "
           + "variable HOSTPACE_NO_SUCH_VARIABLE, which is not set (write ${HOSTPACE_NO_SUCH_VARIABLE:DEFAULT}"})
   void I5_aWrongValueInTheFileIsAUsageErrorThatNamesItsKey(String line, String message) throws IOException {

@@ -30,9 +30,12 @@ class ProxyCommandTest {
       }
     })) {
       java.nio.file.Path state = dir.resolve("hosts.tsv");
-      Process proxy = CommandRun.process("proxy", "--listen", "127.0.0.1:0", "--route", "/u=" + upstream.uri("/base"),
-          "--host", upstream.hostKey() + "=inFlight:1", "--state", state.toString()).redirectError(ProcessBuilder.Redirect.INHERIT)
-          .start();
+      // The route and the address from --config, as an application's file would give them.
+      java.nio.file.Path config = dir.resolve("app.properties");
+      java.nio.file.Files.writeString(config, "hostpace.proxy.routes[/u]=" + upstream.uri("/base") + "\n"
+          + "hostpace.proxy.listen=127.0.0.1:0\n" + "hostpace.hosts[" + upstream.hostKey().replace(":", "\\:") + "]=inFlight:1\n"); // a key's colon escaped
+      Process proxy = CommandRun.process("proxy", "--config", config.toString(), "--state", state.toString())
+          .redirectError(ProcessBuilder.Redirect.INHERIT).start();
       try {
         BufferedReader out = new BufferedReader(new InputStreamReader(proxy.getInputStream(), StandardCharsets.UTF_8));
         String first = out.readLine();
@@ -64,6 +67,19 @@ class ProxyCommandTest {
     }
   }
 
+  @org.junit.jupiter.api.io.TempDir
+  java.nio.file.Path configs;
+
+  private String writeConfig(String text) {
+    try {
+      java.nio.file.Path file = java.nio.file.Files.createTempFile(configs, "proxy", ".properties");
+      java.nio.file.Files.writeString(file, text);
+      return file.toString();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   @Test
   void X4_aRouteOrAnAddressThatIsWrongIsAUsageErrorThatNamesIt() {
     CommandRun noEquals = CommandRun.of("proxy", "--listen", "127.0.0.1:0", "--route", "/w https://query.wikidata.org");
@@ -77,6 +93,15 @@ class ProxyCommandTest {
     CommandRun badPort = CommandRun.of("proxy", "--listen", "127.0.0.1:http", "--route", "/w=https://query.wikidata.org");
     assertThat(badPort.status()).isEqualTo(Main.USAGE);
     assertThat(badPort.err()).contains("--listen '127.0.0.1:http'");
+
+    CommandRun fromFile = CommandRun.withInput("", "proxy", "--config", writeConfig(
+        "hostpace.proxy.listen=0.0.0.0:0\nhostpace.proxy.routes[/w]=https://query.wikidata.org\n"));
+    assertThat(fromFile.status()).isEqualTo(Main.USAGE);
+    assertThat(fromFile.err()).contains("--listen 0.0.0.0:0", "--allow-remote");
+
+    CommandRun unknown = CommandRun.of("proxy", "--config", writeConfig("hostpace.proxy.route[/w]=https://query.wikidata.org\n"));
+    assertThat(unknown.status()).isEqualTo(Main.USAGE);
+    assertThat(unknown.err()).contains("'hostpace.proxy.route[/w]' is not a key", "hostpace.proxy.routes[/PREFIX]");
 
     CommandRun none = CommandRun.of("proxy", "--listen", "127.0.0.1:0");
     assertThat(none.status()).isEqualTo(Main.USAGE);
