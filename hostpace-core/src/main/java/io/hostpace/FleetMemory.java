@@ -134,6 +134,19 @@ final class FleetMemory {
     fleet.keep(key, Fleet.Kept.NOTHING, keepFor);
   }
 
+  /**
+   * This process rejoined the fleet, after it could not be asked, at a claim of {@code node}'s
+   * start (SPEC S4): meanwhile each process paced alone and learned alone, and their paces drifted
+   * apart. What the fleet keeps of the node is read again, this process's own kept first if the
+   * fleet keeps nothing (one round trip, the start not held for it), and its interval taken
+   * through {@link Reentry#rejoined}: the first process to rejoin sets the pace the others
+   * rejoin at.
+   */
+  void rejoined(Node node, long now) {
+    Fleet.Kept mine = keptOf(node, now);
+    fleet.recallOrKeep(node.key, mine, keepFor, kept -> engine.underLock(() -> engine.rejoined(node, kept)));
+  }
+
   /** What {@code node} holds at {@code now} that a newcomer should start from; a pause as what is left of it. */
   static Fleet.Kept keptOf(Node node, long now) {
     HostState state = node.state;

@@ -3,8 +3,9 @@ package io.hostpace;
 /**
  * What a host or group waits for from its engine's fleet (SPEC S2): whether a claim of one of its
  * places is asked, and whether the fleet's places of it, or of its learned quota, are all held.
- * (Claims of starts are its queues', {@link StartClaim}.) Made for a node only once the fleet
- * limits its places, so that an engine without a fleet, and a host the fleet never holds back,
+ * (Claims of starts are its queues', {@link StartClaim}; the node keeps when this process last
+ * started it, for its share while the fleet cannot be asked.) Made for a node only once the fleet
+ * limits its places or paces its starts, so that an engine without a fleet, and a host the fleet never holds back,
  * pay nothing for it. Guarded by the engine's lock.
  */
 final class FleetState {
@@ -23,4 +24,12 @@ final class FleetState {
   long announcedResetAt;
   /** The fleet's count of the host's spends, as this engine was last told (SPEC S3); 0 before. */
   long announcedSpends;
+  /**
+   * Whether a start of the node was granted to this process, by the fleet or by its share while
+   * the fleet could not be asked, last at {@link #startGrantedAt}: its share's spacing counts from there (SPEC S4).
+   */
+  boolean startGranted;
+  long startGrantedAt;
+  /** Whether the fleet could not be asked for the last claim of a start of the node: its next answer is a rejoin. */
+  boolean unclaimed;
 }

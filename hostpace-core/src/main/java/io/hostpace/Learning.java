@@ -126,6 +126,26 @@ final class Learning {
     node.opening = 0;
   }
 
+  /**
+   * What the fleet keeps of {@code node}, read as this process rejoined the fleet after it could
+   * not be asked (SPEC S4): each process paced and learned alone meanwhile, so their intervals
+   * drifted apart, and each claims the fleet's starts with its own (the slowest then never finds a
+   * gap as long as its interval between the others' grants, and learns nothing that would bring it
+   * back). The kept interval, held to this engine's limits, is taken as this process's own, and
+   * the rule goes on from it as from a pace it had just set (its memory of the host is dropped):
+   * so every process goes on from one pace. A node paced by a learned quota, or nothing kept,
+   * keeps its own.
+   */
+  void rejoined(Node node, Fleet.@Nullable Kept kept, long now) {
+    if (kept == null || kept.intervalNanos() == 0 || node.quota != null) {
+      return;
+    }
+    HostState state = node.state;
+    if (Decisions.interval(kept.intervalNanos()) != state.interval()) {
+      state.memory(null);
+      interval(node, kept.intervalNanos(), now);
+    }
+  }
 
   /**
    * What another process of the fleet was told by {@code node}'s host or group (SPEC S2): it

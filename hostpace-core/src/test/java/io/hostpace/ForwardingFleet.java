@@ -40,6 +40,11 @@ class ForwardingFleet implements Fleet {
   }
 
   @Override
+  public int processes() {
+    return member.processes();
+  }
+
+  @Override
   public boolean keeps() {
     return member.keeps();
   }

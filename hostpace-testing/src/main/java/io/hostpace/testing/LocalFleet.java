@@ -237,6 +237,12 @@ public final class LocalFleet {
       }, latency);
     }
 
+    /** How many processes joined the fleet, this one included. */
+    @Override
+    public int processes() {
+      return members.size();
+    }
+
     @Override
     public boolean keeps() {
       return true;
