@@ -133,6 +133,15 @@ final class FleetClaims {
     FleetState state = node.fleet;
     if (state != null) {
       state.placesFull = false;
+      if (state.unclaimed) { // the fleet is back: rejoin it now, not at this process's next claim
+        for (HostQueue queue : node.queues.values()) {
+          StartClaim claim = queue.startClaim;
+          if (claim != null) {
+            claim.alone = false;
+          }
+        }
+        rejoin(node, clock.nanoTime());
+      }
     }
   }
 
@@ -399,8 +408,13 @@ final class FleetClaims {
    * or a group's learned quota spread over its window; 0 when the fleet does not space them.
    */
   private static long spacing(Limiter limiter) {
+    return spacing(limiter, limiter.node.state.interval());
+  }
+
+  /** {@link #spacing(Limiter)}, with {@code learned} for the node's learned interval. */
+  private static long spacing(Limiter limiter, long learned) {
     Node node = limiter.node;
-    long interval = node.state.interval();
+    long interval = learned;
     if (limiter.rate != null) {
       interval = Math.max(interval, limiter.rate.spacing());
     }
@@ -425,7 +439,7 @@ final class FleetClaims {
   private long claimed(HostQueue queue, Call<?> head, long now) {
     List<String> keys = null;
     long[] intervals = null;
-    Node[] nodes = null;
+    Limiter[] limiters = null;
     long shortest = Long.MAX_VALUE;
     int paced = 0;
     for (int i = 0; i <= queue.gates.length; i++) {
@@ -434,18 +448,22 @@ final class FleetClaims {
       if (interval <= 0) {
         continue;
       }
-      if (keys == null || intervals == null || nodes == null) {
+      if (keys == null || intervals == null || limiters == null) {
         keys = new ArrayList<>(queue.gates.length + 1);
         intervals = new long[queue.gates.length + 1];
-        nodes = new Node[queue.gates.length + 1];
+        limiters = new Limiter[queue.gates.length + 1];
       }
       keys.add(limiter.node.key);
-      nodes[paced] = limiter.node;
+      limiters[paced] = limiter;
       intervals[paced++] = interval;
       shortest = Math.min(shortest, interval);
     }
-    if (keys == null || intervals == null || nodes == null) {
+    if (keys == null || intervals == null || limiters == null) {
       return READY;
+    }
+    Node[] nodes = new Node[paced];
+    for (int i = 0; i < paced; i++) {
+      nodes[i] = limiters[i].node;
     }
     StartClaim claim = queue.startClaim;
     if (claim == null) {
@@ -467,12 +485,15 @@ final class FleetClaims {
       }
       claim.askAgain = false;
     } else if (claim.alone) {
-      long wait = shareWait(nodes, intervals, paced, now);
+      long wait = shareWait(limiters, paced, now);
       if (wait > 0) {
         return wait;
       }
       claim.alone = false;
       granted(claim, nodes, paced, now);
+      for (Node node : nodes) {
+        node.fleet().startedAlone = true;
+      }
       return READY;
     }
     long sinceAlone = sinceAloneWait(nodes, intervals, paced, now);
@@ -482,27 +503,30 @@ final class FleetClaims {
     claim.claiming = true;
     long asked = now;
     StartClaim claiming = claim;
-    Node[] claimedOf = Arrays.copyOf(nodes, paced);
     long[] spacings = Arrays.copyOf(intervals, paced);
-    fleet.claimStart(keys, spacings.clone(), delay -> startClaimed(queue, claiming, claimedOf, spacings, delay, asked));
+    fleet.claimStart(keys, spacings, delay -> startClaimed(queue, claiming, nodes, delay, asked));
     return BLOCKED;
   }
 
   /**
    * How long this process waits, from {@code now}, before it starts alone one of the {@code paced}
-   * {@code nodes} while the fleet cannot be asked (SPEC S4): its share of the fleet's spacing, each
-   * node's {@code intervals} times the processes the fleet last counted, from this process's last
+   * {@code limiters}' nodes while the fleet cannot be asked (SPEC S4): its share of the fleet's
+   * spacing, each node's times the processes the fleet last counted, from this process's last
    * start of it (the longest of the nodes' waits); 0 when it may start now. A host paced at 2 a
    * second among 3 processes: one start each 1.5 s from this one, as the fleet together goes on
-   * at 2 a second.
+   * at 2 a second. The fleet's spacing is the one the node had as the fleet was lost
+   * ({@link FleetState#intervalAtLoss}): what the rule learns alone since, from this process's
+   * answers at its share, is its share's pace already, and paces this engine's starts by itself.
    */
-  private long shareWait(Node[] nodes, long[] intervals, int paced, long now) {
+  private long shareWait(Limiter[] limiters, int paced, long now) {
     long processes = Math.max(1, fleet.processes());
     long wait = 0;
     for (int i = 0; i < paced; i++) {
-      FleetState state = nodes[i].fleet;
+      FleetState state = limiters[i].node.fleet;
       if (state != null && state.startGranted) {
-        long share = intervals[i] > Long.MAX_VALUE / processes ? Long.MAX_VALUE : intervals[i] * processes;
+        long spacing = spacing(limiters[i], state.intervalAtLoss);
+        long share = spacing > Long.MAX_VALUE / processes ? Decisions.MAX_INTERVAL : spacing * processes;
+        state.share = share;
         wait = Math.max(wait, share - (now - state.startGrantedAt));
       }
     }
@@ -519,7 +543,7 @@ final class FleetClaims {
     long wait = 0;
     for (int i = 0; i < paced; i++) {
       FleetState state = nodes[i].fleet;
-      if (state != null && state.unclaimed && state.startGranted) {
+      if (state != null && state.startedAlone) {
         wait = Math.max(wait, intervals[i] - (now - state.startGrantedAt));
       }
     }
@@ -538,13 +562,12 @@ final class FleetClaims {
   }
 
   /**
-   * The fleet answered {@code queue}'s claim of {@code nodes}' starts, each spaced by its
-   * {@code intervals}: granted (0); ask again {@code delay} from now; or {@link Fleet#UNCLAIMED},
+   * The fleet answered {@code queue}'s claim of {@code nodes}' starts: granted (0); ask again {@code delay} from now; or {@link Fleet#UNCLAIMED},
    * and this process starts alone at its share of the spacing ({@link #shareWait}). The first answer
    * after an unclaimed one is a rejoin: the nodes' pace is read again from what the fleet keeps,
    * so that processes which paced alone meanwhile go on at one pace ({@link FleetMemory#rejoined}).
    */
-  private void startClaimed(HostQueue queue, StartClaim claim, Node[] nodes, long[] intervals, long delay, long asked) {
+  private void startClaimed(HostQueue queue, StartClaim claim, Node[] nodes, long delay, long asked) {
     engine.underLock(() -> {
       claim.claiming = false;
       long now = clock.nanoTime();
@@ -552,23 +575,23 @@ final class FleetClaims {
       if (delay == Fleet.UNCLAIMED) {
         claim.alone = true;
         for (Node node : nodes) {
-          node.fleet().unclaimed = true;
+          FleetState state = node.fleet();
+          if (!state.unclaimed && !state.startedAlone) { // the fleet's pace, not one learned alone since it was lost
+            state.intervalAtLoss = node.state.interval();
+          }
+          state.unclaimed = true;
         }
         engine.lookAgain(queue, now); // starts at the share's time: claimed() waits for it
         return;
       }
       for (Node node : nodes) {
-        FleetState state = node.fleet();
-        if (state.unclaimed) {
-          state.unclaimed = false;
-          FleetMemory memory = this.memory;
-          if (memory != null) {
-            memory.rejoined(node, now);
-          }
-        }
+        rejoin(node, now);
       }
       if (delay <= 0) {
         granted(claim, nodes, nodes.length, now);
+        for (Node node : nodes) {
+          node.fleet().startedAlone = false;
+        }
       } else {
         // The fleet looked half a round trip ago, and the next claim takes half a round trip to
         // arrive: asked a round trip early, it arrives as the start frees, ahead of a process whose
@@ -578,5 +601,24 @@ final class FleetClaims {
       }
       engine.lookAgain(queue, now); // unless it was let go meanwhile
     });
+  }
+
+  /**
+   * The fleet answers again for {@code node} after it could not be asked (a claim answered, or a
+   * lesson heard): this process rejoins it, and reads the node's pace again from what the fleet
+   * keeps ({@link FleetMemory#rejoined}). Once per loss.
+   */
+  private void rejoin(Node node, long now) {
+    FleetState state = node.fleet;
+    if (state == null || !state.unclaimed) {
+      return;
+    }
+    state.unclaimed = false;
+    state.rejoinSettlesAt = now + state.share;
+    state.rejoinSettling = state.share > 0;
+    FleetMemory memory = this.memory;
+    if (memory != null) {
+      memory.rejoined(node, now);
+    }
   }
 }

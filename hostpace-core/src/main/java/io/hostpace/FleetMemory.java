@@ -54,6 +54,10 @@ final class FleetMemory {
    * quarter of {@code keepFor} has passed since.
    */
   void answered(Node node, long now) {
+    FleetState fleetState = node.fleet;
+    if (fleetState != null && (fleetState.unclaimed || fleetState.rejoining)) {
+      return; // learned alone, at this process's share: not the fleet's pace (SPEC S4)
+    }
     Fleet.Kept kept = keptOf(node, now);
     Fleet.Kept last = node.kept;
     if (last != null && !movedBeyondNoise(last, node.keptAt, kept, now) && now - node.keptAt < keepFor / 4) {
@@ -137,14 +141,23 @@ final class FleetMemory {
   /**
    * This process rejoined the fleet, after it could not be asked, at a claim of {@code node}'s
    * start (SPEC S4): meanwhile each process paced alone and learned alone, and their paces drifted
-   * apart. What the fleet keeps of the node is read again, this process's own kept first if the
-   * fleet keeps nothing (one round trip, the start not held for it), and its interval taken
-   * through {@link Reentry#rejoined}: the first process to rejoin sets the pace the others
-   * rejoin at.
+   * apart. What the fleet keeps of the node is read again, and its interval taken through
+   * {@link Reentry#rejoined}; when the fleet keeps nothing (a Redis back empty), what this process
+   * held as the fleet was lost is kept first, in the same call (one round trip, the start not held
+   * for it): the pace it learned from the whole fleet's answers, not the one it learned alone at
+   * its share. So the first process to rejoin sets the pace every process rejoins at, itself
+   * included. Until the answer, this process keeps nothing of the node in the fleet.
    */
   void rejoined(Node node, long now) {
-    Fleet.Kept mine = keptOf(node, now);
-    fleet.recallOrKeep(node.key, mine, keepFor, kept -> engine.underLock(() -> engine.rejoined(node, kept)));
+    FleetState state = node.fleet();
+    Fleet.Kept held = keptOf(node, now);
+    Fleet.Kept mine = new Fleet.Kept(state.intervalAtLoss, held.inFlightLimit(), held.quotaPermits(),
+        held.quotaWindowNanos(), held.quotaFullForNanos(), held.pauseLeftNanos());
+    state.rejoining = true;
+    fleet.recallOrKeep(node.key, mine, keepFor, kept -> engine.underLock(() -> {
+      state.rejoining = false;
+      engine.rejoined(node, kept);
+    }));
   }
 
   /** What {@code node} holds at {@code now} that a newcomer should start from; a pause as what is left of it. */

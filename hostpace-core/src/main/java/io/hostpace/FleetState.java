@@ -30,6 +30,48 @@ final class FleetState {
    */
   boolean startGranted;
   long startGrantedAt;
-  /** Whether the fleet could not be asked for the last claim of a start of the node: its next answer is a rejoin. */
+  /**
+   * Whether the last start of the node was this process's alone, the fleet not asked: the next claim
+   * waits the fleet's spacing from it, as the fleet does not know of it.
+   */
+  boolean startedAlone;
+  /**
+   * Whether the fleet could not be asked for a claim of a start of the node, and has not answered
+   * since: its next answer, or the next lesson heard of the node, is a rejoin.
+   */
   boolean unclaimed;
+  /**
+   * The node's learned interval as the fleet could first not be asked: the fleet's, learned from
+   * every process's answers. What this process learns meanwhile, from its own answers alone at its
+   * share, is its share's pace, not the fleet's: its share is spaced from this, and this is the pace
+   * it offers the fleet as it rejoins (SPEC S4).
+   */
+  long intervalAtLoss;
+  /**
+   * This process's share of the fleet's spacing of the node, as it last started it alone (SPEC S4):
+   * the fleet's spacing at loss times the processes; 0 before it started alone.
+   */
+  long share;
+  /**
+   * Until when the bare refusals of the node teach its interval nothing, as this process rejoined
+   * the fleet (SPEC S4): a share after the rejoin, by which every process has asked the fleet
+   * again. Before, a refusal may be of a start another process made alone at its share, or of one
+   * the fleet granted while such starts went on: the processes that read the fleet's pace before it
+   * came would learn it, those that read it after would not, and their paces would part again.
+   */
+  long rejoinSettlesAt;
+  boolean rejoinSettling;
+  /**
+   * Whether the node's pace is being read again from the fleet as this process rejoins it (SPEC
+   * S4): until it is, what this process learned alone is not kept in the fleet.
+   */
+  boolean rejoining;
+
+  /** Whether this process is still rejoining the fleet at {@code now}, until {@link #rejoinSettlesAt}. */
+  boolean settling(long now) {
+    if (rejoinSettling && rejoinSettlesAt - now <= 0) {
+      rejoinSettling = false;
+    }
+    return rejoinSettling;
+  }
 }

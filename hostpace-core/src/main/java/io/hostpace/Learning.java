@@ -131,19 +131,24 @@ final class Learning {
    * not be asked (SPEC S4): each process paced and learned alone meanwhile, so their intervals
    * drifted apart, and each claims the fleet's starts with its own (the slowest then never finds a
    * gap as long as its interval between the others' grants, and learns nothing that would bring it
-   * back). The kept interval, held to this engine's limits, is taken as this process's own, and
-   * the rule goes on from it as from a pace it had just set (its memory of the host is dropped):
-   * so every process goes on from one pace. A node paced by a learned quota, or nothing kept,
-   * keeps its own.
+   * back). The kept interval, held to this engine's limits, is taken as this process's own (none,
+   * when the fleet keeps none: a host paced by a configured rate alone), and the rule goes on from
+   * it as from a pace it had just set, its memory of the host dropped, even where the interval is
+   * the one this process had: so every process goes on from one pace and one memory, and, hearing
+   * the same answers from then on, learns alike. A node paced by a learned quota, or a fleet that
+   * could not be asked, keeps its own.
    */
   void rejoined(Node node, Fleet.@Nullable Kept kept, long now) {
-    if (kept == null || kept.intervalNanos() == 0 || node.quota != null) {
+    if (kept == null || node.quota != null) {
       return;
     }
     HostState state = node.state;
-    if (Decisions.interval(kept.intervalNanos()) != state.interval()) {
-      state.memory(null);
-      interval(node, kept.intervalNanos(), now);
+    long before = state.interval();
+    long next = Decisions.interval(kept.intervalNanos());
+    state.memory(null);
+    state.interval(next, now);
+    if (next != before && outbox.listens()) {
+      outbox.emit(new HostpaceEvent.IntervalChanged(node.key, Duration.ofNanos(before), Duration.ofNanos(next), now));
     }
   }
 
@@ -294,6 +299,10 @@ final class Learning {
     if (refusal && retryAfterNanos >= 0) {
       pause(node, retryAfterNanos, now);
       return;
+    }
+    FleetState fleetState = node.fleet;
+    if (refusal && fleetState != null && fleetState.settling(now)) {
+      return; // rejoining the fleet: a refusal of the outage's starts (SPEC S4)
     }
     int permits = state.quotaPermits();
     long window = state.quotaWindow();

@@ -60,6 +60,11 @@ class ForwardingFleet implements Fleet {
   }
 
   @Override
+  public void recallOrKeep(String key, Kept kept, long keepForNanos, Consumer<@Nullable Kept> then) {
+    member.recallOrKeep(key, kept, keepForNanos, then);
+  }
+
+  @Override
   public void announce(String key, long remaining, long resetNanos, long spentBefore) {
     member.announce(key, remaining, resetNanos, spentBefore);
   }
