@@ -515,7 +515,7 @@ final class FleetClaims {
    * start of it (the longest of the nodes' waits); 0 when it may start now. A host paced at 2 a
    * second among 3 processes: one start each 1.5 s from this one, as the fleet together goes on
    * at 2 a second. The fleet's spacing is the one the node had as the fleet was lost
-   * ({@link FleetState#intervalAtLoss}): what the rule learns alone since, from this process's
+   * ({@link FleetState#atLoss}): what the rule learns alone since, from this process's
    * answers at its share, is its share's pace already, and paces this engine's starts by itself.
    */
   private long shareWait(Limiter[] limiters, int paced, long now) {
@@ -524,7 +524,7 @@ final class FleetClaims {
     for (int i = 0; i < paced; i++) {
       FleetState state = limiters[i].node.fleet;
       if (state != null && state.startGranted) {
-        long spacing = spacing(limiters[i], state.intervalAtLoss);
+        long spacing = spacing(limiters[i], state.atLoss.intervalNanos());
         long share = spacing > Long.MAX_VALUE / processes ? Decisions.MAX_INTERVAL : spacing * processes;
         state.share = share;
         wait = Math.max(wait, share - (now - state.startGrantedAt));
@@ -577,7 +577,9 @@ final class FleetClaims {
         for (Node node : nodes) {
           FleetState state = node.fleet();
           if (!state.unclaimed && !state.startedAlone) { // the fleet's pace, not one learned alone since it was lost
-            state.intervalAtLoss = node.state.interval();
+            Fleet.Kept held = FleetMemory.keptOf(node, now);
+            state.atLoss = new Fleet.Kept(held.intervalNanos(), held.inFlightLimit(), held.quotaPermits(),
+                held.quotaWindowNanos(), 0, 0);
           }
           state.unclaimed = true;
         }

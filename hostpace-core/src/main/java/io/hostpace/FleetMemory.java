@@ -141,18 +141,18 @@ final class FleetMemory {
   /**
    * This process rejoined the fleet, after it could not be asked, at a claim of {@code node}'s
    * start (SPEC S4): meanwhile each process paced alone and learned alone, and their paces drifted
-   * apart. What the fleet keeps of the node is read again, and its interval taken through
+   * apart. What the fleet keeps of the node is read again, and its pace taken through
    * {@link Reentry#rejoined}; when the fleet keeps nothing (a Redis back empty), what this process
-   * held as the fleet was lost is kept first, in the same call (one round trip, the start not held
-   * for it): the pace it learned from the whole fleet's answers, not the one it learned alone at
-   * its share. So the first process to rejoin sets the pace every process rejoins at, itself
+   * held as the fleet was lost ({@link FleetState#atLoss}, and a pause it has now) is kept first, in
+   * the same call (one round trip, the start not held for it): the pace it learned from the whole
+   * fleet's answers, not the one it learned alone at its share. So the first process to rejoin sets the pace every process rejoins at, itself
    * included. Until the answer, this process keeps nothing of the node in the fleet.
    */
   void rejoined(Node node, long now) {
     FleetState state = node.fleet();
-    Fleet.Kept held = keptOf(node, now);
-    Fleet.Kept mine = new Fleet.Kept(state.intervalAtLoss, held.inFlightLimit(), held.quotaPermits(),
-        held.quotaWindowNanos(), held.quotaFullForNanos(), held.pauseLeftNanos());
+    Fleet.Kept atLoss = state.atLoss;
+    Fleet.Kept mine = new Fleet.Kept(atLoss.intervalNanos(), atLoss.inFlightLimit(), atLoss.quotaPermits(),
+        atLoss.quotaWindowNanos(), 0, keptOf(node, now).pauseLeftNanos());
     state.rejoining = true;
     fleet.recallOrKeep(node.key, mine, keepFor, kept -> engine.underLock(() -> {
       state.rejoining = false;

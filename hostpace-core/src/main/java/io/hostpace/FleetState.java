@@ -1,5 +1,7 @@
 package io.hostpace;
 
+import io.hostpace.spi.Fleet;
+
 /**
  * What a host or group waits for from its engine's fleet (SPEC S2): whether a claim of one of its
  * places is asked, and whether the fleet's places of it, or of its learned quota, are all held.
@@ -41,12 +43,13 @@ final class FleetState {
    */
   boolean unclaimed;
   /**
-   * The node's learned interval as the fleet could first not be asked: the fleet's, learned from
-   * every process's answers. What this process learns meanwhile, from its own answers alone at its
-   * share, is its share's pace, not the fleet's: its share is spaced from this, and this is the pace
-   * it offers the fleet as it rejoins (SPEC S4).
+   * What the node had learned as the fleet could first not be asked (its interval, in-flight
+   * limit and quota; no pause): the fleet's, learned from every process's answers. What this
+   * process learns meanwhile, from its own answers alone at its share, is its share's pace, not the
+   * fleet's: its share is spaced from this, and this is what it offers the fleet as it rejoins
+   * (SPEC S4).
    */
-  long intervalAtLoss;
+  Fleet.Kept atLoss = Fleet.Kept.NOTHING;
   /**
    * This process's share of the fleet's spacing of the node, as it last started it alone (SPEC S4):
    * the fleet's spacing at loss times the processes; 0 before it started alone.

@@ -128,27 +128,39 @@ final class Learning {
 
   /**
    * What the fleet keeps of {@code node}, read as this process rejoined the fleet after it could
-   * not be asked (SPEC S4): each process paced and learned alone meanwhile, so their intervals
-   * drifted apart, and each claims the fleet's starts with its own (the slowest then never finds a
-   * gap as long as its interval between the others' grants, and learns nothing that would bring it
-   * back). The kept interval, held to this engine's limits, is taken as this process's own (none,
-   * when the fleet keeps none: a host paced by a configured rate alone), and the rule goes on from
-   * it as from a pace it had just set, its memory of the host dropped, even where the interval is
-   * the one this process had: so every process goes on from one pace and one memory, and, hearing
-   * the same answers from then on, learns alike. A node paced by a learned quota, or a fleet that
-   * could not be asked, keeps its own.
+   * not be asked (SPEC S4): each process paced and learned alone meanwhile, so their paces drifted
+   * apart, and each claims the fleet's starts with its own (the slowest then never finds a gap as
+   * long as its interval between the others' grants, and learns nothing that would bring it back).
+   * The kept interval and quota, held to this engine's limits as a recalled one is, are taken as
+   * this process's own (none, when the fleet keeps none: a host paced by a configured rate alone, or
+   * a quota one process believed it met alone), and the rule goes on from them as from a pace it had
+   * just set, its memory of the host dropped, even where the pace is the one this process had: so
+   * every process goes on from one pace and one memory, and, hearing the same answers from then on,
+   * learns alike. A fleet that could not be asked leaves the node as it is.
    */
   void rejoined(Node node, Fleet.@Nullable Kept kept, long now) {
-    if (kept == null || node.quota != null) {
+    if (kept == null) {
       return;
     }
+    Decisions.Taught held = Decisions.held(new Decisions.Taught(false, now, kept.intervalNanos(),
+        kept.inFlightLimit(), kept.quotaPermits(), kept.quotaWindowNanos()), now, retryDelayLimit);
     HostState state = node.state;
-    long before = state.interval();
-    long next = Decisions.interval(kept.intervalNanos());
     state.memory(null);
-    state.interval(next, now);
-    if (next != before && outbox.listens()) {
-      outbox.emit(new HostpaceEvent.IntervalChanged(node.key, Duration.ofNanos(before), Duration.ofNanos(next), now));
+    long before = state.interval();
+    state.interval(held.interval(), now);
+    if (held.interval() != before && outbox.listens()) {
+      outbox.emit(new HostpaceEvent.IntervalChanged(node.key, Duration.ofNanos(before), Duration.ofNanos(held.interval()), now));
+    }
+    LearnedQuota quota = node.quota;
+    if (quota == null && held.quotaPermits() == 0
+        || quota != null && quota.permits == held.quotaPermits() && quota.window == held.quotaWindow()) {
+      return;
+    }
+    state.quota(held.quotaPermits(), held.quotaWindow());
+    node.quota = held.quotaPermits() == 0 ? null : LearnedQuota.recalled(
+        held.quotaPermits(), held.quotaWindow(), Math.min(kept.quotaFullForNanos(), held.quotaWindow()), now);
+    if (outbox.listens()) {
+      outbox.emit(new HostpaceEvent.QuotaChanged(node.key, quotaOf(quota), quotaOf(node.quota), now));
     }
   }
 

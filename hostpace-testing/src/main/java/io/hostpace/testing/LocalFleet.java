@@ -181,6 +181,17 @@ public final class LocalFleet {
     return budget == null || !budget.holds || budget.resetAt - clock.nanoTime() <= 0 ? -1 : budget.left;
   }
 
+  /**
+   * Forgets every start granted, place held, host kept and announcement, as a Redis without
+   * persistence comes back from a restart (SPEC S4); its members stay in it.
+   */
+  public synchronized void forgetAll() {
+    lastStart.clear();
+    places.clear();
+    stored.clear();
+    announced.clear();
+  }
+
   /** What the fleet keeps of {@code key} now (SPEC S3), for tests; null for nothing. */
   public Fleet.@Nullable Kept kept(String key) {
     return recall(key);
