@@ -20,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -250,6 +251,7 @@ class FleetFailuresTest {
    */
   final class InProcessWorkers implements AutoCloseable {
     final List<RedisFleet> fleets = new ArrayList<>();
+    final List<Hostpace> engines = new ArrayList<>();
     final List<Call> calls = new CopyOnWriteArrayList<>();
     final List<Thread> callers = new ArrayList<>();
     final AtomicBoolean running = new AtomicBoolean(true);
@@ -261,6 +263,7 @@ class FleetFailuresTest {
         RedisFleet fleet = RedisFleet.connect(redis.uri(), fleetName);
         fleets.add(fleet);
         Hostpace engine = Hostpace.builder().fleet(fleet).addLimit(server.hostKey(), limits).build();
+        engines.add(engine);
         String name = "w" + w;
         AtomicInteger sent = new AtomicInteger();
         Thread caller = new Thread(() -> {
@@ -282,6 +285,15 @@ class FleetFailuresTest {
         callers.add(caller);
       }
       callers.forEach(Thread::start);
+    }
+
+    /**
+     * The spacing each worker claims {@code hostKey}'s starts with, in ms: its learned interval, or
+     * the configured rate's {@code rateSpacing} if that is longer.
+     */
+    List<Long> spacings(String hostKey, long rateSpacing) {
+      return engines.stream().map(engine -> engine.snapshot().stream().filter(h -> h.key().equals(hostKey))
+          .mapToLong(h -> Math.max(rateSpacing, h.interval().toMillis())).findFirst().orElse(rateSpacing)).toList();
     }
 
     /** How many claims the fleets answered unclaimed, in all. */
@@ -375,7 +387,11 @@ class FleetFailuresTest {
     }
     assertThat(rejoinedAt).as("the workers rejoined: no claim unclaimed for 1.5 s, within 20 s of the restart")
         .isPositive();
-    Thread.sleep(5000);
+    List<List<Long>> spacings = new ArrayList<>();
+    for (int s = 0; s < 5; s++) {
+      Thread.sleep(1000);
+      spacings.add(fleet.spacings(server.hostKey(), 1000L / perSecond));
+    }
     long measuredTo = System.nanoTime();
     assertThat(fleet.stop()).as("every caller's last call ended").isTrue();
 
@@ -401,6 +417,14 @@ class FleetFailuresTest {
         .mapToLong(call -> call.took().toMillis()).max().orElseThrow())
         .as("the longest call made while Redis was down, in ms: the share's wait, and a claim's timeout at most")
         .isLessThan(workers * 1000L / perSecond + 2000);
+
+    // Once rejoined, one pace: the host is paced by its configured rate, which every worker claims
+    // with, unless one learned a longer interval (alone, at its share, while Redis was down: it
+    // would then claim with that, and never find so long a gap between the others' grants). Each
+    // rejoined with the pace the fleet keeps (here, as Redis came back empty, what the first to
+    // rejoin held as it was lost), so the spacings they claim with are within 5 % of each other.
+    assertThat(spacings).as("the spacing each worker claims with, each second of the 5 s once rejoined, ms")
+        .allSatisfy(second -> assertThat(Collections.max(second)).as("%s", second).isLessThanOrEqualTo(Collections.min(second) * 105 / 100));
 
     // Once rejoined, the fleet's rate again.
     List<BucketServer.Answer> rejoined = between(bucket, madeAt, rejoinedAt, measuredTo);
