@@ -217,10 +217,11 @@ public interface Fleet {
    * comes to {@code then}, later, on a thread of the fleet's, exactly once: what the fleet keeps
    * now ({@code kept} itself when nothing was), or null when the fleet could not be asked. An
    * engine asks it of a host as it rejoins the fleet after the fleet could not be asked (SPEC
-   * S4), so that the processes which paced alone meanwhile all go on from one pace: the first to
-   * rejoin keeps its own, the others read it. A fleet that can (Redis, in one script) reads and
-   * keeps at once, so two processes that rejoin together read the same; the default recalls,
-   * then keeps. Called only when {@link #keeps()}.
+   * S4), offering what it held of the host as the fleet was lost, so that the processes which
+   * paced alone meanwhile all go on from one pace: the first to rejoin keeps its own, the others
+   * read it. A fleet that can (Redis, in one script) reads and keeps at once, so two processes that
+   * rejoin together read the same; the default recalls, then keeps, and two processes that rejoin
+   * within one round trip of each other may each read their own. Called only when {@link #keeps()}.
    */
   default void recallOrKeep(String key, Kept kept, long keepForNanos, Consumer<@Nullable Kept> then) {
     recall(key, read -> {
