@@ -562,10 +562,10 @@ final class FleetClaims {
   }
 
   /**
-   * The fleet answered {@code queue}'s claim of {@code nodes}' starts: granted (0); ask again {@code delay} from now; or {@link Fleet#UNCLAIMED},
-   * and this process starts alone at its share of the spacing ({@link #shareWait}). The first answer
-   * after an unclaimed one is a rejoin: the nodes' pace is read again from what the fleet keeps,
-   * so that processes which paced alone meanwhile go on at one pace ({@link FleetMemory#rejoined}).
+   * The fleet answered {@code queue}'s claim of {@code nodes}' starts: granted (0); ask again
+   * {@code delay} from now; or {@link Fleet#UNCLAIMED}, and this process starts alone at its share
+   * of the spacing ({@link #shareWait}). The first answer after an unclaimed one is a rejoin
+   * ({@link #rejoin}).
    */
   private void startClaimed(HostQueue queue, StartClaim claim, Node[] nodes, long delay, long asked) {
     engine.underLock(() -> {
@@ -576,7 +576,7 @@ final class FleetClaims {
         claim.alone = true;
         for (Node node : nodes) {
           FleetState state = node.fleet();
-          if (!state.unclaimed && !state.startedAlone) { // the fleet's pace, not one learned alone since it was lost
+          if (!state.unclaimed && !state.startedAlone) { // the fleet's pace, not one learned alone since
             Fleet.Kept held = FleetMemory.keptOf(node, now);
             state.atLoss = new Fleet.Kept(held.intervalNanos(), held.inFlightLimit(), held.quotaPermits(),
                 held.quotaWindowNanos(), 0, 0);
@@ -608,7 +608,9 @@ final class FleetClaims {
   /**
    * The fleet answers again for {@code node} after it could not be asked (a claim answered, or a
    * lesson heard): this process rejoins it, and reads the node's pace again from what the fleet
-   * keeps ({@link FleetMemory#rejoined}). Once per loss.
+   * keeps ({@link FleetMemory#rejoined}), so that processes which paced alone meanwhile go on at
+   * one pace. For a share after it ({@link FleetState#rejoinSettlesAt}) bare refusals teach the
+   * node's interval nothing. Once per loss.
    */
   private void rejoin(Node node, long now) {
     FleetState state = node.fleet;

@@ -145,8 +145,10 @@ final class FleetMemory {
    * {@link Reentry#rejoined}; when the fleet keeps nothing (a Redis back empty), what this process
    * held as the fleet was lost ({@link FleetState#atLoss}, and a pause it has now) is kept first, in
    * the same call (one round trip, the start not held for it): the pace it learned from the whole
-   * fleet's answers, not the one it learned alone at its share. So the first process to rejoin sets the pace every process rejoins at, itself
-   * included. Until the answer, this process keeps nothing of the node in the fleet.
+   * fleet's answers, not the one it learned alone at its share. So the first process to rejoin sets
+   * the pace every process rejoins at, itself included. Until the answer, this process keeps nothing
+   * of the node in the fleet; a read the fleet could not answer is asked again at the next rejoin
+   * (the next claim answered, or lesson heard).
    */
   void rejoined(Node node, long now) {
     FleetState state = node.fleet();
@@ -156,6 +158,9 @@ final class FleetMemory {
     state.rejoining = true;
     fleet.recallOrKeep(node.key, mine, keepFor, kept -> engine.underLock(() -> {
       state.rejoining = false;
+      if (kept == null) {
+        state.unclaimed = true; // not rejoined yet
+      }
       engine.rejoined(node, kept);
     }));
   }
