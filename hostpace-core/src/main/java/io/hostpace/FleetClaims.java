@@ -4,6 +4,7 @@ import io.hostpace.spi.Fleet;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What an engine claims of its fleet before a start (SPEC S2), for its {@link Scheduler}: the
@@ -32,13 +33,16 @@ final class FleetClaims {
   private final Clock clock;
   private final Timer timer;
   private final Reentry engine;
+  /** What the fleet keeps of hosts, read again as this process rejoins the fleet (SPEC S4); null when it keeps nothing. */
+  private final @Nullable FleetMemory memory;
   /** The number of the last of the fleet's places claimed. */
   private long places;
   /** How long the fleet took to answer the last claim of a start or a place, in nanoseconds. */
   private long fleetRoundTrip;
 
-  FleetClaims(Fleet fleet, Clock clock, Timer timer, Reentry engine) {
+  FleetClaims(Fleet fleet, Clock clock, Timer timer, Reentry engine, @Nullable FleetMemory memory) {
     this.fleet = fleet;
+    this.memory = memory;
     this.shares = fleet.keeps();
     this.clock = clock;
     this.timer = timer;
@@ -129,6 +133,15 @@ final class FleetClaims {
     FleetState state = node.fleet;
     if (state != null) {
       state.placesFull = false;
+      if (state.unclaimed) { // the fleet is back: rejoin it now, not at this process's next claim
+        for (HostQueue queue : node.queues.values()) {
+          StartClaim claim = queue.startClaim;
+          if (claim != null) {
+            claim.alone = false;
+          }
+        }
+        rejoin(node, clock.nanoTime());
+      }
     }
   }
 
@@ -395,8 +408,13 @@ final class FleetClaims {
    * or a group's learned quota spread over its window; 0 when the fleet does not space them.
    */
   private static long spacing(Limiter limiter) {
+    return spacing(limiter, limiter.node.state.interval());
+  }
+
+  /** {@link #spacing(Limiter)}, with {@code learned} for the node's learned interval. */
+  private static long spacing(Limiter limiter, long learned) {
     Node node = limiter.node;
-    long interval = node.state.interval();
+    long interval = learned;
     if (limiter.rate != null) {
       interval = Math.max(interval, limiter.rate.spacing());
     }
@@ -421,6 +439,7 @@ final class FleetClaims {
   private long claimed(HostQueue queue, Call<?> head, long now) {
     List<String> keys = null;
     long[] intervals = null;
+    Limiter[] limiters = null;
     long shortest = Long.MAX_VALUE;
     int paced = 0;
     for (int i = 0; i <= queue.gates.length; i++) {
@@ -429,16 +448,22 @@ final class FleetClaims {
       if (interval <= 0) {
         continue;
       }
-      if (keys == null || intervals == null) {
+      if (keys == null || intervals == null || limiters == null) {
         keys = new ArrayList<>(queue.gates.length + 1);
         intervals = new long[queue.gates.length + 1];
+        limiters = new Limiter[queue.gates.length + 1];
       }
       keys.add(limiter.node.key);
+      limiters[paced] = limiter;
       intervals[paced++] = interval;
       shortest = Math.min(shortest, interval);
     }
-    if (keys == null || intervals == null) {
+    if (keys == null || intervals == null || limiters == null) {
       return READY;
+    }
+    Node[] nodes = new Node[paced];
+    for (int i = 0; i < paced; i++) {
+      nodes[i] = limiters[i].node;
     }
     StartClaim claim = queue.startClaim;
     if (claim == null) {
@@ -459,23 +484,116 @@ final class FleetClaims {
         return claim.askAgainAt - now;
       }
       claim.askAgain = false;
+    } else if (claim.alone) {
+      long wait = shareWait(limiters, paced, now);
+      if (wait > 0) {
+        return wait;
+      }
+      claim.alone = false;
+      granted(claim, nodes, paced, now);
+      for (Node node : nodes) {
+        node.fleet().startedAlone = true;
+      }
+      return READY;
+    }
+    long sinceAlone = sinceAloneWait(nodes, intervals, paced, now);
+    if (sinceAlone > 0) {
+      return sinceAlone;
     }
     claim.claiming = true;
     long asked = now;
     StartClaim claiming = claim;
-    fleet.claimStart(keys, Arrays.copyOf(intervals, paced), delay -> startClaimed(queue, claiming, delay, asked));
+    long[] spacings = Arrays.copyOf(intervals, paced);
+    fleet.claimStart(keys, spacings, delay -> startClaimed(queue, claiming, nodes, delay, asked));
     return BLOCKED;
   }
 
-  /** The fleet answered {@code queue}'s claim: granted (0, or the fleet could not be asked), or ask again {@code delay} from now. */
-  private void startClaimed(HostQueue queue, StartClaim claim, long delay, long asked) {
+  /**
+   * How long this process waits, from {@code now}, before it starts alone one of the {@code paced}
+   * {@code limiters}' nodes while the fleet cannot be asked (SPEC S4): its share of the fleet's
+   * spacing, each node's times the processes the fleet last counted, from this process's last
+   * start of it (the longest of the nodes' waits); 0 when it may start now. A host paced at 2 a
+   * second among 3 processes: one start each 1.5 s from this one, as the fleet together goes on
+   * at 2 a second. The fleet's spacing is the one the node had as the fleet was lost
+   * ({@link FleetState#atLoss}): what the rule learns alone since, from this process's
+   * answers at its share, is its share's pace already, and paces this engine's starts by itself.
+   */
+  private long shareWait(Limiter[] limiters, int paced, long now) {
+    long processes = Math.max(1, fleet.processes());
+    long wait = 0;
+    for (int i = 0; i < paced; i++) {
+      FleetState state = limiters[i].node.fleet;
+      if (state != null && state.startGranted) {
+        long spacing = spacing(limiters[i], state.atLoss.intervalNanos());
+        long share = spacing > Long.MAX_VALUE / processes ? Decisions.MAX_INTERVAL : spacing * processes;
+        state.share = share;
+        wait = Math.max(wait, share - (now - state.startGrantedAt));
+      }
+    }
+    return wait;
+  }
+
+  /**
+   * How long the next claim of {@code nodes}' starts waits, from {@code now}, after this process
+   * started one alone: at least each node's spacing from that start. The fleet does not know of
+   * starts made alone, and would grant the next at once when it answers again: two starts
+   * together, where the fleet's pace allows one.
+   */
+  private static long sinceAloneWait(Node[] nodes, long[] intervals, int paced, long now) {
+    long wait = 0;
+    for (int i = 0; i < paced; i++) {
+      FleetState state = nodes[i].fleet;
+      if (state != null && state.startedAlone) {
+        wait = Math.max(wait, intervals[i] - (now - state.startGrantedAt));
+      }
+    }
+    return wait;
+  }
+
+  /** {@code claim} may start at {@code now}, granted by the fleet or by this process's share: each node's last start. */
+  private static void granted(StartClaim claim, Node[] nodes, int paced, long now) {
+    claim.claimed = true;
+    claim.claimedAt = now;
+    for (int i = 0; i < paced; i++) {
+      FleetState state = nodes[i].fleet();
+      state.startGranted = true;
+      state.startGrantedAt = now;
+    }
+  }
+
+  /**
+   * The fleet answered {@code queue}'s claim of {@code nodes}' starts: granted (0); ask again
+   * {@code delay} from now; or {@link Fleet#UNCLAIMED}, and this process starts alone at its share
+   * of the spacing ({@link #shareWait}). The first answer after an unclaimed one is a rejoin
+   * ({@link #rejoin}).
+   */
+  private void startClaimed(HostQueue queue, StartClaim claim, Node[] nodes, long delay, long asked) {
     engine.underLock(() -> {
       claim.claiming = false;
       long now = clock.nanoTime();
       fleetRoundTrip = now - asked;
+      if (delay == Fleet.UNCLAIMED) {
+        claim.alone = true;
+        for (Node node : nodes) {
+          FleetState state = node.fleet();
+          if (!state.unclaimed && !state.startedAlone) { // the fleet's pace, not one learned alone since
+            Fleet.Kept held = FleetMemory.keptOf(node, now);
+            state.atLoss = new Fleet.Kept(held.intervalNanos(), held.inFlightLimit(), held.quotaPermits(),
+                held.quotaWindowNanos(), 0, 0);
+          }
+          state.unclaimed = true;
+        }
+        engine.lookAgain(queue, now); // starts at the share's time: claimed() waits for it
+        return;
+      }
+      for (Node node : nodes) {
+        rejoin(node, now);
+      }
       if (delay <= 0) {
-        claim.claimed = true;
-        claim.claimedAt = now;
+        granted(claim, nodes, nodes.length, now);
+        for (Node node : nodes) {
+          node.fleet().startedAlone = false;
+        }
       } else {
         // The fleet looked half a round trip ago, and the next claim takes half a round trip to
         // arrive: asked a round trip early, it arrives as the start frees, ahead of a process whose
@@ -485,5 +603,26 @@ final class FleetClaims {
       }
       engine.lookAgain(queue, now); // unless it was let go meanwhile
     });
+  }
+
+  /**
+   * The fleet answers again for {@code node} after it could not be asked (a claim answered, or a
+   * lesson heard): this process rejoins it, and reads the node's pace again from what the fleet
+   * keeps ({@link FleetMemory#rejoined}), so that processes which paced alone meanwhile go on at
+   * one pace. For a share after it ({@link FleetState#rejoinSettlesAt}) bare refusals teach the
+   * node's interval nothing. Once per loss.
+   */
+  private void rejoin(Node node, long now) {
+    FleetState state = node.fleet;
+    if (state == null || !state.unclaimed) {
+      return;
+    }
+    state.unclaimed = false;
+    state.rejoinSettlesAt = now + state.share;
+    state.rejoinSettling = state.share > 0;
+    FleetMemory memory = this.memory;
+    if (memory != null) {
+      memory.rejoined(node, now);
+    }
   }
 }

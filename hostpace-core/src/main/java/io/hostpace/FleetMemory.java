@@ -54,6 +54,10 @@ final class FleetMemory {
    * quarter of {@code keepFor} has passed since.
    */
   void answered(Node node, long now) {
+    FleetState fleetState = node.fleet;
+    if (fleetState != null && (fleetState.unclaimed || fleetState.rejoining)) {
+      return; // learned alone, at this process's share: not the fleet's pace (SPEC S4)
+    }
     Fleet.Kept kept = keptOf(node, now);
     Fleet.Kept last = node.kept;
     if (last != null && !movedBeyondNoise(last, node.keptAt, kept, now) && now - node.keptAt < keepFor / 4) {
@@ -139,6 +143,33 @@ final class FleetMemory {
       node.keptAt = now;
     }
     fleet.keep(key, Fleet.Kept.NOTHING, keepFor);
+  }
+
+  /**
+   * This process rejoined the fleet, after it could not be asked, at a claim of {@code node}'s
+   * start (SPEC S4): meanwhile each process paced alone and learned alone, and their paces drifted
+   * apart. What the fleet keeps of the node is read again, and its pace taken through
+   * {@link Reentry#rejoined}; when the fleet keeps nothing (a Redis back empty), what this process
+   * held as the fleet was lost ({@link FleetState#atLoss}, and a pause it has now) is kept first, in
+   * the same call (one round trip, the start not held for it): the pace it learned from the whole
+   * fleet's answers, not the one it learned alone at its share. So the first process to rejoin sets
+   * the pace every process rejoins at, itself included. Until the answer, this process keeps nothing
+   * of the node in the fleet; a read the fleet could not answer is asked again at the next rejoin
+   * (the next claim answered, or lesson heard).
+   */
+  void rejoined(Node node, long now) {
+    FleetState state = node.fleet();
+    Fleet.Kept atLoss = state.atLoss;
+    Fleet.Kept mine = new Fleet.Kept(atLoss.intervalNanos(), atLoss.inFlightLimit(), atLoss.quotaPermits(),
+        atLoss.quotaWindowNanos(), 0, keptOf(node, now).pauseLeftNanos());
+    state.rejoining = true;
+    fleet.recallOrKeep(node.key, mine, keepFor, kept -> engine.underLock(() -> {
+      state.rejoining = false;
+      if (kept == null) {
+        state.unclaimed = true; // not rejoined yet
+      }
+      engine.rejoined(node, kept);
+    }));
   }
 
   /**

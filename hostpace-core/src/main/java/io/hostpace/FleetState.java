@@ -1,10 +1,13 @@
 package io.hostpace;
 
+import io.hostpace.spi.Fleet;
+
 /**
  * What a host or group waits for from its engine's fleet (SPEC S2): whether a claim of one of its
  * places is asked, and whether the fleet's places of it, or of its learned quota, are all held.
- * (Claims of starts are its queues', {@link StartClaim}.) Made for a node only once the fleet
- * limits its places, so that an engine without a fleet, and a host the fleet never holds back,
+ * (Claims of starts are its queues', {@link StartClaim}; the node keeps when this process last
+ * started it, for its share while the fleet cannot be asked.) Made for a node only once the fleet
+ * limits its places or paces its starts, so that an engine without a fleet, and a host the fleet never holds back,
  * pay nothing for it. Guarded by the engine's lock.
  */
 final class FleetState {
@@ -23,4 +26,55 @@ final class FleetState {
   long announcedResetAt;
   /** The fleet's count of the host's spends, as this engine was last told (SPEC S3); 0 before. */
   long announcedSpends;
+  /**
+   * Whether a start of the node was granted to this process, by the fleet or by its share while
+   * the fleet could not be asked, last at {@link #startGrantedAt}: its share's spacing counts from there (SPEC S4).
+   */
+  boolean startGranted;
+  long startGrantedAt;
+  /**
+   * Whether the last start of the node was this process's alone, the fleet not asked: the next claim
+   * waits the fleet's spacing from it, as the fleet does not know of it.
+   */
+  boolean startedAlone;
+  /**
+   * Whether the fleet could not be asked for a claim of a start of the node, and has not answered
+   * since: its next answer, or the next lesson heard of the node, is a rejoin.
+   */
+  boolean unclaimed;
+  /**
+   * What the node had learned as the fleet could first not be asked (its interval, in-flight
+   * limit and quota; no pause): the fleet's, learned from every process's answers. What this
+   * process learns meanwhile, from its own answers alone at its share, is its share's pace, not the
+   * fleet's: its share is spaced from this, and this is what it offers the fleet as it rejoins
+   * (SPEC S4).
+   */
+  Fleet.Kept atLoss = Fleet.Kept.NOTHING;
+  /**
+   * This process's share of the fleet's spacing of the node, as it last started it alone (SPEC S4):
+   * the fleet's spacing at loss times the processes; 0 before it started alone.
+   */
+  long share;
+  /**
+   * Until when the bare refusals of the node teach its interval nothing, as this process rejoined
+   * the fleet (SPEC S4): a share after the rejoin, by which every process has asked the fleet
+   * again. Before, a refusal may be of a start another process made alone at its share, or of one
+   * the fleet granted while such starts went on: the processes that read the fleet's pace before it
+   * came would learn it, those that read it after would not, and their paces would part again.
+   */
+  long rejoinSettlesAt;
+  boolean rejoinSettling;
+  /**
+   * Whether the node's pace is being read again from the fleet as this process rejoins it (SPEC
+   * S4): until it is, what this process learned alone is not kept in the fleet.
+   */
+  boolean rejoining;
+
+  /** Whether this process is still rejoining the fleet at {@code now}, until {@link #rejoinSettlesAt}. */
+  boolean settling(long now) {
+    if (rejoinSettling && rejoinSettlesAt - now <= 0) {
+      rejoinSettling = false;
+    }
+    return rejoinSettling;
+  }
 }

@@ -134,6 +134,43 @@ final class Learning {
     node.opening = 0;
   }
 
+  /**
+   * What the fleet keeps of {@code node}, read as this process rejoined the fleet after it could
+   * not be asked (SPEC S4): each process paced and learned alone meanwhile, so their paces drifted
+   * apart, and each claims the fleet's starts with its own (the slowest then never finds a gap as
+   * long as its interval between the others' grants, and learns nothing that would bring it back).
+   * The kept interval and quota, held to this engine's limits as a recalled one is, are taken as
+   * this process's own (none, when the fleet keeps none: a host paced by a configured rate alone, or
+   * a quota one process believed it met alone), and the rule goes on from them as from a pace it had
+   * just set, its memory of the host dropped, even where the pace is the one this process had: so
+   * every process goes on from one pace and one memory, and, hearing the same answers from then on,
+   * learns alike. A fleet that could not be asked leaves the node as it is.
+   */
+  void rejoined(Node node, Fleet.@Nullable Kept kept, long now) {
+    if (kept == null) {
+      return;
+    }
+    Decisions.Taught held = Decisions.held(new Decisions.Taught(false, now, kept.intervalNanos(),
+        kept.inFlightLimit(), kept.quotaPermits(), kept.quotaWindowNanos()), now, retryDelayLimit);
+    HostState state = node.state;
+    state.memory(null);
+    long before = state.interval();
+    state.interval(held.interval(), now);
+    if (held.interval() != before && outbox.listens()) {
+      outbox.emit(new HostpaceEvent.IntervalChanged(node.key, Duration.ofNanos(before), Duration.ofNanos(held.interval()), now));
+    }
+    LearnedQuota quota = node.quota;
+    if (quota == null && held.quotaPermits() == 0
+        || quota != null && quota.permits == held.quotaPermits() && quota.window == held.quotaWindow()) {
+      return;
+    }
+    state.quota(held.quotaPermits(), held.quotaWindow());
+    node.quota = held.quotaPermits() == 0 ? null : LearnedQuota.recalled(
+        held.quotaPermits(), held.quotaWindow(), Math.min(kept.quotaFullForNanos(), held.quotaWindow()), now);
+    if (outbox.listens()) {
+      outbox.emit(new HostpaceEvent.QuotaChanged(node.key, quotaOf(quota), quotaOf(node.quota), now));
+    }
+  }
 
   /**
    * What another process of the fleet was told by {@code node}'s host or group (SPEC S2): it
@@ -282,6 +319,10 @@ final class Learning {
     if (refusal && retryAfterNanos >= 0) {
       pause(node, retryAfterNanos, now);
       return;
+    }
+    FleetState fleetState = node.fleet;
+    if (refusal && fleetState != null && fleetState.settling(now)) {
+      return; // rejoining the fleet: a refusal of the outage's starts (SPEC S4)
     }
     int permits = state.quotaPermits();
     long window = state.quotaWindow();

@@ -25,4 +25,11 @@ interface Reentry {
    * node learns it, if the engine still holds it, and its queues start what they can now.
    */
   void recalled(Node node, Fleet.@Nullable Kept kept);
+
+  /**
+   * Under the lock: as this process rejoined the fleet after it could not be asked, the fleet said
+   * what it keeps of {@code node} (SPEC S4), null for nothing; the node takes its pace, if the
+   * engine still holds it.
+   */
+  void rejoined(Node node, Fleet.@Nullable Kept kept);
 }

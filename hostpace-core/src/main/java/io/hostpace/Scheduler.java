@@ -255,11 +255,21 @@ final class Scheduler implements Settlement {
           pump(node, now);
         }
       }
+
+      @Override
+      @GuardedBy("Scheduler.this.lock")
+      public void rejoined(Node node, Fleet.@Nullable Kept kept) {
+        if (nodes.holds(node)) {
+          long now = clock.nanoTime();
+          learning.rejoined(node, kept, now);
+          pump(node, now);
+        }
+      }
     };
     this.nodes = new Nodes(
         store, clock, timer, forgetIdleAfter, opening, retryDelayLimit, outbox, reentry::underLock, fleet != null);
-    this.claims = fleet == null ? null : new FleetClaims(fleet, clock, timer, reentry);
     FleetMemory memory = fleet != null && fleet.keeps() ? new FleetMemory(fleet, reentry, forgetIdleAfter.toNanos()) : null;
+    this.claims = fleet == null ? null : new FleetClaims(fleet, clock, timer, reentry, memory);
     this.memory = memory;
     this.learning = new Learning(rule, retryDelayLimit, outbox, fleet, claims, memory);
     if (memory != null) {

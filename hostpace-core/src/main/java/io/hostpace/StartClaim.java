@@ -3,7 +3,7 @@ package io.hostpace;
 /**
  * A host queue's claim of its next start from the engine's fleet (SPEC S2): of its host and of
  * each of its groups that is paced, all at once. Asked, granted (at {@link #claimedAt}, not yet
- * used), or to ask again (at {@link #askAgainAt}). Made for a queue only once the fleet paces it.
+ * used), to ask again (at {@link #askAgainAt}), or left to this process alone ({@link #alone}). Made for a queue only once the fleet paces it.
  * Guarded by the engine's lock.
  */
 final class StartClaim {
@@ -15,4 +15,9 @@ final class StartClaim {
   /** Whether the fleet, not granting the last claim, said to claim again at {@link #askAgainAt}. */
   boolean askAgain;
   long askAgainAt;
+  /**
+   * Whether the fleet could not be asked for the last claim: the queue starts alone, at this
+   * process's share of the fleet's spacing, and asks the fleet again for the start after.
+   */
+  boolean alone;
 }

@@ -40,6 +40,11 @@ class ForwardingFleet implements Fleet {
   }
 
   @Override
+  public int processes() {
+    return member.processes();
+  }
+
+  @Override
   public boolean keeps() {
     return member.keeps();
   }
@@ -52,6 +57,11 @@ class ForwardingFleet implements Fleet {
   @Override
   public void recall(String key, Consumer<@Nullable Kept> then) {
     member.recall(key, then);
+  }
+
+  @Override
+  public void recallOrKeep(String key, Kept kept, long keepForNanos, Consumer<@Nullable Kept> then) {
+    member.recallOrKeep(key, kept, keepForNanos, then);
   }
 
   @Override

@@ -149,6 +149,18 @@ public interface Fleet {
   }
 
   /**
+   * How many processes the fleet last saw alive, this one included: never below 1, and 1 when it
+   * does not know (the default). While a claim comes back {@link #UNCLAIMED} (the fleet cannot be
+   * asked), the engine takes this as how many share the host, and paces its own starts at its
+   * share of the fleet's spacing (SPEC S4): a host paced at 2 a second, among 3 processes, one
+   * start each 1.5 s from each. So a fleet that cannot be reached keeps the last count it read.
+   * Called under the engine's lock: must not block.
+   */
+  default int processes() {
+    return 1;
+  }
+
+  /**
    * Whether this fleet keeps what hosts taught ({@link #keep}, {@link #recall}): then an engine
    * reads what it keeps of a host before the host's first start, and keeps what the host's answers
    * teach it. False by default: a fleet of messages alone.
@@ -223,6 +235,29 @@ public interface Fleet {
     public boolean granted() {
       return waitNanos == 0;
     }
+  }
+
+  /**
+   * Reads what the fleet keeps of {@code key}, as {@link #recall} does, having first kept
+   * {@code kept} there (as {@link #keep}, for {@code keepForNanos}) if nothing was: the answer
+   * comes to {@code then}, later, on a thread of the fleet's, exactly once: what the fleet keeps
+   * now ({@code kept} itself when nothing was), or null when the fleet could not be asked. An
+   * engine asks it of a host as it rejoins the fleet after the fleet could not be asked (SPEC
+   * S4), offering what it held of the host as the fleet was lost, so that the processes which
+   * paced alone meanwhile all go on from one pace: the first to rejoin keeps its own, the others
+   * read it. A fleet that can (Redis, in one script) reads and keeps at once, so two processes that
+   * rejoin together read the same; the default recalls, then keeps, and two processes that rejoin
+   * within one round trip of each other may each read their own. Called only when {@link #keeps()}.
+   */
+  default void recallOrKeep(String key, Kept kept, long keepForNanos, Consumer<@Nullable Kept> then) {
+    recall(key, read -> {
+      if (read == null || read.nothing()) {
+        keep(key, kept, keepForNanos);
+        then.accept(kept);
+      } else {
+        then.accept(read);
+      }
+    });
   }
 
   /**

@@ -66,6 +66,23 @@ final class KeptScripts {
       "if not kept then return nil end",
       "return {kept, string.format('%.0f', now)}");
 
+  /**
+   * KEYS: the host's kept state; ARGV: as {@link #KEEP}'s; keeps them as {@link #KEEP} does only
+   * if nothing is kept, then answers as {@link #RECALL}: one script, so processes that rejoin
+   * together all read the first one's.
+   */
+  static final String RECALL_OR_KEEP = String.join("\n",
+      ClaimScript.NOW_MICROS,
+      "local kept = redis.call('GET', KEYS[1])",
+      "if not kept and tonumber(ARGV[1]) > 0 then",
+      "  local function at(left) if tonumber(left) > 0 then return string.format('%.0f', now + tonumber(left)) end return '0' end",
+      "  kept = '" + VERSION + "' .. '\\t' .. ARGV[2] .. '\\t' .. ARGV[3] .. '\\t' .. ARGV[4] .. '\\t' .. ARGV[5]"
+          + " .. '\\t' .. at(ARGV[6]) .. '\\t' .. at(ARGV[7])",
+      "  redis.call('SET', KEYS[1], kept, 'PX', ARGV[1])",
+      "end",
+      "if not kept then return nil end",
+      "return {kept, string.format('%.0f', now)}");
+
   private KeptScripts() {}
 
   /** The arguments of {@link #KEEP} for {@code kept}, held {@code keepForNanos} (rounded up to a millisecond). */

@@ -69,5 +69,22 @@ final class PlaceScript {
       "if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], string.format('%.0f', ttl)) end",
       "return renewed");
 
+  /**
+   * KEYS[1]: the fleet's processes; ARGV[1]: this process's member; ARGV[2]: the lease in
+   * microseconds; ARGV[3]: 1 to count this process in, 0 to take it out. Scores the member
+   * {@code now} (or removes it), removes the members not scored within a lease (their process
+   * died, or lost Redis for that long), and answers how many are left. The set expires a lease and
+   * a second after the last heartbeat.
+   */
+  static final String PROCESSES = String.join("\n",
+      ClaimScript.NOW_MICROS,
+      "local lease = tonumber(ARGV[2])",
+      "if ARGV[3] == '1' then redis.call('ZADD', KEYS[1], string.format('%.0f', now), ARGV[1])",
+      "else redis.call('ZREM', KEYS[1], ARGV[1]) end",
+      "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('(%.0f', now - lease))",
+      "local ttl = math.ceil(lease / 1000) + " + MARGIN_MILLIS,
+      "if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], string.format('%.0f', ttl)) end",
+      "return redis.call('ZCARD', KEYS[1])");
+
   private PlaceScript() {}
 }

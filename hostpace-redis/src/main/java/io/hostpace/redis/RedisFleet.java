@@ -75,6 +75,9 @@ import org.jspecify.annotations.Nullable;
  * hostpace:crawlers:kept:{tag}:{key}       string   what the key's answers taught   (see KeptScripts)
  *                                                   the process that kept it last, versioned, expiring
  *                                                   the engine's forgetIdleAfter after it was kept
+ * hostpace:crawlers:processes:{crawlers}   zset     the fleet's processes alive:    (see PlaceScript)
+ *                                                   members {origin}, scored by their last heartbeat
+ *                                                   in microseconds of Redis's clock ({@link #processes})
  * </pre>
  * where {@code {tag}} is, in braces as written, the key's hash tag: the last two labels of its
  * host or group ({@code hostpace:crawlers:last:{wikidata.org}:query.wikidata.org}), an IP
@@ -183,6 +186,12 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   private final String recallDigest;
   private final String announceDigest;
   private final String spendDigest;
+  private final String processesDigest;
+  private final String recallOrKeepDigest;
+  /** The fleet's key of its processes alive ({@link PlaceScript#PROCESSES}). */
+  private final String processesKey;
+  /** How many processes the heartbeat last counted, this one included; kept while Redis cannot be reached. */
+  private volatile int processes = 1;
   private final List<Registration> listeners = new CopyOnWriteArrayList<>();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final LongAdder lessonsLost = new LongAdder();
@@ -227,6 +236,9 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     this.recallDigest = commands.digest(KeptScripts.RECALL);
     this.announceDigest = commands.digest(AnnouncedScripts.ANNOUNCE);
     this.spendDigest = commands.digest(AnnouncedScripts.SPEND);
+    this.processesDigest = commands.digest(PlaceScript.PROCESSES);
+    this.recallOrKeepDigest = commands.digest(KeptScripts.RECALL_OR_KEEP);
+    this.processesKey = names.processes();
   }
 
   /**
@@ -328,6 +340,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       RedisFleet fleet = new RedisFleet(name, redis);
       redis.subscribe(fleet.channel, fleet.new Dispatcher());
       fleet.beatEvery(fleet.placeLeaseMicros);
+      fleet.count(Long.toString(fleet.placeLeaseMicros), true).join(); // counted in before its engine claims
       return fleet;
     } catch (RuntimeException e) {
       redis.close();
@@ -498,6 +511,46 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       }
       Kept kept = error == null ? KeptScripts.read(read) : null;
       answer(() -> then.accept(kept));
+    });
+  }
+
+  /**
+   * Reads what the fleet keeps of {@code key}, having kept {@code kept} first if nothing was, in
+   * one script call, and returns at once: processes that rejoin together all read the first one's.
+   * {@code then} hears, as {@link #recall}'s does, what is kept then, or null (Redis failed, did
+   * not answer within 1 s, or the fleet is closed: {@linkplain #recallsUnanswered counted}).
+   *
+   * @throws IllegalArgumentException if {@code key} is not a host's or a group's key as the
+   *     engine writes it ({@link Hostpace#checkKey}), or {@code keepForNanos} negative
+   */
+  @Override
+  public void recallOrKeep(String key, Kept kept, long keepForNanos, Consumer<@Nullable Kept> then) {
+    Hostpace.checkKey(key);
+    Objects.requireNonNull(kept, "kept");
+    Objects.requireNonNull(then, "then");
+    if (keepForNanos < 0) {
+      throw new IllegalArgumentException("keepForNanos must be at least 0, was " + keepForNanos);
+    }
+    String[] args = KeptScripts.keepArgs(kept, keepForNanos);
+    if (closed.get()) {
+      recallsUnanswered.increment();
+      answer(() -> then.accept(null));
+      return;
+    }
+    CompletableFuture<List<Object>> read;
+    try {
+      read = this.<List<Object>>script(KeptScripts.RECALL_OR_KEEP, recallOrKeepDigest, ScriptOutputType.MULTI,
+          new String[] {names.kept(key)}, args);
+    } catch (RuntimeException e) { // the connection closed under us
+      read = CompletableFuture.failedFuture(e);
+    }
+    read.whenComplete((answer, error) -> {
+      if (error != null) {
+        recallsUnanswered.increment();
+        warn("recall", recallsUnanswered, error);
+      }
+      Kept now = error == null ? KeptScripts.read(answer) : null;
+      answer(() -> then.accept(now));
     });
   }
 
@@ -712,6 +765,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     }
     String lease = Long.toString(placeLeaseMicros);
     List<CompletableFuture<?>> renewals = new ArrayList<>();
+    renewals.add(count(lease, true));
     for (Map.Entry<String, Set<String>> places : held.entrySet()) {
       List<String> args = new ArrayList<>();
       args.add(lease);
@@ -735,6 +789,46 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       }
     }
     return CompletableFuture.allOf(renewals.toArray(CompletableFuture<?>[]::new));
+  }
+
+  /**
+   * Counts this process in the fleet's processes alive ({@code in}), or out, on Redis's clock, and
+   * reads how many are: one script call ({@link PlaceScript#PROCESSES}), whose answer
+   * {@link #processes()} returns from then on. One that fails is {@linkplain #renewalsLost counted}
+   * and leaves the last count as it was. Completes, never exceptionally, once answered or failed.
+   */
+  private CompletableFuture<?> count(String leaseMicros, boolean in) {
+    String[] keys = {processesKey};
+    String[] args = {origin, leaseMicros, in ? "1" : "0"};
+    try {
+      return this.<Long>script(PlaceScript.PROCESSES, processesDigest, ScriptOutputType.INTEGER, keys, args)
+          .handle((count, error) -> {
+            if (error != null) {
+              renewalsLost.increment();
+              warn("renewal", renewalsLost, error);
+            } else if (count != null && in) {
+              processes = (int) Math.max(1, Math.min(Integer.MAX_VALUE, count));
+            }
+            return error == null;
+          });
+    } catch (RuntimeException e) { // the connection closed under us
+      renewalsLost.increment();
+      warn("renewal", renewalsLost, e);
+      return CompletableFuture.completedFuture(false);
+    }
+  }
+
+  /**
+   * How many processes of the fleet are alive, this one included, as its heartbeat last counted
+   * them (every third of the {@linkplain #placeLease lease}, from when it was built): each process
+   * scores itself in a sorted set by Redis's clock at each beat, and one not scored within a lease
+   * (killed, cut off from Redis) is no longer counted. While Redis cannot be reached, the last
+   * count stands; never below 1. The engine paces its starts at its share of a paced host's rate
+   * while claims are unclaimed (SPEC S4).
+   */
+  @Override
+  public int processes() {
+    return processes;
   }
 
   private static void checkPlace(String key, long place) {
@@ -867,7 +961,8 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   }
 
   /**
-   * Stops every listener and the heartbeat, closes both connections, and shuts the client down if this fleet
+   * Stops every listener and the heartbeat, counts this process out of the fleet's processes
+   * alive (waiting a second at most), closes both connections, and shuts the client down if this fleet
    * {@link #connect connected} it. A claim still waiting answers {@link Fleet#UNCLAIMED}; later
    * lessons and releases are lost, and later claims answer {@code UNCLAIMED}; the places this
    * process holds are no longer renewed, and are held until their lease runs out. Closing again does nothing.
@@ -886,6 +981,12 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       heartbeat = null;
     }
     held.clear();
+    try { // counted out at once, not a lease later; a second at most
+      count(Long.toString(placeLeaseMicros), false).get(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException | TimeoutException e) { // counted as lost renewals
+    }
     redis.close();
   }
 

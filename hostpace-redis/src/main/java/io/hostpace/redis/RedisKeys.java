@@ -12,6 +12,7 @@ package io.hostpace.redis;
  * hostpace:crawlers:places:{wikidata.org}:query.wikidata.org   a host's places
  * hostpace:crawlers:places:{example.org}:example.org/quota     a learned quota's places
  * hostpace:crawlers:last:{127.0.0.1}:127.0.0.1:8080            an IP literal's, tagged by itself
+ * hostpace:crawlers:processes:{crawlers}                       the fleet's processes alive
  * </pre>
  *
  * <p>Redis Cluster puts a key in the slot of its hash tag, the text between its first {@code {}
@@ -38,10 +39,12 @@ package io.hostpace.redis;
 final class RedisKeys {
 
   private final String prefix;
+  private final String fleetName;
 
   /** The keys of the fleet {@code fleetName}, a name {@link RedisFleet#checkName} took (no braces, no colon). */
   RedisKeys(String fleetName) {
     this.prefix = "hostpace:" + fleetName + ":";
+    this.fleetName = fleetName;
   }
 
   /** The channel lessons travel on: {@code hostpace:<fleet>:lessons} (a channel has no slot). */
@@ -67,6 +70,15 @@ final class RedisKeys {
   /** The hash of what {@code key}'s host announced and the fleet's spends of it ({@link AnnouncedScripts}). */
   String announced(String key) {
     return named("announced", key);
+  }
+
+  /**
+   * The sorted set of the fleet's processes alive ({@link PlaceScript#PROCESSES}):
+   * {@code hostpace:<fleet>:processes:{<fleet>}}, tagged by the fleet's name, as it has no host:
+   * one key, in one slot.
+   */
+  String processes() {
+    return prefix + "processes:{" + fleetName + "}";
   }
 
   private String named(String kind, String key) {

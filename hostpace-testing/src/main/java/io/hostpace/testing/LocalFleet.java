@@ -23,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  * a server would be. A place claimed with a lease ends that long after it was granted, on the
  * fleet's clock; one claimed without is held until released. What a process keeps of a host
  * (SPEC S3) is stored {@code latency} after it was kept, until it expires; a recall looks
- * {@code latency} after it was asked, and answers {@code latency} after that.
+ * {@code latency} after it was asked, and answers {@code latency} after that, and a recall that
+ * keeps what was asked if nothing is kept (SPEC S4) does both at once, as Redis's script does.
  */
 public final class LocalFleet {
 
@@ -123,6 +124,17 @@ public final class LocalFleet {
     return kept.kept().after(now - kept.at());
   }
 
+  /** What is kept of {@code key} now, after keeping {@code kept} there if nothing was (SPEC S4): at once, as Redis's script does. */
+  private synchronized Fleet.@Nullable Kept recallOrKeep(String key, Fleet.Kept kept, long keepFor) {
+    Fleet.Kept now = recall(key);
+    if (now != null) {
+      return now;
+    }
+    long at = clock.nanoTime();
+    stored.put(key, new Stored(kept, at, at + keepFor)); // nothing too, as Redis keeps it: the others read it
+    return kept;
+  }
+
   /**
    * A host's announced starts (SPEC R8, S3): what is left, the order of the word it stands on, the
    * spends, the reset; the starts a window and the window the host said (0 for none), and the
@@ -198,6 +210,17 @@ public final class LocalFleet {
     return budget == null || !budget.holds || budget.resetAt - clock.nanoTime() <= 0 ? -1 : budget.left;
   }
 
+  /**
+   * Forgets every start granted, place held, host kept and announcement, as a Redis without
+   * persistence comes back from a restart (SPEC S4); its members stay in it.
+   */
+  public synchronized void forgetAll() {
+    lastStart.clear();
+    places.clear();
+    stored.clear();
+    announced.clear();
+  }
+
   /** What the fleet keeps of {@code key} now (SPEC S3), for tests; null for nothing. */
   public Fleet.@Nullable Kept kept(String key) {
     return recall(key);
@@ -266,6 +289,12 @@ public final class LocalFleet {
       }, latency);
     }
 
+    /** How many processes joined the fleet, this one included. */
+    @Override
+    public int processes() {
+      return members.size();
+    }
+
     @Override
     public boolean keeps() {
       return true;
@@ -285,6 +314,17 @@ public final class LocalFleet {
       timer.schedule(() -> {
         Fleet.Kept kept = LocalFleet.this.recall(key);
         timer.schedule(() -> then.accept(kept), latency);
+      }, latency);
+    }
+
+    @Override
+    public void recallOrKeep(String key, Fleet.Kept kept, long keepForNanos, Consumer<Fleet.@Nullable Kept> then) {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(kept, "kept");
+      Objects.requireNonNull(then, "then");
+      timer.schedule(() -> {
+        Fleet.Kept now = LocalFleet.this.recallOrKeep(key, kept, keepForNanos);
+        timer.schedule(() -> then.accept(now), latency);
       }, latency);
     }
 

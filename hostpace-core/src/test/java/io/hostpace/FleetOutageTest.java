@@ -1,0 +1,258 @@
+package io.hostpace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hostpace.FakeServer.Reply;
+import io.hostpace.FakeServer.Response;
+import io.hostpace.spi.Fleet;
+import io.hostpace.testing.LocalFleet;
+import io.hostpace.testing.TokenBucket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * SPEC S4: while the fleet cannot be asked, a process paces a host at its share of what the fleet
+ * held (the fleet's spacing times the processes it last counted), and when the fleet answers again
+ * it goes on from the pace the fleet keeps. In virtual time: the fleet "goes down" by answering
+ * every claim {@link Fleet#UNCLAIMED} and every read nothing, a millisecond after it was asked,
+ * and losing what it is told and asked to keep.
+ */
+class FleetOutageTest {
+
+  final VirtualTime time = VirtualTime.create();
+  final FakeServer server = new FakeServer(time, exchange -> Reply.ok());
+  final LocalFleet fleet = new LocalFleet(time, time, Duration.ofMillis(1));
+
+  /** A process of {@link #fleet} that cannot reach it while {@link #down}, and counts {@link #processes} processes. */
+  final class Unreachable extends ForwardingFleet {
+    boolean down;
+    int processes;
+
+    Unreachable(int processes) {
+      super(fleet.join());
+      this.processes = processes;
+    }
+
+    @Override
+    public void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then) {
+      if (down) {
+        time.schedule(() -> then.accept(Fleet.UNCLAIMED), Duration.ofMillis(1).toNanos());
+      } else {
+        super.claimStart(keys, intervalNanos, then);
+      }
+    }
+
+    @Override
+    public void claimPlace(String key, long place, int limit, long leaseNanos, LongConsumer then) {
+      if (down) {
+        time.schedule(() -> then.accept(Fleet.UNCLAIMED), Duration.ofMillis(1).toNanos());
+      } else {
+        super.claimPlace(key, place, limit, leaseNanos, then);
+      }
+    }
+
+    @Override
+    public void tell(Lesson lesson) {
+      if (!down) { // lost
+        super.tell(lesson);
+      }
+    }
+
+    @Override
+    public void keep(String key, Kept kept, long keepForNanos) {
+      if (!down) { // lost
+        super.keep(key, kept, keepForNanos);
+      }
+    }
+
+    @Override
+    public void recall(String key, Consumer<@Nullable Kept> then) {
+      if (down) {
+        time.schedule(() -> then.accept(null), Duration.ofMillis(1).toNanos());
+      } else {
+        super.recall(key, then);
+      }
+    }
+
+    @Override
+    public void recallOrKeep(String key, Kept kept, long keepForNanos, Consumer<@Nullable Kept> then) {
+      if (down) {
+        time.schedule(() -> then.accept(null), Duration.ofMillis(1).toNanos());
+      } else {
+        super.recallOrKeep(key, kept, keepForNanos, then);
+      }
+    }
+
+    @Override
+    public int processes() {
+      return processes;
+    }
+  }
+
+  CompletableFuture<Response> get(Hostpace engine, String path) {
+    return engine.execute(server.get("http://shared.test" + path));
+  }
+
+  /** The gaps between the starts from {@code from} to {@code to} seconds, in ms, rounded. */
+  List<Long> gapsBetween(double from, double to) {
+    List<Double> starts = server.startTimes("/r").stream().map(Double::parseDouble)
+        .filter(t -> t >= from && t < to).toList();
+    List<Long> gaps = new ArrayList<>();
+    for (int i = 1; i < starts.size(); i++) {
+      gaps.add(Math.round((starts.get(i) - starts.get(i - 1)) * 1000));
+    }
+    return gaps;
+  }
+
+  @Test
+  void S4_whileTheFleetCannotBeAskedAProcessStartsAPacedHostAtItsShareThenAtTheFleetsGrantsAgain() {
+    Unreachable member = new Unreachable(3);
+    // the host's rate for the fleet: 2 a second, one start each 500 ms, claimed of the fleet
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
+        .addLimit("shared.test", Limits.rate(Rate.of(2, Duration.ofSeconds(1)))).fleet(member).build();
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      calls.add(get(engine, "/r" + i));
+    }
+
+    time.advance(Duration.ofSeconds(3)); // at 0 s to 3 s the fleet grants a start each 500 ms
+    member.down = true; // at 3 s the fleet goes: claims come back unclaimed
+    time.advance(Duration.ofSeconds(9));
+    member.down = false; // at 12 s it answers again
+    time.advance(Duration.ofSeconds(4));
+
+    // Granted by the fleet: at least 500 ms apart. Alone, among the 3 processes the fleet last
+    // counted: one start each 1.5 s (and this engine's own fiftieth of its interval, P1), not each
+    // 500 ms. Granted again once the fleet answers, with no two starts together as it comes back.
+    assertThat(gapsBetween(0, 3)).isNotEmpty().allSatisfy(gap -> assertThat(gap).isBetween(500L, 700L));
+    assertThat(gapsBetween(3.1, 12)).hasSize(5).allSatisfy(gap -> assertThat(gap).isBetween(1500L, 1540L));
+    assertThat(gapsBetween(13.5, 16)).hasSizeGreaterThanOrEqualTo(3).allSatisfy(gap -> assertThat(gap).isBetween(500L, 700L));
+    assertThat(gapsBetween(0, 16)).as("every gap, the rejoin's too").allSatisfy(gap -> assertThat(gap).isGreaterThanOrEqualTo(500L));
+    calls.stream().filter(CompletableFuture::isDone).forEach(call -> assertThat(call.join().status()).isEqualTo(200));
+  }
+
+  @Test
+  void S4_aFleetThatDoesNotCountItsProcessesLeavesTheStartsAtTheWholeSpacing() {
+    Unreachable member = new Unreachable(1);
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
+        .addLimit("shared.test", Limits.rate(Rate.of(2, Duration.ofSeconds(1)))).fleet(member).build();
+    for (int i = 0; i < 20; i++) {
+      get(engine, "/r" + i);
+    }
+    time.advance(Duration.ofSeconds(2));
+    member.down = true;
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(gapsBetween(2.1, 7)).hasSizeGreaterThanOrEqualTo(8).allSatisfy(gap -> assertThat(gap).isBetween(500L, 520L));
+  }
+
+  @Test
+  void S4_aProcessThatRejoinsTheFleetTakesThePaceTheFleetKeeps() {
+    Unreachable member = new Unreachable(2);
+    List<HostpaceEvent.IntervalChanged> changes = new ArrayList<>();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).learningRule(io.hostpace.spi.LearningRule.seed())
+        .addListener(event -> {
+          if (event instanceof HostpaceEvent.IntervalChanged changed) {
+            changes.add(changed);
+          }
+        }).fleet(member).build();
+    Fleet other = fleet.join();
+    // The host was learned at 250 ms by this process; the fleet keeps 800 ms, which another kept.
+    other.keep("shared.test", new Fleet.Kept(Duration.ofMillis(250).toNanos(), 0, 0, 0, 0, 0), Duration.ofHours(1).toNanos());
+    time.advance(Duration.ofMillis(5));
+    get(engine, "/r0");
+    time.advance(Duration.ofSeconds(1)); // read 250 ms as it met the host
+    member.down = true;
+    get(engine, "/r1");
+    time.advance(Duration.ofSeconds(2)); // unclaimed: started alone
+    other.keep("shared.test", new Fleet.Kept(Duration.ofMillis(800).toNanos(), 0, 0, 0, 0, 0), Duration.ofHours(1).toNanos());
+    member.down = false;
+    changes.clear();
+    get(engine, "/r2");
+    time.advance(Duration.ofSeconds(2));
+
+    assertThat(changes).as("interval changes after the rejoin").isNotEmpty();
+    assertThat(changes.get(0).to()).as("the pace the fleet keeps, taken at the first answer after the outage")
+        .isEqualTo(Duration.ofMillis(800));
+  }
+
+  /** The learned intervals of {@code engines}' host {@code shared.test}, in ms, rounded to a tenth. */
+  static List<Double> intervals(List<Hostpace> engines) {
+    return engines.stream().map(engine -> engine.snapshot().stream().filter(h -> h.key().equals("shared.test"))
+        .mapToDouble(h -> Math.round(h.interval().toNanos() / 100_000.0) / 10.0).findFirst().orElse(0)).toList();
+  }
+
+  /** Whether {@code intervals} are all paced and within {@code percent} of each other. */
+  static boolean within(List<Double> intervals, double percent) {
+    double least = intervals.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
+    double most = intervals.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+    return least > 0 && most <= least * (1 + percent / 100);
+  }
+
+  @ParameterizedTest(name = "down for {0} s, back empty: {1}")
+  @CsvSource({"10, false", "10, true", "30, true"})
+  void S4_processesThatLearnedAloneWhileTheFleetWasDownGoOnFromOneLearnedPaceWhenItIsBack(int downSeconds, boolean backEmpty) {
+    // A host that takes 4 a second and refuses the rest, bare: its pace is learned, not configured.
+    TokenBucket bucket = TokenBucket.of(4, 1, time.nanoTime());
+    server.script(exchange -> bucket.admit(time.nanoTime())
+        ? Reply.ok().after(Duration.ofMillis(50)) : Reply.status(429).after(Duration.ofMillis(50)));
+    List<Unreachable> members = new ArrayList<>();
+    List<Hostpace> engines = new ArrayList<>();
+    for (int w = 0; w < 3; w++) {
+      Unreachable member = new Unreachable(3);
+      members.add(member);
+      Hostpace engine = Hostpace.builder().time(time).fleet(member).build();
+      engines.add(engine);
+      for (int i = 0; i < 600; i++) {
+        get(engine, "/w" + w + "/" + i);
+      }
+    }
+
+    time.advance(Duration.ofSeconds(40)); // at 0 s to 40 s the fleet learns the host's 4 a second together
+    List<Double> before = intervals(engines);
+    members.forEach(member -> member.down = true); // at 40 s the fleet goes
+    List<List<Double>> alone = new ArrayList<>();
+    for (int s = 0; s < downSeconds; s++) {
+      time.advance(Duration.ofSeconds(1));
+      alone.add(intervals(engines));
+    }
+    if (backEmpty) {
+      fleet.forgetAll(); // a Redis without persistence
+    }
+    members.forEach(member -> member.down = false); // it answers again
+    double back = 40 + downSeconds;
+    time.advance(Duration.ofSeconds(3));
+    List<Double> rejoined = intervals(engines);
+    List<List<Double>> after = new ArrayList<>();
+    for (int s = 0; s < 30; s++) {
+      time.advance(Duration.ofSeconds(1));
+      after.add(intervals(engines));
+    }
+
+    // Before: one pace for the fleet, a little under the host's 250 ms. Alone, each learned from
+    // its own answers at its share (one refused, and another not, or believing it met a quota),
+    // and their paces parted. Within 3 s of the fleet's return they are one again, each within 3 %
+    // of the others, and stay so for the next 30 s, as each hears the same answers; each of them
+    // starts again, none starved by a pace the others outrun.
+    assertThat(before).as("the intervals before, ms").allSatisfy(ms -> assertThat(ms).isBetween(250.0, 270.0));
+    assertThat(within(before, 3)).as("the intervals before, ms: %s", before).isTrue();
+    assertThat(alone).as("the intervals each second while the fleet was down, ms")
+        .anySatisfy(seconds -> assertThat(within(seconds, 3)).isFalse());
+    assertThat(within(rejoined, 3)).as("the intervals 3 s after the fleet came back, ms: %s", rejoined).isTrue();
+    assertThat(rejoined).allSatisfy(ms -> assertThat(ms).isBetween(250.0, 270.0));
+    assertThat(after).as("the intervals each second of the 30 s after, ms")
+        .allSatisfy(seconds -> assertThat(within(seconds, 3)).as("%s", seconds).isTrue());
+    for (int w = 0; w < 3; w++) {
+      assertThat(server.startTimes("/w" + w + "/").stream().mapToDouble(Double::parseDouble).filter(t -> t >= back && t < back + 3))
+          .as("starts of process %d in the 3 s after the fleet came back", w).hasSizeGreaterThanOrEqualTo(2);
+    }
+  }
+}
