@@ -834,12 +834,11 @@ final class Scheduler implements Settlement {
   @GuardedBy("lock")
   private void walkOn(PriorityQueue<HostQueue> byHead, GroupGate gate) {
     while (true) {
-      Map.Entry<Long, HostQueue> next = gate.byHead.higherEntry(gate.walkedTo);
-      if (next == null) {
+      HostQueue queue = gate.byHead.higher(gate.walkedTo);
+      if (queue == null) {
         return;
       }
-      gate.walkedTo = next.getKey();
-      HostQueue queue = next.getValue();
+      gate.walkedTo = gate.byHead.foundKey();
       if (queue.pumpRound != pumpRound && offer(byHead, queue)) {
         queue.walkedFrom = gate;
         return;
