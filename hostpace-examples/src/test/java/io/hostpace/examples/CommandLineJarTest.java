@@ -38,6 +38,34 @@ class CommandLineJarTest {
     assertThat(simulated.output()).contains("ideal finish", "hostpace");
   }
 
+  @Test
+  void I8_theJarServesTheProxyAndItsMetrics() throws Exception {
+    assertThat(JAR).isRegularFile();
+    Process proxy = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+        JAR.toString(), "proxy", "--listen", "127.0.0.1:0", "--route", "/nowhere=http://127.0.0.1:9")
+        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    try {
+      java.io.BufferedReader out = new java.io.BufferedReader(
+          new java.io.InputStreamReader(proxy.getInputStream(), StandardCharsets.UTF_8));
+      String first = out.readLine();
+      assertThat(first).as("the proxy's first line").startsWith("hostpace proxy on http://127.0.0.1:");
+      String base = first.substring("hostpace proxy on ".length(), first.indexOf(' ', "hostpace proxy on ".length()));
+      java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+      java.net.http.HttpResponse<String> unreachable = client.send(
+          java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "/nowhere/x")).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(unreachable.statusCode()).isEqualTo(502);
+      java.net.http.HttpResponse<String> metrics = client.send(
+          java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "/hostpace/metrics")).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(metrics.statusCode()).isEqualTo(200);
+      assertThat(metrics.body()).contains("hostpace_attempts_started_total");
+    } finally {
+      proxy.destroyForcibly();
+      proxy.waitFor(1, TimeUnit.MINUTES);
+    }
+  }
+
   private record Ran(int status, String output) {}
 
   /** Runs {@code java -jar hostpace.jar args}, standard output and error together, and waits for it to exit. */
