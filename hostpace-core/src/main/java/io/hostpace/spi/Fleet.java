@@ -20,7 +20,8 @@ import org.jspecify.annotations.Nullable;
  * processes share it. While a host has an in-flight limit, learned (a gate that holds so many at
  * once) or given it by key (not the limit for every host, which is each process's own), each
  * start first claims one of the fleet's places of it, and lets it go with its answer (and so for
- * each of its groups that has an in-flight limit);
+ * each of its groups that has an in-flight limit); a claim that finds them all held waits in the
+ * fleet for one, where the fleet can, and is granted it in its turn as one is let go;
  * while it has a learned quota (so many starts in a fixed window), each start first claims one
  * of the quota's places, which the fleet holds for a window.
  *

@@ -69,6 +69,14 @@ import org.jspecify.annotations.Nullable;
  *                                                   out in microseconds of Redis's clock, expiring a
  *                                                   second after the last lease in it; the key is a
  *                                                   host's ({host}) or its learned quota's ({host}/quota)
+ * hostpace:crawlers:waiters:{tag}:{key}    zset     the claims that wait for one of (see PlaceScript)
+ *                                                   the key's places: members {origin}:{place}, scored
+ *                                                   by when each began to wait, in microseconds of
+ *                                                   Redis's clock
+ * hostpace:crawlers:waiter-terms:{tag}:{key}  hash  each waiting claim's term:      (see PlaceScript)
+ *                                                   when it ends unless renewed, its limit, its lease
+ * hostpace:crawlers:granted:{origin}       channel  one PUBLISH per place granted   (see PlaceScript)
+ *                                                   to a claim of the process {origin} that waited
  * hostpace:crawlers:announced:{tag}:{key}  hash     what the key's host announced   (see AnnouncedScripts)
  *                                                   and the fleet's spends of it, expiring an hour
  *                                                   after the announcement's reset
@@ -93,13 +101,18 @@ import org.jspecify.annotations.Nullable;
  * unchanged, each quarter of the engine's forgetIdleAfter while the host answers); a host an
  * engine meets a script call before its first start; a paced start costs a script call per claim (EVALSHA, and EVAL once if Redis
  * does not know the script yet); a start of a host with a learned in-flight limit costs a script call
- * per claim of a place, and a ZREM when its answer comes, and each third of the lease a script call
+ * per claim of a place, and one when its answer comes (the release, which grants the place to the
+ * claim that waited longest and tells its process, a PUBLISH): a claim that finds the places all held
+ * waits in Redis for its grant, and is not asked again; and each third of the lease a script call
  * per key this process holds places of, however many it holds there; a start of a host with a learned quota a
  * script call per claim of one of its places, and a ZREM only when it is refused. A lesson carries durations only, and claims
  * are timed by Redis's {@code TIME} alone, so the processes need not share a clock.
  *
  * <h2>Places and their lease</h2>
- * A learned quota's place is held for the window the engine asks it for, unless released before.
+ * A learned quota's place is held for the window the engine asks it for, unless released before;
+ * none waits for one. A claim of any other place may wait when all are held
+ * ({@link #claimPlace(String, long, int, LongConsumer, LongConsumer)}): it is granted in its turn,
+ * and this process hears it on its own channel, which it subscribes with the fleet's lessons.
  * Any other place is held until it is {@linkplain #releasePlace released}, on a short lease that
  * this process renews while it lives: 10 seconds unless {@linkplain #placeLease changed}, renewed
  * every third of it (a heartbeat, one script call per key this process holds places of, on
