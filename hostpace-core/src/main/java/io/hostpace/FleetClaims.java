@@ -61,6 +61,7 @@ final class FleetClaims {
     if (head == null) {
       return READY; // nothing waits: nothing to claim (the scheduler asks only of a head)
     }
+    takeGranted(queue, head);
     long announced = announcedSpent(queue, head, now);
     if (announced != READY) {
       return announced;
@@ -70,6 +71,46 @@ final class FleetClaims {
       return start;
     }
     return quotaPlaced(queue, head, now) && placed(queue, head, now) ? READY : BLOCKED;
+  }
+
+  /**
+   * The head of {@code queue} takes each place the fleet granted a claim of this process that
+   * waited there ({@link #placeGranted}) of its host or of one of its groups, when it needs one:
+   * first, so that it holds it while its other claims (its start's too) are asked.
+   */
+  private void takeGranted(HostQueue queue, Call<?> head) {
+    int learned = queue.node.state.inFlightLimit();
+    if (learned > 0 || queue.fleetCap > 0) {
+      takeGranted(queue, head, queue.node, -1);
+    }
+    for (int i = 0; i < queue.gates.length; i++) {
+      if (queue.gates[i].fleetCap > 0) {
+        takeGranted(queue, head, queue.gates[i].node, i);
+      }
+    }
+  }
+
+  private void takeGranted(HostQueue queue, Call<?> head, Node node, int gate) {
+    FleetState claims = node.fleet;
+    if (claims == null || claims.placeGranted == 0) {
+      return;
+    }
+    long granted = claims.placeGranted;
+    FleetPlace place = head.place;
+    FleetPlace.Claim claim = place == null ? null : place.claimIfAny(gate);
+    if (claim != null && (claim.answered() || claim.pending() && claim.number != granted)) {
+      return; // it holds one already, or asks under another number
+    }
+    if (place == null) {
+      place = head.place = new FleetPlace();
+    }
+    FleetPlace.Claim taken = place.claim(gate, queue.gates.length);
+    taken.clear();
+    taken.number = granted;
+    taken.held = true;
+    taken.heldWith = claims.placeGrantedWith;
+    claims.placeGranted = 0;
+    claims.grantTaker = head;
   }
 
   /**
@@ -128,11 +169,16 @@ final class FleetClaims {
     return place == null ? 0 : place.announcedOrder;
   }
 
-  /** Another process's lesson about {@code node} came: one of its places may have been let go. */
+  /**
+   * Another process's lesson about {@code node} came: one of its places may have been let go, which
+   * a claim that waits in the fleet hears of as a grant, and any other claims again.
+   */
   void heard(Node node) {
     FleetState state = node.fleet;
     if (state != null) {
-      state.placesFull = false;
+      if (state.placeWaiting == 0) {
+        state.placesFull = false;
+      }
       if (state.unclaimed) { // the fleet is back: rejoin it now, not at this process's next claim
         for (HostQueue queue : node.queues.values()) {
           StartClaim claim = queue.startClaim;
@@ -170,7 +216,9 @@ final class FleetClaims {
    * its host's, when the host has a learned in-flight limit or one given it by key, and one of each
    * of its groups' that has an in-flight limit; so the fleet's processes together hold no more than
    * each. Else claims the next one missing (its answer pumps the host's queues), or waits while
-   * the fleet said all of that one are held.
+   * the fleet said all of that one are held: for the place the fleet grants this process's claim
+   * that waits there ({@link #placeGranted}), which the head takes, or for a while before it asks
+   * again.
    */
   private boolean placed(HostQueue queue, Call<?> head, long now) {
     int learned = queue.node.state.inFlightLimit();
@@ -204,15 +252,21 @@ final class FleetClaims {
     }
     FleetPlace claimedBy = place;
     FleetPlace.Claim claimed = place.claim(gate, queue.gates.length);
-    long number = claimed.number = ++places;
+    boolean again = claims.placeWaiting != 0; // asked again under the number that waits: answered what it holds, or its turn kept
+    long number = claimed.number = again ? claims.placeWaiting : ++places;
     long asked = now;
-    fleet.claimPlace(node.key, number, limit, 0, held -> placeAnswered(node, head, claimedBy, claimed, number, held, asked));
+    fleet.claimPlace(node.key, number, limit,
+        held -> placeAnswered(node, head, claimedBy, claimed, number, held, asked, again),
+        held -> placeGranted(node, number, held));
     return false;
   }
 
-  /** The fleet answered the claim numbered {@code number} of one of {@code node}'s places for {@code call}. */
-  private void placeAnswered(
-      Node node, Call<?> call, FleetPlace place, FleetPlace.Claim claim, long number, long held, long asked) {
+  /**
+   * The fleet answered the claim numbered {@code number} of one of {@code node}'s places for
+   * {@code call}; {@code again} when it asked again under the number of a claim that waited.
+   */
+  private void placeAnswered(Node node, Call<?> call, FleetPlace place, FleetPlace.Claim claim, long number, long held,
+      long asked, boolean again) {
     engine.underLock(() -> {
       FleetState claims = node.fleet();
       claims.placeClaiming = false;
@@ -220,17 +274,31 @@ final class FleetClaims {
       fleetRoundTrip = now - asked;
       boolean claiming = call.place == place && claim.number == number;
       boolean wanted = claiming && call.state == Call.State.WAITING;
-      if (held == 0) {
+      if (again && claims.placeWaiting != number) { // the grant came first: a call took it, or it was let go
+        if (claiming && !claim.held) {
+          claim.number = 0;
+        }
+      } else if (held == Fleet.WAITING) {
+        if (claiming) {
+          claim.number = 0; // the node waits, not the call: whichever head is there takes the grant
+        }
+        claims.placeWaiting = number;
+        claims.placesFull = true;
+        timer.schedule(() -> waitedLong(node, number), PLACE_WAIT_RETRY);
+      } else if (held == 0) {
         if (claiming) {
           claim.number = 0;
         }
+        claims.placeWaiting = 0;
         claims.placesFull = true;
         timer.schedule(() -> mayBeFree(node, false), PLACES_FULL_RETRY);
       } else if (!wanted) {
         if (held > 0) {
+          claims.placeWaiting = claims.placeWaiting == number ? 0 : claims.placeWaiting;
           fleet.releasePlace(node.key, number); // the call went meanwhile
         }
       } else if (held > 0) {
+        claims.placeWaiting = claims.placeWaiting == number ? 0 : claims.placeWaiting;
         claim.held = true;
         claim.heldWith = (int) Math.min(Integer.MAX_VALUE, held);
       } else {
@@ -242,13 +310,63 @@ final class FleetClaims {
   }
 
   /**
+   * The fleet granted {@code node}'s claim numbered {@code number}, which waited there, a place
+   * let go ({@link Fleet#WAITING}): the head that needs one of the node's places takes it. One
+   * that no head takes (none waits now, or each waits for something else) is let go at once, and
+   * the fleet grants it to the claim that waited next.
+   */
+  private void placeGranted(Node node, long number, long held) {
+    engine.underLock(() -> {
+      FleetState claims = node.fleet();
+      if (claims.placeWaiting != number) {
+        fleet.releasePlace(node.key, number); // not a claim that waits here: nothing takes it
+        return;
+      }
+      claims.placeWaiting = 0;
+      claims.placesFull = false;
+      claims.placeGranted = number;
+      claims.placeGrantedWith = (int) Math.min(Integer.MAX_VALUE, Math.max(1, held));
+      claims.grantTaker = null;
+      engine.lookAgain(node, clock.nanoTime());
+      Call<?> taker = claims.grantTaker;
+      claims.grantTaker = null;
+      if (claims.placeGranted == number) {
+        claims.placeGranted = 0;
+        fleet.releasePlace(node.key, number);
+      } else if (taker != null && taker.place != null) {
+        giveBackIfWaiting(taker, taker.place); // taken, but its start waits for something else than a claim asked
+      }
+    });
+  }
+
+  /**
+   * How long a claim that waits in the fleet for one of a node's places waits for its grant before
+   * the node asks again: in case the fleet's notice was lost, or a place's lease ran out where no
+   * claim or release looked. Rare, as the grant comes by itself: the fleet is not asked again while
+   * its places are held.
+   */
+  private static final long PLACE_WAIT_RETRY = 5_000_000_000L;
+
+  /** {@code node}'s claim numbered {@code number} waited a while in the fleet with no grant heard: its queues ask again under it. */
+  private void waitedLong(Node node, long number) {
+    engine.underLock(() -> {
+      FleetState claims = node.fleet;
+      if (claims != null && claims.placeWaiting == number && claims.placesFull) {
+        claims.placesFull = false;
+        engine.lookAgain(node, clock.nanoTime());
+      }
+    });
+  }
+
+  /**
    * The places of a call that still waits after the answer to one of its claims, when none of its
    * claims is still asked, are given back: a place is used at once or not held (held while
    * waiting, one in flight would count as in flight, a quota's lease would run out before its
-   * start). Kept while another of its claims is asked, so that they come together.
+   * start). Kept while another of its claims is asked, its start's too, so that they come together.
    */
   private void giveBackIfWaiting(Call<?> call, FleetPlace place) {
-    if (call.place == place && call.state == Call.State.WAITING && !place.pending()) {
+    StartClaim start = call.queue.startClaim;
+    if (call.place == place && call.state == Call.State.WAITING && !place.pending() && (start == null || !start.claiming)) {
       letGoPlace(call);
       letGoQuotaPlace(call, false);
     }
@@ -304,7 +422,10 @@ final class FleetClaims {
   private void letGo(Node node, FleetPlace.Claim claim) {
     if (claim.held) {
       fleet.releasePlace(node.key, claim.number);
-      node.fleet().placesFull = false;
+      FleetState claims = node.fleet();
+      if (claims.placeWaiting == 0) { // a claim that waits hears of the place as a grant, if it is its turn
+        claims.placesFull = false;
+      }
     }
     claim.clear();
   }
@@ -602,6 +723,10 @@ final class FleetClaims {
         claim.askAgainAt = now + Math.max(0, delay - fleetRoundTrip);
       }
       engine.lookAgain(queue, now); // unless it was let go meanwhile
+      Call<?> head = queue.head();
+      if (head != null && head.place != null) {
+        giveBackIfWaiting(head, head.place); // places kept while this claim was asked, the start not made
+      }
     });
   }
 

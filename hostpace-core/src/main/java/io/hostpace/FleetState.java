@@ -1,6 +1,7 @@
 package io.hostpace;
 
 import io.hostpace.spi.Fleet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a host or group waits for from its engine's fleet (SPEC S2): whether a claim of one of its
@@ -13,8 +14,22 @@ import io.hostpace.spi.Fleet;
 final class FleetState {
   /** Whether the node waits for the fleet's answer to a claim of a place. */
   boolean placeClaiming;
-  /** Whether the fleet said all its places are held: a lesson, a release or a second clears it. */
+  /**
+   * Whether the fleet said all its places are held: the node claims no place until a grant comes,
+   * or (from a fleet that keeps no waiters) a lesson, a release or a second clears it.
+   */
   boolean placesFull;
+  /**
+   * The number of this process's claim of one of the node's places that waits in the fleet
+   * ({@link Fleet#WAITING}), 0 for none: the fleet grants it when a place is let go, and the next
+   * claim of the node, a while later if no grant came, asks again under this number.
+   */
+  long placeWaiting;
+  /** A place the fleet granted the waiting claim, not yet taken by a call: its number (0 for none) and the count held with it. */
+  long placeGranted;
+  int placeGrantedWith;
+  /** The call that took the last place granted, while the grant's answer is handled; null otherwise. */
+  @Nullable Call<?> grantTaker;
   /** Whether the node waits for the fleet's answer to a claim of a place of its learned quota. */
   boolean quotaClaiming;
   /** Whether the fleet said all its places of the quota are held: a refusal, a release or a while clears it. */

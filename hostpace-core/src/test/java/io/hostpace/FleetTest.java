@@ -269,6 +269,125 @@ class FleetTest {
     assertThat(fleet.placesHeld("gate.test")).isZero();
   }
 
+  /**
+   * A member of the fleet that counts the claims of places made through it; one that {@code waits}
+   * waits in the fleet for a place when all are held, else it claims as a fleet that keeps no
+   * waiters does (the default of {@link Fleet}).
+   */
+  Fleet countingPlaces(AtomicInteger claims, boolean waits) {
+    return new ForwardingFleet(fleet.join()) {
+      @Override
+      public void claimPlace(String key, long place, int limit, long leaseNanos, LongConsumer then) {
+        claims.incrementAndGet();
+        super.claimPlace(key, place, limit, leaseNanos, then);
+      }
+
+      @Override
+      public void claimPlace(String key, long place, int limit, LongConsumer then, LongConsumer granted) {
+        if (waits) {
+          claims.incrementAndGet();
+          member.claimPlace(key, place, limit, then, granted);
+        } else {
+          super.claimPlace(key, place, limit, then, granted);
+        }
+      }
+    };
+  }
+
+  /** Three processes that each send 4 calls of 500 ms to a host of 2 places for the fleet: the claims of places they made. */
+  int claimsOfThreeProcessesAtTwoPlaces(boolean waits) {
+    server.script(exchange -> Reply.ok().after(Duration.ofMillis(500)));
+    AtomicInteger claims = new AtomicInteger();
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (int p = 0; p < 3; p++) {
+      Hostpace process = Hostpace.builder().widenFirstContact(false).time(time)
+          .addLimit("gate.test", Limits.inFlight(2)).fleet(countingPlaces(claims, waits)).build();
+      for (int i = 0; i < 4; i++) {
+        calls.add(process.execute(server.get("http://gate.test/" + p + "-" + i)));
+      }
+    }
+    time.advance(Duration.ofSeconds(30));
+
+    calls.forEach(call -> assertThat(done(call).status()).isEqualTo(200));
+    assertThat(server.maxInFlight.get("gate.test")).isEqualTo(2);
+    assertThat(fleet.placesHeld("gate.test")).isZero();
+    return claims.get();
+  }
+
+  @Test
+  void S2_aClaimThatFindsThePlacesAllHeldWaitsInTheFleetForItsTurnAndAsksNoMore() {
+    int claims = claimsOfThreeProcessesAtTwoPlaces(true);
+
+    assertThat(claims).as("one claim a start: each that found the places held waited for its grant").isEqualTo(12);
+    // At 0.004 s processes 0 and 1 hold the two places; 2 waits, then 0's and 1's next calls behind it.
+    // Each answer's release grants the claim that waited longest, which starts 2 ms later (the
+    // release's way to the fleet, the grant's back): the processes take turns.
+    assertThat(server.starts()).containsExactly(
+        "0.004 /0-0", "0.004 /1-0",
+        "0.506 /2-0", "0.506 /0-1",
+        "1.008 /1-1", "1.008 /2-1",
+        "1.510 /0-2", "1.510 /1-2",
+        "2.012 /2-2", "2.012 /0-3",
+        "2.514 /1-3", "2.514 /2-3");
+  }
+
+  @Test
+  void S2_aPlaceGrantedToAClaimWhoseCallWasCancelledGoesOnToTheNextThatWaits() {
+    server.script(exchange -> Reply.ok().after(Duration.ofSeconds(1)));
+    Hostpace a = Hostpace.builder().widenFirstContact(false).time(time).addLimit("gate.test", Limits.inFlight(1)).fleet(fleet.join()).build();
+    Hostpace b = Hostpace.builder().widenFirstContact(false).time(time).addLimit("gate.test", Limits.inFlight(1)).fleet(fleet.join()).build();
+    Hostpace c = Hostpace.builder().widenFirstContact(false).time(time).addLimit("gate.test", Limits.inFlight(1)).fleet(fleet.join()).build();
+    CompletableFuture<Response> holding = a.execute(server.get("http://gate.test/a"));
+    time.advance(Duration.ofMillis(100));
+    CompletableFuture<Response> cancelled = b.execute(server.get("http://gate.test/b"));
+    time.advance(Duration.ofMillis(100));
+    CompletableFuture<Response> waiting = c.execute(server.get("http://gate.test/c"));
+    time.advance(Duration.ofMillis(100));
+    cancelled.cancel(true); // its claim still waits in the fleet, first
+    time.advance(Duration.ofSeconds(3));
+
+    assertThat(done(holding).status()).isEqualTo(200);
+    assertThat(done(waiting).status()).isEqualTo(200);
+    // a's answer at 1.004 s, its release granted b's claim at 1.005 s, b let it go at 1.006 s,
+    // and the fleet granted c's at 1.007 s.
+    assertThat(server.starts()).containsExactly("0.004 /a", "1.008 /c");
+    assertThat(fleet.placesHeld("gate.test")).isZero();
+  }
+
+  @Test
+  void S2_aClaimThatWaitsAndNeverHearsItsGrantAsksAgainAWhileLaterAndHoldsWhatWasGranted() {
+    server.script(exchange -> Reply.ok().after(Duration.ofSeconds(1)));
+    AtomicInteger claims = new AtomicInteger();
+    Fleet deaf = new ForwardingFleet(fleet.join()) { // the fleet's notices of grants are lost
+      @Override
+      public void claimPlace(String key, long place, int limit, LongConsumer then, LongConsumer granted) {
+        claims.incrementAndGet();
+        member.claimPlace(key, place, limit, then, held -> {});
+      }
+    };
+    Hostpace a = Hostpace.builder().widenFirstContact(false).time(time).addLimit("gate.test", Limits.inFlight(1)).fleet(fleet.join()).build();
+    Hostpace b = Hostpace.builder().widenFirstContact(false).time(time).addLimit("gate.test", Limits.inFlight(1)).fleet(deaf).build();
+    CompletableFuture<Response> holding = a.execute(server.get("http://gate.test/a"));
+    time.advance(Duration.ofMillis(100));
+    CompletableFuture<Response> waiting = b.execute(server.get("http://gate.test/b"));
+    time.advance(Duration.ofSeconds(10));
+
+    assertThat(done(holding).status()).isEqualTo(200);
+    assertThat(done(waiting).status()).isEqualTo(200);
+    // b's claim waited from 0.104 s; the fleet granted it at 1.005 s, unheard; b asked again 5 s
+    // after its claim was answered, and was answered the place it held.
+    assertThat(server.starts()).containsExactly("0.004 /a", "5.106 /b");
+    assertThat(claims.get()).isEqualTo(2);
+    assertThat(fleet.placesHeld("gate.test")).isZero();
+  }
+
+  @Test
+  void S2_aFleetThatKeepsNoWaitersIsAskedAgainAfterEachLessonAndRelease() {
+    int claims = claimsOfThreeProcessesAtTwoPlaces(false);
+
+    assertThat(claims).as("claims of the 12 starts, each process asking again at each lesson or release").isGreaterThan(2 * 12);
+  }
+
   @Test
   void S2_aGroupsInFlightLimitIsTheFleetsAcrossItsHosts() {
     int[] inFlight = new int[1];

@@ -20,7 +20,8 @@ import org.jspecify.annotations.Nullable;
  * processes share it. While a host has an in-flight limit, learned (a gate that holds so many at
  * once) or given it by key (not the limit for every host, which is each process's own), each
  * start first claims one of the fleet's places of it, and lets it go with its answer (and so for
- * each of its groups that has an in-flight limit);
+ * each of its groups that has an in-flight limit); a claim that finds them all held waits in the
+ * fleet for one, where the fleet can, and is granted it in its turn as one is let go;
  * while it has a learned quota (so many starts in a fixed window), each start first claims one
  * of the quota's places, which the fleet holds for a window.
  *
@@ -36,6 +37,12 @@ public interface Fleet {
 
   /** What {@link #claimStart} answers when the fleet could not be asked. */
   long UNCLAIMED = -1;
+
+  /**
+   * What a claim of a place that waits ({@link #claimPlace(String, long, int, LongConsumer, LongConsumer)})
+   * answers when all the places are held and the claim now waits for one in the fleet.
+   */
+  long WAITING = -2;
 
   /**
    * What one answer of a host taught: whether it was a refusal, its {@code Retry-After} if it had
@@ -312,7 +319,42 @@ public interface Fleet {
    */
   void claimPlace(String key, long place, int limit, long leaseNanos, LongConsumer then);
 
-  /** Releases the place {@code place} of {@code key} that this process holds, if it does; must not block. */
+  /**
+   * Claims, as {@link #claimPlace(String, long, int, long, LongConsumer)} does a place held until
+   * released ({@code leaseNanos} 0), one of the {@code limit} places of {@code key}, but waits for
+   * one in the fleet when all are held, instead of leaving the process to ask again. {@code then}
+   * hears, later, on a thread of the fleet's, exactly once: how many places are held with this one
+   * (1 to {@code limit}); {@link #WAITING}, when all are held and the claim now waits in the fleet,
+   * behind those of the fleet's processes that waited before it; 0, when all are held and
+   * nothing was recorded (a fleet that keeps no waiters: the default, which claims as the other
+   * {@code claimPlace} does); or {@link #UNCLAIMED}.
+   *
+   * <p>After {@link #WAITING}, when a place is let go (released, or its lease ran out, as the fleet
+   * finds at its next claim or release), the fleet grants it to the claim that waited longest of
+   * those whose process still lives, and tells that process alone: {@code granted} hears, later,
+   * on a thread of the fleet's, at most once and only after {@code then} heard {@link #WAITING},
+   * how many places are held with it. From then the process holds it, as if {@code then} had
+   * heard that count: it lets it go with {@link #releasePlace}, at once if no request of it wants
+   * it any more. A release of a place that waits withdraws the claim. A waiting claim whose process
+   * dies, or does not renew it within the fleet's lease, is passed over.
+   *
+   * <p>The notice may be lost (a connection dropped, a fleet that forgot its waiters): a process
+   * that waited a while without hearing {@code granted} claims the same {@code place} again, and
+   * is answered the count held if the place was granted meanwhile, or {@link #WAITING} with its turn
+   * kept if it still waits. A claim again of a place that waits replaces the earlier claim: only
+   * the later one's {@code granted} may be told.
+   *
+   * @param then hears the claim's answer
+   * @param granted hears the count held with the place, if it is granted after {@link #WAITING}
+   */
+  default void claimPlace(String key, long place, int limit, LongConsumer then, LongConsumer granted) {
+    claimPlace(key, place, limit, 0, then);
+  }
+
+  /**
+   * Releases the place {@code place} of {@code key} that this process holds, if it does, or
+   * withdraws its claim of it if the claim waits; must not block.
+   */
   void releasePlace(String key, long place);
 
   /** A listener's registration with the fleet: closing it stops the listener. */

@@ -178,10 +178,10 @@ final class FleetConnection implements AutoCloseable {
     return client.getResources().eventExecutorGroup();
   }
 
-  /** Hands every message of {@code channel} to {@code listener}, on the thread that reads Redis; blocks until subscribed. */
-  void subscribe(String channel, RedisPubSubListener<String, String> listener) {
+  /** Hands every message of {@code channels} to {@code listener}, on the thread that reads Redis; blocks until subscribed. */
+  void subscribe(RedisPubSubListener<String, String> listener, String... channels) {
     pubSub.addListener(listener);
-    pubSub.sync().subscribe(channel);
+    pubSub.sync().subscribe(channels);
   }
 
   /** Closes both connections, and shuts the client down if a factory made it. */

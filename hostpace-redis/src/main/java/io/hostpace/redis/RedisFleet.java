@@ -69,6 +69,14 @@ import org.jspecify.annotations.Nullable;
  *                                                   out in microseconds of Redis's clock, expiring a
  *                                                   second after the last lease in it; the key is a
  *                                                   host's ({host}) or its learned quota's ({host}/quota)
+ * hostpace:crawlers:waiters:{tag}:{key}    zset     the claims that wait for one of (see PlaceScript)
+ *                                                   the key's places: members {origin}:{place}, scored
+ *                                                   by when each began to wait, in microseconds of
+ *                                                   Redis's clock
+ * hostpace:crawlers:waiter-terms:{tag}:{key}  hash  each waiting claim's term:      (see PlaceScript)
+ *                                                   when it ends unless renewed, its limit, its lease
+ * hostpace:crawlers:granted:{origin}       channel  one PUBLISH per place granted   (see PlaceScript)
+ *                                                   to a claim of the process {origin} that waited
  * hostpace:crawlers:announced:{tag}:{key}  hash     what the key's host announced   (see AnnouncedScripts)
  *                                                   and the fleet's spends of it, expiring an hour
  *                                                   after the announcement's reset
@@ -93,13 +101,18 @@ import org.jspecify.annotations.Nullable;
  * unchanged, each quarter of the engine's forgetIdleAfter while the host answers); a host an
  * engine meets a script call before its first start; a paced start costs a script call per claim (EVALSHA, and EVAL once if Redis
  * does not know the script yet); a start of a host with a learned in-flight limit costs a script call
- * per claim of a place, and a ZREM when its answer comes, and each third of the lease a script call
+ * per claim of a place, and one when its answer comes (the release, which grants the place to the
+ * claim that waited longest and tells its process, a PUBLISH): a claim that finds the places all held
+ * waits in Redis for its grant, and is not asked again; and each third of the lease a script call
  * per key this process holds places of, however many it holds there; a start of a host with a learned quota a
  * script call per claim of one of its places, and a ZREM only when it is refused. A lesson carries durations only, and claims
  * are timed by Redis's {@code TIME} alone, so the processes need not share a clock.
  *
  * <h2>Places and their lease</h2>
- * A learned quota's place is held for the window the engine asks it for, unless released before.
+ * A learned quota's place is held for the window the engine asks it for, unless released before;
+ * none waits for one. A claim of any other place may wait when all are held
+ * ({@link #claimPlace(String, long, int, LongConsumer, LongConsumer)}): it is granted in its turn,
+ * and this process hears it on its own channel, which it subscribes with the fleet's lessons.
  * Any other place is held until it is {@linkplain #releasePlace released}, on a short lease that
  * this process renews while it lives: 10 seconds unless {@linkplain #placeLease changed}, renewed
  * every third of it (a heartbeat, one script call per key this process holds places of, on
@@ -176,11 +189,17 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   private final String fleetName;
   private final RedisKeys names;
   private final String channel;
+  /** This process's channel of the places granted to its claims that waited ({@link PlaceScript#GRANTED}). */
+  private final String grantedChannel;
+  /** Every process's channel of grants, but the process's id that ends it. */
+  private final String grantedChannels;
   private final FleetConnection redis;
   private final RedisClusterAsyncCommands<String, String> commands;
   private final Executor callbacks;
   private final String claimDigest;
   private final String placeDigest;
+  private final String waitingPlaceDigest;
+  private final String releaseDigest;
   private final String renewDigest;
   private final String keepDigest;
   private final String recallDigest;
@@ -204,10 +223,17 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   private final FailureLog failures = FailureLog.of(RedisFleet.class);
   private volatile long placeLeaseMicros = leaseMicros(DEFAULT_PLACE_LEASE); // set by placeLease, read once a claim
   /**
-   * The places this process holds on the fleet's lease, by the Redis key of their set: a member
-   * from a claim's answer above 0 until its release; what the heartbeat renews.
+   * The places this process holds on the fleet's lease, by the engine's key: a member from a
+   * claim's answer above 0, or its grant, until its release; what the heartbeat renews.
    */
   private final Map<String, Set<String>> held = new ConcurrentHashMap<>();
+  /**
+   * This process's claims of places that wait, or may (asked, not answered yet), by the engine's
+   * key and then the member: what hears each one's grant, and what the heartbeat renews.
+   */
+  private final Map<String, Map<String, Waiting>> waiting = new ConcurrentHashMap<>();
+  /** How many scripts this fleet sent (EVALSHA, or EVAL when Redis did not know it): for tests and measures. */
+  final LongAdder scriptsSent = new LongAdder();
   /** Guards {@link #heartbeat}: {@link #placeLease} and {@link #close} replace or cancel it. */
   private final Object beating = new Object();
   private @Nullable ScheduledFuture<?> heartbeat;
@@ -219,6 +245,8 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     this.fleetName = fleetName;
     this.names = new RedisKeys(fleetName);
     this.channel = names.lessons();
+    this.grantedChannel = names.granted(origin);
+    this.grantedChannels = names.granted("");
     this.redis = redis;
     this.commands = redis.commands();
     Executor lettuce = redis.computations();
@@ -231,6 +259,8 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     });
     this.claimDigest = commands.digest(ClaimScript.SOURCE);
     this.placeDigest = commands.digest(PlaceScript.SOURCE);
+    this.waitingPlaceDigest = commands.digest(PlaceScript.CLAIM);
+    this.releaseDigest = commands.digest(PlaceScript.RELEASE);
     this.renewDigest = commands.digest(PlaceScript.RENEW);
     this.keepDigest = commands.digest(KeptScripts.KEEP);
     this.recallDigest = commands.digest(KeptScripts.RECALL);
@@ -338,13 +368,29 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     FleetConnection redis = connect.get();
     try {
       RedisFleet fleet = new RedisFleet(name, redis);
-      redis.subscribe(fleet.channel, fleet.new Dispatcher());
+      redis.subscribe(fleet.new Dispatcher(), fleet.channel, fleet.grantedChannel);
       fleet.beatEvery(fleet.placeLeaseMicros);
       fleet.count(Long.toString(fleet.placeLeaseMicros), true).join(); // counted in before its engine claims
+      fleet.loadReleaseScript();
       return fleet;
     } catch (RuntimeException e) {
       redis.close();
       throw e;
+    }
+  }
+
+  /**
+   * Loads the script of a release into Redis, so that a release, sent without waiting for its
+   * answer, runs before what this process sends after it: one that Redis did not know would be
+   * sent again as an {@code EVAL} after its {@code NOSCRIPT}, behind a claim sent meanwhile. A load
+   * that fails (on a Cluster it reaches one node) leaves that to the first release.
+   */
+  private void loadReleaseScript() {
+    try {
+      commands.scriptLoad(PlaceScript.RELEASE).toCompletableFuture().get(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException | TimeoutException | RuntimeException e) { // the first release loads it
     }
   }
 
@@ -675,17 +721,57 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     if (leaseNanos < 0) {
       throw new IllegalArgumentException("leaseNanos must be at least 0, was " + leaseNanos);
     }
-    long lease = leaseNanos > 0 ? ClaimScript.micros(leaseNanos) : placeLeaseMicros;
-    String places = names.places(key);
     String member = member(place);
-    String[] args = {member, Integer.toString(limit), Long.toString(lease)};
-    LongConsumer answered = leaseNanos > 0 ? then : count -> { // held from before the engine hears it, so before its release
+    if (leaseNanos > 0) { // a quota's place, which its lease ends: none waits for it
+      String[] args = {member, Integer.toString(limit), Long.toString(ClaimScript.micros(leaseNanos))};
+      claim(PlaceScript.SOURCE, placeDigest, new String[] {names.places(key)}, args, count -> count, then);
+      return;
+    }
+    claimHeld(key, member, limit, false, count -> { // held from before the engine hears it, so before its release
       if (count > 0 && !closed.get()) {
-        hold(places, member);
+        hold(key, member);
       }
       then.accept(count);
-    };
-    claim(PlaceScript.SOURCE, placeDigest, new String[] {places}, args, count -> count, answered);
+    });
+  }
+
+  /**
+   * Claims from Redis, as {@link #claimPlace(String, long, int, long, LongConsumer)} does a place
+   * on the fleet's lease, one of the {@code limit} places of {@code key} for this process's request
+   * numbered {@code place}, in one script call, and returns at once; but when all are held, the
+   * claim waits in Redis (SPEC S2): {@code then} hears {@link Fleet#WAITING}, and when a place is let
+   * go and this claim's turn has come (those that waited before it were granted or passed over),
+   * Redis grants it in the script that let it go, and tells this process on its own channel:
+   * {@code granted} hears how many places are held with it, on another thread. The claim waits while
+   * this process renews it with its places (each third of the {@linkplain #placeLease lease});
+   * closing the fleet withdraws it. A grant that comes before {@code then} heard {@link Fleet#WAITING} is its answer.
+   *
+   * @throws IllegalArgumentException as {@link #claimPlace(String, long, int, long, LongConsumer)}
+   */
+  @Override
+  public void claimPlace(String key, long place, int limit, LongConsumer then, LongConsumer granted) {
+    checkPlace(key, place);
+    Objects.requireNonNull(then, "then");
+    Objects.requireNonNull(granted, "granted");
+    if (key.endsWith(QUOTA)) {
+      throw new IllegalArgumentException(Redaction.printable(
+          "key '" + key + "' is a learned quota's: its places end by their lease, and none waits for them"));
+    }
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, was " + limit);
+    }
+    String member = member(place);
+    Waiting claim = new Waiting(key, member, then, granted);
+    waiting.computeIfAbsent(key, k -> new ConcurrentHashMap<>()).put(member, claim); // before a grant can come
+    claimHeld(key, member, limit, true, claim::answer);
+  }
+
+  /** Runs {@link PlaceScript#CLAIM} for {@code member} of {@code key}'s places; {@code wait}: whether it waits when all are held. */
+  private void claimHeld(String key, String member, int limit, boolean wait, LongConsumer answered) {
+    String[] keys = {names.places(key), names.waiters(key), names.waiterTerms(key)};
+    String[] args = {member, Integer.toString(limit), Long.toString(placeLeaseMicros), wait ? "1" : "0", key,
+        grantedChannels};
+    claim(PlaceScript.CLAIM, waitingPlaceDigest, keys, args, count -> count == 0 && wait ? WAITING : count, answered);
   }
 
   /**
@@ -699,27 +785,69 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   @Override
   public void releasePlace(String key, long place) {
     checkPlace(key, place);
-    String places = names.places(key);
     String member = member(place);
-    letGo(places, member);
-    send("release", releasesLost, () -> commands.zrem(places, member));
+    if (key.endsWith(QUOTA)) { // a quota's place: none waits for it
+      String places = names.places(key);
+      send("release", releasesLost, () -> commands.zrem(places, member));
+      return;
+    }
+    letGo(key, member);
+    unwait(key, member, null);
+    release(key, member);
   }
 
-  /** Remembers that this process holds {@code member} of {@code places}, for the heartbeat to renew. */
-  private void hold(String places, String member) {
-    held.compute(places, (key, members) -> {
+  /** Lets {@code member}'s place of {@code key} go in Redis, or withdraws it if it waits, and grants what is free to the claims that wait. */
+  private void release(String key, String member) {
+    String[] keys = {names.places(key), names.waiters(key), names.waiterTerms(key)};
+    String[] args = {member, key, grantedChannels};
+    send("release", releasesLost, () -> script(PlaceScript.RELEASE, releaseDigest, ScriptOutputType.INTEGER, keys, args));
+  }
+
+  /** Remembers that this process holds {@code member} of {@code key}'s places, for the heartbeat to renew. */
+  private void hold(String key, String member) {
+    held.compute(key, (k, members) -> {
       Set<String> holding = members != null ? members : ConcurrentHashMap.newKeySet();
       holding.add(member);
       return holding;
     });
   }
 
-  /** Forgets {@code member} of {@code places}, and the key once it holds none: the heartbeat renews it no more. */
-  private void letGo(String places, String member) {
-    held.computeIfPresent(places, (key, members) -> {
+  /** Forgets {@code member} of {@code key}'s places, and the key once it holds none: the heartbeat renews it no more. */
+  private void letGo(String key, String member) {
+    held.computeIfPresent(key, (k, members) -> {
       members.remove(member);
       return members.isEmpty() ? null : members;
     });
+  }
+
+  /** Forgets the claim of {@code member} of {@code key}'s places that waits ({@code claim}, or any when null). */
+  private void unwait(String key, String member, @Nullable Waiting claim) {
+    waiting.computeIfPresent(key, (k, members) -> {
+      if (claim == null) {
+        members.remove(member);
+      } else {
+        members.remove(member, claim);
+      }
+      return members.isEmpty() ? null : members;
+    });
+  }
+
+  /**
+   * Redis granted this process's claim of {@code place} of {@code key} that waited, with
+   * {@code count} places held ({@link PlaceScript#GRANTED}): its claim hears it; a claim this
+   * process no longer has (withdrawn meanwhile, or answered otherwise) lets the place go at once.
+   */
+  private void granted(String key, long place, long count) {
+    String member = member(place);
+    Map<String, Waiting> members = waiting.get(key);
+    Waiting claim = members == null ? null : members.get(member);
+    if (claim == null || closed.get()) {
+      if (!closed.get()) {
+        release(key, member);
+      }
+      return;
+    }
+    claim.granted(count);
   }
 
   /**
@@ -766,14 +894,17 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     String lease = Long.toString(placeLeaseMicros);
     List<CompletableFuture<?>> renewals = new ArrayList<>();
     renewals.add(count(lease, true));
-    for (Map.Entry<String, Set<String>> places : held.entrySet()) {
+    Set<String> keysHeld = new java.util.HashSet<>(held.keySet());
+    keysHeld.addAll(waiting.keySet());
+    for (String key : keysHeld) {
       List<String> args = new ArrayList<>();
       args.add(lease);
-      args.addAll(places.getValue());
+      args.addAll(held.getOrDefault(key, Set.of()));
+      args.addAll(waiting.getOrDefault(key, Map.of()).keySet());
       if (args.size() == 1) {
         continue; // let go since it was read
       }
-      String[] keys = {places.getKey()};
+      String[] keys = {names.places(key), names.waiters(key), names.waiterTerms(key)};
       try {
         renewals.add(this.<Long>script(PlaceScript.RENEW, renewDigest, ScriptOutputType.INTEGER, keys,
             args.toArray(String[]::new)).handle((count, error) -> {
@@ -909,6 +1040,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    */
   private <T> CompletableFuture<T> script(String source, String digest, ScriptOutputType type, String[] keys,
       String[] args) {
+    scriptsSent.increment();
     return commands.<T>evalsha(digest, type, keys, args).toCompletableFuture()
         .exceptionallyCompose(e -> unknownScript(e)
             ? commands.<T>eval(source, type, keys, args)
@@ -981,8 +1113,21 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       heartbeat = null;
     }
     held.clear();
+    List<CompletableFuture<?>> leaving = new ArrayList<>();
+    for (Map.Entry<String, Map<String, Waiting>> claims : waiting.entrySet()) { // the claims that wait are withdrawn
+      String[] members = claims.getValue().keySet().toArray(String[]::new);
+      if (members.length > 0) {
+        try {
+          leaving.add(commands.zrem(names.waiters(claims.getKey()), members).toCompletableFuture());
+          leaving.add(commands.hdel(names.waiterTerms(claims.getKey()), members).toCompletableFuture());
+        } catch (RuntimeException e) { // the connection closed under us: they wait until their term ends
+        }
+      }
+    }
+    waiting.clear(); // a claim still asked answers UNCLAIMED as its connection closes
+    leaving.add(count(Long.toString(placeLeaseMicros), false));
     try { // counted out at once, not a lease later; a second at most
-      count(Long.toString(placeLeaseMicros), false).get(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+      CompletableFuture.allOf(leaving.toArray(CompletableFuture<?>[]::new)).get(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (java.util.concurrent.ExecutionException | TimeoutException e) { // counted as lost renewals
@@ -1003,6 +1148,10 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   private final class Dispatcher extends RedisPubSubAdapter<String, String> {
     @Override
     public void message(String from, String message) {
+      if (grantedChannel.equals(from)) {
+        grant(message);
+        return;
+      }
       if (!channel.equals(from)) {
         return;
       }
@@ -1015,6 +1164,86 @@ public final class RedisFleet implements Fleet, AutoCloseable {
           registration.hear(heard.lesson());
         }
       });
+    }
+  }
+
+  /** Reads a grant told on this process's channel ({@link PlaceScript#GRANTED}); what does not read as one is ignored. */
+  private void grant(String message) {
+    String[] fields = message.split("\t", -1);
+    if (fields.length != 4 || !fields[0].equals(PlaceScript.GRANTED)) {
+      return; // a later version's: the claim asks again later
+    }
+    try {
+      String key = Hostpace.checkKey(fields[1]);
+      long place = Long.parseLong(fields[2]);
+      long count = Long.parseLong(fields[3]);
+      if (place >= 0 && count > 0) {
+        callbacks.execute(() -> granted(key, place, count));
+      }
+    } catch (IllegalArgumentException notAGrant) { // a number that does not parse, a key no engine writes
+    }
+  }
+
+  /**
+   * One claim of a place that may wait ({@link #claimPlace(String, long, int, LongConsumer, LongConsumer)}):
+   * its answer and then its grant, each told once, in that order, on {@link #callbacks}. A grant
+   * that comes before the answer (Redis granted it in another script before its answer was read)
+   * is told as the answer, with its count.
+   */
+  private final class Waiting {
+    private final String key;
+    private final String member;
+    private final LongConsumer then;
+    private final LongConsumer granted;
+    private boolean answered; // guarded by this
+    private boolean told; // guarded by this
+    private long grantedWith; // guarded by this
+
+    Waiting(String key, String member, LongConsumer then, LongConsumer granted) {
+      this.key = key;
+      this.member = member;
+      this.then = then;
+      this.granted = granted;
+    }
+
+    /** The script's answer, on {@link #callbacks}: a count, {@link Fleet#WAITING} or {@link Fleet#UNCLAIMED}. */
+    void answer(long count) {
+      long told;
+      synchronized (this) {
+        if (answered) {
+          return;
+        }
+        answered = true;
+        told = count == WAITING && grantedWith > 0 ? grantedWith : count;
+        this.told = told != WAITING;
+      }
+      if (told > 0 && !closed.get()) {
+        hold(key, member);
+      }
+      if (told != WAITING) {
+        unwait(key, member, this);
+      }
+      then.accept(told);
+    }
+
+    /** Redis granted it, with {@code count} held: told now if its answer was, else as its answer. */
+    void granted(long count) {
+      synchronized (this) {
+        if (told) {
+          return;
+        }
+        if (!answered) {
+          grantedWith = count;
+          return;
+        }
+        told = true;
+      }
+      hold(key, member);
+      unwait(key, member, this);
+      try {
+        granted.accept(count);
+      } catch (RuntimeException e) { // the engine's to handle; Lettuce's thread goes on
+      }
     }
   }
 

@@ -11,6 +11,9 @@ package io.hostpace.redis;
  * hostpace:crawlers:last:{wikidata.org}:*.wikidata.org         its group's
  * hostpace:crawlers:places:{wikidata.org}:query.wikidata.org   a host's places
  * hostpace:crawlers:places:{example.org}:example.org/quota     a learned quota's places
+ * hostpace:crawlers:waiters:{wikidata.org}:query.wikidata.org  the claims that wait for its places
+ * hostpace:crawlers:waiter-terms:{wikidata.org}:query.wikidata.org   and each one's lease and limit
+ * hostpace:crawlers:granted:3f9a0c17d2e4b855                   one process's channel of grants
  * hostpace:crawlers:last:{127.0.0.1}:127.0.0.1:8080            an IP literal's, tagged by itself
  * hostpace:crawlers:processes:{crawlers}                       the fleet's processes alive
  * </pre>
@@ -60,6 +63,24 @@ final class RedisKeys {
   /** The sorted set of {@code key}'s places held ({@link PlaceScript}); {@code key} may end in {@code /quota}. */
   String places(String key) {
     return named("places", key);
+  }
+
+  /** The sorted set of the claims that wait for one of {@code key}'s places, in their order ({@link PlaceScript#CLAIM}). */
+  String waiters(String key) {
+    return named("waiters", key);
+  }
+
+  /** The hash of each claim that waits for one of {@code key}'s places: its lease's end, its limit, its lease ({@link PlaceScript#CLAIM}). */
+  String waiterTerms(String key) {
+    return named("waiter-terms", key);
+  }
+
+  /**
+   * The channel on which the process {@code origin} hears the places granted to its claims that
+   * waited: {@code hostpace:<fleet>:granted:<origin>} (a channel has no slot).
+   */
+  String granted(String origin) {
+    return prefix + "granted:" + origin;
   }
 
   /** The string of what {@code key}'s answers taught ({@link KeptScripts}). */

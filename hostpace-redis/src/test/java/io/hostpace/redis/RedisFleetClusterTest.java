@@ -152,6 +152,25 @@ class RedisFleetClusterTest {
   }
 
   @Test
+  void S5_aClaimThatWaitsForAPlaceOnAnyMasterIsGrantedItsPlaceWhenOneIsLetGo() throws Exception {
+    RedisFleet a = process();
+    RedisFleet b = process();
+    for (String host : SPREAD) {
+      assertThat(claimPlace(a, host, 1, 1)).as(host).isEqualTo(1);
+      CompletableFuture<Long> answer = new CompletableFuture<>();
+      CompletableFuture<Long> granted = new CompletableFuture<>();
+      b.claimPlace(host, 1, 1, answer::complete, granted::complete);
+      assertThat(answer.get(WAIT_SECONDS, TimeUnit.SECONDS)).as(host).isEqualTo(Fleet.WAITING);
+      a.releasePlace(host, 1); // the master of the host's slot grants it, and publishes to b's channel
+      assertThat(granted.get(WAIT_SECONDS, TimeUnit.SECONDS)).as(host).isEqualTo(1);
+      List<String> held = onItsMaster(names.places(host), redis -> redis.zrange(names.places(host), 0, -1));
+      assertThat(held).as("%s's one place, b's", host).hasSize(1);
+      b.releasePlace(host, 1);
+    }
+    assertThat(a.claimsUnclaimed() + b.claimsUnclaimed() + a.releasesLost() + b.releasesLost()).isZero();
+  }
+
+  @Test
   void S5_aClaimOfAHostAndItsGroupTouchesOneSlotAndIsGrantedForBothOrNeither() throws Exception {
     RedisFleet a = process();
     RedisFleet b = process();

@@ -76,7 +76,7 @@ class PacingSimulationTest {
       "rate-0.5, 0.94, 12, 7.4, 2.7, 0",
       "qlever-like-fleet, 0.95, 13, 4.2, 1.7, 0",
       "rate-halves-fleet, 0.93, 19, 3.8, 2.5, 0",
-      "kgf-like-fleet, 0.92, 9, 2.2, 0.9, 0",
+      "kgf-like-fleet, 0.94, 6, 1.5, 0.0, 0",
       "fixed-window-fleet, 1.00, 82, 12.0, 2.5, 0",
       "bucket-burst-5, 1.00, 22, 3.5, 2.0, 0",
       "window-30-per-minute, 1.00, 23, 7.1, 3.9, 0",

@@ -6,6 +6,7 @@ import io.hostpace.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -21,7 +22,10 @@ import org.jspecify.annotations.Nullable;
  * reaches the other members {@code latency} after it was told, and a claim is looked at
  * {@code latency} after it was asked and answered {@code latency} after that, as a round trip to
  * a server would be. A place claimed with a lease ends that long after it was granted, on the
- * fleet's clock; one claimed without is held until released. What a process keeps of a host
+ * fleet's clock; one claimed without is held until released. A claim that waits for a place
+ * when all are held waits in the fleet, behind those that waited before it: each release grants
+ * the place to the claim that waited longest, whose process hears it {@code latency} after the
+ * release was looked at. What a process keeps of a host
  * (SPEC S3) is stored {@code latency} after it was kept, until it expires; a recall looks
  * {@code latency} after it was asked, and answers {@code latency} after that, and a recall that
  * keeps what was asked if nothing is kept (SPEC S4) does both at once, as Redis's script does.
@@ -35,6 +39,8 @@ public final class LocalFleet {
   private final Map<String, Long> lastStart = new HashMap<>(); // guarded by this
   /** Each key's places held: the holder's id, and when its lease ends (or {@link Long#MAX_VALUE} for none). */
   private final Map<String, Map<String, Long>> places = new HashMap<>(); // guarded by this
+  /** Each key's claims that wait for a place, by the holder's id, oldest first. */
+  private final Map<String, LinkedHashMap<String, Waiter>> waiters = new HashMap<>(); // guarded by this
   /** What the members keep of each host (SPEC S3), as of when it was stored. */
   private final Map<String, Stored> stored = new HashMap<>(); // guarded by this
 
@@ -101,6 +107,87 @@ public final class LocalFleet {
     Map<String, Long> held = places.get(key);
     if (held != null && held.remove(place) != null && held.isEmpty()) {
       places.remove(key);
+    }
+    LinkedHashMap<String, Waiter> waiting = waiters.get(key);
+    if (waiting != null) {
+      waiting.remove(place); // a claim that waits is withdrawn
+    }
+    grant(key);
+  }
+
+  /** A claim that waits for one of a key's places: its limit, and what hears its grant. */
+  private record Waiter(int limit, Waiting claim) {}
+
+  /**
+   * Claims a place of {@code key} as {@link #claimPlace(String, String, int, long)} does one held
+   * until released, but records the claim as waiting when all are held (its turn kept if it waited
+   * already): then answers {@link Fleet#WAITING}.
+   */
+  private synchronized long claimWaiting(String key, String place, int limit, Waiting claim) {
+    LinkedHashMap<String, Waiter> waiting = waiters.computeIfAbsent(key, k -> new LinkedHashMap<>());
+    Map<String, Long> held = places.get(key);
+    if (held != null && held.containsKey(place)) {
+      return held.size();
+    }
+    grant(key); // the claims that waited go first
+    long answer = claimPlace(key, place, limit, 0);
+    if (answer > 0) {
+      waiting.remove(place);
+      return answer;
+    }
+    waiting.put(place, new Waiter(limit, claim)); // put again, it keeps its turn
+    return Fleet.WAITING;
+  }
+
+  /** Grants {@code key}'s free places to the claims that waited longest, each told {@code latency} later. */
+  private synchronized void grant(String key) {
+    LinkedHashMap<String, Waiter> waiting = waiters.get(key);
+    while (waiting != null && !waiting.isEmpty()) {
+      Map.Entry<String, Waiter> first = waiting.entrySet().iterator().next();
+      Map<String, Long> held = places.computeIfAbsent(key, k -> new HashMap<>());
+      if (held.size() >= first.getValue().limit()) {
+        return;
+      }
+      held.put(first.getKey(), Long.MAX_VALUE);
+      waiting.remove(first.getKey());
+      int count = held.size();
+      Waiting claim = first.getValue().claim();
+      timer.schedule(() -> claim.granted(count), latency);
+    }
+  }
+
+  /**
+   * One claim that may wait: its answer and its grant, told in that order whatever order they
+   * come in (a grant that comes first is told as the answer).
+   */
+  private static final class Waiting {
+    private final LongConsumer then;
+    private final LongConsumer granted;
+    private boolean answered; // guarded by this
+    private long grantedWith; // guarded by this
+
+    Waiting(LongConsumer then, LongConsumer granted) {
+      this.then = then;
+      this.granted = granted;
+    }
+
+    void answer(long held) {
+      long told;
+      synchronized (this) {
+        answered = true;
+        told = held == Fleet.WAITING && grantedWith > 0 ? grantedWith : held;
+      }
+      then.accept(told);
+    }
+
+    void granted(long held) {
+      synchronized (this) {
+        if (!answered) {
+          grantedWith = held;
+          return;
+        }
+      }
+      granted.accept(held);
     }
   }
 
@@ -217,6 +304,7 @@ public final class LocalFleet {
   public synchronized void forgetAll() {
     lastStart.clear();
     places.clear();
+    waiters.clear();
     stored.clear();
     announced.clear();
   }
@@ -286,6 +374,19 @@ public final class LocalFleet {
       timer.schedule(() -> {
         long held = LocalFleet.this.claimPlace(key, id, limit, leaseNanos);
         timer.schedule(() -> then.accept(held), latency);
+      }, latency);
+    }
+
+    @Override
+    public void claimPlace(String key, long place, int limit, LongConsumer then, LongConsumer granted) {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(then, "then");
+      Objects.requireNonNull(granted, "granted");
+      String id = System.identityHashCode(this) + ":" + place;
+      Waiting claim = new Waiting(then, granted);
+      timer.schedule(() -> {
+        long held = claimWaiting(key, id, limit, claim);
+        timer.schedule(() -> claim.answer(held), latency);
       }, latency);
     }
 

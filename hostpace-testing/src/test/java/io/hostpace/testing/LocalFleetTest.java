@@ -100,6 +100,33 @@ class LocalFleetTest {
   }
 
   @Test
+  void S2_claimsThatWaitForAPlaceAreGrantedInTheirTurnEachALatencyAfterTheReleaseWasLookedAt() {
+    Fleet a = fleet.join();
+    Fleet b = fleet.join();
+    Fleet c = fleet.join();
+    List<String> heard = new ArrayList<>();
+    a.claimPlace("gate.test", 1, 1, held -> heard.add("a answered " + held), held -> heard.add("a granted " + held));
+    time.advance(Duration.ofMillis(1));
+    b.claimPlace("gate.test", 1, 1, held -> heard.add("b answered " + held), held -> heard.add("b granted " + held));
+    time.advance(Duration.ofMillis(1));
+    c.claimPlace("gate.test", 1, 1, held -> heard.add("c answered " + held), held -> heard.add("c granted " + held));
+    time.advance(Duration.ofMillis(30));
+    assertThat(heard).containsExactly("a answered 1", "b answered -2", "c answered -2"); // Fleet.WAITING
+
+    a.releasePlace("gate.test", 1); // looked at 10 ms later: b, which waited first, is granted, and hears it 10 ms after
+    time.advance(Duration.ofMillis(19));
+    assertThat(heard).hasSize(3);
+    time.advance(Duration.ofMillis(1));
+    assertThat(heard).last().isEqualTo("b granted 1");
+
+    c.releasePlace("gate.test", 1); // withdrawn: b's release grants no one
+    b.releasePlace("gate.test", 1);
+    time.advance(Duration.ofSeconds(1));
+    assertThat(heard).hasSize(4);
+    assertThat(fleet.placesHeld("gate.test")).isZero();
+  }
+
+  @Test
   void S2_aPlaceWithALeaseEndsByItselfThatLongAfterItsGrantUnlessReleasedBefore() {
     Fleet a = fleet.join();
     Fleet b = fleet.join();
