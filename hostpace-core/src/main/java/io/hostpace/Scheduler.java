@@ -834,11 +834,12 @@ final class Scheduler implements Settlement {
   @GuardedBy("lock")
   private void walkOn(PriorityQueue<HostQueue> byHead, GroupGate gate) {
     while (true) {
-      HostQueue queue = gate.byHead.higher(gate.walkedTo);
-      if (queue == null) {
+      Map.Entry<Long, HostQueue> next = gate.byHead.higherEntry(gate.walkedTo);
+      if (next == null) {
         return;
       }
-      gate.walkedTo = gate.byHead.foundKey();
+      gate.walkedTo = next.getKey();
+      HostQueue queue = next.getValue();
       if (queue.pumpRound != pumpRound && offer(byHead, queue)) {
         queue.walkedFrom = gate;
         return;
