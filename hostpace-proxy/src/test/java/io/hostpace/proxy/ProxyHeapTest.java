@@ -16,15 +16,14 @@ import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The proxy in a JVM of its own held to 64 MB of heap ({@link ProxyProcess}, {@code -Xmx64m}),
@@ -33,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * 16 MiB and answered 413 beyond it, never sent. The proxy's JVM runs with
  * {@code -XX:+ExitOnOutOfMemoryError}, so that running out of heap on any of its threads ends it:
  * after each test it must still run, and at the end it must exit 0 when its standard input closes,
- * with no {@code OutOfMemoryError} on its standard error.
+ * having printed no {@code OutOfMemoryError}.
  *
  * <p>Every body is the same pattern, byte {@code i} being {@code i % 251}, made as it is sent (the
  * upstream writes one block of 251 × 256 bytes over and over) and checked byte by byte as it is read.
@@ -48,32 +47,50 @@ class ProxyHeapTest {
 
   private static @Nullable TestServer upstream;
   private static @Nullable Process proxy;
-  private static @Nullable Path stderr;
+  /** What the proxy's JVM printed, standard output and error, but for its URI. */
+  private static final StringBuffer OUTPUT = new StringBuffer();
   private static URI base = URI.create("http://127.0.0.1:1");
 
   private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
   @BeforeAll
-  static void startUpstreamAndProxy(@TempDir Path dir) throws IOException {
+  static void startUpstreamAndProxy() throws IOException {
     TestServer server = TestServer.start(ProxyHeapTest::answer);
     upstream = server;
-    Path err = dir.resolve("proxy.stderr");
-    stderr = err;
     Process started = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx64m",
         "-XX:+ExitOnOutOfMemoryError", "-cp", System.getProperty("java.class.path"), ProxyProcess.class.getName(),
-        server.uri("").toString()).redirectError(err.toFile()).start();
+        server.uri("").toString()).redirectErrorStream(true).start();
     proxy = started;
-    String first = new BufferedReader(new InputStreamReader(started.getInputStream(), StandardCharsets.UTF_8)).readLine();
-    assertThat(first).as("the proxy's URI, its first line; its standard error: %s", Files.readString(err))
-        .startsWith("http://127.0.0.1:");
+    // What the JVM prints of its own (the OutOfMemoryError it ends on) goes to its standard output,
+    // the proxy's URI too: one reader takes it all, and hands over the URI when it comes.
+    CompletableFuture<@Nullable String> uri = new CompletableFuture<>();
+    Thread reader = new Thread(() -> {
+      try (BufferedReader lines = new BufferedReader(new InputStreamReader(started.getInputStream(), StandardCharsets.UTF_8))) {
+        for (String line; (line = lines.readLine()) != null; ) {
+          if (!uri.isDone() && line.startsWith("http://")) {
+            uri.complete(line);
+          } else {
+            OUTPUT.append(line).append('\n');
+          }
+        }
+      } catch (IOException e) {
+        OUTPUT.append(e).append('\n');
+      } finally {
+        uri.complete(null); // it ended without one
+      }
+    }, "proxy-output");
+    reader.setDaemon(true);
+    reader.start();
+    String first = uri.join();
+    assertThat(first).as("the proxy's URI; what else it printed: %s", OUTPUT).isNotNull();
     base = URI.create(first);
   }
 
   @AfterEach
-  void theProxyStillRuns() throws IOException {
+  void theProxyStillRuns() {
     assertThat(proxy).isNotNull();
-    assertThat(proxy.isAlive()).as("the proxy's JVM runs; its standard error: %s", errors()).isTrue();
-    assertThat(errors()).doesNotContain("OutOfMemoryError");
+    assertThat(proxy.isAlive()).as("the proxy's JVM runs; what it printed: %s", OUTPUT).isTrue();
+    assertThat(OUTPUT.toString()).doesNotContain("OutOfMemoryError");
   }
 
   @AfterAll
@@ -82,8 +99,8 @@ class ProxyHeapTest {
       if (proxy != null) {
         proxy.getOutputStream().close(); // its standard input ends: it stops its server and exits
         assertThat(proxy.waitFor(60, TimeUnit.SECONDS)).as("the proxy's JVM exited once its input closed").isTrue();
-        assertThat(proxy.exitValue()).as("the proxy's exit status; its standard error: %s", errors()).isZero();
-        assertThat(errors()).doesNotContain("OutOfMemoryError");
+        assertThat(proxy.exitValue()).as("the proxy's exit status; what it printed: %s", OUTPUT).isZero();
+        assertThat(OUTPUT.toString()).doesNotContain("OutOfMemoryError");
       }
     } finally {
       if (proxy != null) {
@@ -172,10 +189,6 @@ class ProxyHeapTest {
       bytes[i] = (byte) (i % 251);
     }
     return bytes;
-  }
-
-  private static String errors() throws IOException {
-    return stderr == null || !Files.exists(stderr) ? "" : Files.readString(stderr);
   }
 
   /** {@code length} bytes of the pattern, made as they are read: a body whose length the client does not declare. */
