@@ -45,13 +45,17 @@ import java.util.regex.Pattern;
  * warm-up of each that is not counted. The client, the proxy and the upstream share one JVM, and
  * so the machine's cores: the figure is what the proxy's work takes from the same machine.
  *
- * <p>Printed: each phase's answers and requests a second, then for each kind the requests a second
- * over all its phases, and the ratio proxy / direct. Checked: every answer is a 200, and the
- * upstream got one request for each answer, direct or through the proxy (none sent twice, none
- * answered by the proxy itself).
+ * <p>Printed: each phase's answers and requests a second, and the processor time a request took
+ * in the client's threads, the proxy's (Jetty's, the engine's, the proxy's JDK client's), the
+ * upstream's, and in none of them (the collector, the compiler, threads that ended in the phase:
+ * the process's time less the threads'); then for each kind the requests a second over all its
+ * rounds, and the ratio proxy / direct. Checked: every answer is a 200 with the upstream's body,
+ * and the upstream served at least one request for each answer (more only by the JDK's own resend
+ * of a {@code GET} whose kept-alive connection closed under it; the count is printed).
  *
  * <p>Run: {@code java -cp hostpace-bench/target/benchmarks.jar io.hostpace.bench.ProxyOverhead
- * [seconds a phase] [rounds] [warm-up seconds]} (10, 2 and 5 unless given).
+ * [seconds a phase] [rounds] [warm-up seconds]} (10, 3 and 10 unless given: the proxy's path, the
+ * longer, is still being compiled after a shorter warm-up).
  */
 public final class ProxyOverhead {
 
@@ -62,8 +66,8 @@ public final class ProxyOverhead {
 
   public static void main(String[] args) throws Exception {
     int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 10;
-    int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 2;
-    int warmUp = args.length > 2 ? Integer.parseInt(args[2]) : 5;
+    int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
+    int warmUp = args.length > 2 ? Integer.parseInt(args[2]) : 10;
     System.out.println("java " + System.getProperty("java.vm.version") + ", "
         + Runtime.getRuntime().availableProcessors() + " processors, " + THREADS + " client threads, "
         + seconds + " s a phase, " + rounds + " rounds after " + warmUp + " s of warm-up each; load average "
