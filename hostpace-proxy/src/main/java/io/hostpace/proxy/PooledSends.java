@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -68,7 +69,12 @@ final class PooledSends extends ForwardingHttpClient {
       }
     }, null);
     sending.task = task;
-    threads.execute(task);
+    try {
+      threads.execute(task);
+    } catch (RejectedExecutionException e) {
+      sending.completeExceptionally(new IOException("the proxy is closed: a " + request.method() + " to "
+          + request.uri().getHost() + " was not sent", e));
+    }
     return sending;
   }
 
