@@ -36,7 +36,7 @@ import java.util.regex.Pattern;
  *
  * <p>What is measured: an upstream on 127.0.0.1 (the JDK's {@code com.sun.net.httpserver}, on a
  * pool of {@value #THREADS} threads, {@code TCP_NODELAY} on) that answers every request at once
- * with a 200 and a body of three bytes; an engine whose limits never hold a request back
+ * (unless given a delay, below) with a 200 and a body of three bytes; an engine whose limits never hold a request back
  * ({@code Limits.inFlight(Integer.MAX_VALUE)}, first contact not widened); a
  * {@link HostpaceProxy} on 127.0.0.1 with one route, {@code /up}, to the upstream. A closed loop
  * of {@value #THREADS} client threads on one JDK {@link HttpClient} (HTTP/1.1, connections kept
@@ -54,8 +54,11 @@ import java.util.regex.Pattern;
  * of a {@code GET} whose kept-alive connection closed under it; the count is printed).
  *
  * <p>Run: {@code java -cp hostpace-bench/target/benchmarks.jar io.hostpace.bench.ProxyOverhead
- * [seconds a phase] [rounds] [warm-up seconds]} (10, 3 and 10 unless given: the proxy's path, the
- * longer, is still being compiled after a shorter warm-up).
+ * [seconds a phase] [rounds] [warm-up seconds] [upstream's delay in ms]} (10, 3, 10 and 0 unless
+ * given: the proxy's path, the longer, is still being compiled after a shorter warm-up). With a
+ * delay, each of the upstream's answers waits that long before it is sent, as an upstream across
+ * a network would: the figure is then what the proxy costs where the loop is not bound by the
+ * processors alone.
  */
 public final class ProxyOverhead {
 
@@ -68,10 +71,11 @@ public final class ProxyOverhead {
     int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 10;
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
     int warmUp = args.length > 2 ? Integer.parseInt(args[2]) : 10;
+    long delayMillis = args.length > 3 ? Long.parseLong(args[3]) : 0;
     System.out.println("java " + System.getProperty("java.vm.version") + ", "
         + Runtime.getRuntime().availableProcessors() + " processors, " + THREADS + " client threads, "
-        + seconds + " s a phase, " + rounds + " rounds after " + warmUp + " s of warm-up each; load average "
-        + loadAverage());
+        + seconds + " s a phase, " + rounds + " rounds after " + warmUp + " s of warm-up each, the upstream answering "
+        + (delayMillis == 0 ? "at once" : "after " + delayMillis + " ms") + "; load average " + loadAverage());
 
     // The JDK's server writes a response's headers and its body apart; without TCP_NODELAY the
     // body waits for the client's delayed ACK of the headers (about 40 ms on Linux), and that wait,
@@ -84,6 +88,14 @@ public final class ProxyOverhead {
     upstream.createContext("/", exchange -> {
       try (exchange; InputStream in = exchange.getRequestBody()) {
         in.transferTo(OutputStream.nullOutputStream());
+        if (delayMillis > 0) {
+          try {
+            Thread.sleep(delayMillis); // an upstream as far away as that, or as slow to answer
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+          }
+        }
         exchange.sendResponseHeaders(200, OK.length);
         exchange.getResponseBody().write(OK);
         served.incrementAndGet();
