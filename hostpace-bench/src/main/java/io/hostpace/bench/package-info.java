@@ -2,8 +2,9 @@
  * Benchmarks of the engine: {@link io.hostpace.bench.AcquireReleaseBenchmark}, the cost of one
  * request under JMH; {@link io.hostpace.bench.ScaleBenchmark}, the same as the hosts and a
  * group's member hosts grow; {@link io.hostpace.bench.QueuedMemory}, the heap a waiting request
- * costs; and {@link io.hostpace.bench.CrawlCost}, the cost per request through a crawl of a
- * million requests in virtual time.
+ * costs; {@link io.hostpace.bench.CrawlCost}, the cost per request through a crawl of a
+ * million requests in virtual time; and {@link io.hostpace.bench.ProxyOverhead}, the requests a
+ * second the proxy keeps of going direct.
  */
 @NullMarked
 package io.hostpace.bench;

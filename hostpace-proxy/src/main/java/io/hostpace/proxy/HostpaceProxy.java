@@ -11,6 +11,10 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
@@ -65,11 +69,14 @@ public final class HostpaceProxy implements AutoCloseable {
   private final Server server;
   private final ServerConnector connector;
   private final List<Route> routes;
+  /** The threads that send upstream where the JDK's client would start one for each answer; null where it would not. */
+  private final @Nullable ExecutorService sends;
 
-  private HostpaceProxy(Server server, ServerConnector connector, List<Route> routes) {
+  private HostpaceProxy(Server server, ServerConnector connector, List<Route> routes, @Nullable ExecutorService sends) {
     this.server = server;
     this.connector = connector;
     this.routes = routes;
+    this.sends = sends;
   }
 
   /** A builder of a proxy whose requests go through {@code engine}. */
@@ -100,6 +107,10 @@ public final class HostpaceProxy implements AutoCloseable {
       server.stop();
     } catch (Exception e) {
       throw new IllegalStateException("the proxy's server did not stop: " + e, e);
+    } finally {
+      if (sends != null) {
+        sends.shutdownNow();
+      }
     }
   }
 
@@ -252,6 +263,11 @@ public final class HostpaceProxy implements AutoCloseable {
       List<Route> sorted = new ArrayList<>(routes);
       sorted.sort(Comparator.comparingInt((Route route) -> route.prefix().length()).reversed());
       HttpClient delegate = client != null ? client : HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
+      ExecutorService sends = null;
+      if (PooledSends.needed()) { // else the JDK's client starts a thread for every answer
+        sends = Executors.newCachedThreadPool(sendThreads());
+        delegate = new PooledSends(delegate, sends);
+      }
       PacedHttpClient paced = PacedHttpClient.wrap(delegate, engine).withContext(context);
 
       QueuedThreadPool threads = new QueuedThreadPool(256, 4);
@@ -274,10 +290,23 @@ public final class HostpaceProxy implements AutoCloseable {
         } catch (Exception ignored) {
           // the start's failure is the one to tell
         }
+        if (sends != null) {
+          sends.shutdownNow();
+        }
         throw new IllegalStateException("the proxy could not listen on " + listen.getHostString() + ":" + listen.getPort()
             + ": " + e.getMessage(), e);
       }
-      return new HostpaceProxy(server, connector, List.copyOf(sorted));
+      return new HostpaceProxy(server, connector, List.copyOf(sorted), sends);
+    }
+
+    /** Threads named {@code hostpace-proxy-send-N}, daemons as the JDK client's own are. */
+    private static ThreadFactory sendThreads() {
+      AtomicInteger count = new AtomicInteger();
+      return runnable -> {
+        Thread thread = new Thread(runnable, "hostpace-proxy-send-" + count.incrementAndGet());
+        thread.setDaemon(true);
+        return thread;
+      };
     }
   }
 }

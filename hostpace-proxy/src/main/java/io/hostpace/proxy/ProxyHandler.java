@@ -130,6 +130,11 @@ final class ProxyHandler extends Handler.Abstract {
     if (timeout != null) {
       outgoing.timeout(timeout);
     }
+    if ("http".equalsIgnoreCase(upstream.getScheme())) {
+      // The JDK's client would offer a cleartext upstream an upgrade to HTTP/2 with every request
+      // (Upgrade, HTTP2-Settings): headers the client did not send, which few servers take up.
+      outgoing.version(HttpClient.Version.HTTP_1_1);
+    }
     HttpFields headers = request.getHeaders();
     String connection = String.join(",", headers.getValuesList("Connection"));
     for (HttpField field : headers) {

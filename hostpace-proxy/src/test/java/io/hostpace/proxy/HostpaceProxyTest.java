@@ -126,6 +126,9 @@ class HostpaceProxyTest {
     assertThat(sent.header("User-Agent")).isEqualTo("curl/8.5.0");
     assertThat(sent.header("Proxy-Authorization")).isNull();
     assertThat(sent.header("TE")).isNull();
+    assertThat(sent.header("Upgrade")).as("no upgrade to HTTP/2 the client did not ask for").isNull();
+    assertThat(sent.header("HTTP2-Settings")).isNull();
+    assertThat(sent.header("Connection")).isNull();
 
     HttpRequest noAgent = HttpRequest.newBuilder(URI.create(proxy.uri() + "/u/b")).build();
     // The JDK's client names itself unless told otherwise; a raw request names nobody.

@@ -1,0 +1,102 @@
+package io.hostpace.proxy;
+
+import io.hostpace.jdk.ForwardingHttpClient;
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandler;
+import java.net.http.HttpResponse.PushPromiseHandler;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A client whose {@code sendAsync} runs the delegate's blocking {@code send} on a thread of
+ * {@code threads}, for the JDK's client where its own {@code sendAsync} would start a thread for
+ * every answer.
+ *
+ * <p>Why: the JDK's {@code sendAsync} hands each answer to {@code CompletableFuture}'s default
+ * executor, so that what the caller chains on it does not run on the client's threads. That
+ * executor is the common {@link ForkJoinPool} only where the pool has two threads or more; with
+ * one (one or two processors, unless {@code java.util.concurrent.ForkJoinPool.common.parallelism}
+ * says otherwise) it is, before Java 25, a new thread for each task: a thread started and ended
+ * for every request the proxy sends. Its {@code send} makes no such hop: the thread that waits in
+ * it takes the answer. So the proxy sends through this where {@link #needed()}, and each attempt
+ * holds a thread of {@code threads} until {@code send} returns: for the proxy's answers, which it
+ * streams, when their headers have come.
+ *
+ * <p>What the caller sees is what {@code sendAsync} gives: the failure {@code send} wraps is
+ * unwrapped; cancelling the future interrupts the thread in {@code send}, which aborts the
+ * exchange (SPEC T5). A request with a {@link PushPromiseHandler} is sent by the delegate's own
+ * {@code sendAsync}: {@code send} takes none.
+ */
+final class PooledSends extends ForwardingHttpClient {
+
+  private final Executor threads;
+
+  PooledSends(HttpClient delegate, Executor threads) {
+    super(delegate);
+    this.threads = threads;
+  }
+
+  /** Whether the JDK's {@code sendAsync} starts a thread for each answer in this JVM: {@code CompletableFuture}'s default executor is no pool. */
+  static boolean needed() {
+    return !(new CompletableFuture<Void>().defaultExecutor() instanceof ForkJoinPool);
+  }
+
+  @Override
+  public <T> HttpResponse<T> send(HttpRequest request, BodyHandler<T> handler) throws IOException, InterruptedException {
+    return delegate().send(request, handler);
+  }
+
+  @Override
+  public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler) {
+    Sending<T> sending = new Sending<>();
+    FutureTask<Void> task = new FutureTask<>(() -> {
+      try {
+        sending.complete(delegate().send(request, handler));
+      } catch (IOException | IllegalArgumentException | SecurityException e) {
+        // send throws a copy of the failure with the original as its cause (an HttpTimeoutException, none)
+        sending.completeExceptionally(e.getCause() != null ? e.getCause() : e);
+      } catch (InterruptedException e) {
+        sending.completeExceptionally(e); // cancelled, or the proxy closed: the exchange was aborted
+      } catch (RuntimeException | Error e) {
+        sending.completeExceptionally(e);
+      }
+    }, null);
+    sending.task = task;
+    try {
+      threads.execute(task);
+    } catch (RejectedExecutionException e) {
+      sending.completeExceptionally(new IOException("the proxy is closed: a " + request.method() + " to "
+          + request.uri().getHost() + " was not sent", e));
+    }
+    return sending;
+  }
+
+  @Override
+  public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler,
+      @Nullable PushPromiseHandler<T> pushPromiseHandler) {
+    return pushPromiseHandler == null ? sendAsync(request, handler) : delegate().sendAsync(request, handler, pushPromiseHandler);
+  }
+
+  /** The answer of one {@code send} on a pooled thread; cancelling it interrupts that thread. */
+  private static final class Sending<T> extends CompletableFuture<HttpResponse<T>> {
+    /** Set before the task is handed over, read by whoever cancels. */
+    volatile @Nullable FutureTask<Void> task;
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      boolean cancelled = super.cancel(mayInterruptIfRunning);
+      FutureTask<Void> current = task;
+      if (cancelled && current != null) {
+        current.cancel(true); // not yet run: never sent; running: send aborts the exchange
+      }
+      return cancelled;
+    }
+  }
+}
