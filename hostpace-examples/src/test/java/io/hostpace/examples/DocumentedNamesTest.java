@@ -71,6 +71,7 @@ class DocumentedNamesTest {
       Map.entry("Duration", "java.time.Duration"),
       Map.entry("Clock", "java.time.Clock"),
       Map.entry("ExecutionException", "java.util.concurrent.ExecutionException"),
+      Map.entry("CompletableFuture", "java.util.concurrent.CompletableFuture"),
       Map.entry("CompletionException", "java.util.concurrent.CompletionException"),
       Map.entry("Semaphore", "java.util.concurrent.Semaphore"),
       Map.entry("Interceptor", "okhttp3.Interceptor"),
