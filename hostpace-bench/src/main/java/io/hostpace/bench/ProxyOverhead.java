@@ -78,7 +78,7 @@ public final class ProxyOverhead {
         + (delayMillis == 0 ? "at once" : "after " + delayMillis + " ms") + "; load average " + loadAverage());
 
     // The JDK's server writes a response's headers and its body apart; without TCP_NODELAY the
-    // body waits for the client's delayed ACK of the headers (about 40 ms on Linux), and that wait,
+    // body waits for the client's delayed ACK of the headers (Linux's delayed-ACK timer), and that wait,
     // not any work, would set the pace of both kinds. Read once, as the server's class is loaded.
     System.setProperty("sun.net.httpserver.nodelay", "true");
     AtomicLong served = new AtomicLong();

@@ -207,6 +207,26 @@ final class ConfigFile {
     return hosts;
   }
 
+  /**
+   * The file's {@code KEY=VALUE} entries ({@code --host}'s or {@code --route}'s) whose key the
+   * command line's {@code given} do not name, then those given: the command line's stand over the
+   * file's.
+   */
+  static List<String> merged(List<String> fromFile, List<String> given) {
+    java.util.Set<String> keysGiven = new java.util.HashSet<>();
+    for (String entry : given) {
+      keysGiven.add(entry.substring(0, Math.max(0, entry.indexOf('='))).strip());
+    }
+    List<String> merged = new ArrayList<>();
+    for (String entry : fromFile) {
+      if (!keysGiven.contains(entry.substring(0, entry.indexOf('=')).strip())) {
+        merged.add(entry);
+      }
+    }
+    merged.addAll(given);
+    return merged;
+  }
+
   /** The routes of {@code hostpace.proxy.routes[/PREFIX]=URL}, as {@code --route} takes them: {@code /PREFIX=URL}. */
   List<String> routes() {
     return routes;

@@ -429,20 +429,10 @@ final class PacingOptions {
         set(option, value, "'" + file.keyOf(option) + "' in --config '" + path + "'");
       }
     }
-    java.util.Set<String> keysGiven = new java.util.HashSet<>();
-    for (String host : hosts) {
-      keysGiven.add(host.substring(0, Math.max(0, host.indexOf('='))).strip());
-    }
-    List<String> merged = new ArrayList<>();
-    for (String host : file.hosts()) {
-      if (!keysGiven.contains(host.substring(0, host.indexOf('=')).strip())) {
-        merged.add(host);
-      }
-    }
-    if (!merged.isEmpty()) {
+    List<String> merged = ConfigFile.merged(file.hosts(), hosts);
+    if (merged.size() > hosts.size()) {
       sources.put("--host", "hostpace.hosts in --config '" + path + "'");
     }
-    merged.addAll(hosts);
     hosts = merged;
   }
 

@@ -166,18 +166,7 @@ final class ProxyCommand implements java.util.concurrent.Callable<Integer> {
       return;
     }
     picocli.CommandLine.ParseResult given = spec.commandLine().getParseResult();
-    java.util.Set<String> prefixes = new java.util.HashSet<>();
-    for (String route : routes) {
-      prefixes.add(route.substring(0, Math.max(0, route.indexOf('='))).strip());
-    }
-    List<String> merged = new ArrayList<>();
-    for (String route : file.routes()) {
-      if (!prefixes.contains(route.substring(0, route.indexOf('=')).strip())) {
-        merged.add(route);
-      }
-    }
-    merged.addAll(routes);
-    routes = merged;
+    routes = ConfigFile.merged(file.routes(), routes);
     String forwarded = file.value("--forward");
     if (forwarded != null) {
       for (String key : forwarded.split(",")) {

@@ -36,16 +36,7 @@ final class FleetWorker {
     String name = args[7];
     long lifeSeconds = Long.parseLong(args[8]);
 
-    Thread watchdog = new Thread(() -> {
-      try {
-        while (System.in.read() != -1) { // the test never writes: this waits for the end of the input
-        }
-      } catch (java.io.IOException e) { // the pipe broke: the test is gone as well
-      }
-      Runtime.getRuntime().halt(3);
-    }, "worker-stdin");
-    watchdog.setDaemon(true);
-    watchdog.start();
+    haltWhenInputEnds();
 
     RedisFleet fleet = RedisFleet.connect(redisUri, fleetName).placeLease(lease);
     Hostpace engine = Hostpace.builder().fleet(fleet).addLimit(hostKey, Limits.inFlight(inFlight)).build();
@@ -72,5 +63,22 @@ final class FleetWorker {
           + fleet.releasesLost() + " releases lost");
     }
     Runtime.getRuntime().halt(0);
+  }
+
+  /**
+   * Ends this JVM (status 3) when its standard input ends: the test that started it never writes
+   * there, so the end means the test's JVM went away, and no worker outlives it.
+   */
+  static void haltWhenInputEnds() {
+    Thread watchdog = new Thread(() -> {
+      try {
+        while (System.in.read() != -1) { // the test never writes: this waits for the end of the input
+        }
+      } catch (java.io.IOException e) { // the pipe broke: the test is gone as well
+      }
+      Runtime.getRuntime().halt(3);
+    }, "worker-stdin");
+    watchdog.setDaemon(true);
+    watchdog.start();
   }
 }

@@ -27,16 +27,7 @@ final class QuotaWorker {
       throw new IllegalArgumentException("expected redisUri|alone fleetName base name count, got " + args.length
           + " arguments");
     }
-    Thread watchdog = new Thread(() -> {
-      try {
-        while (System.in.read() != -1) { // the test never writes: this waits for the end of the input
-        }
-      } catch (java.io.IOException e) { // the pipe broke: the test is gone as well
-      }
-      Runtime.getRuntime().halt(3);
-    }, "worker-stdin");
-    watchdog.setDaemon(true);
-    watchdog.start();
+    FleetWorker.haltWhenInputEnds();
 
     RedisFleet fleet = args[0].equals("alone") ? null : RedisFleet.connect(args[0], args[1]);
     Hostpace.Builder builder = Hostpace.builder();
