@@ -239,9 +239,6 @@ class FleetFailuresTest {
 
   /** One call of an in-process worker: when it was made and ended (nanoTime), and its status. */
   record Call(String worker, long madeAt, long endedAt, int status) {
-    Duration took() {
-      return Duration.ofNanos(endedAt - madeAt);
-    }
   }
 
   /**
@@ -410,13 +407,18 @@ class FleetFailuresTest {
     assertThat(refusals(alone)).as("refusals in the 10 s Redis was down; %d in the 10 s before", refusals(before))
         .isLessThanOrEqualTo(2 * refusals(before) + workers - 1);
 
-    // No call waits for Redis, nothing is lost: every call ended with the server's answer.
+    // No call waits for Redis, nothing is lost: every call ended with the server's answer. Each
+    // worker's caller sends one call after the other, so a call held until Redis came back would
+    // leave its worker no call both made and ended while Redis was down (from half a second after
+    // it stopped); each waits its share and a claim's timeout at most, so each worker has several.
     assertThat(fleet.failed).as("calls that failed").hasValue(0);
     assertThat(fleet.calls).allSatisfy(call -> assertThat(call.status()).isIn(200, 429));
-    assertThat(fleet.calls.stream().filter(call -> call.madeAt() - stoppedAt > 500_000_000L && call.madeAt() - restartedAt < 0)
-        .mapToLong(call -> call.took().toMillis()).max().orElseThrow())
-        .as("the longest call made while Redis was down, in ms: the share's wait, and a claim's timeout at most")
-        .isLessThan(workers * 1000L / perSecond + 2000);
+    for (int w = 0; w < workers; w++) {
+      String name = "w" + w;
+      assertThat(fleet.calls.stream().filter(call -> call.worker().equals(name)
+              && call.madeAt() - stoppedAt > 500_000_000L && call.endedAt() - restartedAt < 0).count())
+          .as("calls of worker %d made and ended while Redis was down", w).isGreaterThanOrEqualTo(2);
+    }
 
     // Once rejoined, one pace: the host is paced by its configured rate, which every worker claims
     // with, unless one learned a longer interval (alone, at its share, while Redis was down: it
