@@ -36,8 +36,9 @@ import org.jspecify.annotations.Nullable;
  * </pre>
  *
  * <p>The fields the scheduler reads and writes ({@code state}, {@code queue}, {@code seq},
- * {@code attempt}, the times, {@code place}, {@code parked}) are guarded by the engine's lock; the
- * rest belong to the thread that sends the attempt.
+ * {@code attempt}, the times, {@code place}, {@code parked}) are guarded by what guards its host's
+ * node: the engine's lock, or the node's monitor on the {@link LocalPath}; the rest belong to the
+ * thread that sends the attempt.
  */
 final class Call<R> implements Runnable {
 
@@ -63,9 +64,12 @@ final class Call<R> implements Runnable {
   final CallFuture<R> result = new CallFuture<>(this);
 
   State state = State.NEW;
-  /** Set once, on submit, before the scheduler or anything else reads it. */
+  /**
+   * Set once, on submit, before the scheduler or anything else reads it; volatile for a caller's
+   * cancellation, which finds by it what guards the call's other fields (its host's node).
+   */
   @SuppressWarnings("NullAway.Init") // the queue is the scheduler's to find, under its lock
-  HostQueue queue;
+  volatile HostQueue queue;
   long seq;
   /** When the host first refused this call, once {@link #refused}: R10 spares its refusals for so long from then. */
   private long refusedSince;

@@ -395,6 +395,11 @@ public final class Hostpace implements AutoCloseable {
     return scheduler.readinessChecks();
   }
 
+  /** How many calls started on the local path, without the engine's lock: for tests. */
+  long localStarts() {
+    return scheduler.localStarts();
+  }
+
   /** The User-Agent adapters send on a request that names none (SPEC U1). */
   public String userAgent() {
     return userAgent;

@@ -11,12 +11,23 @@ import org.jspecify.annotations.Nullable;
  * A host or a group as the engine holds it: what it taught ({@link HostState}, shared by all
  * its queues, SPEC P10), its queues (a host) or gates (a group) by limits, the rate spacings
  * still in force, and its counters. Held while anything in it is in use or still matters;
- * then dropped, so memory follows the hosts in use. Guarded by the engine's lock.
+ * then dropped, so memory follows the hosts in use.
+ *
+ * <p>Guarded by the engine's lock once {@link #global}; before, by the node's own monitor, and
+ * with it its queues and the calls in them ({@link LocalPath}).
  */
 final class Node {
 
   final String key;
   final boolean group;
+  /**
+   * Whether the engine's lock guards the node. A node the local path made is guarded by its own
+   * monitor until anything of the engine's lock's touches it; then this is set, under both, and
+   * never cleared: a local call reads it under the monitor and leaves the node to the lock.
+   */
+  volatile boolean global;
+  /** Set, under what guards the node, as it is let go: one found before that is looked up anew. */
+  boolean dropped;
   final HostState state;
   final Map<QueueKey, HostQueue> queues;
   /**

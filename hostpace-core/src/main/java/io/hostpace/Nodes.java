@@ -4,10 +4,10 @@ import io.hostpace.spi.HostState;
 import io.hostpace.spi.HostStateStore;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -26,15 +26,21 @@ import org.jspecify.annotations.Nullable;
  * and then makes no queue for each call; the spare goes with the node.
  *
  * <p>Guarded by the engine's lock: called under it, and its timer comes back in through
- * {@code underLock}, the engine's way of running a change under its lock.
+ * {@code underLock}, the engine's way of running a change under its lock. The one exception is
+ * the {@link LocalPath}: it finds and makes nodes without the lock ({@link #localNode}) and lets
+ * them go under their own monitor; so the map of nodes is a concurrent one, and a node the lock's
+ * side meets that is not {@link Node#global} yet is made so first ({@link #adopt}).
  */
 final class Nodes {
 
-  private final Map<String, Node> byKey = new HashMap<>();
+  private static final GroupGate[] NO_GATES = {};
+
+  private final Map<String, Node> byKey = new ConcurrentHashMap<>();
   /**
    * When hosts let go had last accepted a request, the most recent {@value #ACCEPTED_KEPT}: a
    * call that comes soon after its host was let go is spared by those acceptances as by any
-   * (SPEC R10), though the node that heard them is gone.
+   * (SPEC R10), though the node that heard them is gone. Guarded by its own monitor, as the local
+   * path reaches it too.
    */
   private final Map<String, Long> lastAccepted = new LinkedHashMap<>(16, 0.75f, false) {
     @Override
@@ -87,9 +93,31 @@ final class Nodes {
     }
   }
 
-  /** The node of {@code key}, or null when the engine holds none. */
+  /** The node of {@code key}, adopted by the engine's lock, or null when the engine holds none. */
   @Nullable Node get(String key) {
-    return byKey.get(key);
+    while (true) {
+      Node node = byKey.get(key);
+      if (node == null || adopt(node)) {
+        return node;
+      }
+    }
+  }
+
+  /**
+   * Makes {@code node} the engine's lock's to guard, waiting for a local call on it to end; false
+   * when the local path let it go meanwhile (then it is to be looked up anew). Under the lock.
+   */
+  static boolean adopt(Node node) {
+    if (node.global) {
+      return true;
+    }
+    synchronized (node) {
+      if (node.dropped) {
+        return false;
+      }
+      node.global = true;
+      return true;
+    }
   }
 
   /** Every node the engine holds. */
@@ -107,23 +135,85 @@ final class Nodes {
    * to this run's limits (SPEC S1), and holding a quota it knows from the first start.
    */
   Node node(String key, boolean group, long now) {
+    while (true) {
+      Node node = get(key);
+      if (node != null) {
+        return node;
+      }
+      node = made(key, group, now);
+      node.global = true;
+      if (byKey.putIfAbsent(key, node) == null) {
+        welcome(node, now);
+        return node;
+      }
+      store.close(node.state); // the local path made it first: that one is adopted
+    }
+  }
+
+  /** A node for {@code key} made from what the store knows of it, not yet in the map. */
+  private Node made(String key, boolean group, long now) {
+    HostState state = store.open(key);
+    OpenedState.holdToLimits(state, now, retryDelayLimit);
+    Node node = new Node(key, group, state);
+    node.quota = LearnedQuota.opened(state.quotaPermits(), state.quotaWindow(), now);
+    return node;
+  }
+
+  /** {@code node} was put in the map: it hears what a host let go had last accepted, and the listener what the store knew. */
+  private void welcome(Node node, long now) {
+    Long acceptedAt;
+    synchronized (lastAccepted) {
+      acceptedAt = lastAccepted.remove(node.key);
+    }
+    if (acceptedAt != null) {
+      node.acceptedAt = acceptedAt;
+      node.accepted = true;
+    }
+    if (outbox.listens()) {
+      heardFromStore(node, now);
+    }
+  }
+
+  /**
+   * For the {@link LocalPath}, without the engine's lock: the host node of {@code key}, made and
+   * opened with {@code opening} (as {@link #queue} does) when the engine holds none; null when the
+   * engine's lock guards it. The caller takes its monitor and checks it is not {@link Node#dropped}.
+   */
+  @Nullable Node localNode(String key, int opening, long now) {
     Node node = byKey.get(key);
     if (node == null) {
-      HostState state = store.open(key);
-      OpenedState.holdToLimits(state, now, retryDelayLimit);
-      node = new Node(key, group, state);
-      node.quota = LearnedQuota.opened(state.quotaPermits(), state.quotaWindow(), now);
-      byKey.put(key, node);
-      Long acceptedAt = lastAccepted.remove(key);
-      if (acceptedAt != null) {
-        node.acceptedAt = acceptedAt;
-        node.accepted = true;
+      Node made = made(key, false, now);
+      if (opening > 0 && knowsNothing(made.state)) {
+        made.opening = opening;
       }
-      if (outbox.listens()) {
-        heardFromStore(node, now);
+      synchronized (made) { // nobody uses it before it is welcomed
+        node = byKey.putIfAbsent(key, made);
+        if (node == null) {
+          welcome(made, now);
+          return made;
+        }
       }
+      store.close(made.state);
     }
-    return node;
+    return node.global ? null : node;
+  }
+
+  /**
+   * For the {@link LocalPath}, under {@code node}'s monitor: its queue for {@code key}, which has
+   * no gate and no rate, taken up from its spare or made.
+   */
+  HostQueue localQueue(Node node, QueueKey key) {
+    HostQueue queue = node.queues.get(key);
+    if (queue == null && node.spare != null && node.spare.queueKey.equals(key)) {
+      queue = node.spare;
+      node.spare = null;
+      node.queues.put(key, queue);
+    }
+    if (queue == null) {
+      queue = new HostQueue(node, key, null, NO_GATES);
+      node.queues.put(key, queue);
+    }
+    return queue;
   }
 
   /**
@@ -153,7 +243,7 @@ final class Nodes {
    * limits by key or by a group, or the rule opens with the whole burst.
    */
   HostQueue queue(String hostKey, QueueKey key, int opening, long now) {
-    Node node = byKey.get(hostKey);
+    Node node = get(hostKey);
     if (node == null) {
       node = node(hostKey, false, now);
       if (opening > 0 && knowsNothing(node.state)) {
@@ -300,11 +390,13 @@ final class Nodes {
       }
       return;
     }
-    if (holds(node)) {
-      byKey.remove(node.key);
+    if (byKey.remove(node.key, node)) {
+      node.dropped = true;
       store.close(state);
       if (node.accepted) {
-        lastAccepted.put(node.key, node.acceptedAt);
+        synchronized (lastAccepted) {
+          lastAccepted.put(node.key, node.acceptedAt);
+        }
       }
     }
   }
@@ -313,10 +405,13 @@ final class Nodes {
     return b - a > 0 ? b : a;
   }
 
+  /** The timer's look at {@code node}, under the engine's lock, and its own monitor while the local path guards it. */
   private void lookAgain(Node node) {
-    node.cleanupScheduled = false;
-    if (holds(node)) {
-      dropIfIdle(node, clock.nanoTime());
+    synchronized (node) {
+      node.cleanupScheduled = false;
+      if (holds(node)) {
+        dropIfIdle(node, clock.nanoTime());
+      }
     }
   }
 }

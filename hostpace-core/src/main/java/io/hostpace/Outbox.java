@@ -81,6 +81,11 @@ final class Outbox {
     started.add(call);
   }
 
+  /** Whether earlier sections left calls for their owners; read without the lock. */
+  boolean hasLeft() {
+    return left > 0;
+  }
+
   long eventsBuilt() {
     return eventsBuilt;
   }

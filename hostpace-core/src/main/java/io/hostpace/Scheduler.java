@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
@@ -153,18 +154,19 @@ final class Scheduler implements Settlement {
   /** The fleet's claims of starts and places (SPEC S2); null without a fleet. */
   private final @Nullable FleetClaims claims;
 
-  @GuardedBy("lock")
-  private long nextSeq;
+  /** The next call's arrival ({@code seq}): taken under the lock, or by the {@link LocalPath} without it. */
+  private final AtomicLong nextSeq = new AtomicLong();
+  /** The way of calls whose host needs nothing of the lock; null when the engine's set-up allows none. */
+  private final @Nullable LocalPath local;
   /** Marks the queues already taken into the current pump. */
   @GuardedBy("lock")
   private long pumpRound;
   @GuardedBy("lock")
   private final PriorityQueue<Wake> wakes =
       new PriorityQueue<>((a, b) -> Long.compare(a.at - b.at, 0));
-  @GuardedBy("lock")
-  private Timer.@Nullable Cancellable armed;
-  @GuardedBy("lock")
-  private long armedAt;
+  /** The timer's turn for the earliest wake-up; written under the lock, read by {@link #passable} too. */
+  private volatile Timer.@Nullable Cancellable armed;
+  private volatile long armedAt;
   /**
    * The queues the next pump is to look at: a release's, or the one queue of an arrival. One list,
    * cleared and filled again by each, which a pump reads whole before it looks at any head, so a
@@ -197,9 +199,8 @@ final class Scheduler implements Settlement {
   /** The calls waiting out a retry delay (SPEC T2), which no queue holds: {@link #close} ends them too. */
   @GuardedBy("lock")
   private final Set<Call<?>> parked = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-  /** Set by {@link #close}: a retry delay that ends then queues nothing. */
-  @GuardedBy("lock")
-  private boolean closed;
+  /** Set by {@link #close}, under the lock: a retry delay that ends then queues nothing. */
+  private volatile boolean closed;
   /**
    * Set as the engine's close begins ({@link #beginClose}), before it ends what waits: read
    * without the lock, by a new call and by an answer being judged (SPEC T8).
@@ -278,6 +279,7 @@ final class Scheduler implements Settlement {
     if (fleet != null) {
       listening = fleet.listen(this::heard); // until the engine is closed, or the fleet is
     }
+    this.local = LocalPath.allowed(fleet, listeners, store, rule) ? new LocalPath(this, nodes, learning, clock) : null;
   }
 
   /*
@@ -322,6 +324,29 @@ final class Scheduler implements Settlement {
     outbox.deliver(delivery);
   }
 
+  /**
+   * Whether a call on the {@link LocalPath} at {@code now} does what the lock's way would: the
+   * engine is open, nobody listens (no event to order), no thread's calls are left to take, and
+   * no wake-up is due, which a pump under the lock would run first. Read without the lock: in
+   * real time a race only orders the call against what happens beside it, which no order binds.
+   */
+  boolean passable(long now) {
+    if (closed || outbox.listens() || outbox.hasLeft()) {
+      return false;
+    }
+    return armed == null || armedAt - now > 0;
+  }
+
+  /** The next call's arrival, taken. */
+  long nextSeq() {
+    return nextSeq.getAndIncrement();
+  }
+
+  /** How many calls have arrived so far: what an acceptance now comes after (SPEC R10). */
+  long arrived() {
+    return nextSeq.get();
+  }
+
   // ---------------------------------------------------------------- the calls' transitions
 
   /**
@@ -330,6 +355,10 @@ final class Scheduler implements Settlement {
    * False, and nothing done, once the engine is closed (SPEC T8).
    */
   boolean submit(Call<?> call, String hostKey, QueueKey key, int opening) {
+    LocalPath local = this.local;
+    if (local != null && local.submit(call, hostKey, key, opening)) {
+      return true;
+    }
     Object delivery;
     lock.lock();
     try {
@@ -340,7 +369,7 @@ final class Scheduler implements Settlement {
       HostQueue queue = nodes.queue(hostKey, key, opening, now);
       queue.users++;
       call.queue = queue;
-      call.seq = nextSeq++;
+      call.seq = nextSeq.getAndIncrement();
       enqueue(call, now, true);
     } finally {
       delivery = outbox.take();
@@ -358,10 +387,18 @@ final class Scheduler implements Settlement {
    */
   @Override
   public boolean settle(Call<?> call, Verdict verdict) {
+    LocalPath local = this.local;
+    if (local != null) {
+      int settled = local.settle(call, verdict);
+      if (settled != LocalPath.NOT_TAKEN) {
+        return settled == LocalPath.LIVE;
+      }
+    }
     boolean live;
     Object delivery;
     lock.lock();
     try {
+      Nodes.adopt(call.queue.node);
       live = call.state == Call.State.IN_FLIGHT;
       if (live) {
         answered(call, verdict);
@@ -380,7 +417,7 @@ final class Scheduler implements Settlement {
     long now = clock.nanoTime();
     HostQueue queue = call.queue;
     if (!verdict.refusal()) {
-      queue.node.acceptedSeq = nextSeq; // accepted after every call that has arrived so far (SPEC R10)
+      queue.node.acceptedSeq = nextSeq.get(); // accepted after every call that has arrived so far (SPEC R10)
       queue.node.acceptedAt = now;
       queue.node.accepted = true;
     }
@@ -446,6 +483,7 @@ final class Scheduler implements Settlement {
     Object delivery;
     lock.lock();
     try {
+      Nodes.adopt(call.queue.node);
       live = call.state == Call.State.IN_FLIGHT;
       if (live) {
         long now = clock.nanoTime();
@@ -475,6 +513,7 @@ final class Scheduler implements Settlement {
     Object delivery;
     lock.lock();
     try {
+      Nodes.adopt(call.queue.node);
       if (call.state == Call.State.IN_FLIGHT) {
         long now = clock.nanoTime();
         HostQueue queue = call.queue;
@@ -504,6 +543,10 @@ final class Scheduler implements Settlement {
     Object delivery;
     lock.lock();
     try {
+      HostQueue submitted = call.queue;
+      if (submitted != null) { // null before its submission: nothing held, and its state is NEW
+        Nodes.adopt(submitted.node); // a local call's state is then the lock's to read
+      }
       long now = clock.nanoTime();
       switch (call.state) {
         case WAITING -> {
@@ -584,7 +627,9 @@ final class Scheduler implements Settlement {
     lock.lock();
     try {
       for (Node node : List.copyOf(nodes.all())) {
-        forget(node);
+        if (Nodes.adopt(node)) {
+          forget(node);
+        }
       }
     } finally {
       delivery = outbox.take();
@@ -636,7 +681,7 @@ final class Scheduler implements Settlement {
       return;
     }
     if (!lesson.refused() && !node.group) {
-      node.acceptedSeq = nextSeq; // another process's request accepted, after every call so far (SPEC R10)
+      node.acceptedSeq = nextSeq.get(); // another process's request accepted, after every call so far (SPEC R10)
       node.acceptedAt = now;
       node.accepted = true;
     }
@@ -670,6 +715,9 @@ final class Scheduler implements Settlement {
     try {
       closed = true;
       for (Node node : nodes.all()) {
+        if (!node.global) {
+          continue; // the local path's: its calls start at once, none waits
+        }
         for (HostQueue queue : node.queues.values()) {
           for (Call<?> call : queue.waiting) {
             if (call.state == Call.State.WAITING) {
@@ -692,12 +740,19 @@ final class Scheduler implements Settlement {
 
   /** How many times the engine has looked at whether a waiting request can start. */
   long readinessChecks() {
+    LocalPath local = this.local;
     lock.lock();
     try {
-      return readinessChecks;
+      return readinessChecks + (local == null ? 0 : local.readinessChecks());
     } finally {
       lock.unlock();
     }
+  }
+
+  /** How many calls started on the {@link LocalPath}. */
+  long localStarts() {
+    LocalPath local = this.local;
+    return local == null ? 0 : local.readinessChecks();
   }
 
   /** What the engine knows now of every host and group it holds, sorted by key. */
@@ -982,6 +1037,19 @@ final class Scheduler implements Settlement {
     if (claims != null) {
       claims.started(queue, call);
     }
+    takePlaces(queue, call, now);
+    outbox.started(call);
+    if (outbox.listens()) {
+      outbox.emit(new HostpaceEvent.Started(
+          queue.node.key, call.uri(), call.attempt, Duration.ofNanos(now - call.queuedAt), now));
+    }
+  }
+
+  /**
+   * {@code call}, of {@code queue}, takes its places and rates, counts against its quotas, and
+   * notes the requests in flight beside it: a start's bookkeeping, on either path.
+   */
+  static void takePlaces(HostQueue queue, Call<?> call, long now) {
     take(queue, now);
     startQuota(queue.node, call, now);
     for (GroupGate gate : queue.gates) {
@@ -1004,11 +1072,6 @@ final class Scheduler implements Settlement {
     for (GroupGate gate : queue.gates) {
       take(gate, now);
     }
-    outbox.started(call);
-    if (outbox.listens()) {
-      outbox.emit(new HostpaceEvent.Started(
-          queue.node.key, call.uri(), call.attempt, Duration.ofNanos(now - call.queuedAt), now));
-    }
   }
 
   private static void take(Limiter limiter, long now) {
@@ -1030,7 +1093,7 @@ final class Scheduler implements Settlement {
   }
 
   /** {@code call} no longer holds a place; a quota's probe that got no answer lets another go. */
-  private static void letGoQuota(HostQueue queue, Call<?> call) {
+  static void letGoQuota(HostQueue queue, Call<?> call) {
     if (queue.node.quota != null) {
       queue.node.quota.letGo(call);
     }
@@ -1088,7 +1151,7 @@ final class Scheduler implements Settlement {
    * so they count it no more (with virtual time, several answers of one moment are settled one
    * after another, and the requests started in between would otherwise count those still to come).
    */
-  private static void uncount(Node host, Call<?> call, long now) {
+  static void uncount(Node host, Call<?> call, long now) {
     host.inFlight--;
     ArrayList<Call<?>> recent = host.recent;
     if (recent == null || now - host.recentAt > SAME_MOMENT) {

@@ -7,7 +7,10 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 
-/** What the engine knows of each node it holds, as the public {@link HostSnapshot}s; read under the engine's lock. */
+/**
+ * What the engine knows of each node it holds, as the public {@link HostSnapshot}s; read under the
+ * engine's lock, and a node the {@link LocalPath} guards under its monitor too.
+ */
 final class Snapshots {
 
   private Snapshots() {}
@@ -16,7 +19,15 @@ final class Snapshots {
   static List<HostSnapshot> of(Collection<Node> nodes, long now) {
     List<HostSnapshot> hosts = new ArrayList<>(nodes.size());
     for (Node node : nodes) {
-      hosts.add(of(node, now));
+      if (node.global) {
+        hosts.add(of(node, now));
+      } else {
+        synchronized (node) { // the local path's: read under its monitor
+          if (!node.dropped) {
+            hosts.add(of(node, now));
+          }
+        }
+      }
     }
     hosts.sort(Comparator.comparing(HostSnapshot::key));
     return hosts;

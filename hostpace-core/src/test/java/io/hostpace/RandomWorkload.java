@@ -317,6 +317,15 @@ final class RandomWorkload {
     List<HostSnapshot> snapshotAfterForget = List.of();
 
     private Run(Workload workload) {
+      this(workload, false, false);
+    }
+
+    /**
+     * {@code plain}: the engine's own rule whatever the workload's, so that nothing in its set-up
+     * keeps it off the local path; {@code listened} then adds a listener that does nothing, which
+     * does keep it off.
+     */
+    private Run(Workload workload, boolean plain, boolean listened) {
       this.workload = workload;
       this.origin = workload.engine().origin();
       this.time = VirtualTime.startingAt(origin, Instant.parse("2026-01-01T00:00:00Z"));
@@ -340,13 +349,18 @@ final class RandomWorkload {
       if (spec.retryDelayLimitMillis() != null) {
         builder.retryDelayLimit(Duration.ofMillis(spec.retryDelayLimitMillis()));
       }
-      if (!spec.forgetful()) {
+      if (listened) {
+        builder.addListener(event -> {});
+      }
+      if (plain) {
+        builder.learningRule(LearningRule.hostpace());
+      } else if (!spec.forgetful()) {
         // The default rule, but for SPEC R10's spared retries (RetriesSparedTest's): these
         // properties hold every call to T1's retry count exactly, which R10 lets depend on what the
         // host gave other calls meanwhile.
         builder.learningRule(new SparingNoRetries(LearningRule.hostpace()));
       }
-      if (spec.forgetful()) {
+      if (!plain && spec.forgetful()) {
         builder.learningRule(new LearningRule() {
           @Override
           public long onRefusal(long now, long startedAt, long interval, long changedAt) {
@@ -396,6 +410,13 @@ final class RandomWorkload {
     /** Runs {@code workload} to idle, then forgets everything and runs to idle again. */
     static Run of(Workload workload) {
       Run run = new Run(workload);
+      run.go();
+      return run;
+    }
+
+    /** {@link #of}, on an engine with its own rule, and with a listener when {@code listened}. */
+    static Run plain(Workload workload, boolean listened) {
+      Run run = new Run(workload, true, listened);
       run.go();
       return run;
     }

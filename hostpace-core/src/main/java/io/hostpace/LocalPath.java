@@ -1,0 +1,170 @@
+package io.hostpace;
+
+import io.hostpace.spi.Fleet;
+import io.hostpace.spi.HostState;
+import io.hostpace.spi.HostStateStore;
+import io.hostpace.spi.LearningRule;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The way of a call whose host needs nothing of the engine's lock: it starts at once and its answer
+ * is accepted, so that its whole life touches its host's node and nothing shared. Such a call is
+ * started and settled under its node's monitor, not the engine's lock, so that threads calling
+ * different hosts do not wait on one another (nor on one lock's cache line). It does what the
+ * {@link Scheduler} would do for it, to the same fields in the same order; everything else takes
+ * the lock's way, and the node with it, for good ({@link Node#global}).
+ *
+ * <p>What takes the local path:
+ * <ul>
+ *   <li>The engine: no fleet, no listener, the in-memory store and one of the rules that ship
+ *       (which keep what they learn in each host's state, so that hosts learn independently).
+ *   <li>A submission: its queue has no gate, rate or fleet limit; its host's node is the local
+ *       path's or new; nothing holds it back (a place free in its queue and its host's learned and
+ *       opening limits; no pause, interval, quota or announced budget), so it starts at once; and
+ *       {@link Scheduler#passable} (open, nothing to tell, no calls left to take, no wake-up due).
+ *   <li>An answer: accepted, ending the call (no refusal, retry, give-up or announced quota), on a
+ *       node still the local path's, and {@link Scheduler#passable}.
+ * </ul>
+ * A call that would wait, a refusal, a retry, a cancellation, a timeout, a context with a gate, a
+ * forget or anything else of the lock's takes the lock, which first takes the node from the local
+ * path ({@link Nodes#adopt}, under the node's monitor): so the local path never holds a waiting
+ * call, and nothing else it would have to pump. A node made anew (after it was let go) starts out
+ * the local path's again.
+ *
+ * <p>Lock order: the engine's lock, then a node's monitor; the local path takes a monitor alone and
+ * never the lock while holding one.
+ */
+final class LocalPath {
+
+  /** What {@link #settle} answers: the lock's to settle; settled, the call live; the call was not live. */
+  static final int NOT_TAKEN = 0;
+  static final int LIVE = 1;
+  static final int NOT_LIVE = 2;
+
+  private final Scheduler scheduler;
+  private final Nodes nodes;
+  private final Learning learning;
+  private final Clock clock;
+  /** The heads this path has looked at: the {@link Scheduler}'s count of readiness checks, its share. */
+  private final LongAdder readinessChecks = new LongAdder();
+
+  LocalPath(Scheduler scheduler, Nodes nodes, Learning learning, Clock clock) {
+    this.scheduler = scheduler;
+    this.nodes = nodes;
+    this.learning = learning;
+    this.clock = clock;
+  }
+
+  /** Whether an engine so set up may take the local path: see the class comment. */
+  static boolean allowed(
+      @Nullable Fleet fleet, List<HostpaceListener> listeners, HostStateStore store, LearningRule rule) {
+    return fleet == null && listeners.isEmpty() && store == HostStateStore.inMemory()
+        && (rule == LearningRule.hostpace() || rule == LearningRule.seed());
+  }
+
+  long readinessChecks() {
+    return readinessChecks.sum();
+  }
+
+  /**
+   * Starts {@code call} at once and sends it, when it may take the local path (see the class
+   * comment); false, having changed nothing, when it is the lock's.
+   */
+  boolean submit(Call<?> call, String hostKey, QueueKey key, int opening) {
+    if (!key.gates().isEmpty() || key.host().rate() != null || key.fleetInFlight() > 0) {
+      return false;
+    }
+    long now = clock.nanoTime();
+    if (!scheduler.passable(now)) {
+      return false;
+    }
+    while (true) {
+      Node node = nodes.localNode(hostKey, opening, now);
+      if (node == null) {
+        return false;
+      }
+      synchronized (node) {
+        if (node.dropped) {
+          continue; // let go since it was found: looked up anew
+        }
+        if (node.global || !startsAtOnce(node, key)) {
+          return false;
+        }
+        HostQueue queue = nodes.localQueue(node, key);
+        queue.users++;
+        call.queue = queue;
+        call.seq = scheduler.nextSeq();
+        readinessChecks.increment();
+        call.state = Call.State.IN_FLIGHT;
+        call.queuedAt = now;
+        call.startedAt = now;
+        Scheduler.takePlaces(queue, call, now);
+      }
+      call.dispatch();
+      return true;
+    }
+  }
+
+  /**
+   * Whether a call of {@code node}'s queue for {@code key} starts at once: what the scheduler's
+   * readiness finds for a queue without gate or rate, on a host the local path holds (no fleet,
+   * nothing waiting), where only places, learned and opening limits, a pause, an interval and
+   * quotas could hold it back.
+   */
+  private static boolean startsAtOnce(Node node, QueueKey key) {
+    HostQueue queue = node.queues.get(key);
+    if (queue != null && (queue.live > 0 || queue.full())) {
+      return false;
+    }
+    if (queue == null) { // made anew, or its spare taken up: nothing in flight
+      Integer cap = key.host().inFlight();
+      if (cap != null && cap <= 0) {
+        return false;
+      }
+    }
+    HostState state = node.state;
+    int learned = state.inFlightLimit();
+    if (learned > 0 && node.inFlight >= learned || node.opening > 0 && node.inFlight >= node.opening) {
+      return false;
+    }
+    return !state.paused() && state.interval() <= 0 && node.quota == null && node.announced == null
+        && !node.recalling;
+  }
+
+  /**
+   * Settles {@code call}'s accepted answer under its node's monitor, as {@link Scheduler#settle}
+   * would (learned from before its place is let go, SPEC R5); {@link #NOT_TAKEN} when it is the
+   * lock's.
+   */
+  int settle(Call<?> call, Verdict verdict) {
+    HostQueue queue = call.queue;
+    Node node = queue.node;
+    if (node.global || verdict.refusal() || verdict.next() != Verdict.Next.DONE || verdict.quotaRemaining() >= 0) {
+      return NOT_TAKEN;
+    }
+    long now = clock.nanoTime();
+    if (!scheduler.passable(now)) {
+      return NOT_TAKEN;
+    }
+    synchronized (node) {
+      if (node.global) {
+        return NOT_TAKEN;
+      }
+      if (call.state != Call.State.IN_FLIGHT) {
+        return NOT_LIVE;
+      }
+      node.acceptedSeq = scheduler.arrived(); // accepted after every call that has arrived so far (SPEC R10)
+      node.acceptedAt = now;
+      node.accepted = true;
+      learning.learn(call, verdict, now);
+      queue.inFlight--;
+      Scheduler.uncount(node, call, now);
+      Scheduler.letGoQuota(queue, call);
+      call.state = Call.State.DONE;
+      nodes.left(queue, now);
+    }
+    return LIVE;
+  }
+}
