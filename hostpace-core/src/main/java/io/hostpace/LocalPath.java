@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * started and settled under its node's monitor, not the engine's lock, so that threads calling
  * different hosts do not wait on one another (nor on one lock's cache line). It does what the
  * {@link Scheduler} would do for it, to the same fields in the same order; everything else takes
- * the lock's way, and the node with it, for good ({@link Node#global}).
+ * the lock's way, and the node with it ({@link Node#global}), until the lock hands it back.
  *
  * <p>What takes the local path:
  * <ul>
@@ -30,8 +30,9 @@ import org.jspecify.annotations.Nullable;
  * A call that would wait, a refusal, a retry, a cancellation, a timeout, a context with a gate, a
  * forget or anything else of the lock's takes the lock, which first takes the node from the local
  * path ({@link Nodes#adopt}, under the node's monitor): so the local path never holds a waiting
- * call, and nothing else it would have to pump. A node made anew (after it was let go) starts out
- * the local path's again.
+ * call, and nothing else it would have to pump. The lock hands the node back once nothing of its
+ * own is left in it (nothing waiting, between attempts or to wake, no gate, rate or fleet); a node
+ * made anew starts out the local path's.
  *
  * <p>Lock order: the engine's lock, then a node's monitor; the local path takes a monitor alone and
  * never the lock while holding one.

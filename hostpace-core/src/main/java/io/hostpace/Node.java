@@ -21,9 +21,9 @@ final class Node {
   final String key;
   final boolean group;
   /**
-   * Whether the engine's lock guards the node. A node the local path made is guarded by its own
-   * monitor until anything of the engine's lock's touches it; then this is set, under both, and
-   * never cleared: a local call reads it under the monitor and leaves the node to the lock.
+   * Whether the engine's lock guards the node, else its own monitor ({@link LocalPath}). Written
+   * under both: set as anything of the lock's touches the node, cleared when the lock hands it back
+   * with nothing of its own left in it; a local call reads it under the monitor.
    */
   volatile boolean global;
   /** Set, under what guards the node, as it is let go: one found before that is looked up anew. */

@@ -81,7 +81,12 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  *
  * <h2>The concurrency</h2>
- * The scheduler owns the engine's one lock, and only it takes it: for a call's transitions
+ * A call that starts at once on a host that holds nothing else of the lock's, and is accepted, is
+ * started and settled under its host node's monitor instead ({@link LocalPath}), so that threads
+ * calling different hosts do not wait on one another; the lock adopts a node as anything else
+ * touches it ({@link Nodes#adopt}) and hands it back once nothing of its own is left in it
+ * ({@code handBack}). Lock order: the lock, then a node's monitor. For the rest, the scheduler
+ * owns the engine's one lock, and only it takes it: for a call's transitions
  * (submit, settle, fail, cancel), for its own wake-ups, and, through {@link Reentry}, for the
  * parts that answer later on threads of their own (the fleet's claims, a node's clean-up timer),
  * which hand it their change and ask for a node to be looked at again. Under the lock run the
@@ -371,6 +376,7 @@ final class Scheduler implements Settlement {
       call.queue = queue;
       call.seq = nextSeq.getAndIncrement();
       enqueue(call, now, true);
+      handBack(queue.node);
     } finally {
       delivery = outbox.take();
       lock.unlock();
@@ -403,6 +409,7 @@ final class Scheduler implements Settlement {
       if (live) {
         answered(call, verdict);
       }
+      handBack(call.queue.node);
     } finally {
       delivery = outbox.take();
       lock.unlock();
@@ -491,6 +498,7 @@ final class Scheduler implements Settlement {
         finish(call, Call.State.DONE, now);
         pump(candidates, call.queue.gates, now);
       }
+      handBack(call.queue.node);
     } finally {
       delivery = outbox.take();
       lock.unlock();
@@ -526,6 +534,7 @@ final class Scheduler implements Settlement {
         }
         pump(candidates, queue.gates, now);
       }
+      handBack(call.queue.node);
     } finally {
       delivery = outbox.take();
       lock.unlock();
@@ -575,6 +584,9 @@ final class Scheduler implements Settlement {
           // DONE or CANCELLED already: nothing held.
         }
       }
+      if (submitted != null) {
+        handBack(submitted.node);
+      }
     } finally {
       delivery = outbox.take();
       lock.unlock();
@@ -596,6 +608,28 @@ final class Scheduler implements Settlement {
       lock.unlock();
     }
     outbox.deliver(delivery);
+  }
+
+  /**
+   * Hands {@code node} back to the {@link LocalPath} once nothing of the lock's holds it: a host
+   * the engine still holds, outside any fleet, whose queues have no gate, rate or fleet claim,
+   * nothing waiting or between attempts, and no wake-up. Its calls in flight are then settled
+   * there; what the lock wrote of them is the monitor's to read, handed over under both.
+   */
+  @GuardedBy("lock")
+  private void handBack(Node node) {
+    if (local == null || !node.global || node.group || node.fleet != null || node.recalling || !nodes.holds(node)) {
+      return;
+    }
+    for (HostQueue queue : node.queues.values()) {
+      if (queue.gates.length > 0 || queue.rate != null || queue.live > 0 || queue.users != queue.inFlight
+          || queue.wakeRegistered || queue.startClaim != null) {
+        return;
+      }
+    }
+    synchronized (node) {
+      node.global = false;
+    }
   }
 
   // ---------------------------------------------------------------- forgetting, the fleet, snapshots

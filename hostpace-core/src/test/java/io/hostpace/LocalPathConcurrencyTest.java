@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
- * Threads calling many hosts at once, each call going the local path or the lock's as its host
+ * SPEC P14: threads calling many hosts at once, each call going the local path or the lock's as its host
  * allows, while another thread takes snapshots and forgets hosts: nothing is lost or sent twice,
  * no host has more in flight than its limit, and every host ends with nothing in flight or
  * waiting. What is checked is counted, never timed; which interleavings happen is up to the

@@ -11,7 +11,7 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.statistics.Statistics;
 
 /**
- * The local path decides as the engine's lock does: a random workload ({@link RandomWorkload})
+ * SPEC P14: the local path decides as the engine's lock does: a random workload ({@link RandomWorkload})
  * run on an engine that may take it and on one a listener keeps off it, in the same virtual time,
  * gives the same trace, line for line: every submission, send, answer, retry, cancellation and
  * completion at the same instant, in the same order, with the same outcome.

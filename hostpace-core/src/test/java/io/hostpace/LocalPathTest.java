@@ -1,0 +1,64 @@
+package io.hostpace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hostpace.spi.HostStateStore;
+import io.hostpace.testing.ScriptedExchange;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SPEC P14, which calls take the local path: a host's calls that start at once and are accepted; the lock
+ * adopts a host while one of its calls waits and hands it back once none does; an engine set up
+ * with something the local path cannot keep to (a store of its own, a listener) never takes it.
+ */
+class LocalPathTest {
+
+  private final VirtualTime time = VirtualTime.startingAt(0, java.time.Instant.parse("2026-01-01T00:00:00Z"));
+
+  private static ScriptedExchange<Integer> answeredBy(CompletableFuture<Integer> answer) {
+    return ScriptedExchange.statuses("http://one.test/").answers(number -> answer).build();
+  }
+
+  private static ScriptedExchange<Integer> ok() {
+    return ScriptedExchange.statuses("http://one.test/").answers(ScriptedExchange.inTurn(List.of(200))).build();
+  }
+
+  @Test
+  void aHostIsTheLocksWhileACallOfItWaitsAndTheLocalPathsAgainOnceNoneDoes() {
+    Hostpace engine = Hostpace.builder().time(time).limitsForEveryHost(Limits.inFlight(1)).widenFirstContact(false).build();
+    CompletableFuture<Integer> first = new CompletableFuture<>();
+    CompletableFuture<Integer> second = new CompletableFuture<>();
+    CompletableFuture<Integer> firstCall = engine.execute(answeredBy(first));
+    CompletableFuture<Integer> secondCall = engine.execute(answeredBy(second));
+    assertThat(engine.localStarts()).as("the first starts at once, the second waits for its place").isEqualTo(1);
+    assertThat(engine.snapshot()).singleElement().satisfies(host -> assertThat(host.waiting()).isEqualTo(1));
+
+    first.complete(200); // its place goes to the second, which the lock starts
+    assertThat(firstCall).isCompletedWithValue(200);
+    assertThat(engine.snapshot()).singleElement().satisfies(host -> {
+      assertThat(host.inFlight()).isEqualTo(1);
+      assertThat(host.waiting()).isZero();
+    });
+    second.complete(200);
+    assertThat(secondCall).isCompletedWithValue(200);
+
+    CompletableFuture<Integer> third = engine.execute(ok());
+    assertThat(third).isCompletedWithValue(200);
+    assertThat(engine.localStarts()).as("handed back, the host's next call starts on the local path").isEqualTo(2);
+    assertThat(engine.readinessChecks()).as("each call looked at as it came, the second again as it started").isEqualTo(4);
+  }
+
+  @Test
+  void anEngineWithAStoreOfItsOwnOrAListenerNeverTakesTheLocalPath() {
+    List<Hostpace> engines = List.of(
+        Hostpace.builder().time(time).hostStateStore(HostStateStore.inMemory(state -> {})).build(),
+        Hostpace.builder().time(time).addListener(event -> {}).build(),
+        Hostpace.builder().time(time).build());
+    for (Hostpace engine : engines) {
+      assertThat(engine.execute(ok())).isCompletedWithValue(200);
+    }
+    assertThat(engines.stream().map(Hostpace::localStarts)).containsExactly(0L, 0L, 1L);
+  }
+}
