@@ -44,7 +44,8 @@ final class Call<R> implements Runnable {
 
   enum State { NEW, WAITING, IN_FLIGHT, PARKED, DONE, CANCELLED }
 
-  static final Comparator<Call<?>> BY_ARRIVAL = Comparator.comparingLong(call -> call.seq);
+  /** Arrival order: by {@code seq}, then, between calls of the local path that share it, by {@code arrival}. */
+  static final Comparator<Call<?>> BY_ARRIVAL = (a, b) -> a.seq != b.seq ? Long.compare(a.seq, b.seq) : Long.compare(a.arrival, b.arrival);
 
   private final CallRules rules;
   private final Settlement settlement;
@@ -70,7 +71,16 @@ final class Call<R> implements Runnable {
    */
   @SuppressWarnings("NullAway.Init") // the queue is the scheduler's to find, under its lock
   volatile HostQueue queue;
+  /**
+   * When the call arrived at the engine, for arrival order: odd and its own for a call the lock
+   * queued; for a call of the {@link LocalPath}, even and shared with the others that came before
+   * the lock's next, which {@link #arrival} then orders.
+   */
   long seq;
+  /** Of a call of the local path, its thread's count of such calls as it came: orders calls of one {@code seq}; 0 else. */
+  long arrival;
+  /** Its host's count of calls as it came ({@link Node#arrivals}): what R10 compares with {@link Node#acceptedSeq}. */
+  long hostArrival;
   /** When the host first refused this call, once {@link #refused}: R10 spares its refusals for so long from then. */
   private long refusedSince;
   private boolean refused;
@@ -367,7 +377,7 @@ final class Call<R> implements Runnable {
     }
     Node node = queue.node;
     long acceptedSeq = node.acceptedSeq;
-    if (acceptedSeq > seq && number <= 2L * retries) {
+    if (acceptedSeq > hostArrival && number <= 2L * retries) {
       return true;
     }
     if (context.retries() != null) {

@@ -96,7 +96,9 @@ final class LocalPath {
         HostQueue queue = nodes.localQueue(node, key);
         queue.users++;
         call.queue = queue;
-        call.seq = scheduler.nextSeq();
+        call.seq = scheduler.localSeq();
+        call.arrival = Trampoline.turn().arrivals++;
+        call.hostArrival = node.arrivals++;
         readinessChecks.increment();
         call.state = Call.State.IN_FLIGHT;
         call.queuedAt = now;
@@ -156,7 +158,7 @@ final class LocalPath {
       if (call.state != Call.State.IN_FLIGHT) {
         return NOT_LIVE;
       }
-      node.acceptedSeq = scheduler.arrived(); // accepted after every call that has arrived so far (SPEC R10)
+      node.acceptedSeq = node.arrivals; // accepted after every call of the host so far (SPEC R10)
       node.acceptedAt = now;
       node.accepted = true;
       learning.learn(call, verdict, now);

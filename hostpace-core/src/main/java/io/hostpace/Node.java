@@ -58,11 +58,13 @@ final class Node {
    */
   long openedBefore;
   long openingEndedAt;
+  /** How many calls have arrived at the host: each call's {@code hostArrival} is the count before it. */
+  long arrivals;
   /**
-   * How many calls had arrived at the engine when the host last accepted one of its requests: a
-   * call whose {@code seq} is below it came before that acceptance, so the host has accepted
-   * others since it came (SPEC R10). Written under the engine's lock, read by a call judging its
-   * answer; 0 before any.
+   * How many calls had arrived at the host ({@link #arrivals}) when it last accepted one of its
+   * requests: a call whose {@code hostArrival} is below it came before that acceptance, so the host
+   * has accepted others since it came (SPEC R10). Written under what guards the node, read by a
+   * call judging its answer; 0 before any.
    */
   volatile long acceptedSeq;
   /** When the host last accepted one of its requests, another process's too, once {@link #accepted}. */

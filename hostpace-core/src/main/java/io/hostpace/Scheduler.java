@@ -146,7 +146,7 @@ final class Scheduler implements Settlement {
   static final long SAME_MOMENT = 1_000_000L;
 
   private static final Comparator<HostQueue> BY_HEAD =
-      Comparator.comparingLong(queue -> queue.waiting.peek().seq);
+      (a, b) -> Call.BY_ARRIVAL.compare(a.waiting.peek(), b.waiting.peek());
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Clock clock;
@@ -159,7 +159,7 @@ final class Scheduler implements Settlement {
   /** The fleet's claims of starts and places (SPEC S2); null without a fleet. */
   private final @Nullable FleetClaims claims;
 
-  /** The next call's arrival ({@code seq}): taken under the lock, or by the {@link LocalPath} without it. */
+  /** How many calls the lock has queued: the next one's {@code seq} is twice it, plus one; see {@link #localSeq}. */
   private final AtomicLong nextSeq = new AtomicLong();
   /** The way of calls whose host needs nothing of the lock; null when the engine's set-up allows none. */
   private final @Nullable LocalPath local;
@@ -342,14 +342,13 @@ final class Scheduler implements Settlement {
     return armed == null || armedAt - now > 0;
   }
 
-  /** The next call's arrival, taken. */
-  long nextSeq() {
-    return nextSeq.getAndIncrement();
-  }
-
-  /** How many calls have arrived so far: what an acceptance now comes after (SPEC R10). */
-  long arrived() {
-    return nextSeq.get();
+  /**
+   * The {@code seq} of a call of the local path arriving now: even, after every call the lock
+   * queued before (whose are odd, {@code 2n + 1}) and before every one it queues after; read, not
+   * taken, so that calls on different hosts share no write.
+   */
+  long localSeq() {
+    return 2 * nextSeq.get();
   }
 
   // ---------------------------------------------------------------- the calls' transitions
@@ -374,7 +373,8 @@ final class Scheduler implements Settlement {
       HostQueue queue = nodes.queue(hostKey, key, opening, now);
       queue.users++;
       call.queue = queue;
-      call.seq = nextSeq.getAndIncrement();
+      call.seq = 2 * nextSeq.getAndIncrement() + 1;
+      call.hostArrival = queue.node.arrivals++;
       enqueue(call, now, true);
       handBack(queue.node);
     } finally {
@@ -424,7 +424,7 @@ final class Scheduler implements Settlement {
     long now = clock.nanoTime();
     HostQueue queue = call.queue;
     if (!verdict.refusal()) {
-      queue.node.acceptedSeq = nextSeq.get(); // accepted after every call that has arrived so far (SPEC R10)
+      queue.node.acceptedSeq = queue.node.arrivals; // accepted after every call of the host so far (SPEC R10)
       queue.node.acceptedAt = now;
       queue.node.accepted = true;
     }
@@ -715,7 +715,7 @@ final class Scheduler implements Settlement {
       return;
     }
     if (!lesson.refused() && !node.group) {
-      node.acceptedSeq = nextSeq.get(); // another process's request accepted, after every call so far (SPEC R10)
+      node.acceptedSeq = node.arrivals; // another process's request accepted, after every call so far (SPEC R10)
       node.acceptedAt = now;
       node.accepted = true;
     }
@@ -816,7 +816,7 @@ final class Scheduler implements Settlement {
     if (outbox.listens()) {
       outbox.emit(new HostpaceEvent.Queued(queue.node.key, call.uri(), call.attempt, now));
     }
-    if (pump && (headBefore == null || call.seq < headBefore.seq)) {
+    if (pump && (headBefore == null || Call.BY_ARRIVAL.compare(call, headBefore) < 0)) {
       pump(queue, now);
     }
   }

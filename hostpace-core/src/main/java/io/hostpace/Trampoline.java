@@ -30,6 +30,8 @@ final class Trampoline implements Executor {
     boolean draining;
     /** Other threads' calls this delivery may still take on: set as it begins, spent by {@link Outbox#take}. */
     int share;
+    /** The thread's calls that took the {@link LocalPath}: their order of arrival among those of one {@code seq}. */
+    long arrivals;
   }
 
   private static final ThreadLocal<Turn> TURN = ThreadLocal.withInitial(Turn::new);

@@ -49,9 +49,11 @@ import org.openjdk.jmh.infra.Blackhole;
  *
  * <p>The {@code manyHosts} variants spread the calls over {@value #HOSTS} hosts, each thread
  * calling the next host of its own counter (threads start a quarter of the hosts apart): the
- * engine's lock is shared, its hosts are not, as for a crawler. The {@code 4threads} variants put
- * four threads on one host (or semaphore, or limiter); on a machine with fewer cores they measure
- * contention with the threads taking turns, not parallel speed.
+ * engine is shared, its hosts are not, as for a crawler. The {@code ownEngine} variants do the
+ * same with an engine for each thread: what two threads that share nothing at all do on this
+ * machine. The {@code 4threads} variants put four threads on one host (or semaphore, or limiter);
+ * on a machine with fewer cores they measure contention with the threads taking turns, not
+ * parallel speed.
  *
  * <p>Why: the project's target is under 1 µs a request on one thread; an HTTP request costs
  * milliseconds, so the pacing in front of it must be noise. The baselines put the figure in
@@ -224,6 +226,34 @@ public class AcquireReleaseBenchmark {
     }
   }
 
+  /**
+   * An engine of the thread's own over {@value #HOSTS} hosts, called as {@link HostCounter} calls
+   * {@link ManyHosts}': nothing of the engine is shared, so two threads on it show what this
+   * machine gives two threads that share nothing (the allocation, the collector, the caches), the
+   * ceiling of what they can do on one engine.
+   */
+  @State(Scope.Thread)
+  public static class OwnEngine {
+    final ManyHosts hosts = new ManyHosts();
+    int next;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+      hosts.setUp();
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+      hosts.tearDown();
+    }
+
+    AnsweredExchange next() {
+      AnsweredExchange exchange = hosts.exchanges[next];
+      next = next + 1 == HOSTS ? 0 : next + 1;
+      return exchange;
+    }
+  }
+
   private Hostpace engine;
   private AnsweredExchange exchange;
   private Semaphore semaphore;
@@ -317,6 +347,20 @@ public class AcquireReleaseBenchmark {
   @Threads(4)
   public void hostpace_manyHosts_4threads(ManyHosts hosts, HostCounter counter, Blackhole blackhole) {
     blackhole.consume(hosts.engine.execute(counter.next(hosts)).getNow(null));
+  }
+
+  /** One request through an engine of the thread's own, over many hosts, on one thread. */
+  @Benchmark
+  @Threads(1)
+  public void hostpace_ownEngine_1thread(OwnEngine own, Blackhole blackhole) {
+    blackhole.consume(own.hosts.engine.execute(own.next()).getNow(null));
+  }
+
+  /** One request through an engine of the thread's own, over many hosts, two threads at once: nothing shared. */
+  @Benchmark
+  @Threads(2)
+  public void hostpace_ownEngine_2threads(OwnEngine own, Blackhole blackhole) {
+    blackhole.consume(own.hosts.engine.execute(own.next()).getNow(null));
   }
 
   /** One request through the engine, on one thread, to a host with another request in flight. */
