@@ -18,9 +18,14 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code X-RateLimit-Remaining} with {@code X-RateLimit-Reset}, or else
  *       {@code X-RateLimit-Reset-After} (GitHub, Twitter, Discord and many others).
  * </ol>
- * The starts a window ({@code limit} of the dictionary, {@code RateLimit-Limit},
- * {@code X-RateLimit-Limit}) are read beside them when given, so that the window after the reset
- * is known before its first answer; the policies of draft 07 name no such count here.
+ * The starts a window are read beside them when given, so that the window after the reset is
+ * known before its first answer: {@code limit} of the dictionary, {@code RateLimit-Limit} (its
+ * first member, as in {@code 100, 100;w=60}), {@code X-RateLimit-Limit}; or else the quota of
+ * {@code RateLimit-Policy}, a list of policies ({@code "burst";q=100;w=60, "daily";q=1000;w=86400}
+ * in draft 08 and later, {@code 100;w=60} before). A policy's quota is the one of the same name as
+ * the policy {@code RateLimit} reports on; else, of a remaining count given apart, the only policy
+ * (of several, nothing tells which). A quota counted in other units than requests ({@code qu})
+ * says nothing.
  * A reset is seconds to wait ({@code 30}, {@code 1.5}), or, as many servers send it, the time of
  * the reset: a number of at least 10<sup>9</sup> is a Unix time in seconds, of at least
  * 10<sup>12</sup> one in milliseconds; a time already past means no wait. Anything else (signs,
@@ -111,29 +116,34 @@ public final class AnnouncedQuota {
    */
   public static <S, A> Announced read(S source, A answer, HeaderReader<S, A> reader, Clock now) {
     try {
+      String policy = reader.header(source, answer, "RateLimit-Policy");
       String combined = reader.header(source, answer, "RateLimit");
       if (combined != null) {
         return combined.indexOf('=') >= 0 && (combined.contains(";r=") || combined.contains("; r="))
-            ? fromPolicies(combined, now)
-            : fromDictionary(combined, now);
+            ? fromPolicies(combined, policy, now)
+            : withPolicy(fromDictionary(combined, now), null, policy);
       }
       Announced draft = fromFields(reader.header(source, answer, "RateLimit-Remaining"),
           reader.header(source, answer, "RateLimit-Reset"), now);
       if (draft.says()) {
-        return withLimit(draft, reader.header(source, answer, "RateLimit-Limit"));
+        return withPolicy(withLimit(draft, firstMember(reader.header(source, answer, "RateLimit-Limit"))), null, policy);
       }
       String reset = reader.header(source, answer, "X-RateLimit-Reset");
-      return withLimit(fromFields(reader.header(source, answer, "X-RateLimit-Remaining"),
+      return withPolicy(withLimit(fromFields(reader.header(source, answer, "X-RateLimit-Remaining"),
           reset != null ? reset : reader.header(source, answer, "X-RateLimit-Reset-After"), now),
-          reader.header(source, answer, "X-RateLimit-Limit"));
+          reader.header(source, answer, "X-RateLimit-Limit")), null, policy);
     } catch (RuntimeException e) {
       return Announced.NOTHING; // whatever a server sends
     }
   }
 
-  /** {@code "burst";r=0;t=30, "daily";r=5;t=3600}: the policy that leaves the least. */
-  private static Announced fromPolicies(String value, Clock now) {
+  /**
+   * {@code "burst";r=0;t=30, "daily";r=5;t=3600}: the policy that leaves the least, of the quota
+   * {@code policies} ({@code RateLimit-Policy}) gives the policy of its name.
+   */
+  private static Announced fromPolicies(String value, @Nullable String policies, Clock now) {
     Announced tightest = Announced.NOTHING;
+    String name = null;
     for (String item : splitOutsideQuotes(value)) {
       String remaining = null;
       String reset = null;
@@ -146,9 +156,54 @@ public final class AnnouncedQuota {
           reset = pair[1].trim();
         }
       }
-      tightest = tightest.tighter(fromFields(remaining, reset, now));
+      Announced announced = fromFields(remaining, reset, now);
+      Announced tighter = tightest.tighter(announced);
+      if (tighter != tightest) {
+        tightest = tighter;
+        name = parameters[0].trim();
+      }
     }
-    return tightest;
+    return withPolicy(tightest, name, policies);
+  }
+
+  /**
+   * {@code announced} with the quota of {@code policies} ({@code "default";q=100;w=60} or
+   * {@code 100;w=60}, comma separated) as its starts a window, when it said none: the quota of
+   * the policy named {@code name}; with no name, of the only policy there is.
+   */
+  private static Announced withPolicy(Announced announced, @Nullable String name, @Nullable String policies) {
+    if (policies == null || !announced.says() || announced.limit() >= 0) {
+      return announced;
+    }
+    String[] items = splitOutsideQuotes(policies);
+    for (String item : items) {
+      String[] parameters = item.split(";", -1);
+      String named = parameters[0].trim();
+      if (name != null ? !unquoted(named).equals(unquoted(name)) : items.length > 1) {
+        continue;
+      }
+      String quota = count(named) >= 0 ? named : null; // the earlier drafts' 100;w=60
+      for (int i = 1; i < parameters.length; i++) {
+        String[] pair = parameters[i].trim().split("=", 2);
+        if (pair.length == 2 && pair[0].trim().equals("q")) {
+          quota = pair[1].trim();
+        } else if (pair.length == 2 && pair[0].trim().equals("qu") && !unquoted(pair[1].trim()).equals("requests")) {
+          return announced; // bytes or requests in flight: not starts a window
+        }
+      }
+      return withLimit(announced, quota);
+    }
+    return announced;
+  }
+
+  /** {@code "default"} or {@code default}: default. */
+  private static String unquoted(String name) {
+    return name.length() >= 2 && name.startsWith("\"") && name.endsWith("\"") ? name.substring(1, name.length() - 1) : name;
+  }
+
+  /** The first member of a list ({@code 100, 100;w=60}), without its parameters; null for null. */
+  private static @Nullable String firstMember(@Nullable String list) {
+    return list == null ? null : splitOutsideQuotes(list)[0].split(";", 2)[0];
   }
 
   /** {@code limit=100, remaining=0, reset=30}. */

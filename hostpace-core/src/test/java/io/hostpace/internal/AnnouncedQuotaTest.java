@@ -106,6 +106,53 @@ class AnnouncedQuotaTest {
   }
 
   @Test
+  void R8_theStartsAWindowAreReadFromRateLimitPolicyOfTheSameNameAsTheRateLimitPolicyReported() {
+    assertThat(read("RateLimit", "\"default\";r=7;t=5", "RateLimit-Policy", "\"default\";q=10;w=5"))
+        .isEqualTo(new AnnouncedQuota.Announced(7, seconds(5), 10));
+    // Several policies: the one the tightest reported names; a token name as a string's.
+    assertThat(read("RateLimit", "\"burst\";r=7;t=5, \"daily\";r=900;t=3600",
+        "RateLimit-Policy", "\"daily\";q=1000;w=86400, \"burst\";q=10;w=5").limit()).isEqualTo(10);
+    assertThat(read("RateLimit", "\"burst\";r=70;t=5, \"daily\";r=9;t=3600",
+        "RateLimit-Policy", "burst;q=100;w=5, daily;q=1000;w=86400").limit()).isEqualTo(1000);
+    // No policy of that name, or a quota of bytes or of requests in flight: not said.
+    assertThat(read("RateLimit", "\"burst\";r=7;t=5", "RateLimit-Policy", "\"daily\";q=1000;w=86400").limit())
+        .isEqualTo(-1);
+    assertThat(read("RateLimit", "\"default\";r=7;t=5", "RateLimit-Policy", "\"default\";q=10;qu=\"content-bytes\";w=5")
+        .limit()).isEqualTo(-1);
+    assertThat(read("RateLimit", "\"default\";r=7;t=5", "RateLimit-Policy", "\"default\";q=10;qu=\"requests\";w=5")
+        .limit()).isEqualTo(10);
+  }
+
+  @Test
+  void R8_theEarlierDraftsPoliciesAndListOfLimitsSayTheStartsAWindowToo() {
+    // Draft 07: the dictionary, with the policies as bare quotas.
+    assertThat(read("RateLimit", "remaining=7, reset=5", "RateLimit-Policy", "10;w=5").limit()).isEqualTo(10);
+    assertThat(read("RateLimit", "limit=100, remaining=7, reset=5", "RateLimit-Policy", "10;w=5").limit())
+        .isEqualTo(100); // the limit said wins
+    // Drafts 00 to 06: RateLimit-Limit a list, its first member the window's; or a policy apart.
+    assertThat(read("RateLimit-Limit", "10, 10;w=5, 1000;w=86400", "RateLimit-Remaining", "7", "RateLimit-Reset", "5")
+        .limit()).isEqualTo(10);
+    assertThat(read("RateLimit-Policy", "10;w=5", "RateLimit-Remaining", "7", "RateLimit-Reset", "5").limit())
+        .isEqualTo(10);
+    assertThat(read("RateLimit-Policy", "10;w=5", "X-RateLimit-Remaining", "7", "X-RateLimit-Reset", "5").limit())
+        .isEqualTo(10);
+    // Of several policies with no name to choose by, none: nothing tells which one remains.
+    assertThat(read("RateLimit-Policy", "10;w=5, 1000;w=86400", "RateLimit-Remaining", "7", "RateLimit-Reset", "5")
+        .limit()).isEqualTo(-1);
+  }
+
+  @Test
+  void R8_aPolicyThatDoesNotParseOrSaysFewerThanRemainSaysNoStartsAWindowAndTheRestStands() {
+    for (String junk : new String[] {"", ",", ";", "\"default\";q", "\"default\";q=", "\"default\";q=ten;w=5",
+        "\"default\";q=-10;w=5", "\"default\";q=1.5;w=5", "\"default\";q=3;w=5", "\"default", "\"\";;;q==10",
+        "\"default\";q=10;qu=", "\"default\"x;q=10", "\"default\";w=5"}) {
+      assertThat(read("RateLimit", "\"default\";r=7;t=5", "RateLimit-Policy", junk)).as(junk)
+          .isEqualTo(new AnnouncedQuota.Announced(7, seconds(5)));
+    }
+    assertThat(read("RateLimit-Policy", "\"default\";q=10;w=5").says()).isFalse(); // a policy alone: no quota left said
+  }
+
+  @Test
   void R8_aResetFarOffIsCutToAYear() {
     assertThat(pause("RateLimit-Remaining", "0", "RateLimit-Reset", "999999999.5")).isEqualTo(Duration.ofDays(365).toNanos());
   }
@@ -118,9 +165,15 @@ class AnnouncedQuotaTest {
         {"RateLimit", "\"p\";r=" + remaining + ";t=" + reset},
         {"RateLimit", "limit=" + combined + ", remaining=" + remaining + ", reset=" + reset},
         {"RateLimit-Remaining", remaining, "RateLimit-Reset", reset},
-        {"X-RateLimit-Remaining", remaining, "X-RateLimit-Reset", reset}}) {
+        {"X-RateLimit-Remaining", remaining, "X-RateLimit-Reset", reset},
+        {"RateLimit", "\"p\";r=" + remaining + ";t=" + reset, "RateLimit-Policy", combined},
+        {"RateLimit", "\"p\";r=" + remaining + ";t=" + reset, "RateLimit-Policy", "\"p\";q=" + combined + ";w=" + reset},
+        {"RateLimit-Limit", combined, "RateLimit-Remaining", remaining, "RateLimit-Reset", reset}}) {
       long pause = pause(form);
       assertThat(pause).isBetween(AnnouncedQuota.NONE, Duration.ofDays(365).toNanos());
+      AnnouncedQuota.Announced announced = read(form);
+      assertThat(announced.limit()).isBetween(-1L, 1_000_000_000L);
+      assertThat(announced.limit() < 0 || announced.limit() >= announced.remaining()).isTrue();
     }
   }
 }
