@@ -35,6 +35,8 @@ class FleetOutageTest {
   final class Unreachable extends ForwardingFleet {
     boolean down;
     int processes;
+    /** How long a claim waits for its unclaimed answer while {@link #down}: a fleet that times out answers late. */
+    Duration unclaimedAfter = Duration.ofMillis(1);
 
     Unreachable(int processes) {
       super(fleet.join());
@@ -44,7 +46,7 @@ class FleetOutageTest {
     @Override
     public void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then) {
       if (down) {
-        time.schedule(() -> then.accept(Fleet.UNCLAIMED), Duration.ofMillis(1).toNanos());
+        time.schedule(() -> then.accept(Fleet.UNCLAIMED), unclaimedAfter.toNanos());
       } else {
         super.claimStart(keys, intervalNanos, then);
       }
@@ -254,5 +256,52 @@ class FleetOutageTest {
       assertThat(server.startTimes("/w" + w + "/").stream().mapToDouble(Double::parseDouble).filter(t -> t >= back && t < back + 3))
           .as("starts of process %d in the 3 s after the fleet came back", w).hasSizeGreaterThanOrEqualTo(2);
     }
+  }
+  @Test
+  void S4_processesThatLearnedAloneAtAHostPacedByItsConfiguredRateAloneRejoinAtThatRateWhenTheFleetComesBackEmpty() {
+    // A host that takes 2 a second and refuses the rest, bare; the fleet paces it at its configured
+    // 2 a second, so it refuses none, and no process learned an interval as the fleet went.
+    TokenBucket bucket = TokenBucket.of(2, 1, time.nanoTime());
+    server.script(exchange -> bucket.admit(time.nanoTime())
+        ? Reply.ok().after(Duration.ofMillis(20)) : Reply.status(429).after(Duration.ofMillis(20)));
+    List<Unreachable> members = new ArrayList<>();
+    List<Hostpace> engines = new ArrayList<>();
+    for (int w = 0; w < 3; w++) {
+      Unreachable member = new Unreachable(3);
+      member.unclaimedAfter = Duration.ofMillis(1 + 450 * w); // one sees the fleet go at once, another only as its claim times out
+      members.add(member);
+      Hostpace engine = Hostpace.builder().time(time).fleet(member)
+          .addLimit("shared.test", Limits.rate(Rate.of(2, Duration.ofSeconds(1)))).build();
+      engines.add(engine);
+      for (int i = 0; i < 200; i++) {
+        get(engine, "/w" + w + "/" + i);
+      }
+    }
+
+    time.advance(Duration.ofSeconds(10)); // at 0 s to 10 s the fleet grants a start each 500 ms
+    List<Double> before = intervals(engines);
+    members.forEach(member -> member.down = true); // at 10 s the fleet goes
+    List<List<Double>> alone = new ArrayList<>();
+    for (int s = 0; s < 10; s++) {
+      time.advance(Duration.ofSeconds(1));
+      alone.add(intervals(engines));
+    }
+    fleet.forgetAll(); // a Redis without persistence
+    members.forEach(member -> member.down = false); // at 20 s it answers again, empty
+    time.advance(Duration.ofSeconds(3));
+    List<List<Double>> after = new ArrayList<>();
+    for (int s = 0; s < 5; s++) {
+      time.advance(Duration.ofSeconds(1));
+      after.add(intervals(engines));
+    }
+
+    // Before: the configured rate alone, no interval learned. Alone, each learned from its own
+    // refusals at its share, and their paces parted. Within 3 s of the fleet's return each goes
+    // on from what the fleet kept as it was lost, nothing learned: the configured rate again.
+    assertThat(before).as("the intervals before, ms").allSatisfy(ms -> assertThat(ms).isZero());
+    assertThat(alone).as("the intervals each second while the fleet was down, ms")
+        .anySatisfy(seconds -> assertThat(seconds).anySatisfy(ms -> assertThat(ms).isGreaterThan(500.0)));
+    assertThat(after).as("the intervals each second of the 5 s from 3 s after the fleet came back, ms")
+        .allSatisfy(seconds -> assertThat(seconds).as("%s", seconds).allSatisfy(ms -> assertThat(ms).isLessThanOrEqualTo(500.0)));
   }
 }

@@ -67,27 +67,45 @@ final class KeptScripts {
       "return {kept, string.format('%.0f', now)}");
 
   /**
-   * KEYS: the host's kept state; ARGV: as {@link #KEEP}'s; keeps them as {@link #KEEP} does only
-   * if nothing is kept, then answers as {@link #RECALL}: one script, so processes that rejoin
-   * together all read the first one's.
+   * KEYS: the host's kept state; ARGV: as {@link #KEEP}'s ({@link #recallOrKeepArgs}); keeps them
+   * as {@link #KEEP} does only if nothing is kept, nothing too (all fields 0, which reads as
+   * nothing kept), then answers as {@link #RECALL}: one script, so processes that rejoin together
+   * all read the first one's, also when the first held nothing. Never answers nil: a nil is the
+   * fleet's for "Redis could not be asked", which an engine that held nothing as Redis was lost
+   * would else read at each rejoin, and so never take the fleet's pace.
    */
   static final String RECALL_OR_KEEP = String.join("\n",
       ClaimScript.NOW_MICROS,
       "local kept = redis.call('GET', KEYS[1])",
-      "if not kept and tonumber(ARGV[1]) > 0 then",
+      "if not kept then",
       "  local function at(left) if tonumber(left) > 0 then return string.format('%.0f', now + tonumber(left)) end return '0' end",
       "  kept = '" + VERSION + "' .. '\\t' .. ARGV[2] .. '\\t' .. ARGV[3] .. '\\t' .. ARGV[4] .. '\\t' .. ARGV[5]"
           + " .. '\\t' .. at(ARGV[6]) .. '\\t' .. at(ARGV[7])",
-      "  redis.call('SET', KEYS[1], kept, 'PX', ARGV[1])",
+      "  if tonumber(ARGV[1]) > 0 then redis.call('SET', KEYS[1], kept, 'PX', ARGV[1]) end",
       "end",
-      "if not kept then return nil end",
       "return {kept, string.format('%.0f', now)}");
 
   private KeptScripts() {}
 
-  /** The arguments of {@link #KEEP} for {@code kept}, held {@code keepForNanos} (rounded up to a millisecond). */
+  /** The arguments of {@link #KEEP} for {@code kept}, held {@code keepForNanos} (rounded up to a millisecond); nothing is forgotten. */
   static String[] keepArgs(Kept kept, long keepForNanos) {
-    long millis = kept.nothing() ? 0 : Math.max(1, keepForNanos / 1_000_000 + (keepForNanos % 1_000_000 == 0 ? 0 : 1));
+    return args(kept, kept.nothing() ? 0 : millis(keepForNanos));
+  }
+
+  /**
+   * The arguments of {@link #RECALL_OR_KEEP} for {@code kept}, held {@code keepForNanos} (rounded up
+   * to a millisecond), nothing too: what the first to rejoin held, nothing or not, is what the
+   * others read.
+   */
+  static String[] recallOrKeepArgs(Kept kept, long keepForNanos) {
+    return args(kept, keepForNanos == 0 ? 0 : millis(keepForNanos));
+  }
+
+  private static long millis(long nanos) {
+    return Math.max(1, nanos / 1_000_000 + (nanos % 1_000_000 == 0 ? 0 : 1));
+  }
+
+  private static String[] args(Kept kept, long millis) {
     return new String[] {
       Long.toString(millis),
       Long.toString(ClaimScript.micros(kept.intervalNanos())),

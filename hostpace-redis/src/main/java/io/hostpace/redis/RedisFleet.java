@@ -577,7 +577,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     if (keepForNanos < 0) {
       throw new IllegalArgumentException("keepForNanos must be at least 0, was " + keepForNanos);
     }
-    String[] args = KeptScripts.keepArgs(kept, keepForNanos);
+    String[] args = KeptScripts.recallOrKeepArgs(kept, keepForNanos);
     if (closed.get()) {
       recallsUnanswered.increment();
       answer(() -> then.accept(null));

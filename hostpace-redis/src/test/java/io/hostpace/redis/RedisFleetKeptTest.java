@@ -156,4 +156,30 @@ class RedisFleetKeptTest extends OnRealRedis {
         .hasMessageContaining("permits and its window");
     assertThat(KeptScripts.read(List.of("1\t1\t0\t0\t0\t0\t0"))).as("no time").isNull();
   }
+  static @Nullable Kept recallOrKeep(RedisFleet fleet, String key, Kept kept) throws Exception {
+    CompletableFuture<Kept> answer = new CompletableFuture<>();
+    fleet.recallOrKeep(key, kept, HOUR, answer::complete);
+    return answer.get(WAIT_SECONDS, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void S4_theFirstToRejoinAnEmptyFleetKeepsWhatItHeldEvenNothingAndTheOthersReadThat() throws Exception {
+    RedisFleet a = process();
+    RedisFleet b = process();
+    RedisFleet c = process();
+    Kept learned = new Kept(800_000_000L, 0, 0, 0, 0, 0);
+
+    // Three processes rejoin a Redis back empty: the first held nothing learned of the host as
+    // Redis was lost (paced by a configured rate alone), the second 800 ms. Each reads the
+    // first's nothing, an answer: not null, which would say Redis could not be asked.
+    assertThat(recallOrKeep(a, "paced.test", Kept.NOTHING)).as("the first's own nothing").isEqualTo(Kept.NOTHING);
+    assertThat(recallOrKeep(b, "paced.test", learned)).as("the first's nothing, read").isEqualTo(Kept.NOTHING);
+    assertThat(recall(c, "paced.test")).as("a newcomer reads nothing").isEqualTo(Kept.NOTHING);
+    assertThat(redis().pttl(new RedisKeys(fleetName).kept("paced.test"))).isBetween(3_590_000L, 3_600_000L);
+
+    // Into an empty key the first keeps what it held, and the others read that.
+    assertThat(recallOrKeep(b, "learned.test", learned)).isEqualTo(learned);
+    assertThat(recallOrKeep(a, "learned.test", Kept.NOTHING)).isEqualTo(learned);
+    assertThat(a.recallsUnanswered() + b.recallsUnanswered()).isZero();
+  }
 }
