@@ -35,18 +35,23 @@ final class Learning {
     this.memory = memory;
   }
 
-  /** What the answer to {@code call}'s attempt teaches its host and each of its groups. */
+  /** What the answer to {@code call}'s attempt teaches its host and each of its groups; its events to the lock's outbox. */
   void learn(Call<?> call, Verdict verdict, long now) {
+    learn(call, verdict, now, outbox);
+  }
+
+  /** {@link #learn(Call, Verdict, long)}, its events to {@code events}. */
+  void learn(Call<?> call, Verdict verdict, long now, Events events) {
     HostQueue queue = call.queue;
     if (verdict.refusal()) {
       queue.count(Node.Counter.REFUSALS);
-      if (outbox.listens()) {
-        outbox.emit(new HostpaceEvent.Refused(
+      if (events.listens()) {
+        events.emit(new HostpaceEvent.Refused(
             queue.node.key, call.uri(), call.attempt, verdict.status(),
             verdict.retryAfterNanos() < 0 ? null : Duration.ofNanos(verdict.retryAfterNanos()), now));
       }
     }
-    teach(queue.node, call, call.startedAt, verdict.refusal(), verdict.retryAfterNanos(), now);
+    teach(events, queue.node, call, call.startedAt, verdict.refusal(), verdict.retryAfterNanos(), now);
     FleetClaims claims = this.claims;
     if (verdict.refusal() && claims != null && call.place != null) {
       claims.letGoQuotaPlace(call, true);
@@ -56,16 +61,16 @@ final class Learning {
     int inFlight = verdict.refusal() ? FleetClaims.fleetCount(call) : call.inFlightAtStart;
     tell(queue.node, call, verdict, inFlight, now);
     for (GroupGate gate : queue.gates) {
-      teach(gate.node, call, call.startedAt, verdict.refusal(), verdict.retryAfterNanos(), now);
+      teach(events, gate.node, call, call.startedAt, verdict.refusal(), verdict.retryAfterNanos(), now);
       tell(gate.node, call, verdict, 0, now);
     }
     int inFlightAtStart = inFlight > 0 ? inFlight : call.inFlightAtStart;
-    learnInFlight(queue.node, call.startedAt, inFlightAtStart, verdict.refusal(), verdict.retryAfterNanos(), now);
+    learnInFlight(events, queue.node, call.startedAt, inFlightAtStart, verdict.refusal(), verdict.retryAfterNanos(), now);
     if (verdict.refusal() && verdict.retryAfterNanos() >= 0) {
-      paceAfterPause(queue.node, call.startedAt, inFlightAtStart, now);
+      paceAfterPause(events, queue.node, call.startedAt, inFlightAtStart, now);
     }
     if (queue.node.opening > 0) {
-      open(queue.node, queue.cap, verdict.refusal(), verdict.retryAfterNanos() >= 0, call.inFlightAtStart, now);
+      open(events, queue.node, queue.cap, verdict.refusal(), verdict.retryAfterNanos() >= 0, call.inFlightAtStart, now);
     }
     // The host's own announced quota, not its groups'.
     if (verdict.quotaRemaining() >= 0) {
@@ -73,7 +78,7 @@ final class Learning {
       long pause = budget.heard(verdict.quotaRemaining(), verdict.quotaLimit(), verdict.quotaResetNanos(),
           call.startSeq, now, retryDelayLimit);
       if (pause > 0) {
-        pause(queue.node, pause, now);
+        pause(events, queue.node, pause, now);
       }
       FleetMemory memory = this.memory;
       if (memory != null) { // spent by the fleet together (SPEC S3)
@@ -107,7 +112,7 @@ final class Learning {
         kept.inFlightLimit(), kept.quotaPermits(), kept.quotaWindowNanos()), now, retryDelayLimit);
     HostState state = node.state;
     if (state.interval() == 0 && held.interval() > 0) {
-      interval(node, held.interval(), now);
+      interval(outbox, node, held.interval(), now);
     }
     if (!node.group && state.inFlightLimit() == 0 && held.inFlightLimit() > 0) {
       state.inFlightLimit(held.inFlightLimit());
@@ -129,7 +134,7 @@ final class Learning {
           node.starts, now);
     }
     if (held.paused()) {
-      pause(node, held.pausedUntil() - now, now);
+      pause(outbox, node, held.pausedUntil() - now, now);
     }
     node.opening = 0;
   }
@@ -179,16 +184,16 @@ final class Learning {
    */
   void heard(Node node, Fleet.Lesson lesson, long now) {
     long startedAt = now - lesson.tookNanos();
-    teach(node, null, startedAt, lesson.refused(), lesson.retryAfterNanos(), now);
+    teach(outbox, node, null, startedAt, lesson.refused(), lesson.retryAfterNanos(), now);
     if (!node.group && lesson.inFlightAtStart() > 0) {
-      learnInFlight(node, startedAt, lesson.inFlightAtStart(), lesson.refused(), lesson.retryAfterNanos(), now);
+      learnInFlight(outbox, node, startedAt, lesson.inFlightAtStart(), lesson.refused(), lesson.retryAfterNanos(), now);
       if (lesson.refused() && lesson.retryAfterNanos() >= 0) {
-        paceAfterPause(node, startedAt, lesson.inFlightAtStart(), now);
+        paceAfterPause(outbox, node, startedAt, lesson.inFlightAtStart(), now);
       }
     }
     if (node.opening > 0 && lesson.refused()) {
       // refused another process: this one's opening ends too
-      open(node, Integer.MAX_VALUE, true, lesson.retryAfterNanos() >= 0, 0, now);
+      open(outbox, node, Integer.MAX_VALUE, true, lesson.retryAfterNanos() >= 0, 0, now);
     }
   }
 
@@ -201,7 +206,7 @@ final class Learning {
    * as the host's learned in-flight limit, unless the rule set one; a bare refusal is a rate's way,
    * and leaves the host to the interval the rule set for it, its starts spaced from then on.
    */
-  private void open(Node host, int cap, boolean refused, boolean paused, int inFlightAtStart, long now) {
+  private void open(Events events, Node host, int cap, boolean refused, boolean paused, int inFlightAtStart, long now) {
     if (!refused) {
       host.openingAccepted = Math.max(host.openingAccepted, inFlightAtStart);
       host.opening = host.opening + 1 >= cap ? 0 : host.opening + 1;
@@ -217,21 +222,25 @@ final class Learning {
     if (paused && state.inFlightLimit() == 0) {
       int limit = host.openingAccepted;
       state.inFlightLimit(limit);
-      if (outbox.listens()) {
-        outbox.emit(new HostpaceEvent.InFlightLimitChanged(host.key, 0, limit, now));
+      if (events.listens()) {
+        events.emit(new HostpaceEvent.InFlightLimitChanged(host.key, 0, limit, now));
       }
     }
   }
 
   /** Pauses the host or group for {@code nanos}, at most the retry delay limit, unless it is paused longer already. */
   void pause(Node node, long nanos, long now) {
+    pause(outbox, node, nanos, now);
+  }
+
+  private void pause(Events events, Node node, long nanos, long now) {
     HostState state = node.state;
     long pause = Decisions.pause(nanos, retryDelayLimit);
     long until = now + pause;
     if (Decisions.lengthens(state.paused(), state.pausedUntil(), until)) {
       state.pauseUntil(until);
-      if (outbox.listens()) {
-        outbox.emit(new HostpaceEvent.Paused(node.key, Duration.ofNanos(pause), now));
+      if (events.listens()) {
+        events.emit(new HostpaceEvent.Paused(node.key, Duration.ofNanos(pause), now));
       }
     }
   }
@@ -258,7 +267,7 @@ final class Learning {
    * at once says of how many requests it holds at once; hosts only, not groups.
    */
   private void learnInFlight(
-      Node node, long startedAt, int inFlightAtStart, boolean refusal, long retryAfterNanos, long now) {
+      Events events, Node node, long startedAt, int inFlightAtStart, boolean refusal, long retryAfterNanos, long now) {
     HostState state = node.state;
     int before = state.inFlightLimit();
     int after;
@@ -272,8 +281,8 @@ final class Learning {
     after = Math.max(0, after);
     if (after != before) {
       state.inFlightLimit(after);
-      if (outbox.listens()) {
-        outbox.emit(new HostpaceEvent.InFlightLimitChanged(node.key, before, after, now));
+      if (events.listens()) {
+        events.emit(new HostpaceEvent.InFlightLimitChanged(node.key, before, after, now));
       }
     }
   }
@@ -282,19 +291,19 @@ final class Learning {
    * What a refusal with {@code Retry-After} of a request started as the {@code inFlightAtStart}-th
    * teaches the host's interval, beyond the pause (SPEC R9); hosts only, not groups.
    */
-  private void paceAfterPause(Node node, long startedAt, int inFlightAtStart, long now) {
-    interval(node, rule.intervalAfterPause(now, startedAt, inFlightAtStart, node.state), now);
+  private void paceAfterPause(Events events, Node node, long startedAt, int inFlightAtStart, long now) {
+    interval(events, node, rule.intervalAfterPause(now, startedAt, inFlightAtStart, node.state), now);
   }
 
   /** Sets {@code node}'s interval to what the rule {@code ruled}, clamped, telling the listener of a change. */
-  private void interval(Node node, long ruled, long now) {
+  private void interval(Events events, Node node, long ruled, long now) {
     HostState state = node.state;
     long interval = state.interval();
     long next = Decisions.interval(ruled);
     if (next != interval) {
       state.interval(next, now);
-      if (outbox.listens()) {
-        outbox.emit(new HostpaceEvent.IntervalChanged(node.key, Duration.ofNanos(interval), Duration.ofNanos(next), now));
+      if (events.listens()) {
+        events.emit(new HostpaceEvent.IntervalChanged(node.key, Duration.ofNanos(interval), Duration.ofNanos(next), now));
       }
     }
   }
@@ -314,10 +323,10 @@ final class Learning {
    * does not hear).
    */
   private void teach(
-      Node node, @Nullable Call<?> call, long startedAt, boolean refusal, long retryAfterNanos, long now) {
+      Events events, Node node, @Nullable Call<?> call, long startedAt, boolean refusal, long retryAfterNanos, long now) {
     HostState state = node.state;
     if (refusal && retryAfterNanos >= 0) {
-      pause(node, retryAfterNanos, now);
+      pause(events, node, retryAfterNanos, now);
       return;
     }
     FleetState fleetState = node.fleet;
@@ -342,21 +351,21 @@ final class Learning {
         ? rule.onRefusal(now, startedAt, state)
         : rule.onAnswer(now, startedAt, state);
     if (state.quotaPermits() != permits || state.quotaWindow() != window) {
-      learnQuota(node, startedAt, now);
+      learnQuota(events, node, startedAt, now);
     }
-    interval(node, next, now);
+    interval(events, node, next, now);
   }
 
   /**
    * The rule changed the host's quota: the engine holds the host's starts to it from now on, its
    * windows counted as before, or, for a new quota, from the start of the request that taught it.
    */
-  private void learnQuota(Node node, long startedAt, long now) {
+  private void learnQuota(Events events, Node node, long startedAt, long now) {
     HostState state = node.state;
     LearnedQuota before = node.quota;
     node.quota = LearnedQuota.after(before, state.quotaPermits(), state.quotaWindow(), startedAt);
-    if (outbox.listens()) {
-      outbox.emit(new HostpaceEvent.QuotaChanged(node.key, quotaOf(before), quotaOf(node.quota), now));
+    if (events.listens()) {
+      events.emit(new HostpaceEvent.QuotaChanged(node.key, quotaOf(before), quotaOf(node.quota), now));
     }
   }
 

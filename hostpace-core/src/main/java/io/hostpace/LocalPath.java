@@ -4,6 +4,8 @@ import io.hostpace.spi.Fleet;
 import io.hostpace.spi.HostState;
 import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
@@ -18,8 +20,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>What takes the local path:
  * <ul>
- *   <li>The engine: no fleet, no listener, the in-memory store and one of the rules that ship
- *       (which keep what they learn in each host's state, so that hosts learn independently).
+ *   <li>The engine: no fleet, the in-memory store and one of the rules that ship (which keep what
+ *       they learn in each host's state, so that hosts learn independently). The events a call
+ *       makes here are the call's own ({@link Told}), told the listeners after the monitor, as the
+ *       outbox tells them after the lock.
  *   <li>A submission: its queue has no gate, rate or fleet limit; its host's node is the local
  *       path's or new; nothing holds it back (a place free in its queue and its host's learned and
  *       opening limits; no pause, interval, quota or announced budget), so it starts at once; and
@@ -48,21 +52,62 @@ final class LocalPath {
   private final Nodes nodes;
   private final Learning learning;
   private final Clock clock;
+  private final Outbox outbox;
   /** The heads this path has looked at: the {@link Scheduler}'s count of readiness checks, its share. */
   private final LongAdder readinessChecks = new LongAdder();
 
-  LocalPath(Scheduler scheduler, Nodes nodes, Learning learning, Clock clock) {
+  LocalPath(Scheduler scheduler, Nodes nodes, Learning learning, Clock clock, Outbox outbox) {
     this.scheduler = scheduler;
     this.nodes = nodes;
     this.learning = learning;
     this.clock = clock;
+    this.outbox = outbox;
   }
 
   /** Whether an engine so set up may take the local path: see the class comment. */
-  static boolean allowed(
-      @Nullable Fleet fleet, List<HostpaceListener> listeners, HostStateStore store, LearningRule rule) {
-    return fleet == null && listeners.isEmpty() && store == HostStateStore.inMemory()
+  static boolean allowed(@Nullable Fleet fleet, HostStateStore store, LearningRule rule) {
+    return fleet == null && store == HostStateStore.inMemory()
         && (rule == LearningRule.hostpace() || rule == LearningRule.seed());
+  }
+
+  /** A call's events on the local path, when anybody listens: told after its host's monitor is let go. */
+  static final class Told implements Events {
+    final List<HostpaceEvent> events = new ArrayList<>(4);
+
+    @Override
+    public boolean listens() {
+      return true;
+    }
+
+    @Override
+    public void emit(HostpaceEvent event) {
+      events.add(event);
+    }
+  }
+
+  /** Where a call's events go when nobody listens: nowhere, and none is built. */
+  private static final Events SILENT = new Events() {
+    @Override
+    public boolean listens() {
+      return false;
+    }
+
+    @Override
+    public void emit(HostpaceEvent event) {
+      throw new IllegalStateException("an event built for nobody: " + event);
+    }
+  };
+
+  /** What the call's decisions tell: a {@link Told} when anybody listens now, else {@link #SILENT}. */
+  private Events events() {
+    return outbox.listens() ? new Told() : SILENT;
+  }
+
+  /** Tells the listeners what {@code events} holds, after the monitor. */
+  private void tell(Events events) {
+    if (events instanceof Told told) {
+      outbox.tell(told.events);
+    }
   }
 
   long readinessChecks() {
@@ -81,6 +126,7 @@ final class LocalPath {
     if (!scheduler.passable(now)) {
       return false;
     }
+    Events events = events();
     while (true) {
       Node node = nodes.localNode(hostKey, opening, now);
       if (node == null) {
@@ -104,7 +150,12 @@ final class LocalPath {
         call.queuedAt = now;
         call.startedAt = now;
         Scheduler.takePlaces(queue, call, now);
+        if (events.listens()) { // what the lock's enqueue and start tell
+          events.emit(new HostpaceEvent.Queued(node.key, call.uri(), call.attempt, now));
+          events.emit(new HostpaceEvent.Started(node.key, call.uri(), call.attempt, Duration.ZERO, now));
+        }
       }
+      tell(events);
       call.dispatch();
       return true;
     }
@@ -151,6 +202,7 @@ final class LocalPath {
     if (!scheduler.passable(now)) {
       return NOT_TAKEN;
     }
+    Events events = events();
     synchronized (node) {
       if (node.global) {
         return NOT_TAKEN;
@@ -161,13 +213,14 @@ final class LocalPath {
       node.acceptedSeq = node.arrivals; // accepted after every call of the host so far (SPEC R10)
       node.acceptedAt = now;
       node.accepted = true;
-      learning.learn(call, verdict, now);
+      learning.learn(call, verdict, now, events);
       queue.inFlight--;
       Scheduler.uncount(node, call, now);
       Scheduler.letGoQuota(queue, call);
       call.state = Call.State.DONE;
       nodes.left(queue, now);
     }
+    tell(events);
     return LIVE;
   }
 }

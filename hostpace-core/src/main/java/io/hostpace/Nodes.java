@@ -143,7 +143,7 @@ final class Nodes {
       node = made(key, group, now);
       node.global = true;
       if (byKey.putIfAbsent(key, node) == null) {
-        welcome(node, now);
+        welcome(node, now, true);
         return node;
       }
       store.close(node.state); // the local path made it first: that one is adopted
@@ -159,8 +159,11 @@ final class Nodes {
     return node;
   }
 
-  /** {@code node} was put in the map: it hears what a host let go had last accepted, and the listener what the store knew. */
-  private void welcome(Node node, long now) {
+  /**
+   * {@code node} was put in the map: it hears what a host let go had last accepted, and, when
+   * {@code told} (under the engine's lock), the listener what the store knew.
+   */
+  private void welcome(Node node, long now, boolean told) {
     Long acceptedAt;
     synchronized (lastAccepted) {
       acceptedAt = lastAccepted.remove(node.key);
@@ -169,7 +172,7 @@ final class Nodes {
       node.acceptedAt = acceptedAt;
       node.accepted = true;
     }
-    if (outbox.listens()) {
+    if (told && outbox.listens()) {
       heardFromStore(node, now);
     }
   }
@@ -189,7 +192,7 @@ final class Nodes {
       synchronized (made) { // nobody uses it before it is welcomed
         node = byKey.putIfAbsent(key, made);
         if (node == null) {
-          welcome(made, now);
+          welcome(made, now, false); // the local path's in-memory store opens states that know nothing
           return made;
         }
       }

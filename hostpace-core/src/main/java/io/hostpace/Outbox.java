@@ -42,7 +42,7 @@ import org.jspecify.annotations.Nullable;
  * submission takes the one left and sends it. Each thread sends about its own calls, and neither
  * submits while the other works for it.
  */
-final class Outbox {
+final class Outbox implements Events {
 
   /** Of other threads' calls, how many a thread takes on for each call it runs from outside a delivery. */
   static final int SHARE = 1;
@@ -66,12 +66,14 @@ final class Outbox {
   }
 
   /** Whether anybody listens, a listener or the log at {@code DEBUG}: events are built only then. */
-  boolean listens() {
+  @Override
+  public boolean listens() {
     return listeners.length > 0 || log.decisions();
   }
 
   /** Records an event; callers build it only when {@link #listens()}. */
-  void emit(HostpaceEvent event) {
+  @Override
+  public void emit(HostpaceEvent event) {
     events.add(event);
     eventsBuilt++;
   }
@@ -184,6 +186,17 @@ final class Outbox {
     }
     if (left > 0 && !Trampoline.turn().draining) {
       leftOver.run();
+    }
+  }
+
+  /**
+   * Delivers {@code events} the {@link LocalPath} made under a host's monitor, after it: as
+   * {@link #deliver} does, without the lock, which they never were in.
+   */
+  void tell(List<HostpaceEvent> events) {
+    boolean logged = log.decisions();
+    for (int i = 0; i < events.size(); i++) {
+      deliverOne(events.get(i), logged);
     }
   }
 

@@ -284,7 +284,7 @@ final class Scheduler implements Settlement {
     if (fleet != null) {
       listening = fleet.listen(this::heard); // until the engine is closed, or the fleet is
     }
-    this.local = LocalPath.allowed(fleet, listeners, store, rule) ? new LocalPath(this, nodes, learning, clock) : null;
+    this.local = LocalPath.allowed(fleet, store, rule) ? new LocalPath(this, nodes, learning, clock, outbox) : null;
   }
 
   /*
@@ -331,12 +331,12 @@ final class Scheduler implements Settlement {
 
   /**
    * Whether a call on the {@link LocalPath} at {@code now} does what the lock's way would: the
-   * engine is open, nobody listens (no event to order), no thread's calls are left to take, and
-   * no wake-up is due, which a pump under the lock would run first. Read without the lock: in
+   * engine is open, no thread's calls are left to take, and no wake-up is due, which a pump under
+   * the lock would run first. Read without the lock: in
    * real time a race only orders the call against what happens beside it, which no order binds.
    */
   boolean passable(long now) {
-    if (closed || outbox.listens() || outbox.hasLeft()) {
+    if (closed || outbox.hasLeft()) {
       return false;
     }
     return armed == null || armedAt - now > 0;

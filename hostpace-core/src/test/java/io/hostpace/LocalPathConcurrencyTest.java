@@ -131,7 +131,14 @@ class LocalPathConcurrencyTest {
 
   @Test
   void threadsCallingHostsAtOnceLoseNothingSendNothingTwiceAndKeepEachLimit() throws Exception {
-    Hostpace engine = Hostpace.builder().limitsForEveryHost(Limits.inFlight(IN_FLIGHT)).build();
+    AtomicInteger started = new AtomicInteger();
+    Hostpace engine = Hostpace.builder().limitsForEveryHost(Limits.inFlight(IN_FLIGHT))
+        .addListener(event -> {
+          if (event instanceof HostpaceEvent.Started) {
+            started.incrementAndGet();
+          }
+        })
+        .build();
     Server server = new Server();
     List<List<Sent>> sentByThread = new ArrayList<>();
     List<Thread> threads = new ArrayList<>();
@@ -220,6 +227,8 @@ class LocalPathConcurrencyTest {
     assertThat(engine.localStarts()).as("calls started on the local path").isPositive();
     assertThat(engine.readinessChecks()).as("heads looked at, of which the local path's").isGreaterThan(engine.localStarts());
     assertThat(looks.get()).as("snapshots and forgets taken meanwhile").isPositive();
+    long answered = all.stream().filter(sent -> sent.exchange().kind == Kind.AT_ONCE || sent.exchange().kind == Kind.LATER).count();
+    assertThat(started.get()).as("starts the listener heard, at least one for each call answered").isGreaterThanOrEqualTo((int) answered);
     engine.close();
   }
 

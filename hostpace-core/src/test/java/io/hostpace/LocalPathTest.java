@@ -3,7 +3,9 @@ package io.hostpace;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hostpace.spi.HostStateStore;
+import io.hostpace.spi.LearningRule;
 import io.hostpace.testing.ScriptedExchange;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
@@ -11,7 +13,8 @@ import org.junit.jupiter.api.Test;
 /**
  * SPEC P14, which calls take the local path: a host's calls that start at once and are accepted; the lock
  * adopts a host while one of its calls waits and hands it back once none does; an engine set up
- * with something the local path cannot keep to (a store of its own, a listener) never takes it.
+ * with something the local path cannot keep to (a store or a rule of its own) never takes it; a
+ * listener hears a call of the local path as one of the lock's.
  */
 class LocalPathTest {
 
@@ -51,14 +54,34 @@ class LocalPathTest {
   }
 
   @Test
-  void anEngineWithAStoreOfItsOwnOrAListenerNeverTakesTheLocalPath() {
+  void anEngineWithAStoreOrRuleOfItsOwnNeverTakesTheLocalPath() {
     List<Hostpace> engines = List.of(
         Hostpace.builder().time(time).hostStateStore(HostStateStore.inMemory(state -> {})).build(),
-        Hostpace.builder().time(time).addListener(event -> {}).build(),
+        Hostpace.builder().time(time).learningRule(new LearningRule() {
+          @Override
+          public long onRefusal(long now, long startedAt, long interval, long changedAt) {
+            return LearningRule.seed().onRefusal(now, startedAt, interval, changedAt);
+          }
+
+          @Override
+          public long onAnswer(long now, long startedAt, long interval, long changedAt) {
+            return 0;
+          }
+        }).build(),
+        Hostpace.builder().time(time).learningRule(LearningRule.seed()).build(),
         Hostpace.builder().time(time).build());
     for (Hostpace engine : engines) {
       assertThat(engine.execute(ok())).isCompletedWithValue(200);
     }
-    assertThat(engines.stream().map(Hostpace::localStarts)).containsExactly(0L, 0L, 1L);
+    assertThat(engines.stream().map(Hostpace::localStarts)).containsExactly(0L, 0L, 1L, 1L);
+  }
+
+  @Test
+  void aListenerHearsACallOfTheLocalPathAsItHearsOneOfTheLocks() {
+    List<HostpaceEvent> heard = new ArrayList<>();
+    Hostpace engine = Hostpace.builder().time(time).addListener(heard::add).build();
+    assertThat(engine.execute(ok())).isCompletedWithValue(200);
+    assertThat(engine.localStarts()).isEqualTo(1);
+    assertThat(heard).extracting(event -> event.getClass().getSimpleName()).containsExactly("Queued", "Started");
   }
 }

@@ -2,6 +2,7 @@ package io.hostpace;
 
 import io.hostpace.testing.ScriptedExchange;
 import io.hostpace.spi.HostState;
+import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -305,6 +306,8 @@ final class RandomWorkload {
     final List<CallRecord> calls = new ArrayList<>();
     final List<Event> events = new ArrayList<>();
     final List<String> trace = new ArrayList<>();
+    /** What a plain run's listener heard, each event as it prints. */
+    final List<String> heard = new ArrayList<>();
     /** Breaches of the Exchange contract seen by the fake server as they happened. */
     final List<String> contract = new ArrayList<>();
     long seq;
@@ -321,11 +324,11 @@ final class RandomWorkload {
     }
 
     /**
-     * {@code plain}: the engine's own rule whatever the workload's, so that nothing in its set-up
-     * keeps it off the local path; {@code listened} then adds a listener that does nothing, which
-     * does keep it off.
+     * {@code plain}: the engine's own rule whatever the workload's, and a listener that records
+     * every event in {@link #heard}, so that nothing in its set-up keeps it off the local path;
+     * {@code locked} then gives it a store of its own, which does keep it off.
      */
-    private Run(Workload workload, boolean plain, boolean listened) {
+    private Run(Workload workload, boolean plain, boolean locked) {
       this.workload = workload;
       this.origin = workload.engine().origin();
       this.time = VirtualTime.startingAt(origin, Instant.parse("2026-01-01T00:00:00Z"));
@@ -349,11 +352,14 @@ final class RandomWorkload {
       if (spec.retryDelayLimitMillis() != null) {
         builder.retryDelayLimit(Duration.ofMillis(spec.retryDelayLimitMillis()));
       }
-      if (listened) {
-        builder.addListener(event -> {});
+      if (plain) {
+        builder.addListener(event -> heard.add(event.toString()));
+        builder.learningRule(LearningRule.hostpace());
+      }
+      if (locked) {
+        builder.hostStateStore(HostStateStore.inMemory(state -> {}));
       }
       if (plain) {
-        builder.learningRule(LearningRule.hostpace());
       } else if (!spec.forgetful()) {
         // The default rule, but for SPEC R10's spared retries (RetriesSparedTest's): these
         // properties hold every call to T1's retry count exactly, which R10 lets depend on what the
@@ -414,9 +420,9 @@ final class RandomWorkload {
       return run;
     }
 
-    /** {@link #of}, on an engine with its own rule, and with a listener when {@code listened}. */
-    static Run plain(Workload workload, boolean listened) {
-      Run run = new Run(workload, true, listened);
+    /** {@link #of}, on an engine with its own rule and a listener, and with a store of its own when {@code locked}. */
+    static Run plain(Workload workload, boolean locked) {
+      Run run = new Run(workload, true, locked);
       run.go();
       return run;
     }
