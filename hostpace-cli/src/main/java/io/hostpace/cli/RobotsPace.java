@@ -1,5 +1,6 @@
 package io.hostpace.cli;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.hostpace.CallContext;
 import io.hostpace.Hostpace;
 import io.hostpace.Limits;
@@ -12,12 +13,15 @@ import java.net.URISyntaxException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code fetch --respect-robots}: the context each host's requests go with once its robots.txt
@@ -26,9 +30,10 @@ import java.util.function.Consumer;
  * URL of the host, the first too, waits for that answer, and then goes with the context it gave.
  *
  * <p>Invariant: a host's robots.txt is asked for once, and no other request to the host is sent
- * before its answer (or its failure) came, because each host's URLs wait on one future, made by
- * the first of them. The map of those futures is only touched by the thread that sends the run's
- * URLs, one after another.
+ * before its answer (or its failure) came, because each of the host's URLs waits in its
+ * {@link Host} until that answer's context is known, and the first of them asks for it. The map of
+ * hosts is only touched by the thread that sends the run's URLs, one after another; a host's
+ * waiting URLs are let go, in the order they came, by the thread that read its robots.txt.
  *
  * <p>A robots.txt with a {@code Crawl-delay} for the crawler's product token, else for
  * {@code *} ({@link RobotsTxt}), paces its host at one request per that delay, unless the limits
@@ -51,8 +56,50 @@ final class RobotsPace {
   private final BiFunction<String, Rate, CallContext> paced;
   /** Hears each robots.txt request as it is sent, to cancel it on Ctrl-C. */
   private final Consumer<CompletableFuture<?>> onSent;
-  /** Each host's context, by its key (host, and port but 80 or 443); touched by the sending thread alone. */
-  private final Map<String, CompletableFuture<CallContext>> byHost = new HashMap<>();
+  /** Each host's robots.txt read or awaited, by its key (host, and port but 80 or 443); touched by the sending thread alone. */
+  private final Map<String, Host> byHost = new HashMap<>();
+
+  /**
+   * One host's robots.txt: the URLs that wait for it, in the order they came, then the context it
+   * gave. The URLs are let go in that order, each queued in the engine before the next, so that the
+   * host's queue has them in the order they were given.
+   */
+  private static final class Host {
+    @GuardedBy("this")
+    private final List<CompletableFuture<CallContext>> waiting = new ArrayList<>();
+    @GuardedBy("this")
+    private @Nullable CallContext read;
+
+    /** The context of the next URL of the host: the one its robots.txt gave, once read. */
+    synchronized CompletableFuture<CallContext> next() {
+      CallContext known = read;
+      if (known != null) {
+        return CompletableFuture.completedFuture(known);
+      }
+      CompletableFuture<CallContext> waits = new CompletableFuture<>();
+      waiting.add(waits);
+      return waits;
+    }
+
+    /**
+     * The robots.txt gave {@code context}: lets the waiting URLs go, in order, outside the lock
+     * (each is sent as it goes), and then those that came meanwhile, until none waits.
+     */
+    void read(CallContext context) {
+      while (true) {
+        List<CompletableFuture<CallContext>> go;
+        synchronized (this) {
+          if (waiting.isEmpty()) {
+            read = context;
+            return;
+          }
+          go = new ArrayList<>(waiting);
+          waiting.clear();
+        }
+        go.forEach(url -> url.complete(context));
+      }
+    }
+  }
 
   RobotsPace(Hostpace engine, PacedHttpClient client, CallContext context, Duration timeout,
       BiFunction<String, Rate, CallContext> paced, Consumer<CompletableFuture<?>> onSent) {
@@ -84,7 +131,20 @@ final class RobotsPace {
     // 80 and 443 are one port to the engine, the default, as in its keys.
     String hostAndPort = host.toLowerCase(Locale.ROOT) + ":" + port;
     String key = port == 80 || port == 443 ? host.toLowerCase(Locale.ROOT) : hostAndPort;
-    return byHost.computeIfAbsent(key, k -> read(uri, scheme.toLowerCase(Locale.ROOT), host, uri.getPort(), key, hostAndPort));
+    Host known = byHost.get(key);
+    if (known == null) {
+      Host asked = new Host();
+      byHost.put(key, asked);
+      CompletableFuture<CallContext> first = asked.next(); // before the robots.txt is asked for: it may answer at once
+      read(uri, scheme.toLowerCase(Locale.ROOT), host, uri.getPort(), key, hostAndPort).whenComplete((given, failure) -> {
+        if (failure != null) { // a bug of ours: the host's URLs still go, as without the option
+          LOG.log(Level.WARNING, key + ": its robots.txt could not be applied: " + Main.failure(failure));
+        }
+        asked.read(given != null ? given : context);
+      });
+      return first;
+    }
+    return known.next();
   }
 
   /** Asks for the robots.txt of {@code uri}'s host, and makes the context its answer gives. */
