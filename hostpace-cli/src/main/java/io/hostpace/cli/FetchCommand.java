@@ -39,6 +39,9 @@ import picocli.CommandLine.Parameters;
  * kept. A URL given twice is fetched and saved once. {@code --resume} goes on with a run that
  * stopped: the URLs its {@code --output} already holds as done ({@link FetchLog}) are skipped,
  * and the new records are appended.
+ *
+ * <p>{@code --respect-robots} asks each host for its robots.txt before its first URL, and paces
+ * the host at the {@code Crawl-delay} it asks, unless the limits given are as slow ({@link RobotsPace}).
  */
 @Command(name = "fetch", mixinStandardHelpOptions = true,
     description = "Fetch URLs through Hostpace: paced per host, refusals retried, a JSON line per URL.",
@@ -98,6 +101,13 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
           + "a 2xx status and a whole body (with --save, its file there with its bytes), and append to FILE. "
           + "A last line cut short is dropped. With --state, at the pace the hosts had")
   boolean resume;
+
+  @Option(names = "--respect-robots",
+      description = "before a host's first request, read its /robots.txt (once, paced as any request to the host; "
+          + "its other requests wait for it) and pace the host at one request per the Crawl-delay it asks of the "
+          + "User-Agent's product token, else of *, unless the limits given are as slow: the slower holds. "
+          + "A robots.txt missing, unreachable or without a delay changes nothing; Disallow is not read")
+  boolean respectRobots;
 
   @Option(names = "--quiet", description = "no summary, and no progress line unless --progress")
   boolean quiet;
@@ -174,28 +184,36 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
       Progress shown = Progress.start(engine, targets.size(), drawn ? streams.err() : null, io.hostpace.Clock.system(), width);
       AtomicInteger incomplete = new AtomicInteger();
       List<CompletableFuture<Void>> calls = new ArrayList<>();
+      java.util.function.Consumer<CompletableFuture<?>> onSent = call -> {
+        sent.add(call);
+        if (interrupt.interrupted()) {
+          call.cancel(true); // sent as the hook cancelled the others
+        }
+      };
+      RobotsPace robots = respectRobots ? new RobotsPace(engine, client, context, timeout, pacing::context, onSent) : null;
       for (String target : targets) {
         if (interrupt.interrupted()) {
           break; // Ctrl-C: nothing more is sent
         }
-        calls.add(fetch(client, context, target, verb, requestHeaders, body, timeout, summary, saving, call -> {
-          sent.add(call);
-          if (interrupt.interrupted()) {
-            call.cancel(true); // sent as the hook cancelled the others
-          }
-        }).thenAccept(record -> {
-          if (record == CANCELLED) {
-            return; // not done: stopped by Ctrl-C
-          }
-          if (!record.complete()) {
-            incomplete.incrementAndGet();
-          }
-          synchronized (records) {
-            records.println(record.toJson());
-          }
-          summary.finished(record);
-          shown.done();
-        }));
+        // With --respect-robots, a host's URLs wait for its robots.txt, and go with the context it gave.
+        CompletableFuture<CallContext> hostContext =
+            robots == null ? CompletableFuture.completedFuture(context) : robots.contextOf(target);
+        calls.add(hostContext.thenCompose(paced -> interrupt.interrupted()
+                ? CompletableFuture.completedFuture(CANCELLED) // Ctrl-C while the robots.txt was awaited
+                : fetch(client, paced, target, verb, requestHeaders, body, timeout, summary, saving, onSent))
+            .thenAccept(record -> {
+              if (record == CANCELLED) {
+                return; // not done: stopped by Ctrl-C
+              }
+              if (!record.complete()) {
+                incomplete.incrementAndGet();
+              }
+              synchronized (records) {
+                records.println(record.toJson());
+              }
+              summary.finished(record);
+              shown.done();
+            }));
       }
       CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0])).join();
       shown.stop();

@@ -252,11 +252,17 @@ final class PacingOptions {
     }
   }
 
+  /** The limits {@link #context()} read for every host. */
+  private Limits everyHost = Limits.NONE;
+  /** The limits {@link #context()} read by key, in the order given. */
+  private final List<java.util.Map.Entry<String, Limits>> byKey = new ArrayList<>();
+
   /** The context these options describe: the limits for every host and per key. */
   CallContext context() {
     configure();
     CallContext.Builder context = CallContext.builder();
-    Limits everyHost = Limits.NONE;
+    everyHost = Limits.NONE;
+    byKey.clear();
     if (maxInFlight != null) {
       if (maxInFlight < 1) {
         throw usage("--max-in-flight must be at least 1, got " + maxInFlight);
@@ -272,13 +278,47 @@ final class PacingOptions {
       if (equals <= 0) {
         throw usage("--host '" + host + "' is not KEY=SPEC, such as 'qlever.dev=inFlight:1,perSecond:1'");
       }
+      String key = host.substring(0, equals).strip();
       try {
-        context.addLimit(host.substring(0, equals).strip(), Limits.parse(host.substring(equals + 1)));
+        Limits limits = Limits.parse(host.substring(equals + 1));
+        context.addLimit(key, limits);
+        byKey.add(java.util.Map.entry(key, limits));
       } catch (IllegalArgumentException e) {
         throw usage("--host '" + host + "': " + e.getMessage());
       }
     }
     return context.build();
+  }
+
+  /**
+   * The context of {@link #context()} with {@code rate} for the host {@code hostAndPort}
+   * ({@code example.org:443}, {@code 127.0.0.1:8080}), which {@code fetch --respect-robots} gives a
+   * host whose robots.txt asks for a slower pace than these options do. The rate is given by the
+   * host's key with its port, which holds over a {@code --host} key without port, field by field
+   * (SPEC P4); a {@code --host} key that names the same host and port lends it its other fields
+   * instead of being given twice, which the engine would refuse. Every other limit is as given.
+   */
+  CallContext context(String hostAndPort, Rate rate) {
+    CallContext.Builder context = CallContext.builder().limitsForEveryHost(everyHost);
+    Integer inFlight = null;
+    for (java.util.Map.Entry<String, Limits> given : byKey) {
+      if (sameKey(given.getKey(), hostAndPort)) {
+        inFlight = given.getValue().inFlight();
+      } else {
+        context.addLimit(given.getKey(), given.getValue());
+      }
+    }
+    return context.addLimit(hostAndPort, new Limits(inFlight, rate)).build();
+  }
+
+  /** Whether the engine reads {@code a} and {@code b} as one key: it refuses two limits for one key (SPEC P4). */
+  private static boolean sameKey(String a, String b) {
+    try {
+      CallContext.builder().addLimit(a, Limits.inFlight(1)).addLimit(b, Limits.inFlight(2));
+      return false;
+    } catch (IllegalArgumentException e) {
+      return true;
+    }
   }
 
   /**

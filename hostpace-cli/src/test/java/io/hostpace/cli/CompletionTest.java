@@ -21,6 +21,7 @@ class CompletionTest {
     }
     // Options of fetch and of the options every command that sends shares.
     assertThat(script).contains("--max-rate").contains("--host").contains("--state").contains("--progress")
+        .contains("--respect-robots")
         .contains("--query-file").contains("--endpoint");
   }
 
