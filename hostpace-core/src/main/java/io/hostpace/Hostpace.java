@@ -342,18 +342,29 @@ public final class Hostpace implements AutoCloseable {
    *     ({@code "Example.org"}, {@code "example.org:443"}), which the message gives
    */
   public static String checkKey(String key) {
-    Objects.requireNonNull(key, "key");
-    String normalised;
-    try {
-      normalised = HostKey.normaliseLimitKey(key);
-    } catch (IllegalArgumentException e) { // already on one line, and naming the key
-      throw new IllegalArgumentException("expected a host's key or a group's: " + e.getMessage(), e);
-    }
+    String normalised = normaliseKey(key);
     if (!normalised.equals(key)) {
       throw new IllegalArgumentException(Redaction.printable(
           "key '" + key + "' is not written as the engine writes its keys: expected '" + normalised + "'"));
     }
     return key;
+  }
+
+  /**
+   * {@code key} as the engine writes it: a host's or a group's key written any way a configured
+   * limit's key may be ({@code Example.ORG:443} reads as {@code example.org}, SPEC P4). Two keys
+   * name one host or group when this gives both the same; {@link #checkKey} is the strict form,
+   * for keys that must already be written so.
+   *
+   * @throws IllegalArgumentException naming the key, on one line, when it names no host or group
+   */
+  public static String normaliseKey(String key) {
+    Objects.requireNonNull(key, "key");
+    try {
+      return HostKey.normaliseLimitKey(key);
+    } catch (IllegalArgumentException e) { // already on one line, and naming the key
+      throw new IllegalArgumentException("expected a host's key or a group's: " + e.getMessage(), e);
+    }
   }
 
   /**

@@ -482,6 +482,31 @@ class HostKeyTest {
                         + HostKey.normaliseLimitKey(key) + "'");
     }
 
+    // --- Hostpace.normaliseKey: a key written any way a limit's may be, as the engine writes it ---
+
+    @ParameterizedTest(name = "{0} reads as {1}")
+    @CsvSource({
+            "Example.ORG,        example.org",
+            "example.org.,       example.org",
+            "example.org:443,    example.org",        // the port of https, as a URL's host drops it
+            "EXAMPLE.org:8080,   example.org:8080",
+            "*.Example.org,      *.example.org",
+            "127.1,              127.0.0.1",
+            "example.org,        example.org"})
+    void p4_aKeyWrittenAnyWayALimitsMayBeReadsAsTheEngineWritesIt(String key, String expected) {
+        assertThat(Hostpace.normaliseKey(key)).isEqualTo(expected).isEqualTo(HostKey.normaliseLimitKey(key));
+        assertThat(Hostpace.checkKey(Hostpace.normaliseKey(key))).isEqualTo(expected);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", " ", "a\nb", "*.org", "http://example.org", "example.org:0"})
+    void aKeyThatNamesNoHostOrGroupIsNotNormalisedButRefusedOnOneLine(String key) {
+        assertThatThrownBy(() -> Hostpace.normaliseKey(key))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("expected a host's key or a group's: ")
+                .hasMessageNotContaining("\n");
+    }
+
     // --- Hostpace.inGroup: the groups a host's key is in, for those outside the engine ------------
 
     @ParameterizedTest(name = "{0} is in {1}")

@@ -311,14 +311,9 @@ final class PacingOptions {
     return context.addLimit(hostAndPort, new Limits(inFlight, rate)).build();
   }
 
-  /** Whether the engine reads {@code a} and {@code b} as one key: it refuses two limits for one key (SPEC P4). */
+  /** Whether the engine reads {@code a} and {@code b} as one key, to which it would refuse two limits (SPEC P4). */
   private static boolean sameKey(String a, String b) {
-    try {
-      CallContext.builder().addLimit(a, Limits.inFlight(1)).addLimit(b, Limits.inFlight(2));
-      return false;
-    } catch (IllegalArgumentException e) {
-      return true;
-    }
+    return Hostpace.normaliseKey(a).equals(Hostpace.normaliseKey(b));
   }
 
   /**
