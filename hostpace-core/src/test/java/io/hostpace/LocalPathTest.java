@@ -57,17 +57,7 @@ class LocalPathTest {
   void anEngineWithAStoreOrRuleOfItsOwnNeverTakesTheLocalPath() {
     List<Hostpace> engines = List.of(
         Hostpace.builder().time(time).hostStateStore(HostStateStore.inMemory(state -> {})).build(),
-        Hostpace.builder().time(time).learningRule(new LearningRule() {
-          @Override
-          public long onRefusal(long now, long startedAt, long interval, long changedAt) {
-            return LearningRule.seed().onRefusal(now, startedAt, interval, changedAt);
-          }
-
-          @Override
-          public long onAnswer(long now, long startedAt, long interval, long changedAt) {
-            return 0;
-          }
-        }).build(),
+        Hostpace.builder().time(time).learningRule(new RandomWorkload.SparingNoRetries(LearningRule.hostpace())).build(),
         Hostpace.builder().time(time).learningRule(LearningRule.seed()).build(),
         Hostpace.builder().time(time).build());
     for (Hostpace engine : engines) {
