@@ -186,6 +186,8 @@ final class FleetClaims {
             claim.alone = false;
           }
         }
+      }
+      if (state.unclaimed || state.unread) {
         rejoin(node, clock.nanoTime());
       }
     }
@@ -697,7 +699,7 @@ final class FleetClaims {
         claim.alone = true;
         for (Node node : nodes) {
           FleetState state = node.fleet();
-          if (!state.unclaimed && !state.startedAlone) { // the fleet's pace, not one learned alone since
+          if (!state.unclaimed && !state.startedAlone && !state.unread) { // the fleet's pace, not one learned alone since
             Fleet.Kept held = FleetMemory.keptOf(node, now);
             state.atLoss = new Fleet.Kept(held.intervalNanos(), held.inFlightLimit(), held.quotaPermits(),
                 held.quotaWindowNanos(), 0, 0);
@@ -735,18 +737,27 @@ final class FleetClaims {
    * lesson heard): this process rejoins it, and reads the node's pace again from what the fleet
    * keeps ({@link FleetMemory#rejoined}), so that processes which paced alone meanwhile go on at
    * one pace. For a share after it ({@link FleetState#rejoinSettlesAt}) bare refusals teach the
-   * node's interval nothing. Once per loss.
+   * node's interval nothing: once per loss, from its first answer, however long the read takes. A
+   * read the fleet could not answer is asked again here, backed off
+   * ({@link FleetState#unread}).
    */
   private void rejoin(Node node, long now) {
     FleetState state = node.fleet;
-    if (state == null || !state.unclaimed) {
+    if (state == null) {
       return;
     }
-    state.unclaimed = false;
-    state.rejoinSettlesAt = now + state.share;
-    state.rejoinSettling = state.share > 0;
     FleetMemory memory = this.memory;
-    if (memory != null) {
+    if (state.unclaimed) {
+      state.unclaimed = false;
+      state.rejoinSettlesAt = now + state.share;
+      state.rejoinSettling = state.share > 0;
+      if (memory != null) {
+        state.unread = true;
+        state.readBackoff = 0;
+        state.readAgainAt = now;
+      }
+    }
+    if (memory != null && state.unread) {
       memory.rejoined(node, now);
     }
   }

@@ -55,7 +55,7 @@ final class FleetMemory {
    */
   void answered(Node node, long now) {
     FleetState fleetState = node.fleet;
-    if (fleetState != null && (fleetState.unclaimed || fleetState.rejoining)) {
+    if (fleetState != null && (fleetState.unclaimed || fleetState.unread)) {
       return; // learned alone, at this process's share: not the fleet's pace (SPEC S4)
     }
     Fleet.Kept kept = keptOf(node, now);
@@ -154,23 +154,37 @@ final class FleetMemory {
    * the same call (one round trip, the start not held for it): the pace it learned from the whole
    * fleet's answers, not the one it learned alone at its share. So the first process to rejoin sets
    * the pace every process rejoins at, itself included. Until the answer, this process keeps nothing
-   * of the node in the fleet; a read the fleet could not answer is asked again at the next rejoin
-   * (the next claim answered, or lesson heard).
+   * of the node in the fleet. Asked while the node is {@linkplain FleetState#unread unread}: a read
+   * the fleet could not answer is asked again at a claim answered or a lesson heard, no sooner than
+   * {@link #READ_AGAIN_FIRST_NANOS} after it, each wait twice the last up to
+   * {@link #READ_AGAIN_MOST_NANOS}: a fleet that answers claims but fails reads (a script that times
+   * out, a value it cannot read) costs a read each few seconds, not one more call per claim.
    */
   void rejoined(Node node, long now) {
     FleetState state = node.fleet();
+    if (!state.unread || state.rejoining || state.readAgainAt - now > 0) {
+      return;
+    }
     Fleet.Kept atLoss = state.atLoss;
     Fleet.Kept mine = new Fleet.Kept(atLoss.intervalNanos(), atLoss.inFlightLimit(), atLoss.quotaPermits(),
         atLoss.quotaWindowNanos(), 0, keptOf(node, now).pauseLeftNanos());
     state.rejoining = true;
+    state.readBackoff = state.readBackoff == 0 ? READ_AGAIN_FIRST_NANOS : Math.min(2 * state.readBackoff, READ_AGAIN_MOST_NANOS);
+    state.readAgainAt = now + state.readBackoff;
     fleet.recallOrKeep(node.key, mine, keepFor, kept -> engine.underLock(() -> {
       state.rejoining = false;
-      if (kept == null) {
-        state.unclaimed = true; // not rejoined yet
+      if (kept != null) {
+        state.unread = false;
+        state.readBackoff = 0;
       }
       engine.rejoined(node, kept);
     }));
   }
+
+  /** How long after a rejoin's read that the fleet could not answer it is asked again, at the least (1 s). */
+  static final long READ_AGAIN_FIRST_NANOS = 1_000_000_000L;
+  /** How long after a rejoin's read that the fleet could not answer it is asked again, at the most (10 s). */
+  static final long READ_AGAIN_MOST_NANOS = 10_000_000_000L;
 
   /**
    * What {@code node} holds at {@code now} that a newcomer should start from; a pause as what is

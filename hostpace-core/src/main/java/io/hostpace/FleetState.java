@@ -81,9 +81,21 @@ final class FleetState {
   boolean rejoinSettling;
   /**
    * Whether the node's pace is being read again from the fleet as this process rejoins it (SPEC
-   * S4): until it is, what this process learned alone is not kept in the fleet.
+   * S4), the read asked and not answered.
    */
   boolean rejoining;
+  /**
+   * Whether this process rejoined the fleet and has not read the node's pace from it yet (SPEC S4):
+   * the read is asked, or the fleet could not answer it, though it answers claims again. Until it
+   * is read, what this process learned alone is not kept in the fleet, and a loss of the fleet
+   * meanwhile keeps {@link #atLoss} from the first. A read that failed is asked again at a claim
+   * answered or a lesson heard from {@link #readAgainAt}, each wait twice the last
+   * ({@link #readBackoff}): 1 s, 2 s, 4 s, up to 10 s; not at each claim, and the rejoin's
+   * settling ({@link #rejoinSettlesAt}) is not begun again.
+   */
+  boolean unread;
+  long readAgainAt;
+  long readBackoff;
 
   /** Whether this process is still rejoining the fleet at {@code now}, until {@link #rejoinSettlesAt}. */
   boolean settling(long now) {

@@ -30,9 +30,11 @@ class FleetOutageTest {
   final VirtualTime time = VirtualTime.create();
   final FakeServer server = new FakeServer(time, exchange -> Reply.ok());
   final LocalFleet fleet = new LocalFleet(time, time, Duration.ofMillis(1));
+  /** 0 s of the tests' traces (the virtual clock starts at a random origin). */
+  final long origin = time.nanoTime();
 
   /** A process of {@link #fleet} that cannot reach it while {@link #down}, and counts {@link #processes} processes. */
-  final class Unreachable extends ForwardingFleet {
+  class Unreachable extends ForwardingFleet {
     boolean down;
     int processes;
     /** How long a claim waits for its unclaimed answer while {@link #down}: a fleet that times out answers late. */
@@ -184,6 +186,70 @@ class FleetOutageTest {
     assertThat(changes).as("interval changes after the rejoin").isNotEmpty();
     assertThat(changes.get(0).to()).as("the pace the fleet keeps, taken at the first answer after the outage")
         .isEqualTo(Duration.ofMillis(800));
+  }
+
+  /** A process of {@link #fleet} whose rejoin reads fail while {@link #readsFail}, though its claims are answered. */
+  final class ReadsFailing extends Unreachable {
+    boolean readsFail;
+    /** When each rejoin read was asked, in ms of virtual time. */
+    final List<Long> readsAsked = new ArrayList<>();
+
+    ReadsFailing(int processes) {
+      super(processes);
+    }
+
+    @Override
+    public void recallOrKeep(String key, Kept kept, long keepForNanos, Consumer<@Nullable Kept> then) {
+      readsAsked.add((time.nanoTime() - origin) / 1_000_000);
+      if (readsFail) {
+        time.schedule(() -> then.accept(null), Duration.ofMillis(1).toNanos());
+      } else {
+        super.recallOrKeep(key, kept, keepForNanos, then);
+      }
+    }
+  }
+
+  @Test
+  void S4_aRejoinWhoseReadFailsIsReadAgainBackedOffAndItsSettlingEndsAShareAfterTheFirstRejoin() {
+    ReadsFailing member = new ReadsFailing(2);
+    List<HostpaceEvent.IntervalChanged> changes = new ArrayList<>();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).addListener(event -> {
+      if (event instanceof HostpaceEvent.IntervalChanged changed) {
+        changes.add(changed);
+      }
+    }).fleet(member).build();
+    // The fleet keeps 250 ms of the host, which the engine reads as it meets it; the host refuses
+    // the starts from 8 s to 8.3 s, bare, and takes the others.
+    fleet.join().keep("shared.test", new Fleet.Kept(Duration.ofMillis(250).toNanos(), 0, 0, 0, 0, 0),
+        Duration.ofHours(1).toNanos());
+    server.script(exchange -> time.nanoTime() - origin >= 8_000_000_000L && time.nanoTime() - origin < 8_300_000_000L
+        ? Reply.status(429) : Reply.ok());
+    time.advance(Duration.ofMillis(5));
+    for (int i = 0; i < 400; i++) {
+      get(engine, "/r" + i);
+    }
+    time.advance(Duration.ofSeconds(3));
+    member.down = true; // at 3 s the fleet goes: the engine starts alone, each 500 ms (its share among 2)
+    time.advance(Duration.ofSeconds(3));
+    member.down = false; // at 6 s its claims are answered again, but its rejoin's read fails
+    member.readsFail = true;
+    changes.clear();
+    time.advance(Duration.ofSeconds(20));
+    List<HostpaceEvent.IntervalChanged> whileReadsFail = new ArrayList<>(changes);
+    List<Long> readsWhileFailing = new ArrayList<>(member.readsAsked);
+    member.readsFail = false; // at 26 s the read answers again
+    time.advance(Duration.ofSeconds(15));
+
+    // The rejoin at 6 s settles for one share (500 ms): the refusals at 8 s teach the interval, though
+    // the read still fails. The read is asked again backed off, not at each of the 80 claims answered
+    // in those 20 s; once it answers, the engine takes the fleet's 250 ms and reads no more.
+    assertThat(readsWhileFailing).as("the rejoin reads asked from 6 s to 26 s, ms").hasSizeBetween(2, 8)
+        .allSatisfy(ms -> assertThat(ms).isBetween(6_000L, 26_000L));
+    assertThat(whileReadsFail).as("interval changes from 6 s to 26 s")
+        .anySatisfy(change -> assertThat(change.to()).isGreaterThan(change.from()).isGreaterThan(Duration.ofMillis(250)));
+    assertThat(member.readsAsked).as("the rejoin reads asked from 6 s to 41 s, ms").hasSizeLessThanOrEqualTo(readsWhileFailing.size() + 1);
+    assertThat(changes).as("interval changes from 26 s to 41 s").last()
+        .satisfies(change -> assertThat(change.to()).isEqualTo(Duration.ofMillis(250)));
   }
 
   /** The learned intervals of {@code engines}' host {@code shared.test}, in ms, rounded to a tenth. */

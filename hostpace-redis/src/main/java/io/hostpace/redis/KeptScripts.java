@@ -27,6 +27,8 @@ import org.jspecify.annotations.Nullable;
  * <p>A value whose version this release does not read (a later release's) reads as nothing kept:
  * the host opens as on first contact rather than misread; the value is overwritten when this
  * process keeps what the host taught it, so in a fleet of two releases the last to keep stands.
+ * A rejoin's {@link #RECALL_OR_KEEP} that finds such a value answers it, and {@link RedisFleet}
+ * reads that as nothing kept too: the process goes on from what it offered, as if first to rejoin.
  * So that an earlier release reads what it can, a host that announces no starts a window is kept
  * in version 1.
  */

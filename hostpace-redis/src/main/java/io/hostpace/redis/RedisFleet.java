@@ -213,6 +213,8 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   private volatile int processes = 1;
   private final List<Registration> listeners = new CopyOnWriteArrayList<>();
   private final AtomicBoolean closed = new AtomicBoolean();
+  /** Whether this fleet said that Redis keeps a host in a format this release does not read: once, not at each read. */
+  private final AtomicBoolean toldUnread = new AtomicBoolean();
   private final LongAdder lessonsLost = new LongAdder();
   private final LongAdder claimsUnclaimed = new LongAdder();
   private final LongAdder releasesLost = new LongAdder();
@@ -556,6 +558,9 @@ public final class RedisFleet implements Fleet, AutoCloseable {
         warn("recall", recallsUnanswered, error);
       }
       Kept kept = error == null ? KeptScripts.read(read) : null;
+      if (error == null && read != null && kept == null) {
+        unread(key, read);
+      }
       answer(() -> then.accept(kept));
     });
   }
@@ -564,7 +569,11 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * Reads what the fleet keeps of {@code key}, having kept {@code kept} first if nothing was, in
    * one script call, and returns at once: processes that rejoin together all read the first one's.
    * {@code then} hears, as {@link #recall}'s does, what is kept then, or null (Redis failed, did
-   * not answer within 1 s, or the fleet is closed: {@linkplain #recallsUnanswered counted}).
+   * not answer within 1 s, or the fleet is closed: {@linkplain #recallsUnanswered counted}). A text
+   * this release does not read (a later release's format) is nothing kept, as {@link #recall} reads
+   * it: {@code then} hears {@code kept}, what this process holds, as the first to rejoin would (the
+   * text is left as it is, and said once at {@code INFO}), not null, which would have the engine
+   * ask again as if Redis could not be asked.
    *
    * @throws IllegalArgumentException if {@code key} is not a host's or a group's key as the
    *     engine writes it ({@link Hostpace#checkKey}), or {@code keepForNanos} negative
@@ -595,9 +604,30 @@ public final class RedisFleet implements Fleet, AutoCloseable {
         recallsUnanswered.increment();
         warn("recall", recallsUnanswered, error);
       }
-      Kept now = error == null ? KeptScripts.read(answer) : null;
+      Kept understood = error == null ? KeptScripts.read(answer) : null;
+      if (error == null && understood == null) { // answered, in a text this release does not read: nothing kept, and this one's stands
+        unread(key, answer);
+      }
+      Kept now = error == null && understood == null ? kept : understood;
       answer(() -> then.accept(now));
     });
+  }
+
+  /**
+   * Says once, at {@code INFO} on this class's logger, that Redis keeps {@code key} in a text this
+   * release does not read ({@code answer}'s, a later release's format or a text cut short), which it
+   * reads as nothing kept (SPEC S3); later reads of such texts are not said again. An answer
+   * without a text (nothing kept) says nothing.
+   */
+  private void unread(String key, @Nullable List<?> answer) {
+    Object text = answer == null || answer.isEmpty() ? null : answer.get(0);
+    if (text != null && toldUnread.compareAndSet(false, true)) { // none: nothing is kept
+      String version = String.valueOf(text).split("\t", 2)[0];
+      System.getLogger(RedisFleet.class.getName()).log(System.Logger.Level.INFO, () -> "fleet '" + fleetName
+          + "': what Redis keeps of '" + key + "' is a text this release (formats " + KeptScripts.VERSION + " and "
+          + KeptScripts.ANNOUNCED_VERSION + ") does not read, of format '" + version + "' (a later release's?):"
+          + " read as nothing kept; texts like it are not said again");
+    }
   }
 
   /**

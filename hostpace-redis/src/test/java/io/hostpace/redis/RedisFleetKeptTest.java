@@ -182,4 +182,23 @@ class RedisFleetKeptTest extends OnRealRedis {
     assertThat(recallOrKeep(a, "learned.test", Kept.NOTHING)).isEqualTo(learned);
     assertThat(a.recallsUnanswered() + b.recallsUnanswered()).isZero();
   }
+
+  @Test
+  void S3_S4_aRejoinOverALaterReleasesTextReadsNothingKeptAndGoesOnFromWhatItHeld() throws Exception {
+    RedisFleet a = process();
+    String key = new RedisKeys(fleetName).kept("newer.test");
+    String later = (Integer.parseInt(KeptScripts.ANNOUNCED_VERSION) + 1) + "\t1000000\t0\t0\t0\t0\t0\tmore";
+    redis().set(key, later);
+    Kept held = new Kept(800_000_000L, 0, 0, 0, 0, 0);
+
+    // A format above the one this release writes: nothing kept that it reads. The rejoin is
+    // answered what this process held, as the first to rejoin an empty fleet is, not null (which
+    // says Redis could not be asked, and has the engine ask again); the later text stays, and so
+    // does the answer at each rejoin.
+    assertThat(recall(a, "newer.test")).as("a newcomer's read").isNull();
+    assertThat(recallOrKeep(a, "newer.test", held)).as("a rejoin's read").isEqualTo(held);
+    assertThat(recallOrKeep(a, "newer.test", Kept.NOTHING)).as("another's, holding nothing").isEqualTo(Kept.NOTHING);
+    assertThat(a.recallsUnanswered()).isZero();
+    assertThat(redis().get(key)).isEqualTo(later);
+  }
 }
