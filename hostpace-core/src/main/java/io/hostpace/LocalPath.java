@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  *   <li>A submission: its queue has no gate, rate or fleet limit; its host's node is the local
  *       path's or new; nothing holds it back (a place free in its queue and its host's learned and
  *       opening limits; no pause, interval, quota or announced budget), so it starts at once; and
- *       {@link Scheduler#passable} (open, nothing to tell, no calls left to take, no wake-up due).
+ *       {@link Scheduler#passable} (open, no calls left to take, no wake-up due).
  *   <li>An answer: accepted, ending the call (no refusal, retry, give-up or announced quota), on a
  *       node still the local path's, and {@link Scheduler#passable}.
  * </ul>
