@@ -165,6 +165,36 @@ class FleetTest {
     assertThat(Math.min(a, b)).as("%d and %d starts", a, b).isGreaterThanOrEqualTo(8);
   }
 
+  @Test
+  void S2_aProcessPacedALittleSlowerThanTheOthersStillGetsItsShareOfTheFleetsStarts() {
+    // Three processes with a backlog each, paced at 250, 250 and 251.5 ms: the fleet grants a
+    // start once the shortest interval claimed lately has passed since the last, and tells each
+    // claim that waits that same time, so the slower process asks with the others and wins its
+    // turns; were it held to its own interval, the others' starts would leave it no gap ever.
+    long[] paces = {250_000_000, 250_000_000, 251_500_000};
+    List<String> paths = List.of("/a", "/b", "/c");
+    for (int p = 0; p < paces.length; p++) {
+      Hostpace process = Hostpace.builder().widenFirstContact(false).time(time)
+          .addLimit("shared.test", Limits.rate(Rate.of(1, Duration.ofNanos(paces[p])))).fleet(fleet.join()).build();
+      for (int i = 0; i < 400; i++) {
+        get(process, paths.get(p) + i);
+      }
+    }
+    time.advance(Duration.ofSeconds(60));
+
+    int fair = (int) (Duration.ofSeconds(60).toNanos() / paces[0] / paces.length); // an equal share at the fastest pace
+    List<Double> starts = new ArrayList<>();
+    for (String path : paths) {
+      List<String> own = server.startTimes(path);
+      assertThat(own.size()).as("starts of %s, of an equal share of %d", path, fair).isGreaterThanOrEqualTo(fair / 2);
+      own.forEach(t -> starts.add(Double.parseDouble(t)));
+    }
+    starts.sort(null);
+    for (int i = 1; i < starts.size(); i++) { // never two within the shortest interval: the fleet no faster than its fastest pace
+      assertThat(starts.get(i) - starts.get(i - 1)).as("gap before start %d of %s", i, starts).isGreaterThanOrEqualTo(0.2495);
+    }
+  }
+
   /** A store whose every host has learned that it holds {@code limit} requests at once. */
   HostStateStore holding(int limit) {
     return KnownHosts.holding(limit);

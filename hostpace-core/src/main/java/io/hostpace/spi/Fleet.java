@@ -202,8 +202,12 @@ public interface Fleet {
   /**
    * Claims a start for this process, now, of every one of {@code keys} at once (a host and the
    * groups it is in that are paced): granted when, for each key, no process was granted one in
-   * the last of its {@code intervalNanos}, and then this one is recorded as each key's last start;
-   * else nothing is recorded. The answer comes to {@code then}, later, on a thread of the fleet's:
+   * the last of the shortest interval claimed of it lately (this claim's {@code intervalNanos}
+   * among them; one unclaimed for one and a half of itself is forgotten), or of its own interval
+   * when that is longer by more than a sixteenth of itself, and then this one is recorded as each
+   * key's last start; else no start is recorded, and the claims that must wait are told the same
+   * moment, so that a process paced a little slower than the others gets its turns. The answer
+   * comes to {@code then}, later, on a thread of the fleet's:
    * 0 for granted, else how many nanoseconds after the fleet looked a claim may be granted (the
    * longest of the keys' waits; the process claims again then), or {@link #UNCLAIMED}.
    *

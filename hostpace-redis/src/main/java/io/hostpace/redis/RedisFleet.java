@@ -64,6 +64,9 @@ import org.jspecify.annotations.Nullable;
  * hostpace:crawlers:last:{tag}:{key}       string   the key's last granted start,   (see ClaimScript)
  *                                                   in microseconds of Redis's clock, expiring once
  *                                                   it can no longer hold a start back
+ * hostpace:crawlers:shortest:{tag}:{key}   string   the shortest interval claimed   (see ClaimScript)
+ *                                                   of the key lately, in microseconds, expiring
+ *                                                   one and a half of it after it was last claimed
  * hostpace:crawlers:places:{tag}:{key}     zset     the key's places held: members  (see PlaceScript)
  *                                                   {origin}:{place}, scored by when their lease runs
  *                                                   out in microseconds of Redis's clock, expiring a
@@ -713,14 +716,15 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       throw new IllegalArgumentException("a claim needs keys, and an interval for each: "
           + keys.size() + " keys, " + intervalNanos.length + " intervals");
     }
-    String[] redisKeys = new String[keys.size()];
+    String[] redisKeys = new String[2 * keys.size()];
     String[] args = new String[keys.size()];
-    for (int i = 0; i < redisKeys.length; i++) {
+    for (int i = 0; i < args.length; i++) {
       String key = Hostpace.checkKey(Objects.requireNonNull(keys.get(i), "key"));
       if (intervalNanos[i] < 0) {
         throw new IllegalArgumentException("intervalNanos must be at least 0, was " + intervalNanos[i]);
       }
       redisKeys[i] = names.last(key);
+      redisKeys[args.length + i] = names.shortest(key);
       args[i] = Long.toString(ClaimScript.micros(intervalNanos[i]));
     }
     claim(ClaimScript.SOURCE, claimDigest, redisKeys, args, ClaimScript::nanos, then);

@@ -9,6 +9,7 @@ package io.hostpace.redis;
  * hostpace:crawlers:lessons                                    the channel
  * hostpace:crawlers:last:{wikidata.org}:query.wikidata.org     a host's last granted start
  * hostpace:crawlers:last:{wikidata.org}:*.wikidata.org         its group's
+ * hostpace:crawlers:shortest:{wikidata.org}:query.wikidata.org the shortest interval claimed of it lately
  * hostpace:crawlers:places:{wikidata.org}:query.wikidata.org   a host's places
  * hostpace:crawlers:places:{example.org}:example.org/quota     a learned quota's places
  * hostpace:crawlers:waiters:{wikidata.org}:query.wikidata.org  the claims that wait for its places
@@ -58,6 +59,11 @@ final class RedisKeys {
   /** The string of {@code key}'s last granted start ({@link ClaimScript}). */
   String last(String key) {
     return named("last", key);
+  }
+
+  /** The string of the shortest interval claimed of {@code key} lately ({@link ClaimScript}). */
+  String shortest(String key) {
+    return named("shortest", key);
   }
 
   /** The sorted set of {@code key}'s places held ({@link PlaceScript}); {@code key} may end in {@code /quota}. */

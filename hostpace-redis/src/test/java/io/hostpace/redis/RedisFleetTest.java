@@ -171,6 +171,34 @@ class RedisFleetTest extends OnRealRedis {
   }
 
   @Test
+  void S2_aClaimThatWaitsIsToldWhenTheShortestIntervalClaimedLatelyHasPassedThoughItsOwnIsALittleLonger() throws Exception {
+    RedisFleet a = process();
+    RedisFleet b = process();
+    RedisKeys names = new RedisKeys(fleetName);
+
+    assertThat(claim(a, "fair.example", 10 * SECOND)).isZero();
+    // b is paced at 10.5 s, a little slower: it is told when the 10 s pass, as a would be, so it
+    // asks again with a and may win the start; held to its own 10.5 s it never would.
+    assertThat(claim(b, "fair.example", 10_500 * MILLI)).isBetween(9 * SECOND, 10 * SECOND);
+    assertThat(redis().get(names.shortest("fair.example"))).as("microseconds").isEqualTo("10000000");
+    assertThat(redis().pttl(names.shortest("fair.example"))).as("one and a half of it after its last claim")
+        .isBetween(14_000L, 15_000L);
+
+    // A faster claim is the shortest at once; a claim slower than it beyond a sixteenth of its own
+    // interval (a pace a refusal widened) is held to its own, and changes nothing.
+    assertThat(claim(b, "fair.example", 5 * SECOND)).isBetween(4 * SECOND, 5 * SECOND);
+    assertThat(claim(a, "fair.example", 10 * SECOND)).isBetween(9 * SECOND, 10 * SECOND);
+    assertThat(redis().get(names.shortest("fair.example"))).isEqualTo("5000000");
+
+    // Once the shortest is no longer claimed it expires (deleted here, as its expiry would), and a
+    // claim is held to its own interval again.
+    redis().del(names.shortest("fair.example"));
+    assertThat(claim(b, "fair.example", 10_500 * MILLI)).isBetween(9_500 * MILLI, 10_500 * MILLI);
+    assertThat(redis().get(names.shortest("fair.example"))).isEqualTo("10500000");
+    assertThat(a.claimsUnclaimed() + b.claimsUnclaimed()).isZero();
+  }
+
+  @Test
   void S2_claimsOfDifferentKeysOrFleetsDoNotSpaceEachOther() throws Exception {
     RedisFleet a = process();
     RedisFleet other = process(fleetName + "-other");

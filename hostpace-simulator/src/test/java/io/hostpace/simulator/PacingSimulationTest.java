@@ -75,7 +75,7 @@ class PacingSimulationTest {
       "three-processes, 0.80, 103, 14.7, 12.1, 0",
       "rate-0.5, 0.94, 12, 7.4, 2.7, 0",
       "qlever-like-fleet, 0.95, 13, 4.2, 1.7, 0",
-      "rate-halves-fleet, 0.93, 19, 3.8, 2.5, 0",
+      "rate-halves-fleet, 0.94, 18, 3.6, 2.3, 0",
       "kgf-like-fleet, 0.94, 6, 1.5, 0.0, 0",
       "fixed-window-fleet, 1.00, 82, 12.0, 2.5, 0",
       "bucket-burst-5, 1.00, 22, 3.5, 2.0, 0",
@@ -202,10 +202,10 @@ class PacingSimulationTest {
       assertReachesTheTarget(fleet, name);
     }
     // Not reached, and pinned (BENCHMARKS.md says why): after the halving the fleet climbs back
-    // a little slower than one process does (0.94).
+    // no faster than one process does (0.94).
     PacingResult.Policy halves = replay("rate-halves-fleet.json").policy("hostpace");
     assertThat(halves.lost()).isZero();
-    assertThat(halves.goodputRatio()).isEqualTo(0.93);
+    assertThat(halves.goodputRatio()).isEqualTo(0.94);
     assertThat(halves.lateRefusalPct()).isLessThanOrEqualTo(3.0);
     // told the server's rate, the processes of a fleet together keep to it: nothing refused
     assertThat(replay("three-processes-fleet.json").policy("configured").refusals()).isZero();
@@ -254,7 +254,7 @@ class PacingSimulationTest {
     assertThat(fleet.processes()).extracting(PacingResult.Process::openingRefusals).containsExactly(6, 0, 0, 0);
     // Pinned over the whole run (BENCHMARKS.md traces them): the later ones' refusals are the rule's
     // probes of the shared host, every 20 to 70 s, each refused in whichever process's turn it was.
-    assertThat(fleet.processes()).extracting(PacingResult.Process::refusals).containsExactly(8, 1, 2, 2);
+    assertThat(fleet.processes()).extracting(PacingResult.Process::refusals).containsExactly(7, 2, 1, 3);
     // learning alone, each process opens as on first contact, against the others' pace
     assertThat(alone.processes()).extracting(PacingResult.Process::openingRefusals).containsExactly(6, 8, 6, 6);
   }
@@ -269,10 +269,10 @@ class PacingSimulationTest {
       // a 5-minute run, the processes 30 s apart: told the rate, each start goes a fiftieth of the
       // interval late (SPEC P1: 1 / 1.02 = 0.9804 at best), and a lone member's claim adds its round trip
       "four-processes-late-fleet, configured, 0.98, 1.0, true",
-      "four-processes-late-fleet, hostpace, 0.94, 1.0, false",
+      "four-processes-late-fleet, hostpace, 0.943, 1.0, false",
       // the four all at once, 400 s at 3 a second
       "four-processes-fleet, configured, 2.941, 3.0, true",
-      "four-processes-fleet, hostpace, 2.916, 3.0, false"
+      "four-processes-fleet, hostpace, 2.927, 3.0, false"
   })
   void S2_whatRateAFleetOfFourHoldsAtTheServerIsPinned(
       String scenario, String policy, double perSecond, double hostRate, boolean within2Percent) throws IOException {

@@ -37,6 +37,8 @@ public final class LocalFleet {
   private final long latency;
   private final List<Member> members = new CopyOnWriteArrayList<>();
   private final Map<String, Long> lastStart = new HashMap<>(); // guarded by this
+  /** Each key's shortest interval claimed lately, and when that stops holding ({@link #claim}). */
+  private final Map<String, Shortest> shortest = new HashMap<>(); // guarded by this
   /** Each key's places held: the holder's id, and when its lease ends (or {@link Long#MAX_VALUE} for none). */
   private final Map<String, Map<String, Long>> places = new HashMap<>(); // guarded by this
   /** Each key's claims that wait for a place, by the holder's id, oldest first. */
@@ -46,6 +48,9 @@ public final class LocalFleet {
 
   /** Each host's announced starts left (SPEC R8, S3), and when its announcement resets. */
   private final Map<String, Announced> announced = new HashMap<>(); // guarded by this
+
+  /** A key's shortest interval claimed lately, and when it stops holding unless claimed again. */
+  private record Shortest(long interval, long expiresAt) {}
 
   /** What was kept of a host, the fleet's time it was stored, and when it expires. */
   private record Stored(Fleet.Kept kept, long at, long expiresAt) {}
@@ -71,13 +76,33 @@ public final class LocalFleet {
     return member;
   }
 
+  /**
+   * Claims a start of {@code keys} as Redis's script does: granted once, for every key, the
+   * shortest interval claimed of it lately has passed since its last start; else the longest wait
+   * for that, which every claim that waits is told alike, so a process paced a little slower than
+   * the others asks with them and gets its turns (held to its own interval it would never find so
+   * long a gap while they claim). A claim whose own interval is longer than that shortest by more
+   * than a sixteenth of itself (its pace beyond the noise of the others', as after a refusal it
+   * heard) is held to its own. Each claim, granted or not, makes its interval the key's shortest
+   * when it is no longer, for one and a half of it; after that the next claim's interval is the
+   * shortest, so a fleet that slowed is not held to its old pace.
+   */
   private synchronized long claim(List<String> keys, long[] intervals) {
     long now = clock.nanoTime();
     long wait = 0;
     for (int i = 0; i < keys.size(); i++) {
-      Long last = lastStart.get(keys.get(i));
-      if (last != null && last + intervals[i] - now > wait) {
-        wait = last + intervals[i] - now;
+      String key = keys.get(i);
+      long interval = intervals[i];
+      Shortest lately = shortest.get(key);
+      if (lately == null || lately.expiresAt() - now <= 0 || interval <= lately.interval()) {
+        long lasts = interval > Long.MAX_VALUE / 3 ? Long.MAX_VALUE / 2 : interval + interval / 2;
+        lately = new Shortest(interval, now + lasts);
+        shortest.put(key, lately);
+      }
+      long held = interval - lately.interval() <= interval / 16 ? lately.interval() : interval;
+      Long last = lastStart.get(key);
+      if (last != null && last + held - now > wait) {
+        wait = last + held - now;
       }
     }
     if (wait > 0) {
@@ -303,6 +328,7 @@ public final class LocalFleet {
    */
   public synchronized void forgetAll() {
     lastStart.clear();
+    shortest.clear();
     places.clear();
     waiters.clear();
     stored.clear();

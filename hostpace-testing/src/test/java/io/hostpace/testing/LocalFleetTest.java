@@ -60,6 +60,29 @@ class LocalFleetTest {
   }
 
   @Test
+  void S2_aClaimIsHeldToTheShortestIntervalClaimedLatelyWithinASixteenthOfItsOwnAsOnRedis() {
+    // The rule of Redis's ClaimScript (RedisFleetTest has it on a real Redis), in virtual time.
+    Fleet a = fleet.join();
+    Fleet b = fleet.join();
+    List<Long> answers = new ArrayList<>();
+    long milli = 1_000_000L;
+    a.claimStart("fair.test", 10_000 * milli, answers::add); // looked at 10 ms: granted
+    time.advance(Duration.ofMillis(100));
+    b.claimStart("fair.test", 10_500 * milli, answers::add); // within a sixteenth: told when a's 10 s pass
+    time.advance(Duration.ofMillis(100));
+    b.claimStart("fair.test", 5_000 * milli, answers::add); // the shortest now
+    time.advance(Duration.ofMillis(100));
+    a.claimStart("fair.test", 10_000 * milli, answers::add); // slower than it beyond a sixteenth: its own
+    time.advance(Duration.ofMillis(100));
+    assertThat(answers).containsExactly(0L, 9_900 * milli, 4_800 * milli, 9_700 * milli);
+
+    time.advance(Duration.ofMillis(7_600)); // more than 7.5 s after b's claim of 5 s: that shortest is forgotten
+    b.claimStart("fair.test", 10_500 * milli, answers::add); // looked at 8.01 s: held to its own 10.5 s
+    time.advance(Duration.ofMillis(20));
+    assertThat(answers).last().isEqualTo(2_500 * milli);
+  }
+
+  @Test
   void S2_aClaimOfSeveralKeysIsGrantedForAllOrNoneAndAnswersTheLongestWait() {
     Fleet a = fleet.join();
     Fleet b = fleet.join();
