@@ -44,6 +44,17 @@ final class Call<R> implements Runnable {
 
   enum State { NEW, WAITING, IN_FLIGHT, PARKED, DONE, CANCELLED }
 
+  /**
+   * Whether the call ended, answered, failed or cancelled: it then holds nothing. Read without the
+   * lock or its node's monitor, by a caller that gave up or found its future done: an ended state is
+   * never left, so a read that finds one is right whenever it was written; one that finds another
+   * takes the lock to look again.
+   */
+  boolean ended() {
+    State now = state;
+    return now == State.DONE || now == State.CANCELLED;
+  }
+
   /** Arrival order: by {@code seq}, then, between calls of the local path that share it, by {@code arrival}. */
   static final Comparator<Call<?>> BY_ARRIVAL = (a, b) -> a.seq != b.seq ? Long.compare(a.seq, b.seq) : Long.compare(a.arrival, b.arrival);
 

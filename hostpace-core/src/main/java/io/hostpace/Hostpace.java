@@ -406,6 +406,11 @@ public final class Hostpace implements AutoCloseable {
     return scheduler.readinessChecks();
   }
 
+  /** How many times the engine's lock was taken: for tests of what a way of a call costs. */
+  long lockTurns() {
+    return scheduler.lockTurns();
+  }
+
   /** How many calls started on the local path, without the engine's lock: for tests. */
   long localStarts() {
     return scheduler.localStarts();

@@ -157,6 +157,7 @@ final class LocalPath {
       }
       tell(events);
       call.dispatch();
+      outbox.handOverLeft(); // what answers settled on its way left, as a delivery would
       return true;
     }
   }

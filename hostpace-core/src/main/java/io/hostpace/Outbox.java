@@ -184,6 +184,15 @@ final class Outbox implements Events {
     } else {
       deliverOne(taken, log.decisions());
     }
+    handOverLeft();
+  }
+
+  /**
+   * Hands the calls left to the timer when this thread's delivery, from outside any other, has
+   * ended ({@link #deliver}, or a call of the {@link LocalPath} dispatched and run): their owners
+   * may not come back for them.
+   */
+  void handOverLeft() {
     if (left > 0 && !Trampoline.turn().draining) {
       leftOver.run();
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
 import io.hostpace.testing.ScriptedExchange;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -51,6 +52,20 @@ class LocalPathTest {
     assertThat(third).isCompletedWithValue(200);
     assertThat(engine.localStarts()).as("handed back, the host's next call starts on the local path").isEqualTo(2);
     assertThat(engine.readinessChecks()).as("each call looked at as it came, the second again as it started").isEqualTo(4);
+  }
+
+  @Test
+  void aCallAnsweredAsItIsSentNeverTakesTheEnginesLock() {
+    Hostpace engine = Hostpace.builder().time(time).build();
+    for (int i = 0; i < 20; i++) {
+      URI uri = URI.create("http://h" + i % 4 + ".test/" + i);
+      ScriptedExchange<Integer> exchange = ScriptedExchange.statuses(uri.toString()).answers(ScriptedExchange.inTurn(List.of(200))).build();
+      assertThat(engine.execute(exchange)).isCompletedWithValue(200);
+    }
+    assertThat(engine.localStarts()).isEqualTo(20);
+    // Its future is done as the engine finishes queueing it, which looks whether the caller gave
+    // up meanwhile: a call that ended holds nothing to free, and is not taken to the lock for it.
+    assertThat(engine.lockTurns()).as("turns of the engine's lock").isZero();
   }
 
   @Test
