@@ -143,6 +143,112 @@ class FleetOutageTest {
     calls.stream().filter(CompletableFuture::isDone).forEach(call -> assertThat(call.join().status()).isEqualTo(200));
   }
 
+  /** A process of {@link #fleet} as {@link Unreachable}, whose claims of places wait in the fleet while it answers. */
+  final class WaitsForPlaces extends Unreachable {
+    WaitsForPlaces(int processes) {
+      super(processes);
+    }
+
+    @Override
+    public void claimPlace(String key, long place, int limit, LongConsumer then, LongConsumer granted) {
+      if (down) {
+        time.schedule(() -> then.accept(Fleet.UNCLAIMED), Duration.ofMillis(1).toNanos());
+      } else {
+        member.claimPlace(key, place, limit, then, granted);
+      }
+    }
+  }
+
+  /**
+   * {@code processes} engines, each a {@link WaitsForPlaces} of the fleet counting {@code counted}
+   * processes, with {@code calls} calls each to {@code shared.test}, whose 6 places in flight are the
+   * fleet's; the host holds every answer open 2 s. The server writes, as each request starts, how
+   * many are in flight there then, of all ({@code [time, all, process 0, process 1, ...]}).
+   */
+  List<long[]> heldOpenAtSixPlaces(int processes, int counted, int calls, List<WaitsForPlaces> members) {
+    List<long[]> inFlightAtStarts = new ArrayList<>();
+    int[] inFlight = new int[processes + 1];
+    server.script(exchange -> {
+      int w = Integer.parseInt(exchange.uri.getPath().split("/")[2]);
+      inFlight[0]++;
+      inFlight[w + 1]++;
+      long[] sample = new long[processes + 2];
+      sample[0] = time.nanoTime() - origin;
+      for (int i = 0; i <= processes; i++) {
+        sample[i + 1] = inFlight[i];
+      }
+      inFlightAtStarts.add(sample);
+      time.schedule(() -> {
+        inFlight[0]--;
+        inFlight[w + 1]--;
+      }, Duration.ofSeconds(2).toNanos());
+      return Reply.ok().after(Duration.ofSeconds(2));
+    });
+    for (int w = 0; w < processes; w++) {
+      WaitsForPlaces member = new WaitsForPlaces(counted);
+      members.add(member);
+      Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
+          .addLimit("shared.test", Limits.inFlight(6)).fleet(member).build();
+      for (int i = 0; i < calls; i++) {
+        calls(engine, "/r/" + w + "/" + i);
+      }
+    }
+    return inFlightAtStarts;
+  }
+
+  final List<CompletableFuture<Response>> calls = new ArrayList<>();
+
+  void calls(Hostpace engine, String path) {
+    calls.add(get(engine, path));
+  }
+
+  /**
+   * The most in flight at once at the server from {@code from} to {@code to} seconds, of all
+   * ({@code column} 1) or of one process (2 and on): the most of its counts as each request started
+   * then, as the count rises only at a start.
+   */
+  static long mostInFlight(List<long[]> inFlightAtStarts, double from, double to, int column) {
+    return inFlightAtStarts.stream().filter(sample -> sample[0] >= from * 1e9 && sample[0] < to * 1e9)
+        .mapToLong(sample -> sample[column]).max().orElse(0);
+  }
+
+  @Test
+  void S4_whileTheFleetCannotBeAskedEachProcessHoldsItsShareOfAHostsPlacesInFlightThenTheFleetsWholeLimitAgain() {
+    List<WaitsForPlaces> members = new ArrayList<>();
+    List<long[]> starts = heldOpenAtSixPlaces(3, 3, 30, members);
+
+    time.advance(Duration.ofSeconds(6)); // at 0 s to 6 s the fleet holds the host's 6 places
+    members.forEach(member -> member.down = true); // at 6 s it goes: claims of places come back unclaimed
+    time.advance(Duration.ofSeconds(14));
+    members.forEach(member -> member.down = false); // at 20 s it answers again
+    time.advance(Duration.ofSeconds(20));
+
+    // Up, the fleet holds the host to 6 at once. Down, each of the 3 processes it last counted holds
+    // its share, 2 (each alone would hold the whole 6: 18 at the host). Once the ones started alone
+    // have ended (2 s after the fleet came back), the fleet's whole 6 again. Every call is answered.
+    assertThat(mostInFlight(starts, 0, 6, 1)).as("the most in flight at once, 0 s to 6 s").isEqualTo(6);
+    assertThat(mostInFlight(starts, 6, 20, 1)).as("the most in flight at once, 6 s to 20 s").isEqualTo(6);
+    for (int w = 0; w < 3; w++) {
+      assertThat(mostInFlight(starts, 8, 20, w + 2)).as("the most process %d held at once, 8 s to 20 s", w).isEqualTo(2);
+    }
+    assertThat(mostInFlight(starts, 22, 40, 1)).as("the most in flight at once, 22 s to 40 s").isEqualTo(6);
+    assertThat(calls).hasSize(90).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+  }
+
+  @Test
+  void S4_whileTheFleetCannotBeAskedAProcessThatKnowsOfNoOtherHoldsAllOfAHostsPlacesInFlight() {
+    List<WaitsForPlaces> members = new ArrayList<>();
+    List<long[]> starts = heldOpenAtSixPlaces(1, 1, 30, members);
+
+    time.advance(Duration.ofSeconds(3));
+    members.get(0).down = true; // at 3 s the fleet goes
+    time.advance(Duration.ofSeconds(10));
+
+    // It last counted itself alone: its share is the whole 6.
+    assertThat(mostInFlight(starts, 5, 13, 1)).as("the most in flight at once, 5 s to 13 s").isEqualTo(6);
+    assertThat(calls).hasSize(30).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+  }
+
   @Test
   void S4_aFleetThatDoesNotCountItsProcessesLeavesTheStartsAtTheWholeSpacing() {
     Unreachable member = new Unreachable(1);
