@@ -39,6 +39,8 @@ class FleetOutageTest {
     int processes;
     /** How long a claim waits for its unclaimed answer while {@link #down}: a fleet that times out answers late. */
     Duration unclaimedAfter = Duration.ofMillis(1);
+    /** Whether its claims of places wait in the fleet while it answers, as Redis's do; else they are asked again. */
+    boolean placesWait;
 
     Unreachable(int processes) {
       super(fleet.join());
@@ -60,6 +62,15 @@ class FleetOutageTest {
         time.schedule(() -> then.accept(Fleet.UNCLAIMED), Duration.ofMillis(1).toNanos());
       } else {
         super.claimPlace(key, place, limit, leaseNanos, then);
+      }
+    }
+
+    @Override
+    public void claimPlace(String key, long place, int limit, LongConsumer then, LongConsumer granted) {
+      if (placesWait && !down) {
+        member.claimPlace(key, place, limit, then, granted);
+      } else {
+        claimPlace(key, place, limit, 0, then);
       }
     }
 
@@ -143,29 +154,14 @@ class FleetOutageTest {
     calls.stream().filter(CompletableFuture::isDone).forEach(call -> assertThat(call.join().status()).isEqualTo(200));
   }
 
-  /** A process of {@link #fleet} as {@link Unreachable}, whose claims of places wait in the fleet while it answers. */
-  final class WaitsForPlaces extends Unreachable {
-    WaitsForPlaces(int processes) {
-      super(processes);
-    }
-
-    @Override
-    public void claimPlace(String key, long place, int limit, LongConsumer then, LongConsumer granted) {
-      if (down) {
-        time.schedule(() -> then.accept(Fleet.UNCLAIMED), Duration.ofMillis(1).toNanos());
-      } else {
-        member.claimPlace(key, place, limit, then, granted);
-      }
-    }
-  }
-
   /**
-   * {@code processes} engines, each a {@link WaitsForPlaces} of the fleet counting {@code counted}
-   * processes, with {@code calls} calls each to {@code shared.test}, whose 6 places in flight are the
-   * fleet's; the host holds every answer open 2 s. The server writes, as each request starts, how
-   * many are in flight there then, of all ({@code [time, all, process 0, process 1, ...]}).
+   * {@code processes} engines, each an {@link Unreachable} of the fleet counting {@code counted}
+   * processes whose claims of places wait there, with {@code calls} calls each to
+   * {@code shared.test}, whose 6 places in flight are the fleet's; the host holds every answer open
+   * 2 s. The server writes, as each request starts, how many are in flight there then, of all and
+   * of each process ({@code [ns since 0 s, all, process 0, process 1, ...]}).
    */
-  List<long[]> heldOpenAtSixPlaces(int processes, int counted, int calls, List<WaitsForPlaces> members) {
+  List<long[]> heldOpenAtSixPlaces(int processes, int counted, int calls, List<Unreachable> members) {
     List<long[]> inFlightAtStarts = new ArrayList<>();
     int[] inFlight = new int[processes + 1];
     server.script(exchange -> {
@@ -185,7 +181,8 @@ class FleetOutageTest {
       return Reply.ok().after(Duration.ofSeconds(2));
     });
     for (int w = 0; w < processes; w++) {
-      WaitsForPlaces member = new WaitsForPlaces(counted);
+      Unreachable member = new Unreachable(counted);
+      member.placesWait = true;
       members.add(member);
       Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
           .addLimit("shared.test", Limits.inFlight(6)).fleet(member).build();
@@ -214,7 +211,7 @@ class FleetOutageTest {
 
   @Test
   void S4_whileTheFleetCannotBeAskedEachProcessHoldsItsShareOfAHostsPlacesInFlightThenTheFleetsWholeLimitAgain() {
-    List<WaitsForPlaces> members = new ArrayList<>();
+    List<Unreachable> members = new ArrayList<>();
     List<long[]> starts = heldOpenAtSixPlaces(3, 3, 30, members);
 
     time.advance(Duration.ofSeconds(6)); // at 0 s to 6 s the fleet holds the host's 6 places
@@ -237,7 +234,7 @@ class FleetOutageTest {
 
   @Test
   void S4_whileTheFleetCannotBeAskedAProcessThatKnowsOfNoOtherHoldsAllOfAHostsPlacesInFlight() {
-    List<WaitsForPlaces> members = new ArrayList<>();
+    List<Unreachable> members = new ArrayList<>();
     List<long[]> starts = heldOpenAtSixPlaces(1, 1, 30, members);
 
     time.advance(Duration.ofSeconds(3));
