@@ -109,6 +109,7 @@ final class FleetClaims {
     taken.number = granted;
     taken.held = true;
     taken.heldWith = claims.placeGrantedWith;
+    claims.placesHeld++;
     claims.placeGranted = 0;
     claims.grantTaker = head;
   }
@@ -220,7 +221,9 @@ final class FleetClaims {
    * each. Else claims the next one missing (its answer pumps the host's queues), or waits while
    * the fleet said all of that one are held: for the place the fleet grants this process's claim
    * that waits there ({@link #placeGranted}), which the head takes, or for a while before it asks
-   * again.
+   * again. While the fleet cannot be asked, the head holds one of this process's share of the
+   * places instead ({@link #share}), or waits, as for the fleet's, until one of them is let go or
+   * a while has passed.
    */
   private boolean placed(HostQueue queue, Call<?> head, long now) {
     int learned = queue.node.state.inFlightLimit();
@@ -242,7 +245,7 @@ final class FleetClaims {
     FleetPlace place = head.place;
     FleetPlace.Claim claim = place == null ? null : place.claimIfAny(gate);
     if (claim != null && claim.answered()) {
-      return true; // held, or the fleet could not be asked: the engine's own count holds
+      return true; // held, or one of this process's share while the fleet could not be asked
     }
     FleetState claims = node.fleet();
     if (claims.placeClaiming || claims.placesFull) {
@@ -258,17 +261,20 @@ final class FleetClaims {
     long number = claimed.number = again ? claims.placeWaiting : ++places;
     long asked = now;
     fleet.claimPlace(node.key, number, limit,
-        held -> placeAnswered(node, head, claimedBy, claimed, number, held, asked, again),
+        held -> placeAnswered(node, head, claimedBy, claimed, number, limit, held, asked, again),
         held -> placeGranted(node, number, held));
     return false;
   }
 
   /**
-   * The fleet answered the claim numbered {@code number} of one of {@code node}'s places for
-   * {@code call}; {@code again} when it asked again under the number of a claim that waited.
+   * The fleet answered the claim numbered {@code number} of one of the {@code limit} places of
+   * {@code node} for {@code call}; {@code again} when it asked again under the number of a claim
+   * that waited. A claim the fleet could not answer is this process's alone: granted while it
+   * holds fewer than its share of the places ({@link #share}), else it waits as for a place the
+   * fleet said was held.
    */
-  private void placeAnswered(Node node, Call<?> call, FleetPlace place, FleetPlace.Claim claim, long number, long held,
-      long asked, boolean again) {
+  private void placeAnswered(Node node, Call<?> call, FleetPlace place, FleetPlace.Claim claim, long number, int limit,
+      long held, long asked, boolean again) {
     engine.underLock(() -> {
       FleetState claims = node.fleet();
       claims.placeClaiming = false;
@@ -303,8 +309,14 @@ final class FleetClaims {
         claims.placeWaiting = claims.placeWaiting == number ? 0 : claims.placeWaiting;
         claim.held = true;
         claim.heldWith = (int) Math.min(Integer.MAX_VALUE, held);
+        claims.placesHeld++;
+      } else if (claims.placesHeld >= share(limit)) { // unclaimed, and this process holds its share: one of them, or the fleet, frees one
+        claim.number = 0;
+        claims.placesFull = true;
+        timer.schedule(() -> mayBeFree(node, false), PLACES_FULL_RETRY);
       } else {
         claim.unclaimed = true;
+        claims.placesHeld++;
       }
       engine.lookAgain(node, now);
       giveBackIfWaiting(call, place);
@@ -422,14 +434,28 @@ final class FleetClaims {
   }
 
   private void letGo(Node node, FleetPlace.Claim claim) {
-    if (claim.held) {
-      fleet.releasePlace(node.key, claim.number);
+    if (claim.answered()) {
       FleetState claims = node.fleet();
+      claims.placesHeld--;
+      if (claim.held) {
+        fleet.releasePlace(node.key, claim.number);
+      }
       if (claims.placeWaiting == 0) { // a claim that waits hears of the place as a grant, if it is its turn
         claims.placesFull = false;
       }
     }
     claim.clear();
+  }
+
+  /**
+   * How many of a node's {@code limit} places this process holds at most while the fleet cannot be
+   * asked (SPEC S4): its share among the processes the fleet last counted, rounded up, at least
+   * one. A host of 6 places among 3 processes: 2 each, so the fleet together still holds 6, where
+   * each alone would hold all 6. Each process's count of its own places is still its own limit.
+   */
+  private int share(int limit) {
+    long processes = Math.max(1, fleet.processes());
+    return (int) Math.max(1, (limit + processes - 1) / processes);
   }
 
   /** Lets go the fleet's places {@code call} holds, as its attempt ends (a quota's place that was used ends by its lease). */

@@ -19,7 +19,10 @@ final class FleetPlace {
     boolean held;
     /** How many of the fleet's places were held with this one when it was granted. */
     int heldWith;
-    /** Whether the fleet could not be asked: the engine's own count holds for the attempt. */
+    /**
+     * Whether the fleet could not be asked: the attempt holds one of its process's share of the
+     * host's or group's places (SPEC S4), within the engine's own count.
+     */
     boolean unclaimed;
 
     /** Whether the fleet answered the claim: granted, or not to be asked. */

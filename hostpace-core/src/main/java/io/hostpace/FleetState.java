@@ -15,8 +15,9 @@ final class FleetState {
   /** Whether the node waits for the fleet's answer to a claim of a place. */
   boolean placeClaiming;
   /**
-   * Whether the fleet said all its places are held: the node claims no place until a grant comes,
-   * or (from a fleet that keeps no waiters) a lesson, a release or a second clears it.
+   * Whether the fleet said all its places are held, or could not be asked while this process holds
+   * its share of them: the node claims no place until a grant comes, or (from a fleet that keeps no
+   * waiters, or cannot be asked) a lesson, a release or a second clears it.
    */
   boolean placesFull;
   /**
@@ -25,6 +26,13 @@ final class FleetState {
    * claim of the node, a while later if no grant came, asks again under this number.
    */
   long placeWaiting;
+  /**
+   * How many of the node's places this process's calls hold: granted by the fleet, or taken alone
+   * while the fleet could not be asked. While it cannot be asked, a call takes one alone only
+   * below this process's share of the places (SPEC S4); else it waits, {@link #placesFull}, for one
+   * of them to be let go or for a while before it asks the fleet again.
+   */
+  int placesHeld;
   /** A place the fleet granted the waiting claim, not yet taken by a call: its number (0 for none) and the count held with it. */
   long placeGranted;
   int placeGrantedWith;

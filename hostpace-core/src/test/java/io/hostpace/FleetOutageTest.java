@@ -39,6 +39,8 @@ class FleetOutageTest {
     int processes;
     /** How long a claim waits for its unclaimed answer while {@link #down}: a fleet that times out answers late. */
     Duration unclaimedAfter = Duration.ofMillis(1);
+    /** Whether its claims of places wait in the fleet while it answers, as Redis's do; else they are asked again. */
+    boolean placesWait;
 
     Unreachable(int processes) {
       super(fleet.join());
@@ -60,6 +62,15 @@ class FleetOutageTest {
         time.schedule(() -> then.accept(Fleet.UNCLAIMED), Duration.ofMillis(1).toNanos());
       } else {
         super.claimPlace(key, place, limit, leaseNanos, then);
+      }
+    }
+
+    @Override
+    public void claimPlace(String key, long place, int limit, LongConsumer then, LongConsumer granted) {
+      if (placesWait && !down) {
+        member.claimPlace(key, place, limit, then, granted);
+      } else {
+        claimPlace(key, place, limit, 0, then);
       }
     }
 
@@ -141,6 +152,98 @@ class FleetOutageTest {
     assertThat(gapsBetween(13.5, 16)).hasSizeGreaterThanOrEqualTo(3).allSatisfy(gap -> assertThat(gap).isBetween(500L, 700L));
     assertThat(gapsBetween(0, 16)).as("every gap, the rejoin's too").allSatisfy(gap -> assertThat(gap).isGreaterThanOrEqualTo(500L));
     calls.stream().filter(CompletableFuture::isDone).forEach(call -> assertThat(call.join().status()).isEqualTo(200));
+  }
+
+  /**
+   * {@code processes} engines, each an {@link Unreachable} of the fleet counting {@code counted}
+   * processes whose claims of places wait there, with {@code calls} calls each to
+   * {@code shared.test}, whose 6 places in flight are the fleet's; the host holds every answer open
+   * 2 s. The server writes, as each request starts, how many are in flight there then, of all and
+   * of each process ({@code [ns since 0 s, all, process 0, process 1, ...]}).
+   */
+  List<long[]> heldOpenAtSixPlaces(int processes, int counted, int calls, List<Unreachable> members) {
+    List<long[]> inFlightAtStarts = new ArrayList<>();
+    int[] inFlight = new int[processes + 1];
+    server.script(exchange -> {
+      int w = Integer.parseInt(exchange.uri.getPath().split("/")[2]);
+      inFlight[0]++;
+      inFlight[w + 1]++;
+      long[] sample = new long[processes + 2];
+      sample[0] = time.nanoTime() - origin;
+      for (int i = 0; i <= processes; i++) {
+        sample[i + 1] = inFlight[i];
+      }
+      inFlightAtStarts.add(sample);
+      time.schedule(() -> {
+        inFlight[0]--;
+        inFlight[w + 1]--;
+      }, Duration.ofSeconds(2).toNanos());
+      return Reply.ok().after(Duration.ofSeconds(2));
+    });
+    for (int w = 0; w < processes; w++) {
+      Unreachable member = new Unreachable(counted);
+      member.placesWait = true;
+      members.add(member);
+      Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
+          .addLimit("shared.test", Limits.inFlight(6)).fleet(member).build();
+      for (int i = 0; i < calls; i++) {
+        calls(engine, "/r/" + w + "/" + i);
+      }
+    }
+    return inFlightAtStarts;
+  }
+
+  final List<CompletableFuture<Response>> calls = new ArrayList<>();
+
+  void calls(Hostpace engine, String path) {
+    calls.add(get(engine, path));
+  }
+
+  /**
+   * The most in flight at once at the server from {@code from} to {@code to} seconds, of all
+   * ({@code column} 1) or of one process (2 and on): the most of its counts as each request started
+   * then, as the count rises only at a start.
+   */
+  static long mostInFlight(List<long[]> inFlightAtStarts, double from, double to, int column) {
+    return inFlightAtStarts.stream().filter(sample -> sample[0] >= from * 1e9 && sample[0] < to * 1e9)
+        .mapToLong(sample -> sample[column]).max().orElse(0);
+  }
+
+  @Test
+  void S4_whileTheFleetCannotBeAskedEachProcessHoldsItsShareOfAHostsPlacesInFlightThenTheFleetsWholeLimitAgain() {
+    List<Unreachable> members = new ArrayList<>();
+    List<long[]> starts = heldOpenAtSixPlaces(3, 3, 30, members);
+
+    time.advance(Duration.ofSeconds(6)); // at 0 s to 6 s the fleet holds the host's 6 places
+    members.forEach(member -> member.down = true); // at 6 s it goes: claims of places come back unclaimed
+    time.advance(Duration.ofSeconds(14));
+    members.forEach(member -> member.down = false); // at 20 s it answers again
+    time.advance(Duration.ofSeconds(20));
+
+    // Up, the fleet holds the host to 6 at once. Down, each of the 3 processes it last counted holds
+    // its share, 2 (each alone would hold the whole 6: 18 at the host). Once the ones started alone
+    // have ended (2 s after the fleet came back), the fleet's whole 6 again. Every call is answered.
+    assertThat(mostInFlight(starts, 0, 6, 1)).as("the most in flight at once, 0 s to 6 s").isEqualTo(6);
+    assertThat(mostInFlight(starts, 6, 20, 1)).as("the most in flight at once, 6 s to 20 s").isEqualTo(6);
+    for (int w = 0; w < 3; w++) {
+      assertThat(mostInFlight(starts, 8, 20, w + 2)).as("the most process %d held at once, 8 s to 20 s", w).isEqualTo(2);
+    }
+    assertThat(mostInFlight(starts, 22, 40, 1)).as("the most in flight at once, 22 s to 40 s").isEqualTo(6);
+    assertThat(calls).hasSize(90).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+  }
+
+  @Test
+  void S4_whileTheFleetCannotBeAskedAProcessThatKnowsOfNoOtherHoldsAllOfAHostsPlacesInFlight() {
+    List<Unreachable> members = new ArrayList<>();
+    List<long[]> starts = heldOpenAtSixPlaces(1, 1, 30, members);
+
+    time.advance(Duration.ofSeconds(3));
+    members.get(0).down = true; // at 3 s the fleet goes
+    time.advance(Duration.ofSeconds(10));
+
+    // It last counted itself alone: its share is the whole 6.
+    assertThat(mostInFlight(starts, 5, 13, 1)).as("the most in flight at once, 5 s to 13 s").isEqualTo(6);
+    assertThat(calls).hasSize(30).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
   }
 
   @Test

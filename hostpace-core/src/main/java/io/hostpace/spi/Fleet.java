@@ -160,7 +160,9 @@ public interface Fleet {
    * does not know (the default). While a claim comes back {@link #UNCLAIMED} (the fleet cannot be
    * asked), the engine takes this as how many share the host, and paces its own starts at its
    * share of the fleet's spacing (SPEC S4): a host paced at 2 a second, among 3 processes, one
-   * start each 1.5 s from each. So a fleet that cannot be reached keeps the last count it read.
+   * start each 1.5 s from each; and holds at most its share of a host's or group's places in
+   * flight ({@link #claimPlace}), the limit over this count rounded up, at least one: 6 places
+   * among 3 processes, 2 from each. So a fleet that cannot be reached keeps the last count it read.
    * Called under the engine's lock: must not block.
    */
   default int processes() {

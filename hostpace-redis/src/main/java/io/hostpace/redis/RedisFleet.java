@@ -126,7 +126,8 @@ import org.jspecify.annotations.Nullable;
  * Redis that restarted empty).
  *
  * <p>While Redis is unreachable, renewals fail ({@linkplain #renewalsLost counted}) and claims are
- * unclaimed, so each process holds to its own count (SPEC S4). A process cut off from a Redis the
+ * unclaimed, so each process holds to its share of a host's places, the limit over the
+ * {@linkplain #processes processes} last counted, rounded up (SPEC S4). A process cut off from a Redis the
  * others still reach for longer than the lease loses its places there: until its requests end, the
  * fleet may hold that many more of the host's requests than its limit. A lease a little longer
  * than the longest pause a process may make (a garbage collection, a machine under load) keeps
@@ -988,8 +989,8 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * them (every third of the {@linkplain #placeLease lease}, from when it was built): each process
    * scores itself in a sorted set by Redis's clock at each beat, and one not scored within a lease
    * (killed, cut off from Redis) is no longer counted. While Redis cannot be reached, the last
-   * count stands; never below 1. The engine paces its starts at its share of a paced host's rate
-   * while claims are unclaimed (SPEC S4).
+   * count stands; never below 1. The engine paces its starts at its share of a paced host's rate,
+   * and holds its share of a host's places in flight, while claims are unclaimed (SPEC S4).
    */
   @Override
   public int processes() {
