@@ -1,6 +1,5 @@
 package io.hostpace;
 
-import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,7 +17,7 @@ final class GroupGate extends Limiter {
    * The waiting queues behind this gate whose head its gates or the fleet hold back, by the
    * {@code seq} of their head; those their own limits hold are not in it. See {@code Scheduler}.
    */
-  final TreeMap<Long, HostQueue> byHead = new TreeMap<>();
+  final HeadIndex<HostQueue> byHead = new HeadIndex<>();
   /** The pump round walking this gate, and the head the walk has reached; see {@code Scheduler.pump}. */
   long walkRound = -1;
   long walkedTo;

@@ -943,12 +943,12 @@ final class Scheduler implements Settlement {
   @GuardedBy("lock")
   private void walkOn(PriorityQueue<HostQueue> byHead, GroupGate gate) {
     while (true) {
-      Map.Entry<Long, HostQueue> next = gate.byHead.higherEntry(gate.walkedTo);
-      if (next == null) {
+      int next = gate.byHead.higher(gate.walkedTo);
+      if (next < 0) {
         return;
       }
-      gate.walkedTo = next.getKey();
-      HostQueue queue = next.getValue();
+      gate.walkedTo = gate.byHead.keyAt(next);
+      HostQueue queue = gate.byHead.valueAt(next);
       if (queue.pumpRound != pumpRound && offer(byHead, queue)) {
         queue.walkedFrom = gate;
         return;
