@@ -578,7 +578,7 @@ final class Scheduler implements Settlement {
           call.state = Call.State.CANCELLED;
           leaveWaiting(queue);
           if (queue.indexed && queue.indexedSeq == call.seq) {
-            queue.index(); // under its next head
+            queue.index(queue.indexedIn); // under its next head, where it was
           }
           finish(call, Call.State.CANCELLED, now);
         }
@@ -900,7 +900,7 @@ final class Scheduler implements Settlement {
           queue.pumpRound = pumpRound - 1;
           offer(byHead, queue);
         } else {
-          hold(queue);
+          hold(queue, walked);
         }
         if (walked != null) {
           walkOn(byHead, walked);
@@ -934,6 +934,12 @@ final class Scheduler implements Settlement {
     gate.walkRound = pumpRound;
     gate.walkedTo = Long.MIN_VALUE;
     walkOn(byHead, gate);
+    ArrayList<GroupGate> held = gate.heldWalks;
+    while (!held.isEmpty()) { // from the last: a walk below may hold another here again
+      GroupGate stopped = held.remove(held.size() - 1);
+      stopped.walkHeld = false;
+      walk(byHead, stopped);
+    }
   }
 
   /**
@@ -958,12 +964,13 @@ final class Scheduler implements Settlement {
 
   /**
    * Leaves a head that cannot start with what holds it back, which looks again when it may:
-   * its own limits, out of its gates' indexes (its host's release or its wake-up); a gate, in the
-   * indexes, which also ends the gate's walk, the gate holding all its queues back (the gate's
-   * release or wake-up); the fleet's places, in the indexes (the fleet's answer).
+   * its own limits, out of the indexes (its host's release or its wake-up); a gate, in that gate's
+   * index alone, which also ends the gate's walk, the gate holding all its queues back (the gate's
+   * release or wake-up); the fleet's places, in each of its gates' indexes (the fleet's answer).
+   * A queue another gate's walk took in thus moves to its holder's index, and that walk goes on.
    */
   @GuardedBy("lock")
-  private void hold(HostQueue queue) {
+  private void hold(HostQueue queue, @Nullable GroupGate walked) {
     Limiter holder = blockedByPlaces ? placeHolder : timeHolder;
     if (holder == queue) {
       queue.unindex();
@@ -972,13 +979,21 @@ final class Scheduler implements Settlement {
       }
       return;
     }
-    queue.index();
-    if (holder instanceof GroupGate gate) {
+    @Nullable GroupGate gate = (GroupGate) holder; // null for the fleet's places
+    queue.index(gate);
+    if (gate != null) {
       if (!blockedByPlaces) {
         registerWake(gate, readyAt);
       }
       if (gate.walkRound == pumpRound) {
         gate.walkedTo = Long.MAX_VALUE;
+      }
+      if (walked != null && walked != gate && walked.passesAllThrough(gate)) {
+        walked.walkedTo = Long.MAX_VALUE; // the gate holds every head of the walk's index too
+        if (!walked.walkHeld) {
+          walked.walkHeld = true;
+          gate.heldWalks.add(walked);
+        }
       }
     }
   }
