@@ -39,14 +39,21 @@ import org.jspecify.annotations.Nullable;
  *   <li>Its own limits (its queue's places and rate; its host's places, pause, interval and
  *       quota; the fleet's time): its own wake-up, or a change of its host (a release, a lesson),
  *       which pumps the host's queues.
- *   <li>A gate (no place; its rate, pause, interval or quota): the gate's index
- *       ({@link GroupGate#byHead}), its waiting queues that gates or the fleet hold back, ordered
- *       by their head's arrival. A change of the gate (a release, a lesson) or its one wake-up
- *       <em>walks</em> the index: the pump takes its queues lazily, one as the one before it is
- *       looked at, in head order, while they start or turn out held by something else, and stops
- *       at the first the gate holds back, since then it holds all of them.
- *   <li>The fleet's places: the index too, which the fleet's answer about the group walks.
+ *   <li>A gate (no place; its rate, pause, interval or quota): that gate's index alone
+ *       ({@link GroupGate#byHead}), its waiting queues ordered by their head's arrival. A change of
+ *       the gate (a release, a lesson) or its one wake-up <em>walks</em> the index: the pump takes
+ *       its queues lazily, one as the one before it is looked at, in head order, while they start
+ *       or turn out held by something else (each then moves to its new holder's index), and stops
+ *       at the first the gate holds back, since then it holds all of them. It stops too at one
+ *       another gate holds back that every queue of the walk's gate passes (an outer group's, for
+ *       a group nested in it), as that gate then holds them all; the walk waits on that gate
+ *       ({@link GroupGate#heldWalks}) and is walked again with it.
+ *   <li>The fleet's places: the index of each of its gates, which the fleet's answer about a group
+ *       walks.
  * </ul>
+ * A head two gates hold back is in one index, so a release of either looks at the heads next in
+ * line, not at those the other holds: with {@code *.a.example.org} nested in {@code *.example.org},
+ * a release of the outer group never passes over the inner group's heads.
  * So what a request costs does not grow with the hosts of its group: a release looks at the
  * heads next in line, not at every waiting host.
  *
@@ -64,15 +71,17 @@ import org.jspecify.annotations.Nullable;
  *   <li>After every locked section no waiting head could start now, except one whose wake-up is
  *       due and about to run. That is why an arrival in a queue that already has requests waiting
  *       needs no pump at all: its head could not start, and it cannot start before its head.
- *   <li>A waiting queue is in its gates' indexes, under its head's {@code seq}, exactly when its
- *       last look found a gate or the fleet's places holding it back; a head a gate's time holds
- *       back has the gate's wake-up, not one of its own. A head changes by a start (its queue is
+ *   <li>A waiting queue is in an index, under its head's {@code seq}, exactly when its last look
+ *       found a gate or the fleet's places holding it back: that gate's, or each of its gates'
+ *       for the fleet's ({@link HostQueue#index}); a head a gate's time holds back has the gate's
+ *       wake-up, not one of its own. A head changes by a start (its queue is
  *       looked at again in the same pump), an older call queued (its queue is pumped), a
  *       cancellation of the head (the queue moves under its next head) and the last call leaving
  *       (the queue leaves). That keeps the first: a head its own limits hold back can start only
  *       after its wake-up or a change of its host, which pump it; one a gate holds back, only after
- *       the gate's wake-up or a change of the gate, which walk the gate's index, and a walk passes
- *       no head that could start: it stops only at one the gate holds back.
+ *       the gate's wake-up or a change of the gate, which walk the gate's index and the walks waiting
+ *       on it, and a walk passes no head that could start: it stops only at one a gate holds back
+ *       that holds every head left in the index.
  *   <li>What an answer teaches is learned before its request lets its place go (SPEC R5), so the
  *       request started in its place already goes at the new pace.
  *   <li>A call holds its queue (and the queue its gates and nodes) from its submission until it
@@ -925,7 +934,7 @@ final class Scheduler implements Settlement {
     return true;
   }
 
-  /** Starts a walk of {@code gate}'s index in this pump, unless one has started. */
+  /** Starts a walk of {@code gate}'s index in this pump, unless one has started, and the walks that wait on it. */
   @GuardedBy("lock")
   private void walk(PriorityQueue<HostQueue> byHead, GroupGate gate) {
     if (gate.walkRound == pumpRound) {
