@@ -1,5 +1,8 @@
 package io.hostpace;
 
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -14,8 +17,10 @@ final class GroupGate extends Limiter {
   /** The calls waiting behind this gate, in all its hosts' queues: what a snapshot shows. */
   int waiting;
   /**
-   * The waiting queues behind this gate whose head its gates or the fleet hold back, by the
-   * {@code seq} of their head; those their own limits hold are not in it. See {@code Scheduler}.
+   * The waiting queues behind this gate whose head this gate holds back, by the {@code seq} of
+   * their head, and those the fleet's places hold (in each of their gates'); those another gate
+   * or their own limits hold are not in it, so that a walk meets no head it must pass over for
+   * another gate's sake more than once a hold. See {@code Scheduler}.
    */
   final HeadIndex<HostQueue> byHead = new HeadIndex<>();
   /** The pump round walking this gate, and the head the walk has reached; see {@code Scheduler.pump}. */
@@ -23,10 +28,39 @@ final class GroupGate extends Limiter {
   long walkedTo;
   /** Host queues that pass this gate. */
   int users;
+  /**
+   * For each other gate, how many of the host queues that pass this gate pass it too: when all of
+   * them do, a head that gate holds back tells that it holds every head of this gate's index.
+   */
+  final Map<GroupGate, Integer> alongside = new HashMap<>(2);
+  /**
+   * The gates whose walk stopped at a head this gate holds back, all their queues passing this
+   * gate: walked again when this gate is, as then its hold may end. Each once, by {@link #walkHeld}.
+   */
+  final ArrayList<GroupGate> heldWalks = new ArrayList<>(1);
+  /** Whether this gate is in another gate's {@link #heldWalks}. */
+  boolean walkHeld;
 
   /** A gate of {@code limits}; with {@code fleet}, its in-flight limit (given by key, as a group's always is) is the fleet's. */
   GroupGate(Node node, Limits limits, @Nullable RateState rate, boolean fleet) {
     super(node, limits, rate, fleet && limits.inFlight() != null ? limits.inFlight() : 0);
+  }
+
+  /** Whether every host queue that passes this gate passes {@code other} too. */
+  boolean passesAllThrough(GroupGate other) {
+    Integer both = alongside.get(other);
+    return both != null && both == users;
+  }
+
+  /** Counts ({@code delta} 1) or uncounts (-1) a host queue that passes {@code gates}, in each one's {@link #alongside}. */
+  static void passedTogether(GroupGate[] gates, int delta) {
+    for (GroupGate gate : gates) {
+      for (GroupGate other : gates) {
+        if (other != gate && gate.alongside.merge(other, delta, Integer::sum) == 0) {
+          gate.alongside.remove(other);
+        }
+      }
+    }
   }
 
   @Override

@@ -25,11 +25,16 @@ final class HostQueue extends Limiter {
   /** The pump round that last took this queue in; see {@code Scheduler.pump}. */
   long pumpRound = -1;
   /**
-   * Whether the queue is in its gates' indexes, under the arrival of which head: it is while a
-   * gate or the fleet holds its head back, not while its own limits do (see {@code Scheduler}).
+   * Whether the queue is in a gate's index, under the arrival of which head, and in whose: while a
+   * gate holds its head back, in that gate's alone ({@code indexedIn}), as only that gate's
+   * release or wake-up can let it start, so that another gate's walks never pass over it; while
+   * the fleet's places do, in each of its gates' ({@code indexedIn} null), as the fleet's answer
+   * about any of its groups walks that group's gates; not while its own limits do (see
+   * {@code Scheduler}).
    */
   boolean indexed;
   long indexedSeq;
+  @Nullable GroupGate indexedIn;
   /** The gate whose walk took the queue into the current pump, if one did. */
   @Nullable GroupGate walkedFrom;
   /** Its claim of a start from the engine's fleet (SPEC S2); null until the fleet paces it. */
@@ -59,27 +64,42 @@ final class HostQueue extends Limiter {
     return head;
   }
 
-  /** Puts the queue in each of its gates' indexes under its head, or moves it there when its head changed. */
-  void index() {
+  /**
+   * Puts the queue under its head in the index of {@code holder}, the gate that holds the head
+   * back, or in each of its gates' when that is the fleet's places (null); or moves it there when
+   * its head or holder changed.
+   */
+  void index(@Nullable GroupGate holder) {
     Call<?> head = head();
-    if (head == null || indexed && indexedSeq == head.seq) {
+    if (head == null || indexed && indexedSeq == head.seq && indexedIn == holder) {
       return;
     }
     unindex();
-    for (GroupGate gate : gates) {
-      gate.byHead.put(head.seq, this);
+    if (holder != null) {
+      holder.byHead.put(head.seq, this);
+    } else {
+      for (GroupGate gate : gates) {
+        gate.byHead.put(head.seq, this);
+      }
     }
     indexed = true;
     indexedSeq = head.seq;
+    indexedIn = holder;
   }
 
-  /** Takes the queue out of its gates' indexes. */
+  /** Takes the queue out of the index or indexes it is in. */
   void unindex() {
     if (indexed) {
-      for (GroupGate gate : gates) {
-        gate.byHead.remove(indexedSeq);
+      GroupGate holder = indexedIn;
+      if (holder != null) {
+        holder.byHead.remove(indexedSeq);
+      } else {
+        for (GroupGate gate : gates) {
+          gate.byHead.remove(indexedSeq);
+        }
       }
       indexed = false;
+      indexedIn = null;
     }
   }
 

@@ -267,6 +267,7 @@ final class Nodes {
         gates[i] = gate(gateKeys.get(i), now);
         gates[i].users++;
       }
+      GroupGate.passedTogether(gates, 1);
       queue = new HostQueue(node, key, rate(node, key.host()), gates);
       node.queues.put(key, queue);
     }
@@ -318,6 +319,7 @@ final class Nodes {
       node.spare = queue;
     }
     letGo(node, queue.rate, now);
+    GroupGate.passedTogether(queue.gates, -1);
     for (GroupGate gate : queue.gates) {
       if (--gate.users == 0) {
         gate.node.gates.remove(gate.limits);

@@ -39,14 +39,21 @@ import org.jspecify.annotations.Nullable;
  *   <li>Its own limits (its queue's places and rate; its host's places, pause, interval and
  *       quota; the fleet's time): its own wake-up, or a change of its host (a release, a lesson),
  *       which pumps the host's queues.
- *   <li>A gate (no place; its rate, pause, interval or quota): the gate's index
- *       ({@link GroupGate#byHead}), its waiting queues that gates or the fleet hold back, ordered
- *       by their head's arrival. A change of the gate (a release, a lesson) or its one wake-up
- *       <em>walks</em> the index: the pump takes its queues lazily, one as the one before it is
- *       looked at, in head order, while they start or turn out held by something else, and stops
- *       at the first the gate holds back, since then it holds all of them.
- *   <li>The fleet's places: the index too, which the fleet's answer about the group walks.
+ *   <li>A gate (no place; its rate, pause, interval or quota): that gate's index alone
+ *       ({@link GroupGate#byHead}), its waiting queues ordered by their head's arrival. A change of
+ *       the gate (a release, a lesson) or its one wake-up <em>walks</em> the index: the pump takes
+ *       its queues lazily, one as the one before it is looked at, in head order, while they start
+ *       or turn out held by something else (each then moves to its new holder's index), and stops
+ *       at the first the gate holds back, since then it holds all of them. It stops too at one
+ *       another gate holds back that every queue of the walk's gate passes (an outer group's, for
+ *       a group nested in it), as that gate then holds them all; the walk waits on that gate
+ *       ({@link GroupGate#heldWalks}) and is walked again with it.
+ *   <li>The fleet's places: the index of each of its gates, which the fleet's answer about a group
+ *       walks.
  * </ul>
+ * A head two gates hold back is in one index, so a release of either looks at the heads next in
+ * line, not at those the other holds: with {@code *.a.example.org} nested in {@code *.example.org},
+ * a release of the outer group never passes over the inner group's heads.
  * So what a request costs does not grow with the hosts of its group: a release looks at the
  * heads next in line, not at every waiting host.
  *
@@ -64,15 +71,17 @@ import org.jspecify.annotations.Nullable;
  *   <li>After every locked section no waiting head could start now, except one whose wake-up is
  *       due and about to run. That is why an arrival in a queue that already has requests waiting
  *       needs no pump at all: its head could not start, and it cannot start before its head.
- *   <li>A waiting queue is in its gates' indexes, under its head's {@code seq}, exactly when its
- *       last look found a gate or the fleet's places holding it back; a head a gate's time holds
- *       back has the gate's wake-up, not one of its own. A head changes by a start (its queue is
+ *   <li>A waiting queue is in an index, under its head's {@code seq}, exactly when its last look
+ *       found a gate or the fleet's places holding it back: that gate's, or each of its gates'
+ *       for the fleet's ({@link HostQueue#index}); a head a gate's time holds back has the gate's
+ *       wake-up, not one of its own. A head changes by a start (its queue is
  *       looked at again in the same pump), an older call queued (its queue is pumped), a
  *       cancellation of the head (the queue moves under its next head) and the last call leaving
  *       (the queue leaves). That keeps the first: a head its own limits hold back can start only
  *       after its wake-up or a change of its host, which pump it; one a gate holds back, only after
- *       the gate's wake-up or a change of the gate, which walk the gate's index, and a walk passes
- *       no head that could start: it stops only at one the gate holds back.
+ *       the gate's wake-up or a change of the gate, which walk the gate's index and the walks waiting
+ *       on it, and a walk passes no head that could start: it stops only at one a gate holds back
+ *       that holds every head left in the index.
  *   <li>What an answer teaches is learned before its request lets its place go (SPEC R5), so the
  *       request started in its place already goes at the new pace.
  *   <li>A call holds its queue (and the queue its gates and nodes) from its submission until it
@@ -578,7 +587,7 @@ final class Scheduler implements Settlement {
           call.state = Call.State.CANCELLED;
           leaveWaiting(queue);
           if (queue.indexed && queue.indexedSeq == call.seq) {
-            queue.index(); // under its next head
+            queue.index(queue.indexedIn); // under its next head, where it was
           }
           finish(call, Call.State.CANCELLED, now);
         }
@@ -900,7 +909,7 @@ final class Scheduler implements Settlement {
           queue.pumpRound = pumpRound - 1;
           offer(byHead, queue);
         } else {
-          hold(queue);
+          hold(queue, walked);
         }
         if (walked != null) {
           walkOn(byHead, walked);
@@ -925,7 +934,7 @@ final class Scheduler implements Settlement {
     return true;
   }
 
-  /** Starts a walk of {@code gate}'s index in this pump, unless one has started. */
+  /** Starts a walk of {@code gate}'s index in this pump, unless one has started, and the walks that wait on it. */
   @GuardedBy("lock")
   private void walk(PriorityQueue<HostQueue> byHead, GroupGate gate) {
     if (gate.walkRound == pumpRound) {
@@ -934,6 +943,12 @@ final class Scheduler implements Settlement {
     gate.walkRound = pumpRound;
     gate.walkedTo = Long.MIN_VALUE;
     walkOn(byHead, gate);
+    ArrayList<GroupGate> held = gate.heldWalks;
+    while (!held.isEmpty()) { // from the last: a walk below may hold another here again
+      GroupGate stopped = held.remove(held.size() - 1);
+      stopped.walkHeld = false;
+      walk(byHead, stopped);
+    }
   }
 
   /**
@@ -958,12 +973,13 @@ final class Scheduler implements Settlement {
 
   /**
    * Leaves a head that cannot start with what holds it back, which looks again when it may:
-   * its own limits, out of its gates' indexes (its host's release or its wake-up); a gate, in the
-   * indexes, which also ends the gate's walk, the gate holding all its queues back (the gate's
-   * release or wake-up); the fleet's places, in the indexes (the fleet's answer).
+   * its own limits, out of the indexes (its host's release or its wake-up); a gate, in that gate's
+   * index alone, which also ends the gate's walk, the gate holding all its queues back (the gate's
+   * release or wake-up); the fleet's places, in each of its gates' indexes (the fleet's answer).
+   * A queue another gate's walk took in thus moves to its holder's index, and that walk goes on.
    */
   @GuardedBy("lock")
-  private void hold(HostQueue queue) {
+  private void hold(HostQueue queue, @Nullable GroupGate walked) {
     Limiter holder = blockedByPlaces ? placeHolder : timeHolder;
     if (holder == queue) {
       queue.unindex();
@@ -972,13 +988,21 @@ final class Scheduler implements Settlement {
       }
       return;
     }
-    queue.index();
-    if (holder instanceof GroupGate gate) {
+    @Nullable GroupGate gate = (GroupGate) holder; // null for the fleet's places
+    queue.index(gate);
+    if (gate != null) {
       if (!blockedByPlaces) {
         registerWake(gate, readyAt);
       }
       if (gate.walkRound == pumpRound) {
         gate.walkedTo = Long.MAX_VALUE;
+      }
+      if (walked != null && walked != gate && walked.passesAllThrough(gate)) {
+        walked.walkedTo = Long.MAX_VALUE; // the gate holds every head of the walk's index too
+        if (!walked.walkHeld) {
+          walked.walkHeld = true;
+          gate.heldWalks.add(walked);
+        }
       }
     }
   }

@@ -296,6 +296,36 @@ class GroupAndContextTest {
     assertThat(engine.readinessChecks()).isLessThan(6L * 2 * hosts);
   }
 
+  /**
+   * The same with a group nested in it: {@code *.a.example.org}, over a third of the hosts, has 3
+   * places and 20 starts a second, so most of its hosts' heads wait for it, not for the outer
+   * group. A release of the outer group looks at the heads the outer group holds back, never at
+   * those the inner one holds: still a few looks a request.
+   */
+  @Test
+  void P7_aGroupNestedInAGroupOfTenThousandHostsCostsEachRequestAFewLooksNotOneLookPerHeadItHolds() {
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
+        .limitsForEveryHost(Limits.perSecond(1))
+        .addLimit("*.example.org", Limits.inFlight(8))
+        .addLimit("*.a.example.org", new Limits(3, Rate.perSecond(20)))
+        .build();
+    server.script(exchange -> Reply.ok().after(Duration.ofMillis(100)));
+    int hosts = 10_000;
+    for (int i = 0; i < hosts; i++) {
+      String host = i % 3 == 0 ? "h" + i + ".a.example.org" : "h" + i + ".example.org";
+      submit(engine, CallContext.DEFAULT, "http://" + host + "/1", "http://" + host + "/2");
+    }
+    time.runDue();
+    assertThat(server.log).hasSize(8); // at 0 s the outer group's eight places, one of them the inner group's
+
+    time.runUntilIdle(Duration.ofDays(1));
+
+    assertThat(server.log).hasSize(2 * hosts);
+    // the inner group's 6,668 requests at 20 a second: its last host's second starts last
+    assertThat(server.startTimes("h9999.a.example.org")).last().satisfies(at -> assertThat(Double.parseDouble(at)).isGreaterThan(333));
+    assertThat(engine.readinessChecks()).isLessThan(6L * 2 * hosts);
+  }
+
   /** The host queues the engine holds, as its snapshot counts them (groups have gates, not queues). */
   static int queueCount(Hostpace engine) {
     return engine.snapshot().stream().filter(host -> !host.group()).mapToInt(HostSnapshot::queues).sum();

@@ -30,7 +30,9 @@ import org.jspecify.annotations.Nullable;
  * left waiting that could start."
  *
  * <p>A workload is five hosts, four under {@code *.example.org} and two of those also under
- * {@code *.x.example.org}, with random caps and rates for the hosts and groups, maybe a second
+ * {@code *.x.example.org}, in a quarter of the workloads with 5 to 40 more, half of them in each
+ * group (so that a release of the outer group meets many heads the inner one holds back), with
+ * random caps and rates for the hosts and groups, maybe a second
  * context with limits of its own, and calls that arrive at random times, some cancelled at a
  * random time, some whose first connection dies (sent again under their first arrival, SPEC T6).
  * Answers take longer than any rate's window, and the rule learns nothing, so the limits alone
@@ -45,6 +47,9 @@ class GroupOrderPropertiesTest {
 
   static final List<String> HOSTS =
       List.of("a.example.org", "b.example.org", "c.x.example.org", "d.x.example.org", "e.test");
+  /** How many hosts a workload has beyond {@link #HOSTS}. */
+  static final Arbitrary<Integer> MORE_HOSTS =
+      Arbitraries.frequencyOf(Tuple.of(3, Arbitraries.just(0)), Tuple.of(1, Arbitraries.integers().between(5, 40)));
   static final List<String> GROUPS = List.of("*.example.org", "*.x.example.org");
 
   /** A call: its host, its context, the time before it arrives, its answer's latency, whether its first connection dies, and when the test cancels it. */
@@ -52,21 +57,30 @@ class GroupOrderPropertiesTest {
 
   record ContextSpec(List<@Nullable Limits> hosts, List<@Nullable Limits> groups) {}
 
-  record Workload(List<@Nullable Limits> hosts, List<@Nullable Limits> groups, @Nullable ContextSpec second,
+  record Workload(List<String> names, List<@Nullable Limits> hosts, List<@Nullable Limits> groups, @Nullable ContextSpec second,
       List<CallSpec> calls, long origin) {}
 
   @Provide
   Arbitrary<Workload> workloads() {
+    return MORE_HOSTS.flatMap(GroupOrderPropertiesTest::workloads);
+  }
+
+  /** Workloads over {@link #HOSTS} and {@code more} hosts, alternately in the inner group and in the outer one only. */
+  static Arbitrary<Workload> workloads(int more) {
+    List<String> names = new ArrayList<>(HOSTS);
+    for (int i = 0; i < more; i++) {
+      names.add(i % 2 == 0 ? "h" + i + ".x.example.org" : "h" + i + ".example.org");
+    }
     Arbitrary<ContextSpec> second = Combinators.combine(
-            limits().injectNull(0.5).list().ofSize(HOSTS.size()), limits().injectNull(0.5).list().ofSize(GROUPS.size()))
+            limits().injectNull(0.5).list().ofSize(names.size()), limits().injectNull(0.5).list().ofSize(GROUPS.size()))
         .as(ContextSpec::new);
     return Combinators.combine(
-            limits().injectNull(0.4).list().ofSize(HOSTS.size()),
+            limits().injectNull(0.4).list().ofSize(names.size()),
             limits().injectNull(0.2).list().ofSize(GROUPS.size()),
             second.injectNull(0.5),
-            calls().list().ofMinSize(1).ofMaxSize(30),
+            calls(names.size()).list().ofMinSize(1).ofMaxSize(more == 0 ? 30 : 80),
             Arbitraries.longs().between(-(1L << 62), 1L << 62))
-        .as(Workload::new);
+        .as((hosts, groups, context, calls, origin) -> new Workload(List.copyOf(names), hosts, groups, context, calls, origin));
   }
 
   /** A cap of 1 to 3 or none; no rate, 1 to 20 a second, or a burst of 2 to 4 per 0.25 to 1 s: no window above 1 s. */
@@ -79,13 +93,13 @@ class GroupOrderPropertiesTest {
         .as(Limits::new);
   }
 
-  static Arbitrary<CallSpec> calls() {
+  static Arbitrary<CallSpec> calls(int hosts) {
     Arbitrary<Integer> gap = Arbitraries.frequencyOf(
         Tuple.of(4, Arbitraries.just(0)),
         Tuple.of(4, Arbitraries.integers().between(1, 20).map(n -> n * 50)),
         Tuple.of(1, Arbitraries.integers().between(1, 10).map(n -> n * 500)));
     return Combinators.combine(
-            Arbitraries.integers().between(0, HOSTS.size() - 1),
+            Arbitraries.integers().between(0, hosts - 1),
             Arbitraries.of(false, true),
             gap,
             Arbitraries.integers().between(0, 40).map(n -> 1050 + n * 50), // longer than any window (1 s and its 20 ms)
@@ -122,9 +136,9 @@ class GroupOrderPropertiesTest {
       this.workload = workload;
       this.time = VirtualTime.startingAt(workload.origin(), Instant.parse("2026-01-01T00:00:00Z"));
       Hostpace.Builder builder = Hostpace.builder().time(time).widenFirstContact(false).learningRule(LEARNS_NOTHING);
-      for (int i = 0; i < HOSTS.size(); i++) {
+      for (int i = 0; i < workload.names().size(); i++) {
         if (workload.hosts().get(i) != null) {
-          builder.addLimit(HOSTS.get(i), workload.hosts().get(i));
+          builder.addLimit(workload.names().get(i), workload.hosts().get(i));
         }
       }
       for (int g = 0; g < GROUPS.size(); g++) {
@@ -138,9 +152,9 @@ class GroupOrderPropertiesTest {
         this.second = null;
       } else {
         CallContext.Builder b = CallContext.builder();
-        for (int i = 0; i < HOSTS.size(); i++) {
+        for (int i = 0; i < workload.names().size(); i++) {
           if (context.hosts().get(i) != null) {
-            b.addLimit(HOSTS.get(i), context.hosts().get(i));
+            b.addLimit(workload.names().get(i), context.hosts().get(i));
           }
         }
         for (int g = 0; g < GROUPS.size(); g++) {
@@ -192,7 +206,7 @@ class GroupOrderPropertiesTest {
       for (Event event : events) {
         CallSpec spec = workload.calls().get(event.call());
         text.append(String.format(Locale.ROOT, "%9.3f %s #%d %s%s%n", event.at() / 1e9, event.kind(), event.call(),
-            HOSTS.get(spec.host()), context(event.call()) == CallContext.DEFAULT ? "" : " ctx2"));
+            workload.names().get(spec.host()), context(event.call()) == CallContext.DEFAULT ? "" : " ctx2"));
       }
       return text.toString();
     }
@@ -215,7 +229,7 @@ class GroupOrderPropertiesTest {
 
     @Nullable Limits groupLimits(int call, int group) {
       CallSpec spec = workload.calls().get(call);
-      if (!HOSTS.get(spec.host()).endsWith(GROUPS.get(group).substring(1))) {
+      if (!workload.names().get(spec.host()).endsWith(GROUPS.get(group).substring(1))) {
         return null;
       }
       ContextSpec context = context(call) == CallContext.DEFAULT ? null : workload.second();
@@ -233,7 +247,7 @@ class GroupOrderPropertiesTest {
     Map<String, Integer> caps(int call) {
       Map<String, Integer> caps = new LinkedHashMap<>();
       Limits host = hostLimits(call);
-      StringBuilder queue = new StringBuilder("queue " + HOSTS.get(workload.calls().get(call).host()) + " " + identity(host));
+      StringBuilder queue = new StringBuilder("queue " + workload.names().get(workload.calls().get(call).host()) + " " + identity(host));
       for (int g = 0; g < GROUPS.size(); g++) {
         Limits group = groupLimits(call, g);
         if (group != null) {
@@ -252,7 +266,7 @@ class GroupOrderPropertiesTest {
       Map<String, Rate> rates = new LinkedHashMap<>();
       Limits host = hostLimits(call);
       if (host.rate() != null) {
-        rates.put("host " + HOSTS.get(workload.calls().get(call).host()) + " " + identity(host), host.rate());
+        rates.put("host " + workload.names().get(workload.calls().get(call).host()) + " " + identity(host), host.rate());
       }
       for (int g = 0; g < GROUPS.size(); g++) {
         Limits group = groupLimits(call, g);
@@ -389,7 +403,7 @@ class GroupOrderPropertiesTest {
       private final int call;
 
       Exchange(int call) {
-        super(ScriptedExchange.<Integer>builder(URI.create("http://" + HOSTS.get(workload.calls().get(call).host()) + "/" + call),
+        super(ScriptedExchange.<Integer>builder(URI.create("http://" + workload.names().get(workload.calls().get(call).host()) + "/" + call),
             status -> status));
         this.call = call;
       }
