@@ -54,10 +54,10 @@ final class FetchOutageRun {
     }
     boolean configured = args[1].equals("configured");
     int runs = Integer.parseInt(args[2]);
-    System.out.println("| run | Redis | accepted | refused 0-10 s | refused 10-20 s | refused after 20 s"
+    System.out.println("| run | Redis | accepted | accepted 0-10 s, 10-20 s, after | refused 0-10 s | refused 10-20 s | refused after 20 s"
         + " | first and last request (s) | accepted a second between them | workers' finish (s) | whole run (s)"
         + " | exit statuses | URLs answered 200 | refusals by worker |");
-    System.out.println("| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | --- | ---: | --- | ---: | --- |");
+    System.out.println("| --- | --- | ---: | --- | ---: | ---: | ---: | --- | ---: | --- | ---: | --- | ---: | --- |");
     for (int run = 1; run <= runs; run++) {
       for (boolean outage : new boolean[] {false, true}) {
         System.out.println(run(jar, configured, outage, run));
@@ -143,20 +143,26 @@ final class FetchOutageRun {
         List<BucketServer.Answer> answers = bucket.answers();
         long first = answers.isEmpty() ? 0 : answers.get(0).at().toNanos() - from;
         long lastRequest = answers.isEmpty() ? 0 : answers.get(answers.size() - 1).at().toNanos() - from;
+        long[] acceptedIn = new long[3];
+        List<String> decided = new ArrayList<>();
         for (BucketServer.Answer answer : answers) {
+          long at = answer.at().toNanos() - from; // since every worker was sending
+          decided.add(String.format(Locale.ROOT, "%.3f %s %d", at / 1e9, answer.path(), answer.status()));
+          int window = at < OUTAGE_AT ? 0 : at < OUTAGE_AT + OUTAGE_FOR ? 1 : 2;
           if (answer.accepted()) {
+            acceptedIn[window]++;
             continue;
           }
-          long at = answer.at().toNanos() - from; // since every worker was sending
-          if (at < OUTAGE_AT) {
+          if (window == 0) {
             before++;
-          } else if (at < OUTAGE_AT + OUTAGE_FOR) {
+          } else if (window == 1) {
             during++;
           } else {
             after++;
           }
           refusedBy[Integer.parseInt(answer.path().split("/")[1].substring(1))]++;
         }
+        Files.write(dir.resolve("answers.txt"), decided); // each request as the server decided it
         StringBuilder finish = new StringBuilder();
         StringBuilder statuses = new StringBuilder();
         StringBuilder refusals = new StringBuilder();
@@ -177,8 +183,8 @@ final class FetchOutageRun {
         String timing = (outage ? String.format(Locale.ROOT, "stopped at %s s, started again empty at %s s",
             seconds(stoppedAt - sendingAt), seconds(restartedAt - sendingAt)) : "undisturbed")
             + String.format(Locale.ROOT, " (all four sending %s s after their launch)", seconds(sendingAt - startedAt));
-        return String.format(Locale.ROOT, "| %d | %s | %d | %d | %d | %d | %s, %s | %.2f | %s | %s | %s | %d of %d | %s |",
-            number, timing, accepted, before, during, after, seconds(first), seconds(lastRequest),
+        return String.format(Locale.ROOT, "| %d | %s | %d | %d, %d, %d | %d | %d | %d | %s, %s | %.2f | %s | %s | %s | %d of %d | %s |",
+            number, timing, accepted, acceptedIn[0], acceptedIn[1], acceptedIn[2], before, during, after, seconds(first), seconds(lastRequest),
             accepted / ((lastRequest - first) / 1e9), finish, seconds(last - sendingAt), statuses,
             answered, WORKERS * URLS, refusals) + "\n(the workers' output: " + dir + ")";
       }
