@@ -94,9 +94,12 @@ public final class PacedHttpClient extends ForwardingHttpClient {
   private final CallContext context;
   /** The most bytes of body a response may bring; {@code Long.MAX_VALUE} for no cap. */
   private final long maxBodyBytes;
+  /** What sends each attempt: the delegate, or its {@link PooledSends} where its {@code sendAsync} would start a thread per answer. */
+  private final HttpClient sender;
 
-  private PacedHttpClient(HttpClient delegate, Hostpace engine, CallContext context, long maxBodyBytes) {
+  private PacedHttpClient(HttpClient delegate, HttpClient sender, Hostpace engine, CallContext context, long maxBodyBytes) {
     super(delegate);
+    this.sender = sender;
     this.engine = engine;
     this.context = context;
     this.maxBodyBytes = maxBodyBytes;
@@ -104,8 +107,14 @@ public final class PacedHttpClient extends ForwardingHttpClient {
 
   /** A client that sends through {@code delegate}, paced by {@code engine}, with the default context. */
   public static PacedHttpClient wrap(HttpClient delegate, Hostpace engine) {
-    return new PacedHttpClient(Objects.requireNonNull(delegate, "delegate"), Objects.requireNonNull(engine, "engine"),
-        CallContext.DEFAULT, Long.MAX_VALUE);
+    return wrap(delegate, engine, PooledSends.neededFor(Objects.requireNonNull(delegate, "delegate")));
+  }
+
+  /** As {@link #wrap(HttpClient, Hostpace)}, with each attempt sent on a pooled thread by the delegate's {@code send} or not, whatever this JVM needs. */
+  static PacedHttpClient wrap(HttpClient delegate, Hostpace engine, boolean pooled) {
+    Objects.requireNonNull(delegate, "delegate");
+    return new PacedHttpClient(delegate, pooled ? PooledSends.withOwnThreads(delegate) : delegate,
+        Objects.requireNonNull(engine, "engine"), CallContext.DEFAULT, Long.MAX_VALUE);
   }
 
   /**
@@ -113,7 +122,7 @@ public final class PacedHttpClient extends ForwardingHttpClient {
    * listener. It shares this client's engine, and so its queues, and its delegate.
    */
   public PacedHttpClient withContext(CallContext context) {
-    return new PacedHttpClient(delegate(), engine, Objects.requireNonNull(context, "context"), maxBodyBytes);
+    return new PacedHttpClient(delegate(), sender, engine, Objects.requireNonNull(context, "context"), maxBodyBytes);
   }
 
   /**
@@ -131,7 +140,7 @@ public final class PacedHttpClient extends ForwardingHttpClient {
     if (maxBytes < 0) {
       throw new IllegalArgumentException("maxBytes is " + maxBytes + ": expected 0 or more bytes of body");
     }
-    return new PacedHttpClient(delegate(), engine, context, maxBytes);
+    return new PacedHttpClient(delegate(), sender, engine, context, maxBytes);
   }
 
   /** The most bytes of body a response may bring, or empty for no cap ({@link #withMaxBodyBytes}). */
@@ -217,7 +226,7 @@ public final class PacedHttpClient extends ForwardingHttpClient {
       HttpRequest request, BodyHandler<T> handler, @Nullable PushPromiseHandler<T> pushPromiseHandler) {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(handler, "responseBodyHandler");
-    JdkExchange<T> exchange = new JdkExchange<>(delegate(), withUserAgent(request), handler, pushPromiseHandler, maxBodyBytes);
+    JdkExchange<T> exchange = new JdkExchange<>(sender, withUserAgent(request), handler, pushPromiseHandler, maxBodyBytes);
     CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
     CompletableFuture<JdkExchange.Head<T>> call = engine.execute(exchange, context);
     call.whenComplete((head, failure) -> {
