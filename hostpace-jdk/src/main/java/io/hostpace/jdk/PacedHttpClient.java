@@ -43,7 +43,7 @@ import org.jspecify.annotations.Nullable;
  * <p>What it does with each request:
  * <ul>
  * <li>{@link #send}, and both {@link #sendAsync} forms, hand it to the engine, which sends each
- *     attempt through the delegate's {@code sendAsync}. An attempt holds its host's place until
+ *     attempt through the delegate's {@code sendAsync}; but see the threads, below. An attempt holds its host's place until
  *     its response headers arrive; its body is read after, outside the queue (SPEC P2). The body
  *     of a refusal that is retried is thrown away; the caller's body handler sees only the
  *     response the call ends with: an answer, or the last refusal with its status and body
@@ -76,6 +76,18 @@ import org.jspecify.annotations.Nullable;
  * <li>The context's {@link io.hostpace.AttemptListener} hears each attempt (SPEC A1).
  * <li>A {@link PushPromiseHandler} is handed to the delegate with every attempt, and so hears
  *     the pushes of a refused attempt too.
+ * <li>Threads: where the delegate is the JDK's own client and its {@code sendAsync} would start a
+ *     thread for every answer (it hands each to {@code CompletableFuture}'s default executor,
+ *     which is a new thread per task, not the common pool, where that pool has one thread: one or
+ *     two processors, before Java 25), each attempt is sent instead with the delegate's blocking
+ *     {@code send} on a thread of a pool this client keeps: daemons, as many as attempts are under
+ *     way, each let go after a minute idle, so the pool needs no closing and goes with the
+ *     client. An attempt holds one until its body is read ({@code ofInputStream}: until its
+ *     headers come). The caller sees no difference: failures come unwrapped as {@code sendAsync}
+ *     gives them, cancelling aborts the exchange (SPEC T5), and a request with a
+ *     {@link PushPromiseHandler} goes through the delegate's own {@code sendAsync}, as
+ *     {@code send} takes none. Another delegate (a subclass, a test double) is always sent
+ *     through with its {@code sendAsync}.
  * </ul>
  *
  * <p>Everything else is the delegate's: its configuration, its redirects and authentication
@@ -86,7 +98,8 @@ import org.jspecify.annotations.Nullable;
  * delegate fails new requests. On Java 17 they do what {@code HttpClient} does by default on 21:
  * nothing.
  *
- * <p>Thread-safe and immutable; {@link #withContext} views share the engine and the delegate.
+ * <p>Thread-safe and immutable; {@link #withContext} views share the engine, the delegate and the
+ * pool that sends.
  */
 public final class PacedHttpClient extends ForwardingHttpClient {
 
@@ -158,7 +171,7 @@ public final class PacedHttpClient extends ForwardingHttpClient {
     return context;
   }
 
-  /** The client that sends each attempt. */
+  /** The client that sends each attempt: with its {@code sendAsync}, or its {@code send} on a pooled thread (see the class comment). */
   @Override
   public HttpClient delegate() {
     return super.delegate();
