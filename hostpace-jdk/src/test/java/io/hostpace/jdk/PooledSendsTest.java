@@ -3,11 +3,9 @@ package io.hostpace.jdk;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.hostpace.Hostpace;
 import io.hostpace.testkit.EngineState;
 import io.hostpace.testkit.RawServer;
 import io.hostpace.testkit.TestServer;
-import java.lang.management.ManagementFactory;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -27,9 +25,8 @@ import org.junit.jupiter.api.Test;
 /**
  * What sends each attempt of a {@link PacedHttpClient} where the JDK's client would start a thread
  * for each answer: its {@code sendAsync} gives what the JDK's gives (the answer, the failure as the
- * JDK names it), cancelling it aborts the exchange (SPEC T5), and a paced client that sends
- * through it starts a handful of threads for many requests, not one each; whether or not this JVM
- * needs it.
+ * JDK names it), and cancelling it aborts the exchange (SPEC T5), whether or not this JVM needs
+ * it. {@code SendThreadsTest} counts the threads it saves.
  */
 class PooledSendsTest {
 
@@ -39,25 +36,6 @@ class PooledSendsTest {
   @AfterEach
   void stop() {
     threads.shutdownNow();
-  }
-
-  @Test
-  void aPacedClientSendingManyRequestsOneAfterAnotherStartsAHandfulOfThreadsNotOneEach() throws Exception {
-    try (TestServer upstream = TestServer.start((request, exchange) -> TestServer.reply(exchange, 200, "ok"))) {
-      PacedHttpClient paced = PacedHttpClient.wrap(HttpClient.newHttpClient(), Hostpace.create(), true);
-      paced.sendAsync(HttpRequest.newBuilder(upstream.uri("/warm")).build(), BodyHandlers.ofString()).get(); // the client's own threads, the server's
-
-      long before = ManagementFactory.getThreadMXBean().getTotalStartedThreadCount();
-      for (int i = 0; i < 200; i++) {
-        HttpResponse<String> answer = paced.sendAsync(HttpRequest.newBuilder(upstream.uri("/" + i)).build(),
-            BodyHandlers.ofString()).get();
-        assertThat(answer.body()).isEqualTo("ok");
-      }
-      long started = ManagementFactory.getThreadMXBean().getTotalStartedThreadCount() - before;
-
-      // The JDK's sendAsync, where CompletableFuture's default executor is no pool, starts one for each.
-      assertThat(started).as("threads started by 200 requests").isLessThanOrEqualTo(20);
-    }
   }
 
   @Test
