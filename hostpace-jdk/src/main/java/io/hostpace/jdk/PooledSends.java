@@ -1,12 +1,16 @@
 package io.hostpace.jdk;
 
+import io.hostpace.internal.Failures;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
+import java.net.http.HttpResponse.BodySubscriber;
 import java.net.http.HttpResponse.PushPromiseHandler;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
@@ -14,6 +18,7 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -76,12 +81,21 @@ final class PooledSends extends ForwardingHttpClient {
   @Override
   public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler) {
     Sending<T> sending = new Sending<>();
+    // The body's own future: send copies an HttpTimeoutException without its cause, and so would
+    // lose a BodyTimeoutException; that future, failed before send throws, still has it.
+    AtomicReference<@Nullable CompletableFuture<T>> body = new AtomicReference<>();
+    BodyHandler<T> noting = info -> {
+      BodySubscriber<T> subscriber = handler.apply(info);
+      body.set(subscriber.getBody().toCompletableFuture());
+      return subscriber;
+    };
     FutureTask<Void> task = new FutureTask<>(() -> {
       try {
-        sending.complete(delegate().send(request, handler));
+        sending.complete(delegate().send(request, noting));
       } catch (IOException | IllegalArgumentException | SecurityException e) {
         // send throws a copy of the failure with the original as its cause (an HttpTimeoutException, none)
-        sending.completeExceptionally(e.getCause() != null ? e.getCause() : e);
+        Throwable bodyFailure = failureOf(body.get());
+        sending.completeExceptionally(bodyFailure != null ? bodyFailure : e.getCause() != null ? e.getCause() : e);
       } catch (InterruptedException e) {
         sending.completeExceptionally(e); // cancelled, or the threads shut down: the exchange was aborted
       } catch (RuntimeException | Error e) {
@@ -107,6 +121,19 @@ final class PooledSends extends ForwardingHttpClient {
   @Override
   public String toString() {
     return "PooledSends{" + delegate() + "}";
+  }
+
+  /** The failure {@code body} completed with, unwrapped; null while it has not failed. */
+  private static @Nullable Throwable failureOf(@Nullable CompletableFuture<?> body) {
+    if (body == null || !body.isCompletedExceptionally()) {
+      return null;
+    }
+    try {
+      body.join();
+      return null;
+    } catch (CompletionException | CancellationException e) {
+      return Failures.unwrap(e);
+    }
   }
 
   /** Threads named {@code hostpace-send-N}, daemons as the JDK client's own are. */
