@@ -43,7 +43,7 @@ import org.jspecify.annotations.Nullable;
  * <p>What it does with each request:
  * <ul>
  * <li>{@link #send}, and both {@link #sendAsync} forms, hand it to the engine, which sends each
- *     attempt through the delegate's {@code sendAsync}. An attempt holds its host's place until
+ *     attempt through the delegate's {@code sendAsync}; but see the threads, below. An attempt holds its host's place until
  *     its response headers arrive; its body is read after, outside the queue (SPEC P2). The body
  *     of a refusal that is retried is thrown away; the caller's body handler sees only the
  *     response the call ends with: an answer, or the last refusal with its status and body
@@ -76,6 +76,18 @@ import org.jspecify.annotations.Nullable;
  * <li>The context's {@link io.hostpace.AttemptListener} hears each attempt (SPEC A1).
  * <li>A {@link PushPromiseHandler} is handed to the delegate with every attempt, and so hears
  *     the pushes of a refused attempt too.
+ * <li>Threads: where the delegate is the JDK's own client and its {@code sendAsync} would start a
+ *     thread for every answer (it hands each to {@code CompletableFuture}'s default executor,
+ *     which is a new thread per task, not the common pool, where that pool has one thread: one or
+ *     two processors, before Java 25), each attempt is sent instead with the delegate's blocking
+ *     {@code send} on a thread of a pool this client keeps: daemons, as many as attempts are under
+ *     way, each let go after a minute idle, so the pool needs no closing and goes with the
+ *     client. An attempt holds one until its body is read ({@code ofInputStream}: until its
+ *     headers come). The caller sees no difference: failures come unwrapped as {@code sendAsync}
+ *     gives them, cancelling aborts the exchange (SPEC T5), and a request with a
+ *     {@link PushPromiseHandler} goes through the delegate's own {@code sendAsync}, as
+ *     {@code send} takes none. Another delegate (a subclass, a test double) is always sent
+ *     through with its {@code sendAsync}.
  * </ul>
  *
  * <p>Everything else is the delegate's: its configuration, its redirects and authentication
@@ -86,7 +98,8 @@ import org.jspecify.annotations.Nullable;
  * delegate fails new requests. On Java 17 they do what {@code HttpClient} does by default on 21:
  * nothing.
  *
- * <p>Thread-safe and immutable; {@link #withContext} views share the engine and the delegate.
+ * <p>Thread-safe and immutable; {@link #withContext} views share the engine, the delegate and the
+ * pool that sends.
  */
 public final class PacedHttpClient extends ForwardingHttpClient {
 
@@ -94,9 +107,12 @@ public final class PacedHttpClient extends ForwardingHttpClient {
   private final CallContext context;
   /** The most bytes of body a response may bring; {@code Long.MAX_VALUE} for no cap. */
   private final long maxBodyBytes;
+  /** What sends each attempt: the delegate, or its {@link PooledSends} where its {@code sendAsync} would start a thread per answer. */
+  private final HttpClient sender;
 
-  private PacedHttpClient(HttpClient delegate, Hostpace engine, CallContext context, long maxBodyBytes) {
+  private PacedHttpClient(HttpClient delegate, HttpClient sender, Hostpace engine, CallContext context, long maxBodyBytes) {
     super(delegate);
+    this.sender = sender;
     this.engine = engine;
     this.context = context;
     this.maxBodyBytes = maxBodyBytes;
@@ -104,8 +120,14 @@ public final class PacedHttpClient extends ForwardingHttpClient {
 
   /** A client that sends through {@code delegate}, paced by {@code engine}, with the default context. */
   public static PacedHttpClient wrap(HttpClient delegate, Hostpace engine) {
-    return new PacedHttpClient(Objects.requireNonNull(delegate, "delegate"), Objects.requireNonNull(engine, "engine"),
-        CallContext.DEFAULT, Long.MAX_VALUE);
+    return wrap(delegate, engine, PooledSends.neededFor(Objects.requireNonNull(delegate, "delegate")));
+  }
+
+  /** As {@link #wrap(HttpClient, Hostpace)}, with each attempt sent on a pooled thread by the delegate's {@code send} or not, whatever this JVM needs. */
+  static PacedHttpClient wrap(HttpClient delegate, Hostpace engine, boolean pooled) {
+    Objects.requireNonNull(delegate, "delegate");
+    return new PacedHttpClient(delegate, pooled ? PooledSends.withOwnThreads(delegate) : delegate,
+        Objects.requireNonNull(engine, "engine"), CallContext.DEFAULT, Long.MAX_VALUE);
   }
 
   /**
@@ -113,7 +135,7 @@ public final class PacedHttpClient extends ForwardingHttpClient {
    * listener. It shares this client's engine, and so its queues, and its delegate.
    */
   public PacedHttpClient withContext(CallContext context) {
-    return new PacedHttpClient(delegate(), engine, Objects.requireNonNull(context, "context"), maxBodyBytes);
+    return new PacedHttpClient(delegate(), sender, engine, Objects.requireNonNull(context, "context"), maxBodyBytes);
   }
 
   /**
@@ -131,7 +153,7 @@ public final class PacedHttpClient extends ForwardingHttpClient {
     if (maxBytes < 0) {
       throw new IllegalArgumentException("maxBytes is " + maxBytes + ": expected 0 or more bytes of body");
     }
-    return new PacedHttpClient(delegate(), engine, context, maxBytes);
+    return new PacedHttpClient(delegate(), sender, engine, context, maxBytes);
   }
 
   /** The most bytes of body a response may bring, or empty for no cap ({@link #withMaxBodyBytes}). */
@@ -149,7 +171,7 @@ public final class PacedHttpClient extends ForwardingHttpClient {
     return context;
   }
 
-  /** The client that sends each attempt. */
+  /** The client that sends each attempt: with its {@code sendAsync}, or its {@code send} on a pooled thread (see the class comment). */
   @Override
   public HttpClient delegate() {
     return super.delegate();
@@ -217,7 +239,7 @@ public final class PacedHttpClient extends ForwardingHttpClient {
       HttpRequest request, BodyHandler<T> handler, @Nullable PushPromiseHandler<T> pushPromiseHandler) {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(handler, "responseBodyHandler");
-    JdkExchange<T> exchange = new JdkExchange<>(delegate(), withUserAgent(request), handler, pushPromiseHandler, maxBodyBytes);
+    JdkExchange<T> exchange = new JdkExchange<>(sender, withUserAgent(request), handler, pushPromiseHandler, maxBodyBytes);
     CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
     CompletableFuture<JdkExchange.Head<T>> call = engine.execute(exchange, context);
     call.whenComplete((head, failure) -> {

@@ -51,6 +51,12 @@ final class JdkClients {
       client = PacedHttpClient.wrap(delegate, engine);
     }
 
+    /** Each attempt sent on a pooled thread by the delegate's {@code send}, or by its {@code sendAsync}, whatever this JVM needs. */
+    Jdk(Hostpace engine, boolean pooled) {
+      super(IOException.class, HttpTimeoutException.class);
+      client = PacedHttpClient.wrap(delegate, engine, pooled);
+    }
+
     PacedHttpClient client(TestRequest request) {
       PacedHttpClient withContext = client.withContext(request.context());
       return request.maxBodyBytes() == null ? withContext : withContext.withMaxBodyBytes(request.maxBodyBytes());
@@ -74,6 +80,17 @@ final class JdkClients {
 
   static AdapterUnderTest async(Hostpace engine) {
     return new Jdk(engine) {
+      @Override
+      public Pending start(TestRequest request) {
+        var call = client(request).sendAsync(request(client, request), BodyHandlers.ofString());
+        return Pending.of(call.thenApply(JdkClients::outcome), () -> call.cancel(true));
+      }
+    };
+  }
+
+  /** As {@link #async}, each attempt sent on a pooled thread whatever this JVM needs. */
+  static AdapterUnderTest asyncPooled(Hostpace engine) {
+    return new Jdk(engine, true) {
       @Override
       public Pending start(TestRequest request) {
         var call = client(request).sendAsync(request(client, request), BodyHandlers.ofString());

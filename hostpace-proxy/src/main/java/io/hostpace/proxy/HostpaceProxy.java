@@ -11,10 +11,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
@@ -69,14 +65,11 @@ public final class HostpaceProxy implements AutoCloseable {
   private final Server server;
   private final ServerConnector connector;
   private final List<Route> routes;
-  /** The threads that send upstream where the JDK's client would start one for each answer; null where it would not. */
-  private final @Nullable ExecutorService sends;
 
-  private HostpaceProxy(Server server, ServerConnector connector, List<Route> routes, @Nullable ExecutorService sends) {
+  private HostpaceProxy(Server server, ServerConnector connector, List<Route> routes) {
     this.server = server;
     this.connector = connector;
     this.routes = routes;
-    this.sends = sends;
   }
 
   /** A builder of a proxy whose requests go through {@code engine}. */
@@ -107,10 +100,6 @@ public final class HostpaceProxy implements AutoCloseable {
       server.stop();
     } catch (Exception e) {
       throw new IllegalStateException("the proxy's server did not stop: " + e, e);
-    } finally {
-      if (sends != null) {
-        sends.shutdownNow();
-      }
     }
   }
 
@@ -263,11 +252,7 @@ public final class HostpaceProxy implements AutoCloseable {
       List<Route> sorted = new ArrayList<>(routes);
       sorted.sort(Comparator.comparingInt((Route route) -> route.prefix().length()).reversed());
       HttpClient delegate = client != null ? client : HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
-      ExecutorService sends = null;
-      if (PooledSends.needed()) { // else the JDK's client starts a thread for every answer
-        sends = Executors.newCachedThreadPool(sendThreads());
-        delegate = new PooledSends(delegate, sends);
-      }
+      // Where the JDK's client would start a thread for every answer, the paced one sends on pooled threads.
       PacedHttpClient paced = PacedHttpClient.wrap(delegate, engine).withContext(context);
 
       QueuedThreadPool threads = new QueuedThreadPool(256, 4);
@@ -290,23 +275,10 @@ public final class HostpaceProxy implements AutoCloseable {
         } catch (Exception ignored) {
           // the start's failure is the one to tell
         }
-        if (sends != null) {
-          sends.shutdownNow();
-        }
         throw new IllegalStateException("the proxy could not listen on " + listen.getHostString() + ":" + listen.getPort()
             + ": " + e.getMessage(), e);
       }
-      return new HostpaceProxy(server, connector, List.copyOf(sorted), sends);
-    }
-
-    /** Threads named {@code hostpace-proxy-send-N}, daemons as the JDK client's own are. */
-    private static ThreadFactory sendThreads() {
-      AtomicInteger count = new AtomicInteger();
-      return runnable -> {
-        Thread thread = new Thread(runnable, "hostpace-proxy-send-" + count.incrementAndGet());
-        thread.setDaemon(true);
-        return thread;
-      };
+      return new HostpaceProxy(server, connector, List.copyOf(sorted));
     }
   }
 }

@@ -1,4 +1,4 @@
-package io.hostpace.proxy;
+package io.hostpace.jdk;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -23,9 +23,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The proxy's upstream client where the JDK's would start a thread for each answer: its
- * {@code sendAsync} gives what the JDK's gives (the answer, the failure as the JDK names it), and
- * cancelling it aborts the exchange (SPEC T5), whether or not this JVM needs it.
+ * What sends each attempt of a {@link PacedHttpClient} where the JDK's client would start a thread
+ * for each answer: its {@code sendAsync} gives what the JDK's gives (the answer, the failure as the
+ * JDK names it), and cancelling it aborts the exchange (SPEC T5), whether or not this JVM needs
+ * it. {@code SendThreadsTest} counts the threads it saves.
  */
 class PooledSendsTest {
 
