@@ -132,27 +132,35 @@ final class LocalPath {
       if (node == null) {
         return false;
       }
+      if (node.busy) {
+        return false; // another thread is in the node: the lock's way waits for it there
+      }
       synchronized (node) {
-        if (node.dropped) {
-          continue; // let go since it was found: looked up anew
-        }
-        if (node.global || !startsAtOnce(node, key)) {
-          return false;
-        }
-        HostQueue queue = nodes.localQueue(node, key);
-        queue.users++;
-        call.queue = queue;
-        call.seq = scheduler.localSeq();
-        call.arrival = Trampoline.turn().arrivals++;
-        call.hostArrival = node.arrivals++;
-        readinessChecks.increment();
-        call.state = Call.State.IN_FLIGHT;
-        call.queuedAt = now;
-        call.startedAt = now;
-        Scheduler.takePlaces(queue, call, now);
-        if (events.listens()) { // what the lock's enqueue and start tell
-          events.emit(new HostpaceEvent.Queued(node.key, call.uri(), call.attempt, now));
-          events.emit(new HostpaceEvent.Started(node.key, call.uri(), call.attempt, Duration.ZERO, now));
+        node.busy = true;
+        try {
+          if (node.dropped) {
+            continue; // let go since it was found: looked up anew
+          }
+          if (node.global || !startsAtOnce(node, key)) {
+            return false;
+          }
+          HostQueue queue = nodes.localQueue(node, key);
+          queue.users++;
+          call.queue = queue;
+          call.seq = scheduler.localSeq();
+          call.arrival = Trampoline.turn().arrivals++;
+          call.hostArrival = node.arrivals++;
+          readinessChecks.increment();
+          call.state = Call.State.IN_FLIGHT;
+          call.queuedAt = now;
+          call.startedAt = now;
+          Scheduler.takePlaces(queue, call, now);
+          if (events.listens()) { // what the lock's enqueue and start tell
+            events.emit(new HostpaceEvent.Queued(node.key, call.uri(), call.attempt, now));
+            events.emit(new HostpaceEvent.Started(node.key, call.uri(), call.attempt, Duration.ZERO, now));
+          }
+        } finally {
+          node.busy = false;
         }
       }
       tell(events);
@@ -204,22 +212,30 @@ final class LocalPath {
       return NOT_TAKEN;
     }
     Events events = events();
+    if (node.busy) {
+      return NOT_TAKEN;
+    }
     synchronized (node) {
-      if (node.global) {
-        return NOT_TAKEN;
+      node.busy = true;
+      try {
+        if (node.global) {
+          return NOT_TAKEN;
+        }
+        if (call.state != Call.State.IN_FLIGHT) {
+          return NOT_LIVE;
+        }
+        node.acceptedSeq = node.arrivals; // accepted after every call of the host so far (SPEC R10)
+        node.acceptedAt = now;
+        node.accepted = true;
+        learning.learn(call, verdict, now, events);
+        queue.inFlight--;
+        Scheduler.uncount(node, call, now);
+        Scheduler.letGoQuota(queue, call);
+        call.state = Call.State.DONE;
+        nodes.left(queue, now);
+      } finally {
+        node.busy = false;
       }
-      if (call.state != Call.State.IN_FLIGHT) {
-        return NOT_LIVE;
-      }
-      node.acceptedSeq = node.arrivals; // accepted after every call of the host so far (SPEC R10)
-      node.acceptedAt = now;
-      node.accepted = true;
-      learning.learn(call, verdict, now, events);
-      queue.inFlight--;
-      Scheduler.uncount(node, call, now);
-      Scheduler.letGoQuota(queue, call);
-      call.state = Call.State.DONE;
-      nodes.left(queue, now);
     }
     tell(events);
     return LIVE;

@@ -26,6 +26,14 @@ final class Node {
    * with nothing of its own left in it; a local call reads it under the monitor.
    */
   volatile boolean global;
+  /**
+   * Whether a call of the {@link LocalPath} is in the node's monitor. Another thread that finds it
+   * so takes the lock's way, which waits for the monitor once, rather than both threads taking
+   * the monitor in turn for each of their calls: two threads calling one host at once then queue
+   * on the engine's lock, which lets each run a while, where the monitor handed the host back and
+   * forth on every call. Only a hint, read and written without the monitor's order.
+   */
+  volatile boolean busy;
   /** Set, under what guards the node, as it is let go: one found before that is looked up anew. */
   boolean dropped;
   final HostState state;
