@@ -68,6 +68,7 @@ class DocumentedNamesTest {
       Map.entry("ProxySelector", "java.net.ProxySelector"),
       Map.entry("HttpResponse", "java.net.http.HttpResponse"),
       Map.entry("HttpTimeoutException", "java.net.http.HttpTimeoutException"),
+      Map.entry("PushPromiseHandler", "java.net.http.HttpResponse$PushPromiseHandler"),
       Map.entry("Duration", "java.time.Duration"),
       Map.entry("Clock", "java.time.Clock"),
       Map.entry("ExecutionException", "java.util.concurrent.ExecutionException"),
