@@ -493,14 +493,14 @@ class HostKeyTest {
             "*.Example.org,      *.example.org",
             "127.1,              127.0.0.1",
             "example.org,        example.org"})
-    void p4_aKeyWrittenAnyWayALimitsMayBeReadsAsTheEngineWritesIt(String key, String expected) {
+    void P4_aKeyWrittenAnyWayALimitsMayBeReadsAsTheEngineWritesIt(String key, String expected) {
         assertThat(Hostpace.normaliseKey(key)).isEqualTo(expected).isEqualTo(HostKey.normaliseLimitKey(key));
         assertThat(Hostpace.checkKey(Hostpace.normaliseKey(key))).isEqualTo(expected);
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"", " ", "a\nb", "*.org", "http://example.org", "example.org:0"})
-    void aKeyThatNamesNoHostOrGroupIsNotNormalisedButRefusedOnOneLine(String key) {
+    void P4_aKeyThatNamesNoHostOrGroupIsNotNormalisedButRefusedOnOneLine(String key) {
         assertThatThrownBy(() -> Hostpace.normaliseKey(key))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("expected a host's key or a group's: ")

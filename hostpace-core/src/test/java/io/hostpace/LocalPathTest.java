@@ -30,7 +30,7 @@ class LocalPathTest {
   }
 
   @Test
-  void aHostIsTheLocksWhileACallOfItWaitsAndTheLocalPathsAgainOnceNoneDoes() {
+  void P14_aHostIsTheLocksWhileACallOfItWaitsAndTheLocalPathsAgainOnceNoneDoes() {
     Hostpace engine = Hostpace.builder().time(time).limitsForEveryHost(Limits.inFlight(1)).widenFirstContact(false).build();
     CompletableFuture<Integer> first = new CompletableFuture<>();
     CompletableFuture<Integer> second = new CompletableFuture<>();
@@ -55,7 +55,7 @@ class LocalPathTest {
   }
 
   @Test
-  void aCallAnsweredAsItIsSentNeverTakesTheEnginesLock() {
+  void P14_aCallAnsweredAsItIsSentNeverTakesTheEnginesLock() {
     Hostpace engine = Hostpace.builder().time(time).build();
     for (int i = 0; i < 20; i++) {
       URI uri = URI.create("http://h" + i % 4 + ".test/" + i);
@@ -69,7 +69,7 @@ class LocalPathTest {
   }
 
   @Test
-  void anEngineWithAStoreOrRuleOfItsOwnNeverTakesTheLocalPath() {
+  void P14_anEngineWithAStoreOrRuleOfItsOwnNeverTakesTheLocalPath() {
     List<Hostpace> engines = List.of(
         Hostpace.builder().time(time).hostStateStore(HostStateStore.inMemory(state -> {})).build(),
         Hostpace.builder().time(time).learningRule(new RandomWorkload.SparingNoRetries(LearningRule.hostpace())).build(),
@@ -82,7 +82,7 @@ class LocalPathTest {
   }
 
   @Test
-  void aListenerHearsACallOfTheLocalPathAsItHearsOneOfTheLocks() {
+  void P14_aListenerHearsACallOfTheLocalPathAsItHearsOneOfTheLocks() {
     List<HostpaceEvent> heard = new ArrayList<>();
     Hostpace engine = Hostpace.builder().time(time).addListener(heard::add).build();
     assertThat(engine.execute(ok())).isCompletedWithValue(200);

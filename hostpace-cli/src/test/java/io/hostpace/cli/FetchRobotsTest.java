@@ -45,7 +45,7 @@ class FetchRobotsTest extends CommandTest {
   }
 
   @Test
-  void aCrawlDelayForAnyonePacesEachHostAtOneRequestPerDelayAfterItsRobotsTxtAskedOnceAndFirst() throws IOException {
+  void I5_aCrawlDelayForAnyonePacesEachHostAtOneRequestPerDelayAfterItsRobotsTxtAskedOnceAndFirst() throws IOException {
     try (TestServer a = serving(ANYONE_TWO_SECONDS); TestServer b = serving(ANYONE_TWO_SECONDS)) {
       List<String> urls = List.of(a.uri("/1").toString(), b.uri("/1").toString(), a.uri("/2").toString(),
           b.uri("/2").toString());
@@ -66,7 +66,7 @@ class FetchRobotsTest extends CommandTest {
   }
 
   @Test
-  void withoutTheOptionNoRobotsTxtIsAskedFor() throws IOException {
+  void I5_withoutTheOptionNoRobotsTxtIsAskedFor() throws IOException {
     try (TestServer server = serving(ANYONE_TWO_SECONDS)) {
       assertThat(run("fetch", "--quiet", server.uri("/1").toString(), server.uri("/2").toString())).as(err).isZero();
 
@@ -75,7 +75,7 @@ class FetchRobotsTest extends CommandTest {
   }
 
   @Test
-  void aMissingRobotsTxtChangesNothingAndEveryUrlIsFetched() throws IOException {
+  void I5_aMissingRobotsTxtChangesNothingAndEveryUrlIsFetched() throws IOException {
     try (TestServer server = serving(null)) {
       List<String> args = new ArrayList<>(List.of("fetch", "--respect-robots", "--verbose", "--quiet"));
       for (int i = 1; i <= 5; i++) {
@@ -94,7 +94,7 @@ class FetchRobotsTest extends CommandTest {
   }
 
   @Test
-  void theGroupThatNamesOurProductTokenHoldsOverTheGroupOfAnyone() throws IOException {
+  void I5_theGroupThatNamesOurProductTokenHoldsOverTheGroupOfAnyone() throws IOException {
     String robots = "User-agent: *\nCrawl-delay: 30\n\nUser-agent: Crawler\nCrawl-delay: 1\n";
     try (TestServer server = serving(robots)) {
       assertThat(run("fetch", "--respect-robots", "--verbose", "--quiet", "--user-agent", "crawler/2.0 (ops@example.org)",
@@ -108,7 +108,7 @@ class FetchRobotsTest extends CommandTest {
   }
 
   @Test
-  void aHostLimitGivenForTheSameKeyLendsItsOtherFieldsAndTheRunIsNotRefused() throws IOException {
+  void I5_aHostLimitGivenForTheSameKeyLendsItsOtherFieldsAndTheRunIsNotRefused() throws IOException {
     try (TestServer server = serving(ANYONE_TWO_SECONDS)) {
       assertThat(run("fetch", "--respect-robots", "--verbose", "--quiet", "--host", server.hostKey() + "=inFlight:1",
           server.uri("/1").toString())).as(err).isZero();
@@ -120,7 +120,7 @@ class FetchRobotsTest extends CommandTest {
   }
 
   @Test
-  void aSlowerRateGivenForTheHostHoldsOverTheCrawlDelay() throws IOException {
+  void I5_aSlowerRateGivenForTheHostHoldsOverTheCrawlDelay() throws IOException {
     try (TestServer server = serving(ANYONE_TWO_SECONDS)) {
       assertThat(run("fetch", "--respect-robots", "--verbose", "--quiet", "--host", "127.0.0.1=perSecond:0.4",
           server.uri("/1").toString())).as(err).isZero();
@@ -134,7 +134,7 @@ class FetchRobotsTest extends CommandTest {
   }
 
   @Test
-  void aFasterMaxRateGivesWayToTheCrawlDelay() throws IOException {
+  void I5_aFasterMaxRateGivesWayToTheCrawlDelay() throws IOException {
     try (TestServer server = serving(ANYONE_TWO_SECONDS)) {
       assertThat(run("fetch", "--respect-robots", "--verbose", "--quiet", "--max-rate", "5",
           server.uri("/1").toString())).as(err).isZero();

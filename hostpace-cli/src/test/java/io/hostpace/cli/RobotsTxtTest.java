@@ -9,13 +9,13 @@ import org.junit.jupiter.api.Test;
 class RobotsTxtTest {
 
   @Test
-  void theTokenIsTheUserAgentsProductNameInLowerCase() {
+  void I5_theTokenIsTheUserAgentsProductNameInLowerCase() {
     assertThat(RobotsTxt.token("Crawler/2.0 (+https://example.org/crawler; ops@example.org)")).isEqualTo("crawler");
     assertThat(RobotsTxt.token("hostpace")).isEqualTo("hostpace");
   }
 
   @Test
-  void theGroupThatNamesTheCrawlerHoldsElseTheGroupOfAnyone() {
+  void I5_theGroupThatNamesTheCrawlerHoldsElseTheGroupOfAnyone() {
     String robots = """
         User-agent: *
         Crawl-delay: 10
@@ -34,7 +34,7 @@ class RobotsTxtTest {
   }
 
   @Test
-  void ofSeveralDelaysThatApplyTheLongestHolds() {
+  void I5_ofSeveralDelaysThatApplyTheLongestHolds() {
     assertThat(RobotsTxt.crawlDelay("User-agent: *\r\nCrawl-delay: 1\r\nCrawl-delay: 3\r\n", "crawler"))
         .isEqualTo(Duration.ofSeconds(3));
     assertThat(RobotsTxt.crawlDelay("User-agent: crawler\nCrawl-delay: 1\n\nUser-agent: CRAWLER\ncrawl-delay: 4 # slow\n",
@@ -42,7 +42,7 @@ class RobotsTxtTest {
   }
 
   @Test
-  void noDelayOrJunkAsksForNothingAndADelayOfMoreThanADayIsADay() {
+  void I5_noDelayOrJunkAsksForNothingAndADelayOfMoreThanADayIsADay() {
     assertThat(RobotsTxt.crawlDelay("", "crawler")).isNull();
     assertThat(RobotsTxt.crawlDelay("User-agent: *\nDisallow: /\n", "crawler")).isNull();
     assertThat(RobotsTxt.crawlDelay("Crawl-delay: 5\n", "crawler")).isNull(); // in no group

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.parallel.Isolated;
 class SendThreadsTest {
 
   @Test
-  void aPacedClientSendingManyRequestsOneAfterAnotherOnPooledThreadsStartsAHandfulOfThreadsNotOneEach() throws Exception {
+  void I1_aPacedClientSendingManyRequestsOneAfterAnotherOnPooledThreadsStartsAHandfulOfThreadsNotOneEach() throws Exception {
     try (TestServer upstream = TestServer.start((request, exchange) -> TestServer.reply(exchange, 200, "ok"))) {
       PacedHttpClient paced = PacedHttpClient.wrap(HttpClient.newHttpClient(), Hostpace.create(), true);
       paced.sendAsync(HttpRequest.newBuilder(upstream.uri("/warm")).build(), BodyHandlers.ofString()).get(); // the client's own threads, the server's
