@@ -126,7 +126,6 @@ final class LocalPath {
     if (!scheduler.passable(now)) {
       return false;
     }
-    Events events = events();
     while (true) {
       Node node = nodes.localNode(hostKey, opening, now);
       if (node == null) {
@@ -135,6 +134,7 @@ final class LocalPath {
       if (node.busy) {
         return false; // another thread is in the node: the lock's way waits for it there
       }
+      Events events = events();
       synchronized (node) {
         node.busy = true;
         try {
@@ -211,10 +211,10 @@ final class LocalPath {
     if (!scheduler.passable(now)) {
       return NOT_TAKEN;
     }
-    Events events = events();
     if (node.busy) {
       return NOT_TAKEN;
     }
+    Events events = events();
     synchronized (node) {
       node.busy = true;
       try {
