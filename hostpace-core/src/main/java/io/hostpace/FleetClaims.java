@@ -376,13 +376,29 @@ final class FleetClaims {
    * The places of a call that still waits after the answer to one of its claims, when none of its
    * claims is still asked, are given back: a place is used at once or not held (held while
    * waiting, one in flight would count as in flight, a quota's lease would run out before its
-   * start). Kept while another of its claims is asked, its start's too, so that they come together.
+   * start). Kept while another of its claims is asked, its queue's start's too while it is the
+   * head, so that they come together: the start a queue claims is its head's.
    */
   private void giveBackIfWaiting(Call<?> call, FleetPlace place) {
     StartClaim start = call.queue.startClaim;
-    if (call.place == place && call.state == Call.State.WAITING && !place.pending() && (start == null || !start.claiming)) {
+    if (call.place == place && call.state == Call.State.WAITING && !place.pending()
+        && (start == null || !start.claiming || call.queue.head() != call)) {
       letGoPlace(call);
       letGoQuotaPlace(call, false);
+    }
+  }
+
+  /**
+   * {@code call} headed its queue and a call that came before it is back in line (a retry keeps its
+   * place): the places it holds while it waits are given back, as the new head claims its own and
+   * starts first. Kept, they would hold the fleet's places while no start of theirs is near: with
+   * a learned limit of one, the only place, and the new head would wait for it for ever. A claim
+   * of it still asked gives its place back when answered.
+   */
+  void displaced(Call<?> call) {
+    FleetPlace place = call.place;
+    if (place != null) {
+      giveBackIfWaiting(call, place);
     }
   }
 

@@ -842,6 +842,10 @@ final class Scheduler implements Settlement {
     for (GroupGate gate : queue.gates) {
       gate.waiting++;
     }
+    FleetClaims claims = this.claims;
+    if (claims != null && headBefore != null && headBefore.place != null && queue.head() != headBefore) {
+      claims.displaced(headBefore);
+    }
     if (outbox.listens()) {
       outbox.emit(new HostpaceEvent.Queued(queue.node.key, call.uri(), call.attempt, now));
     }

@@ -152,6 +152,14 @@ class FleetPropertiesTest {
     everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(new Host(Model.WINDOW, 7, 446, 5), new Load(2, 30, 119, 20_000, 10, 2, -2));
   }
 
+  @Example
+  void S2_aHeadPutBehindARetryGivesBackThePlaceItHeldWhileTheLearnedLimitFellToOne() {
+    // Once a hang: a call took a place granted at a learned limit of 2 while its start waited; a
+    // refused call came back in line before it and taught a limit of 1, and the displaced call
+    // kept the fleet's only place while every process's head waited for it.
+    everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(new Host(Model.GATE, 1, 1000, 5), new Load(4, 30, 40, 0, 0, 0, 10903139658537L));
+  }
+
   @Property
   void everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(@ForAll("hosts") Host host, @ForAll("loads") Load load) {
     Run run = new Run(host, load);
