@@ -105,7 +105,8 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
   @Option(names = "--respect-robots",
       description = "before a host's first request, read its /robots.txt (once, paced as any request to the host; "
           + "its other requests wait for it) and pace the host at one request per the Crawl-delay it asks of the "
-          + "User-Agent's product token, else of *, unless the limits given are as slow: the slower holds. "
+          + "User-Agent's product token, else of *, counted from the robots.txt's answer, unless the limits given "
+          + "are as slow: the slower holds. "
           + "A robots.txt missing, unreachable or without a delay changes nothing; Disallow is not read")
   boolean respectRobots;
 

@@ -19,6 +19,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -43,6 +45,11 @@ import org.jspecify.annotations.Nullable;
  * 0.5 a second; the same delay and {@code --host 'example.org=perSecond:0.1'} leave it at 0.1 a
  * second. A robots.txt that is missing (any status but 2xx), cannot be fetched or asks no delay
  * changes nothing.
+ *
+ * <p>The robots.txt request goes with the run's context and the host's URLs with the slower one,
+ * whose pace counts from its own first start: so the host's first URL waits the delay after the
+ * robots.txt's answer, as the next waits it after the first. The robots.txt was the host's first
+ * request, and the delay is between two of them.
  */
 final class RobotsPace {
 
@@ -56,6 +63,8 @@ final class RobotsPace {
   private final BiFunction<String, Rate, CallContext> paced;
   /** Hears each robots.txt request as it is sent, to cancel it on Ctrl-C. */
   private final Consumer<CompletableFuture<?>> onSent;
+  /** Runs a task once a delay has passed: the release of a host's URLs its robots.txt spaced. */
+  private final BiConsumer<Duration, Runnable> later;
   /** Each host's robots.txt read or awaited, by its key (host, and port but 80 or 443); touched by the sending thread alone. */
   private final Map<String, Host> byHost = new HashMap<>();
 
@@ -103,6 +112,15 @@ final class RobotsPace {
 
   RobotsPace(Hostpace engine, PacedHttpClient client, CallContext context, Duration timeout,
       BiFunction<String, Rate, CallContext> paced, Consumer<CompletableFuture<?>> onSent) {
+    this(engine, client, context, timeout, paced, onSent,
+        (delay, task) -> CompletableFuture.delayedExecutor(delay.toNanos(), TimeUnit.NANOSECONDS).execute(task));
+  }
+
+  /** As above, with {@code later} to run a task once a delay has passed (a test's, to see the delay and run it). */
+  RobotsPace(Hostpace engine, PacedHttpClient client, CallContext context, Duration timeout,
+      BiFunction<String, Rate, CallContext> paced, Consumer<CompletableFuture<?>> onSent,
+      BiConsumer<Duration, Runnable> later) {
+    this.later = later;
     this.engine = engine;
     this.client = client;
     this.context = context;
@@ -139,22 +157,32 @@ final class RobotsPace {
       read(uri, scheme.toLowerCase(Locale.ROOT), host, uri.getPort(), key, hostAndPort).whenComplete((given, failure) -> {
         if (failure != null) { // a bug of ours: the host's URLs still go, as without the option
           LOG.log(Level.WARNING, key + ": its robots.txt could not be applied: " + Main.failure(failure));
+          asked.read(context);
+        } else if (given.spacing().isZero()) {
+          asked.read(given.context());
+        } else {
+          CompletableFuture<Void> spaced = new CompletableFuture<>();
+          spaced.whenComplete((waited, stopped) -> asked.read(given.context()));
+          onSent.accept(spaced); // Ctrl-C ends the wait too, and the URLs then go nowhere
+          later.accept(given.spacing(), () -> spaced.complete(null));
         }
-        asked.read(given != null ? given : context);
       });
       return first;
     }
     return known.next();
   }
 
+  /** The context a robots.txt gave its host's URLs, and how long after its answer the first of them waits. */
+  private record Given(CallContext context, Duration spacing) {}
+
   /** Asks for the robots.txt of {@code uri}'s host, and makes the context its answer gives. */
-  private CompletableFuture<CallContext> read(URI uri, String scheme, String host, int port, String key,
+  private CompletableFuture<Given> read(URI uri, String scheme, String host, int port, String key,
       String hostAndPort) {
     URI robots;
     try {
       robots = new URI(scheme, null, host, port, "/robots.txt", null, null);
     } catch (URISyntaxException e) {
-      return CompletableFuture.completedFuture(context); // not reachable from a URI that parsed
+      return CompletableFuture.completedFuture(new Given(context, Duration.ZERO)); // not reachable from a URI that parsed
     }
     HttpRequest request = HttpRequest.newBuilder(robots).timeout(timeout).GET().build();
     CompletableFuture<HttpResponse<String>> call =
@@ -164,24 +192,27 @@ final class RobotsPace {
       if (failure != null) {
         LOG.log(Level.DEBUG, () -> key + ": " + robots + " gave no answer, so no Crawl-delay: "
             + Main.failure(failure));
-        return context;
+        return new Given(context, Duration.ZERO);
       }
       if (response.statusCode() / 100 != 2) {
         LOG.log(Level.DEBUG, () -> key + ": " + robots + " answered " + response.statusCode() + ": no Crawl-delay");
-        return context;
+        return new Given(context, Duration.ZERO);
       }
       Duration delay = RobotsTxt.crawlDelay(response.body(), RobotsTxt.token(engine.userAgent()));
       if (delay == null) {
         LOG.log(Level.DEBUG, () -> key + ": " + robots + " asks no Crawl-delay of "
             + RobotsTxt.token(engine.userAgent()));
-        return context;
+        return new Given(context, Duration.ZERO);
       }
       return paced(uri, key, hostAndPort, delay);
     });
   }
 
-  /** The context that paces the host at one request per {@code delay}, unless the run's is as slow. */
-  private CallContext paced(URI uri, String key, String hostAndPort, Duration delay) {
+  /**
+   * The context that paces the host at one request per {@code delay}, its first URL {@code delay}
+   * after the robots.txt's answer; unless the run's is as slow, which goes at once.
+   */
+  private Given paced(URI uri, String key, String hostAndPort, Duration delay) {
     Rate asked = Rate.of(1, delay);
     Limits given = engine.effectiveLimits(uri, context);
     Rate rate = given.rate();
@@ -189,12 +220,12 @@ final class RobotsPace {
     if (rate != null && rate.perSecondValue() <= asked.perSecondValue()) {
       LOG.log(Level.DEBUG, () -> key + ": robots.txt asks a Crawl-delay of " + seconds(delay)
           + "; the limits given, " + given + ", are as slow and hold");
-      return context;
+      return new Given(context, Duration.ZERO);
     }
     CallContext slower = paced.apply(hostAndPort, asked);
     LOG.log(Level.DEBUG, () -> key + ": robots.txt asks a Crawl-delay of " + seconds(delay) + ": paced at "
-        + engine.effectiveLimits(uri, slower));
-    return slower;
+        + engine.effectiveLimits(uri, slower) + ", its first URL " + seconds(delay) + " after this answer");
+    return new Given(slower, delay);
   }
 
   /** {@code 2 s}, {@code 1.5 s}. */

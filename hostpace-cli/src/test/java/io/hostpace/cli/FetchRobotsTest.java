@@ -57,7 +57,7 @@ class FetchRobotsTest extends CommandTest {
       for (TestServer server : List.of(a, b)) {
         assertThat(paths(server)).as("what %s saw", server).containsExactly("/robots.txt", "/1", "/2");
         assertThat(verbose(server.hostKey())).as(err)
-            .anyMatch(line -> line.endsWith(": robots.txt asks a Crawl-delay of 2 s: paced at {inFlight: 32, rate: 0.5/s}"));
+            .anyMatch(line -> line.endsWith(": robots.txt asks a Crawl-delay of 2 s: paced at {inFlight: 32, rate: 0.5/s}, its first URL 2 s after this answer"));
       }
       // A record per URL, none for a robots.txt.
       assertThat(out.split("\n")).hasSize(4).allMatch(line -> line.contains("\"status\":200"))
@@ -103,7 +103,7 @@ class FetchRobotsTest extends CommandTest {
       assertThat(paths(server)).containsExactly("/robots.txt", "/1");
       assertThat(server.requests().get(0).header("User-Agent")).isEqualTo("crawler/2.0 (ops@example.org)");
       assertThat(verbose(server.hostKey())).as(err)
-          .anyMatch(line -> line.endsWith(": robots.txt asks a Crawl-delay of 1 s: paced at {inFlight: 32, rate: 1/s}"));
+          .anyMatch(line -> line.endsWith(": robots.txt asks a Crawl-delay of 1 s: paced at {inFlight: 32, rate: 1/s}, its first URL 1 s after this answer"));
     }
   }
 
@@ -115,7 +115,7 @@ class FetchRobotsTest extends CommandTest {
 
       assertThat(paths(server)).containsExactly("/robots.txt", "/1");
       assertThat(verbose(server.hostKey())).as(err)
-          .anyMatch(line -> line.endsWith(": robots.txt asks a Crawl-delay of 2 s: paced at {inFlight: 1, rate: 0.5/s}"));
+          .anyMatch(line -> line.endsWith(": robots.txt asks a Crawl-delay of 2 s: paced at {inFlight: 1, rate: 0.5/s}, its first URL 2 s after this answer"));
     }
   }
 
@@ -140,7 +140,7 @@ class FetchRobotsTest extends CommandTest {
           server.uri("/1").toString())).as(err).isZero();
 
       assertThat(verbose(server.hostKey())).as(err)
-          .anyMatch(line -> line.endsWith(": robots.txt asks a Crawl-delay of 2 s: paced at {inFlight: 32, rate: 0.5/s}"));
+          .anyMatch(line -> line.endsWith(": robots.txt asks a Crawl-delay of 2 s: paced at {inFlight: 32, rate: 0.5/s}, its first URL 2 s after this answer"));
     }
   }
 }

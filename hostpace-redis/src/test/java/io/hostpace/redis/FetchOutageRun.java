@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * A Redis outage under real {@code hostpace fetch} processes (SPEC S4), from outside, timed
  * against an undisturbed run: four workers, each {@code java -jar hostpace.jar fetch} with 60 URLs
  * of its own, as a fleet over a Redis on 127.0.0.1, against a server on 127.0.0.1 that holds one
- * token bucket of 4 requests a second, burst 4, and answers a bare 429 beyond it
+ * token bucket of 4 requests a second, burst 4 (or as given), and answers a bare 429 beyond it
  * ({@link BucketServer}). A run's clock starts once the server has had a request of each of the
  * four; in an outage run Redis is stopped 10 s later and started again, empty, on the same port
  * 10 s after that ({@link RedisServer#restart()}). What is counted is the server's: requests
@@ -26,7 +26,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Arguments: the command line's jar; {@code configured} (each worker told the host takes 4 a
  * second, {@code --host 127.0.0.1:PORT=perSecond:4}) or {@code learned} (told nothing); how many
- * runs of each kind, undisturbed and outage taking turns.
+ * runs of each kind, undisturbed and outage taking turns; and, optionally, the bucket's burst (4
+ * unless given): with a burst of 1 the server refuses any two starts closer than a quarter of a
+ * second, so that starts the workers bunch up as they rejoin the fleet show as refusals.
  *
  * <pre>
  * java -cp ... io.hostpace.redis.FetchOutageRun hostpace-cli/target/hostpace.jar configured 2
@@ -44,9 +46,13 @@ final class FetchOutageRun {
   private FetchOutageRun() {}
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 3 || !List.of("configured", "learned").contains(args[1])) {
-      throw new IllegalArgumentException("expected the jar, configured or learned, and the runs of each kind, got "
-          + List.of(args));
+    if (args.length < 3 || args.length > 4 || !List.of("configured", "learned").contains(args[1])) {
+      throw new IllegalArgumentException("expected the jar, configured or learned, the runs of each kind and"
+          + " optionally the bucket's burst, got " + List.of(args));
+    }
+    int burst = args.length == 4 ? Integer.parseInt(args[3]) : BURST;
+    if (burst < 1) {
+      throw new IllegalArgumentException("the bucket's burst must be at least 1, was " + burst);
     }
     Path jar = Path.of(args[0]);
     if (!Files.isRegularFile(jar)) {
@@ -60,13 +66,13 @@ final class FetchOutageRun {
     System.out.println("| --- | --- | ---: | --- | ---: | ---: | ---: | --- | ---: | --- | ---: | --- | ---: | --- |");
     for (int run = 1; run <= runs; run++) {
       for (boolean outage : new boolean[] {false, true}) {
-        System.out.println(run(jar, configured, outage, run));
+        System.out.println(run(jar, configured, burst, outage, run));
       }
     }
   }
 
   /** One run, its row of the table. */
-  static String run(Path jar, boolean configured, boolean outage, int number) throws Exception {
+  static String run(Path jar, boolean configured, int burst, boolean outage, int number) throws Exception {
     Path dir = Files.createTempDirectory("fetch-outage-");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     List<Process> workers = new ArrayList<>();
@@ -77,7 +83,7 @@ final class FetchOutageRun {
     });
     Runtime.getRuntime().addShutdownHook(killer); // none outlives a run stopped by Ctrl-C
     try (redis) {
-      BucketServer bucket = new BucketServer(PER_SECOND, BURST, 429, RetryAfter.none());
+      BucketServer bucket = new BucketServer(PER_SECOND, burst, 429, RetryAfter.none());
       long madeAt = System.nanoTime(); // the bucket's origin, within microseconds
       try (TestServer server = TestServer.start(bucket)) {
         String fleet = "outage-" + Long.toHexString(System.nanoTime());
