@@ -74,6 +74,15 @@ public final class TestServer implements AutoCloseable {
 
   private static final String LEAVE = "hostpace.testkit.leave";
 
+  static {
+    // The JDK's server writes a response's headers and its body apart; without TCP_NODELAY the
+    // body waits for the client's delayed ACK of the headers, and every answer comes that much
+    // late. Read once, by the first server the JVM makes; a value set before is left as it is.
+    if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+      System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
+  }
+
   private final HttpServer server;
   private final ExecutorService threads = Executors.newCachedThreadPool(runnable -> {
     Thread thread = new Thread(runnable, "testkit-server");
