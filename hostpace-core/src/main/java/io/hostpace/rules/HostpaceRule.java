@@ -129,6 +129,8 @@ final class HostpaceRule implements LearningRule {
     int next;
     /** When the rate last dropped; {@code rate(t)} counts from here. */
     long epoch;
+    /** Whether the pace is one the host was paced at before this memory (a store's, the fleet's), not yet dropped from. */
+    boolean inherited;
     /** The rate right after the last drop, per second. */
     double base;
     /** The rate the host was last measured to accept, a little under; 0 before a measurement (slow start). */
@@ -300,6 +302,22 @@ final class HostpaceRule implements LearningRule {
 
   @Override
   public long onRefusal(long now, long startedAt, HostState host) {
+    return refused(now, startedAt, host, false);
+  }
+
+  /**
+   * A refusal another process of the fleet met (SPEC S2) is of the fleet's pace, which the fastest
+   * of its processes sets, not of this one's: the drop is taken from the pace its answers came at
+   * since the last drop whenever that was faster than this process's own; and a pace this process
+   * took from the fleet, with nothing of its own measured yet, drops a little under the pace
+   * refused, as the others do, where a pace of its own would be cut.
+   */
+  @Override
+  public long onRefusalHeard(long now, long startedAt, HostState host) {
+    return refused(now, startedAt, host, true);
+  }
+
+  private long refused(long now, long startedAt, HostState host, boolean heard) {
     long interval = host.interval();
     Memory memory = memoryOf(host, now);
     if (memory == null) {
@@ -323,9 +341,10 @@ final class HostpaceRule implements LearningRule {
     double current = interval > 0 ? NANOS / interval : Double.POSITIVE_INFINITY;
     // In a fleet the others' starts are heard too: answers accepted since the drop, faster than
     // this process's own pace, were carried by processes that went faster, and the refusal is of
-    // that pace. Alone, no answer comes faster than the starts, so this never holds.
+    // that pace (beyond its noise; any faster at all for a refusal another process met). Alone, no
+    // answer comes faster than the starts, so this never holds.
     double carried = memory.sinceDrop(now);
-    if (carried > 1.05 * current) {
+    if (carried > 1.05 * current || heard && carried > 1.01 * current) {
       current = carried;
     }
     if (memory.ramp > 0) {
@@ -364,6 +383,11 @@ final class HostpaceRule implements LearningRule {
     } else if (Double.isInfinite(current)) {
       target = SLOW_START_PER_SECOND;
       wmax = 0;
+    } else if (heard && memory.inherited) {
+      // The fleet's pace, taken as this process joined, refused in another process before this one
+      // measured anything: a little under the pace refused, as the fleet's others drop, not cut.
+      target = UNDER_MEASURED * current;
+      wmax = PLATEAU * current;
     } else {
       // Refused with too little accepted to measure: cut (halve the first time), as CUBIC does.
       target = (memory.wmax == 0 ? 0.5 : BETA_AGAIN) * current;
@@ -376,6 +400,7 @@ final class HostpaceRule implements LearningRule {
     memory.base = target;
     memory.wmax = wmax == 0 ? 0 : Math.max(wmax, target * 1.03);
     memory.epoch = now;
+    memory.inherited = false;
     return toInterval(target);
   }
 
@@ -648,10 +673,15 @@ final class HostpaceRule implements LearningRule {
     long interval = host.interval();
     if (interval > 0) {
       // A host paced already with nothing of this rule's memory (a store that kept the interval
-      // alone, from another run or process): go on at that pace, as if the rule had just set it.
+      // alone, from another run or process): go on at that pace, as if the rule had just set it,
+      // and probe beyond it only after the longest plateau, as the pace was measured already. A
+      // process that joins a fleet so leaves the probing to the fleet's others, whose refusals it
+      // hears; probing at once, each newcomer was refused its own probe soon after it joined.
       fresh.base = NANOS / interval;
       fresh.wmax = fresh.base;
       fresh.epoch = host.intervalChangedAt();
+      fresh.k = K_MAX_SECONDS;
+      fresh.inherited = true;
     }
     host.memory(fresh);
     return host.memory() == fresh ? fresh : null;
