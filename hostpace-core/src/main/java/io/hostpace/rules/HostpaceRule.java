@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  *       gaps accepted from above, and {@code m} is taken from the middle. In a fleet (SPEC S2),
  *       where the other processes' answers are heard too, the pace refused is the fleet's: when
  *       the answers accepted since the last drop came more than 5 % faster than this process's
- *       own pace, that is the pace the drop is taken from.
+ *       own pace (1 % for a refusal another process met), that is the pace the drop is taken from.
  *   <li><b>Remember the limit</b> (TCP CUBIC's {@code W_max}). After a refusal the rate drops to
  *       {@code base}: {@code 0.96 m} when the host accepted slower than we sent, or took
  *       {@value #SAMPLES} in a row at our pace (then {@code m} is its rate), else a
@@ -40,6 +40,9 @@ import org.jspecify.annotations.Nullable;
  *       rate, doubles {@code K} (from {@value #K_MIN_SECONDS} s up to {@value #K_MAX_SECONDS} s);
  *       a refusal soon after a drop, or a lower measured rate, sets it back to
  *       {@value #K_MIN_SECONDS} s, so a host whose rate halves is followed within a few refusals.
+ *       A pace the host had before this rule's memory of it (a state file's, the fleet's) was
+ *       measured already: {@code K} starts at {@value #K_MAX_SECONDS} s there, so a process that
+ *       joins a fleet leaves the probing to the fleet.
  * </ol>
  * Only a refusal of a request started since the last drop counts (as in SPEC R4): a burst
  * refused together drops the rate once. Before anything is measured the rule starts at 4 a
