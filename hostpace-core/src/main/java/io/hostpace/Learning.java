@@ -348,7 +348,7 @@ final class Learning {
       startedAt = startedAt - 1;
     }
     long next = refusal
-        ? rule.onRefusal(now, startedAt, state)
+        ? call == null ? rule.onRefusalHeard(now, startedAt, state) : rule.onRefusal(now, startedAt, state)
         : rule.onAnswer(now, startedAt, state);
     if (state.quotaPermits() != permits || state.quotaWindow() != window) {
       learnQuota(events, node, startedAt, now);

@@ -31,9 +31,11 @@ class FleetMemoryTest {
   /** One start a second, burst 1, refused with a bare 429: QLever's Wikidata endpoint. */
   final TokenBucket bucket = TokenBucket.of(1, 1, time.nanoTime());
   final List<Double> refusedAt = new ArrayList<>();
+  final List<Double> acceptedAt = new ArrayList<>();
   final FakeServer server = new FakeServer(time, exchange -> {
     long now = time.nanoTime();
     if (bucket.admit(now)) {
+      acceptedAt.add((now - origin()) / 1e9);
       return Reply.ok().after(Duration.ofMillis(50));
     }
     refusedAt.add((now - origin()) / 1e9);
@@ -99,6 +101,30 @@ class FleetMemoryTest {
     assertThat(refused).as("refused at %s", refusedAt).isLessThanOrEqualTo(3);
     assertThat(fleet.kept("qlever.test")).isNotNull();
     assertThat(fleet.kept("qlever.test").intervalNanos()).isBetween(SECOND.toNanos(), SECOND.toNanos() * 2);
+  }
+
+  @Test
+  void S3_workersThatJoinLateLeaveTheProbingToTheFleetSoItHoldsTheHostsRate() {
+    // Four workers 30 s apart with 75 requests each, as each joins, on a host of one a second: from
+    // the second's joining on, the fleet holds within 3 % of the host's rate. Each newcomer goes on
+    // at the pace it read (SPEC S3) and drops with the fleet at a refusal another met; probing
+    // beyond that pace soon after it joined, each was refused its own probe, and the fleet's pace
+    // dropped with it.
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (int w = 0; w < 4; w++) {
+      calls.addAll(fetch(worker(fleet.join()), "w" + w + "-", 75));
+      time.advance(Duration.ofSeconds(30));
+    }
+    time.runUntilIdle(Duration.ofMinutes(30));
+
+    calls.forEach(call -> assertThat(call.join().status()).isEqualTo(200));
+    // from the second worker's joining to 270 s, more than one at work: 240 s of the host's, of
+    // which the fleet is to hold 97 % (233 starts)
+    long held = acceptedAt.stream().filter(t -> t >= 30 && t < 270).count();
+    long refused = refusedAt.stream().filter(t -> t >= 30 && t < 270).count();
+    assertThat(held).as("accepted from 30 s to 270 s, refused at %s", refusedAt).isGreaterThanOrEqualTo(233);
+    // the fleet's probes alone, one a plateau or more apart, none a newcomer's own soon after it joined
+    assertThat(refused).as("refused at %s", refusedAt).isLessThanOrEqualTo(3);
   }
 
   @Test

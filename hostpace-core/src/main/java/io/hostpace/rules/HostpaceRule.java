@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  *       gaps accepted from above, and {@code m} is taken from the middle. In a fleet (SPEC S2),
  *       where the other processes' answers are heard too, the pace refused is the fleet's: when
  *       the answers accepted since the last drop came more than 5 % faster than this process's
- *       own pace, that is the pace the drop is taken from.
+ *       own pace (1 % for a refusal another process met), that is the pace the drop is taken from.
  *   <li><b>Remember the limit</b> (TCP CUBIC's {@code W_max}). After a refusal the rate drops to
  *       {@code base}: {@code 0.96 m} when the host accepted slower than we sent, or took
  *       {@value #SAMPLES} in a row at our pace (then {@code m} is its rate), else a
@@ -40,6 +40,9 @@ import org.jspecify.annotations.Nullable;
  *       rate, doubles {@code K} (from {@value #K_MIN_SECONDS} s up to {@value #K_MAX_SECONDS} s);
  *       a refusal soon after a drop, or a lower measured rate, sets it back to
  *       {@value #K_MIN_SECONDS} s, so a host whose rate halves is followed within a few refusals.
+ *       A pace the host had before this rule's memory of it (a state file's, the fleet's) was
+ *       measured already: {@code K} starts at {@value #K_MAX_SECONDS} s there, so a process that
+ *       joins a fleet leaves the probing to the fleet.
  * </ol>
  * Only a refusal of a request started since the last drop counts (as in SPEC R4): a burst
  * refused together drops the rate once. Before anything is measured the rule starts at 4 a
@@ -129,6 +132,8 @@ final class HostpaceRule implements LearningRule {
     int next;
     /** When the rate last dropped; {@code rate(t)} counts from here. */
     long epoch;
+    /** Whether the pace is one the host was paced at before this memory (a store's, the fleet's), not yet dropped from. */
+    boolean inherited;
     /** The rate right after the last drop, per second. */
     double base;
     /** The rate the host was last measured to accept, a little under; 0 before a measurement (slow start). */
@@ -300,6 +305,22 @@ final class HostpaceRule implements LearningRule {
 
   @Override
   public long onRefusal(long now, long startedAt, HostState host) {
+    return refused(now, startedAt, host, false);
+  }
+
+  /**
+   * A refusal another process of the fleet met (SPEC S2) is of the fleet's pace, which the fastest
+   * of its processes sets, not of this one's: the drop is taken from the pace its answers came at
+   * since the last drop whenever that was faster than this process's own; and a pace this process
+   * took from the fleet, with nothing of its own measured yet, drops a little under the pace
+   * refused, as the others do, where a pace of its own would be cut.
+   */
+  @Override
+  public long onRefusalHeard(long now, long startedAt, HostState host) {
+    return refused(now, startedAt, host, true);
+  }
+
+  private long refused(long now, long startedAt, HostState host, boolean heard) {
     long interval = host.interval();
     Memory memory = memoryOf(host, now);
     if (memory == null) {
@@ -323,9 +344,10 @@ final class HostpaceRule implements LearningRule {
     double current = interval > 0 ? NANOS / interval : Double.POSITIVE_INFINITY;
     // In a fleet the others' starts are heard too: answers accepted since the drop, faster than
     // this process's own pace, were carried by processes that went faster, and the refusal is of
-    // that pace. Alone, no answer comes faster than the starts, so this never holds.
+    // that pace (beyond its noise; any faster at all for a refusal another process met). Alone, no
+    // answer comes faster than the starts, so this never holds.
     double carried = memory.sinceDrop(now);
-    if (carried > 1.05 * current) {
+    if (carried > 1.05 * current || heard && carried > 1.01 * current) {
       current = carried;
     }
     if (memory.ramp > 0) {
@@ -364,6 +386,11 @@ final class HostpaceRule implements LearningRule {
     } else if (Double.isInfinite(current)) {
       target = SLOW_START_PER_SECOND;
       wmax = 0;
+    } else if (heard && memory.inherited) {
+      // The fleet's pace, taken as this process joined, refused in another process before this one
+      // measured anything: a little under the pace refused, as the fleet's others drop, not cut.
+      target = UNDER_MEASURED * current;
+      wmax = PLATEAU * current;
     } else {
       // Refused with too little accepted to measure: cut (halve the first time), as CUBIC does.
       target = (memory.wmax == 0 ? 0.5 : BETA_AGAIN) * current;
@@ -376,6 +403,7 @@ final class HostpaceRule implements LearningRule {
     memory.base = target;
     memory.wmax = wmax == 0 ? 0 : Math.max(wmax, target * 1.03);
     memory.epoch = now;
+    memory.inherited = false;
     return toInterval(target);
   }
 
@@ -648,10 +676,15 @@ final class HostpaceRule implements LearningRule {
     long interval = host.interval();
     if (interval > 0) {
       // A host paced already with nothing of this rule's memory (a store that kept the interval
-      // alone, from another run or process): go on at that pace, as if the rule had just set it.
+      // alone, from another run or process): go on at that pace, as if the rule had just set it,
+      // and probe beyond it only after the longest plateau, as the pace was measured already. A
+      // process that joins a fleet so leaves the probing to the fleet's others, whose refusals it
+      // hears; probing at once, each newcomer was refused its own probe soon after it joined.
       fresh.base = NANOS / interval;
       fresh.wmax = fresh.base;
       fresh.epoch = host.intervalChangedAt();
+      fresh.k = K_MAX_SECONDS;
+      fresh.inherited = true;
     }
     host.memory(fresh);
     return host.memory() == fresh ? fresh : null;

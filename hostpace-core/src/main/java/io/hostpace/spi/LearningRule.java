@@ -42,6 +42,16 @@ public interface LearningRule {
     return onRefusal(now, startedAt, host.interval(), host.intervalChangedAt());
   }
 
+  /**
+   * The interval after a refusal without {@code Retry-After} that another process of the engine's
+   * fleet met (SPEC S2), of a request it started at {@code startedAt}: a refusal of the fleet's
+   * pace, which may be faster than this engine's own. As {@link #onRefusal(long, long, HostState)}
+   * unless overridden.
+   */
+  default long onRefusalHeard(long now, long startedAt, HostState host) {
+    return onRefusal(now, startedAt, host);
+  }
+
   /** The interval after an answer that is not a refusal; as {@link #onRefusal(long, long, HostState)}. */
   default long onAnswer(long now, long startedAt, HostState host) {
     return onAnswer(now, startedAt, host.interval(), host.intervalChangedAt());

@@ -226,9 +226,22 @@ class HostpaceRuleTest {
   @Test
   void aHostPacedAlreadyWithNoMemoryOfTheRuleGoesOnAtThatPace() {
     host.interval(1_000_000_000L, at(0));              // a store kept the interval, from another run
-    assertThat(answered(5.0)).isEqualTo(1_000_000_000L);   // the plateau: 1 a second until K
-    assertThat(answered(15.0)).isLessThan(1_000_000_000L); // then probing beyond it
-    assertThat(refused(15.5)).isGreaterThan(1_000_000_000L);
+    assertThat(answered(5.0)).isEqualTo(1_000_000_000L);   // the plateau: 1 a second, measured already,
+    assertThat(answered(59.0)).isEqualTo(1_000_000_000L);  // for the longest K
+    assertThat(answered(65.0)).isLessThan(1_000_000_000L); // then probing beyond it
+    assertThat(refused(65.5)).isGreaterThan(1_000_000_000L);
+  }
+
+  @Test
+  void S2_aRefusalHeardOfAPaceTakenFromTheFleetDropsALittleUnderItWhereAnOwnOneIsCut() {
+    host.interval(1_000_000_000L, at(0));              // read from the fleet as this process joined
+    answered(0.5);                                     // too little to measure
+    assertThat(rule.onRefusalHeard(at(1.0), at(0.95), host)).isEqualTo(Math.round(1e9 / 0.96));
+
+    HostState own = HostStateStore.inMemory().open("qlever.test");
+    own.interval(1_000_000_000L, at(0));
+    rule.onAnswer(at(0.5), at(0.45), own);
+    assertThat(rule.onRefusal(at(1.0), at(0.95), own)).isEqualTo(Math.round(1e9 / 0.7)); // cut, as CUBIC does
   }
 
   @Test
