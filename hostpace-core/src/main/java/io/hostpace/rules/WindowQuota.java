@@ -29,8 +29,8 @@ import io.hostpace.spi.HostState;
  * most {@value #MAX_REFUSED_PROBES} times for one boundary (each is a retry of the oldest request).
  *
  * <p>Most hosts count in windows of a round length (a minute, ten seconds, an hour:
- * {@link RoundWindowLengths}). While the bounds allow one, the shortest such length is taken for the
- * window's, and each probe goes where it puts the next boundary, a thousandth of it late: no probe
+ * {@link RoundWindowLengths}). While the bounds allow one, and the quota is at least
+ * {@value #ROUND_MIN_PERMITS} starts, the shortest such length is taken for the window's, and each probe goes where it puts the next boundary, a thousandth of it late: no probe
  * is refused when the guess is right, and one refused there rules the length out (the next round
  * length the bounds allow, else the search above). A window spent each time its length has passed
  * gets one burst whatever its phase, so where the host's windows begin matters no more than that.
@@ -47,7 +47,8 @@ import io.hostpace.spi.HostState;
  * requests looks the same). So the window after it is learned allows one more than the quota: a
  * host that accepts it counts no such quota, and the quota is dropped at once; one that refuses
  * it keeps it, and the next such try comes {@value #PROBE_EVERY_GROWTH} windows later, then
- * sixteen, up to {@value #MAX_PROBE_EVERY}.
+ * sixteen, up to {@value #MAX_PROBE_EVERY} (for a quota under {@value #ROUND_MIN_PERMITS}, two
+ * windows later, then four).
  *
  * <p>Example, 60 a minute from 0 s: 60 accepted at 0 s, the wall's last refusal at 31.6 s and the
  * burst accepted at 63.6 s: the window lasts 31.6 s to 63.6 s, a minute is the one round length
@@ -79,6 +80,13 @@ final class WindowQuota {
   static final int MAX_PROBE_EVERY = 64;
   /** How much rarer each try of one more than the quota is than the last, while the quota holds. */
   static final int PROBE_EVERY_GROWTH = 4;
+  /**
+   * The fewest starts a window for which a round length is taken and the tries of one more grow
+   * rarer by {@value #PROBE_EVERY_GROWTH}: a run of a few accepted before a wall is as often a token
+   * bucket that other clients share (its walls come and go) as a quota, and is followed as any
+   * quota was, its boundaries narrowed by probes and one more tried every other window, then four.
+   */
+  static final int ROUND_MIN_PERMITS = 10;
   /**
    * How far after where a round length puts a boundary its probe goes, as a share of the length: no
    * rounding of ours may put it a nanosecond before the host's window begins.
@@ -204,7 +212,7 @@ final class WindowQuota {
     if (extra && acceptedInWindow >= permits) {
       // The one more tried in this window was refused: the quota holds; try again less often.
       extra = false;
-      probeEvery = Math.min(MAX_PROBE_EVERY, PROBE_EVERY_GROWTH * probeEvery);
+      probeEvery = Math.min(MAX_PROBE_EVERY, (permits >= ROUND_MIN_PERMITS ? PROBE_EVERY_GROWTH : 2) * probeEvery);
       host.quota(permits, host.quotaWindow());
       return true;
     }
@@ -323,7 +331,7 @@ final class WindowQuota {
     refusedProbes = 0;
     // A round length the bounds allow is taken for the window's; the one taken stays while it fits.
     roundHeld = round > lo && round <= hi;
-    round = roundHeld ? round : RoundWindowLengths.shortestWithin(lo, hi);
+    round = roundHeld ? round : permits >= ROUND_MIN_PERMITS ? RoundWindowLengths.shortestWithin(lo, hi) : 0;
     plan(host);
   }
 
