@@ -71,6 +71,7 @@ class FixedWindowPropertiesTest {
     time.runUntilIdle(Duration.ofHours(2));
 
     Statistics.label("quota learned").collect(events.stream().anyMatch(HostpaceEvent.QuotaChanged.class::isInstance));
+    Statistics.label("quota learned").coverage(coverage -> coverage.check(true).percentage(p -> p > 10));
     assertThat(calls).hasSize(requests);
     assertThat(calls).allSatisfy(call -> assertThat(call.join().status()).isEqualTo(200));
     assertThat(events).noneMatch(HostpaceEvent.GaveUp.class::isInstance);
