@@ -123,6 +123,24 @@ final class LearnedQuota {
     }
   }
 
+  /** Whether {@code call} is the probe in flight. */
+  boolean probe(@Nullable Call<?> call) {
+    return call != null && call == probe;
+  }
+
+  /**
+   * After a probe refused, when the window counted from the last one accepted ended by {@code now}
+   * (the rule moved no boundary for it: this engine counts from a probe older than the host's last
+   * window, another process of a fleet having begun it, SPEC S2): the windows are counted on by whole
+   * windows from there, so the next probe goes once a window has passed, not at once, and again.
+   */
+  void countOnAfterRefusedProbe(long now) {
+    if (now - (from + window) >= 0) {
+      from += window * ((now - from) / window);
+      used = permits;
+    }
+  }
+
   /** {@code call} ended without an answer (failed, cancelled): if it was the probe, another may go. */
   void letGo(Call<?> call) {
     if (call == probe) {

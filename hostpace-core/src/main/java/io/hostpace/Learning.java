@@ -336,6 +336,7 @@ final class Learning {
     int permits = state.quotaPermits();
     long window = state.quotaWindow();
     LearnedQuota quota = node.quota;
+    boolean probeRefused = refusal && quota != null && quota.probe(call);
     if (quota != null) {
       quota.answered(call, !refusal);
     }
@@ -352,6 +353,10 @@ final class Learning {
         : rule.onAnswer(now, startedAt, state);
     if (state.quotaPermits() != permits || state.quotaWindow() != window) {
       learnQuota(events, node, startedAt, now);
+    }
+    LearnedQuota held = node.quota;
+    if (probeRefused && held != null) {
+      held.countOnAfterRefusedProbe(now);
     }
     interval(events, node, next, now);
   }

@@ -27,21 +27,35 @@ import io.hostpace.spi.HostState;
  * raises the lower end, and the next goes in the middle of what is left), else at its end. So the
  * span narrows as boundaries add up, and the probes are refused at most a few times in all, at
  * most {@value #MAX_REFUSED_PROBES} times for one boundary (each is a retry of the oldest request).
- * A refusal within a window, after fewer accepted than the quota, means the host counts more than
+ *
+ * <p>Most hosts count in windows of a round length (a minute, ten seconds, an hour:
+ * {@link RoundWindowLengths}). While the bounds allow one, and the quota is at least
+ * {@value #ROUND_MIN_PERMITS} starts, the shortest such length is taken for the window's, and each probe goes where it puts the next boundary, a thousandth of it late: no probe
+ * is refused when the guess is right, and one refused there rules the length out (the next round
+ * length the bounds allow, else the search above). A window spent each time its length has passed
+ * gets one burst whatever its phase, so where the host's windows begin matters no more than that.
+ * A probe refused where a length that held put the boundary says the windows moved or grew: the
+ * boundary is searched for within a window's length of it, and the windows counted from there
+ * afresh, first at the length before, then at the round lengths up to the span between the last
+ * two boundaries found.
+ *
+ * <p>A refusal within a window, after fewer accepted than the quota, means the host counts more than
  * ours (other clients, a lower quota): the quota comes down to what was accepted, and below
  * {@value #MIN_PERMITS} it is dropped and the rate rule takes over.
  *
  * <p>A quota is a hypothesis, and a wall can have other causes (an outage of 30 s after a run of
  * requests looks the same). So the window after it is learned allows one more than the quota: a
  * host that accepts it counts no such quota, and the quota is dropped at once; one that refuses
- * it keeps it, and the next such try comes two windows later, then four, up to
- * {@value #MAX_PROBE_EVERY}.
+ * it keeps it, and the next such try comes {@value #PROBE_EVERY_GROWTH} windows later, then
+ * sixteen, up to {@value #MAX_PROBE_EVERY} (for a quota under {@value #ROUND_MIN_PERMITS}, two
+ * windows later, then four).
  *
  * <p>Example, 60 a minute from 0 s: 60 accepted at 0 s, the wall's last refusal at 31.6 s and the
- * burst accepted at 63.6 s: the window lasts 31.6 s to 63.6 s, the next boundary lies in 63.2 s to
- * 127.2 s; probes refused at 95.2, 111.2 and 119.2 s, the fourth goes at 127.2 s and is accepted:
- * the window is now 59.6 s to 63.6 s and the next boundary 178.8 s to 190.8 s; the probe at
- * 184.8 s is accepted: 59.6 s to 61.6 s, and so on, one window lost to the search in all.
+ * burst accepted at 63.6 s: the window lasts 31.6 s to 63.6 s, a minute is the one round length
+ * in that span, so the next probe goes at 120.06 s, accepted, then 180.06 s, and so on, none
+ * refused. Had the wall's last refusal come at 31.6 s and the burst at 47.6 s, no round length
+ * would fit: the next boundary lies in 63.2 s to 95.2 s, the probe goes in the middle, at 79.2 s,
+ * and the bounds narrow from the refused and accepted probes as boundaries add up.
  *
  * <h2>In a fleet</h2>
  * The processes of a fleet (SPEC S2) each hear the others' answers, a little late and in no order
@@ -64,6 +78,20 @@ final class WindowQuota {
   static final double NARROW_ENOUGH = 0.02;
   static final int MAX_REFUSED_PROBES = 3;
   static final int MAX_PROBE_EVERY = 64;
+  /** How much rarer each try of one more than the quota is than the last, while the quota holds. */
+  static final int PROBE_EVERY_GROWTH = 4;
+  /**
+   * The fewest starts a window for which a round length is taken and the tries of one more grow
+   * rarer by {@value #PROBE_EVERY_GROWTH}: a run of a few accepted before a wall is as often a token
+   * bucket that other clients share (its walls come and go) as a quota, and is followed as any
+   * quota was, its boundaries narrowed by probes and one more tried every other window, then four.
+   */
+  static final int ROUND_MIN_PERMITS = 10;
+  /**
+   * How far after where a round length puts a boundary its probe goes, as a share of the length: no
+   * rounding of ours may put it a nanosecond before the host's window begins.
+   */
+  static final double ROUND_MARGIN = 0.001;
   /** How far apart two starts may be and still be of one burst: a fleet's lessons come a little late. */
   static final long SAME_BURST_NANOS = 50_000_000L;
   private static final double NANOS = 1e9;
@@ -91,6 +119,16 @@ final class WindowQuota {
   private double nextUpper;
   private double probeAt;
   private int refusedProbes;
+  /**
+   * The round length the window is taken to be ({@link RoundWindowLengths}), 0 when the bounds
+   * allow none; whether a probe where it put a boundary was accepted since it was taken; and
+   * whether, refused after that, the boundary is searched for (the windows moved, or grew).
+   */
+  private double round;
+  private boolean roundHeld;
+  private boolean searching;
+  /** Whether the search began because the round length was ruled out, not because it stopped holding. */
+  private boolean roundRuledOut;
   private int acceptedInWindow;
   /** Whether a refusal lowered the quota in this window, and the start of the request it refused. */
   private boolean lowered;
@@ -145,19 +183,36 @@ final class WindowQuota {
     }
     double at = seconds(startedAt);
     if (at >= probeAt - 0.001) {
-      // The probe, refused: the boundary is later.
+      if (round > 0 && roundHeld && !searching) {
+        // Refused where a length that held put the boundary: the windows moved, or grew. The
+        // boundary is searched for within a window's length of this probe, then counted from.
+        search(at, false, host);
+        return true;
+      }
+      // The probe, refused: the boundary is later (and not where the round length taken put it).
       nextLower = Math.max(nextLower, at);
       if (nextLower >= nextUpper) {
         nextUpper = nextLower + 0.1 * hi;
       }
       refusedProbes++;
+      if (round > 0 && !searching) {
+        double next = RoundWindowLengths.shortestWithin(Math.max(lo, at / (boundaries + 1)), hi);
+        if (next == 0) {
+          // No round length is left that counts from the run's first start: the host's windows
+          // begin elsewhere (the run began within one). The boundary is searched for, and the
+          // windows counted from it at the next round length.
+          search(at, true, host);
+          return true;
+        }
+        round = next;
+      }
       plan(host);
       return true;
     }
     if (extra && acceptedInWindow >= permits) {
       // The one more tried in this window was refused: the quota holds; try again less often.
       extra = false;
-      probeEvery = Math.min(MAX_PROBE_EVERY, 2 * probeEvery);
+      probeEvery = Math.min(MAX_PROBE_EVERY, (permits >= ROUND_MIN_PERMITS ? PROBE_EVERY_GROWTH : 2) * probeEvery);
       host.quota(permits, host.quotaWindow());
       return true;
     }
@@ -178,6 +233,9 @@ final class WindowQuota {
     permits = 0;
     runAccepted = 0;
     extra = false;
+    round = 0;
+    roundHeld = false;
+    searching = false;
     host.quota(0, 0);
   }
 
@@ -199,7 +257,9 @@ final class WindowQuota {
     if (permits > 0) {
       double at = seconds(startedAt);
       wallRefusals = 0;
-      if (at >= probeAt - 0.001) {
+      if (at >= probeAt - 0.001 && searching) {
+        anchor(at, host);
+      } else if (at >= probeAt - 0.001) {
         boundary(nextLower, at, host);
       } else if (++acceptedInWindow > permits) {
         if (at >= probeAt - NARROW_ENOUGH * hi) {
@@ -265,22 +325,76 @@ final class WindowQuota {
     lastUpper = upper;
     lo = lastLower / k;
     hi = Math.max(lastUpper / k, 0.001);
+    windowBegan();
+    nextLower = lastLower + lo;
+    nextUpper = Math.max(lastUpper + hi, nextLower);
+    refusedProbes = 0;
+    // A round length the bounds allow is taken for the window's; the one taken stays while it fits.
+    roundHeld = round > lo && round <= hi;
+    round = roundHeld ? round : permits >= ROUND_MIN_PERMITS ? RoundWindowLengths.shortestWithin(lo, hi) : 0;
+    plan(host);
+  }
+
+  /**
+   * The boundary searched for after the windows moved or grew began by {@code at}: the windows are
+   * counted from here afresh, taken to last as long as before (a window that moved kept its
+   * length), and at most from the last boundary found to this one (a window that grew). A probe
+   * refused where the length before puts the next boundary takes the next round length up to that.
+   */
+  private void anchor(double at, HostState host) {
+    // The last boundary found lay between lastLower and lastUpper, this one by at.
+    double span = at - lastLower;
+    origin += Math.round(at * NANOS);
+    searching = false;
+    boundaries = 0;
+    lastLower = 0;
+    lastUpper = 0;
+    hi = Math.max(span, round);
+    double before = round;
+    if (roundRuledOut) {
+      round = RoundWindowLengths.shortestWithin(before, hi);
+    }
+    lo = roundRuledOut ? before : 0.5 * before;
+    windowBegan();
+    nextLower = lo;
+    nextUpper = hi;
+    refusedProbes = 0;
+    roundHeld = false;
+    plan(host);
+  }
+
+  /**
+   * The probe at {@code at} was refused, and the next boundary is searched for within a window's
+   * length of it, by probes in the middle of what is left; {@code ruledOut} when the round length
+   * taken was ruled out, else it held until now.
+   */
+  private void search(double at, boolean ruledOut, HostState host) {
+    searching = true;
+    roundRuledOut = ruledOut;
+    nextLower = at;
+    nextUpper = at + (ruledOut ? Math.max(round, hi) : round);
+    refusedProbes = 0;
+    plan(host);
+  }
+
+  /** A window began with the probe just accepted: one start of it spent; maybe one more tried in it. */
+  private void windowBegan() {
     acceptedInWindow = 1;
     lowered = false;
     if (++windowsSinceExtra >= probeEvery) {
       extra = true;
       windowsSinceExtra = 0;
     }
-    nextLower = lastLower + lo;
-    nextUpper = Math.max(lastUpper + hi, nextLower);
-    refusedProbes = 0;
-    plan(host);
   }
 
   /** When the next probe goes, told to the engine as the window it counts from the last probe. */
   private void plan(HostState host) {
-    boolean wide = nextUpper - nextLower > NARROW_ENOUGH * hi && refusedProbes < MAX_REFUSED_PROBES;
-    probeAt = Math.max(wide ? (nextLower + nextUpper) / 2 : nextUpper, lastUpper + 0.001);
+    if (round > 0 && !searching) {
+      probeAt = Math.max((boundaries + 1) * round + ROUND_MARGIN * round, lastUpper + 0.001);
+    } else {
+      boolean wide = nextUpper - nextLower > NARROW_ENOUGH * hi && refusedProbes < MAX_REFUSED_PROBES;
+      probeAt = Math.max(wide ? (nextLower + nextUpper) / 2 : nextUpper, lastUpper + 0.001);
+    }
     host.quota(permits + (extra ? 1 : 0), nanos(probeAt - lastUpper));
   }
 

@@ -52,14 +52,17 @@ class WindowQuotaTest {
     }
   }
 
-  /** The first window, then its boundary at 63.6 s, three refused probes, and the next at 127.2 s. */
+  /**
+   * The first window, then its boundary at 47.6 s (the window lasts 31.6 s to 47.6 s: no round
+   * length fits), three refused probes, and the next at 95.2 s.
+   */
   void twoBoundaries() {
     firstWindow();
-    burst(63.6);
-    refused(95.2);
-    refused(111.2);
-    refused(119.2);
-    burst(127.2);
+    burst(47.6);
+    refused(79.2);
+    refused(87.2);
+    refused(91.2);
+    burst(95.2);
   }
 
   @Test
@@ -68,34 +71,89 @@ class WindowQuotaTest {
     assertThat(accepted(63.6)).isTrue();
 
     assertThat(host.quotaPermits()).isEqualTo(61); // 60, and in this first window one more tried
-    // The window lasts 31.6 s to 63.6 s; the next boundary lies in 63.2 s to 127.2 s: the probe
-    // goes in the middle, at 95.2 s, which the engine counts from the last probe, at 63.6 s.
-    assertThat(window()).isCloseTo(31.6, within(1e-6));
+    // The window lasts 31.6 s to 63.6 s: a minute is the one round length there, so the next probe
+    // goes where a minute puts the next boundary, a thousandth of it late, at 120.06 s, which the
+    // engine counts from the last probe, at 63.6 s.
+    assertThat(window()).isCloseTo(120.06 - 63.6, within(1e-6));
+  }
+
+  @Test
+  void R11_whereNoRoundLengthFitsTheBoundsTheProbeGoesInTheMiddleOfWhereTheNextBoundaryLies() {
+    firstWindow();
+    accepted(47.6);
+
+    // The window lasts 31.6 s to 47.6 s, no round length between; the next boundary lies in
+    // 63.2 s to 95.2 s, and the probe goes at 79.2 s.
+    assertThat(window()).isCloseTo(79.2 - 47.6, within(1e-6));
+  }
+
+  @Test
+  void R11_aProbeWhereTheRoundLengthHoldsGoesEachTimeTheLengthPassesAndARefusedOneRulesTheLengthOut() {
+    for (int i = 0; i < 20; i++) {
+      accepted(0);
+    }
+    for (double t : new double[] {0.1, 0.6, 1.3, 2.6, 5.1}) {
+      refused(t);
+    }
+    accepted(10.2);
+    // 5.1 s to 10.2 s: 6 s is the shortest round length there; its boundary at 12 s, probed at 12.006 s.
+    assertThat(window()).isCloseTo(12.006 - 10.2, within(1e-6));
+    assertThat(refused(12.006)).isTrue();
+    // Not 6 s, then: 10 s is the next round length up to 10.2 s, its second boundary at 20 s.
+    assertThat(window()).isCloseTo(20.01 - 10.2, within(1e-6));
+    assertThat(accepted(20.01)).isTrue();
+    assertThat(window()).isCloseTo(10, within(1e-6));
+    assertThat(accepted(30.01)).isTrue();
+    assertThat(window()).isCloseTo(10, within(1e-6));
+  }
+
+  @Test
+  void R11_aProbeRefusedWhereALengthThatHeldPutTheBoundarySearchesForItAndCountsTheWindowsFromThere() {
+    firstWindow();
+    burst(63.6);
+    burst(120.06); // a minute holds
+    // The host's windows grew to two minutes from 120 s: the probe at 180.06 s is refused.
+    assertThat(refused(180.06)).isTrue();
+    // The boundary lies within a minute after it: probes in the middle of what is left.
+    assertThat(window()).isCloseTo(210.06 - 120.06, within(1e-6));
+    assertThat(refused(210.06)).isTrue();
+    assertThat(refused(225.06)).isTrue();
+    assertThat(refused(232.56)).isTrue();
+    assertThat(window()).isCloseTo(240.06 - 120.06, within(1e-6)); // three refused: at the end
+    burst(240.06);
+    // Counted from 240.06 s: a minute first (windows that moved keep their length) ...
+    assertThat(window()).isCloseTo(60.06, within(1e-6));
+    assertThat(refused(300.12)).isTrue();
+    // ... refused there, so the next round length up to the two minutes between the boundaries.
+    assertThat(window()).isCloseTo(120.12, within(1e-6));
+    burst(360.18);
+    assertThat(window()).isCloseTo(120, within(1e-6));
+    assertThat(quota.active()).isTrue();
   }
 
   @Test
   void aRefusedProbeRaisesTheLowerEndAndAfterThreeTheProbeGoesAtTheUpperEnd() {
     firstWindow();
-    burst(63.6);
-    assertThat(refused(95.2)).isTrue();
-    assertThat(window()).isCloseTo(111.2 - 63.6, within(1e-6));
-    assertThat(refused(111.2)).isTrue();
-    assertThat(window()).isCloseTo(119.2 - 63.6, within(1e-6));
-    assertThat(refused(119.2)).isTrue();
-    assertThat(window()).isCloseTo(127.2 - 63.6, within(1e-6));
+    burst(47.6);
+    assertThat(refused(79.2)).isTrue();
+    assertThat(window()).isCloseTo(87.2 - 47.6, within(1e-6));
+    assertThat(refused(87.2)).isTrue();
+    assertThat(window()).isCloseTo(91.2 - 47.6, within(1e-6));
+    assertThat(refused(91.2)).isTrue();
+    assertThat(window()).isCloseTo(95.2 - 47.6, within(1e-6));
   }
 
   @Test
   void eachAcceptedProbeIsABoundaryAndTheBoundariesNarrowTheWindow() {
     twoBoundaries();
-    // Two boundaries: the window is 59.6 s to 63.6 s; the next lies in 178.8 s to 190.8 s.
-    assertThat(window()).isCloseTo(184.8 - 127.2, within(1e-6));
-    burst(184.8);
-    // Three: 59.6 s to 61.6 s; the next in 238.4 s to 246.4 s.
-    assertThat(window()).isCloseTo(242.4 - 184.8, within(1e-6));
-    burst(242.4);
-    // Four: 59.6 s to 60.6 s; the next in 298 s to 303 s.
-    assertThat(window()).isCloseTo(300.5 - 242.4, within(1e-6));
+    // Two boundaries: the window is 45.6 s to 47.6 s; the next lies in 136.8 s to 142.8 s.
+    assertThat(window()).isCloseTo(139.8 - 95.2, within(1e-6));
+    burst(139.8);
+    // Three: 45.6 s to 46.6 s; the next in 182.4 s to 186.4 s.
+    assertThat(window()).isCloseTo(184.4 - 139.8, within(1e-6));
+    burst(184.4);
+    // Four: 45.6 s to 46.1 s; the next in 228 s to 230.5 s.
+    assertThat(window()).isCloseTo(229.25 - 184.4, within(1e-6));
   }
 
   @Test
@@ -103,16 +161,16 @@ class WindowQuotaTest {
     for (int i = 0; i < 10; i++) {
       accepted(0);
     }
-    for (double t : new double[] {0.1, 1, 3, 7, 15, 31, 59.9}) {
+    for (double t : new double[] {0.1, 1, 3, 7, 15, 31, 44.9}) {
       refused(t);
     }
-    accepted(60);
+    accepted(45);
     assertThat(host.quotaPermits()).isEqualTo(11);
-    assertThat(window()).isCloseTo(60, within(1e-6)); // the next in 119.8 s to 120 s: at 120 s
+    assertThat(window()).isCloseTo(45, within(1e-6)); // no round length; the next in 89.8 s to 90 s: at 90 s
   }
 
   @Test
-  void whenTheOneMoreIsRefusedTheQuotaHoldsAndItIsTriedAgainTwoWindowsLaterThenFour() {
+  void whenTheOneMoreIsRefusedTheQuotaHoldsAndItIsTriedAgainFourWindowsLaterThenSixteen() {
     firstWindow();
     burst(63.6);
     assertThat(refused(63.7)).isTrue(); // the 61st
@@ -127,7 +185,7 @@ class WindowQuotaTest {
         assertThat(refused(at + 0.1)).isTrue();
       }
     }
-    assertThat(permits).containsExactly(60, 61, 60, 60, 60, 61, 60);
+    assertThat(permits).containsExactly(60, 60, 60, 61, 60, 60, 60);
   }
 
   @Test
@@ -198,14 +256,15 @@ class WindowQuotaTest {
   @Test
   void S2_oneMoreThanTheQuotaStartedJustBeforeTheProbeWasDueBeginsTheNextWindow() {
     twoBoundaries();
-    burst(184.8); // the next probe is due at 242.4 s, the window known within 2 s
-    // Another process of the fleet, whose probe was due a little earlier, probed at 242 s: the
-    // 61st accepted since 184.8 s, less than 2 % of the window before this one's probe.
-    assertThat(accepted(242.0)).isTrue();
+    burst(139.8);
+    burst(184.4); // the next probe is due at 229.25 s, the window known within 0.5 s
+    // Another process of the fleet, whose probe was due a little earlier, probed at 228.8 s: the
+    // 61st accepted since 184.4 s, less than 2 % of the window before this one's probe.
+    assertThat(accepted(228.8)).isTrue();
     assertThat(quota.active()).isTrue();
-    assertThat(window()).as("the next probe, counted from 242 s").isBetween(57.0, 60.0);
+    assertThat(window()).as("the next probe, counted from 228.8 s").isBetween(44.0, 47.0);
     for (int i = 1; i < 60; i++) {
-      assertThat(accepted(242.05)).isTrue(); // the window it began
+      assertThat(accepted(228.85)).isTrue(); // the window it began
     }
     assertThat(quota.active()).isTrue();
   }

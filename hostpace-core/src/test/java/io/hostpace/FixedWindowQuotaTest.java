@@ -1,0 +1,173 @@
+package io.hostpace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hostpace.FakeServer.Reply;
+import io.hostpace.FakeServer.Response;
+import io.hostpace.testing.FixedWindow;
+import io.hostpace.testing.ServerLimit;
+import io.hostpace.testing.TokenBucket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SPEC R11: the default engine against hosts that count a quota in fixed windows and refuse beyond
+ * it with a bare 429, in virtual time, each answer 50 ms after its start. Times in seconds from
+ * the engine's first start.
+ */
+class FixedWindowQuotaTest {
+
+  final VirtualTime time = VirtualTime.create();
+  final long origin = time.nanoTime();
+  final List<HostpaceEvent> events = new ArrayList<>();
+  final Hostpace engine = Hostpace.builder().time(time).addListener(events::add).build();
+  /** Each start as the server saw it: when, and whether it was accepted. */
+  final List<double[]> starts = new ArrayList<>();
+  final List<CompletableFuture<Response>> calls = new ArrayList<>();
+  /** What the server counts by. */
+  Admits limit;
+
+  FakeServer server() {
+    return new FakeServer(time, exchange -> {
+      boolean accepted = limit.admit(time.nanoTime());
+      starts.add(new double[] {seconds(time.nanoTime()), accepted ? 1 : 0});
+      return (accepted ? Reply.ok() : Reply.status(429)).after(Duration.ofMillis(50));
+    });
+  }
+
+  void send(int requests, Duration forAtMost) {
+    FakeServer server = server();
+    for (int i = 0; i < requests; i++) {
+      calls.add(engine.execute(server.get("http://api.test/" + i)));
+    }
+    time.advance(forAtMost);
+  }
+
+  double seconds(long at) {
+    return (at - origin) / 1e9;
+  }
+
+  /** When the engine first learned a quota. */
+  double learnedAt() {
+    return seconds(events.stream().filter(HostpaceEvent.QuotaChanged.class::isInstance).findFirst().orElseThrow().atNanos());
+  }
+
+  long refusedBetween(double from, double to) {
+    return starts.stream().filter(s -> s[0] >= from && s[0] < to && s[1] == 0).count();
+  }
+
+  /** The refused starts, for a failing assertion's description. */
+  String refusedStarts() {
+    StringBuilder times = new StringBuilder("refused at");
+    starts.stream().filter(s -> s[1] == 0).forEach(s -> times.append(String.format(java.util.Locale.ROOT, " %.2f", s[0])));
+    return times.toString();
+  }
+
+  long acceptedBetween(double from, double to) {
+    return starts.stream().filter(s -> s[0] >= from && s[0] < to && s[1] == 1).count();
+  }
+
+  void assertNothingLost() {
+    assertThat(calls).allSatisfy(call -> assertThat(call.join().status()).isEqualTo(200));
+    assertThat(events).noneMatch(HostpaceEvent.GaveUp.class::isInstance);
+  }
+
+  @Test
+  void R11_sixtyAMinuteIsKnownAtItsFirstBoundaryAndThenOnlyTheTriesOfOneMoreAreRefused() {
+    limit = FixedWindow.of(60, Duration.ofMinutes(1), origin)::admit;
+    send(600, Duration.ofMinutes(15));
+
+    // The wall after the first 60 ends at the boundary at 60 s, found by a probe before 120 s.
+    assertThat(learnedAt()).isBetween(60.0, 120.0);
+    // From there a minute is taken for the window's length: each probe goes where it puts the
+    // next boundary, and none is refused. Refused: one more than 60, tried in the first window
+    // after learning and in the fifth (a wall may have been an outage).
+    assertThat(refusedBetween(learnedAt(), 900)).isEqualTo(2);
+    // Each of the host's windows after the first is spent: 60 accepted in each.
+    for (int window = 1; window < 10; window++) {
+      assertThat(acceptedBetween(60 * window, 60 * (window + 1))).as("window %d", window).isEqualTo(60);
+    }
+    assertNothingLost();
+  }
+
+  @Test
+  void R11_aWindowIsSpentOnceEachTimeItsLengthPassesWhereverItsWindowsBegin() {
+    // 20 each 10 s, the host's windows beginning 6.3 s after our first start.
+    long phase = Duration.ofMillis(6_300).toNanos();
+    limit = FixedWindow.of(20, Duration.ofSeconds(10), origin + phase)::admit;
+    send(200, Duration.ofMinutes(5));
+
+    // The wall ends at 6.6 s. Counted from the first start, the window would last 3.4 s to 6.6 s:
+    // the round lengths there, 4, 5 and 6 s, are each ruled out by a probe refused; then the
+    // boundary at 16.3 s is searched for, and from it 10 s holds. One more than 20 is tried too.
+    double learned = learnedAt();
+    assertThat(refusedBetween(learned, 300)).as(refusedStarts()).isLessThanOrEqualTo(6);
+    // From the second window after learning each of the host's windows gets its 20, once.
+    for (double from = 6.3 + 10 * Math.ceil((learned - 6.3) / 10) + 10; from + 10 < 100; from += 10) {
+      assertThat(acceptedBetween(from, from + 10)).as("from %.1f s", from).isEqualTo(20);
+    }
+    assertNothingLost();
+  }
+
+  @Test
+  void R11_windowsThatMoveAreStillSpentOnceEachAndCostNoRefusal() {
+    // 60 a minute from 0 s; from 150 s on, the host's windows begin 20 s later (at 170 s, 230 s, ...).
+    FixedWindow before = FixedWindow.of(60, Duration.ofMinutes(1), origin);
+    FixedWindow after = FixedWindow.of(60, Duration.ofMinutes(1), origin + Duration.ofSeconds(20).toNanos());
+    limit = new Switching(before, after, origin + Duration.ofSeconds(150).toNanos());
+    send(900, Duration.ofMinutes(20));
+
+    // A probe each minute falls in each of the moved windows too, once: none refused, but one more
+    // than 60, tried in the fifth window after learning.
+    assertThat(refusedBetween(150, 1200)).as(refusedStarts()).isLessThanOrEqualTo(1);
+    for (double from = 170; from + 60 <= 830; from += 60) {
+      assertThat(acceptedBetween(from, from + 60)).as("from %.0f s", from).isEqualTo(60);
+    }
+    assertNothingLost();
+  }
+
+  @Test
+  void R11_windowsThatGrowAreLearnedAgainWithinTwoOfTheirWindows() {
+    // 30 each 30 s from 0 s; from 300 s on, 30 each minute (windows from 300 s).
+    FixedWindow before = FixedWindow.of(30, Duration.ofSeconds(30), origin);
+    FixedWindow after = FixedWindow.of(30, Duration.ofMinutes(1), origin + Duration.ofSeconds(300).toNanos());
+    limit = new Switching(before, after, origin + Duration.ofSeconds(300).toNanos());
+    send(600, Duration.ofMinutes(25));
+
+    // The probe at 330 s is refused where a length that held put the boundary; the boundary is
+    // searched for, found at 360 s, and the windows counted from there: a minute holds.
+    assertThat(refusedBetween(300, 420)).isBetween(1L, 6L);
+    assertThat(refusedBetween(420, 1500)).as("refused once a minute holds, of one more tried").isLessThanOrEqualTo(1);
+    for (double from = 420; from + 60 <= 840; from += 60) {
+      assertThat(acceptedBetween(from, from + 60)).as("from %.0f s", from).isEqualTo(30);
+    }
+    assertNothingLost();
+  }
+
+  @Test
+  void R11_aTokenBucketThatRefusesTheOpeningIsPacedByItsRateAndNotTakenForAWindow() {
+    // 2 a second holding a burst of 20: after the burst it accepts again within half a second.
+    limit = TokenBucket.of(2, 20, origin)::admit;
+    send(300, Duration.ofMinutes(10));
+
+    assertThat(events).noneMatch(HostpaceEvent.QuotaChanged.class::isInstance);
+    assertThat(engine.snapshot()).allSatisfy(host -> assertThat(host.quota()).isNull());
+    assertNothingLost();
+  }
+
+  /** Whether the server accepts a request arriving at {@code now}. */
+  interface Admits {
+    boolean admit(long now);
+  }
+
+  /** One server's count until {@code at}, another's from then on. */
+  record Switching(ServerLimit before, ServerLimit after, long at) implements Admits {
+    @Override
+    public boolean admit(long now) {
+      return now - at < 0 ? before.admit(now) : after.admit(now);
+    }
+  }
+}
