@@ -160,6 +160,20 @@ class FleetPropertiesTest {
     everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(new Host(Model.GATE, 1, 1000, 5), new Load(4, 30, 40, 0, 0, 0, 10903139658537L));
   }
 
+  @Example
+  void S2_aHeadHoldsTheHostsPlaceWhileItsStartIsClaimedAgainSoTheProcessesDoNotPassItRound() {
+    // Once a livelock: each process's head took the host's place, found its start to be claimed
+    // again, and gave the place back while it waited, to another process's head that did the same.
+    everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(new Host(Model.GATE, 1, 890, 5), new Load(4, 30, 87, 20_000, 0, 2, -88760L));
+  }
+
+  @Example
+  void S2_aFleetThatAnswersAtOnceStillLetsTheHeadThatHoldsAPlaceStart() {
+    // Once a hang with no time passing: the fleet's answers came in the same moment, and the
+    // host's place went from process to process, each giving it back as its start waited.
+    everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(new Host(Model.GATE, 2, 999, 5), new Load(3, 0, 119, 20_000, 0, 2, -2L));
+  }
+
   @Property
   void everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(@ForAll("hosts") Host host, @ForAll("loads") Load load) {
     Run run = new Run(host, load);
