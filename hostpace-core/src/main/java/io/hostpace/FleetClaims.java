@@ -68,11 +68,14 @@ final class FleetClaims {
     if (announced != READY) {
       return announced;
     }
+    if (!placed(queue, head, now)) {
+      return BLOCKED;
+    }
     long start = claimed(queue, head, now);
     if (start != READY) {
       return start;
     }
-    return quotaPlaced(queue, head, now) && placed(queue, head, now) ? READY : BLOCKED;
+    return quotaPlaced(queue, head, now) ? READY : BLOCKED;
   }
 
   /**

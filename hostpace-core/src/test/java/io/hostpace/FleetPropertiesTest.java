@@ -174,6 +174,11 @@ class FleetPropertiesTest {
     everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(new Host(Model.GATE, 2, 999, 5), new Load(3, 0, 119, 20_000, 0, 2, -2L));
   }
 
+  @Example
+  void S2_probeWindowQuota() {
+    everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(new Host(Model.WINDOW, 7, 61, 0), new Load(4, 30, 36, 2_000, 0, 1, -3739L));
+  }
+
   @Property
   void everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(@ForAll("hosts") Host host, @ForAll("loads") Load load) {
     Run run = new Run(host, load);
