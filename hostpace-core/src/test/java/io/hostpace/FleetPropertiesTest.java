@@ -175,7 +175,9 @@ class FleetPropertiesTest {
   }
 
   @Example
-  void S2_probeWindowQuota() {
+  void S2_aHeadThatWaitsForTheHostsPlaceClaimsNoStartSoTheHeadsThatHoldThePlacesGetTheirs() {
+    // Once a hang: the heads that held the host's two places were told to claim their starts
+    // again, each time after a head that waited for a place had claimed the start and not used it.
     everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(new Host(Model.WINDOW, 7, 61, 0), new Load(4, 30, 36, 2_000, 0, 1, -3739L));
   }
 
