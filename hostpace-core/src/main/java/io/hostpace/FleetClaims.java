@@ -52,11 +52,13 @@ final class FleetClaims {
   /**
    * Whether the fleet lets the head of {@code queue}, ready by this engine's own reckoning, start
    * at {@code now}: {@link #READY}; {@link #BLOCKED}; or, above 0, the nanoseconds until its
-   * start is to be claimed again. A granted start waits for its places: a quota's, then those in
-   * flight. A place in flight, once held, is kept while the head waits for the rest (its start
-   * too), until the call starts, ends, or is no longer its queue's head ({@link
-   * #giveBackIfWaiting}); a quota's place is given back unless used at once (kept while another of
-   * the start's claims is asked).
+   * start is to be claimed again. The head claims its places in flight first, then its start,
+   * then its quota's place: so only a head that holds its places in flight claims a start, and a
+   * start the fleet grants is used (one claimed by a head that then waited for a place was lost,
+   * and the heads that held theirs were told to wait for it). A place in flight, once held, is
+   * kept while the head waits for the rest, until the call starts, ends, or is no longer its
+   * queue's head ({@link #giveBackIfWaiting}); a quota's place is given back unless used at once
+   * (kept while the start is asked).
    */
   long readiness(HostQueue queue, long now) {
     Call<?> head = queue.head();
@@ -385,9 +387,9 @@ final class FleetClaims {
   /**
    * What a call that still waits after the answer to one of its claims gives back, when none of
    * its claims is still asked. Its places in flight it keeps while it heads its queue, and claims
-   * the rest: given back whenever it waits, they went from process to process, each head taking
-   * one (the host's, or its start expired and claimed again) and giving it back as it waited for
-   * the next, which another head held the same way, so that no start was ever made. Kept, they
+   * the rest: given back whenever it waited, they went from process to process, each head taking
+   * one and giving it back as it waited for the next (a group's place, or its start claimed
+   * again), which another head held the same way, so that no start was made. Kept, they
    * are taken in one order (the host's, then the gates' in theirs: {@link #takeGranted},
    * {@link #placed}), so no two heads each wait for what the other holds. A call no longer its
    * queue's head gives them all back ({@link #displaced}), as one cancelled or ended does. Its
@@ -617,10 +619,11 @@ final class FleetClaims {
    * two processes could each hold one (a host's start, its group's) and wait for the other's for
    * ever. The fleet grants a claim only for at once, so a grant is used at once or not at all: one
    * that finds the start held back by something else is let go after a quarter of the shortest
-   * interval, or after four of the fleet's round trips if that is longer (the places claimed after
-   * it must have time to come: else a host paced faster than a round trip would let each grant go
-   * before its places came, and claim both again for ever), and claimed again; while one of the
-   * start's places is being asked, it is kept.
+   * interval, or after four of the fleet's round trips if that is longer (the quota's place claimed
+   * after it must have time to come: else a host paced faster than a round trip would let each
+   * grant go before its place came, and claim both again for ever), and claimed again; while one
+   * of the start's places is being asked, it is kept. Its places in flight it holds already
+   * ({@link #readiness}).
    */
   private long claimed(HostQueue queue, Call<?> head, long now) {
     List<String> keys = null;
