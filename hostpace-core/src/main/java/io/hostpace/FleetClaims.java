@@ -52,9 +52,13 @@ final class FleetClaims {
   /**
    * Whether the fleet lets the head of {@code queue}, ready by this engine's own reckoning, start
    * at {@code now}: {@link #READY}; {@link #BLOCKED}; or, above 0, the nanoseconds until its
-   * start is to be claimed again. A granted start waits for its places: a quota's, then those in
-   * flight; each place is given back unless used at once (kept while another of the start's claims
-   * is asked).
+   * start is to be claimed again. The head claims its places in flight first, then its start,
+   * then its quota's place: so only a head that holds its places in flight claims a start, and a
+   * start the fleet grants is used (one claimed by a head that then waited for a place was lost,
+   * and the heads that held theirs were told to wait for it). A place in flight, once held, is
+   * kept while the head waits for the rest, until the call starts, ends, or is no longer its
+   * queue's head ({@link #giveBackIfWaiting}); a quota's place is given back unless used at once
+   * (kept while the start is asked).
    */
   long readiness(HostQueue queue, long now) {
     Call<?> head = queue.head();
@@ -66,40 +70,47 @@ final class FleetClaims {
     if (announced != READY) {
       return announced;
     }
+    if (!placed(queue, head, now)) {
+      return BLOCKED;
+    }
     long start = claimed(queue, head, now);
     if (start != READY) {
       return start;
     }
-    return quotaPlaced(queue, head, now) && placed(queue, head, now) ? READY : BLOCKED;
+    return quotaPlaced(queue, head, now) ? READY : BLOCKED;
   }
 
   /**
    * The head of {@code queue} takes each place the fleet granted a claim of this process that
    * waited there ({@link #placeGranted}) of its host or of one of its groups, when it needs one:
-   * first, so that it holds it while its other claims (its start's too) are asked.
+   * first, so that it holds it while its other claims (its start's too) are asked. In the order
+   * {@link #placed} claims them, the host's and then the gates' in theirs, and only while it holds
+   * each one before: a head that held a group's place while it waited for its host's, where
+   * another process's head held the host's and waited for the group's, would wait for ever.
    */
   private void takeGranted(HostQueue queue, Call<?> head) {
     int learned = queue.node.state.inFlightLimit();
-    if (learned > 0 || queue.fleetCap > 0) {
-      takeGranted(queue, head, queue.node, -1);
+    if ((learned > 0 || queue.fleetCap > 0) && !takeGranted(queue, head, queue.node, -1)) {
+      return;
     }
     for (int i = 0; i < queue.gates.length; i++) {
-      if (queue.gates[i].fleetCap > 0) {
-        takeGranted(queue, head, queue.gates[i].node, i);
+      if (queue.gates[i].fleetCap > 0 && !takeGranted(queue, head, queue.gates[i].node, i)) {
+        return;
       }
     }
   }
 
-  private void takeGranted(HostQueue queue, Call<?> head, Node node, int gate) {
-    FleetState claims = node.fleet;
-    if (claims == null || claims.placeGranted == 0) {
-      return;
-    }
-    long granted = claims.placeGranted;
+  /** Whether {@code head} holds the place of {@code node} ({@code gate} -1 for its host), having taken the one granted, if any. */
+  private boolean takeGranted(HostQueue queue, Call<?> head, Node node, int gate) {
     FleetPlace place = head.place;
     FleetPlace.Claim claim = place == null ? null : place.claimIfAny(gate);
+    FleetState claims = node.fleet;
+    if (claims == null || claims.placeGranted == 0) {
+      return claim != null && claim.answered();
+    }
+    long granted = claims.placeGranted;
     if (claim != null && (claim.answered() || claim.pending() && claim.number != granted)) {
-      return; // it holds one already, or asks under another number
+      return claim.answered(); // it holds one already, or asks under another number
     }
     if (place == null) {
       place = head.place = new FleetPlace();
@@ -112,6 +123,7 @@ final class FleetClaims {
     claims.placesHeld++;
     claims.placeGranted = 0;
     claims.grantTaker = head;
+    return true;
   }
 
   /**
@@ -348,7 +360,7 @@ final class FleetClaims {
         claims.placeGranted = 0;
         fleet.releasePlace(node.key, number);
       } else if (taker != null && taker.place != null) {
-        giveBackIfWaiting(taker, taker.place); // taken, but its start waits for something else than a claim asked
+        giveBackIfWaiting(taker, taker.place); // taken, but its start waits for something else than a claim asked: its quota's place
       }
     });
   }
@@ -373,25 +385,36 @@ final class FleetClaims {
   }
 
   /**
-   * The places of a call that still waits after the answer to one of its claims, when none of its
-   * claims is still asked, are given back: a place is used at once or not held (held while
-   * waiting, one in flight would count as in flight, a quota's lease would run out before its
-   * start). Kept while another of its claims is asked, its queue's start's too while it is the
-   * head, so that they come together: the start a queue claims is its head's.
+   * What a call that still waits after the answer to one of its claims gives back, when none of
+   * its claims is still asked. Its places in flight it keeps while it heads its queue, and claims
+   * the rest: given back whenever it waited, they went from process to process, each head taking
+   * one and giving it back as it waited for the next (a group's place, or its start claimed
+   * again), which another head held the same way, so that no start was made. Kept, they
+   * are taken in one order (the host's, then the gates' in theirs: {@link #takeGranted},
+   * {@link #placed}), so no two heads each wait for what the other holds. A call no longer its
+   * queue's head gives them all back ({@link #displaced}), as one cancelled or ended does. Its
+   * quota's place it gives back unless its queue's start is being asked for it: the place's lease
+   * would run out before its start, and another process can claim one meanwhile.
    */
   private void giveBackIfWaiting(Call<?> call, FleetPlace place) {
-    StartClaim start = call.queue.startClaim;
-    if (call.place == place && call.state == Call.State.WAITING && !place.pending()
-        && (start == null || !start.claiming || call.queue.head() != call)) {
+    if (call.place != place || call.state != Call.State.WAITING || place.pending()) {
+      return;
+    }
+    if (call.queue.head() != call) {
       letGoPlace(call);
+      letGoQuotaPlace(call, false);
+      return;
+    }
+    StartClaim start = call.queue.startClaim;
+    if (start == null || !start.claiming) {
       letGoQuotaPlace(call, false);
     }
   }
 
   /**
    * {@code call} headed its queue and a call that came before it is back in line (a retry keeps its
-   * place): the places it holds while it waits are given back, as the new head claims its own and
-   * starts first. Kept, they would hold the fleet's places while no start of theirs is near: with
+   * place): the places it holds while it waits, those in flight too, are given back, as the new
+   * head claims its own and starts first. Kept, they would hold the fleet's places while no start of theirs is near: with
    * a learned limit of one, the only place, and the new head would wait for it for ever. A claim
    * of it still asked gives its place back when answered.
    */
@@ -596,10 +619,11 @@ final class FleetClaims {
    * two processes could each hold one (a host's start, its group's) and wait for the other's for
    * ever. The fleet grants a claim only for at once, so a grant is used at once or not at all: one
    * that finds the start held back by something else is let go after a quarter of the shortest
-   * interval, or after four of the fleet's round trips if that is longer (the places claimed after
-   * it must have time to come: else a host paced faster than a round trip would let each grant go
-   * before its places came, and claim both again for ever), and claimed again; while one of the
-   * start's places is being asked, it is kept.
+   * interval, or after four of the fleet's round trips if that is longer (the quota's place claimed
+   * after it must have time to come: else a host paced faster than a round trip would let each
+   * grant go before its place came, and claim both again for ever), and claimed again; while one
+   * of the start's places is being asked, it is kept. Its places in flight it holds already
+   * ({@link #readiness}).
    */
   private long claimed(HostQueue queue, Call<?> head, long now) {
     List<String> keys = null;

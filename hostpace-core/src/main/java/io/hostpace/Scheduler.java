@@ -134,15 +134,16 @@ import org.jspecify.annotations.Nullable;
  * </ol>
  *
  * <p>One fleet claim, for the head of a paced host's queue (SPEC S2): {@code readiness} →
- * {@link FleetClaims#readiness} → {@code FleetClaims.claimed} asks {@link Fleet#claimStart} and
- * answers {@link FleetClaims#BLOCKED}: the head waits, and the lock is let go. The fleet answers
- * on a thread of its own: {@code FleetClaims.startClaimed} → {@link Reentry#underLock} marks the
- * grant → {@link Reentry#lookAgain(HostQueue, long)} → {@code pump} → {@code readiness}, where the
- * grant is {@link FleetClaims#READY} and the places the host holds in the fleet, if any, are
- * claimed the same way ({@code FleetClaims.placed} → {@link Fleet#claimPlace} →
- * {@code FleetClaims.placeAnswered}); then {@code start} → {@link FleetClaims#started} uses the
- * grant. At the attempt's end {@code release} → {@code letGoPlaces} →
- * {@link FleetClaims#letGoPlaces} → {@link Fleet#releasePlace} gives its places back.
+ * {@link FleetClaims#readiness}, which first claims the places in flight the host and its groups
+ * hold in the fleet, if any, one at a time in their order ({@code FleetClaims.placed} →
+ * {@link Fleet#claimPlace} → {@code FleetClaims.placeAnswered}), the head keeping each while it
+ * waits for the next; then {@code FleetClaims.claimed} asks {@link Fleet#claimStart} and answers
+ * {@link FleetClaims#BLOCKED}: the head waits, and the lock is let go. The fleet answers on a
+ * thread of its own: {@code FleetClaims.startClaimed} → {@link Reentry#underLock} marks the grant
+ * → {@link Reentry#lookAgain(HostQueue, long)} → {@code pump} → {@code readiness}, where the grant
+ * is {@link FleetClaims#READY}; then {@code start} → {@link FleetClaims#started} uses the grant.
+ * At the attempt's end {@code release} → {@code letGoPlaces} → {@link FleetClaims#letGoPlaces} →
+ * {@link Fleet#releasePlace} gives its places back.
  */
 final class Scheduler implements Settlement {
 

@@ -160,6 +160,27 @@ class FleetPropertiesTest {
     everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(new Host(Model.GATE, 1, 1000, 5), new Load(4, 30, 40, 0, 0, 0, 10903139658537L));
   }
 
+  @Example
+  void S2_aHeadHoldsTheHostsPlaceWhileItsStartIsClaimedAgainSoTheProcessesDoNotPassItRound() {
+    // Once a livelock: each process's head took the host's place, found its start to be claimed
+    // again, and gave the place back while it waited, to another process's head that did the same.
+    everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(new Host(Model.GATE, 1, 890, 5), new Load(4, 30, 87, 20_000, 0, 2, -88760L));
+  }
+
+  @Example
+  void S2_aFleetThatAnswersAtOnceStillLetsTheHeadThatHoldsAPlaceStart() {
+    // Once a hang with no time passing: the fleet's answers came in the same moment, and the
+    // host's place went from process to process, each giving it back as its start waited.
+    everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(new Host(Model.GATE, 2, 999, 5), new Load(3, 0, 119, 20_000, 0, 2, -2L));
+  }
+
+  @Example
+  void S2_aHeadThatWaitsForTheHostsPlaceClaimsNoStartSoTheHeadsThatHoldThePlacesGetTheirs() {
+    // Once a hang: the heads that held the host's two places were told to claim their starts
+    // again, each time after a head that waited for a place had claimed the start and not used it.
+    everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(new Host(Model.WINDOW, 7, 61, 0), new Load(4, 30, 36, 2_000, 0, 1, -3739L));
+  }
+
   @Property
   void everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(@ForAll("hosts") Host host, @ForAll("loads") Load load) {
     Run run = new Run(host, load);
