@@ -28,6 +28,10 @@ import org.jspecify.annotations.Nullable;
  * next {@link #advance} or {@link #runDue()}, in the order of its due time and then of
  * scheduling. Thread-safe: time and the task queue are guarded by {@code this}; tasks run
  * outside that lock, so a task may schedule more tasks or read the time.
+ *
+ * <p>Tasks that each schedule the next at once, for ever, never let time move: after a hundred
+ * million tasks at one instant, advancing throws {@link IllegalStateException} rather than holding
+ * the thread, so that a test of such a loop fails instead of hanging.
  */
 public final class VirtualTime implements Clock, Timer {
 
@@ -42,6 +46,15 @@ public final class VirtualTime implements Clock, Timer {
   private long sequence;
   @GuardedBy("this")
   private final PriorityQueue<Task> tasks = new PriorityQueue<>();
+  /**
+   * How many tasks may run at one instant before time is taken to be stuck: tasks that each
+   * schedule the next at once, for ever, would else hold the thread that advanced it with time
+   * standing still, and a test would hang rather than fail. Far above what any run hands over at
+   * one instant.
+   */
+  private volatile long tasksAtOneInstant = DEFAULT_TASKS_AT_ONE_INSTANT;
+
+  static final long DEFAULT_TASKS_AT_ONE_INSTANT = 100_000_000L;
 
   private VirtualTime(long originNanos, Instant wallOrigin) {
     this.originNanos = originNanos;
@@ -144,9 +157,18 @@ public final class VirtualTime implements Clock, Timer {
     return tasks.size();
   }
 
+  /** Sets how many tasks may run at one instant before time is taken to be stuck; for this package's tests. */
+  VirtualTime limitTasksAtOneInstant(long tasks) {
+    this.tasksAtOneInstant = tasks;
+    return this;
+  }
+
   private void runUntil(long target) {
+    long instant = 0;
+    long ranThere = 0;
     while (true) {
       List<Task> due = new ArrayList<>();
+      long at;
       synchronized (this) {
         Task head = tasks.peek();
         if (head == null || head.due - target > 0) {
@@ -155,13 +177,19 @@ public final class VirtualTime implements Clock, Timer {
           }
           return;
         }
-        long at = head.due;
+        at = head.due;
         if (at - now > 0) {
           now = at;
         }
         while (!tasks.isEmpty() && tasks.peek().due == at) {
           due.add(tasks.poll());
         }
+      }
+      ranThere = at == instant ? ranThere + due.size() : due.size();
+      instant = at;
+      if (ranThere > tasksAtOneInstant) {
+        throw new IllegalStateException("virtual time is stuck: more than " + tasksAtOneInstant
+            + " tasks ran at one instant, each scheduling more for it (a loop of tasks that never waits)");
       }
       for (Task task : due) {
         boolean cancelled;

@@ -1,6 +1,7 @@
 package io.hostpace;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -44,5 +45,35 @@ class VirtualTimeTest {
     assertThat(at).containsExactly(0L, 1000L, 2000L);
     assertThat(took).isEqualTo(Duration.ofSeconds(2));
     assertThat(time.pendingTasks()).isZero();
+  }
+
+  /** A task that schedules itself again at once, for ever. */
+  static void loop(VirtualTime time, int[] runs) {
+    runs[0]++;
+    time.schedule(() -> loop(time, runs), 0);
+  }
+
+  @Test
+  void tasksThatEachScheduleTheNextAtOnceForEverFailInsteadOfHoldingTheThread() {
+    VirtualTime time = VirtualTime.create().limitTasksAtOneInstant(1_000);
+    int[] runs = {0};
+    time.schedule(() -> loop(time, runs), 0);
+
+    assertThatThrownBy(() -> time.runUntilIdle(Duration.ofHours(1)))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("virtual time is stuck");
+    assertThat(runs[0]).isEqualTo(1_000);
+  }
+
+  @Test
+  void asManyTasksAtOneInstantAsTheLimitAllowsRunAndTimeGoesOn() {
+    VirtualTime time = VirtualTime.create().limitTasksAtOneInstant(1_000);
+    List<Long> at = new ArrayList<>();
+    for (int i = 0; i < 1_000; i++) {
+      time.schedule(() -> at.add(time.elapsed().toMillis()), 0);
+    }
+    time.schedule(() -> at.add(time.elapsed().toMillis()), 1_000_000);
+
+    time.runUntilIdle(Duration.ofSeconds(1));
+    assertThat(at).hasSize(1_001).endsWith(1L);
   }
 }
