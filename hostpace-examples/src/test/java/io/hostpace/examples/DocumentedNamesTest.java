@@ -62,6 +62,7 @@ class DocumentedNamesTest {
       Map.entry("AutoCloseable", "java.lang.AutoCloseable"),
       Map.entry("System", "java.lang.System"),
       Map.entry("IOException", "java.io.IOException"),
+      Map.entry("IllegalStateException", "java.lang.IllegalStateException"),
       Map.entry("InterruptedIOException", "java.io.InterruptedIOException"),
       Map.entry("ConnectException", "java.net.ConnectException"),
       Map.entry("HttpClient", "java.net.http.HttpClient"),
