@@ -66,6 +66,13 @@ class FixedWindowQuotaTest {
     return times.toString();
   }
 
+  /** That each window of {@code length} s from {@code from} s, while it ends by {@code until} s, accepted {@code count}. */
+  void assertEachWindowAccepted(double from, double until, double length, long count) {
+    for (double at = from; at + length <= until; at += length) {
+      assertThat(acceptedBetween(at, at + length)).as("from %.0f s", at).isEqualTo(count);
+    }
+  }
+
   long acceptedBetween(double from, double to) {
     return starts.stream().filter(s -> s[0] >= from && s[0] < to && s[1] == 1).count();
   }
@@ -123,9 +130,7 @@ class FixedWindowQuotaTest {
     // A probe each minute falls in each of the moved windows too, once: none refused, but one more
     // than 60, tried in the fifth window after learning.
     assertThat(refusedBetween(150, 1200)).as(refusedStarts()).isLessThanOrEqualTo(1);
-    for (double from = 170; from + 60 <= 830; from += 60) {
-      assertThat(acceptedBetween(from, from + 60)).as("from %.0f s", from).isEqualTo(60);
-    }
+    assertEachWindowAccepted(170, 830, 60, 60);
     assertNothingLost();
   }
 
@@ -141,9 +146,7 @@ class FixedWindowQuotaTest {
     // searched for, found at 360 s, and the windows counted from there: a minute holds.
     assertThat(refusedBetween(300, 420)).isBetween(1L, 6L);
     assertThat(refusedBetween(420, 1500)).as("refused once a minute holds, of one more tried").isLessThanOrEqualTo(1);
-    for (double from = 420; from + 60 <= 840; from += 60) {
-      assertThat(acceptedBetween(from, from + 60)).as("from %.0f s", from).isEqualTo(30);
-    }
+    assertEachWindowAccepted(420, 840, 60, 30);
     assertNothingLost();
   }
 

@@ -44,6 +44,16 @@ class WindowQuotaTest {
     }
   }
 
+  /** {@code permits} accepted at 0 s, then a wall of refusals at {@code refusedAt} (in seconds). */
+  void wall(int permits, double... refusedAt) {
+    for (int i = 0; i < permits; i++) {
+      accepted(0);
+    }
+    for (double t : refusedAt) {
+      refused(t);
+    }
+  }
+
   /** The burst of a window whose probe started at {@code probe}. */
   void burst(double probe) {
     assertThat(accepted(probe)).isTrue();
@@ -89,12 +99,7 @@ class WindowQuotaTest {
 
   @Test
   void R11_aProbeWhereTheRoundLengthHoldsGoesEachTimeTheLengthPassesAndARefusedOneRulesTheLengthOut() {
-    for (int i = 0; i < 20; i++) {
-      accepted(0);
-    }
-    for (double t : new double[] {0.1, 0.6, 1.3, 2.6, 5.1}) {
-      refused(t);
-    }
+    wall(20, 0.1, 0.6, 1.3, 2.6, 5.1);
     accepted(10.2);
     // 5.1 s to 10.2 s: 6 s is the shortest round length there; its boundary at 12 s, probed at 12.006 s.
     assertThat(window()).isCloseTo(12.006 - 10.2, within(1e-6));
@@ -158,12 +163,7 @@ class WindowQuotaTest {
 
   @Test
   void whenTheNextBoundaryIsKnownWithinTwoPercentTheProbeGoesAtItsUpperEnd() {
-    for (int i = 0; i < 10; i++) {
-      accepted(0);
-    }
-    for (double t : new double[] {0.1, 1, 3, 7, 15, 31, 44.9}) {
-      refused(t);
-    }
+    wall(10, 0.1, 1, 3, 7, 15, 31, 44.9);
     accepted(45);
     assertThat(host.quotaPermits()).isEqualTo(11);
     assertThat(window()).isCloseTo(45, within(1e-6)); // no round length; the next in 89.8 s to 90 s: at 90 s
