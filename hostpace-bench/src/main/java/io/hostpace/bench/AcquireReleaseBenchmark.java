@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -25,6 +24,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.infra.Blackhole;
+import org.openjdk.jmh.infra.ThreadParams;
 
 /**
  * The engine's own cost of one request, with nothing to wait for: one call through a host that
@@ -48,8 +48,11 @@ import org.openjdk.jmh.infra.Blackhole;
  * cost of that.
  *
  * <p>The {@code manyHosts} variants spread the calls over {@value #HOSTS} hosts, each thread
- * calling the next host of its own counter (threads start a quarter of the hosts apart): the
- * engine is shared, its hosts are not, as for a crawler. The {@code ownEngine} variants do the
+ * calling the hosts of its own share of them in turn: the engine is shared, its hosts are not,
+ * as for a crawler that gives each thread its own hosts. (Threads that walked all the hosts in
+ * one order, however far apart they started, would each call every host, and drift until one
+ * follows the other host by host: each host's state would then go from core to core on every
+ * call, which measures the sharing of hosts, not of the engine.) The {@code ownEngine} variants do the
  * same with an engine for each thread: what two threads that share nothing at all do on this
  * machine. The {@code 4threads} variants put four threads on one host (or semaphore, or limiter);
  * on a machine with fewer cores they measure contention with the threads taking turns, not
@@ -180,8 +183,6 @@ public class AcquireReleaseBenchmark {
   public static class ManyHosts {
     Hostpace engine;
     AnsweredExchange[] exchanges;
-    /** Where the next thread's counter starts, so that threads begin on hosts far apart. */
-    final AtomicInteger nextOffset = new AtomicInteger();
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -207,21 +208,26 @@ public class AcquireReleaseBenchmark {
   }
 
   /**
-   * A thread's counter over the hosts of {@link ManyHosts}: each call goes to the next host. Each
-   * thread starts a quarter of the hosts further on, so two threads seldom call one host at once.
+   * A thread's counter over its own share of the hosts of {@link ManyHosts}, a block of
+   * consecutive ones: each call goes to the next host of the block, so no two threads ever call
+   * one host.
    */
   @State(Scope.Thread)
   public static class HostCounter {
     int next;
+    int from;
+    int to;
 
     @Setup(Level.Trial)
-    public void setUp(ManyHosts hosts) {
-      next = hosts.nextOffset.getAndAdd(HOSTS / 4) % HOSTS;
+    public void setUp(ThreadParams thread) {
+      from = thread.getThreadIndex() * HOSTS / thread.getThreadCount();
+      to = (thread.getThreadIndex() + 1) * HOSTS / thread.getThreadCount();
+      next = from;
     }
 
     AnsweredExchange next(ManyHosts hosts) {
       AnsweredExchange exchange = hosts.exchanges[next];
-      next = next + 1 == HOSTS ? 0 : next + 1;
+      next = next + 1 == to ? from : next + 1;
       return exchange;
     }
   }

@@ -23,6 +23,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.infra.Blackhole;
+import org.openjdk.jmh.infra.ThreadParams;
 
 /**
  * The engine's cost of one request as the hosts it holds grow, and as a {@code *.domain} group's
@@ -50,6 +51,9 @@ import org.openjdk.jmh.infra.Blackhole;
  *       The other {@code hosts - hostsPerGroup} hosts each hold one request that is never
  *       answered.
  * </ul>
+ *
+ * <p>On two threads without a group each thread takes the hosts of its own share in turn
+ * ({@link Turn}); a group's members are taken in turn by both together.
  *
  * <p>Either way an operation is one request's whole life (handed over, started, answered, its
  * place released, its caller's future completed), and the engine holds the same requests
@@ -91,8 +95,42 @@ public class ScaleBenchmark {
   private Hostpace engine;
   /** The exchanges the operation hands over, one per host in turn: every host, or the group's members. */
   private HeldExchange[] turns;
-  /** How many requests were handed over to {@link #turns}, which picks the next host. */
+  /** How many requests were handed over to a group's members, which picks the next member. */
   private final AtomicLong handedOver = new AtomicLong();
+
+  /**
+   * A thread's turn over its own share of {@link #turns} when there is no group, a block of
+   * consecutive hosts, so that no two threads hand requests to one host (they share hosts only
+   * when there are fewer hosts than threads): what the engine shares between threads is measured,
+   * not the hosts. A group's members are taken in turn by every thread together ({@link #next()}),
+   * so that each keeps its waiting requests; its places are shared by every thread anyway.
+   */
+  @State(Scope.Thread)
+  public static class Turn {
+    private int index;
+    private int threads;
+    private int from;
+    private int to = -1;
+    private int next;
+
+    @Setup(Level.Trial)
+    public void setUp(ThreadParams thread) {
+      index = thread.getThreadIndex();
+      threads = thread.getThreadCount();
+    }
+
+    HeldExchange next(HeldExchange[] turns) {
+      if (to < 0) {
+        boolean shared = turns.length < threads;
+        from = shared ? 0 : index * turns.length / threads;
+        to = shared ? turns.length : (index + 1) * turns.length / threads;
+        next = from;
+      }
+      HeldExchange exchange = turns[next];
+      next = next + 1 == to ? from : next + 1;
+      return exchange;
+    }
+  }
 
   /**
    * An exchange whose attempts are answered when the benchmark says: each is queued as it is sent,
@@ -156,7 +194,7 @@ public class ScaleBenchmark {
     check();
   }
 
-  /** The exchange of the next host in turn. */
+  /** The exchange of the group's next member in turn. */
   private HeldExchange next() {
     return turns[(int) (handedOver.getAndIncrement() % turns.length)];
   }
@@ -197,11 +235,11 @@ public class ScaleBenchmark {
   }
 
   /** One request's whole life: handed over, then the one in flight the longest answered. */
-  private void operation(Blackhole blackhole) {
+  private void operation(Turn turn, Blackhole blackhole) {
     if (skipped) {
       return;
     }
-    HeldExchange exchange = next();
+    HeldExchange exchange = hostsPerGroup == 0 ? turn.next(turns) : next();
     CompletableFuture<Response> caller = engine.execute(exchange);
     CompletableFuture<Response> oldest = exchange.inFlight.poll();
     if (oldest == null) {
@@ -214,14 +252,14 @@ public class ScaleBenchmark {
   /** One request, on one thread. */
   @Benchmark
   @Threads(1)
-  public void request_1thread(Blackhole blackhole) {
-    operation(blackhole);
+  public void request_1thread(Turn turn, Blackhole blackhole) {
+    operation(turn, blackhole);
   }
 
-  /** One request, two threads at once on the same engine and hosts. */
+  /** One request, two threads at once on the same engine: each on its own share of the hosts, or both on the group's members. */
   @Benchmark
   @Threads(2)
-  public void request_2threads(Blackhole blackhole) {
-    operation(blackhole);
+  public void request_2threads(Turn turn, Blackhole blackhole) {
+    operation(turn, blackhole);
   }
 }
