@@ -148,7 +148,11 @@ final class ProxyHandler extends Handler.Abstract {
     }
     CompletableFuture<HttpResponse<InputStream>> answer =
         paced.sendAsync(outgoing.build(), HttpResponse.BodyHandlers.ofInputStream());
-    request.addFailureListener(failure -> answer.cancel(true)); // the client went: out of its queue (SPEC T5)
+    // The client went: out of its queue, or its exchange ended (SPEC T5). Jetty tells the failure
+    // listeners when it sees the connection fail; on HTTP/1 it reads nothing while the handler
+    // waits, so the watch reads it.
+    request.addFailureListener(failure -> answer.cancel(true));
+    ClientWatch watch = ClientWatch.start(request, () -> answer.cancel(true));
     // A request may wait its turn far longer than the connection's idle timeout: that wait is the
     // engine's to bound (its retries, their delays, the attempts' timeout), not the connection's.
     request.addIdleTimeoutListener(timeout -> answer.isDone());
@@ -156,20 +160,24 @@ final class ProxyHandler extends Handler.Abstract {
     try {
       answered = answer.get();
     } catch (InterruptedException e) {
+      watch.stop(response);
       answer.cancel(true);
       Thread.currentThread().interrupt();
       callback.failed(e);
       return;
     } catch (CancellationException e) {
-      callback.failed(e);
+      watch.stop(response);
+      callback.failed(e); // the client went: there is nobody to answer
       return;
     } catch (ExecutionException e) {
+      watch.stop(response);
       Throwable cause = e.getCause() == null ? e : e.getCause();
       int status = cause instanceof HttpTimeoutException ? 504 : 502;
       refuse(response, callback, status, "the upstream " + upstream.getHost() + " did not answer: "
           + cause);
       return;
     }
+    watch.stop(response);
     relay(answered, response, callback);
   }
 

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hostpace.Hostpace;
 import io.hostpace.Limits;
+import io.hostpace.testkit.EngineState;
 import io.hostpace.testkit.RawServer;
 import io.hostpace.testkit.TestServer;
 import java.io.IOException;
@@ -115,5 +116,33 @@ class ProxyDisconnectTest {
     // The place is free: the next request goes while the upstream would still hold the first.
     assertThat(getAsync(proxy, "/u/next").get().statusCode()).isEqualTo(200);
     assertThat(upstream.paths()).containsExactly("/hang", "/next");
+  }
+
+  @Test
+  void T5_aRequestSentOnTheConnectionWhileTheAnswerWaitsIsNotTakenForAGoneClientAndTheConnectionClosesAfterTheAnswer()
+      throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    TestServer upstream = closed(TestServer.start((request, exchange) -> {
+      if (request.path().equals("/held")) {
+        release.await();
+      }
+      TestServer.reply(exchange, 200, "answer of " + request.path());
+    }));
+    Hostpace engine = closed(Hostpace.builder().limitsForEveryHost(Limits.inFlight(1)).build());
+    HostpaceProxy proxy = proxy(engine, upstream.uri(""));
+
+    Socket pipelining = sentGet(proxy, "/u/held");
+    until(() -> upstream.requests("/held").size() == 1);
+    // The next request, sent before the first's answer: the proxy reads its first byte while it
+    // watches the connection, and cannot give it back to the server.
+    pipelining.getOutputStream().write(("GET /u/second HTTP/1.1\r\nHost: 127.0.0.1:" + proxy.port() + "\r\n\r\n")
+        .getBytes(StandardCharsets.US_ASCII));
+    pipelining.getOutputStream().flush();
+    release.countDown();
+
+    pipelining.setSoTimeout((int) EngineState.PATIENCE.toMillis());
+    String answered = new String(pipelining.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+    assertThat(answered).startsWith("HTTP/1.1 200").containsIgnoringCase("Connection: close").endsWith("answer of /held");
+    assertThat(upstream.requests()).extracting(TestServer.Request::path).containsExactly("/held");
   }
 }
