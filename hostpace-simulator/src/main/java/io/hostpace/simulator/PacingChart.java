@@ -21,6 +21,8 @@ import org.jfree.chart.plot.ValueMarker;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.StackedXYBarRenderer;
 import org.jfree.chart.renderer.xy.StandardXYBarPainter;
+import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
+import org.jfree.chart.title.LegendTitle;
 import org.jfree.chart.title.TextTitle;
 import org.jfree.chart.ui.HorizontalAlignment;
 import org.jfree.chart.ui.RectangleAnchor;
@@ -28,6 +30,7 @@ import org.jfree.chart.ui.RectangleInsets;
 import org.jfree.chart.ui.TextAnchor;
 import org.jfree.data.xy.DefaultTableXYDataset;
 import org.jfree.data.xy.XYSeries;
+import org.jfree.data.xy.XYSeriesCollection;
 
 /**
  * Draws a {@link PacingResult} as a PNG with JFreeChart, and writes the figures it draws as CSV
@@ -35,7 +38,10 @@ import org.jfree.data.xy.XYSeries;
  * for all, and per bin the attempts started a second, accepted (grey) and refused (red) stacked.
  * Each panel has its own rate scale, said in its title, set by the bins after the first
  * ({@link PacingBins}): an opening burst above it is clipped, its rate written beside its bar. A
- * dashed green line is the ideal finish. Headless: sets {@code java.awt.headless=true} first.
+ * dashed green line is the ideal finish. Where the scenario has several processes, a line per
+ * process over the bars is its accepted attempts a second, each bin's at its middle: how the
+ * processes shared the server over time, whether they converge to equal shares or one starves.
+ * Headless: sets {@code java.awt.headless=true} first.
  */
 final class PacingChart {
 
@@ -47,6 +53,10 @@ final class PacingChart {
   private static final Color REFUSED = new Color(210, 40, 40);
   private static final Color IDEAL = new Color(30, 140, 60);
   private static final Color GRID = new Color(215, 215, 215);
+  /** The processes' lines, in turn (Okabe and Ito's colours, told apart by most readers). */
+  private static final Color[] PROCESSES = {
+      new Color(0, 114, 178), new Color(230, 159, 0), new Color(0, 158, 115), new Color(204, 121, 167),
+      new Color(86, 180, 233), new Color(213, 94, 0), new Color(240, 228, 66), new Color(0, 0, 0)};
 
   private PacingChart() {}
 
@@ -74,8 +84,11 @@ final class PacingChart {
       g.setColor(Color.WHITE);
       g.fillRect(0, 0, WIDTH, height(n));
       TextTitle title = new TextTitle(String.format(Locale.ROOT,
-          "Attempts started a second, in bins of %s s: accepted (grey) and refused (red); each panel its own scale",
-          PacingBins.plain(bins.width)), new Font(Font.SANS_SERIF, Font.BOLD, 16));
+          n > 0 && bins.rows.get(0).byProcess().length > 0
+              ? "Starts a second in bins of %s s: accepted (grey), refused (red), each process's accepted (lines)"
+              : "Attempts started a second, in bins of %s s: accepted (grey) and refused (red); each panel its own scale",
+          PacingBins.plain(bins.width)),
+          new Font(Font.SANS_SERIF, Font.BOLD, 16));
       title.setPadding(new RectangleInsets(14, 10, 4, 10));
       title.arrange(g, RectangleConstraint.NONE.toFixedWidth(WIDTH));
       title.draw(g, new Rectangle2D.Double(0, 0, WIDTH, HEADER));
@@ -122,6 +135,22 @@ final class PacingChart {
     bars.setSeriesPaint(1, REFUSED);
 
     XYPlot plot = new XYPlot(data, time, rate, bars);
+    if (row.byProcess().length > 0) {
+      XYSeriesCollection lines = new XYSeriesCollection();
+      XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, false);
+      for (int i = 0; i < row.byProcess().length; i++) {
+        PacingResult.Process process = p.processes().get(i);
+        XYSeries series = new XYSeries("process " + process.client() + "." + process.process(), false, false);
+        for (int b = 0; b < bins.count; b++) {
+          series.add(bins.from(b) + bins.width / 2, row.processRate(i, b, bins.width));
+        }
+        lines.addSeries(series);
+        renderer.setSeriesPaint(i, PROCESSES[i % PROCESSES.length]);
+        renderer.setSeriesStroke(i, new BasicStroke(1.5f));
+      }
+      plot.setDataset(1, lines);
+      plot.setRenderer(1, renderer);
+    }
     plot.setBackgroundPaint(Color.WHITE);
     plot.setOutlinePaint(Color.GRAY);
     plot.setDomainGridlinePaint(GRID);
@@ -170,6 +199,12 @@ final class PacingChart {
         p.p50WaitMs() / 1000.0, p.p99WaitMs() / 1000.0), new Font(Font.SANS_SERIF, Font.PLAIN, 12));
     figures.setHorizontalAlignment(HorizontalAlignment.LEFT);
     chart.addSubtitle(figures);
+    if (row.byProcess().length > 0) {
+      LegendTitle legend = new LegendTitle(plot.getRenderer(1));
+      legend.setItemFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
+      legend.setHorizontalAlignment(HorizontalAlignment.LEFT);
+      chart.addSubtitle(legend);
+    }
     return chart;
   }
 }

@@ -51,6 +51,7 @@ final class PacingFigures {
     final long joinAt;
     final List<Request> requests = new ArrayList<>();
     private final List<Long> refused = new ArrayList<>();
+    private final List<Long> accepted = new ArrayList<>();
 
     private Process(int client, int index, long joinAt) {
       this.client = client;
@@ -79,6 +80,7 @@ final class PacingFigures {
     starts.add(at);
     if (wasAccepted) {
       accepted.add(at);
+      request.process.accepted.add(at);
     } else {
       refused.add(at);
       request.process.refused.add(at);
@@ -152,7 +154,8 @@ final class PacingFigures {
       long openingEnd = process.joinAt + Math.round(PacingResult.OPENING_SECONDS * 1e9);
       int opening = (int) process.refused.stream().filter(t -> t < openingEnd).count();
       out.add(new PacingResult.Process(process.client, process.index, round(process.joinAt / 1e9, 1),
-          process.requests.size(), completed, process.requests.size() - completed, process.refused.size(), opening));
+          process.requests.size(), completed, process.requests.size() - completed, process.refused.size(), opening,
+          seconds(process.accepted)));
     }
     return out;
   }

@@ -95,7 +95,7 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
       return count(starts, fromSeconds, toSeconds);
     }
 
-    private static int count(double[] times, double from, double to) {
+    static int count(double[] times, double from, double to) {
       int n = 0;
       for (double t : times) {
         if (t >= from && t < to) {
@@ -127,9 +127,25 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
    * @param refusals its refused attempts
    * @param openingRefusals those of them started within {@link PacingResult#OPENING_SECONDS} of its
    *     joining: what its opening cost the server
+   * @param accepted the start time of each of its accepted attempts, seconds from the run's start: its
+   *     share of the server over time, for tests and the chart (not in the JSON)
    */
+  // An array for the chart's loops, as the policy's times are; nothing compares two processes as values.
+  @SuppressWarnings("ArrayRecordComponent")
   public record Process(int client, int process, double joinSeconds, int requests, int completed, int lost,
-      int refusals, int openingRefusals) {}
+      int refusals, int openingRefusals, double[] accepted) {
+
+    /** A process whose accepted attempts' times are not kept. */
+    public Process(int client, int process, double joinSeconds, int requests, int completed, int lost,
+        int refusals, int openingRefusals) {
+      this(client, process, joinSeconds, requests, completed, lost, refusals, openingRefusals, new double[0]);
+    }
+
+    /** Its accepted attempts started within {@code [fromSeconds, toSeconds)}. */
+    public int acceptedBetween(double fromSeconds, double toSeconds) {
+      return Policy.count(accepted, fromSeconds, toSeconds);
+    }
+  }
 
   /** How long after a process joins its refusals count as its opening's ({@link Process#openingRefusals}). */
   public static final double OPENING_SECONDS = 10;

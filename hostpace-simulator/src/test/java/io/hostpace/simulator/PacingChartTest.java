@@ -48,6 +48,28 @@ class PacingChartTest {
   }
 
   @Test
+  void withSeveralProcessesEachLineAlsoHasEachProcesssAcceptedASecond(@TempDir Path dir) throws IOException {
+    // two processes over 100 s in bins of 1 s: process 0.0 accepted at 0.5 and 1.5 s, process 0.1 at 1.2 s
+    PacingResult result = new PacingResult(90.0, List.of(new PacingResult.Policy("hostpace", 3, 0, 1, 25, 100.0, 0.9,
+        1, 2, 0, 0, 0.5, List.of(new PacingResult.Process(0, 0, 0, 2, 2, 0, 0, 0, new double[] {0.5, 1.5}),
+            new PacingResult.Process(0, 1, 0, 1, 1, 0, 1, 1, new double[] {1.2})),
+        new double[] {0.5, 1.1, 1.2, 1.5}, new double[] {1.1})));
+
+    List<String> lines = new PacingBins(result).csv().lines().toList();
+
+    assertThat(lines).hasSize(1 + 100);
+    assertThat(lines.get(0)).isEqualTo(
+        "policy,from_s,to_s,accepted,refused,accepted_per_s,refused_per_s,accepted_per_s_0.0,accepted_per_s_0.1");
+    assertThat(lines.get(1)).isEqualTo("hostpace,0,1,1,0,1,0,1,0");
+    assertThat(lines.get(2)).isEqualTo("hostpace,1,2,2,1,2,1,1,1");
+    assertThat(lines.get(3)).isEqualTo("hostpace,2,3,0,0,0,0,0,0");
+    assertThat(result.policies().get(0).processes().get(0).acceptedBetween(1, 2)).isEqualTo(1);
+    Path png = dir.resolve("processes.png");
+    result.chart(png);
+    assertThat(ImageIO.read(png.toFile()).getHeight()).isEqualTo(PacingChart.HEADER + PacingChart.PANEL);
+  }
+
+  @Test
   void theTimeScaleEndsWithTheBinThatHoldsTheLongestFinish() {
     PacingBins bins = new PacingBins(new PacingResult(299.1, List.of(
         policy("seed", 476.3, new double[] {0, 476}, new double[] {}))));

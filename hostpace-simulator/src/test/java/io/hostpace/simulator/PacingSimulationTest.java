@@ -82,7 +82,9 @@ class PacingSimulationTest {
       "window-30-per-minute, 1.00, 17, 5.4, 1.8, 0",
       "rate-steps, 0.89, 18, 1.5, 1.2, 0",
       "limiter-retry-after, 0.90, 12, 13.0, 2.9, 0",
+      "two-processes, 0.82, 33, 8.4, 5.1, 1",
       "four-processes, 0.62, 64, 5.1, 3.0, 5",
+      "eight-processes, 0.38, 793, 35.6, 34.2, 4",
       "four-processes-late, 0.68, 89, 23.0, 22.2, 2",
       "four-processes-late-fleet, 0.95, 10, 3.2, 1.3, 0"
   })
@@ -651,6 +653,15 @@ class PacingSimulationTest {
           .containsExactly(3.0, 1, PacingScenario.RetryAfter.NONE);
       assertThat(four.clients().get(0)).as(name).extracting("requests", "inFlight", "processes", "sharedState", "fleetLatency")
           .containsExactly(1200, 16, 4, false, name.contains("fleet") ? 1_000_000L : -1L);
+    }
+
+    for (String name : List.of("two-processes.json", "eight-processes.json")) {
+      PacingScenario several = parse(name);
+      boolean two = name.startsWith("two");
+      assertThat(several.servers().get(0)).as(name).extracting("model", "rate", "burst", "status", "retryAfter", "latency")
+          .containsExactly(PacingScenario.Model.TOKEN_BUCKET, two ? 1.0 : 4.0, 1, 429, PacingScenario.RetryAfter.NONE, 50_000_000L);
+      assertThat(several.clients().get(0)).as(name).extracting("requests", "perSecond", "inFlight", "processes", "sharedState", "fleetLatency")
+          .containsExactly(two ? 360 : 1440, 0.0, 16, two ? 2 : 8, false, -1L);
     }
 
     for (String name : List.of("four-processes-late.json", "four-processes-late-fleet.json")) {
