@@ -41,8 +41,8 @@ import org.jspecify.annotations.Nullable;
  *       a refusal soon after a drop, or a lower measured rate, sets it back to
  *       {@value #K_MIN_SECONDS} s, so a host whose rate halves is followed within a few refusals.
  *       A pace the host had before this rule's memory of it (a state file's, the fleet's) was
- *       measured already: {@code K} starts at {@value #K_MAX_SECONDS} s there, so a process that
- *       joins a fleet leaves the probing to the fleet.
+ *       measured already: {@code K} starts at {@value #K_INHERITED_SECONDS} s there, so a process
+ *       that joins a fleet leaves the probing to the fleet.
  * </ol>
  * Only a refusal of a request started since the last drop counts (as in SPEC R4): a burst
  * refused together drops the rate once. Before anything is measured the rule starts at 4 a
@@ -95,7 +95,13 @@ final class HostpaceRule implements LearningRule {
   static final int WINDOW_SECONDS = 30;
   static final double SLOW_START_PER_SECOND = 4.0;
   static final double K_MIN_SECONDS = 10;
-  static final double K_MAX_SECONDS = 60;
+  /**
+   * The longest time to the plateau after a drop: the longer, the fewer probes a steady host gets
+   * (each a refusal where its rate has not grown), and the later a host that got faster is found.
+   */
+  static final double K_MAX_SECONDS = 120;
+  /** The time to the plateau of a pace read from a state file or the fleet, measured before by others. */
+  static final double K_INHERITED_SECONDS = 60;
   static final double UNDER_MEASURED = 0.96;
   static final double PLATEAU = 0.99;
   static final double BETA = 0.9;
@@ -683,7 +689,7 @@ final class HostpaceRule implements LearningRule {
       fresh.base = NANOS / interval;
       fresh.wmax = fresh.base;
       fresh.epoch = host.intervalChangedAt();
-      fresh.k = K_MAX_SECONDS;
+      fresh.k = K_INHERITED_SECONDS;
       fresh.inherited = true;
     }
     host.memory(fresh);

@@ -294,7 +294,7 @@ class HostpaceRuleTest {
   }
 
   @Test
-  void atTheLimitItTriesOneMoreAfter10sAndARefusedProbeDoublesTheWaitUpTo60s() {
+  void atTheLimitItTriesOneMoreAfter10sAndARefusedProbeDoublesTheWaitUpTo120s() {
     acceptedAt(0.5, 1);
     pausedAt(0.5, 2); // limit 1 from 0.5 s
     assertThat(acceptedAt(10.4, 1)).isEqualTo(1);
@@ -305,7 +305,13 @@ class HostpaceRuleTest {
     assertThat(pausedAt(31.5, 2)).isEqualTo(1);
     assertThat(acceptedAt(71.5, 1)).isEqualTo(2); // 40 s
     assertThat(pausedAt(72.0, 2)).isEqualTo(1);
-    assertThat(acceptedAt(132.0, 1)).isEqualTo(2); // 60 s, and no longer after that
+    assertThat(acceptedAt(151.9, 1)).isEqualTo(1);
+    assertThat(acceptedAt(152.0, 1)).isEqualTo(2); // 80 s
+    assertThat(pausedAt(152.5, 2)).isEqualTo(1);
+    assertThat(acceptedAt(272.4, 1)).isEqualTo(1);
+    assertThat(acceptedAt(272.5, 1)).isEqualTo(2); // 120 s
+    assertThat(pausedAt(273.0, 2)).isEqualTo(1);
+    assertThat(acceptedAt(393.0, 1)).isEqualTo(2); // 120 s, and no longer after that
   }
 
   @Test

@@ -67,26 +67,25 @@ class PacingSimulationTest {
    */
   @ParameterizedTest(name = "{0}: goodput {1}, {2} refusals ({3} % in all, {4} % after 10 s), {5} lost")
   @CsvSource({
-      "qlever-like, 0.95, 11, 3.5, 1.7, 0",
+      "qlever-like, 0.95, 10, 3.2, 1.3, 0",
       "kgf-like, 0.94, 10, 2.4, 0.6, 0",
       "fixed-window, 1.00, 41, 6.4, 0.9, 0",
       "rate-halves, 0.94, 17, 3.4, 2.5, 0",
-      "refusals-count, 0.93, 16, 5.1, 2.6, 0",
+      "refusals-count, 0.93, 15, 4.8, 2.3, 0",
       "three-processes, 0.80, 103, 14.7, 12.1, 0",
       "rate-0.5, 0.94, 12, 7.4, 2.7, 0",
-      "qlever-like-fleet, 0.95, 13, 4.2, 1.7, 0",
+      "qlever-like-fleet, 0.95, 12, 3.8, 1.3, 0",
       "rate-halves-fleet, 0.94, 18, 3.6, 2.3, 0",
       "kgf-like-fleet, 0.94, 6, 1.5, 0.0, 0",
       "fixed-window-fleet, 1.00, 77, 11.4, 1.6, 0",
       "bucket-burst-5, 1.00, 22, 3.5, 2.0, 0",
       "window-30-per-minute, 1.00, 17, 5.4, 1.8, 0",
-      "rate-steps, 0.89, 18, 1.5, 1.2, 0",
+      "rate-steps, 0.89, 17, 1.4, 1.1, 0",
       "limiter-retry-after, 0.90, 12, 13.0, 2.9, 0",
       "two-processes, 0.82, 33, 8.4, 5.1, 1",
       "four-processes, 0.62, 64, 5.1, 3.0, 5",
       "eight-processes, 0.38, 793, 35.6, 34.2, 4",
-      "four-processes-late, 0.68, 89, 23.0, 22.2, 2",
-      "four-processes-late-fleet, 0.95, 10, 3.2, 1.3, 0"
+      "four-processes-late, 0.68, 89, 23.0, 22.2, 2"
   })
   void whereTheDefaultRuleMissesATargetWhatItReachesIsPinned(
       String scenario, double goodput, int refusals, double refusedPct, double latePct, int lost) throws IOException {
@@ -102,7 +101,7 @@ class PacingSimulationTest {
   }
 
   @Test
-  void onTheQleverLikeServerOursGetsNineteenTwentiethsOfItsRateAndAfterTenSecondsRefusesFiveRequests() throws IOException {
+  void onTheQleverLikeServerOursGetsNineteenTwentiethsOfItsRateAndAfterTenSecondsRefusesFourRequests() throws IOException {
     PacingResult result = replay("qlever-like.json");
     PacingResult.Policy ours = result.policy("hostpace");
 
@@ -110,9 +109,9 @@ class PacingSimulationTest {
     assertThat(ours.completed()).isEqualTo(300);
     assertReachesTheTarget(ours, "qlever-like");
     // pinned, so that a change of the rule shows here and in BENCHMARKS.md
-    assertThat(ours.refusals()).isEqualTo(11);
-    assertThat(ours.lateRefusals()).isEqualTo(5);
-    assertThat(ours.finishSeconds()).isEqualTo(313.9);
+    assertThat(ours.refusals()).isEqualTo(10);
+    assertThat(ours.lateRefusals()).isEqualTo(4);
+    assertThat(ours.finishSeconds()).isEqualTo(313.2);
     // opened gently (SPEC P12): none of the first requests refused at 0 s, four in the first second
     assertThat(ours.refusalsBetween(0, 0.01)).isZero();
     assertThat(ours.refusalsBetween(0, 1)).isEqualTo(4);
@@ -121,7 +120,7 @@ class PacingSimulationTest {
   @Test
   void P12_aGentleFirstContactCutsTheOpeningBurstsRefusalsOnTheQleverLikeServerAndTheBucketInDebt() throws IOException {
     // The opening burst of 32 (the burst policy, SPEC P3 alone) is 31 of its 39 refusals on
-    // qlever-like; opened with one request and widened per answer, the run is refused 11 times, at
+    // qlever-like; opened with one request and widened per answer, the run is refused 10 times, at
     // 0.95 of the server's rate. Where refusals put the bucket in debt it also loses less: 0.93,
     // where the burst got 0.77.
     for (String file : new String[] {"qlever-like.json", "refusals-count.json"}) {
@@ -131,7 +130,7 @@ class PacingSimulationTest {
       assertThat(result.policy("burst").refusals()).as(file).isGreaterThanOrEqualTo(39);
       assertThat(result.policy("burst").refusalsBetween(0, 0.01)).as(file).isEqualTo(31);
       PacingResult.Policy gentle = result.policy("hostpace");
-      assertThat(gentle.refusals()).as(file).isEqualTo(file.startsWith("qlever") ? 11 : 16);
+      assertThat(gentle.refusals()).as(file).isEqualTo(file.startsWith("qlever") ? 10 : 15);
       assertThat(gentle.goodputRatio()).as(file).isEqualTo(file.startsWith("qlever") ? 0.95 : 0.93);
       assertThat(gentle.lost()).as(file).isZero();
     }
@@ -212,7 +211,8 @@ class PacingSimulationTest {
 
   @Test
   void S2_theProcessesOfAFleetReachTheTargetOnTokenBucketsAndAGateAsOneWould() throws IOException {
-    for (String name : new String[] {"three-processes-fleet", "qlever-like-fleet", "kgf-like-fleet", "four-processes-fleet"}) {
+    for (String name : new String[] {"three-processes-fleet", "qlever-like-fleet", "kgf-like-fleet", "four-processes-fleet",
+        "four-processes-late-fleet"}) {
       PacingResult.Policy fleet = replay(name + ".json").policy("hostpace");
       assertThat(fleet.lost()).as(name).isZero();
       assertReachesTheTarget(fleet, name);
@@ -271,7 +271,7 @@ class PacingSimulationTest {
     // Pinned over the whole run (BENCHMARKS.md traces them): the later ones' refusals are the fleet's
     // probes of the shared host, a minute and more apart, each refused in whichever process's turn it
     // was; no newcomer probes beyond the pace it read on its own.
-    assertThat(fleet.processes()).extracting(PacingResult.Process::refusals).containsExactly(8, 0, 1, 1);
+    assertThat(fleet.processes()).extracting(PacingResult.Process::refusals).containsExactly(8, 0, 1, 0);
     // learning alone, each process opens as on first contact, against the others' pace
     assertThat(alone.processes()).extracting(PacingResult.Process::openingRefusals).containsExactly(6, 8, 6, 6);
   }
@@ -286,10 +286,10 @@ class PacingSimulationTest {
       // a 5-minute run, the processes 30 s apart: told the rate, each start goes a fiftieth of the
       // interval late (SPEC P1: 1 / 1.02 = 0.9804 at best), and a lone member's claim adds its round trip
       "four-processes-late-fleet, configured, 0.98, 1.0, true",
-      "four-processes-late-fleet, hostpace, 0.954, 1.0, false",
+      "four-processes-late-fleet, hostpace, 0.956, 1.0, false",
       // the four all at once, 400 s at 3 a second
       "four-processes-fleet, configured, 2.941, 3.0, true",
-      "four-processes-fleet, hostpace, 2.927, 3.0, false"
+      "four-processes-fleet, hostpace, 2.933, 3.0, false"
   })
   void S2_whatRateAFleetOfFourHoldsAtTheServerIsPinned(
       String scenario, String policy, double perSecond, double hostRate, boolean within2Percent) throws IOException {
