@@ -197,7 +197,8 @@ class HostpaceHttpClient5Test {
   void T5_cancellingAnAsyncCallWhoseBodyIsStillComingAbortsItsExchange() throws Exception {
     SlowBody slow = new SlowBody(10, Duration.ofMillis(100));
     // How the server's sending of the body ended: a write that failed (the client let the
-    // connection go) or the last part out. Either way it ends within the body's second.
+    // connection go) or the last part out, which waits for a /fast that never comes (SlowBody's
+    // patience), so the cancel comes first however slowly the machine runs.
     List<String> bodyEnded = new CopyOnWriteArrayList<>();
     TestServer server = opened.add(TestServer.start((request, exchange) -> {
       try {

@@ -22,6 +22,7 @@ import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -72,8 +73,17 @@ class PacingTest {
 
   @Test
   void P3_aViewBoundToAContextHoldsItsRequestsToItsLimitsWhileTheUnboundClientIsNotHeld() throws Exception {
+    // The unbound requests are answered only once all three are in (or after 10 s), so that they
+    // are in flight together however slowly a busy machine sends them; the bound ones after 150 ms,
+    // time enough for a second to arrive were the limit not kept.
+    CountDownLatch allUnbound = new CountDownLatch(3);
     server = TestServer.start((request, exchange) -> {
-      Thread.sleep(150);
+      if (request.path().equals("/unbound")) {
+        allUnbound.countDown();
+        allUnbound.await(10, TimeUnit.SECONDS);
+      } else {
+        Thread.sleep(150);
+      }
       TestServer.reply(exchange, 200, "ok");
     });
 
