@@ -23,6 +23,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -63,6 +65,9 @@ class HostpaceInterceptorTest {
         .addInterceptor(HostpaceInterceptor.of(engine, CallContext.builder().addLimit(server.hostKey(), Limits.inFlight(1)).build()))
         .build();
 
+    // A thread each, so that the three are sent at once (the common pool may have fewer threads).
+    ExecutorService threads = Executors.newFixedThreadPool(3);
+    opened.add(threads::shutdownNow);
     List<CompletableFuture<String>> calls = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       Call call = client.newCall(get(server, "/" + i));
@@ -72,7 +77,7 @@ class HostpaceInterceptorTest {
         } catch (IOException e) {
           throw new java.io.UncheckedIOException(e);
         }
-      }));
+      }, threads));
     }
 
     assertThat(calls).allSatisfy(call -> assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo("200 ok"));
@@ -184,12 +189,14 @@ class HostpaceInterceptorTest {
 
   @Test
   void I3_enqueuedCallsThatWaitHoldDispatcherThreadsUpToMaxRequestsPerHostAndTheRestWaitInTheDispatcher() throws Exception {
-    TestServer server = opened.add(TestServer.start((request, exchange) -> {
-      Thread.sleep(50);
-      TestServer.reply(exchange, 200, "ok");
-    }));
     AtomicInteger inInterceptor = new AtomicInteger();
     AtomicInteger most = new AtomicInteger();
+    // Answered once a second dispatcher thread is in the interceptor beside the first, however
+    // slowly a busy machine runs them (never, if a waiting call held none).
+    TestServer server = opened.add(TestServer.start((request, exchange) -> {
+      until(() -> most.get() > 1);
+      TestServer.reply(exchange, 200, "ok");
+    }));
     OkHttpClient client = new OkHttpClient.Builder()
         .addInterceptor(chain -> {
           most.accumulateAndGet(inInterceptor.incrementAndGet(), Math::max);
