@@ -526,8 +526,9 @@ class HostpaceMetricsTest {
     HostpaceMetrics metrics = metrics().build();
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).addListener(metrics.listener()).retries(1).build();
     metrics.watch(engine).bindTo(prometheus);
-    // at 0 s one call arrives; it is refused twice, so it gives up after its one retry: one call, two attempts
-    engine.execute(server(time, (uri, attempt) -> Reply.status(429)).get("http://a.test/"));
+    // at 0 s one call arrives; it is refused twice with Retry-After (which each retry waits out, so
+    // each spends one, SPEC R10), so it gives up after its one retry: one call, two attempts
+    engine.execute(server(time, (uri, attempt) -> Reply.refuse(429, "1")).get("http://a.test/"));
     at(5);
 
     Set<String> samples = new TreeSet<>();
