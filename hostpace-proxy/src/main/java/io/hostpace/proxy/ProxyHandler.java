@@ -18,11 +18,14 @@ import java.util.concurrent.ExecutionException;
 import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpHeaderValue;
 import org.eclipse.jetty.http.HttpURI;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Blocker;
 import org.eclipse.jetty.util.Callback;
 import org.jspecify.annotations.Nullable;
 
@@ -44,6 +47,14 @@ final class ProxyHandler extends Handler.Abstract {
   private final Forwarding forwarding;
   private final @Nullable Duration timeout;
   private final long maxRequestBytes;
+  /**
+   * How much more of a body over {@link #maxRequestBytes} the proxy reads, and drops, after its 413,
+   * so that a client still sending reads the answer: as much again as the default cap, whatever the
+   * cap. It is read one small buffer at a time, never held, and from a client on the same machine
+   * quickly; it covers what a client has in flight when the answer comes, and a body somewhat over
+   * the cap whole, while a client that sends without end is not read for long.
+   */
+  static final long SWALLOW_BYTES = 16L * 1024 * 1024;
   /** What {@code /hostpace/metrics} answers, in Prometheus's text format; null when the proxy has no metrics. */
   private final @Nullable Supplier<String> metrics;
 
@@ -113,16 +124,16 @@ final class ProxyHandler extends Handler.Abstract {
   }
 
   private void forward(Request request, Response response, Callback callback, URI upstream) {
-    byte[] body;
+    InputStream in = Content.Source.asInputStream(request);
+    byte @Nullable [] body;
     try {
-      body = readBody(request);
+      body = request.getLength() > maxRequestBytes ? null : readBody(in);
     } catch (IOException e) {
       refuse(response, callback, 400, "the request's body could not be read: " + e.getMessage());
       return;
     }
     if (body == null) {
-      refuse(response, callback, 413, "the request's body is over the proxy's " + maxRequestBytes
-          + " bytes");
+      refuseOverCap(request, in, response, callback);
       return;
     }
     HttpRequest.Builder outgoing = HttpRequest.newBuilder(upstream).method(request.getMethod(),
@@ -191,15 +202,57 @@ final class ProxyHandler extends Handler.Abstract {
     Content.Sink.write(response, true, "hostpace proxy: " + message + "\n", callback);
   }
 
-  /** The request's body, whole; null when it is longer than {@link #maxRequestBytes}. */
-  private byte @Nullable [] readBody(Request request) throws IOException {
-    long declared = request.getLength();
-    if (declared > maxRequestBytes) {
-      return null;
+  /**
+   * The request's body, whole; null when it is longer than {@link #maxRequestBytes}, the bytes read
+   * past the cap being dropped here, not held while the rest is swallowed.
+   */
+  private byte @Nullable [] readBody(InputStream in) throws IOException {
+    byte[] body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxRequestBytes + 1));
+    return body.length > maxRequestBytes ? null : body;
+  }
+
+  /**
+   * Answers 413 to a request whose body is over {@link #maxRequestBytes}, and closes its connection.
+   * The rest of the body ({@code body}: all of it when its length was declared over the cap, what
+   * follows the cap and a byte when it was found over it as it was read) is read after the answer,
+   * and dropped, up to {@link #SWALLOW_BYTES}: closing a connection with request bytes unread makes
+   * the system reset it, and a client still sending would lose the answer that waits unread in its
+   * socket. Past that bound the connection closes anyway, and such a client may see a reset. A
+   * client that declared its body over the cap and waits for {@code 100 Continue} before sending
+   * it is not asked for it (reading would): it has sent nothing to read.
+   */
+  private void refuseOverCap(Request request, InputStream body, Response response, Callback callback) {
+    response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
+    String message = "the request's body is over the proxy's " + maxRequestBytes + " bytes";
+    if (request.getLength() > maxRequestBytes
+        && request.getHeaders().contains(HttpHeader.EXPECT, HttpHeaderValue.CONTINUE.asString())) {
+      refuse(response, callback, 413, message);
+      return;
     }
-    try (InputStream in = Content.Source.asInputStream(request)) {
-      byte[] body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxRequestBytes + 1));
-      return body.length > maxRequestBytes ? null : body;
+    try (Blocker.Callback answered = Blocker.callback()) {
+      refuse(response, answered, 413, message);
+      answered.block();
+    } catch (IOException e) {
+      callback.failed(e); // the client went: nobody reads the answer, nor sends the rest
+      return;
+    }
+    swallow(body);
+    callback.succeeded();
+  }
+
+  /** Reads {@code body} to its end, or {@link #SWALLOW_BYTES} of it, and drops what it reads. */
+  private static void swallow(InputStream body) {
+    byte[] dropped = new byte[16 * 1024];
+    try (body) {
+      for (long read = 0; read < SWALLOW_BYTES; ) {
+        int n = body.read(dropped, 0, (int) Math.min(dropped.length, SWALLOW_BYTES - read));
+        if (n < 0) {
+          return;
+        }
+        read += n;
+      }
+    } catch (IOException e) {
+      // the client stopped sending, or went: there is no more to read
     }
   }
 
