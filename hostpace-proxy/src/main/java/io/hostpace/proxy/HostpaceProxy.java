@@ -212,7 +212,10 @@ public final class HostpaceProxy implements AutoCloseable {
       return this;
     }
 
-    /** The longest request body the proxy takes (answered 413 beyond); 16 MiB unless set. */
+    /**
+     * The longest request body the proxy takes; 16 MiB unless set. A longer one is answered 413, never
+     * sent, and its connection closed once the rest of the body (up to 16 MiB more) was read and dropped.
+     */
     public Builder maxRequestBytes(long maxBytes) {
       if (maxBytes < 0) {
         throw new IllegalArgumentException("maxRequestBytes is at least 0, was " + maxBytes);
