@@ -95,6 +95,15 @@ final class Call<R> implements Runnable {
   /** When the host first refused this call, once {@link #refused}: R10 spares its refusals for so long from then. */
   private long refusedSince;
   private boolean refused;
+  /**
+   * Its host's learned interval as this attempt started, and as the one before it did: a retry
+   * that started at a slower pace than the attempt before it waited for what the refusals before
+   * it taught. Written by the start's bookkeeping, before the attempt is sent; read as it is judged.
+   */
+  long paceAtStart;
+  long paceBefore;
+  /** How many of its retries started slower than the attempt before them (SPEC R10). */
+  private int slowed;
   /** Whether an attempt was already sent again after its connection died before any answer (SPEC T6). */
   private boolean resent;
   int attempt = 1;
@@ -399,6 +408,35 @@ final class Call<R> implements Runnable {
     return node.accepted && now - node.acceptedAt <= limit && now - refusedSince <= sparedFor(limit);
   }
 
+  /**
+   * Whether the {@code number}-th attempt is a retry that its host's pace, slowed by the refusals
+   * before it, made wait longer than the attempt before it (SPEC R10): the host is being learned,
+   * and the refusal before it was the learning's cost. Counted as {@link #spared} spares: with a
+   * rule that spares retries, at the engine's retry count, for (retries + 1) retry delay limits from
+   * the call's first refusal. A host that refuses everything slows the pace only so far (the
+   * default rule's slowest is one a minute); then each refusal spends a retry.
+   */
+  private boolean slowedByLearning(int number) {
+    if (!rules.sparesRetries() || number < 2 || context.retries() != null || paceAtStart - paceBefore <= 0) {
+      return false;
+    }
+    long now = rules.clock().nanoTime();
+    return now - refusedSince <= sparedFor(rules.retryDelayLimit().toNanos());
+  }
+
+  /**
+   * How many of the call's attempts count for none of its retries (SPEC R10): where its host
+   * accepted nothing within the retry delay limit, so that this process cannot tell a host that
+   * others crowd it out of from one that refuses everybody, the retries that its slowing pace made
+   * wait longer than the attempt before them; else none ({@link #spared} says what is spared then).
+   */
+  private int uncounted() {
+    Node node = queue.node;
+    long now = rules.clock().nanoTime();
+    boolean acceptedLately = node.accepted && now - node.acceptedAt <= rules.retryDelayLimit().toNanos();
+    return acceptedLately ? 0 : slowed;
+  }
+
   /** (retries + 1) retry delay limits, in nanoseconds, or the longest time for a product past it. */
   private long sparedFor(long limit) {
     long times = retries + 1L;
@@ -414,6 +452,9 @@ final class Call<R> implements Runnable {
       refusedSince = rules.clock().nanoTime();
     }
     if (refusal) {
+      if (slowedByLearning(number)) {
+        slowed++;
+      }
       // The server named a time past our limit: waiting that long is not ours to do (SPEC R3).
       if (retryAfter > rules.retryDelayLimit().toNanos()) {
         return Verdict.giveUp(status, retryAfter,
@@ -421,7 +462,7 @@ final class Call<R> implements Runnable {
                 + rules.retryDelayLimit());
       }
       // The caller's budget of retries is spent (SPEC T3: it gets the refusal itself) ...
-      if (number > retries && !spared(number)) {
+      if (number - uncounted() > retries && !spared(number)) {
         return Verdict.giveUp(status, retryAfter, "retries exhausted after " + number + " attempts");
       }
       // A stream cannot be sent again (SPEC T4).

@@ -1140,6 +1140,8 @@ final class Scheduler implements Settlement {
     }
     Node host = queue.node;
     call.startSeq = host.starts;
+    call.paceBefore = call.paceAtStart;
+    call.paceAtStart = host.state.interval();
     call.inFlightAtStart = ++host.inFlight;
     if (call.inFlightAtStart > 1) { // alone, it has nobody to stop counting: see uncount()
       ArrayList<Call<?>> recent = host.recent;

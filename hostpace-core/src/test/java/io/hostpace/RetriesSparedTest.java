@@ -12,9 +12,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * SPEC R10 in virtual time: with the default rule a refusal spends no retry once the host has
- * accepted others since the call came (at most a retry count of times), so no request is lost to
- * the pacing's own probing; the seed's rule spends one on every refusal (SPEC T1). The default
- * retry count, 5; answers 100 ms after their start.
+ * accepted others since the call came (at most a retry count of times), or while it accepted one
+ * within the retry delay limit; where it accepted none that recently, a retry that the pace,
+ * slowed by the refusals before it, made wait longer than the attempt before it counts for none.
+ * So no request is lost to the pacing's own probing and learning; the seed's rule spends one on
+ * every refusal (SPEC T1). The default retry count, 5; answers 100 ms after their start.
  */
 class RetriesSparedTest {
 
@@ -53,12 +55,15 @@ class RetriesSparedTest {
     FakeServer server = refusingTheUnlucky(Integer.MAX_VALUE);
     CompletableFuture<Response> unlucky = runWithOthers(Hostpace.builder().widenFirstContact(false).time(time).build(), server);
 
-    // The others are accepted until 9.85 s. Its refusals until 58 s spend no retry; the one at
-    // 83 s, 73 s after the host last accepted any, does, and its retries being spent, that refusal
-    // is returned as it is (SPEC T3).
+    // The others are accepted until 9.85 s. Its refusals until 58 s spend no retry, as the host
+    // accepted another within 60 s. From 83 s, when it had accepted none for longer, its retries
+    // count but for those its pace, slowed by each refusal, made wait longer than the one before:
+    // until the pace is one a minute, at 231 s. The five refused at that pace spend its retries,
+    // and the last refusal is returned as it is (SPEC T3).
     assertThat(unlucky.join().status()).isEqualTo(429);
     List<String> starts = server.startTimes("/unlucky");
-    assertThat(starts).hasSize(14).endsWith("58.086", "83.372");
+    assertThat(starts).hasSize(22).containsSubsequence("58.086", "83.372", "171.101", "231.101")
+        .endsWith("291.101", "351.101", "411.101", "471.101", "531.101");
   }
 
   @Test
@@ -84,14 +89,103 @@ class RetriesSparedTest {
   }
 
   @Test
-  void R10_aHostThatAcceptsNobodySpendsARetryOnEveryRefusal() {
+  void R10_aHostThatAcceptsNobodyEndsTheCallOnceRefusedItsRetriesAtThePaceItsRefusalsSlowedTo() {
+    // Bare refusals: each slows the pace, from 4 a second to one a minute (at 231 s). The retries
+    // that pace made wait longer than the attempt before them count for none: the host is being
+    // learned. At one a minute it slows no more, and five refusals there spend the retries.
     FakeServer server = new FakeServer(time, exchange -> Reply.status(429).after(Duration.ofMillis(100)));
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).build();
     CompletableFuture<Response> call = engine.execute(server.get("http://host.test/unlucky"));
     time.runUntilIdle(Duration.ofHours(1));
 
     assertThat(call.join().status()).isEqualTo(429);
+    assertThat(server.startTimes("/unlucky")).hasSize(22).startsWith("0.000", "0.250", "0.750")
+        .endsWith("231.101", "291.101", "351.101", "411.101", "471.101", "531.101");
+  }
+
+  @Test
+  void R10_aHostThatPausesEveryRequestSpendsARetryOnEveryRefusal() {
+    // Refusals with Retry-After: the pause paces the retries and the pace learned is not slowed
+    // (nothing was accepted to measure), so every refusal spends a retry.
+    FakeServer server = new FakeServer(time, exchange -> Reply.refuse(429, "2"));
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).build();
+    CompletableFuture<Response> call = engine.execute(server.get("http://host.test/unlucky"));
+    time.runUntilIdle(Duration.ofHours(1));
+
+    assertThat(call.join().status()).isEqualTo(429);
     assertThat(server.startTimes("/unlucky")).hasSize(6);
+  }
+
+  @Test
+  void R10_retriesSlowedByThePaceCountForNoneOnlyForTheRetriesPlusOneRetryDelayLimits() {
+    // A rule that spares retries and slows the pace by a second more on every refusal, without
+    // end, against a host that refuses everything: every retry waits longer than the one before
+    // (starts at 0, 1, 3, 6, 10 s ...). Such retries count for none only for six limits of 60 s
+    // from the first refusal; from then every refusal spends a retry, and the call ends: no call
+    // is retried forever.
+    LearningRule slowing = new LearningRule() {
+      @Override
+      public long onRefusal(long now, long startedAt, long interval, long changedAt) {
+        return interval + Duration.ofSeconds(1).toNanos();
+      }
+
+      @Override
+      public long onAnswer(long now, long startedAt, long interval, long changedAt) {
+        return interval;
+      }
+
+      @Override
+      public boolean sparesRetries() {
+        return true;
+      }
+    };
+    FakeServer server = new FakeServer(time, exchange -> Reply.status(429).after(Duration.ZERO));
+    Hostpace engine = Hostpace.builder().learningRule(slowing).time(time).build();
+    CompletableFuture<Response> call = engine.execute(server.get("http://host.test/unlucky"));
+    time.runUntilIdle(Duration.ofHours(2));
+
+    assertThat(call.join().status()).isEqualTo(429);
+    List<String> starts = server.startTimes("/unlucky");
+    // The retries up to 351 s are slowed within the six limits; the five after them spend the retries.
+    assertThat(starts).hasSize(32).startsWith("0.000", "1.000", "3.000", "6.000", "10.000")
+        .endsWith("351.000", "378.000", "406.000", "435.000", "465.000", "496.000");
+  }
+
+  /**
+   * A token bucket of {@code perSecond} with room for one: a request that finds a token takes it
+   * and is accepted, any other is refused with a bare 429. Answers after 50 ms.
+   */
+  FakeServer tokenBucket(double perSecond) {
+    long[] full = {time.nanoTime()}; // when the bucket holds a token again
+    long refill = Math.round(1e9 / perSecond);
+    return new FakeServer(time, exchange -> {
+      long now = time.nanoTime();
+      if (now - full[0] < 0) {
+        return Reply.status(429).after(Duration.ofMillis(50));
+      }
+      full[0] = now + refill;
+      return Reply.ok().after(Duration.ofMillis(50));
+    });
+  }
+
+  @Test
+  void R10_processesThatShareAHostWithoutCoordinatingLoseNoRequest() {
+    // Four processes, each its own engine learning alone, send 30 requests each at 0 s to a host
+    // that accepts 3 a second from all of them together. Each refusal slows the pace of the
+    // process that met it; a process the others crowd out is refused at every pace it tries, its
+    // pace slowed to one a minute, while the host accepts the others'. Those refusals are the
+    // learning's cost: no request is returned refused.
+    FakeServer server = tokenBucket(3);
+    List<CompletableFuture<Response>> calls = new java.util.ArrayList<>();
+    for (int p = 0; p < 4; p++) {
+      Hostpace engine = Hostpace.builder().time(time).limitsForEveryHost(Limits.inFlight(16)).build();
+      for (int i = 0; i < 30; i++) {
+        calls.add(engine.execute(server.get("http://shared.test/" + p + "/" + i)));
+      }
+    }
+    time.runUntilIdle(Duration.ofHours(1));
+
+    assertThat(calls.stream().filter(call -> call.join().status() != 200).map(call -> call.join().uri())).isEmpty();
   }
 
   @Test

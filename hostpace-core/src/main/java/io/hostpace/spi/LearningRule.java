@@ -110,7 +110,11 @@ public interface LearningRule {
    * Whether a refusal of a request spends none of its retries once its host has accepted others
    * since the call came (SPEC R10): the host is not refusing everybody, so the refusal is
    * the pacing's cost (its probing, a window it had to find), not the request's. At most the retry
-   * count of refusals are spared so. False, the default, spends a retry on every refusal (SPEC T1).
+   * count of refusals are spared so. True also lets a retry that this rule's pace, slowed by the
+   * refusals before it, made wait longer than the attempt before it count for none of the retries,
+   * where the host accepted nothing within the retry delay limit: the host is being learned. A rule
+   * that says true slows its pace only so far. False, the default, spends a retry on every refusal
+   * (SPEC T1).
    */
   default boolean sparesRetries() {
     return false;
