@@ -413,11 +413,14 @@ final class Call<R> implements Runnable {
    * before it, made wait longer than the attempt before it (SPEC R10): the host is being learned,
    * and the refusal before it was the learning's cost. Counted as {@link #spared} spares: with a
    * rule that spares retries, at the engine's retry count, for (retries + 1) retry delay limits from
-   * the call's first refusal. A host that refuses everything slows the pace only so far (the
-   * default rule's slowest is one a minute); then each refusal spends a retry.
+   * the call's first refusal, and only when the retry count is the engine's own (neither its
+   * builder nor the context was given one: a count the user gave caps the attempts). A host that
+   * refuses everything slows the pace only so far (the default rule's slowest is one a minute);
+   * then each refusal spends a retry.
    */
   private boolean slowedByLearning(int number) {
-    if (!rules.sparesRetries() || number < 2 || context.retries() != null || paceAtStart - paceBefore <= 0) {
+    if (!rules.sparesRetries() || rules.retriesGiven() || number < 2 || context.retries() != null
+        || paceAtStart - paceBefore <= 0) {
       return false;
     }
     long now = rules.clock().nanoTime();

@@ -99,7 +99,7 @@ public final class Hostpace implements AutoCloseable {
         : null;
     this.probes = probes;
     this.rules = new CallRules(
-        builder.clock, builder.timer, builder.defaults.retriesOr(5), builder.retryDelayLimit, builder.refusalStatuses,
+        builder.clock, builder.timer, builder.defaults.retriesOr(5), builder.defaults.retries() != null, builder.retryDelayLimit, builder.refusalStatuses,
         sparesRetries, builder.timeoutPolicy,
         probes == null ? CallRules.AfterOutcome.NONE : probes::afterOutcome, scheduler.outbox.log);
   }
@@ -544,7 +544,9 @@ public final class Hostpace implements AutoCloseable {
 
     /**
      * Sets the retries of a refused request when its context sets none, replacing the count set
-     * before; 5 unless set (SPEC T1).
+     * before; 5 unless set (SPEC T1). A count set here caps a call's attempts on a host that
+     * accepted nothing lately; unset, the retries that the rule's slowing pace delayed there count
+     * for none while the host is learned (SPEC R10).
      *
      * @throws IllegalArgumentException when {@code retries} is negative
      */

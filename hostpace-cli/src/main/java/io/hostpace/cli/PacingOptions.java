@@ -169,9 +169,13 @@ final class PacingOptions {
       throw usage("--retries must be 0 to " + MAX_RETRIES + ", got " + retries);
     }
     Hostpace.Builder builder = Hostpace.builder()
-        .retries(retries)
         .retryDelayLimit(seconds("--retry-delay-limit", retryDelayLimit, true))
         .addListener(listener);
+    // A count the user gave caps a call's attempts; the engine's own lets a host being learned
+    // spend none of them on the refusals its slowing pace met (SPEC R10).
+    if (spec.commandLine().getParseResult().hasMatchedOption("--retries") || sources.containsKey("--retries")) {
+      builder.retries(retries);
+    }
     if (timeoutPolicy == TimeoutPolicyName.adaptive) {
       Duration budget = timeout();
       builder.timeoutPolicy(TimeoutPolicy.adaptive(AdaptiveTimeouts.builder()
