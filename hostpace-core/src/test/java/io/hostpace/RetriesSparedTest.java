@@ -104,6 +104,25 @@ class RetriesSparedTest {
   }
 
   @Test
+  void R10_aRetryCountTheUserGaveCapsTheAttemptsOnAHostThatAcceptsNobody() {
+    // The same host, bare refusals: given a count, by the builder or by the context, the call
+    // ends once refused that many times more, however the pace slowed.
+    FakeServer server = new FakeServer(time, exchange -> Reply.status(429).after(Duration.ofMillis(100)));
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).retries(5).build();
+    CompletableFuture<Response> byBuilder = engine.execute(server.get("http://host.test/builder"));
+    time.runUntilIdle(Duration.ofHours(1));
+    Hostpace another = Hostpace.builder().widenFirstContact(false).time(time).build();
+    CompletableFuture<Response> byContext = another.execute(server.get("http://other.test/context"),
+        CallContext.builder().retries(1).build());
+    time.runUntilIdle(Duration.ofHours(1));
+
+    assertThat(byBuilder.join().status()).isEqualTo(429);
+    assertThat(server.startTimes("/builder")).hasSize(6);
+    assertThat(byContext.join().status()).isEqualTo(429);
+    assertThat(server.startTimes("/context")).hasSize(2);
+  }
+
+  @Test
   void R10_aHostThatPausesEveryRequestSpendsARetryOnEveryRefusal() {
     // Refusals with Retry-After: the pause paces the retries and the pace learned is not slowed
     // (nothing was accepted to measure), so every refusal spends a retry.
