@@ -173,7 +173,7 @@ final class PacingOptions {
         .addListener(listener);
     // A count the user gave caps a call's attempts; the engine's own lets a host being learned
     // spend none of them on the refusals its slowing pace met (SPEC R10).
-    if (spec.commandLine().getParseResult().hasMatchedOption("--retries") || sources.containsKey("--retries")) {
+    if (given("--retries")) {
       builder.retries(retries);
     }
     if (timeoutPolicy == TimeoutPolicyName.adaptive) {
@@ -441,7 +441,6 @@ final class PacingOptions {
       return;
     }
     configured = true;
-    CommandLine.ParseResult given = spec.commandLine().getParseResult();
     ConfigFile file = null;
     Path path = config;
     if (path != null) {
@@ -454,7 +453,7 @@ final class PacingOptions {
     boolean fleetNamed = fleetName != null || (file != null && file.value("--fleet") != null);
     for (String[] variable : REDIS_VARIABLES) {
       String value = environment.apply(variable[1]);
-      if (fleetNamed && value != null && !given.hasMatchedOption(variable[0]) && !sources.containsKey(variable[0])) {
+      if (fleetNamed && value != null && !given(variable[0])) {
         set(variable[0], value, "the environment variable " + variable[1]);
       }
     }
@@ -464,7 +463,7 @@ final class PacingOptions {
     this.file = file;
     for (String option : ConfigFile.READ) {
       String value = file.value(option);
-      if (value != null && !given.hasMatchedOption(option) && !sources.containsKey(option)) {
+      if (value != null && !given(option)) {
         set(option, value, "'" + file.keyOf(option) + "' in --config '" + path + "'");
       }
     }
@@ -473,6 +472,11 @@ final class PacingOptions {
       sources.put("--host", "hostpace.hosts in --config '" + path + "'");
     }
     hosts = merged;
+  }
+
+  /** Whether {@code option} was given: on the command line, or already from the environment or the file. */
+  private boolean given(String option) {
+    return spec.commandLine().getParseResult().hasMatchedOption(option) || sources.containsKey(option);
   }
 
   /** Sets {@code option}'s field to {@code value}, which came from {@code source}. */

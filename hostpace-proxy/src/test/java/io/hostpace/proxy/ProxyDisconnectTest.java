@@ -55,13 +55,28 @@ class ProxyDisconnectTest {
         .route("/u", upstream).start());
   }
 
+  /** An upstream that answers {@code /held} once {@code release} is counted down, any other path at once. */
+  private TestServer holdingHeld(CountDownLatch release) throws IOException {
+    return closed(TestServer.start((request, exchange) -> {
+      if (request.path().equals("/held")) {
+        release.await();
+      }
+      TestServer.reply(exchange, 200, "answer of " + request.path());
+    }));
+  }
+
   /** A client on a bare socket that has sent a GET of {@code path} and reads nothing: closing it closes the connection. */
   private Socket sentGet(HostpaceProxy proxy, String path) throws IOException {
     Socket socket = closed(new Socket(InetAddress.getLoopbackAddress(), proxy.port()));
+    sendGet(socket, proxy, path);
+    return socket;
+  }
+
+  /** Sends a GET of {@code path} on {@code socket}, a connection to {@code proxy}. */
+  private static void sendGet(Socket socket, HostpaceProxy proxy, String path) throws IOException {
     socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + proxy.port() + "\r\n\r\n")
         .getBytes(StandardCharsets.US_ASCII));
     socket.getOutputStream().flush();
-    return socket;
   }
 
   private CompletableFuture<HttpResponse<String>> getAsync(HostpaceProxy proxy, String path) {
@@ -72,12 +87,7 @@ class ProxyDisconnectTest {
   @Test
   void T5_aClientThatDisconnectsWhileItsRequestWaitsTakesItOutOfItsQueueAndItIsNeverSent() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
-    TestServer upstream = closed(TestServer.start((request, exchange) -> {
-      if (request.path().equals("/held")) {
-        release.await();
-      }
-      TestServer.reply(exchange, 200, "answer of " + request.path());
-    }));
+    TestServer upstream = holdingHeld(release);
     Hostpace engine = closed(Hostpace.builder().limitsForEveryHost(Limits.inFlight(1)).build());
     HostpaceProxy proxy = proxy(engine, upstream.uri(""));
 
@@ -122,12 +132,7 @@ class ProxyDisconnectTest {
   void T5_aRequestSentOnTheConnectionWhileTheAnswerWaitsIsNotTakenForAGoneClientAndTheConnectionClosesAfterTheAnswer()
       throws Exception {
     CountDownLatch release = new CountDownLatch(1);
-    TestServer upstream = closed(TestServer.start((request, exchange) -> {
-      if (request.path().equals("/held")) {
-        release.await();
-      }
-      TestServer.reply(exchange, 200, "answer of " + request.path());
-    }));
+    TestServer upstream = holdingHeld(release);
     Hostpace engine = closed(Hostpace.builder().limitsForEveryHost(Limits.inFlight(1)).build());
     HostpaceProxy proxy = proxy(engine, upstream.uri(""));
 
@@ -135,9 +140,7 @@ class ProxyDisconnectTest {
     until(() -> upstream.requests("/held").size() == 1);
     // The next request, sent before the first's answer: the proxy reads its first byte while it
     // watches the connection, and cannot give it back to the server.
-    pipelining.getOutputStream().write(("GET /u/second HTTP/1.1\r\nHost: 127.0.0.1:" + proxy.port() + "\r\n\r\n")
-        .getBytes(StandardCharsets.US_ASCII));
-    pipelining.getOutputStream().flush();
+    sendGet(pipelining, proxy, "/u/second");
     release.countDown();
 
     pipelining.setSoTimeout((int) EngineState.PATIENCE.toMillis());
