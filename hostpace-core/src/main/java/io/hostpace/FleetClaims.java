@@ -193,8 +193,8 @@ final class FleetClaims {
         state.placesFull = false;
       }
       if (state.unclaimed) { // the fleet is back: rejoin it now, not at this process's next claim
-        for (HostQueue queue : node.queues.values()) {
-          StartClaim claim = queue.startClaim;
+        for (int i = 0; i < node.queueCount(); i++) {
+          StartClaim claim = node.queueAt(i).startClaim;
           if (claim != null) {
             claim.alone = false;
           }

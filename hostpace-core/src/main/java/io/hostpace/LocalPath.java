@@ -177,7 +177,7 @@ final class LocalPath {
    * quotas could hold it back.
    */
   private static boolean startsAtOnce(Node node, QueueKey key) {
-    HostQueue queue = node.queues.get(key);
+    HostQueue queue = node.queue(key);
     if (queue != null && (queue.live > 0 || queue.full())) {
       return false;
     }

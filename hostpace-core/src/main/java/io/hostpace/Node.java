@@ -3,6 +3,7 @@ package io.hostpace;
 import io.hostpace.spi.Fleet;
 import io.hostpace.spi.HostState;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -37,7 +38,14 @@ final class Node {
   /** Set, under what guards the node, as it is let go: one found before that is looked up anew. */
   boolean dropped;
   final HostState state;
-  final Map<QueueKey, HostQueue> queues;
+  /**
+   * A host's queues, by their limits: the first in a field, the others (a host called with other
+   * limits at once, rare) in an array after it, so that a host's usual one queue is found, taken up
+   * and let go with no map, entry or array to write on each call. Ordered as they came.
+   */
+  private @Nullable HostQueue firstQueue;
+  private HostQueue[] otherQueues = NO_QUEUES;
+  private int queueCount;
   /**
    * A host's queue that its last call left, with nothing in it: the next call with its limits
    * takes it up again instead of a new one. It goes with the node; null when none.
@@ -107,8 +115,82 @@ final class Node {
     this.key = key;
     this.group = group;
     this.state = state;
-    this.queues = group ? Map.of() : new HashMap<>(2);
     this.gates = group ? new HashMap<>(2) : Map.of();
+  }
+
+  private static final HostQueue[] NO_QUEUES = new HostQueue[0];
+
+  /** The host's queue for {@code key}; null when none. */
+  @Nullable HostQueue queue(QueueKey key) {
+    HostQueue first = firstQueue;
+    if (first == null || first.queueKey == key || first.queueKey.equals(key)) {
+      return first;
+    }
+    for (int i = 0; i < queueCount - 1; i++) {
+      HostQueue other = otherQueues[i];
+      if (other.queueKey == key || other.queueKey.equals(key)) {
+        return other;
+      }
+    }
+    return null;
+  }
+
+  /** Adds {@code queue}, whose limits the host has no queue for yet. */
+  void addQueue(HostQueue queue) {
+    if (firstQueue == null) {
+      firstQueue = queue;
+    } else {
+      if (queueCount - 1 == otherQueues.length) {
+        otherQueues = Arrays.copyOf(otherQueues, Math.max(2, 2 * otherQueues.length));
+      }
+      otherQueues[queueCount - 1] = queue;
+    }
+    queueCount++;
+  }
+
+  /** Removes the host's queue for {@code key}, if any; the others keep their order. */
+  void removeQueue(QueueKey key) {
+    HostQueue first = firstQueue;
+    if (first == null) {
+      return;
+    }
+    int others = queueCount - 1;
+    if (first.queueKey == key || first.queueKey.equals(key)) {
+      firstQueue = others > 0 ? otherQueues[0] : null;
+      removeOther(0);
+      queueCount--;
+      return;
+    }
+    for (int i = 0; i < others; i++) {
+      HostQueue other = otherQueues[i];
+      if (other.queueKey == key || other.queueKey.equals(key)) {
+        removeOther(i);
+        queueCount--;
+        return;
+      }
+    }
+  }
+
+  private void removeOther(int i) {
+    int others = queueCount - 1;
+    if (i < others) {
+      System.arraycopy(otherQueues, i + 1, otherQueues, i, others - i - 1);
+      otherQueues[others - 1] = null;
+    }
+  }
+
+  /** How many queues the host has. */
+  int queueCount() {
+    return queueCount;
+  }
+
+  /** The host's queue {@code i}, of {@link #queueCount}, in the order they came. */
+  HostQueue queueAt(int i) {
+    HostQueue queue = i == 0 ? firstQueue : otherQueues[i - 1];
+    if (queue == null) {
+      throw new IndexOutOfBoundsException(i);
+    }
+    return queue;
   }
 
   /** The node's announced budget, made on first use. */

@@ -206,15 +206,15 @@ final class Nodes {
    * no gate and no rate, taken up from its spare or made.
    */
   HostQueue localQueue(Node node, QueueKey key) {
-    HostQueue queue = node.queues.get(key);
+    HostQueue queue = node.queue(key);
     if (queue == null && node.spare != null && node.spare.queueKey.equals(key)) {
       queue = node.spare;
       node.spare = null;
-      node.queues.put(key, queue);
+      node.addQueue(queue);
     }
     if (queue == null) {
       queue = new HostQueue(node, key, null, NO_GATES);
-      node.queues.put(key, queue);
+      node.addQueue(queue);
     }
     return queue;
   }
@@ -254,11 +254,11 @@ final class Nodes {
       }
     }
     meet(node);
-    HostQueue queue = node.queues.get(key);
+    HostQueue queue = node.queue(key);
     if (queue == null && node.spare != null && node.spare.queueKey.equals(key)) {
       queue = node.spare; // empty: its calls left it, and its waiting list is cleared as the last leaves
       node.spare = null;
-      node.queues.put(key, queue);
+      node.addQueue(queue);
     }
     if (queue == null) {
       List<GateKey> gateKeys = key.gates();
@@ -269,7 +269,7 @@ final class Nodes {
       }
       GroupGate.passedTogether(gates, 1);
       queue = new HostQueue(node, key, rate(node, key.host()), gates);
-      node.queues.put(key, queue);
+      node.addQueue(queue);
     }
     return queue;
   }
@@ -311,7 +311,7 @@ final class Nodes {
       return;
     }
     Node node = queue.node;
-    node.queues.remove(queue.queueKey);
+    node.removeQueue(queue.queueKey);
     queue.wakeRegistered = false;
     if (!fleet && queue.gates.length == 0 && queue.rate == null) {
       // Kept for the host's next call, which an idle host then queues without making anything;
@@ -344,7 +344,7 @@ final class Nodes {
    * only time stands in the way, looks again then.
    */
   void dropIfIdle(Node node, long now) {
-    if (!node.queues.isEmpty() || !node.gates.isEmpty()) {
+    if (node.queueCount() > 0 || !node.gates.isEmpty()) {
       return;
     }
     HostState state = node.state;

@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -269,7 +268,7 @@ final class Scheduler implements Settlement {
       @Override
       @GuardedBy("Scheduler.this.lock")
       public void lookAgain(HostQueue queue, long now) {
-        if (queue.node.queues.get(queue.queueKey) == queue && nodes.holds(queue.node)) {
+        if (queue.node.queue(queue.queueKey) == queue && nodes.holds(queue.node)) {
           pump(queue, now);
         }
       }
@@ -646,7 +645,8 @@ final class Scheduler implements Settlement {
     if (local == null || !node.global || node.group || node.fleet != null || node.recalling || !nodes.holds(node)) {
       return;
     }
-    for (HostQueue queue : node.queues.values()) {
+    for (int i = 0; i < node.queueCount(); i++) {
+      HostQueue queue = node.queueAt(i);
       if (queue.gates.length > 0 || queue.rate != null || queue.live > 0 || queue.users != queue.inFlight
           || queue.wakeRegistered || queue.startClaim != null) {
         return;
@@ -777,8 +777,8 @@ final class Scheduler implements Settlement {
         if (!node.global) {
           continue; // the local path's: its calls start at once, none waits
         }
-        for (HostQueue queue : node.queues.values()) {
-          for (Call<?> call : queue.waiting) {
+        for (int i = 0; i < node.queueCount(); i++) {
+          for (Call<?> call : node.queueAt(i).waiting) {
             if (call.state == Call.State.WAITING) {
               waiting.add(call);
             }
@@ -862,7 +862,9 @@ final class Scheduler implements Settlement {
       pump(List.of(), node.gates.values().toArray(NO_GATES), now);
     } else {
       candidates.clear();
-      candidates.addAll(node.queues.values());
+      for (int i = 0; i < node.queueCount(); i++) {
+        candidates.add(node.queueAt(i));
+      }
       pump(candidates, NO_GATES, now);
     }
   }
@@ -1212,16 +1214,11 @@ final class Scheduler implements Settlement {
     uncount(queue.node, call, now);
     letGoQuota(queue, call);
     candidates.clear();
-    Map<QueueKey, HostQueue> siblings = queue.node.queues;
-    if (siblings.size() == 1) { // the call's own queue, which it still holds: no iterator
-      if (queue.live > 0) {
-        candidates.add(queue);
-      }
-    } else {
-      for (HostQueue sibling : siblings.values()) {
-        if (sibling.live > 0) {
-          candidates.add(sibling);
-        }
+    Node node = queue.node;
+    for (int i = 0; i < node.queueCount(); i++) {
+      HostQueue sibling = node.queueAt(i);
+      if (sibling.live > 0) {
+        candidates.add(sibling);
       }
     }
     for (GroupGate gate : queue.gates) {

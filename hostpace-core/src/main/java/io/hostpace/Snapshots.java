@@ -44,8 +44,9 @@ final class Snapshots {
         waiting += gate.waiting;
       }
     } else {
-      queues = node.queues.size();
-      for (HostQueue queue : node.queues.values()) {
+      queues = node.queueCount();
+      for (int i = 0; i < queues; i++) {
+        HostQueue queue = node.queueAt(i);
         inFlight += queue.inFlight;
         waiting += queue.live;
       }
