@@ -17,6 +17,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -49,11 +51,13 @@ class ProxyPolitenessTest {
         Hostpace engine = Hostpace.builder().build();
         HostpaceProxy proxy = HostpaceProxy.builder(engine).listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
             .route("/up", upstream.uri("")).start()) {
+      // A thread for each client, so that the three send at once whatever the common pool's size.
+      ExecutorService threads = Executors.newFixedThreadPool(3);
       List<CompletableFuture<List<Integer>>> clients = new ArrayList<>();
       clients.add(CompletableFuture.supplyAsync(() -> onPath("curl")
           ? run(shell("for i in $(seq 1 " + each + "); do curl -s -o /dev/null -w '%{http_code}\\n' '" + proxy.uri()
               + "/up/curl/'$i & done; wait"))
-          : jdk(URI.create(proxy.uri() + "/up"), "curl", each, reporter)));
+          : jdk(URI.create(proxy.uri() + "/up"), "curl", each, reporter), threads));
       clients.add(CompletableFuture.supplyAsync(() -> onPath("python3")
           ? run(List.of("python3", "-c", "import concurrent.futures, urllib.request, urllib.error\n"
               + "def get(i):\n"
@@ -64,12 +68,16 @@ class ProxyPolitenessTest {
               + "with concurrent.futures.ThreadPoolExecutor(" + each + ") as pool:\n"
               + "    for status in pool.map(get, range(" + each + ")):\n"
               + "        print(status)\n"))
-          : jdk(URI.create(proxy.uri() + "/up"), "python", each, reporter)));
-      clients.add(CompletableFuture.supplyAsync(() -> jdk(URI.create(proxy.uri() + "/up"), "jdk", each, null)));
+          : jdk(URI.create(proxy.uri() + "/up"), "python", each, reporter), threads));
+      clients.add(CompletableFuture.supplyAsync(() -> jdk(URI.create(proxy.uri() + "/up"), "jdk", each, null), threads));
 
       List<Integer> statuses = new ArrayList<>();
-      for (CompletableFuture<List<Integer>> client : clients) {
-        statuses.addAll(client.get(10, TimeUnit.MINUTES));
+      try {
+        for (CompletableFuture<List<Integer>> client : clients) {
+          statuses.addAll(client.get(10, TimeUnit.MINUTES));
+        }
+      } finally {
+        threads.shutdownNow();
       }
       reporter.publishEntry("upstream", bucket.accepted() + " accepted, " + bucket.refused() + " refused");
       assertThat(statuses).hasSize(3 * each).containsOnly(200);
