@@ -213,12 +213,12 @@ final class ProxyHandler extends Handler.Abstract {
   }
 
   /**
-   * The request's body, whole, in arrays of at most {@link #CHUNK_BYTES} that are each full but the
-   * last (none for no body); null when it is longer than {@code maxBytes}, the bytes read past the
-   * cap being dropped here, not held while the rest is swallowed. A body of a {@code declared}
-   * length (at most the cap; -1 for none declared) is read to that length, in arrays of the sizes
-   * it needs; one of unknown length to its end or the cap and a byte. The arrays are never copied
-   * into one, which would hold the body twice at once.
+   * The request's body, whole, in arrays of at most {@link #CHUNK_BYTES} (none for no body); null
+   * when it is longer than {@code maxBytes}, the bytes read past the cap being dropped here, not
+   * held while the rest is swallowed. A body of a {@code declared} length (at most the cap; -1 for
+   * none declared) is read to that length; one of unknown length to its end, or to the cap and a
+   * byte, its last array cut to what came. The arrays are never copied into one, which would hold
+   * the body twice at once.
    */
   static @Nullable List<byte[]> readBody(InputStream in, long declared, long maxBytes) throws IOException {
     long limit = declared >= 0 ? declared : maxBytes + 1;
