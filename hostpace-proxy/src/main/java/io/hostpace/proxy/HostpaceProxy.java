@@ -41,9 +41,9 @@ import org.jspecify.annotations.Nullable;
  * own {@code User-Agent} kept and the engine's added where it has none (SPEC U1). The upstream's
  * status, headers and body come back unchanged but for the hop-by-hop headers; a refusal whose
  * retries ran out is returned as the upstream sent it (SPEC T3); redirects are passed on, not
- * followed. The body of a request is read whole before it is queued (so that a refused request
- * is sent again whole), up to {@linkplain Builder#maxRequestBytes a cap}; the answer's body is
- * streamed, never held whole. A client that closes its connection before its answer comes cancels
+ * followed. The body of a request is read whole before it is queued, and held once (so that a
+ * refused request is sent again whole), up to {@linkplain Builder#maxRequestBytes a cap}; the
+ * answer's body is streamed, never held whole. A client that closes its connection before its answer comes cancels
  * its request: out of its queue while it waits, its exchange ended while it is upstream (SPEC T5). An upstream that cannot be reached is answered 502, one that timed out 504.
  * {@code /hostpace/hosts} answers each host's snapshot as JSON, and {@code /hostpace/metrics} the
  * engine's meters in Prometheus's format when {@linkplain Builder#metrics given}; neither is ever

@@ -1,6 +1,7 @@
 package io.hostpace.proxy;
 
 import io.hostpace.Hostpace;
+import io.hostpace.jdk.PacedHttpClient;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -10,6 +11,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
@@ -33,8 +36,9 @@ import org.jspecify.annotations.Nullable;
  * Answers each request the proxy takes: {@code /hostpace/hosts} and {@code /hostpace/metrics}
  * itself, a route's and a forwarded host's through the paced client, a tunnel with 501, anything
  * else with 404 (a path of the proxy's) or 403 (a host it does not forward). A forwarded request's body is read whole first (up to
- * {@code maxRequestBytes}), so that the engine may send it again after a refusal; the upstream's
- * answer is streamed to the client as it comes, never held whole.
+ * {@code maxRequestBytes}), so that the engine may send it again after a refusal, and held once,
+ * in arrays of its own that are sent as they are; the upstream's answer is streamed to the client
+ * as it comes, never held whole.
  *
  * <p>Runs on the server's threads, blocking while the request waits its turn in the engine: the
  * threads are virtual where the JDK has them, else a pool sized for that.
@@ -55,6 +59,13 @@ final class ProxyHandler extends Handler.Abstract {
    * the cap whole, while a client that sends without end is not read for long.
    */
   static final long SWALLOW_BYTES = 16L * 1024 * 1024;
+  /**
+   * The most of a request's body one array holds: a body is kept as such arrays, never gathered into
+   * one, so that it is held once while it is read and while it is sent, however long it is.
+   */
+  static final int CHUNK_BYTES = 64 * 1024;
+  /** The first array of a body whose length is not declared: most such requests have none, or a short one. */
+  static final int FIRST_CHUNK_BYTES = 8 * 1024;
   /** What {@code /hostpace/metrics} answers, in Prometheus's text format; null when the proxy has no metrics. */
   private final @Nullable Supplier<String> metrics;
 
@@ -125,9 +136,9 @@ final class ProxyHandler extends Handler.Abstract {
 
   private void forward(Request request, Response response, Callback callback, URI upstream) {
     InputStream in = Content.Source.asInputStream(request);
-    byte @Nullable [] body;
+    @Nullable List<byte[]> body;
     try {
-      body = request.getLength() > maxRequestBytes ? null : readBody(in);
+      body = request.getLength() > maxRequestBytes ? null : readBody(in, request.getLength(), maxRequestBytes);
     } catch (IOException e) {
       refuse(response, callback, 400, "the request's body could not be read: " + e.getMessage());
       return;
@@ -136,8 +147,7 @@ final class ProxyHandler extends Handler.Abstract {
       refuseOverCap(request, in, response, callback);
       return;
     }
-    HttpRequest.Builder outgoing = HttpRequest.newBuilder(upstream).method(request.getMethod(),
-        body.length == 0 ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
+    HttpRequest.Builder outgoing = HttpRequest.newBuilder(upstream).method(request.getMethod(), publisher(body));
     if (timeout != null) {
       outgoing.timeout(timeout);
     }
@@ -203,12 +213,48 @@ final class ProxyHandler extends Handler.Abstract {
   }
 
   /**
-   * The request's body, whole; null when it is longer than {@link #maxRequestBytes}, the bytes read
-   * past the cap being dropped here, not held while the rest is swallowed.
+   * The request's body, whole, in arrays of at most {@link #CHUNK_BYTES} (none for no body); null
+   * when it is longer than {@code maxBytes}, the bytes read past the cap being dropped here, not
+   * held while the rest is swallowed. A body of a {@code declared} length (at most the cap; -1 for
+   * none declared) is read to that length; one of unknown length to its end, or to the cap and a
+   * byte, its last array cut to what came. The arrays are never copied into one, which would hold
+   * the body twice at once.
    */
-  private byte @Nullable [] readBody(InputStream in) throws IOException {
-    byte[] body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxRequestBytes + 1));
-    return body.length > maxRequestBytes ? null : body;
+  static @Nullable List<byte[]> readBody(InputStream in, long declared, long maxBytes) throws IOException {
+    long limit = declared >= 0 ? declared : maxBytes + 1;
+    List<byte[]> chunks = new ArrayList<>();
+    long read = 0;
+    while (read < limit) {
+      int size = (int) Math.min(read == 0 && declared < 0 ? FIRST_CHUNK_BYTES : CHUNK_BYTES, limit - read);
+      byte[] chunk = new byte[size];
+      int n = in.readNBytes(chunk, 0, size);
+      if (n > 0) {
+        chunks.add(n == size ? chunk : Arrays.copyOf(chunk, n));
+        read += n;
+      }
+      if (n < size) {
+        break; // the body ended
+      }
+    }
+    return read > maxBytes ? null : chunks;
+  }
+
+  /**
+   * What sends {@code body} upstream: no body, or its arrays as they are, with its length declared
+   * (a {@code Content-Length}, not chunks). The JDK's {@code ofByteArrays} iterates the list anew for
+   * each subscription, so the body is sent whole again on each attempt: it is marked so, as the paced
+   * client would send a publisher it cannot tell apart only once.
+   */
+  static HttpRequest.BodyPublisher publisher(List<byte[]> body) {
+    long length = 0;
+    for (byte[] chunk : body) {
+      length += chunk.length;
+    }
+    if (length == 0) {
+      return HttpRequest.BodyPublishers.noBody();
+    }
+    return PacedHttpClient.replayable(
+        HttpRequest.BodyPublishers.fromPublisher(HttpRequest.BodyPublishers.ofByteArrays(body), length));
   }
 
   /**

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.hostpace.Hostpace;
 import io.hostpace.Limits;
 import io.hostpace.testkit.TestServer;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -16,6 +17,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -109,6 +111,34 @@ class HostpaceProxyTest {
     assertThat(refused.body()).isEqualTo("slow down ");
     assertThat(refused.headers().firstValue("Retry-After")).contains("0");
     assertThat(never.requests()).as("the first attempt and two retries").hasSize(3);
+  }
+
+  @Test
+  void X1_aRefusedRequestsBodyOfManyArraysIsSentAgainWholeWithItsLengthDeclaredOrNot() throws Exception {
+    AtomicInteger calls = new AtomicInteger();
+    TestServer everyOther = closed(TestServer.start((request, exchange) -> {
+      if (calls.incrementAndGet() % 2 == 1) {
+        TestServer.reply(exchange, 429, "slow down", "Retry-After", "0");
+      } else {
+        TestServer.reply(exchange, 200, "ok");
+      }
+    }));
+    HostpaceProxy proxy = proxy(closed(Hostpace.builder().limitsForEveryHost(Limits.inFlight(1)).retries(2).build()),
+        "/up=" + everyOther.uri(""));
+    byte[] body = new byte[3 * ProxyHandler.CHUNK_BYTES + 123];
+    new Random(7).nextBytes(body);
+
+    for (HttpRequest.BodyPublisher sent : List.of(HttpRequest.BodyPublishers.ofByteArray(body),
+        HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body)))) {
+      HttpResponse<String> posted = client.send(HttpRequest.newBuilder(URI.create(proxy.uri() + "/up/x")).POST(sent).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(posted.statusCode()).isEqualTo(200);
+    }
+    assertThat(everyOther.requests()).as("each body refused once and sent again").hasSize(4).allSatisfy(request -> {
+      assertThat(request.body()).isEqualTo(body);
+      assertThat(request.header("Content-Length")).isEqualTo(Integer.toString(body.length));
+      assertThat(request.header("Transfer-Encoding")).isNull();
+    });
   }
 
   @Test

@@ -17,7 +17,14 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
@@ -35,7 +42,8 @@ import org.junit.jupiter.api.Test;
  * having printed no {@code OutOfMemoryError}.
  *
  * <p>Every body is the same pattern, byte {@code i} being {@code i % 251}, made as it is sent (the
- * upstream writes one block of 251 × 256 bytes over and over) and checked byte by byte as it is read.
+ * upstream writes one block of 251 × 256 bytes over and over) and checked byte by byte as it is read;
+ * but those sent {@linkplain #AT_ONCE at once}, each its own random bytes, checked by their digest.
  */
 class ProxyHeapTest {
 
@@ -44,6 +52,13 @@ class ProxyHeapTest {
   static final int CAP = 16 * 1024 * 1024;
   /** The pattern, as many whole times as fit a block of about 64 KiB, so that every block is the same. */
   private static final byte[] BLOCK = pattern(251 * 256);
+  /**
+   * How many bodies of the cap are sent at once and held by the proxy together, each until the
+   * upstream has all of them: 32 MiB, half the proxy's heap; held twice, they would fill it all.
+   */
+  static final int AT_ONCE = 2;
+  /** Counts the bodies sent at once down as the upstream gets them; none is answered before all came. */
+  private static volatile CountDownLatch held = new CountDownLatch(0);
 
   private static @Nullable TestServer upstream;
   private static @Nullable Process proxy;
@@ -151,8 +166,51 @@ class ProxyHeapTest {
         .as("3 MiB of unknown length (chunked)").isEqualTo("200 " + 3 * 1024 * 1024 + " bytes, 0 wrong");
 
     assertThat(upstream).isNotNull();
-    assertThat(upstream.requests()).extracting(TestServer.Request::path)
+    List<String> paths = List.of("/few", "/cap", "/over", "/chunked", "/chunked-few");
+    assertThat(upstream.requests()).extracting(TestServer.Request::path).filteredOn(paths::contains)
         .as("what the upstream got: never a body over the cap").containsExactly("/few", "/cap", "/chunked-few");
+  }
+
+  /**
+   * Each body is held once, not twice: {@link #AT_ONCE} bodies of the cap go through the proxy
+   * together, and the upstream answers none before it has them all, so that the proxy holds all of
+   * them at once, each ready to be sent again. Held once, that is 32 MiB of the 64; held twice
+   * (gathered into one array, or copied whole to be sent), 64 MiB, and the proxy's JVM ends out of
+   * heap. Each comes whole and unchanged, and the proxy still runs.
+   */
+  @Test
+  void X2_bodiesOfTheCapSentAtOnceAreEachHeldOnceWhileTheyGoUpstreamWholeAndUnchanged() throws Exception {
+    // The engine opens a host it knows nothing of one request at a time, one more for each answer
+    // (SPEC P12): these answers let the bodies go upstream together.
+    for (int i = 1; i < AT_ONCE; i++) {
+      assertThat(post("/up/at-once/opening", BodyPublishers.ofByteArray(pattern(1024))))
+          .isEqualTo("200 1024 bytes, 0 wrong");
+    }
+    CountDownLatch all = new CountDownLatch(AT_ONCE);
+    held = all;
+    List<String> expected = new ArrayList<>();
+    List<CompletableFuture<String>> answers = new ArrayList<>();
+    try {
+      for (int i = 0; i < AT_ONCE; i++) {
+        byte[] body = new byte[CAP];
+        new Random(i).nextBytes(body);
+        expected.add("200 " + CAP + " bytes, SHA-256 " + sha256(body));
+        answers.add(client.sendAsync(HttpRequest.newBuilder(URI.create(base + "/up/at-once/" + i))
+                .POST(BodyPublishers.ofByteArray(body)).build(), BodyHandlers.ofString())
+            .handle((answer, failure) -> failure != null ? failure.toString() : answer.statusCode() + " " + answer.body()));
+      }
+      List<String> answered = new ArrayList<>();
+      for (CompletableFuture<String> answer : answers) {
+        answered.add(answer.join());
+      }
+      assertThat(answered).as("each body as the upstream got it").containsExactlyElementsOf(expected);
+    } finally {
+      while (all.getCount() > 0) {
+        all.countDown(); // a body that never came holds none of the others
+      }
+    }
+    assertThat(post("/up/at-once/after", BodyPublishers.ofByteArray(pattern(1024))))
+        .as("the proxy answers after").isEqualTo("200 1024 bytes, 0 wrong");
   }
 
   /** Sends {@code body} to {@code path} through the proxy: the status and the answer's text. */
@@ -162,8 +220,12 @@ class ProxyHeapTest {
     return answer.statusCode() + " " + answer.body();
   }
 
-  /** The upstream: 200 MB made as it goes for {@code /stream}; for any other path, how many bytes came and how many differ from the pattern. */
-  private static void answer(TestServer.Request request, HttpExchange exchange) throws IOException {
+  /**
+   * The upstream: 200 MB made as it goes for {@code /stream}; for {@code /at-once/N}, how many bytes
+   * came and their digest, once all that were sent at once came; for any other path, how many bytes
+   * came and how many differ from the pattern.
+   */
+  private static void answer(TestServer.Request request, HttpExchange exchange) throws IOException, InterruptedException {
     if (request.path().equals("/stream")) {
       TestServer.sendHeaders(exchange, 200, 0, "Content-Type", "application/octet-stream");
       try (OutputStream out = exchange.getResponseBody()) {
@@ -171,6 +233,13 @@ class ProxyHeapTest {
           out.write(BLOCK, 0, (int) Math.min(BLOCK.length, ANSWER_BYTES - sent));
         }
       }
+      return;
+    }
+    if (request.path().matches("/at-once/\\d+")) {
+      CountDownLatch all = held;
+      all.countDown();
+      all.await();
+      TestServer.reply(exchange, 200, request.body().length + " bytes, SHA-256 " + sha256(request.body()));
       return;
     }
     byte[] body = request.body();
@@ -181,6 +250,14 @@ class ProxyHeapTest {
       }
     }
     TestServer.reply(exchange, 200, body.length + " bytes, " + wrong + " wrong");
+  }
+
+  private static String sha256(byte[] bytes) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (NoSuchAlgorithmException e) {
+      throw new AssertionError("every JDK has SHA-256", e);
+    }
   }
 
   private static byte[] pattern(int length) {
