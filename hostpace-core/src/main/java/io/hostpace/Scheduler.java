@@ -1236,7 +1236,16 @@ final class Scheduler implements Settlement {
   static void uncount(Node host, Call<?> call, long now) {
     host.inFlight--;
     ArrayList<Call<?>> recent = host.recent;
-    if (recent == null || now - host.recentAt > SAME_MOMENT) {
+    if (recent == null) {
+      return;
+    }
+    if (now - host.recentAt > SAME_MOMENT) {
+      // The moment is over: nobody counts beside these any more, and the next start clears them.
+      // Cleared now, so that a host kept in use holds nothing of calls that ended (their requests
+      // and bodies) until its next start with another in flight.
+      if (!recent.isEmpty()) {
+        recent.clear();
+      }
       return;
     }
     // Calls that hold no place any more leave the list, so it is never longer than what is in flight.
