@@ -19,6 +19,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class Node {
 
+  private static final HostQueue[] NO_QUEUES = new HostQueue[0];
+
   final String key;
   final boolean group;
   /**
@@ -117,8 +119,6 @@ final class Node {
     this.state = state;
     this.gates = group ? new HashMap<>(2) : Map.of();
   }
-
-  private static final HostQueue[] NO_QUEUES = new HostQueue[0];
 
   /** The host's queue for {@code key}; null when none. */
   @Nullable HostQueue queue(QueueKey key) {
