@@ -96,12 +96,12 @@ final class Call<R> implements Runnable {
   private long refusedSince;
   private boolean refused;
   /**
-   * Its host's learned interval as this attempt started, and as the one before it did: a retry
-   * that started at a slower pace than the attempt before it waited for what the refusals before
-   * it taught. Written by the start's bookkeeping, before the attempt is sent; read as it is judged.
+   * Its host's learned interval as this attempt started, and whether that was slower than as the
+   * attempt before it started: such a retry waited for what the refusals before it taught. Written
+   * by the start's bookkeeping, before the attempt is sent; read as it is judged.
    */
   long paceAtStart;
-  long paceBefore;
+  boolean startedSlower;
   /** How many of its retries started slower than the attempt before them (SPEC R10). */
   private int slowed;
   /** Whether an attempt was already sent again after its connection died before any answer (SPEC T6). */
@@ -391,7 +391,7 @@ final class Call<R> implements Runnable {
    * retry delay limit, for as long as (retries + 1) limits from the call's first refusal (not its
    * coming: a backlog's wait is not the host refusing it).
    */
-  private boolean spared(int number) {
+  private boolean spared(int number, long now) {
     if (!rules.sparesRetries()) {
       return false;
     }
@@ -403,9 +403,13 @@ final class Call<R> implements Runnable {
     if (context.retries() != null) {
       return false; // a retry count the context set is kept to, but for the above
     }
-    long now = rules.clock().nanoTime();
-    long limit = rules.retryDelayLimit().toNanos();
-    return node.accepted && now - node.acceptedAt <= limit && now - refusedSince <= sparedFor(limit);
+    return acceptedLately(now) && now - refusedSince <= sparedFor(rules.retryDelayLimit().toNanos());
+  }
+
+  /** Whether the call's host accepted a request, here or in the fleet, within the retry delay limit of {@code now}. */
+  private boolean acceptedLately(long now) {
+    Node node = queue.node;
+    return node.accepted && now - node.acceptedAt <= rules.retryDelayLimit().toNanos();
   }
 
   /**
@@ -418,12 +422,10 @@ final class Call<R> implements Runnable {
    * refuses everything slows the pace only so far (the default rule's slowest is one a minute);
    * then each refusal spends a retry.
    */
-  private boolean slowedByLearning(int number) {
-    if (!rules.sparesRetries() || rules.retriesGiven() || number < 2 || context.retries() != null
-        || paceAtStart - paceBefore <= 0) {
+  private boolean slowedByLearning(int number, long now) {
+    if (!rules.sparesRetries() || rules.retriesGiven() || number < 2 || context.retries() != null || !startedSlower) {
       return false;
     }
-    long now = rules.clock().nanoTime();
     return now - refusedSince <= sparedFor(rules.retryDelayLimit().toNanos());
   }
 
@@ -433,11 +435,8 @@ final class Call<R> implements Runnable {
    * others crowd it out of from one that refuses everybody, the retries that its slowing pace made
    * wait longer than the attempt before them; else none ({@link #spared} says what is spared then).
    */
-  private int uncounted() {
-    Node node = queue.node;
-    long now = rules.clock().nanoTime();
-    boolean acceptedLately = node.accepted && now - node.acceptedAt <= rules.retryDelayLimit().toNanos();
-    return acceptedLately ? 0 : slowed;
+  private int uncounted(long now) {
+    return acceptedLately(now) ? 0 : slowed;
   }
 
   /** (retries + 1) retry delay limits, in nanoseconds, or the longest time for a product past it. */
@@ -450,12 +449,13 @@ final class Call<R> implements Runnable {
   private Verdict judge(R response, int status, int number, long took) {
     long retryAfter = retryAfterNanos(response);
     boolean refusal = rules.isRefusal(status, retryAfter >= 0);
+    long now = refusal ? rules.clock().nanoTime() : 0;
     if (refusal && !refused) {
       refused = true;
-      refusedSince = rules.clock().nanoTime();
+      refusedSince = now;
     }
     if (refusal) {
-      if (slowedByLearning(number)) {
+      if (slowedByLearning(number, now)) {
         slowed++;
       }
       // The server named a time past our limit: waiting that long is not ours to do (SPEC R3).
@@ -465,7 +465,7 @@ final class Call<R> implements Runnable {
                 + rules.retryDelayLimit());
       }
       // The caller's budget of retries is spent (SPEC T3: it gets the refusal itself) ...
-      if (number - uncounted() > retries && !spared(number)) {
+      if (number - uncounted(now) > retries && !spared(number, now)) {
         return Verdict.giveUp(status, retryAfter, "retries exhausted after " + number + " attempts");
       }
       // A stream cannot be sent again (SPEC T4).

@@ -122,17 +122,19 @@ final class Node {
 
   /** The host's queue for {@code key}; null when none. */
   @Nullable HostQueue queue(QueueKey key) {
-    HostQueue first = firstQueue;
-    if (first == null || first.queueKey == key || first.queueKey.equals(key)) {
-      return first;
-    }
-    for (int i = 0; i < queueCount - 1; i++) {
-      HostQueue other = otherQueues[i];
-      if (other.queueKey == key || other.queueKey.equals(key)) {
-        return other;
+    int i = indexOf(key);
+    return i < 0 ? null : queueAt(i);
+  }
+
+  /** Where the host's queue for {@code key} is, as {@link #queueAt} counts; -1 when none. */
+  private int indexOf(QueueKey key) {
+    for (int i = 0; i < queueCount; i++) {
+      QueueKey held = queueAt(i).queueKey;
+      if (held == key || held.equals(key)) {
+        return i;
       }
     }
-    return null;
+    return -1;
   }
 
   /** Adds {@code queue}, whose limits the host has no queue for yet. */
@@ -150,25 +152,17 @@ final class Node {
 
   /** Removes the host's queue for {@code key}, if any; the others keep their order. */
   void removeQueue(QueueKey key) {
-    HostQueue first = firstQueue;
-    if (first == null) {
+    int i = indexOf(key);
+    if (i < 0) {
       return;
     }
-    int others = queueCount - 1;
-    if (first.queueKey == key || first.queueKey.equals(key)) {
-      firstQueue = others > 0 ? otherQueues[0] : null;
+    if (i == 0) {
+      firstQueue = queueCount > 1 ? otherQueues[0] : null;
       removeOther(0);
-      queueCount--;
-      return;
+    } else {
+      removeOther(i - 1);
     }
-    for (int i = 0; i < others; i++) {
-      HostQueue other = otherQueues[i];
-      if (other.queueKey == key || other.queueKey.equals(key)) {
-        removeOther(i);
-        queueCount--;
-        return;
-      }
-    }
+    queueCount--;
   }
 
   private void removeOther(int i) {

@@ -1142,8 +1142,9 @@ final class Scheduler implements Settlement {
     }
     Node host = queue.node;
     call.startSeq = host.starts;
-    call.paceBefore = call.paceAtStart;
-    call.paceAtStart = host.state.interval();
+    long pace = host.state.interval();
+    call.startedSlower = pace - call.paceAtStart > 0;
+    call.paceAtStart = pace;
     call.inFlightAtStart = ++host.inFlight;
     if (call.inFlightAtStart > 1) { // alone, it has nobody to stop counting: see uncount()
       ArrayList<Call<?>> recent = host.recent;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hostpace.Hostpace;
 import io.hostpace.Limits;
+import io.hostpace.testkit.Opened;
 import io.hostpace.testkit.TestServer;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -20,27 +21,20 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The proxy against upstreams on 127.0.0.1, driven with the JDK's client. */
 class HostpaceProxyTest {
 
-  private final List<AutoCloseable> toClose = new CopyOnWriteArrayList<>();
+  /** What a test opened, closed after it last opened first: a proxy before its engine and upstream. */
+  @RegisterExtension final Opened opened = Opened.lastFirst();
   private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
   /** The raw query of each request the upstream got, in order. */
   private final List<String> queries = new CopyOnWriteArrayList<>();
 
-  @AfterEach
-  void closeAll() throws Exception {
-    for (int i = toClose.size() - 1; i >= 0; i--) {
-      toClose.get(i).close();
-    }
-  }
-
   private <T extends AutoCloseable> T closed(T closeable) {
-    toClose.add(closeable);
-    return closeable;
+    return opened.add(closeable);
   }
 
   private Hostpace engine(Limits limits) {

@@ -9,6 +9,7 @@ import io.hostpace.Hostpace;
 import io.hostpace.Limits;
 import io.hostpace.testkit.EngineState;
 import io.hostpace.testkit.RawServer;
+import io.hostpace.testkit.Opened;
 import io.hostpace.testkit.TestServer;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -19,12 +20,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A client that closes its connection to the proxy before its answer came cancels its request
@@ -34,19 +33,12 @@ import org.junit.jupiter.api.Test;
  */
 class ProxyDisconnectTest {
 
-  private final List<AutoCloseable> toClose = new CopyOnWriteArrayList<>();
+  /** What a test opened, closed after it last opened first: a proxy before its engine and upstream. */
+  @RegisterExtension final Opened opened = Opened.lastFirst();
   private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
-  @AfterEach
-  void closeAll() throws Exception {
-    for (int i = toClose.size() - 1; i >= 0; i--) {
-      toClose.get(i).close();
-    }
-  }
-
   private <T extends AutoCloseable> T closed(T closeable) {
-    toClose.add(closeable);
-    return closeable;
+    return opened.add(closeable);
   }
 
   /** A proxy on {@code engine} that routes {@code /u} to {@code upstream}. */
