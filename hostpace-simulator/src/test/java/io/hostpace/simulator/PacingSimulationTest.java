@@ -85,7 +85,8 @@ class PacingSimulationTest {
       "two-processes, 0.82, 33, 8.4, 5.1, 0",
       "four-processes, 0.63, 64, 5.1, 3.0, 0",
       "eight-processes, 0.38, 793, 35.5, 34.2, 0",
-      "four-processes-late, 0.69, 89, 22.9, 22.1, 0"
+      "four-processes-late, 0.69, 89, 22.9, 22.1, 0",
+      "first-contact-20, 0.79, 6, 23.1, 0.0, 0"
   })
   void whereTheDefaultRuleMissesATargetWhatItReachesIsPinned(
       String scenario, double goodput, int refusals, double refusedPct, double latePct, int lost) throws IOException {
