@@ -250,4 +250,28 @@ class FirstContactTest {
     // Forgetting looks at the host's queue again, held no more by an opening.
     assertThat(startedAt("0.000")).isEqualTo(10);
   }
+
+  @Test
+  void R12_twentyRequestsToAHostOfOneASecondMetForTheFirstTimeCostFourRefusalsAndNoneIsLost() {
+    // A token bucket of one a second, burst 1, bare 429: the opening's two are refused, then the
+    // slow start's 4 a second and the bracket's next gap (SPEC R12); every gap after is accepted.
+    io.hostpace.testing.TokenBucket bucket = io.hostpace.testing.TokenBucket.of(1, 1, time.nanoTime());
+    int[] refusals = {0};
+    server.script(exchange -> {
+      if (bucket.admit(time.nanoTime())) {
+        return Reply.ok().after(Duration.ofMillis(50));
+      }
+      refusals[0]++;
+      return Reply.status(429).after(Duration.ofMillis(50));
+    });
+    Hostpace engine = gentle().build();
+    java.util.List<java.util.concurrent.CompletableFuture<FakeServer.Response>> calls = new java.util.ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      calls.add(engine.execute(server.get("http://one.test/" + i)));
+    }
+    time.advance(Duration.ofSeconds(60));
+
+    assertThat(refusals[0]).isEqualTo(4);
+    assertThat(calls).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+  }
 }

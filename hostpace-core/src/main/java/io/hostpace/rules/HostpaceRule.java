@@ -158,6 +158,10 @@ final class HostpaceRule implements LearningRule {
     boolean healthyBefore;
     /** While climbing back after trouble with no pace before: the pace now, doubled per accepted answer; 0 when not. */
     double ramp;
+    /** When the last accepted request started; {@code Long.MIN_VALUE} before one. */
+    long lastAcceptedStart = Long.MIN_VALUE;
+    /** First contact's bracket of the host's interval (SPEC R12), while it narrows; null when not. */
+    @Nullable IntervalBracket bracket;
 
     /**
      * How many were in flight when the last accepted requests started, a ring; made on the first
@@ -344,6 +348,31 @@ final class HostpaceRule implements LearningRule {
       return 0; // the quota spaces the starts
     }
     long wall = memory.window().wallInterval(now);
+    IntervalBracket bracket = memory.bracket;
+    if (bracket != null && heard) {
+      memory.bracket = null; // another process's refusal: this process's gaps say nothing of it
+    } else if (bracket != null) {
+      long next = bracket.refused(startedAt, memory.lastAcceptedStart, startedAt - memory.epoch < 0, interval);
+      if (next == IntervalBracket.SAME) {
+        return interval;
+      }
+      if (next == IntervalBracket.GIVEN_UP) {
+        // Paced as the rule's own cuts would have paced it by now, climbing back to the pace before.
+        memory.bracket = null;
+        memory.base = bracket.shadow;
+        memory.wmax = Math.max(bracket.shadowBefore, bracket.shadow * 1.03);
+        memory.k = K_MIN_SECONDS;
+        memory.epoch = now;
+        return toInterval(bracket.shadow);
+      }
+      if (next == IntervalBracket.FAST) {
+        memory.bracket = null;
+      } else if (next > 0) {
+        memory.base = NANOS / next;
+        memory.epoch = now;
+        return next;
+      }
+    }
     if (interval > 0 && startedAt - memory.epoch < 0) {
       return interval; // went at the pace before the last drop: that drop already answered it
     }
@@ -392,6 +421,9 @@ final class HostpaceRule implements LearningRule {
     } else if (Double.isInfinite(current)) {
       target = SLOW_START_PER_SECOND;
       wmax = 0;
+      if (!heard && memory.count > 0 && memory.count <= IntervalBracket.MOST_ACCEPTED_BEFORE) {
+        memory.bracket = new IntervalBracket(now, SLOW_START_PER_SECOND);
+      }
     } else if (heard && memory.inherited) {
       // The fleet's pace, taken as this process joined, refused in another process before this one
       // measured anything: a little under the pace refused, as the fleet's others drop, not cut.
@@ -450,6 +482,30 @@ final class HostpaceRule implements LearningRule {
       memory.runLastAnswer = now;
     } else if (window.accepted(now, startedAt, host)) {
       return 0; // the quota spaces the starts
+    }
+    long previousStart = memory.lastAcceptedStart;
+    if (previousStart == Long.MIN_VALUE || startedAt - previousStart > 0) {
+      memory.lastAcceptedStart = startedAt;
+    }
+    IntervalBracket bracket = memory.bracket;
+    if (bracket != null) {
+      long next = bracket.accepted(startedAt, previousStart);
+      if (next == IntervalBracket.NARROWED) {
+        // The host's interval is known to within the bracket: paced from 1/hi as from a measured rate.
+        memory.bracket = null;
+        memory.base = UNDER_MEASURED / bracket.hi;
+        memory.wmax = PLATEAU / bracket.hi;
+        memory.k = K_MIN_SECONDS;
+        memory.epoch = now;
+        return toInterval(memory.base);
+      }
+      if (next == IntervalBracket.CONFLICTING) {
+        memory.bracket = null;
+      } else if (next > 0) {
+        memory.base = NANOS / next;
+        memory.epoch = now;
+        return next;
+      }
     }
     if (memory.ramp > 0) {
       // Climbing after trouble: an answer to a request started at this pace doubles it.
@@ -555,6 +611,7 @@ final class HostpaceRule implements LearningRule {
     if (memory == null || (memory.pauseCounted && startedAt - memory.pausedAt < 0)) {
       return interval;
     }
+    memory.bracket = null; // a host that pauses is learned from its pauses
     boolean first = !memory.pauseCounted;
     memory.pauseCounted = true;
     double seconds = (now - memory.pausedAt) / NANOS;
@@ -676,6 +733,7 @@ final class HostpaceRule implements LearningRule {
       fresh.acceptedInARow = 1;
       fresh.runAccepted = 1;
       fresh.runFirstStart = first.startedAt();
+      fresh.lastAcceptedStart = first.startedAt();
       fresh.runLastAnswer = first.answeredAt();
     }
     fresh.limitChangedAt = now;

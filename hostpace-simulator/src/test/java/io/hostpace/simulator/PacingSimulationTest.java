@@ -67,13 +67,12 @@ class PacingSimulationTest {
    */
   @ParameterizedTest(name = "{0}: goodput {1}, {2} refusals ({3} % in all, {4} % after 10 s), {5} lost")
   @CsvSource({
-      "qlever-like, 0.95, 10, 3.2, 1.3, 0",
       "kgf-like, 0.94, 10, 2.4, 0.6, 0",
       "fixed-window, 1.00, 41, 6.4, 0.9, 0",
-      "rate-halves, 0.94, 17, 3.4, 2.5, 0",
+      "rate-halves, 0.93, 15, 3.0, 2.3, 0",
       "refusals-count, 0.93, 15, 4.8, 2.3, 0",
-      "three-processes, 0.80, 103, 14.7, 12.1, 0",
-      "rate-0.5, 0.94, 12, 7.4, 2.7, 0",
+      "three-processes, 0.64, 84, 12.3, 9.8, 0",
+      "rate-0.5, 0.94, 9, 5.7, 2.7, 0",
       "qlever-like-fleet, 0.95, 12, 3.8, 1.3, 0",
       "rate-halves-fleet, 0.94, 18, 3.6, 2.3, 0",
       "kgf-like-fleet, 0.94, 6, 1.5, 0.0, 0",
@@ -82,11 +81,11 @@ class PacingSimulationTest {
       "window-30-per-minute, 1.00, 17, 5.4, 1.8, 0",
       "rate-steps, 0.89, 17, 1.4, 1.1, 0",
       "limiter-retry-after, 0.90, 12, 13.0, 2.9, 0",
-      "two-processes, 0.82, 33, 8.4, 5.1, 0",
-      "four-processes, 0.63, 64, 5.1, 3.0, 0",
-      "eight-processes, 0.38, 793, 35.5, 34.2, 0",
-      "four-processes-late, 0.69, 89, 22.9, 22.1, 0",
-      "first-contact-20, 0.79, 6, 23.1, 0.0, 0"
+      "two-processes, 0.75, 31, 7.9, 4.9, 0",
+      "four-processes, 0.70, 87, 6.8, 4.9, 0",
+      "eight-processes, 0.45, 815, 36.1, 34.9, 0",
+      "four-processes-late, 0.77, 57, 16.0, 15.3, 0",
+      "first-contact-20, 0.83, 4, 16.7, 0.0, 0"
   })
   void whereTheDefaultRuleMissesATargetWhatItReachesIsPinned(
       String scenario, double goodput, int refusals, double refusedPct, double latePct, int lost) throws IOException {
@@ -109,10 +108,14 @@ class PacingSimulationTest {
     assertThat(result.idealSeconds()).isEqualTo(299.1);
     assertThat(ours.completed()).isEqualTo(300);
     assertReachesTheTarget(ours, "qlever-like");
+    // and every target of the table's: 0.95 of the rate, at most 3 % refused in all and 2 % after 10 s
+    assertThat(ours.goodputRatio()).isGreaterThanOrEqualTo(0.95);
+    assertThat(ours.refusalPct()).isLessThanOrEqualTo(3.0);
+    assertThat(ours.lateRefusalPct()).isLessThanOrEqualTo(2.0);
     // pinned, so that a change of the rule shows here and in BENCHMARKS.md
-    assertThat(ours.refusals()).isEqualTo(10);
+    assertThat(ours.refusals()).isEqualTo(8);
     assertThat(ours.lateRefusals()).isEqualTo(4);
-    assertThat(ours.finishSeconds()).isEqualTo(313.2);
+    assertThat(ours.finishSeconds()).isEqualTo(311.9);
     // opened gently (SPEC P12): none of the first requests refused at 0 s, four in the first second
     assertThat(ours.refusalsBetween(0, 0.01)).isZero();
     assertThat(ours.refusalsBetween(0, 1)).isEqualTo(4);
@@ -120,19 +123,19 @@ class PacingSimulationTest {
 
   @Test
   void P12_aGentleFirstContactCutsTheOpeningBurstsRefusalsOnTheQleverLikeServerAndTheBucketInDebt() throws IOException {
-    // The opening burst of 32 (the burst policy, SPEC P3 alone) is 31 of its 39 refusals on
-    // qlever-like; opened with one request and widened per answer, the run is refused 10 times, at
-    // 0.95 of the server's rate. Where refusals put the bucket in debt it also loses less: 0.93,
+    // The opening burst of 32 (the burst policy, SPEC P3 alone) is 31 of its 38 refusals on
+    // qlever-like; opened with one request and widened per answer, the run is refused 8 times, at
+    // 0.96 of the server's rate. Where refusals put the bucket in debt it also loses less: 0.93,
     // where the burst got 0.77.
     for (String file : new String[] {"qlever-like.json", "refusals-count.json"}) {
       String json = Files.readString(DIR.resolve(file))
           .replaceFirst("\"policies\": \\[[^]]*]", "\"policies\": [ \"hostpace\", \"burst\" ]");
       PacingResult result = Simulator.PACING.simulate(json);
-      assertThat(result.policy("burst").refusals()).as(file).isGreaterThanOrEqualTo(39);
+      assertThat(result.policy("burst").refusals()).as(file).isGreaterThanOrEqualTo(38);
       assertThat(result.policy("burst").refusalsBetween(0, 0.01)).as(file).isEqualTo(31);
       PacingResult.Policy gentle = result.policy("hostpace");
-      assertThat(gentle.refusals()).as(file).isEqualTo(file.startsWith("qlever") ? 10 : 15);
-      assertThat(gentle.goodputRatio()).as(file).isEqualTo(file.startsWith("qlever") ? 0.95 : 0.93);
+      assertThat(gentle.refusals()).as(file).isEqualTo(file.startsWith("qlever") ? 8 : 15);
+      assertThat(gentle.goodputRatio()).as(file).isEqualTo(file.startsWith("qlever") ? 0.96 : 0.93);
       assertThat(gentle.lost()).as(file).isZero();
     }
   }
@@ -268,13 +271,13 @@ class PacingSimulationTest {
     assertThat(fleet.processes()).extracting(PacingResult.Process::joinSeconds).containsExactly(0.0, 30.0, 60.0, 90.0);
     assertThat(fleet.lost()).isZero();
     // the target, at most one refusal each as a later process joins: none in their first 10 s
-    assertThat(fleet.processes()).extracting(PacingResult.Process::openingRefusals).containsExactly(6, 0, 0, 0);
+    assertThat(fleet.processes()).extracting(PacingResult.Process::openingRefusals).containsExactly(4, 0, 0, 0);
     // Pinned over the whole run (BENCHMARKS.md traces them): the later ones' refusals are the fleet's
     // probes of the shared host, a minute and more apart, each refused in whichever process's turn it
     // was; no newcomer probes beyond the pace it read on its own.
-    assertThat(fleet.processes()).extracting(PacingResult.Process::refusals).containsExactly(8, 0, 1, 0);
+    assertThat(fleet.processes()).extracting(PacingResult.Process::refusals).containsExactly(7, 0, 1, 0);
     // learning alone, each process opens as on first contact, against the others' pace
-    assertThat(alone.processes()).extracting(PacingResult.Process::openingRefusals).containsExactly(6, 8, 6, 6);
+    assertThat(alone.processes()).extracting(PacingResult.Process::openingRefusals).containsExactly(4, 8, 8, 6);
   }
 
   /**

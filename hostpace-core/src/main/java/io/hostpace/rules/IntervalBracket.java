@@ -1,0 +1,153 @@
+package io.hostpace.rules;
+
+/**
+ * First contact with a host that refuses bare (SPEC R12): its interval narrowed between the gaps it
+ * refused and the gaps it accepted, where the rule would otherwise guess by halving and cutting.
+ *
+ * <p>A token bucket with a burst of one accepts a request started at least its interval after the
+ * last one it accepted, and refuses one started sooner. So a refused request started {@code g}
+ * after the last accepted start says the interval is longer than {@code g} ({@link #lo}, the
+ * longest such gap), and two accepted starts {@code g} apart say it is at most {@code g}
+ * ({@link #hi}, the shortest). Until something is accepted the next interval is twice the longest
+ * gap refused (and at least twice the one before); from then on the geometric middle of the two,
+ * which a refusal or an acceptance narrows; once {@code hi} is within {@value #NARROW} times
+ * {@code lo} the host's rate is known to that and the rule goes on from {@code 1/hi} as from a
+ * measured rate.
+ *
+ * <p>Example, a host of one a second: accepted at 0 s, the opening's two refused at 0.05 s open the
+ * bracket; the slow start's request at 0.30 s is refused ({@code lo} 0.30 s), so the next goes
+ * 0.6 s on, at 0.90 s, refused ({@code lo} 0.90 s); the next 1.8 s on, at 2.70 s, is accepted
+ * ({@code hi} 2.70 s); then 1.56, 1.18 and 1.03 s apart, each accepted: {@code hi} is within 1.15
+ * times {@code lo}, four refusals in all, where halving and cutting cost six.
+ *
+ * <p>It reads gaps a lone client of a bucket makes, so it gives way to the rule as it was wherever
+ * they say something else: a host that refused the first request it was sent (others keep it busy,
+ * or it is in debt) or accepted more than {@value #MOST_ACCEPTED_BEFORE} before its first refusal
+ * (a burst, a window) is never bracketed; a refused gap shorter than the slow start's
+ * interval is a fast host, which the slow start finds; an accepted gap as short as a refused one,
+ * more than {@value #UNANSWERED} refusals with nothing accepted, more than {@value #MOST_REFUSALS}
+ * in all, or a refusal more than {@link #LONGEST_GAP} seconds after the last acceptance, say that other clients take the host's tokens or that its refusals take them too (a
+ * server that counts them), and the host is then paced as the rule's own cuts would have paced it
+ * ({@link #shadow}). Guarded by the engine's lock, as the rule's memory is.
+ */
+final class IntervalBracket {
+
+  /** How close the bracket's ends must come, as a ratio, before the rule takes over. */
+  static final double NARROW = 1.2;
+  /**
+   * Where between the two ends the next gap goes, as the weight of {@code lo} in their geometric
+   * mean: nearer the accepted end, as a refusal costs more than a slower start.
+   */
+  static final double TOWARD_REFUSED = 0.35;
+  /** The most requests a host may have accepted before its first refusal to be bracketed. */
+  static final int MOST_ACCEPTED_BEFORE = 3;
+  /** The most refusals before anything is accepted in the bracket. */
+  static final int UNANSWERED = 2;
+  /** The most refusals in the bracket. */
+  static final int MOST_REFUSALS = 5;
+  /**
+   * The longest refused gap read, in seconds: a host refusing longer than that after accepting is
+   * in trouble (down, in debt, crowded), which the rule handles as such, not slow.
+   */
+  static final double LONGEST_GAP = WindowQuota.MIN_WALL_SECONDS;
+
+  /**
+   * What {@link #refused} answers besides an interval: nothing changes; the bracket is given up;
+   * it is left to the rule (a fast host); the rule cuts as it would, the bracket still open
+   * (nothing accepted yet to read a gap from).
+   */
+  static final long SAME = 0;
+  static final long GIVEN_UP = -1;
+  static final long FAST = -2;
+  static final long RULE = -3;
+  /** What {@link #accepted} answers besides an interval: too little to narrow yet, narrowed, or conflicting. */
+  static final long NOT_YET = 0;
+  static final long NARROWED = -1;
+  static final long CONFLICTING = -2;
+
+  private static final double NANOS = 1e9;
+
+  /** When the bracket opened: only requests started after it are read. */
+  private final long from;
+  private final double slowStartInterval;
+  /** The longest gap refused, in seconds; 0 before one. */
+  double lo;
+  /** The shortest gap between two accepted starts, in seconds; infinite before one. */
+  double hi = Double.POSITIVE_INFINITY;
+  private int refusals;
+  /** The pace the rule's own cuts would have come to by now, per second; what a given-up bracket leaves. */
+  double shadow;
+  /** The pace the rule's cuts had before the last refusal, per second. */
+  double shadowBefore;
+
+  IntervalBracket(long from, double slowStart) {
+    this.from = from;
+    this.slowStartInterval = 1 / slowStart;
+    this.shadow = slowStart;
+    this.shadowBefore = slowStart;
+  }
+
+  /**
+   * A bare refusal of the request started at {@code startedAt}, the last accepted one having started
+   * at {@code lastAccepted} ({@code Long.MIN_VALUE} for none); {@code sameBurst} when it started
+   * before the pace last changed. The next interval in nanoseconds, or {@link #SAME},
+   * {@link #GIVEN_UP} (pace the host at {@link #shadow}), {@link #FAST} (leave it to the rule) or
+   * {@link #RULE} (the rule's cut, this once).
+   */
+  long refused(long startedAt, long lastAccepted, boolean sameBurst, long interval) {
+    if (startedAt - from <= 0) {
+      return SAME; // of the burst that opened the bracket
+    }
+    refusals++;
+    shadowBefore = shadow;
+    if (!sameBurst) {
+      shadow *= refusals == 1 ? 0.5 : HostpaceRule.BETA_AGAIN;
+    }
+    if (lastAccepted != Long.MIN_VALUE && startedAt - lastAccepted > 0) {
+      double gap = (startedAt - lastAccepted) / NANOS;
+      if (gap < slowStartInterval) {
+        return FAST;
+      }
+      if (gap > LONGEST_GAP) {
+        return GIVEN_UP;
+      }
+      lo = Math.max(lo, gap);
+    }
+    boolean answered = hi < Double.POSITIVE_INFINITY;
+    if (answered && lo >= hi || !answered && refusals > UNANSWERED || refusals > MOST_REFUSALS) {
+      return GIVEN_UP;
+    }
+    if (lo == 0) {
+      return RULE;
+    }
+    double next = answered ? between() : Math.max(2 * lo, interval / NANOS * (sameBurst ? 1 : 2));
+    return Math.round(next * NANOS);
+  }
+
+  /** The next gap tried between {@link #lo} and {@link #hi}, in seconds. */
+  private double between() {
+    return Math.pow(lo, TOWARD_REFUSED) * Math.pow(hi, 1 - TOWARD_REFUSED);
+  }
+
+  /**
+   * The accepted answer of the request started at {@code startedAt}, the accepted one before it
+   * having started at {@code previous} ({@code Long.MIN_VALUE} for none). The next interval in
+   * nanoseconds, or {@link #NOT_YET} (pace as the rule does), {@link #NARROWED} (paced from
+   * {@link #hi} on) or {@link #CONFLICTING} (leave it to the rule).
+   */
+  long accepted(long startedAt, long previous) {
+    if (startedAt - from > 0 && previous != Long.MIN_VALUE && startedAt - previous > 0) {
+      hi = Math.min(hi, (startedAt - previous) / NANOS);
+    }
+    if (lo == 0 || hi == Double.POSITIVE_INFINITY) {
+      return NOT_YET;
+    }
+    if (lo >= hi) {
+      return CONFLICTING;
+    }
+    if (hi <= NARROW * lo) {
+      return NARROWED;
+    }
+    return Math.round(between() * NANOS);
+  }
+}
