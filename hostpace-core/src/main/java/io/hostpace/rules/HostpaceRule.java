@@ -47,7 +47,10 @@ import org.jspecify.annotations.Nullable;
  * Only a refusal of a request started since the last drop counts (as in SPEC R4): a burst
  * refused together drops the rate once. Before anything is measured the rule starts at 4 a
  * second and doubles each second (TCP's slow start); a refusal with too few accepted answers to
- * measure halves the rate the first time and cuts it by 0.7 after.
+ * measure halves the rate the first time and cuts it by 0.7 after. A host that accepted its first
+ * request and then refused bare is not guessed at so: its interval is bracketed between the gaps
+ * it refused and the gaps it accepted ({@link IntervalBracket}, SPEC R12), and the rule goes on
+ * from there as from a measured rate.
  *
  * <h2>A worked example</h2>
  * A host accepts one request a second (a token bucket) and we send 1.05 a second: refused; the

@@ -9,26 +9,30 @@ package io.hostpace.rules;
  * after the last accepted start says the interval is longer than {@code g} ({@link #lo}, the
  * longest such gap), and two accepted starts {@code g} apart say it is at most {@code g}
  * ({@link #hi}, the shortest). Until something is accepted the next interval is twice the longest
- * gap refused (and at least twice the one before); from then on the geometric middle of the two,
- * which a refusal or an acceptance narrows; once {@code hi} is within {@value #NARROW} times
- * {@code lo} the host's rate is known to that and the rule goes on from {@code 1/hi} as from a
- * measured rate.
+ * gap refused (and at least twice the one before); from then on the next gap lies between the two,
+ * nearer {@code hi} ({@link #TOWARD_REFUSED}), and a refusal or an acceptance there narrows them;
+ * once {@code hi} is within {@value #NARROW} times {@code lo} the host's rate is known to that, and
+ * the rule goes on from {@code 1/hi} as from a measured rate.
  *
  * <p>Example, a host of one a second: accepted at 0 s, the opening's two refused at 0.05 s open the
  * bracket; the slow start's request at 0.30 s is refused ({@code lo} 0.30 s), so the next goes
  * 0.6 s on, at 0.90 s, refused ({@code lo} 0.90 s); the next 1.8 s on, at 2.70 s, is accepted
- * ({@code hi} 2.70 s); then 1.56, 1.18 and 1.03 s apart, each accepted: {@code hi} is within 1.15
- * times {@code lo}, four refusals in all, where halving and cutting cost six.
+ * ({@code hi} 2.70 s); then 1.84, 1.43, 1.22, 1.09 and 1.02 s apart, each accepted: {@code hi} is
+ * within 1.2 times {@code lo}, and the host is paced at 0.94 a second, four refusals in all where
+ * halving and cutting cost six.
  *
- * <p>It reads gaps a lone client of a bucket makes, so it gives way to the rule as it was wherever
- * they say something else: a host that refused the first request it was sent (others keep it busy,
- * or it is in debt) or accepted more than {@value #MOST_ACCEPTED_BEFORE} before its first refusal
- * (a burst, a window) is never bracketed; a refused gap shorter than the slow start's
- * interval is a fast host, which the slow start finds; an accepted gap as short as a refused one,
- * more than {@value #UNANSWERED} refusals with nothing accepted, more than {@value #MOST_REFUSALS}
- * in all, or a refusal more than {@link #LONGEST_GAP} seconds after the last acceptance, say that other clients take the host's tokens or that its refusals take them too (a
- * server that counts them), and the host is then paced as the rule's own cuts would have paced it
- * ({@link #shadow}). Guarded by the engine's lock, as the rule's memory is.
+ * <p>It reads the gaps of a client alone with a bucket that does not count refusals, so it gives
+ * way to the rule as it was wherever they say something else. A host that refused the first
+ * request it was sent (others keep it busy, or it is in debt) or accepted more than
+ * {@value #MOST_ACCEPTED_BEFORE} before its first refusal (a burst, a window) is never bracketed.
+ * A refused gap shorter than the slow start's interval is a fast host, which the slow start finds.
+ * A refused gap as long as an accepted one, more than {@value #UNANSWERED} refusals with nothing
+ * accepted, more than {@value #MOST_REFUSALS} in all, or a refusal more than {@link #LONGEST_GAP}
+ * seconds after the last acceptance say that other clients take the host's tokens, that its
+ * refusals take them too (a server that counts them) or that it is in trouble: the host is then
+ * paced as the rule's own cuts would have paced it by now ({@link #shadow}). An accepted gap as
+ * short as a refused one ends the bracket where it is. Guarded by the engine's lock, as the rule's
+ * memory is.
  */
 final class IntervalBracket {
 
