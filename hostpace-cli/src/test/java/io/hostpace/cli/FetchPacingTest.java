@@ -130,14 +130,15 @@ class FetchPacingTest {
   }
 
   /**
-   * The target is at most four refusals; what is reached, six, is pinned: two of the opening
-   * (widened to two at once by its first answer), two of the slow start's cuts before anything
-   * is measured, two of its climbs back toward paces refused. BENCHMARKS.md ("The targets")
-   * gives the figures and what was tried.
+   * The target is at most four refusals: two of the opening (widened to two at once by its first
+   * answer), the slow start's first, and the first gap of the bracket that then closes in on the
+   * host's interval (SPEC R12). On the wall clock a bucket of exactly one a second refuses a start
+   * that a timer's jitter brings a little early, so one more is allowed here. BENCHMARKS.md ("First
+   * contact bracketed by its gaps") gives the figures.
    */
   @Test
   @Tag("wall-clock")
-  void P12_twentyUrlsToAHostOfOneASecondThatRefusesWithABare429AllCompleteWithAtMostSixRefused(TestReporter reporter)
+  void P12_R12_twentyUrlsToAHostOfOneASecondThatRefusesWithABare429AllCompleteWithAtMostFiveRefused(TestReporter reporter)
       throws IOException {
     // One token a second, holding one: what QLever's Wikidata endpoint accepts, with no slack.
     BucketServer bucket = new BucketServer(1, 1, 429, RetryAfter.none());
@@ -147,7 +148,7 @@ class FetchPacingTest {
       // Nothing configured: the engine has to learn the host's pace from its refusals.
       Run run = fetchAll(reporter, bucket, List.of(), urls);
 
-      assertThat(bucket.refused()).as("%s: %s", figures(run, bucket), bucket.answers()).isLessThanOrEqualTo(6);
+      assertThat(bucket.refused()).as("%s: %s", figures(run, bucket), bucket.answers()).isLessThanOrEqualTo(5);
     }
   }
 
