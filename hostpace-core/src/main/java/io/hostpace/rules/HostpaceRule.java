@@ -375,6 +375,7 @@ final class HostpaceRule implements LearningRule {
         memory.epoch = now;
         return next;
       }
+      // FAST and RULE: the rule's own way, below
     }
     if (interval > 0 && startedAt - memory.epoch < 0) {
       return interval; // went at the pace before the last drop: that drop already answered it
