@@ -212,6 +212,25 @@ final class HostpaceRule implements LearningRule {
       return most;
     }
 
+    /**
+     * Drops the pace to {@code base} a second at {@code now}, to climb back to {@code wmax} by
+     * {@value #K_MIN_SECONDS} s, as after any drop; the interval of that pace.
+     */
+    long dropTo(double base, double wmax, long now) {
+      this.base = base;
+      this.wmax = wmax;
+      k = K_MIN_SECONDS;
+      epoch = now;
+      return toInterval(base);
+    }
+
+    /** Paces the host at the interval {@code next}, in nanoseconds, from {@code now}, as its bracket asks; that interval. */
+    long pacedAt(long next, long now) {
+      base = NANOS / next;
+      epoch = now;
+      return next;
+    }
+
     void answered(long now) {
       answers[next] = now;
       next = (next + 1) % SAMPLES;
@@ -362,18 +381,12 @@ final class HostpaceRule implements LearningRule {
       if (next == IntervalBracket.GIVEN_UP) {
         // Paced as the rule's own cuts would have paced it by now, climbing back to the pace before.
         memory.bracket = null;
-        memory.base = bracket.shadow;
-        memory.wmax = Math.max(bracket.shadowBefore, bracket.shadow * 1.03);
-        memory.k = K_MIN_SECONDS;
-        memory.epoch = now;
-        return toInterval(bracket.shadow);
+        return memory.dropTo(bracket.shadow, Math.max(bracket.shadowBefore, bracket.shadow * 1.03), now);
       }
       if (next == IntervalBracket.FAST) {
         memory.bracket = null;
       } else if (next > 0) {
-        memory.base = NANOS / next;
-        memory.epoch = now;
-        return next;
+        return memory.pacedAt(next, now);
       }
       // FAST and RULE: the rule's own way, below
     }
@@ -395,11 +408,7 @@ final class HostpaceRule implements LearningRule {
       memory.ramp = 0;
       memory.count = 0;
       memory.next = 0;
-      memory.base = current / 2;
-      memory.wmax = current;
-      memory.k = K_MIN_SECONDS;
-      memory.epoch = now;
-      return toInterval(memory.base);
+      return memory.dropTo(current / 2, current, now);
     }
     double m = memory.measured(now);
     double since = (now - memory.epoch) / NANOS;
@@ -497,18 +506,12 @@ final class HostpaceRule implements LearningRule {
       if (next == IntervalBracket.NARROWED) {
         // The host's interval is known to within the bracket: paced from 1/hi as from a measured rate.
         memory.bracket = null;
-        memory.base = UNDER_MEASURED / bracket.hi;
-        memory.wmax = PLATEAU / bracket.hi;
-        memory.k = K_MIN_SECONDS;
-        memory.epoch = now;
-        return toInterval(memory.base);
+        return memory.dropTo(UNDER_MEASURED / bracket.hi, PLATEAU / bracket.hi, now);
       }
       if (next == IntervalBracket.CONFLICTING) {
         memory.bracket = null;
       } else if (next > 0) {
-        memory.base = NANOS / next;
-        memory.epoch = now;
-        return next;
+        return memory.pacedAt(next, now);
       }
     }
     if (memory.ramp > 0) {
