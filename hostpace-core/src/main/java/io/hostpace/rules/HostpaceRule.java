@@ -502,16 +502,9 @@ final class HostpaceRule implements LearningRule {
     }
     IntervalBracket bracket = memory.bracket;
     if (bracket != null) {
-      long next = bracket.accepted(startedAt, previousStart);
-      if (next == IntervalBracket.NARROWED) {
-        // The host's interval is known to within the bracket: paced from 1/hi as from a measured rate.
-        memory.bracket = null;
-        return memory.dropTo(UNDER_MEASURED / bracket.hi, PLATEAU / bracket.hi, now);
-      }
-      if (next == IntervalBracket.CONFLICTING) {
-        memory.bracket = null;
-      } else if (next > 0) {
-        return memory.pacedAt(next, now);
+      long next = bracketAccepted(memory, bracket, startedAt, previousStart, now);
+      if (next > 0) {
+        return next;
       }
     }
     if (memory.ramp > 0) {
@@ -564,6 +557,25 @@ final class HostpaceRule implements LearningRule {
       return 0;
     }
     return next;
+  }
+
+  /**
+   * An accepted answer told to the host's bracket (SPEC R12): the interval it paces the host at
+   * next, or 0 where the rule goes on its own way (too little to narrow yet, or the bracket ended
+   * on gaps that contradict each other).
+   */
+  private static long bracketAccepted(Memory memory, IntervalBracket bracket, long startedAt, long previousStart, long now) {
+    long next = bracket.accepted(startedAt, previousStart);
+    if (next == IntervalBracket.NARROWED) {
+      // The host's interval is known to within the bracket: paced from 1/hi as from a measured rate.
+      memory.bracket = null;
+      return memory.dropTo(UNDER_MEASURED / bracket.hi, PLATEAU / bracket.hi, now);
+    }
+    if (next == IntervalBracket.CONFLICTING) {
+      memory.bracket = null;
+      return 0;
+    }
+    return next > 0 ? memory.pacedAt(next, now) : 0;
   }
 
   /**
