@@ -590,6 +590,27 @@ final class FleetClaims {
   }
 
   /**
+   * How long before its own pace lets the next start of {@code queue} go, as {@code limiter}
+   * spaces it, the fleet is asked for it (SPEC S2). The fleet grants a start as the claim arrives
+   * once its spacing has passed since the last it granted: a claim asked only as this process's
+   * pace ends starts a round trip late, and a process that has a host's backlog alone would hold
+   * it at its interval and a round trip. So while the queue's last claim was granted at its first
+   * ask, the next is asked a round trip ahead, less an eighth of it: a claim another process was
+   * told to make again (asked a whole round trip ahead) arrives first, and takes the start. None
+   * while the fleet cannot be asked, or does not space the host or group; at most a quarter of
+   * the spacing.
+   */
+  long askAhead(HostQueue queue, Limiter limiter) {
+    StartClaim claim = queue.startClaim;
+    FleetState state = limiter.node.fleet;
+    if (claim == null || !claim.unrivalled || state == null || state.unclaimed || state.startedAlone) {
+      return 0;
+    }
+    long spacing = spacing(limiter);
+    return spacing <= 0 ? 0 : Math.min(fleetRoundTrip - fleetRoundTrip / 8, spacing / 4);
+  }
+
+  /**
    * How far apart the fleet spaces the starts of {@code limiter}'s host or group (SPEC S2): its
    * learned interval, or the limiter's rate (its permits spread over its window: a rate of 2 a
    * second is one start each 500 ms for the fleet, without the burst one process may make of it),
@@ -779,6 +800,8 @@ final class FleetClaims {
         rejoin(node, now);
       }
       if (delay <= 0) {
+        claim.unrivalled = !claim.rivalled;
+        claim.rivalled = false;
         granted(claim, nodes, nodes.length, now);
         for (Node node : nodes) {
           node.fleet().startedAlone = false;
@@ -789,6 +812,7 @@ final class FleetClaims {
         // own pace ends then (which would else win every time, the two paced alike).
         claim.askAgain = true;
         claim.askAgainAt = now + Math.max(0, delay - fleetRoundTrip);
+        claim.rivalled = true;
       }
       engine.lookAgain(queue, now); // unless it was let go meanwhile
       Call<?> head = queue.head();

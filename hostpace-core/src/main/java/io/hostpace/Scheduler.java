@@ -1026,7 +1026,7 @@ final class Scheduler implements Settlement {
     readyAt = now;
     placeHolder = null;
     timeHolder = queue;
-    consider(queue, now);
+    consider(queue, queue, now);
     Node host = queue.node;
     int learned = host.state.inFlightLimit();
     if (learned > 0 && host.inFlight >= learned || host.opening > 0 && host.inFlight >= host.opening) {
@@ -1036,7 +1036,7 @@ final class Scheduler implements Settlement {
       blockedByPlaces = true; // an answer lets a place go, or widens the opening (SPEC P12)
     }
     for (GroupGate gate : queue.gates) {
-      consider(gate, now);
+      consider(queue, gate, now);
     }
     boolean ready = !blockedByPlaces && readyAt - now <= 0;
     FleetClaims claims = this.claims;
@@ -1063,7 +1063,7 @@ final class Scheduler implements Settlement {
 
   /** Holds {@code limiter}'s head back while it has no place, or until its rate, announced quota, learned quota, pause and interval allow. */
   @GuardedBy("lock")
-  private void consider(Limiter limiter, long now) {
+  private void consider(HostQueue queue, Limiter limiter, long now) {
     boolean placed = !blockedByPlaces;
     long before = readyAt;
     if (limiter.full()) {
@@ -1073,9 +1073,12 @@ final class Scheduler implements Settlement {
     if (node.recalling) {
       blockedByPlaces = true; // the fleet's answer of what it keeps pumps the node's queues (SPEC S3)
     }
+    // The spacing a fleet also keeps is asked of it a round trip early (its grant comes at the pace).
+    FleetClaims claims = this.claims;
+    long ahead = claims == null ? 0 : claims.askAhead(queue, limiter);
     RateState rate = limiter.rate;
-    if (rate != null && rate.holdsAt(now)) {
-      later(rate.readyAt());
+    if (rate != null && rate.holdsAt(now + ahead)) {
+      later(rate.readyAt() - ahead);
     }
     AnnouncedBudget announced = node.announced;
     if (announced != null && announced.holds(now, node.starts)) {
@@ -1097,7 +1100,7 @@ final class Scheduler implements Settlement {
         state.clearPause();
       }
     }
-    later(Decisions.intervalReadyAt(state.interval(), state.started(), state.lastStart(), now));
+    later(Decisions.intervalReadyAt(state.interval(), state.started(), state.lastStart(), now + ahead) - ahead);
     if (placed && blockedByPlaces) {
       placeHolder = limiter;
     }

@@ -20,4 +20,11 @@ final class StartClaim {
    * process's share of the fleet's spacing, and asks the fleet again for the start after.
    */
   boolean alone;
+  /** Whether the fleet said to claim again since the last grant: another process's claim came first. */
+  boolean rivalled;
+  /**
+   * Whether the last grant came at the first ask, no other process's claim first: the next is asked
+   * ahead of this process's own pace ({@code FleetClaims.askAhead}).
+   */
+  boolean unrivalled;
 }

@@ -117,6 +117,29 @@ class FleetTest {
   }
 
   @Test
+  void S2_aProcessThatHasTheHostsBacklogAloneAsksTheFleetAheadSoItsStartsComeAtTheIntervalNotARoundTripLater() {
+    // 20 ms one way: a claim asked only as the process's own interval ended would start each 1.04 s.
+    LocalFleet far = new LocalFleet(time, time, Duration.ofMillis(20));
+    Hostpace alone = Hostpace.builder().widenFirstContact(false).time(time).learningRule(ONE_A_SECOND_ONCE_REFUSED)
+        .fleet(far.join()).build();
+    get(alone, "/refuse");
+    time.advance(Duration.ofMillis(200));
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      calls.add(get(alone, "/n" + i));
+    }
+    time.advance(Duration.ofSeconds(20));
+
+    calls.forEach(call -> assertThat(done(call).status()).isEqualTo(200));
+    List<String> starts = server.startTimes("/n");
+    assertThat(starts).hasSize(8);
+    for (int i = 2; i < starts.size(); i++) { // from the second grant on, each asked ahead
+      double gap = Double.parseDouble(starts.get(i)) - Double.parseDouble(starts.get(i - 1));
+      assertThat(gap).as("gap before start %d of %s", i, starts).isBetween(0.999, 1.006); // an eighth of the round trip late at most
+    }
+  }
+
+  @Test
   void S2_aConfiguredRateIsTheFleetsNotEachProcesss() {
     List<Hostpace> processes = new ArrayList<>();
     for (int p = 0; p < 3; p++) {

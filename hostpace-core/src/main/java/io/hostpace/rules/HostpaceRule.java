@@ -27,7 +27,8 @@ import org.jspecify.annotations.Nullable;
  *       gaps accepted from above, and {@code m} is taken from the middle. In a fleet (SPEC S2),
  *       where the other processes' answers are heard too, the pace refused is the fleet's: when
  *       the answers accepted since the last drop came more than 5 % faster than this process's
- *       own pace (1 % for a refusal another process met), that is the pace the drop is taken from.
+ *       own pace (1 % for a refusal another process met), that is the pace the drop is taken from;
+ *       a drop never leaves this process faster than it was.
  *   <li><b>Remember the limit</b> (TCP CUBIC's {@code W_max}). After a refusal the rate drops to
  *       {@code base}: {@code 0.96 m} when the host accepted slower than we sent, or took
  *       {@value #SAMPLES} in a row at our pace (then {@code m} is its rate), else a
@@ -394,6 +395,7 @@ final class HostpaceRule implements LearningRule {
       return interval; // went at the pace before the last drop: that drop already answered it
     }
     double current = interval > 0 ? NANOS / interval : Double.POSITIVE_INFINITY;
+    double own = current;
     // In a fleet the others' starts are heard too: answers accepted since the drop, faster than
     // this process's own pace, were carried by processes that went faster, and the refusal is of
     // that pace (beyond its noise; any faster at all for a refusal another process met). Alone, no
@@ -408,7 +410,7 @@ final class HostpaceRule implements LearningRule {
       memory.ramp = 0;
       memory.count = 0;
       memory.next = 0;
-      return memory.dropTo(current / 2, current, now);
+      return memory.dropTo(Math.min(current / 2, own), current, now);
     }
     double m = memory.measured(now);
     double since = (now - memory.epoch) / NANOS;
@@ -450,6 +452,13 @@ final class HostpaceRule implements LearningRule {
     }
     if (wall > 0 && NANOS / wall < target) {
       target = NANOS / wall; // a wall after a run: probe for its end at twice the time each
+    }
+    if (target > own) {
+      // A refusal never speeds this process up. The fleet's answers can come faster than any of
+      // its processes goes (a bucket with a burst to spend, answers bunched by their latency), and
+      // a drop under that pace would take the fastest process beyond the pace just refused; a
+      // slower one climbs toward the fleet's plateau from its own pace instead.
+      target = own;
     }
     memory.base = target;
     memory.wmax = wmax == 0 ? 0 : Math.max(wmax, target * 1.03);

@@ -146,7 +146,7 @@ class HostpaceRuleTest {
   }
 
   @Test
-  void S2_aRefusalAfterOthersOfTheFleetCarriedAFasterPaceDropsUnderTheirPaceNotUnderThisProcesss() {
+  void S2_aRefusalAfterOthersOfTheFleetCarriedAFasterPaceClimbsToUnderTheirPaceFromThisProcesss() {
     refusedStartedAt(0.05, 0);
     answered(1.05);
     answered(2.05);
@@ -158,9 +158,12 @@ class HostpaceRuleTest {
     for (double t = 4.0; t <= 8.0; t += 0.5) {
       answered(t);
     }
-    assertThat(host.interval()).isGreaterThan(900_000_000L);
-    // The host took the fleet's two a second: 0.96 of that, not of this process's own pace.
-    assertThat(refused(8.3)).isEqualTo(Math.round(1e9 / (0.96 * 2)));
+    long before = host.interval();
+    assertThat(before).isGreaterThan(900_000_000L);
+    // The host took the fleet's two a second: the plateau is 0.99 of that, not of this process's
+    // own pace; but the refusal does not make this process faster than it was: it climbs there.
+    assertThat(refused(8.3)).isEqualTo(before);
+    assertThat(answered(18.3)).isCloseTo(Math.round(1e9 / (0.99 * 2)), within(1_000_000L)); // K = 10 s later
   }
 
   @Test
@@ -242,6 +245,22 @@ class HostpaceRuleTest {
     own.interval(1_000_000_000L, at(0));
     rule.onAnswer(at(0.5), at(0.45), own);
     assertThat(rule.onRefusal(at(1.0), at(0.95), own)).isEqualTo(Math.round(1e9 / 0.7)); // cut, as CUBIC does
+  }
+
+  @Test
+  void S2_aRefusalHeardOfAFleetWhoseAnswersCameFasterThanThisProcessWentNeverSpeedsItUp() {
+    refusedStartedAt(0.05, 0);
+    answered(1.05);
+    answered(2.05);
+    answered(3.05);
+    long own = refused(3.5);                               // 0.96 a second, measured
+    for (int i = 1; i <= 20; i++) {                        // the fleet's answers, heard: ten a second
+      answered(3.5 + 0.1 * i);
+    }
+    long before = host.interval();
+    assertThat(before).isGreaterThan(own / 2);             // still this process's own pace, near 1 a second
+    // Taken from the fleet's pace, the drop would be to 0.96 × 10 a second: faster than this process went.
+    assertThat(teach(rule.onRefusalHeard(at(5.6), at(5.55), host), 5.6)).isGreaterThanOrEqualTo(before);
   }
 
   @Test
