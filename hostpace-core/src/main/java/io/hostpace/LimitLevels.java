@@ -3,6 +3,7 @@ package io.hostpace;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The limits a call gets for its host, field by field from three {@link LimitTable}s: its
@@ -32,6 +33,13 @@ final class LimitLevels {
    * once, and a call to one of them resolves its limits without making anything.
    */
   private final QueueKey untold;
+  /**
+   * What every host with the default context gets when nothing names it by key and it is in one
+   * group of the engine's, by that group: the same for all the group's such hosts, so made once
+   * for the group, and shared by the queues of all its member hosts (a crawler's group may have
+   * thousands). Bounded by the engine's groups.
+   */
+  private final Map<String, QueueKey> bySoleGroup = new ConcurrentHashMap<>();
 
   LimitLevels(LimitTable engine, boolean fleet) {
     this.engine = engine;
@@ -50,9 +58,21 @@ final class LimitLevels {
    */
   QueueKey queueKey(String hostKey, CallContext context) {
     LimitTable contextLimits = context.limits();
-    if (contextLimits == LimitTable.EMPTY && untold(hostKey)) {
-      return untold;
+    if (contextLimits == LimitTable.EMPTY && !namedByKey(hostKey)) {
+      String group = engine.soleGroupOf(hostKey);
+      if (group != null) {
+        QueueKey key = bySoleGroup.get(group);
+        return key != null ? key : bySoleGroup.computeIfAbsent(group, g -> resolve(hostKey, contextLimits));
+      }
+      if (!engine.inAnyGroup(hostKey)) {
+        return untold;
+      }
     }
+    return resolve(hostKey, contextLimits);
+  }
+
+  /** {@link #queueKey}, made anew. */
+  private QueueKey resolve(String hostKey, LimitTable contextLimits) {
     Limits host = contextLimits.forHost(hostKey).orElse(engine.forHost(hostKey)).orElse(BUILT_IN.forHost(hostKey));
     List<GateKey> gates = gates(hostKey, contextLimits);
     int fleetInFlight = fleet && host.inFlight() != null && inFlightByKey(hostKey, contextLimits) ? host.inFlight() : 0;
@@ -87,12 +107,9 @@ final class LimitLevels {
     return engine.forKey(hostKey).inFlight() != null;
   }
 
-  /** Whether nothing names {@code hostKey} but for every host: no key of the engine's or built in, no group of the engine's. */
-  private boolean untold(String hostKey) {
-    if (!engine.forKey(hostKey).equals(Limits.NONE) || !BUILT_IN.forKey(hostKey).equals(Limits.NONE)) {
-      return false;
-    }
-    return !engine.inAnyGroup(hostKey);
+  /** Whether a key of the engine's or a built-in one names {@code hostKey}. */
+  private boolean namedByKey(String hostKey) {
+    return !engine.forKey(hostKey).equals(Limits.NONE) || !BUILT_IN.forKey(hostKey).equals(Limits.NONE);
   }
 
   /**

@@ -147,6 +147,31 @@ final class LimitTable {
     return found;
   }
 
+  /** The one group of this table's that {@code hostKey} is in; null when it is in none, or in more than one. */
+  @Nullable String soleGroupOf(String hostKey) {
+    if (groupSlots.length == 0) {
+      return null;
+    }
+    int end = HostKey.hostNameEnd(hostKey);
+    int stop = Math.max(1, end - longestSuffix);
+    int hash = 0;
+    @Nullable String sole = null;
+    for (int i = end - 1; i >= stop; i--) {
+      char c = hostKey.charAt(i);
+      hash = 31 * hash + c;
+      if (c == '.') {
+        String group = groupAt(hostKey, i, end, hash);
+        if (group != null) {
+          if (sole != null) {
+            return null;
+          }
+          sole = group;
+        }
+      }
+    }
+    return sole;
+  }
+
   /** Whether {@code hostKey} is in a group of this table: whether {@link #groupsOf} is not empty, without making a list. */
   boolean inAnyGroup(String hostKey) {
     if (groupSlots.length == 0) {

@@ -42,6 +42,9 @@ class GroupLookupPropertiesTest {
   /** The groups of a context and of the engine, each with its limits, and a host's key. */
   record Levels(Map<String, Limits> context, Map<String, Limits> engine, String hostKey) {}
 
+  /** The engine's groups with their limits, hosts asked in turn, and those of them the engine names by key. */
+  record Crowd(Map<String, Limits> groups, List<String> hosts, Set<String> named) {}
+
   @Property
   void P5_aTableFindsTheGroupsTheLoopOverEveryGroupFindsInItsOrder(@ForAll("cases") Case c) {
     LimitTable table = LimitTable.of(Limits.NONE, limitsOf(c.groups()));
@@ -49,6 +52,7 @@ class GroupLookupPropertiesTest {
 
     assertThat(table.groupsOf(c.hostKey())).as(c.hostKey()).containsExactlyElementsOf(expected);
     assertThat(table.inAnyGroup(c.hostKey())).as(c.hostKey()).isEqualTo(!expected.isEmpty());
+    assertThat(table.soleGroupOf(c.hostKey())).as(c.hostKey()).isEqualTo(expected.size() == 1 ? expected.get(0) : null);
     Statistics.label("groups the host is in").collect(Math.min(expected.size(), 2));
     Statistics.label("groups the host is in").coverage(coverage -> {
       coverage.check(0).percentage(p -> p > 10);
@@ -69,6 +73,25 @@ class GroupLookupPropertiesTest {
 
     assertThat(gates).as(levels.hostKey()).isEqualTo(loopGates(levels.hostKey(), context.limits(), engine));
     Statistics.label("gates").collect(Math.min(gates.size(), 2));
+  }
+
+  /**
+   * One engine's limits asked for many hosts in turn, as its calls ask: each host gets what an
+   * engine asked for that host alone resolves (the hosts of one group, that nothing names by key,
+   * share what the first of them resolved; a host named by key, or in two groups, does not).
+   */
+  @Property
+  void P4_P5_eachHostOfAnEngineGetsItsOwnLimitsWhateverHostsWereAskedBefore(@ForAll("crowds") Crowd crowd) {
+    Map<String, Limits> keys = new LinkedHashMap<>(crowd.groups());
+    crowd.named().forEach(host -> keys.put(host, Limits.inFlight(7)));
+    LimitTable engine = LimitTable.of(Limits.inFlight(5), keys);
+    LimitLevels asked = new LimitLevels(engine, false);
+
+    for (String host : crowd.hosts()) {
+      QueueKey alone = new LimitLevels(engine, false).queueKey(host, CallContext.DEFAULT);
+      assertThat(asked.queueKey(host, CallContext.DEFAULT)).as(host).isEqualTo(alone);
+    }
+    Statistics.label("hosts named by key").collect(crowd.named().isEmpty() ? 0 : 1);
   }
 
   // ---------------------------------------------------------------- the reference
@@ -114,6 +137,13 @@ class GroupLookupPropertiesTest {
       all.addAll(both.get2());
       return Combinators.combine(limitsFor(both.get1()), limitsFor(both.get2()), hostKeys(all)).as(Levels::new);
     });
+  }
+
+  @Provide
+  Arbitrary<Crowd> crowds() {
+    return groups().flatMap(groups -> Combinators.combine(limitsFor(groups), hostKeys(groups).list().ofMinSize(1).ofMaxSize(12))
+        .as(Tuple::of)
+        .flatMap(both -> Arbitraries.subsetOf(both.get2()).map(named -> new Crowd(both.get1(), both.get2(), named))));
   }
 
   /**
