@@ -59,13 +59,13 @@ final class LimitLevels {
   QueueKey queueKey(String hostKey, CallContext context) {
     LimitTable contextLimits = context.limits();
     if (contextLimits == LimitTable.EMPTY && !namedByKey(hostKey)) {
+      if (!engine.inAnyGroup(hostKey)) {
+        return untold;
+      }
       String group = engine.soleGroupOf(hostKey);
       if (group != null) {
         QueueKey key = bySoleGroup.get(group);
         return key != null ? key : bySoleGroup.computeIfAbsent(group, g -> resolve(hostKey, contextLimits));
-      }
-      if (!engine.inAnyGroup(hostKey)) {
-        return untold;
       }
     }
     return resolve(hostKey, contextLimits);

@@ -149,45 +149,41 @@ final class LimitTable {
 
   /** The one group of this table's that {@code hostKey} is in; null when it is in none, or in more than one. */
   @Nullable String soleGroupOf(String hostKey) {
+    return groupOf(hostKey, true);
+  }
+
+  /** Whether {@code hostKey} is in a group of this table: whether {@link #groupsOf} is not empty, without making a list. */
+  boolean inAnyGroup(String hostKey) {
+    return groupOf(hostKey, false) != null;
+  }
+
+  /**
+   * A group of this table's that {@code hostKey} is in, by the suffixes of its name from the
+   * shortest, as {@link #groupsOf} reads them: the first found; with {@code sole}, the only one,
+   * null when it is in more than one.
+   */
+  private @Nullable String groupOf(String hostKey, boolean sole) {
     if (groupSlots.length == 0) {
       return null;
     }
     int end = HostKey.hostNameEnd(hostKey);
     int stop = Math.max(1, end - longestSuffix);
     int hash = 0;
-    @Nullable String sole = null;
+    @Nullable String found = null;
     for (int i = end - 1; i >= stop; i--) {
       char c = hostKey.charAt(i);
       hash = 31 * hash + c;
       if (c == '.') {
         String group = groupAt(hostKey, i, end, hash);
         if (group != null) {
-          if (sole != null) {
-            return null;
+          if (!sole || found != null) {
+            return sole ? null : group;
           }
-          sole = group;
+          found = group;
         }
       }
     }
-    return sole;
-  }
-
-  /** Whether {@code hostKey} is in a group of this table: whether {@link #groupsOf} is not empty, without making a list. */
-  boolean inAnyGroup(String hostKey) {
-    if (groupSlots.length == 0) {
-      return false;
-    }
-    int end = HostKey.hostNameEnd(hostKey);
-    int stop = Math.max(1, end - longestSuffix);
-    int hash = 0;
-    for (int i = end - 1; i >= stop; i--) {
-      char c = hostKey.charAt(i);
-      hash = 31 * hash + c;
-      if (c == '.' && groupAt(hostKey, i, end, hash) != null) {
-        return true;
-      }
-    }
-    return false;
+    return found;
   }
 
   /**

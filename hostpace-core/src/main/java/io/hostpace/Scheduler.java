@@ -1073,7 +1073,7 @@ final class Scheduler implements Settlement {
     if (node.recalling) {
       blockedByPlaces = true; // the fleet's answer of what it keeps pumps the node's queues (SPEC S3)
     }
-    // The spacing a fleet also keeps is asked of it a round trip early (its grant comes at the pace).
+    // The spacing a fleet also keeps may be asked of it ahead of this pace (FleetClaims.askAhead).
     FleetClaims claims = this.claims;
     long ahead = claims == null ? 0 : claims.askAhead(queue, limiter);
     RateState rate = limiter.rate;
