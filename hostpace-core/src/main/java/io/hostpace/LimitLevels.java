@@ -64,7 +64,7 @@ final class LimitLevels {
       }
       String group = engine.soleGroupOf(hostKey);
       if (group != null) {
-        QueueKey key = bySoleGroup.get(group);
+        QueueKey key = bySoleGroup.get(group); // asked first: the function that resolves it is made only when missing
         return key != null ? key : bySoleGroup.computeIfAbsent(group, g -> resolve(hostKey, contextLimits));
       }
     }

@@ -146,7 +146,7 @@ class HostpaceRuleTest {
   }
 
   @Test
-  void S2_aRefusalAfterOthersOfTheFleetCarriedAFasterPaceClimbsToUnderTheirPaceFromThisProcesss() {
+  void S3_aRefusalAfterOthersOfTheFleetCarriedAFasterPaceClimbsToUnderTheirPaceFromThisProcesss() {
     refusedStartedAt(0.05, 0);
     answered(1.05);
     answered(2.05);
@@ -248,7 +248,7 @@ class HostpaceRuleTest {
   }
 
   @Test
-  void S2_aRefusalHeardOfAFleetWhoseAnswersCameFasterThanThisProcessWentNeverSpeedsItUp() {
+  void S3_aRefusalHeardOfAFleetWhoseAnswersCameFasterThanThisProcessWentNeverSpeedsItUp() {
     refusedStartedAt(0.05, 0);
     answered(1.05);
     answered(2.05);
