@@ -21,11 +21,12 @@ import org.junit.jupiter.api.TestReporter;
 /**
  * SPEC S3 at a real server and a real Redis: workers that join a fleet after the first one
  * learned a host read what the fleet keeps of it, and cause no opening burst, counted at the
- * server. The issue's run (a host of one a second, workers 30 s apart) scaled to a host of five a
- * second and workers 3 s apart, so that it takes seconds of the wall clock, not minutes. A
- * limiter of exactly five a second refuses two starts that a busy machine brings closer than
- * 200 ms, so the count is a figure of the wall clock: tagged {@code wall-clock}, run by
- * {@code -Pthorough}. {@code FleetMemoryTest} holds late joiners to it in virtual time.
+ * server. The run of late joiners measured from outside (a host of one a second, workers 30 s
+ * apart) scaled to a host of five a second and workers 3 s apart, so that it takes seconds of the
+ * wall clock, not minutes. A limiter of exactly five a second refuses two starts that a busy
+ * machine brings closer than 200 ms, so the count is a figure of the wall clock: tagged
+ * {@code wall-clock}, run by {@code -Pthorough}. {@code FleetMemoryTest} holds late joiners to it
+ * in virtual time.
  */
 class LateJoinersOverRedisTest {
 
