@@ -26,6 +26,7 @@ import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -200,7 +201,13 @@ class RedisFleetClusterTest {
     assertThat(a.claimsUnclaimed()).isOne();
   }
 
+  /**
+   * The starts are granted on Redis's clock and seen on the engines', a round trip later, which a
+   * busy machine can stretch for one start and not the next: tagged {@code wall-clock}, run by
+   * {@code -Pthorough}; the claims' spacing over the masters is held without the clock above.
+   */
   @Test
+  @Tag("wall-clock")
   void S5_twoEnginesConfiguredAtOneStartEachSecondGoAtOneASecondTogetherOverACluster() throws Exception {
     Limits oneASecond = Limits.rate(Rate.of(1, Duration.ofSeconds(1)));
     RedisFleet fleetA = process();
