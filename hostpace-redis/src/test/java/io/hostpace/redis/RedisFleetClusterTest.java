@@ -204,7 +204,8 @@ class RedisFleetClusterTest {
   /**
    * The starts are granted on Redis's clock and seen on the engines', a round trip later, which a
    * busy machine can stretch for one start and not the next: tagged {@code wall-clock}, run by
-   * {@code -Pthorough}; the claims' spacing over the masters is held without the clock above.
+   * {@code -Pthorough}; the claims' spacing over the masters is held above by the waits the
+   * claims answer.
    */
   @Test
   @Tag("wall-clock")
