@@ -59,11 +59,11 @@ final class LimitLevels {
   QueueKey queueKey(String hostKey, CallContext context) {
     LimitTable contextLimits = context.limits();
     if (contextLimits == LimitTable.EMPTY && !namedByKey(hostKey)) {
-      if (!engine.inAnyGroup(hostKey)) {
+      String group = engine.groupOrSeveral(hostKey);
+      if (group == null) {
         return untold;
       }
-      String group = engine.soleGroupOf(hostKey);
-      if (group != null) {
+      if (group != LimitTable.SEVERAL) {
         QueueKey key = bySoleGroup.get(group); // asked first: the function that resolves it is made only when missing
         return key != null ? key : bySoleGroup.computeIfAbsent(group, g -> resolve(hostKey, contextLimits));
       }

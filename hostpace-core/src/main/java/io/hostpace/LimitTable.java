@@ -147,8 +147,23 @@ final class LimitTable {
     return found;
   }
 
+  /**
+   * What {@link #groupOrSeveral} answers for a host in more than one group of this table: compared
+   * by identity, never a group's key.
+   */
+  static final String SEVERAL = new String("several groups");
+
   /** The one group of this table's that {@code hostKey} is in; null when it is in none, or in more than one. */
   @Nullable String soleGroupOf(String hostKey) {
+    String group = groupOrSeveral(hostKey);
+    return group == SEVERAL ? null : group;
+  }
+
+  /**
+   * The one group of this table's that {@code hostKey} is in, {@link #SEVERAL} when it is in more
+   * than one, null when in none: both questions of a call's limits in one walk of its name.
+   */
+  @Nullable String groupOrSeveral(String hostKey) {
     return groupOf(hostKey, true);
   }
 
@@ -160,7 +175,7 @@ final class LimitTable {
   /**
    * A group of this table's that {@code hostKey} is in, by the suffixes of its name from the
    * shortest, as {@link #groupsOf} reads them: the first found; with {@code sole}, the only one,
-   * null when it is in more than one.
+   * {@link #SEVERAL} when it is in more than one.
    */
   private @Nullable String groupOf(String hostKey, boolean sole) {
     if (groupSlots.length == 0) {
@@ -177,7 +192,7 @@ final class LimitTable {
         String group = groupAt(hostKey, i, end, hash);
         if (group != null) {
           if (!sole || found != null) {
-            return sole ? null : group;
+            return sole ? SEVERAL : group;
           }
           found = group;
         }
