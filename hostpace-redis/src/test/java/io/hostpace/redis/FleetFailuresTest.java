@@ -207,7 +207,7 @@ class FleetFailuresTest {
     List<ScoredValue<String>> dead = victimsPlaces(plain, places, origin);
     assertThat(dead).as("the victim's places, still held in Redis (a claim granted may not have reached the server)")
         .hasSizeGreaterThanOrEqualTo(held);
-    long redisNow = redisMicros(plain);
+    long redisNow = OnRealRedis.redisMicros(plain);
     long firstEnds = (long) dead.stream().mapToDouble(ScoredValue::getScore).min().orElseThrow();
     long lastEnds = (long) dead.stream().mapToDouble(ScoredValue::getScore).max().orElseThrow();
     assertThat(lastEnds - redisNow).as("when the last of the dead victim's leases runs out, after Redis's time read"
@@ -551,11 +551,5 @@ class FleetFailuresTest {
       throw new AssertionError("worker " + name + " did not say it was ready: " + log);
     }
     return matcher.group(1);
-  }
-
-  /** Redis's clock ({@code TIME}) in microseconds, as the fleet's scripts read it. */
-  static long redisMicros(RedisCommands<String, String> redis) {
-    List<String> time = redis.time();
-    return Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
   }
 }

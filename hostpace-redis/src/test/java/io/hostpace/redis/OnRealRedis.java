@@ -73,6 +73,44 @@ abstract class OnRealRedis {
     return plain.sync();
   }
 
+  /** Redis's clock ({@code TIME}) as {@code redis} reads it, in microseconds: the {@code now} of the fleet's scripts. */
+  static long redisMicros(RedisCommands<String, String> redis) {
+    List<String> time = redis.time();
+    return Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
+  }
+
+  /** Redis's clock, in microseconds. */
+  long redisMicros() {
+    return redisMicros(redis());
+  }
+
+  /**
+   * Asserts that {@code nanos} is what was left until {@code untilMicros} of Redis's clock when a
+   * script read that clock, at an instant between the readings {@code before} and {@code after}
+   * (taken before it was asked and after it answered): exact on Redis's clock, however long the
+   * test's thread paused between the readings.
+   */
+  static void assertLeftUntil(long nanos, long untilMicros, long before, long after) {
+    assertThat(nanos).as("nanoseconds left until %d µs of Redis's clock, read between %d and %d", untilMicros, before, after)
+        .isBetween((untilMicros - after) * 1000, (untilMicros - before) * 1000);
+  }
+
+  /**
+   * Asserts that {@code pttl} is what is left of a TTL of {@code ttlMillis} set after Redis's clock
+   * read {@code before} and read before it read {@code after} (microseconds). Redis keeps an expiry
+   * in whole milliseconds of its clock, so what passed between the write and the read is at most
+   * {@code after / 1000 - before / 1000}; a key gone ({@code -2}) is right only if more than its TTL
+   * passed.
+   */
+  static void assertPttl(long pttl, long ttlMillis, long before, long after) {
+    long passed = after / 1000 - before / 1000;
+    if (pttl == -2 && passed > ttlMillis) {
+      return;
+    }
+    assertThat(pttl).as("ms left of a TTL of %d ms, set and read between %d and %d µs of Redis's clock", ttlMillis, before, after)
+        .isBetween(ttlMillis - passed, ttlMillis);
+  }
+
   /**
    * Asks a claim through {@code ask} (given where to answer) and checks that its answer came once,
    * on another thread than the asking one, and that closing the fleet answers nothing more.

@@ -25,12 +25,6 @@ class RedisFleetLeaseTest extends OnRealRedis {
     return new RedisKeys(fleetName).places(key);
   }
 
-  /** Redis's clock, in microseconds. */
-  long redisMicros() {
-    List<String> time = redis().time();
-    return Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
-  }
-
   /** The places held of {@code key}, member to when its lease runs out on Redis's clock. */
   Map<String, Long> scores(String key) {
     return redis().zrangeWithScores(places(key), 0, -1).stream()

@@ -24,12 +24,6 @@ class RedisFleetPlacesTest extends OnRealRedis {
     return new RedisKeys(fleetName).places(key);
   }
 
-  /** Redis's clock, in microseconds. */
-  long redisMicros() {
-    List<String> time = redis().time();
-    return Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
-  }
-
   /** How many places Redis says are held with {@code place}'s claim, as {@code then} heard it. */
   static long claim(Fleet fleet, String key, long place, int limit) throws Exception {
     CompletableFuture<Long> answer = new CompletableFuture<>();

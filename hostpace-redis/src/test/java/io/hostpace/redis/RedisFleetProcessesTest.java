@@ -3,7 +3,6 @@ package io.hostpace.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -17,11 +16,6 @@ class RedisFleetProcessesTest extends OnRealRedis {
 
   static void beat(RedisFleet fleet) throws Exception {
     fleet.renewNow().get(WAIT_SECONDS, TimeUnit.SECONDS);
-  }
-
-  long redisMicros() {
-    List<String> time = redis().time();
-    return Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
   }
 
   @Test

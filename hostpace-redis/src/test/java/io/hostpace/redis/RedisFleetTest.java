@@ -157,16 +157,23 @@ class RedisFleetTest extends OnRealRedis {
     RedisFleet a = process();
     RedisFleet b = process();
 
+    long t0 = redisMicros();
     long first = claim(a, "qlever.dev", 10 * SECOND);
+    long t1 = redisMicros();
     long second = claim(b, "qlever.dev", 10 * SECOND);
+    long t2 = redisMicros();
     long third = claim(a, "qlever.dev", 10 * SECOND);
+    long t3 = redisMicros();
+    long last = Long.parseLong(redis().get(new RedisKeys(fleetName).last("qlever.dev")));
 
-    // A claim not granted says how long until the last grant is an interval old, less the time
-    // Redis saw pass since the grant (milliseconds here; up to 1 s allowed); it reserves nothing,
-    // so the third waits for the same grant as the second.
+    // A claim not granted says how long until the last grant is an interval old, as of Redis's
+    // clock when it ran (somewhere between the readings around it); it reserves nothing, so the
+    // third waits for the same grant as the second.
     assertThat(first).isZero();
-    assertThat(second).isBetween(9 * SECOND, 10 * SECOND);
-    assertThat(third).isBetween(9 * SECOND, second);
+    assertThat(last).as("the first's grant, on Redis's clock").isBetween(t0, t1);
+    assertLeftUntil(second, last + 10_000_000, t1, t2);
+    assertLeftUntil(third, last + 10_000_000, t2, t3);
+    assertThat(third).isLessThanOrEqualTo(second);
     assertThat(a.claimsUnclaimed() + b.claimsUnclaimed()).isZero();
   }
 
@@ -176,24 +183,41 @@ class RedisFleetTest extends OnRealRedis {
     RedisFleet b = process();
     RedisKeys names = new RedisKeys(fleetName);
 
+    long before = redisMicros();
     assertThat(claim(a, "fair.example", 10 * SECOND)).isZero();
+    long granted = redisMicros();
+    long last = Long.parseLong(redis().get(names.last("fair.example")));
+    assertThat(last).as("a's grant, on Redis's clock").isBetween(before, granted);
     // b is paced at 10.5 s, a little slower: it is told when the 10 s pass, as a would be, so it
     // asks again with a and may win the start; held to its own 10.5 s it never would.
-    assertThat(claim(b, "fair.example", 10_500 * MILLI)).isBetween(9 * SECOND, 10 * SECOND);
+    long asked = redisMicros();
+    long wait = claim(b, "fair.example", 10_500 * MILLI);
+    long answered = redisMicros();
+    assertLeftUntil(wait, last + 10_000_000, asked, answered);
     assertThat(redis().get(names.shortest("fair.example"))).as("microseconds").isEqualTo("10000000");
-    assertThat(redis().pttl(names.shortest("fair.example"))).as("one and a half of it after its last claim")
-        .isBetween(14_000L, 15_000L);
+    long shortestLeft = redis().pttl(names.shortest("fair.example"));
+    assertPttl(shortestLeft, 15_000, before, redisMicros()); // one and a half of it after a's claim, the last that set it
 
     // A faster claim is the shortest at once; a claim slower than it beyond a sixteenth of its own
     // interval (a pace a refusal widened) is held to its own, and changes nothing.
-    assertThat(claim(b, "fair.example", 5 * SECOND)).isBetween(4 * SECOND, 5 * SECOND);
-    assertThat(claim(a, "fair.example", 10 * SECOND)).isBetween(9 * SECOND, 10 * SECOND);
+    asked = redisMicros();
+    wait = claim(b, "fair.example", 5 * SECOND);
+    answered = redisMicros();
+    assertLeftUntil(wait, last + 5_000_000, asked, answered);
+    asked = answered;
+    wait = claim(a, "fair.example", 10 * SECOND);
+    answered = redisMicros();
+    assertLeftUntil(wait, last + 10_000_000, asked, answered);
     assertThat(redis().get(names.shortest("fair.example"))).isEqualTo("5000000");
 
     // Once the shortest is no longer claimed it expires (deleted here, as its expiry would), and a
     // claim is held to its own interval again.
     redis().del(names.shortest("fair.example"));
-    assertThat(claim(b, "fair.example", 10_500 * MILLI)).isBetween(9_500 * MILLI, 10_500 * MILLI);
+    asked = redisMicros();
+    wait = claim(b, "fair.example", 10_500 * MILLI);
+    answered = redisMicros();
+    assertLeftUntil(wait, last + 10_500_000, asked, answered);
+    assertThat(redis().get(names.last("fair.example"))).as("no claim granted but a's").isEqualTo(Long.toString(last));
     assertThat(redis().get(names.shortest("fair.example"))).isEqualTo("10500000");
     assertThat(a.claimsUnclaimed() + b.claimsUnclaimed()).isZero();
   }
@@ -207,7 +231,10 @@ class RedisFleetTest extends OnRealRedis {
     assertThat(claim(a, "*.wikidata.org", 60 * SECOND)).isZero();
     assertThat(claim(a, "qlever.dev", 60 * SECOND)).isZero();
     assertThat(claim(other, "query.wikidata.org", 60 * SECOND)).isZero();
-    assertThat(claim(a, "query.wikidata.org", 60 * SECOND)).isGreaterThan(59 * SECOND);
+    long last = Long.parseLong(redis().get(new RedisKeys(fleetName).last("query.wikidata.org")));
+    long before = redisMicros();
+    long wait = claim(a, "query.wikidata.org", 60 * SECOND);
+    assertLeftUntil(wait, last + 60_000_000, before, redisMicros());
   }
 
   @Test
@@ -223,9 +250,12 @@ class RedisFleetTest extends OnRealRedis {
     assertThat(redis().get(names.last("query.wikidata.org"))).isNotNull();
 
     // Another host of the group: its own key is free, the group's is not: nothing is recorded.
+    long groupLast = Long.parseLong(redis().get(names.last("*.wikidata.org")));
+    long before = redisMicros();
     CompletableFuture<Long> second = new CompletableFuture<>();
     b.claimStart(List.of("*.wikidata.org", "www.wikidata.org"), new long[] {60 * SECOND, SECOND}, second::complete);
-    assertThat(second.get(WAIT_SECONDS, TimeUnit.SECONDS)).as("the group's wait, the longest").isGreaterThan(59 * SECOND);
+    long groupWait = second.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    assertLeftUntil(groupWait, groupLast + 60_000_000, before, redisMicros()); // the group's wait, the longest
     assertThat(redis().get(names.last("www.wikidata.org"))).as("not granted: not recorded").isNull();
     assertThat(claim(b, "www.wikidata.org", SECOND)).isZero();
 
@@ -240,14 +270,16 @@ class RedisFleetTest extends OnRealRedis {
     RedisFleet a = process();
     RedisKeys names = new RedisKeys(fleetName);
 
+    long before = redisMicros();
     claim(a, "tiny.example", 1000); // 1 µs apart: the key matters for a microsecond
-    assertThat(redis().pttl(names.last("tiny.example")))
-        .isBetween(1L, 1 + ClaimScript.MARGIN_MILLIS);
+    long left = redis().pttl(names.last("tiny.example"));
+    assertPttl(left, 1 + ClaimScript.MARGIN_MILLIS, before, redisMicros());
 
+    before = redisMicros();
     claim(a, "slow.example", 10 * SECOND); // granted: holds claims back for 10 s
     claim(a, "slow.example", 10 * SECOND); // not granted: changes nothing
-    assertThat(redis().pttl(names.last("slow.example")))
-        .isBetween(9_000L, 10_000 + ClaimScript.MARGIN_MILLIS);
+    left = redis().pttl(names.last("slow.example"));
+    assertPttl(left, 10_000 + ClaimScript.MARGIN_MILLIS, before, redisMicros());
     assertThat(redis().get(names.last("slow.example"))).as("microseconds of Redis's clock").matches("[0-9]{16,}");
   }
 
@@ -255,10 +287,13 @@ class RedisFleetTest extends OnRealRedis {
   void S2_aClaimAfterRedisForgotTheScriptSendsItAgain() throws Exception {
     RedisFleet a = process();
     assertThat(claim(a, "example.org", 10 * SECOND)).isZero();
+    long last = Long.parseLong(redis().get(new RedisKeys(fleetName).last("example.org")));
 
     redis().scriptFlush(); // EVALSHA now answers NOSCRIPT, and the fleet falls back to EVAL
 
-    assertThat(claim(a, "example.org", 10 * SECOND)).isBetween(9 * SECOND, 10 * SECOND);
+    long before = redisMicros();
+    long wait = claim(a, "example.org", 10 * SECOND);
+    assertLeftUntil(wait, last + 10_000_000, before, redisMicros());
     assertThat(a.claimsUnclaimed()).isZero();
   }
 

@@ -206,10 +206,4 @@ class RedisFleetWaitersTest extends OnRealRedis {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("key 'api.test/quota' is a learned quota's: its places end by their lease, and none waits for them");
   }
-
-  /** Redis's clock, in microseconds. */
-  long redisMicros() {
-    List<String> time = redis().time();
-    return Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
-  }
 }
