@@ -34,6 +34,24 @@ class RedisFleetKeptTest extends OnRealRedis {
     return kept;
   }
 
+  /**
+   * Asserts that {@code nanos} is what a reader at an instant of Redis's clock between
+   * {@code before} and {@code after} reads is left of the announced window (of {@code windowMicros})
+   * kept as reset at {@code resetAt}, less than a window after the keep: until the reset, or past
+   * it, until the end of the window of that instant, windows following one another whole from the
+   * reset. Exact for any such instant, however long the test's thread paused between the readings.
+   */
+  static void assertResetLeft(long nanos, long resetAt, long windowMicros, long before, long after) {
+    assertThat(nanos % 1000).as("whole microseconds").isZero();
+    long left = nanos / 1000;
+    assertThat(left).as("left of a window of %d µs", windowMicros).isBetween(1L, windowMicros);
+    // What is left at an instant is the left of the instants resetAt - left + k * windowMicros, k
+    // whole: one of them lies between the readings.
+    assertThat(Math.floorMod(resetAt - left - before, windowMicros))
+        .as("%d µs left of a window reset at %d, read between %d and %d", left, resetAt, before, after)
+        .isLessThanOrEqualTo(after - before);
+  }
+
   /** Keeps {@code kept} through {@code fleet} and waits until Redis has it (one connection keeps its order). */
   static void keepAndWait(RedisFleet fleet, String key, Kept kept, long keepFor) throws Exception {
     fleet.keep(key, kept, keepFor);
@@ -45,20 +63,29 @@ class RedisFleetKeptTest extends OnRealRedis {
     RedisFleet a = process();
     RedisFleet b = process();
     Kept kept = new Kept(1_000_000_000L, 3, 60, 60 * SECOND, 40 * SECOND, 30 * SECOND);
+    long beforeKeep = redisMicros();
     keepAndWait(a, "qlever.dev", kept, HOUR);
 
+    long beforeRecall = redisMicros();
     Kept read = recall(b, "qlever.dev");
+    long ttl = redis().pttl(new RedisKeys(fleetName).kept("qlever.dev"));
+    long after = redisMicros();
     assertThat(read).isNotNull();
     assertThat(read.intervalNanos()).isEqualTo(1_000_000_000L);
     assertThat(read.inFlightLimit()).isEqualTo(3);
     assertThat(read.quotaPermits()).isEqualTo(60);
     assertThat(read.quotaWindowNanos()).isEqualTo(60 * SECOND);
-    // less a few milliseconds of the round trips, on Redis's clock
-    assertThat(read.quotaFullForNanos()).isBetween(35 * SECOND, 40 * SECOND);
-    assertThat(read.pauseLeftNanos()).isBetween(25 * SECOND, 30 * SECOND);
     String stored = redis().get(new RedisKeys(fleetName).kept("qlever.dev"));
     assertThat(stored).startsWith(KeptScripts.VERSION + "\t1000000\t3\t60\t60000000\t");
-    assertThat(redis().pttl(new RedisKeys(fleetName).kept("qlever.dev"))).isBetween(3_590_000L, 3_600_000L);
+    // Kept as instants of Redis's clock, 40 s and 30 s after the keep; read as what is left of them
+    // when the recall ran.
+    long fullUntil = Long.parseLong(stored.split("\t")[5]);
+    long pausedUntil = Long.parseLong(stored.split("\t")[6]);
+    assertThat(fullUntil).isBetween(beforeKeep + 40_000_000, beforeRecall + 40_000_000);
+    assertThat(pausedUntil).isEqualTo(fullUntil - 10_000_000);
+    assertLeftUntil(read.quotaFullForNanos(), fullUntil, beforeRecall, after);
+    assertLeftUntil(read.pauseLeftNanos(), pausedUntil, beforeRecall, after);
+    assertPttl(ttl, 3_600_000, beforeKeep, after);
   }
 
   @Test
@@ -76,33 +103,42 @@ class RedisFleetKeptTest extends OnRealRedis {
   @Test
   void S3_whatIsKeptExpiresAfterItsKeepForRoundedUpToAMillisecond() throws Exception {
     RedisFleet a = process();
-    // A minute and a nanosecond: 60,001 ms at most, and far from gone by the time it is read.
+    // A minute and a nanosecond: 60,001 ms.
+    long before = redisMicros();
     keepAndWait(a, "brief.test", new Kept(5 * SECOND, 0, 0, 0, 0, 0), 60 * SECOND + 1);
-    assertThat(redis().pttl(new RedisKeys(fleetName).kept("brief.test"))).isBetween(50_000L, 60_001L);
+    long left = redis().pttl(new RedisKeys(fleetName).kept("brief.test"));
+    assertPttl(left, 60_001, before, redisMicros());
   }
 
   @Test
   void S3_R8_anAnnouncedQuotaIsKeptWithItsWindowAndReadAsOfTheWindowOfTheReader() throws Exception {
     RedisFleet a = process();
     RedisFleet b = process();
+    long beforeKeep = redisMicros();
     keepAndWait(a, "api.test", new Kept(8_000_000L, 0, 0, 0, 0, 0, 10, 5 * SECOND, 2 * SECOND), HOUR);
 
+    long beforeRecall = redisMicros();
     Kept read = recall(b, "api.test");
+    long after = redisMicros();
     assertThat(read).isNotNull();
     assertThat(read.announcedLimit()).isEqualTo(10);
     assertThat(read.announcedWindowNanos()).isEqualTo(5 * SECOND);
-    assertThat(read.announcedResetNanos()).isBetween(SECOND, 2 * SECOND);
     String key = new RedisKeys(fleetName).kept("api.test");
     assertThat(redis().get(key)).startsWith(KeptScripts.ANNOUNCED_VERSION + "\t8000\t0\t0\t0\t0\t0\t10\t5000000\t");
+    String[] fields = redis().get(key).split("\t");
+    long resetAt = Long.parseLong(fields[9]);
+    assertThat(resetAt).as("2 s after the keep, on Redis's clock").isBetween(beforeKeep + 2_000_000, beforeRecall + 2_000_000);
+    assertResetLeft(read.announcedResetNanos(), resetAt, 5_000_000, beforeRecall, after);
 
     // Kept with a window that reset 12 s ago (on Redis's clock): read as 2 s into the third window after
-    String[] fields = redis().get(key).split("\t");
-    long now = Long.parseLong(redis().time().get(0)) * 1_000_000 + Long.parseLong(redis().time().get(1));
-    fields[9] = Long.toString(now - 12_000_000L);
+    resetAt = redisMicros() - 12_000_000L;
+    fields[9] = Long.toString(resetAt);
     redis().set(key, String.join("\t", fields));
+    beforeRecall = redisMicros();
     Kept rolled = recall(b, "api.test");
+    after = redisMicros();
     assertThat(rolled).isNotNull();
-    assertThat(rolled.announcedResetNanos()).isBetween(2 * SECOND, 3 * SECOND);
+    assertResetLeft(rolled.announcedResetNanos(), resetAt, 5_000_000, beforeRecall, after);
 
     // a host that announces no starts a window is kept as an earlier release reads it
     keepAndWait(a, "plain.test", new Kept(8_000_000L, 0, 0, 0, 0, 0), HOUR);
@@ -172,10 +208,12 @@ class RedisFleetKeptTest extends OnRealRedis {
     // Three processes rejoin a Redis back empty: the first held nothing learned of the host as
     // Redis was lost (paced by a configured rate alone), the second 800 ms. Each reads the
     // first's nothing, an answer: not null, which would say Redis could not be asked.
+    long before = redisMicros();
     assertThat(recallOrKeep(a, "paced.test", Kept.NOTHING)).as("the first's own nothing").isEqualTo(Kept.NOTHING);
     assertThat(recallOrKeep(b, "paced.test", learned)).as("the first's nothing, read").isEqualTo(Kept.NOTHING);
     assertThat(recall(c, "paced.test")).as("a newcomer reads nothing").isEqualTo(Kept.NOTHING);
-    assertThat(redis().pttl(new RedisKeys(fleetName).kept("paced.test"))).isBetween(3_590_000L, 3_600_000L);
+    long left = redis().pttl(new RedisKeys(fleetName).kept("paced.test"));
+    assertPttl(left, 3_600_000, before, redisMicros()); // kept by the first, an hour
 
     // Into an empty key the first keeps what it held, and the others read that.
     assertThat(recallOrKeep(b, "learned.test", learned)).isEqualTo(learned);
