@@ -1,6 +1,7 @@
 package io.hostpace.redis;
 
 import static io.hostpace.redis.OnRealRedis.WAIT_SECONDS;
+import static io.hostpace.redis.OnRealRedis.assertLeftUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -95,6 +96,11 @@ class RedisFleetClusterTest {
     return onItsMaster(key, redis -> redis.get(key));
   }
 
+  /** Redis's clock on the master that holds {@code key}'s slot, the one its scripts read, in microseconds. */
+  static long redisMicrosOnItsMaster(String key) throws Exception {
+    return onItsMaster(key, OnRealRedis::redisMicros);
+  }
+
   /** How many places the sorted set at {@code key} holds, read on the master that holds its slot. */
   static long placesOnItsMaster(String key) throws Exception {
     return onItsMaster(key, redis -> redis.zcard(key));
@@ -126,10 +132,16 @@ class RedisFleetClusterTest {
     RedisFleet a = process();
     RedisFleet b = process();
     for (String host : SPREAD) {
+      String key = names.last(host);
+      long before = redisMicrosOnItsMaster(key);
       assertThat(claim(a, List.of(host), 60 * SECOND)).as(host).isZero();
-      assertThat(claim(b, List.of(host), 60 * SECOND)).as(host).isGreaterThan(59 * SECOND);
-      assertThat(valueOnItsMaster(names.last(host)))
-          .as("%s's last start, on the master of its slot", host).matches("[0-9]{16,}");
+      long asked = redisMicrosOnItsMaster(key);
+      long wait = claim(b, List.of(host), 60 * SECOND);
+      long answered = redisMicrosOnItsMaster(key);
+      String last = valueOnItsMaster(key);
+      assertThat(last).as("%s's last start, on the master of its slot", host).matches("[0-9]{16,}");
+      assertThat(Long.parseLong(last)).as("%s: a's grant, on its master's clock", host).isBetween(before, asked);
+      assertLeftUntil(wait, Long.parseLong(last) + 60_000_000, asked, answered);
     }
     assertThat(a.claimsUnclaimed() + b.claimsUnclaimed()).isZero();
   }
@@ -177,9 +189,15 @@ class RedisFleetClusterTest {
     RedisFleet b = process();
     assertThat(cluster.slot(names.last("a.blog.example.org"))).isEqualTo(cluster.slot(names.last("*.example.org")));
 
+    String group = names.last("*.example.org");
+    long before = redisMicrosOnItsMaster(group);
     assertThat(claim(a, List.of("*.example.org", "a.blog.example.org"), 60 * SECOND, 30 * SECOND)).isZero();
-    assertThat(claim(b, List.of("*.example.org", "www.example.org"), 60 * SECOND, SECOND))
-        .as("the group's wait").isGreaterThan(59 * SECOND);
+    long asked = redisMicrosOnItsMaster(group);
+    long wait = claim(b, List.of("*.example.org", "www.example.org"), 60 * SECOND, SECOND);
+    long answered = redisMicrosOnItsMaster(group);
+    long groupLast = Long.parseLong(valueOnItsMaster(group));
+    assertThat(groupLast).as("a's grant, on the master's clock").isBetween(before, asked);
+    assertLeftUntil(wait, groupLast + 60_000_000, asked, answered); // the group's wait
     assertThat(valueOnItsMaster(names.last("www.example.org")))
         .as("not granted: not recorded").isNull();
     assertThat(a.claimsUnclaimed() + b.claimsUnclaimed()).isZero();
