@@ -85,14 +85,14 @@ abstract class OnRealRedis {
   }
 
   /**
-   * Asserts that {@code nanos} is what was left until {@code untilMicros} of Redis's clock when a
-   * script read that clock, at an instant between the readings {@code before} and {@code after}
-   * (taken before it was asked and after it answered): exact on Redis's clock, however long the
-   * test's thread paused between the readings.
+   * Asserts that {@code nanos} is what was left until {@code untilMicros} of Redis's clock (none
+   * once past) when a script read that clock, at an instant between the readings {@code before}
+   * and {@code after} (taken before it was asked and after it answered): exact on Redis's clock,
+   * however long the test's thread paused between the readings.
    */
   static void assertLeftUntil(long nanos, long untilMicros, long before, long after) {
     assertThat(nanos).as("nanoseconds left until %d µs of Redis's clock, read between %d and %d", untilMicros, before, after)
-        .isBetween((untilMicros - after) * 1000, (untilMicros - before) * 1000);
+        .isBetween(Math.max(0, untilMicros - after) * 1000, Math.max(0, untilMicros - before) * 1000);
   }
 
   /**

@@ -75,8 +75,8 @@ class RedisFleetAnnouncedTest extends OnRealRedis {
     announce(a, "flush2.test", 0, SECOND, 0);
     assertThat(spend(b, "api.test").granted()).isFalse();
 
-    // Past the reset, by a hundred windows and a microsecond of Redis's clock: the window of now,
-    // all 10 of it, which ends a whole window after the first reset past (not at once).
+    // Past the reset by a hundred windows and a microsecond of Redis's clock: the window of now,
+    // all 10 of it; windows follow one another whole from the reset, so it ends a window ahead.
     long now = redisMicros();
     redis().hset(hash("api.test"), "reset", Long.toString(now - 1 - 100 * MINUTE_MICROS));
     assertThat(spend(b, "api.test")).isEqualTo(new Spent(1, 0));
@@ -86,7 +86,7 @@ class RedisFleetAnnouncedTest extends OnRealRedis {
     announce(a, "api.test", 0, SECOND, 0); // of unknown order: only lowers
     assertThat(redis().hget(hash("api.test"), "left")).isEqualTo("0");
 
-    redis().hset(hash("api.test"), "reset", Long.toString(redisMicros() - 1));
+    redis().hset(hash("api.test"), "reset", Long.toString(redisMicros() - 1)); // just past: the next window ends a window ahead
     assertThat(spend(a, "api.test")).isEqualTo(new Spent(2, 0)); // rolled again at spend 1
     announce(b, "api.test", 0, 30 * SECOND, 1); // the attempt of spend 1, started before the roll: of the window that ended
     assertThat(redis().hget(hash("api.test"), "left")).isEqualTo("9");

@@ -184,41 +184,41 @@ class RedisFleetTest extends OnRealRedis {
     RedisKeys names = new RedisKeys(fleetName);
 
     long before = redisMicros();
-    assertThat(claim(a, "fair.example", 10 * SECOND)).isZero();
+    assertThat(claim(a, "fair.example", 60 * SECOND)).isZero();
     long granted = redisMicros();
     long last = Long.parseLong(redis().get(names.last("fair.example")));
     assertThat(last).as("a's grant, on Redis's clock").isBetween(before, granted);
-    // b is paced at 10.5 s, a little slower: it is told when the 10 s pass, as a would be, so it
-    // asks again with a and may win the start; held to its own 10.5 s it never would.
+    // b is paced at 63 s, a little slower: it is told when the 60 s pass, as a would be, so it
+    // asks again with a and may win the start; held to its own 63 s it never would.
     long asked = redisMicros();
-    long wait = claim(b, "fair.example", 10_500 * MILLI);
+    long wait = claim(b, "fair.example", 63 * SECOND);
     long answered = redisMicros();
-    assertLeftUntil(wait, last + 10_000_000, asked, answered);
-    assertThat(redis().get(names.shortest("fair.example"))).as("microseconds").isEqualTo("10000000");
+    assertLeftUntil(wait, last + 60_000_000, asked, answered);
+    assertThat(redis().get(names.shortest("fair.example"))).as("microseconds").isEqualTo("60000000");
     long shortestLeft = redis().pttl(names.shortest("fair.example"));
-    assertPttl(shortestLeft, 15_000, before, redisMicros()); // one and a half of it after a's claim, the last that set it
+    assertPttl(shortestLeft, 90_000, before, redisMicros()); // one and a half of it after a's claim, the last that set it
 
     // A faster claim is the shortest at once; a claim slower than it beyond a sixteenth of its own
     // interval (a pace a refusal widened) is held to its own, and changes nothing.
     asked = redisMicros();
-    wait = claim(b, "fair.example", 5 * SECOND);
+    wait = claim(b, "fair.example", 30 * SECOND);
     answered = redisMicros();
-    assertLeftUntil(wait, last + 5_000_000, asked, answered);
+    assertLeftUntil(wait, last + 30_000_000, asked, answered);
     asked = answered;
-    wait = claim(a, "fair.example", 10 * SECOND);
+    wait = claim(a, "fair.example", 60 * SECOND);
     answered = redisMicros();
-    assertLeftUntil(wait, last + 10_000_000, asked, answered);
-    assertThat(redis().get(names.shortest("fair.example"))).isEqualTo("5000000");
+    assertLeftUntil(wait, last + 60_000_000, asked, answered);
+    assertThat(redis().get(names.shortest("fair.example"))).isEqualTo("30000000");
 
     // Once the shortest is no longer claimed it expires (deleted here, as its expiry would), and a
     // claim is held to its own interval again.
     redis().del(names.shortest("fair.example"));
     asked = redisMicros();
-    wait = claim(b, "fair.example", 10_500 * MILLI);
+    wait = claim(b, "fair.example", 63 * SECOND);
     answered = redisMicros();
-    assertLeftUntil(wait, last + 10_500_000, asked, answered);
+    assertLeftUntil(wait, last + 63_000_000, asked, answered);
     assertThat(redis().get(names.last("fair.example"))).as("no claim granted but a's").isEqualTo(Long.toString(last));
-    assertThat(redis().get(names.shortest("fair.example"))).isEqualTo("10500000");
+    assertThat(redis().get(names.shortest("fair.example"))).isEqualTo("63000000");
     assertThat(a.claimsUnclaimed() + b.claimsUnclaimed()).isZero();
   }
 
