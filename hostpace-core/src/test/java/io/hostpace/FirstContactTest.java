@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * SPEC P12, first contact, in virtual time: a host nothing is known of opens with one request in
- * flight, and each accepted answer lets two more start, up to its in-flight limit; a refusal ends
+ * flight, and each accepted answer lets two more start up to four in flight, then it widens by one
+ * a round trip, up to its in-flight limit; a refusal ends
  * the widening at what was accepted. Every answer comes 50 ms after its start.
  */
 class FirstContactTest {
