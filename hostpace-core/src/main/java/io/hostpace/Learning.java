@@ -137,6 +137,7 @@ final class Learning {
       pause(outbox, node, held.pausedUntil() - now, now);
     }
     node.opening = 0;
+    node.openingAnswers = 0;
   }
 
   /**
@@ -198,9 +199,18 @@ final class Learning {
   }
 
   /**
+   * The width up to which each accepted answer of an opening widens it by one (SPEC P12), so that it
+   * doubles each round trip, as TCP's slow start; from there it widens by one a round trip, as TCP's
+   * congestion avoidance, so that a host whose limit is a count (a window's quota, a gate) is met with
+   * fewer requests in flight than it accepted before, not as many again.
+   */
+  static final int OPENING_DOUBLES_UP_TO = 4;
+
+  /**
    * An answer during a host's opening (SPEC P12): accepted, it widens the opening by one (the
-   * answered request's place and one more), until the opening reaches {@code cap}, the queue's
-   * in-flight limit, and ends; refused, it ends the opening once any answer was accepted (before,
+   * answered request's place and one more) while the opening is under
+   * {@link #OPENING_DOUBLES_UP_TO}, and from there by one for as many accepted answers as the opening
+   * is wide, until the opening reaches {@code cap}, the queue's in-flight limit, and ends; refused, it ends the opening once any answer was accepted (before,
    * the opening goes on at the width it has, after whatever pause was asked). A refusal that asked
    * for a pause ({@code paused}: a gate's way, SPEC R9) leaves the most that were accepted at once
    * as the host's learned in-flight limit, unless the rule set one; a bare refusal is a rate's way,
@@ -209,6 +219,10 @@ final class Learning {
   private void open(Events events, Node host, int cap, boolean refused, boolean paused, int inFlightAtStart, long now) {
     if (!refused) {
       host.openingAccepted = Math.max(host.openingAccepted, inFlightAtStart);
+      if (host.opening >= OPENING_DOUBLES_UP_TO && ++host.openingAnswers < host.opening) {
+        return;
+      }
+      host.openingAnswers = 0;
       host.opening = host.opening + 1 >= cap ? 0 : host.opening + 1;
       return;
     }
@@ -216,6 +230,7 @@ final class Learning {
       return; // nothing accepted yet, nothing widened: the opening goes on from where it is
     }
     host.opening = 0;
+    host.openingAnswers = 0;
     host.openedBefore = host.starts;
     host.openingEndedAt = now;
     HostState state = host.state;
@@ -256,6 +271,7 @@ final class Learning {
     state.memory(null);
     node.opening = 0;
     node.openingAccepted = 0;
+    node.openingAnswers = 0;
     AnnouncedBudget announced = node.announced;
     if (announced != null) {
       announced.forget();

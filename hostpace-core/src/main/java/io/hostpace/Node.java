@@ -71,6 +71,11 @@ final class Node {
    */
   int openingAccepted;
   /**
+   * Answers accepted since the opening last widened, once it is {@link Learning#OPENING_DOUBLES_UP_TO}
+   * wide or more: from there it widens by one for as many accepted answers as it is wide.
+   */
+  int openingAnswers;
+  /**
    * The host's starts when a refusal ended its opening, and when: a request whose {@code startSeq}
    * is not above it was started by the opening, before that end, even when in the same nanosecond.
    */

@@ -274,7 +274,8 @@ class HostStateFileTest {
 
     List<HostpaceEvent> nextRun = runOf(load(), 100, "next");
 
-    assertThat(firstRun).filteredOn(HostpaceEvent.Refused.class::isInstance).hasSizeGreaterThanOrEqualTo(30);
+    assertThat(firstRun).filteredOn(HostpaceEvent.Refused.class::isInstance).as("the first run learned by refusals")
+        .isNotEmpty();
     assertThat(nextRun).filteredOn(HostpaceEvent.QuotaChanged.class::isInstance).first()
         .satisfies(e -> assertThat(((HostpaceEvent.QuotaChanged) e).to()).isEqualTo(Rate.of(20, Duration.ofSeconds(30))));
     // From its first start: each window's probe alone, then the window's other 19 at its answer, 30 s apart; none refused.
