@@ -83,6 +83,9 @@ class PacingSimulationTest {
       "two-processes, 0.75, 31, 7.9, 4.9, 0",
       "four-processes, 0.70, 87, 6.8, 4.9, 0",
       "eight-processes, 0.45, 815, 36.1, 34.9, 0",
+      "two-processes-burst-3, 0.98, 56, 13.5, 11.5, 0",
+      "four-processes-burst-3, 0.93, 133, 10.0, 8.2, 0",
+      "eight-processes-burst-3, 0.80, 318, 18.1, 15.7, 0",
       "four-processes-late, 0.77, 57, 16.0, 15.3, 0",
       "first-contact-20, 0.83, 4, 16.7, 0.0, 0"
   })
