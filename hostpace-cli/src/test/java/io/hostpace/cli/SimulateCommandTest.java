@@ -150,7 +150,7 @@ class SimulateCommandTest extends CommandTest {
     assertThat(run("simulate", "pacing", "qlever")).isEqualTo(2);
 
     assertThat(err).startsWith("hostpace: SCENARIO 'qlever' is neither a file nor a shipped pacing scenario:"
-        + " expected a file or one of bucket-burst-5, eight-processes, fast-host, ").contains(", qlever-like, ");
+        + " expected a file or one of bucket-burst-5, eight-processes, eight-processes-burst-3, fast-host, ").contains(", qlever-like, ");
     assertThat(out).isEmpty();
   }
 
@@ -162,6 +162,6 @@ class SimulateCommandTest extends CommandTest {
         .containsPattern("\n  qlever-like +QLever's Wikidata endpoint: one request a second, the rest refused with a bare 429\\.\n")
         .contains("\ntimeouts scenarios (hostpace simulate timeouts NAME):\n")
         .containsPattern("\n  seed-003 +The run of seed 003: ");
-    assertThat(out.lines().filter(l -> l.startsWith("  "))).hasSize(34 + 6);
+    assertThat(out.lines().filter(l -> l.startsWith("  "))).hasSize(37 + 6);
   }
 }
