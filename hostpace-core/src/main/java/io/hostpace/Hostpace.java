@@ -626,8 +626,9 @@ public final class Hostpace implements AutoCloseable {
 
     /**
      * Sets whether a host that nothing is known of opens gently, as its learning rule says (SPEC P12):
-     * the default rule starts one request, and each accepted answer lets two more start up to four
-     * in flight, then one more a round trip, up to the in-flight limit. A refusal ends the widening: one that asks for a pause leaves what was
+     * the default rule starts one request, then one more alone at its answer, and each later accepted
+     * answer lets two more start up to four in flight, then one more a round trip, up to the
+     * in-flight limit. A refusal ends the widening: one that asks for a pause leaves what was
      * accepted at once as the host's learned in-flight limit; a bare one leaves the host to the
      * interval the rule set, its starts spaced from then on. True unless set; false sends the
      * whole burst the limits allow at once (SPEC P3), as the seed's rule always does. A host is

@@ -207,8 +207,9 @@ final class Learning {
   static final int OPENING_DOUBLES_UP_TO = 4;
 
   /**
-   * An answer during a host's opening (SPEC P12): accepted, it widens the opening by one (the
-   * answered request's place and one more) while the opening is under
+   * An answer during a host's opening (SPEC P12): accepted, the first lets one more start alone (its
+   * place), and each later one widens the opening by one (the answered request's place and one
+   * more) while the opening is under
    * {@link #OPENING_DOUBLES_UP_TO}, and from there by one for as many accepted answers as the opening
    * is wide, until the opening reaches {@code cap}, the queue's in-flight limit, and ends; refused, it ends the opening once any answer was accepted (before,
    * the opening goes on at the width it has, after whatever pause was asked). A refusal that asked
@@ -218,7 +219,11 @@ final class Learning {
    */
   private void open(Events events, Node host, int cap, boolean refused, boolean paused, int inFlightAtStart, long now) {
     if (!refused) {
+      boolean first = host.openingAccepted == 0;
       host.openingAccepted = Math.max(host.openingAccepted, inFlightAtStart);
+      if (first) {
+        return; // the second request goes alone: a host that takes one at a time refuses one, not two
+      }
       if (host.opening >= OPENING_DOUBLES_UP_TO && ++host.openingAnswers < host.opening) {
         return;
       }

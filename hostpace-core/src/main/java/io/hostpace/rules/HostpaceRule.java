@@ -413,6 +413,11 @@ final class HostpaceRule implements LearningRule {
       return memory.dropTo(Math.min(current / 2, own), current, now);
     }
     double m = memory.measured(now);
+    if (Double.isInfinite(current) && memory.count <= IntervalBracket.MOST_ACCEPTED_BEFORE) {
+      // Nothing paced yet, up to three accepted (SPEC R12): their gaps are the opening's round trips
+      // or a burst the host let through, not its rate; bracketed as after one.
+      m = Double.NaN;
+    }
     double since = (now - memory.epoch) / NANOS;
     boolean soon = interval > 0 && since < memory.k / 2;
     double target;

@@ -14,12 +14,12 @@ package io.hostpace.rules;
  * once {@code hi} is within {@value #NARROW} times {@code lo} the host's rate is known to that, and
  * the rule goes on from {@code 1/hi} as from a measured rate.
  *
- * <p>Example, a host of one a second: accepted at 0 s, the opening's two refused at 0.05 s open the
- * bracket; the slow start's request at 0.30 s is refused ({@code lo} 0.30 s), so the next goes
+ * <p>Example, a host of one a second: accepted at 0 s, the opening's second request refused at
+ * 0.05 s opens the bracket; the slow start's request at 0.30 s is refused ({@code lo} 0.30 s), so the next goes
  * 0.6 s on, at 0.90 s, refused ({@code lo} 0.90 s); the next 1.8 s on, at 2.70 s, is accepted
  * ({@code hi} 2.70 s); then 1.84, 1.43, 1.22, 1.09 and 1.02 s apart, each accepted: {@code hi} is
- * within 1.2 times {@code lo}, and the host is paced at 0.94 a second, four refusals in all where
- * halving and cutting cost six.
+ * within 1.2 times {@code lo}, and the host is paced at 0.94 a second, three refusals in all where
+ * halving and cutting cost five.
  *
  * <p>It reads the gaps of a client alone with a bucket that does not count refusals, so it gives
  * way to the rule as it was wherever they say something else. A host that refused the first

@@ -96,8 +96,8 @@ public interface LearningRule {
 
   /**
    * How many requests at once a host that nothing is known of opens with (SPEC P12): each
-   * accepted answer widens it by one, so that two more start, up to four in flight, and from there
-   * by one a round trip, up to the host's in-flight limit;
+   * accepted answer but the first widens it by one, so that two more start, up to four in flight,
+   * and from there by one a round trip, up to the host's in-flight limit;
    * the first refusal after an accepted answer ends the widening (one with {@code Retry-After}
    * leaves what was accepted at once as the host's learned in-flight limit, a bare one leaves the
    * host to this rule's interval). 0, the default, opens with the whole burst the limits allow
