@@ -207,12 +207,13 @@ final class Learning {
   static final int OPENING_DOUBLES_UP_TO = 4;
 
   /**
-   * An answer during a host's opening (SPEC P12): accepted, the first lets one more start alone (its
-   * place), and each later one widens the opening by one (the answered request's place and one
-   * more) while the opening is under
-   * {@link #OPENING_DOUBLES_UP_TO}, and from there by one for as many accepted answers as the opening
-   * is wide, until the opening reaches {@code cap}, the queue's in-flight limit, and ends; refused, it ends the opening once any answer was accepted (before,
-   * the opening goes on at the width it has, after whatever pause was asked). A refusal that asked
+   * An answer during a host's opening (SPEC P12): accepted, the first of an opening of one lets one
+   * more start alone (its place), and each later one widens the opening by one (the answered
+   * request's place and one more) while the opening is under {@link #OPENING_DOUBLES_UP_TO}, and
+   * from there by one for as many accepted answers as the opening is wide, until the opening
+   * reaches {@code cap}, the queue's in-flight limit, and ends; refused, it ends the opening once
+   * any answer was accepted (before, the opening goes on at the width it has, after whatever pause
+   * was asked). A refusal that asked
    * for a pause ({@code paused}: a gate's way, SPEC R9) leaves the most that were accepted at once
    * as the host's learned in-flight limit, unless the rule set one; a bare refusal is a rate's way,
    * and leaves the host to the interval the rule set for it, its starts spaced from then on.
@@ -221,7 +222,7 @@ final class Learning {
     if (!refused) {
       boolean first = host.openingAccepted == 0;
       host.openingAccepted = Math.max(host.openingAccepted, inFlightAtStart);
-      if (first) {
+      if (first && host.opening == 1) {
         return; // the second request goes alone: a host that takes one at a time refuses one, not two
       }
       if (host.opening >= OPENING_DOUBLES_UP_TO && ++host.openingAnswers < host.opening) {
