@@ -289,4 +289,23 @@ class FirstContactTest {
     assertThat(refusals[0]).isEqualTo(3);
     assertThat(calls).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
   }
+
+  @Test
+  void R12_aHostThatAcceptedThreeRequestsNothingPacedAndThenRefusedIsBracketedNotPacedAtTheirRoundTrip() {
+    // A token bucket of 50 a second, burst 1: the opening's 1, 1 and 2 come a round trip (50 ms)
+    // apart; the first three are accepted and the fourth, started with the third, is refused. Read
+    // as a measured rate, those answers say 20 a second, where the host takes 50; bracketed, the
+    // refused gap of nothing says a fast host, left to the slow start, which doubles to its rate.
+    io.hostpace.testing.TokenBucket bucket = io.hostpace.testing.TokenBucket.of(50, 1, time.nanoTime());
+    server.script(exchange -> bucket.admit(time.nanoTime())
+        ? Reply.ok().after(Duration.ofMillis(50)) : Reply.status(429).after(Duration.ofMillis(50)));
+    Hostpace engine = gentle().build();
+    submit(engine, "fifty.test", 1000);
+    time.advance(Duration.ofSeconds(10));
+
+    assertThat(startedAt("0.100")).as("the opening's third round").isEqualTo(2);
+    long from5To10 = server.starts().stream().filter(start -> start.compareTo("5") >= 0).count();
+    // At 20 a second it would start under 100 in those five seconds; near the host's 50, over 200.
+    assertThat(from5To10).isGreaterThan(200);
+  }
 }
