@@ -153,31 +153,12 @@ final class LimitTable {
    */
   static final String SEVERAL = new String("several groups");
 
-  /** The one group of this table's that {@code hostKey} is in; null when it is in none, or in more than one. */
-  @Nullable String soleGroupOf(String hostKey) {
-    String group = groupOrSeveral(hostKey);
-    return group == SEVERAL ? null : group;
-  }
-
   /**
    * The one group of this table's that {@code hostKey} is in, {@link #SEVERAL} when it is in more
-   * than one, null when in none: both questions of a call's limits in one walk of its name.
+   * than one, null when in none: both questions of a call's limits in one walk of its name, by the
+   * suffixes of its name from the shortest, as {@link #groupsOf} reads them.
    */
   @Nullable String groupOrSeveral(String hostKey) {
-    return groupOf(hostKey, true);
-  }
-
-  /** Whether {@code hostKey} is in a group of this table: whether {@link #groupsOf} is not empty, without making a list. */
-  boolean inAnyGroup(String hostKey) {
-    return groupOf(hostKey, false) != null;
-  }
-
-  /**
-   * A group of this table's that {@code hostKey} is in, by the suffixes of its name from the
-   * shortest, as {@link #groupsOf} reads them: the first found; with {@code sole}, the only one,
-   * {@link #SEVERAL} when it is in more than one.
-   */
-  private @Nullable String groupOf(String hostKey, boolean sole) {
     if (groupSlots.length == 0) {
       return null;
     }
@@ -191,8 +172,8 @@ final class LimitTable {
       if (c == '.') {
         String group = groupAt(hostKey, i, end, hash);
         if (group != null) {
-          if (!sole || found != null) {
-            return sole ? SEVERAL : group;
+          if (found != null) {
+            return SEVERAL;
           }
           found = group;
         }

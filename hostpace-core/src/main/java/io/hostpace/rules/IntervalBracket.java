@@ -18,8 +18,7 @@ package io.hostpace.rules;
  * 0.05 s opens the bracket; the slow start's request at 0.30 s is refused ({@code lo} 0.30 s), so the next goes
  * 0.6 s on, at 0.90 s, refused ({@code lo} 0.90 s); the next 1.8 s on, at 2.70 s, is accepted
  * ({@code hi} 2.70 s); then 1.84, 1.43, 1.22, 1.09 and 1.02 s apart, each accepted: {@code hi} is
- * within 1.2 times {@code lo}, and the host is paced at 0.94 a second, three refusals in all where
- * halving and cutting cost five.
+ * within 1.2 times {@code lo}, and the host is paced at 0.94 a second: three refusals in all.
  *
  * <p>It reads the gaps of a client alone with a bucket that does not count refusals, so it gives
  * way to the rule as it was wherever they say something else. A host that refused the first
