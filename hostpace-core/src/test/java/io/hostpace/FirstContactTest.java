@@ -308,4 +308,34 @@ class FirstContactTest {
     // At 20 a second it would start under 100 in those five seconds; near the host's 50, over 200.
     assertThat(from5To10).isGreaterThan(200);
   }
+  @Test
+  void R12_aProbeBeyondThePlateauRefusedAtTheRateTheBracketFoundPutsTheNextProbeTwiceAsFarAsAfterAnyOther() {
+    // The host of one a second again, 150 requests: three refusals as above, then the rule's
+    // probes beyond its plateau. The first, refused at the rate the bracket narrowed to, confirms it:
+    // the time to the plateau goes from 10 s to 40 s, not 20, so the second probe comes about a
+    // minute after the first, not half a minute.
+    io.hostpace.testing.TokenBucket bucket = io.hostpace.testing.TokenBucket.of(1, 1, time.nanoTime());
+    long from = time.nanoTime();
+    java.util.List<Double> refused = new java.util.ArrayList<>();
+    server.script(exchange -> {
+      if (bucket.admit(time.nanoTime())) {
+        return Reply.ok().after(Duration.ofMillis(50));
+      }
+      refused.add((time.nanoTime() - from) / 1e9);
+      return Reply.status(429).after(Duration.ofMillis(50));
+    });
+    Hostpace engine = gentle().build();
+    java.util.List<java.util.concurrent.CompletableFuture<FakeServer.Response>> calls = new java.util.ArrayList<>();
+    for (int i = 0; i < 150; i++) {
+      calls.add(engine.execute(server.get("http://one.test/" + i)));
+    }
+    time.advance(Duration.ofSeconds(170));
+
+    assertThat(calls).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+    assertThat(refused).hasSizeGreaterThanOrEqualTo(5);
+    assertThat(refused.subList(0, 3)).as("first contact's").allSatisfy(at -> assertThat(at).isLessThan(1.0));
+    assertThat(refused.get(3)).as("the first probe").isBetween(20.0, 35.0);
+    // With the time to the plateau at 20 s the next probe came 31.5 s after the first.
+    assertThat(refused.get(4) - refused.get(3)).as("from the first probe to the second").isGreaterThan(50.0);
+  }
 }

@@ -41,6 +41,8 @@ import org.jspecify.annotations.Nullable;
  *       rate, doubles {@code K} (from {@value #K_MIN_SECONDS} s up to {@value #K_MAX_SECONDS} s);
  *       a refusal soon after a drop, or a lower measured rate, sets it back to
  *       {@value #K_MIN_SECONDS} s, so a host whose rate halves is followed within a few refusals.
+ *       The first probe after first contact's bracket narrowed (SPEC R12), refused at the rate it
+ *       found, confirms that rate: {@code K} doubles twice there.
  *       A pace the host had before this rule's memory of it (a state file's, the fleet's) was
  *       measured already: {@code K} starts at {@value #K_INHERITED_SECONDS} s there, so a process
  *       that joins a fleet leaves the probing to the fleet.
@@ -166,6 +168,11 @@ final class HostpaceRule implements LearningRule {
     long lastAcceptedStart = Long.MIN_VALUE;
     /** First contact's bracket of the host's interval (SPEC R12), while it narrows; null when not. */
     @Nullable IntervalBracket bracket;
+    /**
+     * The {@link #epoch} of the drop the bracket made as it narrowed (SPEC R12): while no other drop
+     * came since, a probe beyond the plateau refused at the same rate confirms what it found.
+     */
+    long narrowedAt = Long.MIN_VALUE;
 
     /**
      * How many were in flight when the last accepted requests started, a ring; made on the first
@@ -422,7 +429,14 @@ final class HostpaceRule implements LearningRule {
     boolean soon = interval > 0 && since < memory.k / 2;
     double target;
     double wmax;
-    if (!Double.isNaN(m)) {
+    if (heard && memory.inherited && !Double.isInfinite(current)) {
+      // The fleet's pace, taken as this process joined, refused in another process while this one
+      // still goes at it: its own answers came at that pace and say only that the host took it (a
+      // few of them, soon after it joined, would read as a drop refused again soon, and cut). A
+      // little under the pace refused, as the fleet's others drop, not cut.
+      target = UNDER_MEASURED * current;
+      wmax = PLATEAU * current;
+    } else if (!Double.isNaN(m)) {
       if (acceptedOurPace) {
         // The last answers came at our pace, nothing refused between them: the host took that pace.
         m = Math.max(m, memory.lastGapRate());
@@ -438,17 +452,17 @@ final class HostpaceRule implements LearningRule {
       boolean beyondPlateau = interval > 0 && since >= memory.k;
       boolean same = memory.wmax > 0 && wmax >= 0.95 * memory.wmax;
       memory.k = memory.nextK(beyondPlateau, same, soon);
+      if (memory.epoch == memory.narrowedAt && beyondPlateau && same) {
+        // The first probe confirms the bracket: the rate is known twice over, so the time to the
+        // plateau doubles once more (SPEC R12).
+        memory.k = Math.min(K_MAX_SECONDS, 2 * memory.k);
+      }
     } else if (Double.isInfinite(current)) {
       target = SLOW_START_PER_SECOND;
       wmax = 0;
       if (!heard && memory.count > 0 && memory.count <= IntervalBracket.MOST_ACCEPTED_BEFORE) {
         memory.bracket = new IntervalBracket(now, SLOW_START_PER_SECOND);
       }
-    } else if (heard && memory.inherited) {
-      // The fleet's pace, taken as this process joined, refused in another process before this one
-      // measured anything: a little under the pace refused, as the fleet's others drop, not cut.
-      target = UNDER_MEASURED * current;
-      wmax = PLATEAU * current;
     } else {
       // Refused with too little accepted to measure: cut (halve the first time), as CUBIC does.
       target = (memory.wmax == 0 ? 0.5 : BETA_AGAIN) * current;
@@ -583,7 +597,9 @@ final class HostpaceRule implements LearningRule {
     if (next == IntervalBracket.NARROWED) {
       // The host's interval is known to within the bracket: paced from 1/hi as from a measured rate.
       memory.bracket = null;
-      return memory.dropTo(UNDER_MEASURED / bracket.hi, PLATEAU / bracket.hi, now);
+      long paced = memory.dropTo(UNDER_MEASURED / bracket.hi, PLATEAU / bracket.hi, now);
+      memory.narrowedAt = memory.epoch;
+      return paced;
     }
     if (next == IntervalBracket.CONFLICTING) {
       memory.bracket = null;

@@ -248,6 +248,16 @@ class HostpaceRuleTest {
   }
 
   @Test
+  void S3_aRefusalHeardSoonAfterJoiningDropsALittleUnderThePaceReadThoughAFewOwnAnswersCameAtIt() {
+    host.interval(1_000_000_000L, at(0));              // read from the fleet as this process joined
+    answered(1.0);
+    answered(2.0);
+    answered(3.0);                                     // enough to measure: its own pace, 1 a second
+    // Read as a drop refused again soon, it would be cut by 0.7 and probe again within 10 s.
+    assertThat(rule.onRefusalHeard(at(3.5), at(3.45), host)).isEqualTo(Math.round(1e9 / 0.96));
+  }
+
+  @Test
   void S3_aRefusalHeardOfAFleetWhoseAnswersCameFasterThanThisProcessWentNeverSpeedsItUp() {
     refusedStartedAt(0.05, 0);
     answered(1.05);
