@@ -101,6 +101,24 @@ class FixedWindowQuotaTest {
   }
 
   @Test
+  void R11_theFirstWallAfterARunOfTenOrMoreIsProbedNoSoonerThanThreeSecondsAfterItBegan() {
+    // Sixty a minute, 600 requests: the first 60 are accepted by 0.5 s, as the opening widens.
+    limit = FixedWindow.of(60, Duration.ofMinutes(1), origin)::admit;
+    send(600, Duration.ofMinutes(15));
+
+    // The wall: the eleven in flight as the window was spent, and one retry at the rule's pace.
+    assertThat(refusedBetween(0, 1)).as(refusedStarts()).isEqualTo(12);
+    // Its end probed from 3 s after it began, each probe twice as far from its start as the one
+    // before: four refused (5.3, 11.7, 23.0 and 45.4 s), where probes from half a second on were
+    // refused seven times (1.3 s to 51.7 s). None between 1 s and 3 s.
+    assertThat(refusedBetween(1, 3)).as(refusedStarts()).isZero();
+    assertThat(refusedBetween(1, 60)).as(refusedStarts()).isEqualTo(4);
+    // At most 3 % of the run's attempts refused: 18 of 618.
+    assertThat(refusedBetween(0, 900)).as(refusedStarts()).isLessThanOrEqualTo(18);
+    assertNothingLost();
+  }
+
+  @Test
   void R11_aWindowIsSpentOnceEachTimeItsLengthPassesWhereverItsWindowsBegin() {
     // 20 each 10 s, the host's windows beginning 6.3 s after our first start.
     long phase = Duration.ofMillis(6_300).toNanos();

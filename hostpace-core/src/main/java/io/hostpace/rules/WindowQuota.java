@@ -13,7 +13,9 @@ import io.hostpace.spi.HostState;
  * refusals lasting at least {@value #MIN_WALL_SECONDS} s and longer than the run took, ended by
  * an accepted answer. A token bucket answers a refused client within one token's time once it
  * slows down, so it builds no such wall; one that it does build (a bucket in debt) teaches a quota
- * that the next refusals undo.
+ * that the next refusals undo. While the wall lasts, its end is probed each time twice as far from
+ * its start as the probe before ({@link #wallInterval}); the first wall after a run of
+ * {@value #ROUND_MIN_PERMITS} or more skips the probes before 3 s.
  *
  * <h2>Following it</h2>
  * The quota is {@code permits} starts (the run's length) a window. The engine starts a window's
@@ -92,6 +94,12 @@ final class WindowQuota {
    * rounding of ours may put it a nanosecond before the host's window begins.
    */
   static final double ROUND_MARGIN = 0.001;
+  /**
+   * The soonest, after it began, that a host's first wall after a run of {@value #ROUND_MIN_PERMITS}
+   * or more is probed for its end: a quota that size is counted in windows of seconds or more, which
+   * probes at half a second and a second would only meet as refusals.
+   */
+  static final long FIRST_WALL_PROBE_NANOS = 3_000_000_000L;
   /** How far apart two starts may be and still be of one burst: a fleet's lessons come a little late. */
   static final long SAME_BURST_NANOS = 50_000_000L;
   private static final double NANOS = 1e9;
@@ -103,6 +111,8 @@ final class WindowQuota {
   private int wallRefusals;
   private long wallFrom;
   private long wallLastRefusedStart;
+  /** Whether a wall of refusals after a run ended before, in an answer that did not make it a window's. */
+  private boolean wallEnded;
 
   // Following, in seconds from origin (the run's first start): the quota, 0 when none.
   private int permits;
@@ -243,13 +253,25 @@ final class WindowQuota {
    * While no quota is followed, the interval a wall of refusals after a run asks for, or 0 when
    * there is no such wall: the time since the wall began, so that the probes for its end come at
    * twice the time each (fewer refusals than the rate rule's cuts, each one a retry of the oldest
-   * request), and the end is found no later than twice its time.
+   * request), and the end is found no later than twice its time. The host's first wall after a run
+   * of a round window's quota is probed no sooner than {@link #FIRST_WALL_PROBE_NANOS} after it
+   * began; a later wall (that first one was not a window's, a counting bucket's debt say) is not.
    */
   long wallInterval(long now) {
     if (permits > 0 || runAccepted < MIN_PERMITS || wallRefusals < 2) {
       return 0;
     }
-    return Math.max(0, now - wallFrom);
+    long since = Math.max(0, now - wallFrom);
+    if (wallEnded || runAccepted < ROUND_MIN_PERMITS || since == 0) {
+      return since;
+    }
+    // The probes it skips are the doubling's first: the next goes as far from the wall's start as
+    // the doubling would have put a later one, so the end is still found within twice the wall.
+    long next = 2 * since;
+    while (next < FIRST_WALL_PROBE_NANOS) {
+      next *= 2;
+    }
+    return next - since;
   }
 
   /** An accepted answer; true when the quota accounts for it. */
@@ -303,6 +325,7 @@ final class WindowQuota {
         boundary(Math.max(0, seconds(wallLastRefusedStart)), seconds(startedAt), host);
         return true;
       }
+      wallEnded |= wallRefusals >= 2;
       wallRefusals = 0;
       runAccepted = 0;
     }

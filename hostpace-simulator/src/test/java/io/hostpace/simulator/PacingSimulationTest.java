@@ -67,7 +67,6 @@ class PacingSimulationTest {
    */
   @ParameterizedTest(name = "{0}: goodput {1}, {2} refusals ({3} % in all, {4} % after 10 s), {5} lost")
   @CsvSource({
-      "fixed-window, 1.00, 21, 3.4, 0.9, 0",
       "rate-halves, 0.93, 14, 2.8, 2.3, 0",
       "refusals-count, 0.94, 12, 3.8, 1.3, 0",
       "three-processes, 0.64, 83, 12.2, 9.8, 0",
@@ -75,9 +74,9 @@ class PacingSimulationTest {
       "qlever-like-fleet, 0.95, 11, 3.5, 1.3, 0",
       "rate-halves-fleet, 0.94, 18, 3.6, 2.5, 0",
       "kgf-like-fleet, 0.94, 6, 1.5, 0.0, 0",
-      "fixed-window-fleet, 1.00, 33, 5.2, 1.5, 0",
+      "fixed-window-fleet, 1.00, 32, 5.1, 1.6, 0",
       "bucket-burst-5, 1.00, 23, 3.7, 2.0, 0",
-      "window-30-per-minute, 1.00, 17, 5.4, 1.8, 0",
+      "window-30-per-minute, 1.00, 14, 4.5, 1.5, 0",
       "rate-steps, 0.90, 16, 1.3, 1.1, 0",
       "limiter-retry-after, 0.92, 9, 10.1, 2.9, 0",
       "two-processes, 0.75, 30, 7.7, 4.9, 0",
@@ -183,6 +182,12 @@ class PacingSimulationTest {
     PacingResult.Policy ours = replay("fixed-window.json").policy("hostpace");
 
     assertReachesTheTarget(ours, "fixed-window");
+    // and every target of the table's: at most 3 % refused in all (18 of 618 attempts: the eleven
+    // in flight at the first window's wall, a retry, four probes for its end from 3 s after it
+    // began, and one more than 60 tried in two windows) and 2 % after 10 s
+    assertThat(ours.refusals()).isEqualTo(18);
+    assertThat(ours.refusalPct()).isLessThanOrEqualTo(3.0);
+    assertThat(ours.lateRefusalPct()).isLessThanOrEqualTo(2.0);
     // None lost (SPEC R10): the oldest request, refused in the opening burst and then at each probe
     // for the first window's end (it goes first, SPEC T1), spends no retry on those refusals, the
     // host having accepted the window's others since it came.
@@ -246,7 +251,7 @@ class PacingSimulationTest {
 
     assertThat(fleet.goodputRatio()).isEqualTo(1.0);
     // Within the target of 2 % refused after 10 s, and pinned (BENCHMARKS.md has it).
-    assertThat(fleet.lateRefusalPct()).isEqualTo(1.5);
+    assertThat(fleet.lateRefusalPct()).isEqualTo(1.6);
     assertThat(fleet.lost()).isEqualTo(one.lost()); // the one refused at each probe of the first wall
     assertThat(fleet.finishSeconds()).isLessThan(545);
     // From the third window on, as one process: at most three refused probes a window.
@@ -359,7 +364,7 @@ class PacingSimulationTest {
     assertThat(ours.goodputRatio()).isGreaterThanOrEqualTo(0.99);
     assertThat(ours.refusals()).isZero();   // each window: as many as remain, then the wait for its end
     // probing for the first window's end, then one more than 60 tried in two windows (SPEC R11)
-    assertThat(silent.refusalsBetween(1, silent.finishSeconds())).isEqualTo(9);
+    assertThat(silent.refusalsBetween(1, silent.finishSeconds())).isEqualTo(6);
   }
 
   @Test
