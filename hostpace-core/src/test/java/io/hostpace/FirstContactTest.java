@@ -32,6 +32,33 @@ class FirstContactTest {
     }
   }
 
+  /**
+   * Scripts the server as a token bucket of one a second, burst 1, answering a bare 429 beyond it,
+   * and returns the times it refused at, in seconds from now.
+   */
+  java.util.List<Double> oneASecond() {
+    io.hostpace.testing.TokenBucket bucket = io.hostpace.testing.TokenBucket.of(1, 1, time.nanoTime());
+    long from = time.nanoTime();
+    java.util.List<Double> refused = new java.util.ArrayList<>();
+    server.script(exchange -> {
+      if (bucket.admit(time.nanoTime())) {
+        return Reply.ok().after(Duration.ofMillis(50));
+      }
+      refused.add((time.nanoTime() - from) / 1e9);
+      return Reply.status(429).after(Duration.ofMillis(50));
+    });
+    return refused;
+  }
+
+  /** {@code requests} calls to {@code host}, each its own path. */
+  java.util.List<java.util.concurrent.CompletableFuture<FakeServer.Response>> calls(Hostpace engine, String host, int requests) {
+    java.util.List<java.util.concurrent.CompletableFuture<FakeServer.Response>> calls = new java.util.ArrayList<>();
+    for (int i = 0; i < requests; i++) {
+      calls.add(engine.execute(server.get("http://" + host + "/" + i)));
+    }
+    return calls;
+  }
+
   /** How many started at each of the given times, in seconds with three decimals. */
   long startedAt(String at) {
     return server.starts().stream().filter(start -> start.startsWith(at + " ")).count();
@@ -270,23 +297,11 @@ class FirstContactTest {
     // A token bucket of one a second, burst 1, bare 429: the opening's second request is refused,
     // then the slow start's 4 a second and the bracket's next gap (SPEC R12); every gap after is
     // accepted.
-    io.hostpace.testing.TokenBucket bucket = io.hostpace.testing.TokenBucket.of(1, 1, time.nanoTime());
-    int[] refusals = {0};
-    server.script(exchange -> {
-      if (bucket.admit(time.nanoTime())) {
-        return Reply.ok().after(Duration.ofMillis(50));
-      }
-      refusals[0]++;
-      return Reply.status(429).after(Duration.ofMillis(50));
-    });
-    Hostpace engine = gentle().build();
-    java.util.List<java.util.concurrent.CompletableFuture<FakeServer.Response>> calls = new java.util.ArrayList<>();
-    for (int i = 0; i < 20; i++) {
-      calls.add(engine.execute(server.get("http://one.test/" + i)));
-    }
+    java.util.List<Double> refused = oneASecond();
+    var calls = calls(gentle().build(), "one.test", 20);
     time.advance(Duration.ofSeconds(60));
 
-    assertThat(refusals[0]).isEqualTo(3);
+    assertThat(refused).hasSize(3);
     assertThat(calls).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
   }
 
@@ -314,21 +329,8 @@ class FirstContactTest {
     // probes beyond its plateau. The first, refused at the rate the bracket narrowed to, confirms it:
     // the time to the plateau goes from 10 s to 40 s, not 20, so the second probe comes about a
     // minute after the first, not half a minute.
-    io.hostpace.testing.TokenBucket bucket = io.hostpace.testing.TokenBucket.of(1, 1, time.nanoTime());
-    long from = time.nanoTime();
-    java.util.List<Double> refused = new java.util.ArrayList<>();
-    server.script(exchange -> {
-      if (bucket.admit(time.nanoTime())) {
-        return Reply.ok().after(Duration.ofMillis(50));
-      }
-      refused.add((time.nanoTime() - from) / 1e9);
-      return Reply.status(429).after(Duration.ofMillis(50));
-    });
-    Hostpace engine = gentle().build();
-    java.util.List<java.util.concurrent.CompletableFuture<FakeServer.Response>> calls = new java.util.ArrayList<>();
-    for (int i = 0; i < 150; i++) {
-      calls.add(engine.execute(server.get("http://one.test/" + i)));
-    }
+    java.util.List<Double> refused = oneASecond();
+    var calls = calls(gentle().build(), "one.test", 150);
     time.advance(Duration.ofSeconds(170));
 
     assertThat(calls).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
