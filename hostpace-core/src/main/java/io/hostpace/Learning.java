@@ -136,8 +136,7 @@ final class Learning {
     if (held.paused()) {
       pause(outbox, node, held.pausedUntil() - now, now);
     }
-    node.opening = 0;
-    node.openingAnswers = 0;
+    node.endOpening();
   }
 
   /**
@@ -235,8 +234,7 @@ final class Learning {
     if (host.openingAccepted == 0) {
       return; // nothing accepted yet, nothing widened: the opening goes on from where it is
     }
-    host.opening = 0;
-    host.openingAnswers = 0;
+    host.endOpening();
     host.openedBefore = host.starts;
     host.openingEndedAt = now;
     HostState state = host.state;
@@ -275,9 +273,8 @@ final class Learning {
     state.quota(0, 0);
     node.quota = null;
     state.memory(null);
-    node.opening = 0;
+    node.endOpening();
     node.openingAccepted = 0;
-    node.openingAnswers = 0;
     AnnouncedBudget announced = node.announced;
     if (announced != null) {
       announced.forget();

@@ -125,6 +125,12 @@ final class Node {
     this.gates = group ? new HashMap<>(2) : Map.of();
   }
 
+  /** Ends the host's opening (SPEC P12), and with it the count of answers toward its next widening. */
+  void endOpening() {
+    opening = 0;
+    openingAnswers = 0;
+  }
+
   /** The host's queue for {@code key}; null when none. */
   @Nullable HostQueue queue(QueueKey key) {
     int i = indexOf(key);

@@ -7,15 +7,19 @@ import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
 import io.hostpace.testing.AdmissionGate;
 import io.hostpace.testing.KnownHosts;
+import io.hostpace.testing.TokenBucket;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
  * SPEC P12, first contact, in virtual time: a host nothing is known of opens with one request in
  * flight, its first accepted answer lets one more start alone, and each later one lets two more
- * start up to four in flight, then it widens by one
- * a round trip, up to its in-flight limit; a refusal ends
- * the widening at what was accepted. Every answer comes 50 ms after its start.
+ * start up to four in flight, then it widens by one a round trip, up to its in-flight limit; a
+ * refusal ends the widening at what was accepted (SPEC R12: a bare one leaves the host to its
+ * bracket). Every answer comes 50 ms after its start.
  */
 class FirstContactTest {
 
@@ -36,10 +40,10 @@ class FirstContactTest {
    * Scripts the server as a token bucket of one a second, burst 1, answering a bare 429 beyond it,
    * and returns the times it refused at, in seconds from now.
    */
-  java.util.List<Double> oneASecond() {
-    io.hostpace.testing.TokenBucket bucket = io.hostpace.testing.TokenBucket.of(1, 1, time.nanoTime());
+  List<Double> oneASecond() {
+    TokenBucket bucket = TokenBucket.of(1, 1, time.nanoTime());
     long from = time.nanoTime();
-    java.util.List<Double> refused = new java.util.ArrayList<>();
+    List<Double> refused = new ArrayList<>();
     server.script(exchange -> {
       if (bucket.admit(time.nanoTime())) {
         return Reply.ok().after(Duration.ofMillis(50));
@@ -51,8 +55,8 @@ class FirstContactTest {
   }
 
   /** {@code requests} calls to {@code host}, each its own path. */
-  java.util.List<java.util.concurrent.CompletableFuture<FakeServer.Response>> calls(Hostpace engine, String host, int requests) {
-    java.util.List<java.util.concurrent.CompletableFuture<FakeServer.Response>> calls = new java.util.ArrayList<>();
+  List<CompletableFuture<FakeServer.Response>> calls(Hostpace engine, String host, int requests) {
+    List<CompletableFuture<FakeServer.Response>> calls = new ArrayList<>();
     for (int i = 0; i < requests; i++) {
       calls.add(engine.execute(server.get("http://" + host + "/" + i)));
     }
@@ -165,7 +169,7 @@ class FirstContactTest {
     // ends it; one of those two is refused at 0.15 s. It went with the opening, not at the pace the
     // end set, so it does not cut that pace again: the rule climbs from its slow start, 4 a second
     // doubling each second, and reaches the bucket's rate within seconds.
-    io.hostpace.testing.TokenBucket bucket = io.hostpace.testing.TokenBucket.of(20, 1, time.nanoTime());
+    TokenBucket bucket = TokenBucket.of(20, 1, time.nanoTime());
     server.script(exchange -> (bucket.admit(time.nanoTime()) ? Reply.ok() : Reply.status(429))
         .after(Duration.ofMillis(50)));
     Hostpace engine = gentle().build();
@@ -297,7 +301,7 @@ class FirstContactTest {
     // A token bucket of one a second, burst 1, bare 429: the opening's second request is refused,
     // then the slow start's 4 a second and the bracket's next gap (SPEC R12); every gap after is
     // accepted.
-    java.util.List<Double> refused = oneASecond();
+    List<Double> refused = oneASecond();
     var calls = calls(gentle().build(), "one.test", 20);
     time.advance(Duration.ofSeconds(60));
 
@@ -311,7 +315,7 @@ class FirstContactTest {
     // apart; the first three are accepted and the fourth, started with the third, is refused. Read
     // as a measured rate, those answers say 20 a second, where the host takes 50; bracketed, the
     // refused gap of nothing says a fast host, left to the slow start, which doubles to its rate.
-    io.hostpace.testing.TokenBucket bucket = io.hostpace.testing.TokenBucket.of(50, 1, time.nanoTime());
+    TokenBucket bucket = TokenBucket.of(50, 1, time.nanoTime());
     server.script(exchange -> bucket.admit(time.nanoTime())
         ? Reply.ok().after(Duration.ofMillis(50)) : Reply.status(429).after(Duration.ofMillis(50)));
     Hostpace engine = gentle().build();
@@ -329,7 +333,7 @@ class FirstContactTest {
     // probes beyond its plateau. The first, refused at the rate the bracket narrowed to, confirms it:
     // the time to the plateau goes from 10 s to 40 s, not 20, so the second probe comes about a
     // minute after the first, not half a minute.
-    java.util.List<Double> refused = oneASecond();
+    List<Double> refused = oneASecond();
     var calls = calls(gentle().build(), "one.test", 150);
     time.advance(Duration.ofSeconds(170));
 
