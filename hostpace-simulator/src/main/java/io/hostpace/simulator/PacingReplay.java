@@ -21,14 +21,18 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One run of one pacing policy over a scenario's requests ({@link PacingWorkload} says what runs):
  * fresh servers and clock, a process of each client joining at its time, its requests sent as the
  * policy sends them, through an engine it configures or as plain client code. What became of each
- * request and attempt goes to {@link PacingFigures}.
+ * request and attempt goes to {@link PacingFigures}. An attempt is decided as it reaches its
+ * server: as it starts, or with jitter a trip later ({@link ServerModel}), so that with jitter an
+ * attempt that starts later may be decided first.
  */
 final class PacingReplay {
 
@@ -44,6 +48,8 @@ final class PacingReplay {
   private final List<HostStateFile> keptStates = new ArrayList<>();
   /** The engines' requests not yet ended; the kept states are saved as it reaches 0. */
   private int unfinished;
+  /** With jitter, the start of each attempt decided, in the order decided; see {@link #startsAsDecided()}. */
+  private final List<Long> startsAsDecided = new ArrayList<>();
 
   /** Run {@code run} of the replay (from 0), each run an hour after the last one's {@code maxSeconds}. */
   PacingReplay(PacingScenario scenario, Arrivals arrivals, PacingPolicy policy, long origin, int run, @Nullable Path kept) {
@@ -54,9 +60,19 @@ final class PacingReplay {
     this.kept = kept;
     Duration apart = Duration.ofNanos(scenario.maxNanos()).plusHours(1);
     this.time = VirtualTime.startingAt(origin, Simulator.WALL_ORIGIN.plus(apart.multipliedBy(run)));
-    for (ServerSpec server : scenario.servers()) {
-      servers.put(server.host(), new ServerModel(server, Simulator.WALL_ORIGIN));
+    for (int i = 0; i < scenario.servers().size(); i++) {
+      ServerSpec server = scenario.servers().get(i);
+      servers.put(server.host(), new ServerModel(server, Simulator.WALL_ORIGIN, trips(scenario.seed(), i)));
     }
+  }
+
+  /**
+   * The draws of server {@code index}'s jitter: each server its own, from the seed, so that a
+   * replay is deterministic and one server's attempts do not move another's draws. Apart from the
+   * arrivals' {@code Random(seed)} ({@link Arrivals}), so that the trips do not repeat its draws.
+   */
+  private static Random trips(long seed, int index) {
+    return new Random(seed ^ (0x9E3779B97F4A7C15L * (index + 1)));
   }
 
   PacingResult.Policy run() {
@@ -163,18 +179,47 @@ final class PacingReplay {
   }
 
   private void attempt(ServerModel server, PacingFigures.Request request, int retry, Runnable done) {
-    RefusingServer.Answer answer = admit(server, request);
-    time.schedule(() -> {
+    send(server, request, answer -> {
       if (answer.accepted() || retry >= UnpacedPacing.RETRIES) {
         request.end(elapsed(), answer.accepted());
         done.run();
       } else {
         time.schedule(() -> attempt(server, request, retry + 1, done), UnpacedPacing.BACKOFF_NANOS);
       }
-    }, server.spec.latency());
+    });
   }
 
-  /** An attempt of {@code request} starts now: the model decides, the figures count it. */
+  /**
+   * An attempt of {@code request} starts now; {@code answered} is given its answer as the answer
+   * reaches the client. Without jitter the model decides at once and the answer comes
+   * {@code latency} later. With it the model decides as the attempt arrives, a trip later: the
+   * trip is drawn now, so the draws go in the order attempts start, and the decision is scheduled
+   * at its time, so the model sees times in order even where a later start arrives first.
+   */
+  private void send(ServerModel server, PacingFigures.Request request, Consumer<RefusingServer.Answer> answered) {
+    if (!server.jittered()) {
+      RefusingServer.Answer answer = admit(server, request);
+      time.schedule(() -> answered.accept(answer), server.spec.latency());
+      return;
+    }
+    long startedAt = elapsed();
+    time.schedule(() -> {
+      startsAsDecided.add(startedAt);
+      RefusingServer.Answer answer = admit(server, request);
+      time.schedule(() -> answered.accept(answer), server.tripBack());
+    }, server.tripThere());
+  }
+
+  /**
+   * With jitter, the start of every attempt (nanoseconds from the run's start) in the order the
+   * servers decided them: where one is later than the next, an attempt overtook one started before
+   * it. Empty without jitter, where each is decided as it starts. For tests.
+   */
+  List<Long> startsAsDecided() {
+    return List.copyOf(startsAsDecided);
+  }
+
+  /** An attempt of {@code request} reaches its server now: the model decides, the figures count it. */
   private RefusingServer.Answer admit(ServerModel server, PacingFigures.Request request) {
     long now = elapsed();
     RefusingServer.Answer answer = server.admit(now);
@@ -186,7 +231,7 @@ final class PacingReplay {
     return time.nanoTime() - origin;
   }
 
-  /** An attempt of a paced request: the model decides at the start, answers after its latency. */
+  /** An attempt of a paced request: the model decides as it arrives, and answers ({@link #send}). */
   private ScriptedExchange<RefusingServer.Answer> modelExchange(URI uri, ServerModel server, PacingFigures.Request request) {
     return ScriptedExchange.builder(uri, RefusingServer.Answer::status)
         .headers((response, name) -> {
@@ -195,7 +240,11 @@ final class PacingReplay {
           }
           return name.equalsIgnoreCase("RateLimit") ? response.rateLimit() : null;
         })
-        .answers(attempt -> ScriptedExchange.after(time, server.spec.latency(), admit(server, request)))
+        .answers(attempt -> {
+          CompletableFuture<RefusingServer.Answer> answer = new CompletableFuture<>();
+          send(server, request, answer::complete);
+          return answer;
+        })
         .build();
   }
 }

@@ -25,10 +25,16 @@ record PacingScenario(long seed, long maxNanos, int runs, List<ServerSpec> serve
    * {@code announces}: every answer carries the quota left ({@code RateLimit}, SPEC R8);
    * {@code changes}: from each one's time on, the fields given replace the server's
    * ({@code places} is the gate's {@code maxConcurrent}).
+   *
+   * @param latency an attempt's round trip in nanoseconds, without jitter
+   * @param latencyJitter the most, in nanoseconds, that an attempt's trip to the server may add to
+   *     the half of {@code latency} it takes; 0 for none: then the server decides as the attempt
+   *     starts ({@link ServerModel})
    */
   record ServerSpec(
       String host, Model model, double rate, int burst, int limit, long window, int maxConcurrent,
-      int status, RetryAfter retryAfter, long latency, boolean refusalsCount, boolean announces, List<Step> changes) {}
+      int status, RetryAfter retryAfter, long latency, long latencyJitter, boolean refusalsCount, boolean announces,
+      List<Step> changes) {}
 
   /**
    * A client of one host.

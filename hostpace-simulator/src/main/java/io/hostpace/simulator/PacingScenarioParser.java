@@ -36,7 +36,7 @@ final class PacingScenarioParser {
   private static final Set<String> TOP = Set.of("seed", "maxSeconds", "runs", "servers", "clients", "policies");
   private static final Set<String> SERVER = Set.of(
       "host", "model", "rate", "burst", "limit", "windowSeconds", "maxConcurrent", "status", "retryAfter",
-      "latencyMs", "refusalsCount", "announces", "changes");
+      "latencyMs", "latencyJitterMs", "refusalsCount", "announces", "changes");
   private static final Set<String> CHANGE = Set.of("atSeconds", "rate", "burst", "limit", "maxConcurrent");
   private static final Set<String> CLIENT = Set.of(
       "host", "requests", "arrival", "inFlight", "processes", "sharedState", "fleetLatencyMs", "joinEverySeconds",
@@ -169,6 +169,7 @@ final class PacingScenarioParser {
       };
     }
     long latency = node.has("latencyMs") ? ms(node.get("latencyMs"), path + ".latencyMs") : 50_000_000L;
+    long jitter = node.has("latencyJitterMs") ? ms(node.get("latencyJitterMs"), path + ".latencyJitterMs") : 0;
     boolean refusalsCount = flag(node, "refusalsCount", path);
     boolean announces = flag(node, "announces", path);
     if (announces && model == Model.GATE) {
@@ -217,7 +218,7 @@ final class PacingScenarioParser {
       }
     }
     return new ServerSpec(host, model, rate, burst, limit, window, maxConcurrent, status, retryAfter, latency,
-        refusalsCount, announces, List.copyOf(changes));
+        jitter, refusalsCount, announces, List.copyOf(changes));
   }
 
   private static ClientSpec client(JsonNode node, String path) {

@@ -25,8 +25,10 @@ import java.util.stream.Stream;
  * {@link VirtualTime} (clock and timer), with the client's {@code inFlight} as its limit for every
  * host, the engine's default 5 retries and 60 s retry delay limit. Its requests go through a small
  * {@link Exchange} to a {@link ServerModel}, one per server, shared by every process that calls
- * it, which decides at the start and answers {@code latencyMs} later. The policies
- * ({@link PacingPolicies}) each say how an engine is built, or that none is:
+ * it, which decides at the start and answers {@code latencyMs} later; with {@code latencyJitterMs}
+ * it decides as the request arrives, half the latency and a draw of the jitter after its start, and
+ * the answer takes the other half back. The policies ({@link PacingPolicies}) each say how an
+ * engine is built, or that none is:
  * <ul>
  *   <li>{@code seed}: the engine with {@link LearningRule#seed()} (SPEC R4 exactly; an {@link EnginePacing});
  *   <li>{@code hostpace}: the engine as built by default ({@link LearningRule#hostpace()}), and

@@ -50,6 +50,14 @@ class PacingScenarioParserTest {
   }
 
   @Test
+  void aServersLatencyJitterIsReadInNanosecondsAndIsNoneWithoutIt() {
+    assertThat(PacingScenarioParser.parse(scenario(
+        "{\"host\":\"q.test\",\"model\":\"token-bucket\",\"rate\":1.0,\"latencyJitterMs\":30.5}", CLIENT, "[\"seed\"]"))
+        .servers().get(0).latencyJitter()).isEqualTo(30_500_000L);
+    assertThat(PacingScenarioParser.parse(scenario(SERVER, CLIENT, "[\"seed\"]")).servers().get(0).latencyJitter()).isZero();
+  }
+
+  @Test
   void processesShareWhatTheyLearnOnlyWhenTheScenarioSaysSo() {
     PacingScenario scenario = PacingScenarioParser.parse(scenario(SERVER,
         "{\"host\":\"q.test\",\"requests\":10,\"processes\":2,\"sharedState\":true}", "[\"seed\"]"));
@@ -129,6 +137,10 @@ class PacingScenarioParserTest {
       {"host":"q.test","model":"gate","maxConcurrent":4,"retryAfter":"later"}   | servers[0].retryAfter    | expected "none", "seconds", "date" or "until-free", got "later"
       {"host":"q.test","model":"gate","maxConcurrent":4,"announces":true}       | servers[0].announces     | a gate counts no quota to announce: token-bucket or fixed-window only
       {"host":"q.test","model":"token-bucket","rate":1.0,"changes":[{"atSeconds":10}]} | servers[0].changes[0] | a change must set one of rate, burst (token-bucket), limit (fixed-window), maxConcurrent (gate)
+      {"host":"q.test","model":"token-bucket","rate":1.0,"latencyJitterMs":-1}      | servers[0].latencyJitterMs | expected a number of ms of 0 or more, got -1
+      {"host":"q.test","model":"token-bucket","rate":1.0,"latencyJitterMs":"30ms"}  | servers[0].latencyJitterMs | expected a number of ms of 0 or more, got "30ms"
+      {"host":"q.test","model":"token-bucket","rate":1.0,"latencyJitterMs":2e9}     | servers[0].latencyJitterMs | expected a number of ms of 0 or more, got 2.0E9
+      {"host":"q.test","model":"token-bucket","rate":1.0,"latencyJitter":30}        | servers[0].latencyJitter | unknown field of a server: expected one of announces, burst, changes, host, latencyJitterMs, latencyMs, limit, maxConcurrent, model, rate, refusalsCount, retryAfter, status, windowSeconds
       """)
   void aServersFieldAtFaultIsNamed(String server, String field, String message) {
     fails(scenario(server, CLIENT, "[\"seed\"]"), field, message);

@@ -17,7 +17,7 @@ class ServerModelTest {
 
   static ServerModel model(Model model, double rate, int burst, int limit, long window) {
     return new ServerModel(new ServerSpec("q.test", model, rate, burst, limit, window, 0, 429, RetryAfter.NONE,
-        50_000_000L, false, true, List.of()), Instant.EPOCH);
+        50_000_000L, 0, false, true, List.of()), Instant.EPOCH);
   }
 
   @Test
@@ -43,7 +43,7 @@ class ServerModelTest {
   @Test
   void aServerThatDoesNotAnnounceSaysNothing() {
     ServerModel quiet = new ServerModel(new ServerSpec("q.test", Model.TOKEN_BUCKET, 1, 1, 0, 0, 0, 429,
-        RetryAfter.NONE, 50_000_000L, false, false, List.of()), Instant.EPOCH);
+        RetryAfter.NONE, 50_000_000L, 0, false, false, List.of()), Instant.EPOCH);
     assertThat(quiet.admit(0).rateLimit()).isNull();
   }
 }
