@@ -53,7 +53,10 @@ import org.jspecify.annotations.Nullable;
  * measure halves the rate the first time and cuts it by 0.7 after. A host that accepted its first
  * request and then refused bare is not guessed at so: its interval is bracketed between the gaps
  * it refused and the gaps it accepted ({@link IntervalBracket}, SPEC R12), and the rule goes on
- * from there as from a measured rate.
+ * from there as from a measured rate. Every interval the rule sets is lengthened by the spread of
+ * the host's last round trips, at most {@value #MOST_TRIP_MARGIN} of it (SPEC R13): the host
+ * counts requests as they arrive, and two started an interval apart arrive closer after a slow
+ * trip and a fast one.
  *
  * <h2>A worked example</h2>
  * A host accepts one request a second (a token bucket) and we send 1.05 a second: refused; the
@@ -114,6 +117,11 @@ final class HostpaceRule implements LearningRule {
   static final double BETA_AGAIN = 0.7;
   static final double SLOW_START_DOUBLING_SECONDS = 1;
   static final double PROBE = 0.1;
+  /**
+   * The most the spread of a host's round trips lengthens an interval the rule sets, as a share of
+   * it (SPEC R13): enough for a network's jitter at hosts of a few a second, little at fast ones.
+   */
+  static final double MOST_TRIP_MARGIN = 0.03;
   static final long MAX_INTERVAL = 60_000_000_000L;
   static final long FORGOTTEN_BELOW = 1_000_000L;
 
@@ -142,6 +150,10 @@ final class HostpaceRule implements LearningRule {
     final long[] answers = new long[SAMPLES];
     int count;
     int next;
+    /** The round trips of the last accepted answers, nanoseconds, a ring as {@link #answers} (SPEC R13). */
+    final long[] trips = new long[SAMPLES];
+    int tripCount;
+    int tripNext;
     /** When the rate last dropped; {@code rate(t)} counts from here. */
     long epoch;
     /** Whether the pace is one the host was paced at before this memory (a store's, the fleet's), not yet dropped from. */
@@ -229,14 +241,46 @@ final class HostpaceRule implements LearningRule {
       this.wmax = wmax;
       k = K_MIN_SECONDS;
       epoch = now;
-      return toInterval(base);
+      return withMargin(toInterval(base));
     }
 
-    /** Paces the host at the interval {@code next}, in nanoseconds, from {@code now}, as its bracket asks; that interval. */
+    /**
+     * Paces the host at the interval {@code next}, in nanoseconds, from {@code now}, as its bracket
+     * asks; that interval, with the margin of the host's round trips ({@link #withMargin}).
+     */
     long pacedAt(long next, long now) {
       base = NANOS / next;
       epoch = now;
-      return next;
+      return withMargin(next);
+    }
+
+    /** An accepted answer's round trip, in nanoseconds. */
+    void trip(long nanos) {
+      trips[tripNext] = Math.max(0, nanos);
+      tripNext = (tripNext + 1) % SAMPLES;
+      if (tripCount < SAMPLES) {
+        tripCount++;
+      }
+    }
+
+    /**
+     * {@code interval} lengthened by the spread of the host's last round trips, the longest less the
+     * shortest, at most {@value #MOST_TRIP_MARGIN} of it (SPEC R13): the host counts its requests
+     * as they arrive, and two started an interval apart arrive that much closer when the first was
+     * slow on its way and the second fast. 0 and the longest interval are left as they are.
+     */
+    long withMargin(long interval) {
+      if (interval <= 0 || interval >= MAX_INTERVAL || tripCount < 2) {
+        return interval;
+      }
+      long shortest = Long.MAX_VALUE;
+      long longest = 0;
+      for (int i = 0; i < tripCount; i++) {
+        shortest = Math.min(shortest, trips[i]);
+        longest = Math.max(longest, trips[i]);
+      }
+      long margin = Math.min(longest - shortest, (long) (MOST_TRIP_MARGIN * interval));
+      return Math.min(MAX_INTERVAL, interval + margin);
     }
 
     void answered(long now) {
@@ -483,7 +527,7 @@ final class HostpaceRule implements LearningRule {
     memory.wmax = wmax == 0 ? 0 : Math.max(wmax, target * 1.03);
     memory.epoch = now;
     memory.inherited = false;
-    return toInterval(target);
+    return memory.withMargin(toInterval(target));
   }
 
   @Override
@@ -508,6 +552,7 @@ final class HostpaceRule implements LearningRule {
     // other clients keep busy: climbing there only costs refusals).
     boolean acceptedBefore = memory.count > 0;
     memory.answered(now);
+    memory.trip(now - startedAt);
     memory.acceptedSincePause++;
     if (++memory.acceptedInARow >= SAMPLES) {
       memory.troubleRefusals = 0; // healthy again
@@ -538,12 +583,12 @@ final class HostpaceRule implements LearningRule {
     if (memory.ramp > 0) {
       // Climbing after trouble: an answer to a request started at this pace doubles it.
       if (startedAt - memory.epoch < 0) {
-        return toInterval(memory.ramp);
+        return memory.withMargin(toInterval(memory.ramp));
       }
       memory.ramp *= 2;
       memory.epoch = now;
       if (memory.ramp < SLOW_START_PER_SECOND) {
-        return toInterval(memory.ramp);
+        return memory.withMargin(toInterval(memory.ramp));
       }
       memory.ramp = 0; // fast enough: slow start from here
       memory.base = SLOW_START_PER_SECOND;
@@ -574,12 +619,12 @@ final class HostpaceRule implements LearningRule {
       memory.next = 0;
       memory.answered(now);
       memory.ramp = 2 * NANOS / interval;
-      return toInterval(memory.ramp);
+      return memory.withMargin(toInterval(memory.ramp));
     }
     if (interval == 0) {
       return 0; // nothing refused yet: nothing to pace
     }
-    long next = toInterval(memory.rate(now));
+    long next = memory.withMargin(toInterval(memory.rate(now)));
     if (next < FORGOTTEN_BELOW) {
       host.memory(null);
       return 0;
@@ -682,7 +727,7 @@ final class HostpaceRule implements LearningRule {
       memory.base = UNDER_MEASURED * m;
       memory.epoch = now;
       memory.ramp = 0;
-      return toInterval(memory.base);
+      return memory.withMargin(toInterval(memory.base));
     }
     if (memory.wmax == 0) {
       // Paused in that slow start: the pace of the last accepted answers was taken, this one not.
@@ -693,7 +738,7 @@ final class HostpaceRule implements LearningRule {
       memory.k = K_MIN_SECONDS;
       memory.epoch = now;
       memory.ramp = 0;
-      return toInterval(memory.base);
+      return memory.withMargin(toInterval(memory.base));
     }
     // Paced, and paused again. Between the pauses it accepted m a second: its rate if it refills
     // a pause's worth while paused (a second's burst for Retry-After: 1), less if it refills less.
@@ -712,7 +757,7 @@ final class HostpaceRule implements LearningRule {
     memory.wmax = Math.max(wmax, memory.base * 1.03);
     memory.epoch = now;
     memory.ramp = 0;
-    return toInterval(memory.base);
+    return memory.withMargin(toInterval(memory.base));
   }
 
   /**

@@ -107,6 +107,19 @@ class HostpaceRuleTest {
   }
 
   @Test
+  void R13_theIntervalsLeaveRoomForTheSpreadOfTheHostsRoundTripsUpToThreePercent() {
+    refusedStartedAt(0.05, 0);
+    answeredStartedAt(1.05, 1.0);     // a round trip of 50 ms
+    answeredStartedAt(2.05, 1.99);    // 60 ms
+    answeredStartedAt(3.05, 3.0);
+    // 0.96 × 1.0 a second, as without the spread, and 10 ms more: the longest trip less the shortest.
+    assertThat(refused(3.5)).isEqualTo(1_041_666_667L + 10_000_000L);
+    // 150 ms: a spread of 100 ms, of which 3 % of the interval at most, on the climb from the drop.
+    long climbing = Math.round(1e9 / (0.99 - 0.03 * Math.pow(1 - 1.1 / 10, 3)));
+    assertThat(answeredStartedAt(4.6, 4.45)).isEqualTo(climbing + (long) (0.03 * climbing));
+  }
+
+  @Test
   void theMeasuredRateIsTheMedianGapSoSlowGapsWhileNotRefusedDoNotLowerIt() {
     refusedStartedAt(0.05, 0);
     answered(1.05);
@@ -185,7 +198,7 @@ class HostpaceRuleTest {
   void acceptedAfterTroubleWithNoPaceBeforeItDoublesThePacePerAnswerUpToSlowStart() {
     refusedForAWhileWithNothingAccepted();
     assertThat(answered(6.8)).isEqualTo(357_142_857L);                       // 2.8 a second
-    assertThat(answeredStartedAt(6.9, 6.7)).isEqualTo(357_142_857L);         // started before: no doubling
+    assertThat(answeredStartedAt(6.84, 6.79)).isEqualTo(357_142_857L);       // started before: no doubling
     assertThat(refusedStartedAt(7.0, 6.75)).isEqualTo(357_142_857L);         // started before too: nothing
     assertThat(answeredStartedAt(7.2, 7.15)).isEqualTo(250_000_000L);        // 5.6: slow start from 4
     assertThat(answered(8.2)).isEqualTo(125_000_000L);                       // doubling each second
