@@ -86,7 +86,8 @@ class PacingSimulationTest {
       "four-processes-burst-3, 0.93, 130, 9.8, 8.2, 0",
       "eight-processes-burst-3, 0.80, 315, 17.9, 15.7, 0",
       "four-processes-late, 0.72, 55, 15.5, 15.1, 0",
-      "first-contact-20, 0.83, 3, 13.0, 0.0, 0"
+      "first-contact-20, 0.83, 3, 13.0, 0.0, 0",
+      "qlever-like-jitter, 0.93, 6, 2.0, 1.0, 0"
   })
   void whereTheDefaultRuleMissesATargetWhatItReachesIsPinned(
       String scenario, double goodput, int refusals, double refusedPct, double latePct, int lost) throws IOException {
