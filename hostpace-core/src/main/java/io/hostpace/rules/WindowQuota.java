@@ -50,7 +50,9 @@ import io.hostpace.spi.HostState;
  * host that accepts it counts no such quota, and the quota is dropped at once; one that refuses
  * it keeps it, and the next such try comes {@value #PROBE_EVERY_GROWTH} windows later, then
  * sixteen, up to {@value #MAX_PROBE_EVERY} (for a quota under {@value #ROUND_MIN_PERMITS}, two
- * windows later, then four).
+ * windows later, then four). And {@value #MOST_PROBES_REFUSED_IN_A_ROW} probes refused in a row,
+ * whatever boundary each looked for, drop it: probes go at the windows' pace and never slow down,
+ * so a host whose tokens others take would refuse them, and the calls behind them, for good.
  *
  * <p>Example, 60 a minute from 0 s: 60 accepted at 0 s, the wall's last refusal at 31.6 s and the
  * burst accepted at 63.6 s: the window lasts 31.6 s to 63.6 s, a minute is the one round length
@@ -79,6 +81,13 @@ final class WindowQuota {
   static final double MIN_WALL_SECONDS = 5;
   static final double NARROW_ENOUGH = 0.02;
   static final int MAX_REFUSED_PROBES = 3;
+  /**
+   * The most probes refused in a row, whatever boundary they looked for, before the quota is
+   * dropped: a host that counts windows accepts a probe where its bounds put the boundary within a
+   * few; one that refuses on is counting no such windows now (others take its tokens), and the rate
+   * rule's cuts, which slow down, pace it instead of probes that never do.
+   */
+  static final int MOST_PROBES_REFUSED_IN_A_ROW = 8;
   static final int MAX_PROBE_EVERY = 64;
   /** How much rarer each try of one more than the quota is than the last, while the quota holds. */
   static final int PROBE_EVERY_GROWTH = 4;
@@ -129,6 +138,8 @@ final class WindowQuota {
   private double nextUpper;
   private double probeAt;
   private int refusedProbes;
+  /** Probes refused since the last one accepted. */
+  private int probesRefusedInARow;
   /**
    * The round length the window is taken to be ({@link RoundWindowLengths}), 0 when the bounds
    * allow none; whether a probe where it put a boundary was accepted since it was taken; and
@@ -193,6 +204,10 @@ final class WindowQuota {
     }
     double at = seconds(startedAt);
     if (at >= probeAt - 0.001) {
+      if (++probesRefusedInARow >= MOST_PROBES_REFUSED_IN_A_ROW) {
+        drop(host);
+        return false;
+      }
       if (round > 0 && roundHeld && !searching) {
         // Refused where a length that held put the boundary: the windows moved, or grew. The
         // boundary is searched for within a window's length of this probe, then counted from.
@@ -241,6 +256,7 @@ final class WindowQuota {
   /** The host counts no quota of ours, or none worth the name: the rate rule takes over. */
   private void drop(HostState host) {
     permits = 0;
+    probesRefusedInARow = 0;
     runAccepted = 0;
     extra = false;
     round = 0;
@@ -338,6 +354,7 @@ final class WindowQuota {
 
   /** A window began between {@code lower} and {@code upper} (the accepted probe's start). */
   private void boundary(double lower, double upper, HostState host) {
+    probesRefusedInARow = 0;
     int k = boundaries + 1;
     if (boundaries > 0 && upper > nextUpper) {
       // A quiet host probed late: the boundaries it let pass count too.
@@ -365,6 +382,7 @@ final class WindowQuota {
    * refused where the length before puts the next boundary takes the next round length up to that.
    */
   private void anchor(double at, HostState host) {
+    probesRefusedInARow = 0;
     // The last boundary found lay between lastLower and lastUpper, this one by at.
     double span = at - lastLower;
     origin += Math.round(at * NANOS);

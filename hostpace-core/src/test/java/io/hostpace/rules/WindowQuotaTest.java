@@ -149,6 +149,36 @@ class WindowQuotaTest {
   }
 
   @Test
+  void R11_aQuotaWhoseProbesAreRefusedEightTimesInARowIsDroppedToTheRateRule() {
+    firstWindow();
+    burst(47.6);
+    // Each probe refused where the quota put it (the last one each time, as the engine sends them),
+    // whatever boundary it looked for: the host counts no such windows now.
+    for (int i = 1; i < 8; i++) {
+      double probe = 47.6 + window();
+      assertThat(refused(probe)).as("refused probe %d at %.1f s", i, probe).isTrue();
+      assertThat(host.quotaPermits()).isGreaterThanOrEqualTo(60); // and one more, tried now and then
+    }
+    assertThat(refused(47.6 + window())).as("the eighth").isFalse();
+    assertThat(host.quotaPermits()).isZero();
+  }
+
+  @Test
+  void R11_aProbeAcceptedAmongRefusedOnesStartsTheCountOfRefusalsInARowAgain() {
+    firstWindow();
+    burst(47.6);
+    for (int i = 0; i < 7; i++) {
+      refused(47.6 + window());
+    }
+    double boundary = 47.6 + window();
+    burst(boundary);
+    for (int i = 0; i < 7; i++) {
+      assertThat(refused(boundary + window())).isTrue();
+    }
+    assertThat(host.quotaPermits()).isGreaterThanOrEqualTo(60);
+  }
+
+  @Test
   void eachAcceptedProbeIsABoundaryAndTheBoundariesNarrowTheWindow() {
     twoBoundaries();
     // Two boundaries: the window is 45.6 s to 47.6 s; the next lies in 136.8 s to 142.8 s.
