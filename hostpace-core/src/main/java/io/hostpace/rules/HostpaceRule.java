@@ -418,7 +418,7 @@ final class HostpaceRule implements LearningRule {
           && now - memory.answers[memory.next] <= WINDOW_SECONDS * 1_000_000_000L;
     }
     memory.troubleRefusals++;
-    if (memory.window().refused(now, startedAt, host)) {
+    if (memory.window().refused(now, startedAt, heard, host)) {
       return 0; // the quota spaces the starts
     }
     long wall = memory.window().wallInterval(now);

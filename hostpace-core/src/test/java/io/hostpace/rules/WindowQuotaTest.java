@@ -164,6 +164,17 @@ class WindowQuotaTest {
   }
 
   @Test
+  void S2_probesOfTheFleetsOtherProcessesRefusedDoNotCountTowardDroppingTheQuota() {
+    firstWindow();
+    burst(47.6);
+    for (int i = 0; i < 8; i++) {
+      double probe = 47.6 + window();
+      assertThat(quota.refused(at(probe + 0.05), at(probe), true, host)).isTrue();
+    }
+    assertThat(host.quotaPermits()).isGreaterThanOrEqualTo(60);
+  }
+
+  @Test
   void R11_aProbeAcceptedAmongRefusedOnesStartsTheCountOfRefusalsInARowAgain() {
     firstWindow();
     burst(47.6);
