@@ -191,15 +191,11 @@ final class WindowQuota {
     return permits > 0;
   }
 
-  /** A refusal without Retry-After; true when the quota accounts for it (the rate rule then does not). */
-  boolean refused(long now, long startedAt, HostState host) {
-    return refused(now, startedAt, false, host);
-  }
-
   /**
    * A refusal without Retry-After, {@code heard} when another process of a fleet met it (SPEC S2);
-   * true when the quota accounts for it. Only this process's own probes count toward
-   * {@value #MOST_PROBES_REFUSED_IN_A_ROW}: the others' come at their own reckoning of the windows.
+   * true when the quota accounts for it (the rate rule then does not). Only this process's own
+   * probes count toward {@value #MOST_PROBES_REFUSED_IN_A_ROW}: the others' come at their own
+   * reckoning of the windows.
    */
   boolean refused(long now, long startedAt, boolean heard, HostState host) {
     if (wallRefusals++ == 0) {

@@ -27,7 +27,17 @@ class WindowQuotaTest {
   }
 
   boolean refused(double startedAt) {
-    return quota.refused(at(startedAt + 0.05), at(startedAt), host);
+    return refused(startedAt, false);
+  }
+
+  /** A refusal of the request started at {@code startedAt}, another process's when {@code heard}. */
+  boolean refused(double startedAt, boolean heard) {
+    return quota.refused(at(startedAt + 0.05), at(startedAt), heard, host);
+  }
+
+  /** When the next probe goes, the window that {@code began} then counted as the engine counts it. */
+  double nextProbe(double began) {
+    return began + window();
   }
 
   double window() {
@@ -155,11 +165,11 @@ class WindowQuotaTest {
     // Each probe refused where the quota put it (the last one each time, as the engine sends them),
     // whatever boundary it looked for: the host counts no such windows now.
     for (int i = 1; i < 8; i++) {
-      double probe = 47.6 + window();
+      double probe = nextProbe(47.6);
       assertThat(refused(probe)).as("refused probe %d at %.1f s", i, probe).isTrue();
       assertThat(host.quotaPermits()).isGreaterThanOrEqualTo(60); // and one more, tried now and then
     }
-    assertThat(refused(47.6 + window())).as("the eighth").isFalse();
+    assertThat(refused(nextProbe(47.6))).as("the eighth").isFalse();
     assertThat(host.quotaPermits()).isZero();
   }
 
@@ -168,8 +178,7 @@ class WindowQuotaTest {
     firstWindow();
     burst(47.6);
     for (int i = 0; i < 8; i++) {
-      double probe = 47.6 + window();
-      assertThat(quota.refused(at(probe + 0.05), at(probe), true, host)).isTrue();
+      assertThat(refused(nextProbe(47.6), true)).isTrue();
     }
     assertThat(host.quotaPermits()).isGreaterThanOrEqualTo(60);
   }
@@ -179,12 +188,12 @@ class WindowQuotaTest {
     firstWindow();
     burst(47.6);
     for (int i = 0; i < 7; i++) {
-      refused(47.6 + window());
+      refused(nextProbe(47.6));
     }
-    double boundary = 47.6 + window();
+    double boundary = nextProbe(47.6);
     burst(boundary);
     for (int i = 0; i < 7; i++) {
-      assertThat(refused(boundary + window())).isTrue();
+      assertThat(refused(nextProbe(boundary))).isTrue();
     }
     assertThat(host.quotaPermits()).isGreaterThanOrEqualTo(60);
   }
