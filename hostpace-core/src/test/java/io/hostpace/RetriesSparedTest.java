@@ -55,15 +55,16 @@ class RetriesSparedTest {
     FakeServer server = refusingTheUnlucky(Integer.MAX_VALUE);
     CompletableFuture<Response> unlucky = runWithOthers(Hostpace.builder().widenFirstContact(false).time(time).build(), server);
 
-    // The others are accepted until 9.85 s. Its refusals until 58 s spend no retry, as the host
-    // accepted another within 60 s. From 83 s, when it had accepted none for longer, its retries
-    // count but for those its pace, slowed by each refusal, made wait longer than the one before:
-    // until the pace is one a minute, at 231 s. The five refused at that pace spend its retries,
-    // and the last refusal is returned as it is (SPEC T3).
+    // The others are accepted until 9.85 s. Its refusals until 56 s spend no retry, as the host
+    // accepted another within 60 s. From 82 s, when it had accepted none for longer, its retries
+    // count but for those its pace, slowed by each refusal (each start after the second refusal
+    // waiting three intervals of it, R14), made wait longer than the one before: until the pace is
+    // one a minute, at 172 s. The five refused at that pace spend its retries, and the last refusal
+    // is returned as it is (SPEC T3).
     assertThat(unlucky.join().status()).isEqualTo(429);
     List<String> starts = server.startTimes("/unlucky");
-    assertThat(starts).hasSize(22).containsSubsequence("58.086", "83.372", "171.101", "231.101")
-        .endsWith("291.101", "351.101", "411.101", "471.101", "531.101");
+    assertThat(starts).hasSize(19).containsSubsequence("55.749", "81.769", "118.940", "172.042", "232.042")
+        .endsWith("292.042", "352.042", "412.042", "472.042", "532.042");
   }
 
   @Test
@@ -90,17 +91,18 @@ class RetriesSparedTest {
 
   @Test
   void R10_aHostThatAcceptsNobodyEndsTheCallOnceRefusedItsRetriesAtThePaceItsRefusalsSlowedTo() {
-    // Bare refusals: each slows the pace, from 4 a second to one a minute (at 231 s). The retries
-    // that pace made wait longer than the attempt before them count for none: the host is being
-    // learned. At one a minute it slows no more, and five refusals there spend the retries.
+    // Bare refusals: each slows the pace, from 4 a second to one a minute (at 173 s), each start
+    // after the second refusal waiting two, then three, intervals of it (R14). The retries that pace
+    // made wait longer than the attempt before them count for none: the host is being learned. At
+    // one a minute it slows no more, and five refusals there spend the retries.
     FakeServer server = new FakeServer(time, exchange -> Reply.status(429).after(Duration.ofMillis(100)));
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).build();
     CompletableFuture<Response> call = engine.execute(server.get("http://host.test/unlucky"));
     time.runUntilIdle(Duration.ofHours(1));
 
     assertThat(call.join().status()).isEqualTo(429);
-    assertThat(server.startTimes("/unlucky")).hasSize(22).startsWith("0.000", "0.250", "0.750")
-        .endsWith("231.101", "291.101", "351.101", "411.101", "471.101", "531.101");
+    assertThat(server.startTimes("/unlucky")).hasSize(19).startsWith("0.000", "0.250", "1.250")
+        .endsWith("233.257", "293.257", "353.257", "413.257", "473.257", "533.257");
   }
 
   @Test

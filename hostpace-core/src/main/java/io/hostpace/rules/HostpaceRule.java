@@ -83,6 +83,14 @@ import org.jspecify.annotations.Nullable;
  * one that other clients keep busy, where doubling only costs refusals (and the rate the others
  * would have had).
  *
+ * <h2>A run of refusals</h2>
+ * Refused again with nothing accepted since (and fewer than three accepted before: more make a
+ * wall, {@link WindowQuota}'s), the host is spent by something else: another client, or a bucket
+ * that counts our refusals against us. Probing it again an interval later only runs up the debt.
+ * So the next start waits as many of the intervals the rule set as the run has refusals, up to
+ * {@value #MOST_INTERVALS_WAITED} (SPEC R14), once: the rule keeps the interval it set as the
+ * host's pace ({@link Memory#meant}), and cuts or climbs from that, not from the wait.
+ *
  * <h2>Beyond the interval</h2>
  * Two kinds of host defeat any interval. One that refuses with {@code Retry-After} beyond so many
  * at once (KGF's admission gate) is paused as asked, and then 32 start at once again: the rule
@@ -122,6 +130,8 @@ final class HostpaceRule implements LearningRule {
    * it (SPEC R13): enough for a network's jitter at hosts of a few a second, little at fast ones.
    */
   static final double MOST_TRIP_MARGIN = 0.03;
+  /** The most intervals a run of refusals makes the next start wait (SPEC R14). */
+  static final int MOST_INTERVALS_WAITED = 3;
   static final long MAX_INTERVAL = 60_000_000_000L;
   static final long FORGOTTEN_BELOW = 1_000_000L;
 
@@ -178,6 +188,18 @@ final class HostpaceRule implements LearningRule {
     double ramp;
     /** When the last accepted request started; {@code Long.MIN_VALUE} before one. */
     long lastAcceptedStart = Long.MIN_VALUE;
+    /** This process's own refusals since the host last accepted an answer (SPEC R14). */
+    int refusedInARow;
+    /**
+     * The interval the rule set at the refusal whose start waits a run's length (SPEC R14), read
+     * back as the host's pace at the next answer or refusal; 0 when none.
+     */
+    long meant;
+    /**
+     * How much longer than the intervals the rule set the run's waits held the host (SPEC R14),
+     * nanoseconds: time in which it was not asked, which says nothing of how long it refused.
+     */
+    long waitedLonger;
     /** First contact's bracket of the host's interval (SPEC R12), while it narrows; null when not. */
     @Nullable IntervalBracket bracket;
     /**
@@ -252,6 +274,25 @@ final class HostpaceRule implements LearningRule {
       base = NANOS / next;
       epoch = now;
       return withMargin(next);
+    }
+
+    /**
+     * The interval {@code next} the rule set at a refusal of its own, lengthened once when the
+     * refusal is the second or later since the host last accepted (SPEC R14): a run of refusals at
+     * a pace the host took before says another client takes its tokens now (or a bucket counts
+     * our refusals against us), and the next start waits as many intervals as the run has
+     * refusals, up to {@value #MOST_INTERVALS_WAITED}, so that the host has refilled by then.
+     * Only the next start waits: the rule keeps {@code next} as the pace it meant, so the waits
+     * do not compound into the cuts.
+     */
+    long waitOnce(long next) {
+      if (refusedInARow < 2 || next <= 0 || next >= MAX_INTERVAL) {
+        return next;
+      }
+      meant = next;
+      long waited = Math.min(MAX_INTERVAL, next * Math.min(refusedInARow, MOST_INTERVALS_WAITED));
+      waitedLonger += waited - next;
+      return waited;
     }
 
     /** An accepted answer's round trip, in nanoseconds. */
@@ -405,10 +446,16 @@ final class HostpaceRule implements LearningRule {
   }
 
   private long refused(long now, long startedAt, HostState host, boolean heard) {
-    long interval = host.interval();
+    long waiting = host.interval();
     Memory memory = memoryOf(host, now);
     if (memory == null) {
-      return onRefusal(now, startedAt, interval, host.intervalChangedAt());
+      return onRefusal(now, startedAt, waiting, host.intervalChangedAt());
+    }
+    long meant = memory.meant;
+    memory.meant = 0;
+    long interval = meant > 0 ? meant : waiting; // a run's wait is not the pace (SPEC R14)
+    if (!heard) {
+      memory.refusedInARow++;
     }
     boolean acceptedOurPace = memory.acceptedInARow >= SAMPLES;
     memory.acceptedInARow = 0;
@@ -443,7 +490,9 @@ final class HostpaceRule implements LearningRule {
       // FAST and RULE: the rule's own way, below
     }
     if (interval > 0 && startedAt - memory.epoch < 0) {
-      return interval; // went at the pace before the last drop: that drop already answered it
+      // Went at the pace before the last drop: that drop already answered it, and its wait goes on.
+      memory.meant = meant;
+      return waiting;
     }
     double current = interval > 0 ? NANOS / interval : Double.POSITIVE_INFINITY;
     double own = current;
@@ -527,7 +576,8 @@ final class HostpaceRule implements LearningRule {
     memory.wmax = wmax == 0 ? 0 : Math.max(wmax, target * 1.03);
     memory.epoch = now;
     memory.inherited = false;
-    return memory.withMargin(toInterval(target));
+    long next = memory.withMargin(toInterval(target));
+    return heard || wall > 0 ? next : memory.waitOnce(next);
   }
 
   @Override
@@ -546,6 +596,13 @@ final class HostpaceRule implements LearningRule {
     if (memory == null) {
       return onAnswer(now, startedAt, interval, host.intervalChangedAt());
     }
+    if (memory.meant > 0) {
+      interval = memory.meant; // the run's wait ends: paced from the pace it was for (SPEC R14)
+      memory.meant = 0;
+    }
+    memory.refusedInARow = 0;
+    long waitedLonger = memory.waitedLonger;
+    memory.waitedLonger = 0;
     // Answers count before any refusal too: the first answers of a refused burst are what the
     // first measurement needs. The cost: one memory per host the engine holds.
     // A host that never accepted a request before has nothing to climb back to (and may be one that
@@ -594,13 +651,14 @@ final class HostpaceRule implements LearningRule {
       memory.base = SLOW_START_PER_SECOND;
       memory.wmax = 0;
     }
-    // Trouble: refused at least three times, nothing accepted for MIN_WALL_SECONDS, and now
-    // accepted (an outage that ended, a debt paid, other clients gone). What the cuts left says
+    // Trouble: refused at least three times, nothing accepted for MIN_WALL_SECONDS (not counting
+    // the run's own waits, SPEC R14), and now accepted (an outage that ended, a debt paid, other
+    // clients gone). What the cuts left says
     // nothing of the host. One that took more before starts again from that pace: slow start for
     // a host that was not paced, half of it else. One that had no pace before climbs from here,
     // doubling per answer.
     boolean afterTrouble = memory.troubleRefusals >= 3 && wallRefusals > 0 && acceptedBefore
-        && interval > 0 && (now - wallFrom) / NANOS >= WindowQuota.MIN_WALL_SECONDS;
+        && interval > 0 && (now - wallFrom - waitedLonger) / NANOS >= WindowQuota.MIN_WALL_SECONDS;
     if (afterTrouble && memory.healthyBefore && NANOS / interval < memory.rateBefore / 4) {
       memory.troubleRefusals = 0;
       memory.epoch = now;
@@ -704,6 +762,10 @@ final class HostpaceRule implements LearningRule {
     Memory memory = memoryOf(host, now);
     if (memory == null || (memory.pauseCounted && startedAt - memory.pausedAt < 0)) {
       return interval;
+    }
+    if (memory.meant > 0) {
+      interval = memory.meant; // a run's wait is not the pace (SPEC R14)
+      memory.meant = 0;
     }
     memory.bracket = null; // a host that pauses is learned from its pauses
     boolean first = !memory.pauseCounted;

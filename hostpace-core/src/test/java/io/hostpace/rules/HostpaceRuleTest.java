@@ -119,6 +119,91 @@ class HostpaceRuleTest {
     assertThat(answeredStartedAt(4.6, 4.45)).isEqualTo(climbing + (long) (0.03 * climbing));
   }
 
+  /**
+   * A host that took one a second, refused, then accepted one: the refusals that follow are a run
+   * after fewer than three accepted (after three or more they would be a wall, R11's).
+   */
+  private void pacedThenAcceptedOne() {
+    refusedStartedAt(0.05, 0);
+    answered(1.05);
+    answered(2.05);
+    answered(3.05);
+    refused(3.5);
+    answered(4.6);
+  }
+
+  @Test
+  void R14_aRunOfRefusalsWaitsAsManyIntervalsAsItsRefusalsUpToThreeOnceWithoutCompoundingTheCuts() {
+    pacedThenAcceptedOne();
+    long first = refused(5.7);   // the first of a run: cut to 0.7 of the pace (refused soon after a drop), no wait
+    // Each next refusal is cut from the pace meant, not from the wait, and the next start waits
+    // as many of those intervals as the run has refusals, three at the most.
+    assertThat(refused(6.9)).isCloseTo(2 * Math.round(first / 0.7), within(100L));
+    assertThat(refused(9.5)).isCloseTo(3 * Math.round(first / 0.49), within(100L));
+    assertThat(refused(14.0)).isCloseTo(3 * Math.round(first / 0.343), within(100L));
+    // Accepted: paced from the pace meant, climbing from the last drop's base, not from its wait.
+    double base = 0.343 * 1e9 / first;
+    double wmax = 0.99 * 0.49 * 1e9 / first;
+    double rate = wmax - (wmax - base) * Math.pow(1 - (20.0 - 14.0) / 10, 3);
+    assertThat(answered(20.0)).isCloseTo(Math.round(1e9 / rate), within(1_000L));
+  }
+
+  @Test
+  void R14_theRunsWaitsDoNotCountAsTroubleSoAnAnswerAfterThemClimbsAsAfterADrop() {
+    pacedThenAcceptedOne();
+    long first = refused(5.7);
+    long waiting = refused(6.9);   // two intervals of first / 0.7: one of them more than the pace
+    double answeredAt = 6.9 + waiting / 1e9 + 0.05;
+    assertThat(answeredAt - 5.7).isGreaterThan(5.0);   // nothing accepted for over 5 s, but
+    assertThat(answeredAt - 5.7 - waiting / 2e9).isLessThan(5.0);   // under 5 s without the wait
+    // So not after trouble (which would double the pace at once): the climb from the drop.
+    double base = 0.7 * 1e9 / first;
+    double wmax = 0.99 * 1e9 / first;
+    double rate = wmax - (wmax - base) * Math.pow(1 - (answeredAt - 6.9) / 10, 3);
+    assertThat(answered(answeredAt)).isCloseTo(Math.round(1e9 / rate), within(1_000L));
+  }
+
+  @Test
+  void R14_anAcceptedAnswerEndsTheRunSoTheNextRefusalIsTheFirstOfANewOne() {
+    pacedThenAcceptedOne();
+    long first = refused(5.7);
+    answered(6.9);
+    long paced = host.interval();
+    assertThat(refused(8.0)).isCloseTo(Math.round(paced / 0.7), within(100L));   // cut alone, no wait
+    assertThat(refused(9.2)).isCloseTo(2 * Math.round(paced / 0.49), within(100L));
+    assertThat(first).isPositive();
+  }
+
+  @Test
+  void R14_aRefusalStartedBeforeTheLastDropLeavesTheRunsWaitAsItIs() {
+    pacedThenAcceptedOne();
+    long first = refused(5.7);
+    long waiting = refused(6.9);
+    assertThat(refusedStartedAt(7.0, 6.0)).isEqualTo(waiting);
+    // And what the next refusal cuts is still the pace meant, not the wait.
+    assertThat(refused(9.5)).isCloseTo(3 * Math.round(first / 0.49), within(100L));
+  }
+
+  @Test
+  void R14_aRefusalAnotherProcessOfTheFleetMetNeitherCountsInTheRunNorWaits() {
+    pacedThenAcceptedOne();
+    long first = refused(5.7);
+    long heard = teach(rule.onRefusalHeard(at(6.9), at(6.85), host), 6.9);
+    assertThat(heard).isCloseTo(Math.round(first / 0.7), within(100L));   // cut, not waited
+    // This process's own next refusal is the second of its run.
+    assertThat(refused(9.5)).isCloseTo(2 * Math.round(first / 0.49), within(100L));
+  }
+
+  @Test
+  void R14_aWallAfterARunOfThreeOrMoreIsProbedAsAWindowsNotWaitedAsARun() {
+    for (double t = 0.1; t < 1.25; t += 0.1) {
+      answeredStartedAt(t + 0.05, t);   // a run of twelve at 10 a second
+    }
+    refusedStartedAt(1.35, 1.3);
+    // The wall's second refusal: its end probed 3.2 s after the wall began (R11), not waited on twice.
+    assertThat(refusedStartedAt(1.45, 1.4)).isEqualTo(3_100_000_000L);
+  }
+
   @Test
   void theMeasuredRateIsTheMedianGapSoSlowGapsWhileNotRefusedDoNotLowerIt() {
     refusedStartedAt(0.05, 0);
@@ -182,8 +267,9 @@ class HostpaceRuleTest {
   @Test
   void refusalsWithNothingAcceptedToMeasureHalveAtFirstThenCutByThreeTenths() {
     assertThat(refusedStartedAt(0.0, 0.0)).isEqualTo(250_000_000L);            // 4 a second
-    assertThat(refusedStartedAt(0.3, 0.25)).isEqualTo(500_000_000L);           // 2
-    assertThat(refusedStartedAt(0.9, 0.75)).isEqualTo(714_285_714L);           // 1.4
+    // 2, then 1.4: the second refusal and the third of a run wait two and three intervals (R14).
+    assertThat(refusedStartedAt(0.3, 0.25)).isEqualTo(2 * 500_000_000L);
+    assertThat(refusedStartedAt(0.9, 0.75)).isEqualTo(3 * 714_285_714L);
   }
 
   /** One accepted, then refused three times over 6 s, nothing accepted: 4, 2, then 1.4 a second. */
@@ -236,7 +322,7 @@ class HostpaceRuleTest {
   void aRefusalOfARequestStartedBeforeTheLastDropChangesNothing() {
     refusedStartedAt(0.05, 0);
     refusedStartedAt(0.3, 0.25);
-    assertThat(refusedStartedAt(0.35, 0.29)).isEqualTo(500_000_000L);
+    assertThat(refusedStartedAt(0.35, 0.29)).isEqualTo(2 * 500_000_000L);   // halved, and R14's wait goes on
   }
 
   @Test

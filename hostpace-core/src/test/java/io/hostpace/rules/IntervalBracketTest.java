@@ -78,7 +78,8 @@ class IntervalBracketTest {
   void R12_aHostThatRefusedItsFirstRequestIsNotBracketedAndIsHalvedAsTheRuleDoes() {
     assertThat(refused(at(0))).isEqualTo(250_000_000L);
     assertThat(bracket()).isNull();
-    assertThat(refused(at(0.30))).isEqualTo(500_000_000L); // halved, not twice the gap
+    // Halved, not twice the gap; the second refusal of a run, its next start waits two of that (R14).
+    assertThat(refused(at(0.30))).isEqualTo(2 * 500_000_000L);
   }
 
   @Test
