@@ -27,6 +27,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.statistics.Statistics;
+import org.jspecify.annotations.Nullable;
 
 /**
  * SPEC P12 (first contact) and R10 (no request lost to the rule's probing) under random servers,
@@ -114,7 +115,12 @@ class FirstContactPropertiesTest {
    * answers): none accepts nothing for good, which would lose calls by design (SPEC
    * T1: a refusal spends a retry where the host accepted nothing since the call came).
    */
-  record Server(Limit limit, boolean retryAfter, int fastestMillis, int slowestMillis) {}
+  record Server(Limit limit, boolean retryAfter, int fastestMillis, int slowestMillis) {
+    /** This server, made at {@code origin}. */
+    RefusingServer make(long origin) {
+      return limit.server(origin, retryAfter ? RefusingServer.RetryAfter.seconds(1) : RefusingServer.RetryAfter.none());
+    }
+  }
 
   /** The calls: how many, over how long they arrive (0: all at once), and the seed of their arrival times and latencies. */
   record Load(int requests, int spreadMillis, long seed) {}
@@ -122,22 +128,44 @@ class FirstContactPropertiesTest {
   /** Servers of all five kinds. */
   @Provide
   Arbitrary<Server> servers() {
-    Arbitrary<Integer> bursts = Arbitraries.integers().between(1, 10);
-    Arbitrary<Limit> buckets = Combinators.combine(rates(0.5, 50), bursts).as(Bucket::new);
-    Arbitrary<Limit> counting = Combinators.combine(rates(0.5, 50), bursts).as(CountingBucket::new);
-    Arbitrary<Limit> gates = Arbitraries.integers().between(1, 16).map(Gate::new);
-    Arbitrary<List<RateStep>> steps = Combinators.combine(Arbitraries.integers().between(1_000, 300_000), rates(0.5, 20))
-        .as(RateStep::new)
-        .list().ofMinSize(2).ofMaxSize(3)
-        .map(list -> list.stream().sorted(Comparator.comparingInt(RateStep::atMillis)).toList());
-    Arbitrary<Limit> stepping = Combinators.combine(rates(0.5, 20), bursts, steps).as(SteppingBucket::new);
-    Arbitrary<Limit> fixed = Combinators.combine(
-        Arbitraries.integers().between(3, 60), Arbitraries.integers().between(1, 60)).as(Window::new);
-    Arbitrary<Limit> limits = Arbitraries.oneOf(buckets, counting, fixed, gates, stepping);
+    return servers(Arbitraries.oneOf(buckets(), countingBuckets(), windows(), gates(), steppingBuckets()));
+  }
+
+  /** Servers behind {@code limits}, refusing bare or with {@code Retry-After: 1}, answering after 10 to 300 ms. */
+  static Arbitrary<Server> servers(Arbitrary<Limit> limits) {
     Arbitrary<int[]> latencies = Arbitraries.integers().between(10, 300).list().ofSize(2)
         .map(pair -> new int[] {Math.min(pair.get(0), pair.get(1)), Math.max(pair.get(0), pair.get(1))});
     return Combinators.combine(limits, Arbitraries.of(false, true), latencies)
         .as((limit, retryAfter, latency) -> new Server(limit, retryAfter, latency[0], latency[1]));
+  }
+
+  static Arbitrary<Limit> buckets() {
+    return Combinators.combine(rates(0.5, 50), bursts()).as(Bucket::new);
+  }
+
+  static Arbitrary<Limit> countingBuckets() {
+    return Combinators.combine(rates(0.5, 50), bursts()).as(CountingBucket::new);
+  }
+
+  static Arbitrary<Limit> windows() {
+    return Combinators.combine(Arbitraries.integers().between(3, 60), Arbitraries.integers().between(1, 60))
+        .as(Window::new);
+  }
+
+  static Arbitrary<Limit> gates() {
+    return Arbitraries.integers().between(1, 16).map(Gate::new);
+  }
+
+  static Arbitrary<Limit> steppingBuckets() {
+    Arbitrary<List<RateStep>> steps = Combinators.combine(Arbitraries.integers().between(1_000, 300_000), rates(0.5, 20))
+        .as(RateStep::new)
+        .list().ofMinSize(2).ofMaxSize(3)
+        .map(list -> list.stream().sorted(Comparator.comparingInt(RateStep::atMillis)).toList());
+    return Combinators.combine(rates(0.5, 20), bursts(), steps).as(SteppingBucket::new);
+  }
+
+  private static Arbitrary<Integer> bursts() {
+    return Arbitraries.integers().between(1, 10);
   }
 
   private static Arbitrary<Double> rates(double from, double to) {
@@ -157,8 +185,8 @@ class FirstContactPropertiesTest {
 
   /** One run of a load against a server: what the engine was heard doing, and the calls. */
   static final class Run {
-    final VirtualTime time = VirtualTime.create();
-    final long origin = time.nanoTime();
+    final VirtualTime time;
+    final long origin;
     final Server spec;
     final RefusingServer server;
     final Random random;
@@ -185,10 +213,24 @@ class FirstContactPropertiesTest {
 
     /** A run of calls to {@code authority}, the engine configured further by {@code configure}, each call in {@code context}. */
     Run(Server spec, Load load, String authority, Consumer<Hostpace.Builder> configure, CallContext context) {
+      this(VirtualTime.create(), null, spec, load, authority, configure, context);
+    }
+
+    /**
+     * One of several runs, each its own engine, that share {@code time} and {@code server} (made
+     * from {@code spec}): the calls of one process among others that send to the same host.
+     */
+    Run(VirtualTime time, RefusingServer server, Server spec, Load load) {
+      this(time, server, spec, load, HOST, builder -> {}, CallContext.DEFAULT);
+    }
+
+    private Run(VirtualTime time, @Nullable RefusingServer server, Server spec, Load load, String authority,
+        Consumer<Hostpace.Builder> configure, CallContext context) {
+      this.time = time;
+      this.origin = time.nanoTime();
       this.spec = spec;
       this.random = new Random(load.seed());
-      this.server = spec.limit().server(origin,
-          spec.retryAfter() ? RefusingServer.RetryAfter.seconds(1) : RefusingServer.RetryAfter.none());
+      this.server = server != null ? server : spec.make(origin);
       Hostpace.Builder builder = Hostpace.builder().time(time).addListener(this::heard);
       configure.accept(builder);
       this.engine = builder.build();
@@ -300,7 +342,7 @@ class FirstContactPropertiesTest {
     // refusal, six minutes by default, so that a request the host always refuses ends: a load the
     // server itself cannot take within that time may lose a call by design.
     Assume.that(drainSeconds(server.limit(), load.requests()) <= SPARED_SECONDS);
-    Assume.that(keepsItsRetryAfter(server, 1));
+    Assume.that(keepsItsRetryAfter(server));
     Statistics.label("server").collect(server.limit().getClass().getSimpleName(), server.retryAfter() ? "Retry-After" : "bare");
     everyCallEndsAccepted(server, load);
   }
@@ -349,16 +391,15 @@ class FirstContactPropertiesTest {
   }
 
   /**
-   * Whether a client that waits what the server's {@code Retry-After} says, {@code clients} such
-   * clients at once, is accepted again. A bucket that counts refusals and says {@code Retry-After: 1}
-   * is free a second after a refusal only where it refills the refusal's token and the one it
-   * lacked within that second for each client: slower, it keeps clients that come back when it
-   * said in debt for good (a second's wait at one a second brings back the token the refusal cost,
-   * no more), and a client that honours the header (SPEC R2) loses the call by design.
+   * Whether a client that waits what the server's {@code Retry-After} says is accepted again. A
+   * bucket that counts refusals and says {@code Retry-After: 1} is free a second after a refusal
+   * only where it refills within that second the refusal's token and the one it lacked: slower, it
+   * keeps a client that comes back when told in debt for good (at one a second, a second's wait
+   * brings back the token the refusal cost, no more), and a client that honours the header (SPEC
+   * R2) loses the call by design.
    */
-  static boolean keepsItsRetryAfter(Server server, int clients) {
-    return !(server.limit() instanceof CountingBucket bucket && server.retryAfter())
-        || bucket.perSecond() >= 2.0 * clients;
+  static boolean keepsItsRetryAfter(Server server) {
+    return !(server.limit() instanceof CountingBucket bucket && server.retryAfter()) || bucket.perSecond() >= 2;
   }
 
   /** How long R10 spares a call's refusals at the engine's defaults: six retry delay limits of 60 s. */
