@@ -75,7 +75,7 @@ class PacingSimulationTest {
       "rate-halves-fleet, 0.94, 18, 3.6, 2.5, 0",
       "kgf-like-fleet, 0.94, 6, 1.5, 0.0, 0",
       "fixed-window-fleet, 1.00, 32, 5.1, 1.6, 0",
-      "bucket-burst-5, 1.00, 23, 3.7, 2.0, 0",
+      "bucket-burst-5, 1.00, 23, 3.7, 2.2, 0",
       "window-30-per-minute, 1.00, 14, 4.5, 1.5, 0",
       "rate-steps, 0.90, 16, 1.3, 1.1, 0",
       "limiter-retry-after, 0.92, 9, 10.1, 2.9, 0",
