@@ -61,7 +61,7 @@ final class PacingTable {
     return policy.processes().stream().map(figure).collect(Collectors.joining(", "));
   }
 
-  /** Two decimals, without thousands separated as the table's other figures are; blank for a figure not defined. */
+  /** Two decimals, as the table's other figures; blank for a figure not defined. */
   private static String twoDecimals(@Nullable Double figure) {
     return figure == null ? "" : String.format(Locale.ROOT, "%.2f", figure);
   }
