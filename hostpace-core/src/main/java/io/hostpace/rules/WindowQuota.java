@@ -15,7 +15,8 @@ import io.hostpace.spi.HostState;
  * slows down, so it builds no such wall; one that it does build (a bucket in debt) teaches a quota
  * that the next refusals undo. While the wall lasts, its end is probed each time twice as far from
  * its start as the probe before ({@link #wallInterval}); the first wall after a run of
- * {@value #ROUND_MIN_PERMITS} or more skips the probes before 3 s.
+ * {@value #ROUND_MIN_PERMITS} or more skips the probes before 3 s, after a smaller run those before
+ * half a second.
  *
  * <h2>Following it</h2>
  * The quota is {@code permits} starts (the run's length) a window. The engine starts a window's
@@ -109,6 +110,13 @@ final class WindowQuota {
    * probes at half a second and a second would only meet as refusals.
    */
   static final long FIRST_WALL_PROBE_NANOS = 3_000_000_000L;
+  /**
+   * The soonest, after it began, that a host's first wall after a run of {@value #MIN_PERMITS} or
+   * more, fewer than {@value #ROUND_MIN_PERMITS}, is probed for its end: a fixed window of a few is counted over
+   * seconds, and a token bucket that holds a few refills one within half a second at two a second
+   * or more; the doubling's probes before then meet the window's wall again and again.
+   */
+  static final long FIRST_SMALL_WALL_PROBE_NANOS = 500_000_000L;
   /** How far apart two starts may be and still be of one burst: a fleet's lessons come a little late. */
   static final long SAME_BURST_NANOS = 50_000_000L;
   private static final double NANOS = 1e9;
@@ -276,20 +284,22 @@ final class WindowQuota {
    * twice the time each (fewer refusals than the rate rule's cuts, each one a retry of the oldest
    * request), and the end is found no later than twice its time. The host's first wall after a run
    * of a round window's quota is probed no sooner than {@link #FIRST_WALL_PROBE_NANOS} after it
-   * began; a later wall (that first one was not a window's, a counting bucket's debt say) is not.
+   * began, after a smaller run no sooner than {@link #FIRST_SMALL_WALL_PROBE_NANOS}; a later wall
+   * (that first one was not a window's, a counting bucket's debt say) is not.
    */
   long wallInterval(long now) {
     if (permits > 0 || runAccepted < MIN_PERMITS || wallRefusals < 2) {
       return 0;
     }
     long since = Math.max(0, now - wallFrom);
-    if (wallEnded || runAccepted < ROUND_MIN_PERMITS || since == 0) {
+    if (wallEnded || since == 0) {
       return since;
     }
     // The probes it skips are the doubling's first: the next goes as far from the wall's start as
     // the doubling would have put a later one, so the end is still found within twice the wall.
+    long soonest = runAccepted >= ROUND_MIN_PERMITS ? FIRST_WALL_PROBE_NANOS : FIRST_SMALL_WALL_PROBE_NANOS;
     long next = 2 * since;
-    while (next < FIRST_WALL_PROBE_NANOS) {
+    while (next < soonest) {
       next *= 2;
     }
     return next - since;

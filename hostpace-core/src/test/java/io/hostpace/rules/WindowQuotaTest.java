@@ -98,6 +98,24 @@ class WindowQuotaTest {
   }
 
   @Test
+  void R11_aHostsFirstWallAfterARunOfAFewIsProbedNoSoonerThanHalfASecondAfterItBegan() {
+    for (int i = 0; i < 4; i++) {
+      accepted(0);
+    }
+    refused(0.1);   // the wall begins at 0.15 s
+    refused(0.2);
+    // 0.1 s into it: the doubling's probes at 0.2 and 0.4 s skipped, the next 0.8 s from its start.
+    assertThat(quota.wallInterval(at(0.25))).isEqualTo(700_000_000L);
+    // A later wall of the same host is probed from its start, doubling.
+    accepted(1.0);
+    accepted(1.1);
+    accepted(1.2);
+    refused(1.3);   // the wall begins at 1.35 s
+    refused(1.35);
+    assertThat(quota.wallInterval(at(1.45))).isEqualTo(100_000_000L);
+  }
+
+  @Test
   void R11_whereNoRoundLengthFitsTheBoundsTheProbeGoesInTheMiddleOfWhereTheNextBoundaryLies() {
     firstWindow();
     accepted(47.6);

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one pacing replay did, as it happens: every request, its attempts' starts and answers,
@@ -87,8 +88,12 @@ final class PacingFigures {
     }
   }
 
-  /** The figures of policy {@code name}, whose run ended at {@code maxNanos}, over {@code arrivals}. */
-  PacingResult.Policy result(String name, long maxNanos, Arrivals arrivals) {
+  /**
+   * The figures of policy {@code name}, whose run ended at {@code maxNanos}, over {@code arrivals};
+   * the processes' rate while all ran is given as a share of {@code hostRate} (0 for none:
+   * {@link PacingShares#hostRate}).
+   */
+  PacingResult.Policy result(String name, long maxNanos, Arrivals arrivals, double hostRate) {
     int completed = 0;
     Map<String, Integer> completedByHost = new HashMap<>();
     long finish = 0;
@@ -114,6 +119,7 @@ final class PacingFigures {
     int late = late(refused);
     int lateAttempts = late(starts);
     int attempts = starts.size();
+    PacingShares shares = shares();
     // The ideal finish of the requests it completed over its finish, times the share it completed.
     double goodput = finish == 0 ? 0 : (double) (completed == requests.size() ? arrivals.idealNanos
         : arrivals.ideal(completedByHost)) / finish * completed / requests.size();
@@ -123,8 +129,10 @@ final class PacingFigures {
         round(finish / 1e9, 1),
         round(goodput, 2),
         Math.round(percentile(waits, 50) / 1e6), Math.round(percentile(waits, 99) / 1e6),
-        late, lateAttempts == 0 ? 0 : round(100.0 * late / lateAttempts, 1), acceptedPerSecond(), processResults(),
-        seconds(starts), seconds(refused));
+        late, lateAttempts == 0 ? 0 : round(100.0 * late / lateAttempts, 1), acceptedPerSecond(),
+        shares == null ? null : round(shares.jain(), 2),
+        shares == null || hostRate <= 0 ? null : round(shares.perSecond() / hostRate, 2),
+        processResults(), seconds(starts), seconds(refused));
   }
 
   /** How many of {@code times} (attempts' starts, from the run's start) are after the first {@link #LATE_AFTER_SECONDS}. */
@@ -145,6 +153,17 @@ final class PacingFigures {
     }
     long span = accepted.get(accepted.size() - 1) - accepted.get(0);
     return span <= 0 ? 0 : round((accepted.size() - 1) / (span / 1e9), 3);
+  }
+
+  /** The processes' shares of their host while all ran; null where there are none ({@link PacingShares#of}). */
+  private @Nullable PacingShares shares() {
+    long[] joins = new long[processes.size()];
+    List<List<Long>> acceptedByProcess = new ArrayList<>();
+    for (int p = 0; p < joins.length; p++) {
+      joins[p] = processes.get(p).joinAt;
+      acceptedByProcess.add(processes.get(p).accepted);
+    }
+    return PacingShares.of(joins, acceptedByProcess);
   }
 
   private List<PacingResult.Process> processResults() {

@@ -105,7 +105,7 @@ final class PacingReplay {
       }
     }
     time.runUntilIdle(Duration.ofNanos(scenario.maxNanos()));
-    return figures.result(policy.name(), scenario.maxNanos(), arrivals);
+    return figures.result(policy.name(), scenario.maxNanos(), arrivals, PacingShares.hostRate(scenario));
   }
 
   private Hostpace engine(ClientSpec client, ServerSpec server, HostStateStore store, @Nullable LocalFleet fleet) {

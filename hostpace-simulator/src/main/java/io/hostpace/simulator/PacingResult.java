@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.NoSuchElementException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a pacing scenario did under each of its policies, in the order the scenario names them:
@@ -26,10 +27,11 @@ import java.util.NoSuchElementException;
  * <p>Each policy's fields are the {@link Policy} components of the same names, in their order,
  * except its start and refusal times; {@code idealSeconds}, the scenario's, comes once, after the
  * policies. Where the scenario has several processes, each policy also has
- * {@code acceptedPerSecond} and {@code processes}, a row per process ({@link Process}):
+ * {@code acceptedPerSecond}, {@code sharesJain} and {@code togetherOfRate} (each null where it is
+ * not defined), and {@code processes}, a row per process ({@link Process}):
  *
  * <pre>{@code
- * ..., "lateRefusalPct":0.7, "acceptedPerSecond":0.964,
+ * ..., "lateRefusalPct":0.7, "acceptedPerSecond":0.964, "sharesJain":0.98, "togetherOfRate":0.96,
  *   "processes":[{"client":0,"process":0,"joinSeconds":0.0,"requests":75,"completed":75,"lost":0,
  *     "refusals":9,"openingRefusals":4}, {"client":0,"process":1,"joinSeconds":30.0,...}, ...]}
  * }</pre>
@@ -69,6 +71,16 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
    *     start to the last one's: one less than the accepted attempts, divided by the seconds between
    *     (so a server of one a second that accepts at 0, 1, ..., 299 s accepted 1.0 a second); three
    *     decimals; 0 with fewer than two accepted, or all at once
+   * @param sharesJain with several processes, whether they shared the host or took it in turns:
+   *     Jain's fairness index {@code (Σx)² / (n·Σx²)} of the {@code n} processes' accepted attempts
+   *     {@code x} over the span in which all had joined and none had finished, from the latest join
+   *     to the earliest of the processes' last accepted attempts (a process with none accepted does
+   *     not end it); 1 for equal shares, {@code 1/n} when one process had them all; two decimals;
+   *     null with one process, or where that span is empty or holds no accepted attempt
+   * @param togetherOfRate with several processes, what they all had accepted over that span, a
+   *     second, divided by the server's rate where the scenario has one server, a token bucket
+   *     whose rate does not change; two decimals; null where {@code sharesJain} is, or where there
+   *     is no such rate
    * @param processes each process of each client, in the scenario's order
    * @param starts the start time of every attempt, seconds from the run's start
    * @param refused the start time of every refused attempt, seconds
@@ -79,10 +91,20 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
   public record Policy(
       String name, int completed, int lost, int refusals, double refusalPct, double finishSeconds,
       double goodputRatio, long p50WaitMs, long p99WaitMs, int lateRefusals, double lateRefusalPct,
-      double acceptedPerSecond, List<Process> processes, double[] starts, double[] refused) {
+      double acceptedPerSecond, @Nullable Double sharesJain, @Nullable Double togetherOfRate, List<Process> processes,
+      double[] starts, double[] refused) {
 
     public Policy {
       processes = List.copyOf(processes);
+    }
+
+    /** A replay without the processes' shares ({@code sharesJain} and {@code togetherOfRate} null). */
+    public Policy(
+        String name, int completed, int lost, int refusals, double refusalPct, double finishSeconds,
+        double goodputRatio, long p50WaitMs, long p99WaitMs, int lateRefusals, double lateRefusalPct,
+        double acceptedPerSecond, List<Process> processes, double[] starts, double[] refused) {
+      this(name, completed, lost, refusals, refusalPct, finishSeconds, goodputRatio, p50WaitMs, p99WaitMs,
+          lateRefusals, lateRefusalPct, acceptedPerSecond, null, null, processes, starts, refused);
     }
 
     /** The refusals of attempts started within {@code [fromSeconds, toSeconds)}. */
@@ -110,7 +132,8 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
       return name + "{completed=" + completed + ", lost=" + lost + ", refusals=" + refusals + ", refusalPct="
           + refusalPct + ", finishSeconds=" + finishSeconds + ", goodputRatio=" + goodputRatio + ", p50WaitMs="
           + p50WaitMs + ", p99WaitMs=" + p99WaitMs + ", lateRefusalPct=" + lateRefusalPct + ", acceptedPerSecond="
-          + acceptedPerSecond + ", processes=" + processes + "}";
+          + acceptedPerSecond + ", sharesJain=" + sharesJain + ", togetherOfRate=" + togetherOfRate
+          + ", processes=" + processes + "}";
     }
   }
 
@@ -158,7 +181,8 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
 
   /**
    * The result as JSON, one line: {@code policies}, each with every field but its times (its
-   * processes and their accepted rate only when there are several), then {@code idealSeconds}.
+   * processes, their accepted rate and their shares only when there are several), then
+   * {@code idealSeconds}.
    */
   @Override
   public String toJson() {
@@ -179,6 +203,8 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
       node.put("lateRefusalPct", p.lateRefusalPct());
       if (p.processes().size() > 1) {
         node.put("acceptedPerSecond", p.acceptedPerSecond());
+        node.put("sharesJain", p.sharesJain());
+        node.put("togetherOfRate", p.togetherOfRate());
         ArrayNode processes = node.putArray("processes");
         for (Process process : p.processes()) {
           ObjectNode row = processes.addObject();
@@ -200,7 +226,8 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
   /**
    * The result as a table for a terminal: the ideal finish, a row per policy with every figure of
    * {@link #toJson()}, each heading with its unit, and what the figures mean; where the scenario has
-   * several processes, also the rate the servers accepted at, and a table with a row per process.
+   * several processes, also the rate the servers accepted at, the processes' shares while all ran
+   * and their rate then (blank where not defined), and a table with a row per process.
    */
   @Override
   public String toTable() {
@@ -209,14 +236,17 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
         .figure("refused %").figure("after 10 s %").figure("finish s").figure("goodput")
         .figure("wait p50 ms").figure("wait p99 ms");
     if (several) {
-      table.figure("accepted a second");
+      table.figure("accepted a second").figure("shares (Jain)").figure("together, of rate");
     }
     for (Policy p : policies) {
       List<String> cells = new ArrayList<>(List.of(p.name(), whole(p.completed()), whole(p.lost()),
           whole(p.refusals()), decimals(p.refusalPct(), 1), decimals(p.lateRefusalPct(), 1),
           decimals(p.finishSeconds(), 1), decimals(p.goodputRatio(), 2), whole(p.p50WaitMs()), whole(p.p99WaitMs())));
       if (several) {
-        cells.add(p.processes().size() > 1 ? decimals(p.acceptedPerSecond(), 3) : "");
+        boolean hasProcesses = p.processes().size() > 1;
+        cells.add(hasProcesses ? decimals(p.acceptedPerSecond(), 3) : "");
+        cells.add(orBlank(p.sharesJain()));
+        cells.add(orBlank(p.togetherOfRate()));
       }
       table.row(cells.toArray(String[]::new));
     }
@@ -228,6 +258,8 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
             + " of those attempts;\ngoodput: the ideal finish of the requests completed over the finish, times the"
             + " share completed; wait: from a request's arrival to its last attempt's start\n");
     if (several) {
+      out.append("shares (Jain): of the processes' accepted attempts while all had joined and none had finished,"
+          + " 1 equal, 1/n one alone;\ntogether, of rate: all of them accepted a second then, of the server's rate\n");
       TextTable processes = new TextTable().text("policy").text("client.process").figure("joins at s")
           .figure("requests").figure("completed").figure("lost").figure("refusals").figure("in its first 10 s");
       for (Policy p : policies) {
@@ -240,6 +272,11 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
       out.append('\n').append(processes);
     }
     return out.toString();
+  }
+
+  /** Two decimals, or blank for a figure not defined. */
+  static String orBlank(@Nullable Double figure) {
+    return figure == null ? "" : decimals(figure, 2);
   }
 
   /**

@@ -7,11 +7,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The results of several pacing scenarios as Markdown: a table with a row per scenario and policy,
  * and, when some scenario has several processes, a second with a row per such scenario and policy:
- * the rate the server accepted at, and each process's join time and refusals, in process order.
+ * the rate the server accepted at, each process's join time and refusals, in process order, and
+ * the processes' shares of the server while all ran and their rate then, of the server's rate
+ * (blank where not defined).
  */
 final class PacingTable {
 
@@ -34,11 +37,12 @@ final class PacingTable {
             policy, p.completed(), p.lost(), p.refusals(),
             p.refusalPct(), p.lateRefusalPct(), p.finishSeconds(), p.goodputRatio(), p.p50WaitMs(), p.p99WaitMs()));
         if (p.processes().size() > 1) {
-          processRows.add(String.format(Locale.ROOT, "| %s | %s | %.3f | %s | %s | %s |%n",
+          processRows.add(String.format(Locale.ROOT, "| %s | %s | %.3f | %s | %s | %s | %s | %s |%n",
               first ? name : "", policy, p.acceptedPerSecond(),
               each(p, process -> seconds(process.joinSeconds())),
               each(p, process -> Integer.toString(process.refusals())),
-              each(p, process -> Integer.toString(process.openingRefusals()))));
+              each(p, process -> Integer.toString(process.openingRefusals())),
+              twoDecimals(p.sharesJain()), twoDecimals(p.togetherOfRate())));
         }
         first = false;
       }
@@ -46,8 +50,8 @@ final class PacingTable {
     if (!processRows.isEmpty()) {
       out.append('\n')
           .append("| scenario | policy | accepted a second | processes join at s | refusals, by process"
-              + " | of them in its first 10 s |\n")
-          .append("| --- | --- | ---: | --- | --- | --- |\n");
+              + " | of them in its first 10 s | shares while all ran (Jain) | together, of the host's rate, while all ran |\n")
+          .append("| --- | --- | ---: | --- | --- | --- | ---: | ---: |\n");
       processRows.forEach(out::append);
     }
     return out.toString();
@@ -55,6 +59,11 @@ final class PacingTable {
 
   private static String each(PacingResult.Policy policy, Function<PacingResult.Process, String> figure) {
     return policy.processes().stream().map(figure).collect(Collectors.joining(", "));
+  }
+
+  /** Two decimals, as the table's other figures; blank for a figure not defined. */
+  private static String twoDecimals(@Nullable Double figure) {
+    return figure == null ? "" : String.format(Locale.ROOT, "%.2f", figure);
   }
 
   /** Seconds without a trailing ".0": {@code 30}, {@code 2.5}. */

@@ -63,7 +63,9 @@ import java.util.stream.Stream;
  * 40 / 50 × 100 / 400 = 0.2, not 0.8. The wait is from a request's arrival to the start of its
  * last attempt. Per process, its refusals, and those within {@link PacingResult#OPENING_SECONDS} of its
  * joining; and the rate the servers accepted at between their first and last acceptance, which
- * against a server of a known rate says whether the processes together held it.
+ * against a server of a known rate says whether the processes together held it. Whether they
+ * shared it or took it in turns, {@link PacingShares}: over the span in which all had joined and
+ * none had finished, Jain's index of their accepted attempts, and their rate then, of the server's.
  */
 final class PacingWorkload implements Workload<PacingScenario, PacingResult> {
 

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -75,7 +76,7 @@ class PacingSimulationTest {
       "rate-halves-fleet, 0.94, 18, 3.6, 2.5, 0",
       "kgf-like-fleet, 0.94, 6, 1.5, 0.0, 0",
       "fixed-window-fleet, 1.00, 32, 5.1, 1.6, 0",
-      "bucket-burst-5, 1.00, 23, 3.7, 2.0, 0",
+      "bucket-burst-5, 1.00, 23, 3.7, 2.2, 0",
       "window-30-per-minute, 1.00, 14, 4.5, 1.5, 0",
       "rate-steps, 0.90, 16, 1.3, 1.1, 0",
       "limiter-retry-after, 0.92, 9, 10.1, 2.9, 0",
@@ -448,18 +449,28 @@ class PacingSimulationTest {
   }
 
   @Test
-  void theJsonOfSeveralProcessesCarriesTheAcceptedRateAndEachProcessUnderItsOwnNames() throws Exception {
+  void theJsonOfSeveralProcessesCarriesTheAcceptedRateTheirSharesAndEachProcessUnderItsOwnNames() throws Exception {
     // every figure different, so that a field written from another figure, or left out, shows
-    PacingResult result = new PacingResult(14.5, List.of(new PacingResult.Policy(
-        "hostpace", 1, 2, 3, 4.5, 6.7, 0.89, 10, 11, 12, 13.4, 0.987,
-        List.of(new PacingResult.Process(0, 0, 0.0, 20, 19, 1, 7, 5), new PacingResult.Process(1, 2, 30.5, 21, 17, 4, 9, 8)),
-        new double[0], new double[0])));
+    List<PacingResult.Process> two =
+        List.of(new PacingResult.Process(0, 0, 0.0, 20, 19, 1, 7, 5), new PacingResult.Process(1, 2, 30.5, 21, 17, 4, 9, 8));
+    PacingResult result = new PacingResult(14.5, List.of(
+        new PacingResult.Policy("hostpace", 1, 2, 3, 4.5, 6.7, 0.89, 10, 11, 12, 13.4, 0.987, 0.52, 0.93, two,
+            new double[0], new double[0]),
+        // where the shares are not defined, the fields are there, null
+        new PacingResult.Policy("unpaced", 1, 2, 3, 4.5, 6.7, 0.89, 10, 11, 12, 13.4, 0.987, null, null, two,
+            new double[0], new double[0])));
 
-    JsonNode policy = new ObjectMapper().readTree(result.toJson()).get("policies").get(0);
+    JsonNode root = new ObjectMapper().readTree(result.toJson());
+    JsonNode policy = root.get("policies").get(0);
 
     assertJsonIs(policy, result.policies().get(0));
     assertThat(policy.get("processes").get(1).get("joinSeconds").isDouble()).isTrue();
     assertThat(policy.get("processes").get(1).get("refusals").isInt()).isTrue();
+    assertThat(policy.get("sharesJain").isDouble()).isTrue();
+    assertThat(policy.get("togetherOfRate").isDouble()).isTrue();
+    assertJsonIs(root.get("policies").get(1), result.policies().get(1));
+    assertThat(root.get("policies").get(1).get("sharesJain").isNull()).isTrue();
+    assertThat(root.get("policies").get(1).get("togetherOfRate").isNull()).isTrue();
   }
 
   @Test
@@ -477,14 +488,14 @@ class PacingSimulationTest {
     // the second table: a row per policy, each process's figures in process order, as the JSON has them
     List<String> lines = PacingTable.markdown(List.of(file)).lines().toList();
     int header = lines.indexOf("| scenario | policy | accepted a second | processes join at s | refusals, by process"
-        + " | of them in its first 10 s |");
+        + " | of them in its first 10 s | shares while all ran (Jain) | together, of the host's rate, while all ran |");
     assertThat(header).as("the table of processes").isPositive();
     List<String> rows = lines.subList(header + 2, lines.size());
     assertThat(rows).hasSize(result.policies().size());
     for (int i = 0; i < rows.size(); i++) {
       String[] cells = rows.get(i).substring(2, rows.get(i).length() - 2).split(" \\| ", -1);
       JsonNode p = root.get("policies").get(i);
-      assertThat(cells).hasSize(6);
+      assertThat(cells).hasSize(8);
       assertThat(cells[0]).isEqualTo(i == 0 ? "four-processes-late-fleet" : "");
       assertThat(cells[1].replace("**", "")).isEqualTo(p.get("name").textValue());
       assertThat(Double.parseDouble(cells[2])).isEqualTo(p.get("acceptedPerSecond").doubleValue());
@@ -496,19 +507,34 @@ class PacingSimulationTest {
           .containsExactlyElementsOf(processes.stream().map(q -> q.get("refusals").intValue()).toList());
       assertThat(cells[5].split(", ")).extracting(Integer::parseInt)
           .containsExactlyElementsOf(processes.stream().map(q -> q.get("openingRefusals").intValue()).toList());
+      // the shares, blank where the JSON has null
+      assertThat(cells[6]).isEqualTo(p.get("sharesJain").isNull() ? "" : String.format(Locale.ROOT, "%.2f",
+          p.get("sharesJain").doubleValue()));
+      assertThat(cells[7]).isEqualTo(p.get("togetherOfRate").isNull() ? "" : String.format(Locale.ROOT, "%.2f",
+          p.get("togetherOfRate").doubleValue()));
     }
+    // the scenario's figures are of both kinds: defined for the policies that share the host, not for the
+    // unpaced client, whose first process is done before the last joins
+    assertThat(result.policy("hostpace").sharesJain()).isNotNull();
+    assertThat(result.policy("hostpace").togetherOfRate()).isNotNull();
+    assertThat(result.policy("unpaced").sharesJain()).isNull();
   }
 
   /**
    * {@code node} has exactly the JSON's fields of a policy, each {@code policy}'s figure of that name;
-   * with several processes, also the accepted rate and each process's figures.
+   * with several processes, also the accepted rate, the shares (null where not defined) and each
+   * process's figures.
    */
   static void assertJsonIs(JsonNode node, PacingResult.Policy policy) {
     List<String> fields = new ArrayList<>(List.of("name", "completed", "lost", "refusals",
         "refusalPct", "finishSeconds", "goodputRatio", "p50WaitMs", "p99WaitMs", "lateRefusals", "lateRefusalPct"));
     if (policy.processes().size() > 1) {
-      fields.addAll(List.of("acceptedPerSecond", "processes"));
+      fields.addAll(List.of("acceptedPerSecond", "sharesJain", "togetherOfRate", "processes"));
       assertThat(node.get("acceptedPerSecond").doubleValue()).as(policy.name()).isEqualTo(policy.acceptedPerSecond());
+      assertThat(node.get("sharesJain").isNull() ? null : node.get("sharesJain").doubleValue()).as(policy.name())
+          .isEqualTo(policy.sharesJain());
+      assertThat(node.get("togetherOfRate").isNull() ? null : node.get("togetherOfRate").doubleValue()).as(policy.name())
+          .isEqualTo(policy.togetherOfRate());
       assertThat(node.get("processes")).as(policy.name()).hasSize(policy.processes().size());
       for (int i = 0; i < policy.processes().size(); i++) {
         JsonNode row = node.get("processes").get(i);

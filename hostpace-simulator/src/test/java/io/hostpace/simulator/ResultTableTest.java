@@ -29,20 +29,34 @@ class ResultTableTest {
   }
 
   @Test
-  void severalProcessesAddTheAcceptedRateAndATableOfProcesses() {
+  void severalProcessesAddTheAcceptedRateTheirSharesAndATableOfProcesses() {
+    List<PacingResult.Process> two = List.of(
+        new PacingResult.Process(0, 0, 0, 100, 100, 0, 7, 5),
+        new PacingResult.Process(0, 1, 30, 100, 100, 0, 2, 2));
     PacingResult result = new PacingResult(100.0, List.of(
-        new PacingResult.Policy("hostpace", 200, 0, 9, 4.3, 104.0, 0.96, 10, 20, 2, 1.0, 1.923, List.of(
-            new PacingResult.Process(0, 0, 0, 100, 100, 0, 7, 5),
-            new PacingResult.Process(0, 1, 30, 100, 100, 0, 2, 2)), new double[0], new double[0])));
+        new PacingResult.Policy("hostpace", 200, 0, 9, 4.3, 104.0, 0.96, 10, 20, 2, 1.0, 1.923, 0.9, 0.96, two,
+            new double[0], new double[0]),
+        // shares not defined (a process done before the other joined), and no rate to read them against
+        new PacingResult.Policy("unpaced", 200, 0, 9, 4.3, 104.0, 0.96, 10, 20, 2, 1.0, 1.923, null, null, two,
+            new double[0], new double[0])));
 
     assertThat(result.toTable()).contains("""
-        policy    completed  lost  refusals  refused %  after 10 s %  finish s  goodput  wait p50 ms  wait p99 ms  accepted a second
-        hostpace        200     0         9        4.3           1.0     104.0     0.96           10           20              1.923
+        policy    completed  lost  refusals  refused %  after 10 s %  finish s  goodput  wait p50 ms  wait p99 ms\
+          accepted a second  shares (Jain)  together, of rate
+        hostpace        200     0         9        4.3           1.0     104.0     0.96           10           20\
+                      1.923           0.90               0.96
+        unpaced         200     0         9        4.3           1.0     104.0     0.96           10           20\
+                      1.923
+        """).contains("""
+        shares (Jain): of the processes' accepted attempts while all had joined and none had finished, 1 equal, 1/n one alone;
+        together, of rate: all of them accepted a second then, of the server's rate
         """).endsWith("""
 
         policy    client.process  joins at s  requests  completed  lost  refusals  in its first 10 s
         hostpace  0.0                    0.0       100        100     0         7                  5
         hostpace  0.1                   30.0       100        100     0         2                  2
+        unpaced   0.0                    0.0       100        100     0         7                  5
+        unpaced   0.1                   30.0       100        100     0         2                  2
         """);
   }
 
