@@ -653,10 +653,9 @@ final class HostpaceRule implements LearningRule {
     }
     // Trouble: refused at least three times, nothing accepted for MIN_WALL_SECONDS (not counting
     // the run's own waits, SPEC R14), and now accepted (an outage that ended, a debt paid, other
-    // clients gone). What the cuts left says
-    // nothing of the host. One that took more before starts again from that pace: slow start for
-    // a host that was not paced, half of it else. One that had no pace before climbs from here,
-    // doubling per answer.
+    // clients gone). What the cuts left says nothing of the host. One that took more before starts
+    // again from that pace: slow start for a host that was not paced, half of it else. One that had
+    // no pace before climbs from here, doubling per answer.
     boolean afterTrouble = memory.troubleRefusals >= 3 && wallRefusals > 0 && acceptedBefore
         && interval > 0 && (now - wallFrom - waitedLonger) / NANOS >= WindowQuota.MIN_WALL_SECONDS;
     if (afterTrouble && memory.healthyBefore && NANOS / interval < memory.rateBefore / 4) {

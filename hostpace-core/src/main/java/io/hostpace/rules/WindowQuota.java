@@ -112,9 +112,10 @@ final class WindowQuota {
   static final long FIRST_WALL_PROBE_NANOS = 3_000_000_000L;
   /**
    * The soonest, after it began, that a host's first wall after a run of {@value #MIN_PERMITS} or
-   * more, fewer than {@value #ROUND_MIN_PERMITS}, is probed for its end: a fixed window of a few is counted over
-   * seconds, and a token bucket that holds a few refills one within half a second at two a second
-   * or more; the doubling's probes before then meet the window's wall again and again.
+   * more, fewer than {@value #ROUND_MIN_PERMITS}, is probed for its end: a fixed window of a few
+   * is counted over seconds, and a token bucket that holds a few refills one within half a second
+   * at two a second or more; the doubling's probes before then meet the window's wall again and
+   * again.
    */
   static final long FIRST_SMALL_WALL_PROBE_NANOS = 500_000_000L;
   /** How far apart two starts may be and still be of one burst: a fleet's lessons come a little late. */
