@@ -1145,7 +1145,10 @@ final class Scheduler implements Settlement {
     }
     Node host = queue.node;
     call.startSeq = host.starts;
-    long pace = host.state.interval();
+    // The pace a start went at: the host's interval, or while a learned quota spaces the starts
+    // (the interval 0), its window, which the rule lengthens as the quota's probes are refused.
+    LearnedQuota quota = host.quota;
+    long pace = host.state.interval() == 0 && quota != null ? quota.window : host.state.interval();
     call.startedSlower = pace - call.paceAtStart > 0;
     call.paceAtStart = pace;
     call.inFlightAtStart = ++host.inFlight;
