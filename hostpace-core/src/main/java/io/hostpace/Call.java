@@ -96,9 +96,10 @@ final class Call<R> implements Runnable {
   private long refusedSince;
   private boolean refused;
   /**
-   * Its host's learned interval as this attempt started, and whether that was slower than as the
-   * attempt before it started: such a retry waited for what the refusals before it taught. Written
-   * by the start's bookkeeping, before the attempt is sent; read as it is judged.
+   * Its host's learned pace as this attempt started (the interval, or a learned quota's window
+   * while one spaces the starts), and whether that was slower than as the attempt before it
+   * started: such a retry waited for what the refusals before it taught. Written by the start's
+   * bookkeeping, before the attempt is sent; read as it is judged.
    */
   long paceAtStart;
   boolean startedSlower;
