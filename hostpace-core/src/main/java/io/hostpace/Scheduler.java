@@ -1148,7 +1148,8 @@ final class Scheduler implements Settlement {
     // The pace a start went at: the host's interval, or while a learned quota spaces the starts
     // (the interval 0), its window, which the rule lengthens as the quota's probes are refused.
     LearnedQuota quota = host.quota;
-    long pace = host.state.interval() == 0 && quota != null ? quota.window : host.state.interval();
+    long interval = host.state.interval();
+    long pace = interval == 0 && quota != null ? quota.window : interval;
     call.startedSlower = pace - call.paceAtStart > 0;
     call.paceAtStart = pace;
     call.inFlightAtStart = ++host.inFlight;

@@ -87,7 +87,7 @@ class UncoordinatedProcessesPropertiesTest {
   @Property
   @Disabled("calls can still be lost where processes that know nothing of each other share a host:"
       + " at a bucket of burst one, one whose turn does not come within the six minutes SPEC R10"
-      + " spares a call from its first refusal; found in one try of a few thousand")
+      + " spares a call from its first refusal")
   void R10_everyCallOfEveryProcessEndsAcceptedOnAServerThatRefusesBare(
       @ForAll("bareServers") Server server, @ForAll("processes") List<Load> loads) {
     int requests = loads.stream().mapToInt(Load::requests).sum();

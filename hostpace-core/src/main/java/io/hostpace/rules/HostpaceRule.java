@@ -295,6 +295,16 @@ final class HostpaceRule implements LearningRule {
       return waited;
     }
 
+    /**
+     * The host's pace, given the interval it is held to now: the interval the rule meant while a
+     * run's wait lasts (SPEC R14), else {@code interval} itself. The wait ends here.
+     */
+    long endWait(long interval) {
+      long pace = meant > 0 ? meant : interval;
+      meant = 0;
+      return pace;
+    }
+
     /** An accepted answer's round trip, in nanoseconds. */
     void trip(long nanos) {
       trips[tripNext] = Math.max(0, nanos);
@@ -451,9 +461,7 @@ final class HostpaceRule implements LearningRule {
     if (memory == null) {
       return onRefusal(now, startedAt, waiting, host.intervalChangedAt());
     }
-    long meant = memory.meant;
-    memory.meant = 0;
-    long interval = meant > 0 ? meant : waiting; // a run's wait is not the pace (SPEC R14)
+    long interval = memory.endWait(waiting); // a run's wait is not the pace (SPEC R14)
     if (!heard) {
       memory.refusedInARow++;
     }
@@ -491,7 +499,9 @@ final class HostpaceRule implements LearningRule {
     }
     if (interval > 0 && startedAt - memory.epoch < 0) {
       // Went at the pace before the last drop: that drop already answered it, and its wait goes on.
-      memory.meant = meant;
+      if (interval != waiting) {
+        memory.meant = interval;
+      }
       return waiting;
     }
     double current = interval > 0 ? NANOS / interval : Double.POSITIVE_INFINITY;
@@ -596,10 +606,7 @@ final class HostpaceRule implements LearningRule {
     if (memory == null) {
       return onAnswer(now, startedAt, interval, host.intervalChangedAt());
     }
-    if (memory.meant > 0) {
-      interval = memory.meant; // the run's wait ends: paced from the pace it was for (SPEC R14)
-      memory.meant = 0;
-    }
+    interval = memory.endWait(interval); // paced from the pace the run's wait was for (SPEC R14)
     memory.refusedInARow = 0;
     long waitedLonger = memory.waitedLonger;
     memory.waitedLonger = 0;
@@ -762,10 +769,7 @@ final class HostpaceRule implements LearningRule {
     if (memory == null || (memory.pauseCounted && startedAt - memory.pausedAt < 0)) {
       return interval;
     }
-    if (memory.meant > 0) {
-      interval = memory.meant; // a run's wait is not the pace (SPEC R14)
-      memory.meant = 0;
-    }
+    interval = memory.endWait(interval); // a run's wait is not the pace (SPEC R14)
     memory.bracket = null; // a host that pauses is learned from its pauses
     boolean first = !memory.pauseCounted;
     memory.pauseCounted = true;
