@@ -243,7 +243,14 @@ public class ScaleBenchmark {
     CompletableFuture<Response> caller = engine.execute(exchange);
     CompletableFuture<Response> oldest = exchange.inFlight.poll();
     if (oldest == null) {
-      throw new IllegalStateException("no attempt in flight to answer");
+      try {
+        oldest = exchange.inFlight.poll(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      if (oldest == null) {
+        throw new IllegalStateException("no attempt in flight to answer");
+      }
     }
     oldest.complete(OK);
     blackhole.consume(caller);
