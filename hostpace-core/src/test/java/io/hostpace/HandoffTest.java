@@ -72,7 +72,7 @@ class HandoffTest {
   /** A thread that answers the first attempt, its rule holding the lock there until let go. */
   private static Thread holdLock(HoldingRule rule, CompletableFuture<Integer> attempt) throws InterruptedException {
     rule.armed = true;
-    Thread holder = new Thread(() -> attempt.complete(200), "holder");
+    Thread holder = daemon(new Thread(() -> attempt.complete(200), "holder"));
     holder.start();
     rule.holding.await();
     return holder;
@@ -106,11 +106,11 @@ class HandoffTest {
 
     // The lock is held: these calls are handed over, and the caller goes on at once.
     List<CompletableFuture<Integer>> handed = new ArrayList<>();
-    Thread caller = new Thread(() -> {
+    Thread caller = daemon(new Thread(() -> {
       for (int i = 0; i < 3; i++) {
         handed.add(engine.execute(exchange(HOST)));
       }
-    }, "caller");
+    }, "caller"));
     caller.start();
     assertThat(endsOrWaitsForALock(caller)).as("the caller, while another thread holds the lock").isEqualTo(Thread.State.TERMINATED);
     caller.join();
@@ -148,7 +148,7 @@ class HandoffTest {
     assertThat(attempts).isEmpty();
     Thread holder = holdLock(rule, firstAttempt);
 
-    Thread answerer = new Thread(() -> heldHostsAttempt.complete(200), "answerer");
+    Thread answerer = daemon(new Thread(() -> heldHostsAttempt.complete(200), "answerer"));
     answerer.start();
     assertThat(endsOrWaitsForALock(answerer)).as("the answering thread, while another holds the lock").isEqualTo(Thread.State.TERMINATED);
     answerer.join();
@@ -176,12 +176,12 @@ class HandoffTest {
 
     AtomicInteger returned = new AtomicInteger();
     List<CompletableFuture<Integer>> calls = new ArrayList<>();
-    Thread caller = new Thread(() -> {
+    Thread caller = daemon(new Thread(() -> {
       for (int i = 0; i <= Handoff.LIMIT; i++) {
         calls.add(engine.execute(exchange(HOST)));
         returned.incrementAndGet();
       }
-    }, "caller");
+    }, "caller"));
     caller.start();
     assertThat(endsOrWaitsForALock(caller)).as("the caller of one more than the handoff takes").isEqualTo(Thread.State.WAITING);
     assertThat(returned.get()).isEqualTo(Handoff.LIMIT);
@@ -206,7 +206,7 @@ class HandoffTest {
     Thread holder = holdLock(rule, attempts.poll());
     CompletableFuture<Integer> handedStarts = engine.execute(exchange(URI.create("http://late.test/")));
     CompletableFuture<Integer> handedWaits = engine.execute(exchange(URI.create("http://late.test/")));
-    Thread closer = new Thread(engine::close, "closer");
+    Thread closer = daemon(new Thread(engine::close, "closer"));
     closer.start();
     assertThat(endsOrWaitsForALock(closer)).as("the close, waiting for the lock").isEqualTo(Thread.State.WAITING);
 
@@ -257,6 +257,7 @@ class HandoffTest {
           }
         }
       }, "caller-" + t);
+      caller.setDaemon(true);
       callers.add(caller);
       caller.start();
     }
@@ -278,6 +279,12 @@ class HandoffTest {
       assertThat(host.inFlight()).isZero();
       assertThat(host.waiting()).isZero();
     });
+  }
+
+  /** A test's thread, which a failed check leaves waiting: a daemon, so that the run still ends. */
+  private static Thread daemon(Thread thread) {
+    thread.setDaemon(true);
+    return thread;
   }
 
   private static void awaitUninterruptibly(CountDownLatch latch) {
