@@ -204,8 +204,14 @@ class HandoffTest {
         .limitsForEveryHost(Limits.inFlight(1)).build();
     engine.execute(exchange(HOST));
     Thread holder = holdLock(rule, attempts.poll());
-    CompletableFuture<Integer> handedStarts = engine.execute(exchange(URI.create("http://late.test/")));
-    CompletableFuture<Integer> handedWaits = engine.execute(exchange(URI.create("http://late.test/")));
+    List<CompletableFuture<Integer>> handed = new ArrayList<>();
+    Thread caller = daemon(new Thread(() -> {
+      handed.add(engine.execute(exchange(URI.create("http://late.test/"))));
+      handed.add(engine.execute(exchange(URI.create("http://late.test/"))));
+    }, "caller"));
+    caller.start();
+    assertThat(endsOrWaitsForALock(caller)).as("the caller, while another thread holds the lock").isEqualTo(Thread.State.TERMINATED);
+    caller.join();
     Thread closer = daemon(new Thread(engine::close, "closer"));
     closer.start();
     assertThat(endsOrWaitsForALock(closer)).as("the close, waiting for the lock").isEqualTo(Thread.State.WAITING);
@@ -218,8 +224,8 @@ class HandoffTest {
     // answer ends it; the second waited, and the close ended it as it ends every waiting call.
     assertThat(attempts).hasSize(1);
     answerOne();
-    assertThat(handedStarts).isCompletedWithValue(200);
-    assertThat(handedWaits).failsWithin(java.time.Duration.ZERO)
+    assertThat(handed.get(0)).isCompletedWithValue(200);
+    assertThat(handed.get(1)).failsWithin(java.time.Duration.ZERO)
         .withThrowableOfType(java.util.concurrent.ExecutionException.class)
         .withCauseInstanceOf(HostpaceClosedException.class);
   }
