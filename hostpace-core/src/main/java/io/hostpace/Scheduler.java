@@ -108,6 +108,14 @@ import org.jspecify.annotations.Nullable;
  * ({@link #handOverLeft}). So callers that keep submitting each send their own, and none is kept
  * sending for all of them.
  *
+ * <p>Nor does a caller wait for another's bookkeeping (SPEC P15): a call's submission or answer
+ * that finds the lock held is handed to its holder ({@link Handoff}) and the caller goes on. Every
+ * section runs what was handed over first ({@code runHanded}), in the order it was handed, and the
+ * thread that lets the lock go runs what came during its section right after
+ * ({@code runHandedLeft}), a bounded number of times before it leaves the rest to the timer; the
+ * calls those changes start are left for their owners, as above. So a section sees every change
+ * handed over before it began, and the {@link LocalPath} is closed while any waits.
+ *
  * <h2>The route</h2>
  * One request, from {@link Hostpace#execute} to its caller's future:
  * <ol>
@@ -350,8 +358,8 @@ final class Scheduler implements Settlement {
    */
   @GuardedBy("lock")
   private void runHanded() {
-    if (!handoff.waiting()) {
-      return;
+    if (!handoff.waiting() || lock.getHoldCount() > 1) {
+      return; // nothing handed over, or a section within another (a fleet's answer given at once), whose start ran them
     }
     Runnable change;
     while ((change = handoff.poll()) != null) {
@@ -381,6 +389,9 @@ final class Scheduler implements Settlement {
    * changes.
    */
   private void runHandedLeft() {
+    if (lock.isHeldByCurrentThread()) {
+      return; // a section within another: the outer one runs them after it
+    }
     for (int round = 0; handoff.waiting(); round++) {
       if (round == HANDED_ROUNDS) {
         handOverLeft();
