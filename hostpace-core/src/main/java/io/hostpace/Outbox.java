@@ -55,7 +55,8 @@ final class Outbox implements Events {
   private final ArrayList<Call<?>> started = new ArrayList<>();
   /** How many calls earlier sections left; written under the lock, read after it by {@link #deliver}. */
   private volatile int left;
-  private final ArrayList<HostpaceEvent> events = new ArrayList<>();
+  /** The events, and the calls a handed-over change failed ({@link Failed}), in the order they came. */
+  private final ArrayList<Object> events = new ArrayList<>();
   /** How many events were built, for the test that none is without a listener. */
   private long eventsBuilt;
 
@@ -82,6 +83,28 @@ final class Outbox implements Events {
   void started(Call<?> call) {
     started.add(call);
   }
+
+  /**
+   * The calls started so far were started by changes other threads handed over ({@link Handoff}):
+   * they are left for their owners, as an earlier section's are, so that the thread that ran the
+   * changes sends only its share of them.
+   */
+  void leaveForOwners() {
+    if (left != started.size()) {
+      left = started.size();
+    }
+  }
+
+  /**
+   * A change handed over for {@code call} could not be made ({@code failure}: the engine closed
+   * before it ran, or it threw): the call's future ends with it once the lock is let go.
+   */
+  void failed(Call<?> call, Throwable failure) {
+    events.add(new Failed(call, failure));
+  }
+
+  /** A call to end with {@code failure} after the lock; see {@link #failed}. */
+  private record Failed(Call<?> call, Throwable failure) {}
 
   /** Whether earlier sections left calls for their owners; read without the lock. */
   boolean hasLeft() {
@@ -219,6 +242,8 @@ final class Outbox implements Events {
   private void deliverOne(Object each, boolean logged) {
     if (each instanceof Call<?> call) {
       call.dispatch();
+    } else if (each instanceof Failed failed) {
+      failed.call.result.completeExceptionally(failed.failure);
     } else {
       HostpaceEvent event = (HostpaceEvent) each;
       if (logged) {

@@ -108,6 +108,14 @@ import org.jspecify.annotations.Nullable;
  * ({@link #handOverLeft}). So callers that keep submitting each send their own, and none is kept
  * sending for all of them.
  *
+ * <p>Nor does a caller wait for another's bookkeeping (SPEC P15): a call's submission or answer
+ * that finds the lock held is handed to its holder ({@link Handoff}) and the caller goes on. Every
+ * section runs what was handed over first ({@code runHanded}), in the order it was handed, and the
+ * thread that lets the lock go runs what came during its section right after
+ * ({@code runHandedLeft}), a bounded number of times before it leaves the rest to the timer; the
+ * calls those changes start are left for their owners, as above. So a section sees every change
+ * handed over before it began, and the {@link LocalPath} is closed while any waits.
+ *
  * <h2>The route</h2>
  * One request, from {@link Hostpace#execute} to its caller's future:
  * <ol>
@@ -151,6 +159,9 @@ final class Scheduler implements Settlement {
 
   private static final GroupGate[] NO_GATES = {};
 
+  /** How many sections of changes handed over a thread runs after its own; see {@link #runHandedLeft}. */
+  static final int HANDED_ROUNDS = 2;
+
   /** Answers and starts this close are taken as one moment; see {@link #uncount}. */
   static final long SAME_MOMENT = 1_000_000L;
 
@@ -168,6 +179,15 @@ final class Scheduler implements Settlement {
     public void lock() {
       super.lock();
       turns++;
+    }
+
+    @Override
+    public boolean tryLock() {
+      if (!super.tryLock()) {
+        return false;
+      }
+      turns++;
+      return true;
     }
   }
   private final Clock clock;
@@ -236,6 +256,8 @@ final class Scheduler implements Settlement {
   private Fleet.@Nullable Listening listening;
   /** Whether the timer is to send the calls the outbox has left; see {@link #handOverLeft}. */
   private final AtomicBoolean leftHandedOver = new AtomicBoolean();
+  /** The arrivals and answers threads handed over as they found the lock held. */
+  private final Handoff handoff = new Handoff();
 
   Scheduler(
       Clock clock,
@@ -319,17 +341,80 @@ final class Scheduler implements Settlement {
     Object delivery;
     lock.lock();
     try {
+      runHanded();
       change.run();
     } finally {
       delivery = outbox.take();
       lock.unlock();
     }
     outbox.deliver(delivery);
+    runHandedLeft();
   }
 
   /**
-   * A delivery ended with calls left in the outbox for their owners, who may not come back: the
-   * timer's turn sends them, once for all that are left when it comes, unless a turn is due
+   * Runs the changes other threads handed over ({@link Handoff}), in their order, before anything
+   * else the section does; the calls they start are left for their owners ({@link
+   * Outbox#leaveForOwners}), as the outbox leaves other threads' calls.
+   */
+  @GuardedBy("lock")
+  private void runHanded() {
+    if (!handoff.waiting() || lock.getHoldCount() > 1) {
+      return; // nothing handed over, or a section within another (a fleet's answer given at once), whose start ran them
+    }
+    Runnable change;
+    while ((change = handoff.poll()) != null) {
+      change.run();
+    }
+    outbox.leaveForOwners();
+  }
+
+  /**
+   * Hands {@code change} to the lock's holder, found holding it: false, and nothing handed, when
+   * as many changes wait as the {@link Handoff} takes (the caller then takes the lock and waits).
+   * The holder may have let go meanwhile, so the change is then run here.
+   */
+  private boolean handOver(Runnable change) {
+    if (!handoff.offer(change)) {
+      return false;
+    }
+    runHandedLeft();
+    return true;
+  }
+
+  /**
+   * After a section has let the lock go: runs what was handed over while it held it and came
+   * after its start, in sections of their own while the lock is free (its holder runs them
+   * otherwise). At most {@link #HANDED_ROUNDS} such sections a thread: should other threads keep
+   * handing over, the timer's turn runs the rest, so that no thread is kept running others'
+   * changes.
+   */
+  private void runHandedLeft() {
+    if (lock.isHeldByCurrentThread()) {
+      return; // a section within another: the outer one runs them after it
+    }
+    for (int round = 0; handoff.waiting(); round++) {
+      if (round == HANDED_ROUNDS) {
+        handOverLeft();
+        return;
+      }
+      if (!lock.tryLock()) {
+        return;
+      }
+      Object delivery;
+      try {
+        runHanded();
+      } finally {
+        delivery = outbox.take();
+        lock.unlock();
+      }
+      outbox.deliver(delivery);
+    }
+  }
+
+  /**
+   * A delivery ended with calls left in the outbox for their owners, who may not come back, or
+   * changes handed over were left for the lock's next section: the
+   * timer's turn sends and runs them, once for all that are left when it comes, unless a turn is due
    * already. Without the lock, from the delivery that left them.
    */
   private void handOverLeft() {
@@ -343,11 +428,13 @@ final class Scheduler implements Settlement {
     lock.lock();
     try {
       leftHandedOver.set(false); // before the take: calls left after it hand themselves over again
+      runHanded();
     } finally {
       delivery = outbox.takeAll();
       lock.unlock();
     }
     outbox.deliver(delivery);
+    runHandedLeft();
   }
 
   /**
@@ -357,7 +444,7 @@ final class Scheduler implements Settlement {
    * real time a race only orders the call against what happens beside it, which no order binds.
    */
   boolean passable(long now) {
-    if (closed || outbox.hasLeft()) {
+    if (closed || outbox.hasLeft() || handoff.waiting()) {
       return false;
     }
     return armed == null || armedAt - now > 0;
@@ -384,31 +471,103 @@ final class Scheduler implements Settlement {
     if (local != null && local.submit(call, hostKey, key, opening)) {
       return true;
     }
-    Object delivery;
-    lock.lock();
-    try {
-      if (closed) {
-        return false;
+    if (!closing && !lock.tryLock()) {
+      if (handOver(new Arrival(call, hostKey, key, opening))) {
+        return true;
       }
-      long now = clock.nanoTime();
-      HostQueue queue = nodes.queue(hostKey, key, opening, now);
-      queue.users++;
-      call.queue = queue;
-      call.seq = 2 * nextSeq.getAndIncrement() + 1;
-      call.hostArrival = queue.node.arrivals++;
-      enqueue(call, now, true);
-      handBack(queue.node);
+      lock.lock();
+    }
+    boolean open;
+    Object delivery;
+    try {
+      runHanded();
+      open = !closed;
+      if (open) {
+        arrive(call, hostKey, key, opening);
+      }
     } finally {
       delivery = outbox.take();
       lock.unlock();
     }
     outbox.deliver(delivery);
-    return true;
+    runHandedLeft();
+    return open;
+  }
+
+  /** {@link #submit}'s change: the call joins its queue, which is pumped when the call is its head. */
+  @GuardedBy("lock")
+  private void arrive(Call<?> call, String hostKey, QueueKey key, int opening) {
+    long now = clock.nanoTime();
+    HostQueue queue = nodes.queue(hostKey, key, opening, now);
+    queue.users++;
+    call.queue = queue;
+    call.seq = 2 * nextSeq.getAndIncrement() + 1;
+    call.hostArrival = queue.node.arrivals++;
+    enqueue(call, now, true);
+    handBack(queue.node);
+  }
+
+  /**
+   * A call's arrival, handed over ({@link #submit}): made as the lock would have made it then, or,
+   * when the engine closed meanwhile, the call fails as a closed engine fails it (SPEC T8). What it
+   * throws fails the call, not the thread that runs it.
+   */
+  private final class Arrival implements Runnable {
+    private final Call<?> call;
+    private final String hostKey;
+    private final QueueKey key;
+    private final int opening;
+
+    Arrival(Call<?> call, String hostKey, QueueKey key, int opening) {
+      this.call = call;
+      this.hostKey = hostKey;
+      this.key = key;
+      this.opening = opening;
+    }
+
+    @Override
+    @GuardedBy("Scheduler.this.lock")
+    public void run() {
+      if (closed) {
+        outbox.failed(call, new HostpaceClosedException(call.uri()));
+        return;
+      }
+      try {
+        arrive(call, hostKey, key, opening);
+      } catch (RuntimeException e) {
+        outbox.failed(call, e);
+      }
+    }
+  }
+
+  /** A call's answer, handed over ({@link #settle}); what it throws fails the call. */
+  private final class Answer implements Runnable {
+    private final Call<?> call;
+    private final Verdict verdict;
+
+    Answer(Call<?> call, Verdict verdict) {
+      this.call = call;
+      this.verdict = verdict;
+    }
+
+    @Override
+    @GuardedBy("Scheduler.this.lock")
+    public void run() {
+      try {
+        settleUnderLock(call, verdict);
+      } catch (RuntimeException e) {
+        outbox.failed(call, e);
+      }
+    }
   }
 
   /**
    * An attempt was answered. Learns from the answer before its place is let go (SPEC R5), then
    * retries, parks or ends the call as {@code verdict} says.
+   *
+   * <p>When another thread holds the lock the answer is handed over to it ({@link Handoff}) and
+   * this returns true at once: a call cancelled meanwhile has its future done already, so that the
+   * caller's completing it with the response does nothing but let the response go.
    *
    * @return false when the call was cancelled meanwhile: the caller lets the response go
    */
@@ -421,21 +580,35 @@ final class Scheduler implements Settlement {
         return settled == LocalPath.LIVE;
       }
     }
+    if (!lock.tryLock()) {
+      if (handOver(new Answer(call, verdict))) {
+        return true;
+      }
+      lock.lock();
+    }
     boolean live;
     Object delivery;
-    lock.lock();
     try {
-      Nodes.adopt(call.queue.node);
-      live = call.state == Call.State.IN_FLIGHT;
-      if (live) {
-        answered(call, verdict);
-      }
-      handBack(call.queue.node);
+      runHanded();
+      live = settleUnderLock(call, verdict);
     } finally {
       delivery = outbox.take();
       lock.unlock();
     }
     outbox.deliver(delivery);
+    runHandedLeft();
+    return live;
+  }
+
+  /** {@link #settle}'s change: whether the call was still in flight, and then its answer decided. */
+  @GuardedBy("lock")
+  private boolean settleUnderLock(Call<?> call, Verdict verdict) {
+    Nodes.adopt(call.queue.node);
+    boolean live = call.state == Call.State.IN_FLIGHT;
+    if (live) {
+      answered(call, verdict);
+    }
+    handBack(call.queue.node);
     return live;
   }
 
@@ -511,6 +684,7 @@ final class Scheduler implements Settlement {
     Object delivery;
     lock.lock();
     try {
+      runHanded();
       Nodes.adopt(call.queue.node);
       live = call.state == Call.State.IN_FLIGHT;
       if (live) {
@@ -525,6 +699,7 @@ final class Scheduler implements Settlement {
       lock.unlock();
     }
     outbox.deliver(delivery);
+    runHandedLeft();
     return live;
   }
 
@@ -542,6 +717,7 @@ final class Scheduler implements Settlement {
     Object delivery;
     lock.lock();
     try {
+      runHanded();
       Nodes.adopt(call.queue.node);
       if (call.state == Call.State.IN_FLIGHT) {
         long now = clock.nanoTime();
@@ -561,6 +737,7 @@ final class Scheduler implements Settlement {
       lock.unlock();
     }
     outbox.deliver(delivery);
+    runHandedLeft();
     return queued;
   }
 
@@ -576,6 +753,7 @@ final class Scheduler implements Settlement {
     Object delivery;
     lock.lock();
     try {
+      runHanded();
       HostQueue submitted = call.queue;
       if (submitted != null) { // null before its submission: nothing held, and its state is NEW
         Nodes.adopt(submitted.node); // a local call's state is then the lock's to read
@@ -616,12 +794,14 @@ final class Scheduler implements Settlement {
       lock.unlock();
     }
     outbox.deliver(delivery);
+    runHandedLeft();
   }
 
   private void unpark(Call<?> call) {
     Object delivery;
     lock.lock();
     try {
+      runHanded();
       if (call.state == Call.State.PARKED && !closed) {
         parked.remove(call);
         call.parked = null;
@@ -632,6 +812,7 @@ final class Scheduler implements Settlement {
       lock.unlock();
     }
     outbox.deliver(delivery);
+    runHandedLeft();
   }
 
   /**
@@ -667,6 +848,7 @@ final class Scheduler implements Settlement {
     Object delivery;
     lock.lock();
     try {
+      runHanded();
       Node node = nodes.get(key);
       if (node != null) {
         forget(node);
@@ -678,6 +860,7 @@ final class Scheduler implements Settlement {
       lock.unlock();
     }
     outbox.deliver(delivery);
+    runHandedLeft();
   }
 
   /** Clears what every host and group taught (SPEC R7). */
@@ -685,6 +868,7 @@ final class Scheduler implements Settlement {
     Object delivery;
     lock.lock();
     try {
+      runHanded();
       for (Node node : List.copyOf(nodes.all())) {
         if (Nodes.adopt(node)) {
           forget(node);
@@ -695,6 +879,7 @@ final class Scheduler implements Settlement {
       lock.unlock();
     }
     outbox.deliver(delivery);
+    runHandedLeft();
   }
 
   @GuardedBy("lock")
@@ -720,12 +905,14 @@ final class Scheduler implements Settlement {
     Object delivery;
     lock.lock();
     try {
+      runHanded();
       hear(lesson, clock.nanoTime());
     } finally {
       delivery = outbox.take();
       lock.unlock();
     }
     outbox.deliver(delivery);
+    runHandedLeft();
   }
 
   @GuardedBy("lock")
@@ -770,8 +957,10 @@ final class Scheduler implements Settlement {
   List<Call<?>> close() {
     List<Call<?>> waiting = new ArrayList<>();
     Fleet.@Nullable Listening heard;
+    Object delivery;
     lock.lock();
     try {
+      runHanded();
       closed = true;
       for (Node node : nodes.all()) {
         if (!node.global) {
@@ -789,8 +978,10 @@ final class Scheduler implements Settlement {
       heard = listening;
       listening = null;
     } finally {
+      delivery = outbox.take(); // what the changes handed over before the close set in motion
       lock.unlock();
     }
+    outbox.deliver(delivery);
     if (heard != null) {
       heard.close();
     }
@@ -800,12 +991,18 @@ final class Scheduler implements Settlement {
   /** How many times the engine has looked at whether a waiting request can start. */
   long readinessChecks() {
     LocalPath local = this.local;
+    long checks;
+    Object delivery;
     lock.lock();
     try {
-      return readinessChecks + (local == null ? 0 : local.readinessChecks());
+      runHanded();
+      checks = readinessChecks + (local == null ? 0 : local.readinessChecks());
     } finally {
+      delivery = outbox.take();
       lock.unlock();
     }
+    outbox.deliver(delivery);
+    return checks;
   }
 
   /** How many times the engine's lock was taken. */
@@ -821,12 +1018,18 @@ final class Scheduler implements Settlement {
 
   /** What the engine knows now of every host and group it holds, sorted by key. */
   List<HostSnapshot> snapshot() {
+    List<HostSnapshot> snapshot;
+    Object delivery;
     lock.lock();
     try {
-      return Snapshots.of(nodes.all(), clock.nanoTime());
+      runHanded();
+      snapshot = Snapshots.of(nodes.all(), clock.nanoTime());
     } finally {
+      delivery = outbox.take();
       lock.unlock();
     }
+    outbox.deliver(delivery);
+    return snapshot;
   }
 
   // ---------------------------------------------------------------- queues and pumping
@@ -1296,6 +1499,7 @@ final class Scheduler implements Settlement {
     Object delivery;
     lock.lock();
     try {
+      runHanded();
       armed = null;
       long now = clock.nanoTime();
       pump(List.of(), NO_GATES, now);
@@ -1312,6 +1516,7 @@ final class Scheduler implements Settlement {
       lock.unlock();
     }
     outbox.deliver(delivery);
+    runHandedLeft();
   }
 
   /** Lets go the fleet's places {@code call} holds, as its attempt ends. */
