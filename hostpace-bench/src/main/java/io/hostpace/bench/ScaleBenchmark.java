@@ -48,9 +48,8 @@ import org.openjdk.jmh.infra.ThreadParams;
  *       next member host in turn (it waits) and answers the request in flight the longest: the
  *       freed place goes to the oldest of the waiting heads of all member hosts (SPEC P7), which
  *       starts. So each operation's release chooses among {@code hostsPerGroup} waiting queues.
- *       On two threads an operation may find no attempt in flight, the other thread's answer
- *       handed to the engine's lock and not yet made (SPEC P15): a later operation of its thread
- *       answers it ({@link Turn#owed}), and the tear-down answers what is still owed.
+ *       On two threads an operation may find no attempt in flight yet, and waits for one
+ *       ({@link #awaitAttempt}).
  *       The other {@code hosts - hostsPerGroup} hosts each hold one request that is never
  *       answered.
  * </ul>
@@ -115,12 +114,6 @@ public class ScaleBenchmark {
     private int from;
     private int to = -1;
     private int next;
-    /**
-     * Answers this thread's operations owe: an operation that finds no attempt in flight to answer
-     * (the other thread's changes not made yet: the engine makes a change it was handed while it
-     * holds its lock, SPEC P15) answers it in a later one.
-     */
-    int owed;
 
     @Setup(Level.Trial)
     public void setUp(ThreadParams thread) {
@@ -236,30 +229,29 @@ public class ScaleBenchmark {
   }
 
   @TearDown(Level.Trial)
-  public void tearDown() throws InterruptedException {
+  public void tearDown() {
     if (!skipped) {
-      answerOwed();
       check();
     }
     engine.close();
   }
 
   /**
-   * Answers what the operations still owe ({@link Turn#owed}), oldest first, until the group's
-   * members hold as many waiting requests as the set-up made: each answer starts one of them.
+   * Waits for an attempt in flight to answer, when an operation finds none: on two threads the
+   * other thread's answer may have been handed to the engine's lock and not made yet (SPEC P15),
+   * or the attempt it starts left for this thread, which then the engine's timer sends (SPEC P13).
+   * One always comes; none within a long while is the engine's fault, and ends the run.
    */
-  private void answerOwed() throws InterruptedException {
-    if (hostsPerGroup == 0) {
-      return; // each operation found its host's older request in flight
-    }
-    long expected = (long) WAITING_PER_MEMBER * hostsPerGroup;
-    while (engine.snapshot().stream().filter(host -> !host.group()).mapToLong(HostSnapshot::waiting).sum() > expected) {
-      CompletableFuture<Response> oldest = turns[0].inFlight.poll(10, TimeUnit.SECONDS);
-      if (oldest == null) {
-        throw new IllegalStateException("requests owed an answer, and none in flight to answer");
+  private static CompletableFuture<Response> awaitAttempt(HeldExchange exchange) {
+    try {
+      CompletableFuture<Response> oldest = exchange.inFlight.poll(10, TimeUnit.SECONDS);
+      if (oldest != null) {
+        return oldest;
       }
-      oldest.complete(OK);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
+    throw new IllegalStateException("no attempt in flight to answer");
   }
 
   /** One request's whole life: handed over, then the one in flight the longest answered. */
@@ -269,12 +261,11 @@ public class ScaleBenchmark {
     }
     HeldExchange exchange = hostsPerGroup == 0 ? turn.next(turns) : next();
     CompletableFuture<Response> caller = engine.execute(exchange);
-    turn.owed++;
-    CompletableFuture<Response> oldest;
-    while (turn.owed > 0 && (oldest = exchange.inFlight.poll()) != null) {
-      oldest.complete(OK);
-      turn.owed--;
+    CompletableFuture<Response> oldest = exchange.inFlight.poll();
+    if (oldest == null) {
+      oldest = awaitAttempt(exchange);
     }
+    oldest.complete(OK);
     blackhole.consume(caller);
   }
 
