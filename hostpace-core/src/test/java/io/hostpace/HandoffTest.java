@@ -287,6 +287,55 @@ class HandoffTest {
     });
   }
 
+  @Test
+  void P15_threadsThatCancelSomeOfTheirCallsAsTheyGoLeaveNothingHeldAndLoseNoOther() throws Exception {
+    VirtualTime time = VirtualTime.create();
+    Hostpace engine = Hostpace.builder().time(time)
+        .limitsForEveryHost(Limits.inFlight(Integer.MAX_VALUE)).widenFirstContact(false)
+        .addLimit("*.g.test", Limits.inFlight(3)).build();
+    int threads = 4;
+    int callsEach = 2_000;
+    List<CompletableFuture<Integer>> kept = java.util.Collections.synchronizedList(new ArrayList<>());
+    List<CompletableFuture<Integer>> cancelled = java.util.Collections.synchronizedList(new ArrayList<>());
+    CountDownLatch ready = new CountDownLatch(threads);
+    List<Thread> callers = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      Thread caller = daemon(new Thread(() -> {
+        ready.countDown();
+        awaitUninterruptibly(ready);
+        for (int i = 0; i < callsEach; i++) {
+          CompletableFuture<Integer> call = engine.execute(exchange(URI.create("http://h" + i % 10 + ".g.test/")));
+          // Waiting, or in flight: either way its place must come back. Another thread may have
+          // answered it already, and then it is not cancelled but done.
+          if (i % 7 == 3 && call.cancel(true)) {
+            cancelled.add(call);
+          } else {
+            kept.add(call);
+          }
+          answerOne();
+        }
+      }, "caller-" + t));
+      callers.add(caller);
+      caller.start();
+    }
+    for (Thread caller : callers) {
+      caller.join();
+    }
+    for (int round = 0; round < 100_000 && !kept.stream().allMatch(CompletableFuture::isDone); round++) {
+      time.runDue();
+      while (answerOne()) {
+        // what the callers left
+      }
+    }
+    assertThat(kept).hasSize(threads * callsEach - cancelled.size())
+        .allSatisfy(call -> assertThat(call).isCompletedWithValue(200));
+    assertThat(cancelled).allSatisfy(call -> assertThat(call).isCancelled());
+    assertThat(engine.snapshot()).allSatisfy(host -> {
+      assertThat(host.inFlight()).isZero();
+      assertThat(host.waiting()).isZero();
+    });
+  }
+
   /** A test's thread, which a failed check leaves waiting: a daemon, so that the run still ends. */
   private static Thread daemon(Thread thread) {
     thread.setDaemon(true);
