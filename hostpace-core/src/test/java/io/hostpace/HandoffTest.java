@@ -126,10 +126,7 @@ class HandoffTest {
       // each answer settles under the lock, free now
     }
     assertThat(handed).allSatisfy(call -> assertThat(call).isCompletedWithValue(200));
-    assertThat(engine.snapshot()).allSatisfy(host -> {
-      assertThat(host.inFlight()).isZero();
-      assertThat(host.waiting()).isZero();
-    });
+    assertHoldsNothing(engine);
   }
 
   @Test
@@ -281,10 +278,7 @@ class HandoffTest {
     }
     assertThat(calls).hasSize(threads * callsEach).allSatisfy(call -> assertThat(call).isCompletedWithValue(200));
     assertThat(mostInFlight.get()).as("the most attempts in flight at once in the group").isBetween(1, places);
-    assertThat(engine.snapshot()).allSatisfy(host -> {
-      assertThat(host.inFlight()).isZero();
-      assertThat(host.waiting()).isZero();
-    });
+    assertHoldsNothing(engine);
   }
 
   @Test
@@ -330,6 +324,11 @@ class HandoffTest {
     assertThat(kept).hasSize(threads * callsEach - cancelled.size())
         .allSatisfy(call -> assertThat(call).isCompletedWithValue(200));
     assertThat(cancelled).allSatisfy(call -> assertThat(call).isCancelled());
+    assertHoldsNothing(engine);
+  }
+
+  /** No host the engine holds has a request in flight or waiting: every place came back. */
+  private static void assertHoldsNothing(Hostpace engine) {
     assertThat(engine.snapshot()).allSatisfy(host -> {
       assertThat(host.inFlight()).isZero();
       assertThat(host.waiting()).isZero();
