@@ -43,8 +43,20 @@ record CommandRun(int status, String out, String err) {
 
   /** {@code hostpace args} as a JVM of its own, small and quick to start, for the caller to redirect and start. */
   static ProcessBuilder process(String... args) {
+    return process(List.of(), args);
+  }
+
+  /**
+   * {@code hostpace args} as a JVM of its own, as {@link #process(String...)}, with
+   * {@code jvmOptions} given to the JVM before its main class: what only a JVM's start can set,
+   * such as {@code -Djdk.net.hosts.file=FILE}, which makes its resolver read host names from FILE
+   * alone (the JDK's resolver cannot be told a name from inside a running JVM).
+   */
+  static ProcessBuilder process(List<String> jvmOptions, String... args) {
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        "-Xmx128m", "-XX:TieredStopAtLevel=1"));
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName()));
     command.addAll(List.of(args));
     return new ProcessBuilder(command);
   }

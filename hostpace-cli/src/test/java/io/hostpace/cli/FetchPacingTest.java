@@ -6,6 +6,9 @@ import io.hostpace.testing.RefusingServer.RetryAfter;
 import io.hostpace.testkit.BucketServer;
 import io.hostpace.testkit.TestServer;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -19,6 +22,7 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestReporter;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code hostpace fetch}, in this process, against rate limiters on 127.0.0.1 (the testkit's
@@ -30,6 +34,10 @@ import org.junit.jupiter.api.TestReporter;
  * tests are tagged {@code wall-clock} and run by the profile {@code thorough}. The same behaviours
  * are held in virtual time in the core (PausedRateTest's R9_ tests, FirstContactTest's P12_ tests,
  * PacingTest's P1_ tests) and by the simulator (PacingSimulationTest).
+ *
+ * <p>Hosts of a {@code *.domain} group need names that resolve to 127.0.0.1, which the JDK's
+ * resolver cannot be told from inside a running JVM: those runs are a JVM of their own started
+ * with {@code -Djdk.net.hosts.file}, which resolves names from that file alone.
  */
 class FetchPacingTest {
 
@@ -105,11 +113,50 @@ class FetchPacingTest {
    * the assertions then find), and expects every URL completed and every refusal retried.
    */
   static Run fetchAll(TestReporter reporter, BucketServer bucket, List<String> options, List<String> urls) {
-    Run run = fetch(args(options, urls));
+    return checked(reporter, bucket, fetch(args(options, urls)), urls);
+  }
+
+  /**
+   * Tells {@code run}'s figures to JUnit's report (whatever the assertions then find), and expects
+   * every URL completed and every refusal retried.
+   */
+  static Run checked(TestReporter reporter, BucketServer bucket, Run run, List<String> urls) {
     reporter.publishEntry("figures", figures(run, bucket));
     assertEveryUrlCompleted(run, urls, bucket);
     assertEveryRefusalWasRetried(run, bucket);
     return run;
+  }
+
+  /** The hosts of the group {@code *.pace.test} that the tests' hosts files name. */
+  static final List<String> GROUPED = List.of("a.pace.test", "b.pace.test", "c.pace.test");
+
+  /** A hosts file in {@code dir} that resolves each of {@code names} to 127.0.0.1, and nothing else. */
+  static Path hostsFile(Path dir, List<String> names) throws IOException {
+    return Files.writeString(dir.resolve("hosts"), "127.0.0.1 " + String.join(" ", names) + "\n");
+  }
+
+  /** {@code n} distinct URLs on {@code server}'s port, their hosts taken from {@code hosts} in turn. */
+  static List<String> urls(TestServer server, List<String> hosts, int n) {
+    int port = server.uri("/").getPort();
+    return IntStream.rangeClosed(1, n).mapToObj(i -> "http://" + hosts.get((i - 1) % hosts.size()) + ":" + port + "/u/" + i)
+        .collect(Collectors.toList());
+  }
+
+  /**
+   * Runs {@code hostpace fetch args} as a JVM of its own that resolves host names from the hosts
+   * file {@code hosts} alone, its standard error kept in {@code dir}, and measures how long it took
+   * (a figure, for the wall-clock tests).
+   */
+  static Run fetchResolvingFrom(Path hosts, Path dir, List<String> args) throws IOException, InterruptedException {
+    Path err = Files.createTempFile(dir, "err", ".txt");
+    long start = System.nanoTime();
+    Process process = CommandRun.process(List.of("-Djdk.net.hosts.file=" + hosts), args.toArray(new String[0]))
+        .redirectError(err.toFile()).start();
+    process.getOutputStream().close();
+    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    int status = process.waitFor();
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    return new Run(status, out.isEmpty() ? List.of() : Arrays.asList(out.split("\n")), Files.readString(err), took);
   }
 
   /**
@@ -190,6 +237,68 @@ class FetchPacingTest {
       Run run = fetchAll(reporter, bucket, options, urls);
 
       assertThat(bucket.refused()).as("%s: %s", figures(run, bucket), bucket.answers()).isLessThanOrEqualTo(1);
+    }
+  }
+
+  /**
+   * Hosts of a group that the group paces, each refused with a bare 429 by a limiter that they
+   * share: whatever the pace on this machine, each URL completes exactly once and each refusal is
+   * retried. Retries enough for any pace: the count of refusals is the wall-clock tests' figure.
+   */
+  @Test
+  void P1_P5_urlsToHostsOfAGroupThatShareARateLimiterAllCompleteExactlyOnceAndEachRefusalIsRetried(
+      TestReporter reporter, @TempDir Path dir) throws IOException, InterruptedException {
+    BucketServer bucket = new BucketServer(20, 1, 429, RetryAfter.none());
+    try (TestServer server = TestServer.start(bucket)) {
+      List<String> urls = urls(server, GROUPED, 12);
+      List<String> options = List.of("--retries", "100", "--host", "*.pace.test=inFlight:1,perSecond:20");
+
+      checked(reporter, bucket, fetchResolvingFrom(hostsFile(dir, GROUPED), dir, args(options, urls)), urls);
+    }
+  }
+
+  /**
+   * The group's rate is what the server sees of all its hosts together: arrivals from any of them
+   * no closer than a second, the first host's first request counted from its answer as a host's
+   * own is (P1). The control below shows the bucket tells the difference.
+   */
+  @Test
+  @Tag("wall-clock")
+  void P1_hostsOfAGroupConfiguredAtOneASecondAreRefusedAtMostOnceByABucketOfExactlyOneASecond(
+      TestReporter reporter, @TempDir Path dir) throws IOException, InterruptedException {
+    // One bucket behind three names: what a server of several names with one limit sees.
+    BucketServer bucket = new BucketServer(1, 1, 429, RetryAfter.none());
+    try (TestServer server = TestServer.start(bucket)) {
+      List<String> urls = urls(server, GROUPED, 20);
+      // Retries enough that the count of refusals, not a URL left undone, is what a bad pace shows.
+      List<String> options = List.of("--retries", "100", "--host", "*.pace.test=inFlight:1,perSecond:1");
+
+      // Ideally 19 s: the first start at once, then one a second, whichever host is next.
+      Run run = checked(reporter, bucket, fetchResolvingFrom(hostsFile(dir, GROUPED), dir, args(options, urls)), urls);
+
+      assertThat(bucket.refused()).as("%s: %s", figures(run, bucket), bucket.answers()).isLessThanOrEqualTo(1);
+    }
+  }
+
+  /**
+   * The control of the test above: the same hosts each given the rate on its own, no group, reach
+   * the one bucket up to three times as often as it allows, and it refuses many; so the group's
+   * rate is what keeps the server's view right, and the bucket is a test that can fail.
+   */
+  @Test
+  @Tag("wall-clock")
+  void P1_hostsEachConfiguredAtOneASecondOnTheirOwnAreRefusedOftenByTheBucketThatTheyShare(
+      TestReporter reporter, @TempDir Path dir) throws IOException, InterruptedException {
+    BucketServer bucket = new BucketServer(1, 1, 429, RetryAfter.none());
+    try (TestServer server = TestServer.start(bucket)) {
+      List<String> urls = urls(server, GROUPED, 20);
+      int port = server.uri("/").getPort();
+      List<String> options = new ArrayList<>(List.of("--retries", "100"));
+      GROUPED.forEach(host -> options.addAll(List.of("--host", host + ":" + port + "=inFlight:1,perSecond:1")));
+
+      Run run = checked(reporter, bucket, fetchResolvingFrom(hostsFile(dir, GROUPED), dir, args(options, urls)), urls);
+
+      assertThat(bucket.refused()).as("%s: %s", figures(run, bucket), bucket.answers()).isGreaterThanOrEqualTo(5);
     }
   }
 }
