@@ -24,7 +24,10 @@ final class RateState {
   private final long[] starts;
   private int count;
   private int oldest;
-  /** Whether the only start so far is the state's first, its answer not yet heard. */
+  /**
+   * Whether the last start may count as at its answer: the state's first, or, for a group's rate,
+   * the first of its host (a connection of its own to set up); its answer not yet heard.
+   */
   private boolean firstOnly;
   int users;
 
@@ -59,9 +62,10 @@ final class RateState {
 
   /**
    * The answer, at {@code now}, to the request that started at {@code startedAt}. When that was
-   * this state's first start and is still its last, and the answer came within the window, the
-   * start counts as at the answer: the first request to a host pays for the connection's set-up
-   * and may arrive that late, so the next, spaced from its start, would arrive too soon.
+   * this state's first start, or a host's first through a group's rate, and is still its last,
+   * and the answer came within the window, the start counts as at the answer: the first request to
+   * a host pays for the connection's set-up and may arrive that late, so the next, spaced from its
+   * start (on a connection open already, or another host's), would arrive too soon.
    */
   void answered(long startedAt, long now) {
     int last = (oldest + starts.length - 1) % starts.length;
@@ -71,10 +75,11 @@ final class RateState {
     firstOnly = false;
   }
 
-  void start(long now) {
+  /** A start at {@code now}; {@code hostsFirst} when it is its host's first (see {@link #answered}). */
+  void start(long now, boolean hostsFirst) {
     starts[oldest] = now;
     oldest = (oldest + 1) % starts.length;
-    firstOnly = count == 0;
+    firstOnly = count == 0 || hostsFirst;
     if (count < starts.length) {
       count++;
     }

@@ -1341,7 +1341,7 @@ final class Scheduler implements Settlement {
    * notes the requests in flight beside it: a start's bookkeeping, on either path.
    */
   static void takePlaces(HostQueue queue, Call<?> call, long now) {
-    take(queue, now);
+    take(queue, now, false);
     startQuota(queue.node, call, now);
     for (GroupGate gate : queue.gates) {
       startQuota(gate.node, call, now);
@@ -1367,16 +1367,17 @@ final class Scheduler implements Settlement {
       }
       recent.add(call);
     }
+    boolean hostsFirst = host.starts == 1; // a group's rate counts it at its answer (SPEC P1)
     for (GroupGate gate : queue.gates) {
-      take(gate, now);
+      take(gate, now, hostsFirst);
     }
   }
 
-  private static void take(Limiter limiter, long now) {
+  private static void take(Limiter limiter, long now, boolean hostsFirst) {
     limiter.inFlight++;
     RateState rate = limiter.rate;
     if (rate != null) {
-      rate.start(now);
+      rate.start(now, hostsFirst);
     }
     Node node = limiter.node;
     node.state.start(now);

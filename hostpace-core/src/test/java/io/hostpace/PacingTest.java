@@ -53,6 +53,22 @@ class PacingTest {
   }
 
   @Test
+  void P1_aGroupsRateCountsEachHostsFirstStartAtItsAnswer() {
+    Hostpace engine = engine().addLimit("*.g.test", Limits.perSecond(1)).build();
+    // A host's first answer takes 0.3 s (its connection's set-up), the others 10 ms.
+    java.util.Set<String> met = new java.util.HashSet<>();
+    server.script(exchange -> Reply.ok().after(Duration.ofMillis(met.add(exchange.uri.getHost()) ? 300 : 10)));
+
+    submit(engine, CallContext.DEFAULT, "http://a.g.test/a1", "http://b.g.test/b1", "http://a.g.test/a2");
+    time.advance(Duration.ofSeconds(10));
+
+    // The group's interval is 1.02 s. The first start counts from its answer at 0.3 s; so does
+    // b's first, answered at 1.62 s, though it is not the group's first: a's next request, on
+    // its open connection, would otherwise reach the server 0.7 s after b's first.
+    assertThat(server.starts()).containsExactly("0.000 /a1", "1.320 /b1", "2.640 /a2");
+  }
+
+  @Test
   void P2_aRequestHoldsItsPlaceUntilItsAnswerArrives() {
     Hostpace engine = engine().addLimit("a.test", Limits.inFlight(2)).build();
     server.script(exchange -> Reply.ok().after(Duration.ofSeconds(3)));
