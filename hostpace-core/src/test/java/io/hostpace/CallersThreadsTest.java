@@ -163,7 +163,8 @@ class CallersThreadsTest {
     assertThat(calls).hasSize(threads * callsEach).allSatisfy(call -> assertThat(call).isCompletedWithValue(200));
   }
 
-  private static void awaitUninterruptibly(CountDownLatch latch) {
+  /** Waits for {@code latch}, whatever interrupts the thread: the test lets it go. */
+  static void awaitUninterruptibly(CountDownLatch latch) {
     while (true) {
       try {
         latch.await();

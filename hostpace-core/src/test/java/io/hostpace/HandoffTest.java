@@ -42,7 +42,7 @@ class HandoffTest {
       if (armed) {
         armed = false;
         holding.countDown();
-        awaitUninterruptibly(letGo);
+        CallersThreadsTest.awaitUninterruptibly(letGo);
       }
       return interval;
     }
@@ -244,7 +244,7 @@ class HandoffTest {
     for (int t = 0; t < threads; t++) {
       Thread caller = new Thread(() -> {
         ready.countDown();
-        awaitUninterruptibly(ready);
+        CallersThreadsTest.awaitUninterruptibly(ready);
         for (int i = 0; i < callsEach; i++) {
           URI member = URI.create("http://h" + i % 10 + ".g.test/");
           calls.add(engine.execute(ScriptedExchange.builder(member, Integer::intValue).answers(attempt -> {
@@ -296,7 +296,7 @@ class HandoffTest {
     for (int t = 0; t < threads; t++) {
       Thread caller = daemon(new Thread(() -> {
         ready.countDown();
-        awaitUninterruptibly(ready);
+        CallersThreadsTest.awaitUninterruptibly(ready);
         for (int i = 0; i < callsEach; i++) {
           CompletableFuture<Integer> call = engine.execute(exchange(URI.create("http://h" + i % 10 + ".g.test/")));
           // Waiting, or in flight: either way its place must come back. Another thread may have
@@ -339,16 +339,5 @@ class HandoffTest {
   private static Thread daemon(Thread thread) {
     thread.setDaemon(true);
     return thread;
-  }
-
-  private static void awaitUninterruptibly(CountDownLatch latch) {
-    while (true) {
-      try {
-        latch.await();
-        return;
-      } catch (InterruptedException e) {
-        // keep waiting: the test lets it go
-      }
-    }
   }
 }

@@ -259,8 +259,8 @@ class FetchPacingTest {
 
   /**
    * The group's rate is what the server sees of all its hosts together: arrivals from any of them
-   * no closer than a second, the first host's first request counted from its answer as a host's
-   * own is (P1). The control below shows the bucket tells the difference.
+   * no closer than a second, each host's first request counted from its answer, as it pays its
+   * connection's set-up (P1). The control below shows the bucket tells the difference.
    */
   @Test
   @Tag("wall-clock")
