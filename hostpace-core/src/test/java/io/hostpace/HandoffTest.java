@@ -50,9 +50,16 @@ class HandoffTest {
 
   /** Attempts answered when the test says, oldest first. */
   private final ConcurrentLinkedQueue<CompletableFuture<Integer>> attempts = new ConcurrentLinkedQueue<>();
+  /**
+   * The attempts sent and not yet answered, and the most at once: never more than the engine has
+   * in flight (counted once sent, uncounted before the answer that frees the place).
+   */
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final AtomicInteger mostInFlight = new AtomicInteger();
 
   private ScriptedExchange<Integer> exchange(URI uri) {
     return ScriptedExchange.builder(uri, Integer::intValue).answers(attempt -> {
+      mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
       CompletableFuture<Integer> answer = new CompletableFuture<>();
       attempts.add(answer);
       return answer;
@@ -65,8 +72,37 @@ class HandoffTest {
     if (oldest == null) {
       return false;
     }
+    inFlight.decrementAndGet(); // before the answer: the engine lets the place go after it
     oldest.complete(200);
     return true;
+  }
+
+  /** Runs {@code each} on {@code threads} threads of their own that start it together, and waits for them. */
+  private static void runTogether(int threads, Runnable each) throws InterruptedException {
+    CountDownLatch ready = new CountDownLatch(threads);
+    List<Thread> callers = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      Thread caller = daemon(new Thread(() -> {
+        ready.countDown();
+        CallersThreadsTest.awaitUninterruptibly(ready);
+        each.run();
+      }, "caller-" + t));
+      callers.add(caller);
+      caller.start();
+    }
+    for (Thread caller : callers) {
+      caller.join();
+    }
+  }
+
+  /** What callers that are gone left: the timer sends it and the test answers it, until {@code calls} are done. */
+  private void answerWhatIsLeft(VirtualTime time, List<CompletableFuture<Integer>> calls) {
+    for (int round = 0; round < 100_000 && !calls.stream().allMatch(CompletableFuture::isDone); round++) {
+      time.runDue();
+      while (answerOne()) {
+        // each answer may start another
+      }
+    }
   }
 
   /** A thread that answers the first attempt, its rule holding the lock there until let go. */
@@ -234,48 +270,16 @@ class HandoffTest {
     Hostpace engine = Hostpace.builder().time(time)
         .limitsForEveryHost(Limits.inFlight(Integer.MAX_VALUE)).widenFirstContact(false)
         .addLimit("*.g.test", Limits.inFlight(places)).build();
-    AtomicInteger inFlight = new AtomicInteger();
-    AtomicInteger mostInFlight = new AtomicInteger();
     int threads = 4;
     int callsEach = 2_000;
     List<CompletableFuture<Integer>> calls = java.util.Collections.synchronizedList(new ArrayList<>());
-    CountDownLatch ready = new CountDownLatch(threads);
-    List<Thread> callers = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      Thread caller = new Thread(() -> {
-        ready.countDown();
-        CallersThreadsTest.awaitUninterruptibly(ready);
-        for (int i = 0; i < callsEach; i++) {
-          URI member = URI.create("http://h" + i % 10 + ".g.test/");
-          calls.add(engine.execute(ScriptedExchange.builder(member, Integer::intValue).answers(attempt -> {
-            mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
-            CompletableFuture<Integer> answer = new CompletableFuture<>();
-            attempts.add(answer);
-            return answer;
-          }).build()));
-          CompletableFuture<Integer> oldest = attempts.poll();
-          if (oldest != null) {
-            inFlight.decrementAndGet(); // before the answer: the engine lets the place go after it
-            oldest.complete(200);
-          }
-        }
-      }, "caller-" + t);
-      caller.setDaemon(true);
-      callers.add(caller);
-      caller.start();
-    }
-    for (Thread caller : callers) {
-      caller.join();
-    }
-    // What the callers left: the timer sends it, and the test answers it.
-    for (int round = 0; round < 100_000 && !calls.stream().allMatch(CompletableFuture::isDone); round++) {
-      time.runDue();
-      CompletableFuture<Integer> oldest;
-      while ((oldest = attempts.poll()) != null) {
-        inFlight.decrementAndGet();
-        oldest.complete(200);
+    runTogether(threads, () -> {
+      for (int i = 0; i < callsEach; i++) {
+        calls.add(engine.execute(exchange(URI.create("http://h" + i % 10 + ".g.test/"))));
+        answerOne();
       }
-    }
+    });
+    answerWhatIsLeft(time, calls);
     assertThat(calls).hasSize(threads * callsEach).allSatisfy(call -> assertThat(call).isCompletedWithValue(200));
     assertThat(mostInFlight.get()).as("the most attempts in flight at once in the group").isBetween(1, places);
     assertHoldsNothing(engine);
@@ -291,36 +295,20 @@ class HandoffTest {
     int callsEach = 2_000;
     List<CompletableFuture<Integer>> kept = java.util.Collections.synchronizedList(new ArrayList<>());
     List<CompletableFuture<Integer>> cancelled = java.util.Collections.synchronizedList(new ArrayList<>());
-    CountDownLatch ready = new CountDownLatch(threads);
-    List<Thread> callers = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      Thread caller = daemon(new Thread(() -> {
-        ready.countDown();
-        CallersThreadsTest.awaitUninterruptibly(ready);
-        for (int i = 0; i < callsEach; i++) {
-          CompletableFuture<Integer> call = engine.execute(exchange(URI.create("http://h" + i % 10 + ".g.test/")));
-          // Waiting, or in flight: either way its place must come back. Another thread may have
-          // answered it already, and then it is not cancelled but done.
-          if (i % 7 == 3 && call.cancel(true)) {
-            cancelled.add(call);
-          } else {
-            kept.add(call);
-          }
-          answerOne();
+    runTogether(threads, () -> {
+      for (int i = 0; i < callsEach; i++) {
+        CompletableFuture<Integer> call = engine.execute(exchange(URI.create("http://h" + i % 10 + ".g.test/")));
+        // Waiting, or in flight: either way its place must come back. Another thread may have
+        // answered it already, and then it is not cancelled but done.
+        if (i % 7 == 3 && call.cancel(true)) {
+          cancelled.add(call);
+        } else {
+          kept.add(call);
         }
-      }, "caller-" + t));
-      callers.add(caller);
-      caller.start();
-    }
-    for (Thread caller : callers) {
-      caller.join();
-    }
-    for (int round = 0; round < 100_000 && !kept.stream().allMatch(CompletableFuture::isDone); round++) {
-      time.runDue();
-      while (answerOne()) {
-        // what the callers left
+        answerOne();
       }
-    }
+    });
+    answerWhatIsLeft(time, kept);
     assertThat(kept).hasSize(threads * callsEach - cancelled.size())
         .allSatisfy(call -> assertThat(call).isCompletedWithValue(200));
     assertThat(cancelled).allSatisfy(call -> assertThat(call).isCancelled());
