@@ -175,9 +175,9 @@ final class Call<R> implements Runnable {
     TimeoutPolicy policy = rules.timeoutPolicy();
     Budget budget = probe;
     if (policy != null && budget == null) {
-      budget = policy.budget(rules.clock().nanoTime(), hostKey, context.kind());
+      budget = budgetOf(policy);
       // A dead endpoint fails in seconds, without sending (SPEC D3).
-      if (budget.isFailFast()) {
+      if (budget != null && budget.isFailFast()) {
         failed(number, new EndpointDownException(hostKey, budget.timeout()));
         return;
       }
@@ -325,6 +325,20 @@ final class Call<R> implements Runnable {
     }
   }
 
+  /**
+   * The budget {@code policy} gives this attempt; null, the attempt sent without a deadline as
+   * without a policy, when the policy throws (logged, SPEC L2): a policy that throws cannot hold
+   * the call.
+   */
+  private @Nullable Budget budgetOf(TimeoutPolicy policy) {
+    try {
+      return policy.budget(rules.clock().nanoTime(), hostKey, context.kind());
+    } catch (RuntimeException e) {
+      rules.log().policyThrew(policy, e, "the attempt was sent without a deadline");
+      return null;
+    }
+  }
+
   /** Tells the timeout policy how an attempt ended, if there is a policy and the outcome says anything. */
   private void report(@Nullable Outcome outcome, long took) {
     TimeoutPolicy policy = rules.timeoutPolicy();
@@ -334,6 +348,7 @@ final class Call<R> implements Runnable {
         rules.afterOutcome().told(hostKey, exchange.uri(), context);
       } catch (RuntimeException e) {
         // A policy that throws cannot break the call.
+        rules.log().policyThrew(policy, e, "the attempt's outcome went untold");
       }
     }
   }
@@ -500,6 +515,7 @@ final class Call<R> implements Runnable {
     try {
       return policy.reachedServerLimit(hostKey, Outcome.SERVER_TIMEOUT, took);
     } catch (RuntimeException e) {
+      rules.log().policyThrew(policy, e, "the answer was taken as not the server's own limit");
       return false; // a policy that throws cannot break the call
     }
   }

@@ -9,9 +9,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * The engine's log, on the {@code System.Logger} named {@code io.hostpace.Hostpace}: each decision
  * event at {@code DEBUG}, one line that starts with its host or group key, and each exception a
- * listener threw at {@code WARNING}, with the exception, at most once a minute per listener and
- * kind of exception ({@link FailureLog}), so a listener that throws at every event cannot flood
- * the log. The outbox asks {@link #decisions()} before it builds or logs an event, so with
+ * listener, the learning rule or the timeout policy threw at {@code WARNING}, with the exception,
+ * at most once a minute per class that threw and kind of exception ({@link FailureLog}), so a
+ * listener that throws at every event cannot flood the log. The outbox asks {@link #decisions()} before it builds or logs an event, so with
  * {@code DEBUG} off no line is built.
  */
 final class EventLog {
@@ -41,9 +41,30 @@ final class EventLog {
 
   /** {@code listener} threw {@code failure}, which the engine caught and went on. */
   void listenerThrew(Object listener, RuntimeException failure) {
-    String kind = listener.getClass().getName() + " " + failure.getClass().getName();
-    failures.failed(kind, () -> "listener " + listener.getClass().getName() + " threw "
-        + failure.getClass().getName() + "; the engine ignored it and went on", failure);
+    threw("listener", listener, failure, "the engine ignored it and went on");
+  }
+
+  /**
+   * {@code rule}, the engine's learning rule, threw {@code failure} when told of an answer: the
+   * answer changed nothing the rule sets, and its request went on as the answer said.
+   */
+  void ruleThrew(Object rule, RuntimeException failure) {
+    threw("learning rule", rule, failure, "the host's pace and limits stayed as they were");
+  }
+
+  /**
+   * {@code policy}, the engine's timeout policy, threw {@code failure}; {@code wentOn} says what
+   * the attempt did without its answer.
+   */
+  void policyThrew(Object policy, RuntimeException failure, String wentOn) {
+    threw("timeout policy", policy, failure, wentOn);
+  }
+
+  /** Code the engine was given ({@code what}: a listener, a rule) threw {@code failure}; the engine went on as {@code wentOn} says. */
+  private void threw(String what, Object given, RuntimeException failure, String wentOn) {
+    String kind = given.getClass().getName() + " " + failure.getClass().getName();
+    failures.failed(kind, () -> what + " " + given.getClass().getName() + " threw "
+        + failure.getClass().getName() + "; " + wentOn, failure);
   }
 
   /** What {@code event} decided, as one line that starts with its key: {@code a.test: attempt 1 of http://a.test/ refused with 429}. */

@@ -15,6 +15,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Called under the engine's lock, by the {@link Scheduler}, before the answered request lets
  * its place go (SPEC R5), so the request started in its place already goes at the new pace.
+ *
+ * <p>A learning rule that throws changes nothing it would have set (the interval, the in-flight
+ * limit), and the answer goes on to release its place, retry or end its call as it says: a rule is
+ * code the engine was given, and its failure is logged (SPEC L2), never a request held for good.
  */
 final class Learning {
 
@@ -290,11 +294,16 @@ final class Learning {
     HostState state = node.state;
     int before = state.inFlightLimit();
     int after;
-    if (!refusal) {
-      after = rule.inFlightAfterAnswer(now, startedAt, inFlightAtStart, state);
-    } else if (retryAfterNanos >= 0) {
-      after = rule.inFlightAfterPause(now, startedAt, inFlightAtStart, state);
-    } else {
+    try {
+      if (!refusal) {
+        after = rule.inFlightAfterAnswer(now, startedAt, inFlightAtStart, state);
+      } else if (retryAfterNanos >= 0) {
+        after = rule.inFlightAfterPause(now, startedAt, inFlightAtStart, state);
+      } else {
+        return;
+      }
+    } catch (RuntimeException e) {
+      events.ruleThrew(rule, e);
       return;
     }
     after = Math.max(0, after);
@@ -311,7 +320,14 @@ final class Learning {
    * teaches the host's interval, beyond the pause (SPEC R9); hosts only, not groups.
    */
   private void paceAfterPause(Events events, Node node, long startedAt, int inFlightAtStart, long now) {
-    interval(events, node, rule.intervalAfterPause(now, startedAt, inFlightAtStart, node.state), now);
+    long ruled;
+    try {
+      ruled = rule.intervalAfterPause(now, startedAt, inFlightAtStart, node.state);
+    } catch (RuntimeException e) {
+      events.ruleThrew(rule, e);
+      return;
+    }
+    interval(events, node, ruled, now);
   }
 
   /** Sets {@code node}'s interval to what the rule {@code ruled}, clamped, telling the listener of a change. */
@@ -367,9 +383,15 @@ final class Learning {
       // Not in a fleet: the others hear this refusal as it came, and their rules cut for it.
       startedAt = startedAt - 1;
     }
-    long next = refusal
-        ? call == null ? rule.onRefusalHeard(now, startedAt, state) : rule.onRefusal(now, startedAt, state)
-        : rule.onAnswer(now, startedAt, state);
+    long next;
+    try {
+      next = refusal
+          ? call == null ? rule.onRefusalHeard(now, startedAt, state) : rule.onRefusal(now, startedAt, state)
+          : rule.onAnswer(now, startedAt, state);
+    } catch (RuntimeException e) {
+      events.ruleThrew(rule, e);
+      next = state.interval(); // the pace as it was
+    }
     if (state.quotaPermits() != permits || state.quotaWindow() != window) {
       learnQuota(events, node, startedAt, now);
     }

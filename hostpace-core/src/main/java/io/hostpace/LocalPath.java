@@ -71,7 +71,7 @@ final class LocalPath {
   }
 
   /** A call's events on the local path, when anybody listens: told after its host's monitor is let go. */
-  static final class Told implements Events {
+  final class Told implements Events {
     final List<HostpaceEvent> events = new ArrayList<>(4);
 
     @Override
@@ -83,10 +83,15 @@ final class LocalPath {
     public void emit(HostpaceEvent event) {
       events.add(event);
     }
+
+    @Override
+    public void ruleThrew(Object rule, RuntimeException failure) {
+      ruleFailed(rule, failure);
+    }
   }
 
   /** Where a call's events go when nobody listens: nowhere, and none is built. */
-  private static final Events SILENT = new Events() {
+  private final Events silent = new Events() {
     @Override
     public boolean listens() {
       return false;
@@ -96,11 +101,25 @@ final class LocalPath {
     public void emit(HostpaceEvent event) {
       throw new IllegalStateException("an event built for nobody: " + event);
     }
+
+    @Override
+    public void ruleThrew(Object rule, RuntimeException failure) {
+      ruleFailed(rule, failure);
+    }
   };
 
-  /** What the call's decisions tell: a {@link Told} when anybody listens now, else {@link #SILENT}. */
+  /**
+   * The learning rule threw on this path: logged at once, under the host's monitor, which no call
+   * of another host waits on, and at most once a minute for each kind ({@link EventLog}). Only the
+   * rules that ship take this path, so this is the engine's own fault if it ever comes.
+   */
+  private void ruleFailed(Object rule, RuntimeException failure) {
+    outbox.log.ruleThrew(rule, failure);
+  }
+
+  /** What the call's decisions tell: a {@link Told} when anybody listens now, else {@link #silent}. */
   private Events events() {
-    return outbox.listens() ? new Told() : SILENT;
+    return outbox.listens() ? new Told() : silent;
   }
 
   /** Tells the listeners what {@code events} holds, after the monitor. */

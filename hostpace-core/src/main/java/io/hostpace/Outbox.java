@@ -55,7 +55,10 @@ final class Outbox implements Events {
   private final ArrayList<Call<?>> started = new ArrayList<>();
   /** How many calls earlier sections left; written under the lock, read after it by {@link #deliver}. */
   private volatile int left;
-  /** The events, and the calls a handed-over change failed ({@link Failed}), in the order they came. */
+  /**
+   * The events, the calls a handed-over change failed ({@link Failed}) and the learning rule's
+   * failures ({@link RuleThrew}), in the order they came.
+   */
   private final ArrayList<Object> events = new ArrayList<>();
   /** How many events were built, for the test that none is without a listener. */
   private long eventsBuilt;
@@ -105,6 +108,15 @@ final class Outbox implements Events {
 
   /** A call to end with {@code failure} after the lock; see {@link #failed}. */
   private record Failed(Call<?> call, Throwable failure) {}
+
+  /** The learning rule threw: logged after the lock, in its place among the events. */
+  @Override
+  public void ruleThrew(Object rule, RuntimeException failure) {
+    events.add(new RuleThrew(rule, failure));
+  }
+
+  /** What {@link #ruleThrew} keeps for the log. */
+  private record RuleThrew(Object rule, RuntimeException failure) {}
 
   /** Whether earlier sections left calls for their owners; read without the lock. */
   boolean hasLeft() {
@@ -244,6 +256,8 @@ final class Outbox implements Events {
       call.dispatch();
     } else if (each instanceof Failed failed) {
       failed.call.result.completeExceptionally(failed.failure);
+    } else if (each instanceof RuleThrew threw) {
+      log.ruleThrew(threw.rule, threw.failure);
     } else {
       HostpaceEvent event = (HostpaceEvent) each;
       if (logged) {

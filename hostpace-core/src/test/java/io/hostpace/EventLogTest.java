@@ -3,14 +3,25 @@ package io.hostpace;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hostpace.FakeServer.Reply;
+import io.hostpace.FakeServer.Response;
+import io.hostpace.spi.HostState;
+import io.hostpace.spi.LearningRule;
+import io.hostpace.timeout.Budget;
+import io.hostpace.timeout.Outcome;
+import io.hostpace.timeout.TimeoutPolicy;
 import java.lang.System.Logger.Level;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** SPEC L1 and L2: the engine's decisions at DEBUG, and what its listeners threw at WARNING. */
+/**
+ * SPEC L1 and L2: the engine's decisions at DEBUG, and what its listeners, its learning rule and
+ * its timeout policy threw at WARNING.
+ */
 class EventLogTest {
 
   final VirtualTime time = VirtualTime.create();
@@ -113,5 +124,95 @@ class EventLogTest {
 
     assertThat(call.join().status()).isEqualTo(200);
     assertThat(log.at(Level.WARNING)).singleElement().extracting(RecordingLogger.Line::thrown).isSameAs(boom);
+  }
+
+  /** A learning rule whose every answer throws {@link #boom}. */
+  static final class ThrowingRule implements LearningRule {
+    final IllegalStateException boom = new IllegalStateException("a rule's fault");
+
+    @Override
+    public long onRefusal(long now, long startedAt, long interval, long changedAt) {
+      throw boom;
+    }
+
+    @Override
+    public long onAnswer(long now, long startedAt, long interval, long changedAt) {
+      throw boom;
+    }
+
+    @Override
+    public int inFlightAfterPause(long now, long startedAt, int inFlightAtStart, HostState host) {
+      throw boom;
+    }
+
+    @Override
+    public int inFlightAfterAnswer(long now, long startedAt, int inFlightAtStart, HostState host) {
+      throw boom;
+    }
+
+    @Override
+    public long intervalAfterPause(long now, long startedAt, int inFlightAtStart, HostState host) {
+      throw boom;
+    }
+  }
+
+  @Test
+  void L2_aLearningRuleThatThrowsIsAWarningAndHoldsNoRequestNorChangesThePace() {
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    ThrowingRule rule = new ThrowingRule();
+    // The first attempt refused bare, the second with Retry-After: every way an answer teaches.
+    AtomicInteger attempts = new AtomicInteger();
+    server.script(exchange -> switch (attempts.incrementAndGet()) {
+      case 1 -> Reply.status(429);
+      case 2 -> Reply.refuse(429, "1");
+      default -> Reply.ok();
+    });
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log).learningRule(rule)
+        .addLimit("a.test", Limits.inFlight(1)).build();
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      calls.add(engine.execute(server.get("http://a.test/" + i)));
+    }
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(calls).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+    // Refused bare at 0.1 s and retried at once (no interval), refused with Retry-After: 1 at 0.2 s.
+    assertThat(server.startTimes("a.test")).containsExactly("0.000", "0.100", "1.200", "1.300", "1.400");
+    assertThat(engine.snapshot()).isEmpty(); // let go: no place held, nothing learned
+    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(rule.boom);
+      assertThat(line.message()).startsWith("learning rule " + ThrowingRule.class.getName()
+          + " threw java.lang.IllegalStateException");
+    });
+  }
+
+  @Test
+  void L2_aTimeoutPolicyThatThrowsIsAWarningAndItsAttemptsGoWithoutADeadline() {
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    IllegalStateException boom = new IllegalStateException("a policy's fault");
+    TimeoutPolicy throwing = new TimeoutPolicy() {
+      @Override
+      public Budget budget(long now, String endpoint, String kind) {
+        throw boom;
+      }
+
+      @Override
+      public void onOutcome(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {
+        throw boom;
+      }
+    };
+    server.script(exchange -> Reply.ok().after(Duration.ofMinutes(10)));
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log).timeoutPolicy(throwing)
+        .addLimit("a.test", Limits.inFlight(1)).build();
+    CompletableFuture<Response> first = engine.execute(server.get("http://a.test/1"));
+    CompletableFuture<Response> second = engine.execute(server.get("http://a.test/2"));
+    time.advance(Duration.ofMinutes(21));
+
+    assertThat(first).isCompletedWithValueMatching(r -> r.status() == 200);
+    assertThat(second).isCompletedWithValueMatching(r -> r.status() == 200);
+    assertThat(log.at(Level.WARNING)).first().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(boom);
+      assertThat(line.message()).contains("timeout policy").contains("threw java.lang.IllegalStateException");
+    });
   }
 }

@@ -17,6 +17,9 @@ import io.hostpace.rules.LearningRules;
  * it changed implements the two plain forms, which the others call by default. A rule that needs
  * more keeps it in {@link HostState#memory()}, a value of its own type that lives and is
  * forgotten with the host's interval.
+ *
+ * <p>A rule that throws holds no request: the engine logs it at {@code WARNING} (SPEC L2), keeps
+ * the interval and in-flight limit the host had, and goes on with the answer as it says.
  */
 public interface LearningRule {
 

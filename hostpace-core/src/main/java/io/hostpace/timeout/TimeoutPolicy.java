@@ -31,7 +31,8 @@ import org.jspecify.annotations.Nullable;
  * URL; the policy does not parse it. A <em>kind</em> is the caller's tag for a kind of query
  * (a stage or query name); {@link #DEFAULT_KIND} when the caller has none, which makes one kind
  * per endpoint. Implementations are thread-safe, cheap (a lock around some arithmetic), and
- * bounded in memory.
+ * bounded in memory. An implementation that throws holds no request: the engine logs it at
+ * {@code WARNING} and sends an attempt it could not budget without a deadline (SPEC L2).
  */
 public interface TimeoutPolicy {
 
