@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.hostpace.FakeServer.Reply;
 import io.hostpace.FakeServer.Response;
 import io.hostpace.spi.HostState;
+import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
 import io.hostpace.timeout.Budget;
 import io.hostpace.timeout.Outcome;
@@ -213,6 +214,27 @@ class EventLogTest {
     assertThat(log.at(Level.WARNING)).first().satisfies(line -> {
       assertThat(line.thrown()).isSameAs(boom);
       assertThat(line.message()).contains("timeout policy").contains("threw java.lang.IllegalStateException");
+    });
+  }
+
+  @Test
+  void L2_aStoresListenerThatThrowsHoldsNoRequest() {
+    // Its warning goes to the store's own logger (HostStateStoreTest): here, what the engine does.
+    server.script(RefusalTest.refuseFirst(1, Reply.status(429)));
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
+        .hostStateStore(HostStateStore.inMemory(changed -> {
+          throw new IllegalStateException("a store's fault");
+        }))
+        .addLimit("a.test", Limits.inFlight(1)).build();
+    CompletableFuture<Response> first = engine.execute(server.get("http://a.test/1"));
+    CompletableFuture<Response> second = engine.execute(server.get("http://a.test/2"));
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(first).isCompletedWithValueMatching(r -> r.status() == 200);
+    assertThat(second).isCompletedWithValueMatching(r -> r.status() == 200);
+    assertThat(engine.snapshot()).singleElement().satisfies(host -> {
+      assertThat(host.inFlight()).isZero();
+      assertThat(host.interval()).isPositive(); // the refusal's lesson stands
     });
   }
 }

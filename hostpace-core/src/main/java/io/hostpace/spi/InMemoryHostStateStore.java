@@ -12,7 +12,30 @@ final class InMemoryHostStateStore implements HostStateStore {
   private final @Nullable Consumer<HostState> onChange;
 
   InMemoryHostStateStore(@Nullable Consumer<HostState> onChange) {
-    this.onChange = onChange;
+    this(onChange, FailureLog.of(HostStateStore.class));
+  }
+
+  /** A store whose {@code onChange}, if it throws, is logged to {@code failures}. */
+  InMemoryHostStateStore(@Nullable Consumer<HostState> onChange, FailureLog failures) {
+    this.onChange = onChange == null ? null : guarded(onChange, failures);
+  }
+
+  /**
+   * {@code onChange}, whose failure is logged and goes no further: it is told under the engine's
+   * lock, in the middle of an answer's lessons, and what it throws would leave that answer half
+   * made and its request's place held. The change it was told of stands.
+   */
+  private static Consumer<HostState> guarded(Consumer<HostState> onChange, FailureLog failures) {
+    return state -> {
+      try {
+        onChange.accept(state);
+      } catch (RuntimeException e) {
+        failures.failed(onChange.getClass().getName() + " " + e.getClass().getName(),
+            () -> "a host state store's listener " + onChange.getClass().getName() + " threw "
+                + e.getClass().getName() + " on a change of " + state.key() + "; the change stands and the engine went on",
+            e);
+      }
+    };
   }
 
   @Override

@@ -2,6 +2,10 @@ package io.hostpace.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.hostpace.RecordingLogger;
+import io.hostpace.VirtualTime;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -43,5 +47,25 @@ class HostStateStoreTest {
     assertThat(state.interval()).isZero();
     assertThat(state.inFlightLimit()).isZero();
     assertThat(state.memory()).isNull();
+  }
+
+  @Test
+  void L2_aListenerThatThrowsIsAWarningAndTheChangeStands() {
+    RecordingLogger logger = new RecordingLogger(Level.INFO);
+    IllegalStateException boom = new IllegalStateException("a store's fault");
+    HostState state = new InMemoryHostStateStore(changed -> {
+      throw boom;
+    }, new FailureLog(logger, VirtualTime.create(), Duration.ofMinutes(1))).open("a.test");
+
+    state.interval(250, 10);
+    state.inFlightLimit(4);
+
+    assertThat(state.interval()).isEqualTo(250);
+    assertThat(state.inFlightLimit()).isEqualTo(4);
+    assertThat(logger.lines).singleElement().satisfies(line -> {
+      assertThat(line.level()).isEqualTo(Level.WARNING);
+      assertThat(line.thrown()).isSameAs(boom);
+      assertThat(line.message()).contains("threw java.lang.IllegalStateException on a change of a.test");
+    });
   }
 }
