@@ -39,7 +39,9 @@ import org.jspecify.annotations.Nullable;
  * it is out; an entry has a timer iff no probe of it is out and the policy gave a time. Thread-safe:
  * entries are guarded by {@code lock}, which is never held while a probe is sent, nor while the
  * requests that waited are let go. At most {@value #CAPACITY} endpoints are held, the least
- * recently used forgotten (its timer then finds nothing to do).
+ * recently used forgotten (its timer then finds nothing to do). A policy that throws is taken as
+ * one that wants no probe (from {@link TimeoutPolicy#probe}) or holds nothing (from {@link
+ * TimeoutPolicy#probeIn}), and told to {@link Failures}: the requests that wait always go.
  *
  * @param <S> what the sender needs of an endpoint's requests to build its probe (the engine's: the
  *     last request's URI and context)
