@@ -95,7 +95,7 @@ public final class Hostpace implements AutoCloseable {
         builder.forgetIdleAfter, opening, List.copyOf(builder.listeners), builder.logger, builder.fleet);
     ProbeSender probes = builder.timeoutPolicy != null && builder.probe != null
         ? new ProbeSender(builder.probe, builder.userAgent, builder.timeoutPolicy, builder.clock, builder.timer,
-            this::callProbe)
+            this::callProbe, scheduler.outbox.log)
         : null;
     this.probes = probes;
     this.rules = new CallRules(

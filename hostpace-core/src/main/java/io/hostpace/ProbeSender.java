@@ -38,11 +38,11 @@ final class ProbeSender {
   private final Caller caller;
   private final Prober<Seen> prober;
 
-  ProbeSender(Probe probe, String userAgent, TimeoutPolicy policy, Clock clock, Timer timer, Caller caller) {
+  ProbeSender(Probe probe, String userAgent, TimeoutPolicy policy, Clock clock, Timer timer, Caller caller, EventLog log) {
     this.probe = probe;
     this.userAgent = userAgent;
     this.caller = caller;
-    this.prober = new Prober<>(policy, clock, timer, this::send);
+    this.prober = new Prober<>(policy, clock, timer, this::send, (failure, wentOn) -> log.policyThrew(policy, failure, wentOn));
   }
 
   /**

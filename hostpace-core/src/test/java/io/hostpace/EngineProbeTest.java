@@ -8,14 +8,18 @@ import io.hostpace.FakeServer.Response;
 import io.hostpace.spi.Exchange;
 import io.hostpace.spi.Probe;
 import io.hostpace.timeout.AdaptiveTimeouts;
+import io.hostpace.timeout.Budget;
+import io.hostpace.timeout.Outcome;
 import io.hostpace.timeout.TimeoutPolicy;
 import java.io.UncheckedIOException;
+import java.lang.System.Logger.Level;
 import java.net.ConnectException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -116,6 +120,65 @@ class EngineProbeTest {
     assertThat(server.starts()).containsExactly("0.000 /sparql", "0.010 /sparql", "0.020 /sparql", "0.500 /",
         "0.550 /sparql");
     assertThat(real.join().status()).isEqualTo(200);
+  }
+
+  @Test
+  void D6_L2_aPolicyThatThrowsAfterAProbeLetsTheRequestThatWaitedForItGo() {
+    TimeoutPolicy adaptive = TimeoutPolicy.adaptive(settings().build());
+    IllegalStateException boom = new IllegalStateException("a policy's fault");
+    boolean[] failing = {false};
+    TimeoutPolicy throwing = new TimeoutPolicy() {
+      @Override
+      public Budget budget(long now, String endpoint, String kind) {
+        return adaptive.budget(now, endpoint, kind);
+      }
+
+      @Override
+      public void onOutcome(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {
+        adaptive.onOutcome(now, endpoint, kind, outcome, durationNanos);
+      }
+
+      @Override
+      public boolean probes() {
+        return true;
+      }
+
+      @Override
+      public @Nullable Budget probe(long now, String endpoint, @Nullable String kind) {
+        return adaptive.probe(now, endpoint, kind);
+      }
+
+      @Override
+      public long probeIn(long now, String endpoint) {
+        if (failing[0]) {
+          throw boom;
+        }
+        return adaptive.probeIn(now, endpoint);
+      }
+
+      @Override
+      public void onProbe(long now, String endpoint, Outcome outcome, long durationNanos) {
+        adaptive.onProbe(now, endpoint, outcome, durationNanos);
+      }
+    };
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
+        .timeoutPolicy(throwing).probe(head).build();
+    refusedThreeTimes(engine);
+    server.script(exchange -> Reply.ok().after(Duration.ofMillis(50)));
+    failing[0] = true; // from the probe's end on
+
+    time.advance(Duration.ofMillis(470)); // 0.5 s: within the cool-down
+    CompletableFuture<Response> real = engine.execute(server.get("http://dead.test/sparql?q=4"));
+    time.advance(Duration.ofMillis(100));
+
+    assertThat(server.starts()).containsExactly("0.000 /sparql", "0.010 /sparql", "0.020 /sparql", "0.500 /",
+        "0.550 /sparql");
+    assertThat(real).isCompletedWithValueMatching(response -> response.status() == 200);
+    assertThat(log.at(Level.WARNING)).first().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(boom);
+      assertThat(line.message()).contains("timeout policy").contains("the endpoint was taken as not held");
+    });
   }
 
   @Test

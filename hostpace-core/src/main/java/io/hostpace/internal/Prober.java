@@ -39,7 +39,9 @@ import org.jspecify.annotations.Nullable;
  * it is out; an entry has a timer iff no probe of it is out and the policy gave a time. Thread-safe:
  * entries are guarded by {@code lock}, which is never held while a probe is sent, nor while the
  * requests that waited are let go. At most {@value #CAPACITY} endpoints are held, the least
- * recently used forgotten (its timer then finds nothing to do).
+ * recently used forgotten (its timer then finds nothing to do). A policy that throws is taken as
+ * one that wants no probe (from {@link TimeoutPolicy#probe}) or holds nothing (from {@link
+ * TimeoutPolicy#probeIn}), and told to {@link Failures}: the requests that wait always go.
  *
  * @param <S> what the sender needs of an endpoint's requests to build its probe (the engine's: the
  *     last request's URI and context)
@@ -58,6 +60,15 @@ public final class Prober<S> {
      * throws, counts as a failed probe.
      */
     CompletableFuture<Outcome> send(String endpoint, S seen, Budget budget);
+  }
+
+  /**
+   * What the prober does with what its policy threw: the engine logs it, the simulator throws it on.
+   * The prober goes on as {@code wentOn} says, so that no request waits on a policy that failed.
+   */
+  @FunctionalInterface
+  public interface Failures {
+    void policyThrew(RuntimeException failure, String wentOn);
   }
 
   /** One held endpoint. */
@@ -81,6 +92,7 @@ public final class Prober<S> {
   private final Clock clock;
   private final Timer timer;
   private final Sender<S> sender;
+  private final Failures failures;
   private final ReentrantLock lock = new ReentrantLock();
   @GuardedBy("lock")
   private final Lru<String, Held<S>> held = new Lru<>(CAPACITY);
@@ -88,12 +100,33 @@ public final class Prober<S> {
   @GuardedBy("lock")
   private boolean closed;
 
-  /** Probes for {@code policy}, on {@code timer}, through {@code sender}. */
-  public Prober(TimeoutPolicy policy, Clock clock, Timer timer, Sender<S> sender) {
+  /** Probes for {@code policy}, on {@code timer}, through {@code sender}; what the policy throws goes to {@code failures}. */
+  public Prober(TimeoutPolicy policy, Clock clock, Timer timer, Sender<S> sender, Failures failures) {
     this.policy = policy;
     this.clock = clock;
     this.timer = timer;
     this.sender = sender;
+    this.failures = failures;
+  }
+
+  /** The policy's probe of {@code endpoint} now; null, no probe, when it throws. */
+  private @Nullable Budget probe(long now, String endpoint, @Nullable String kind) {
+    try {
+      return policy.probe(now, endpoint, kind);
+    } catch (RuntimeException e) {
+      failures.policyThrew(e, "no probe was sent, and the request went on");
+      return null;
+    }
+  }
+
+  /** When the policy would probe {@code endpoint}; -1, not held, when it throws. */
+  private long probeIn(long now, String endpoint) {
+    try {
+      return policy.probeIn(now, endpoint);
+    } catch (RuntimeException e) {
+      failures.policyThrew(e, "the endpoint was taken as not held");
+      return -1;
+    }
   }
 
   /**
@@ -113,7 +146,7 @@ public final class Prober<S> {
       if (entry != null && entry.out != null) {
         return entry.out.copy();
       }
-      budget = policy.probe(clock.nanoTime(), endpoint, kind);
+      budget = probe(clock.nanoTime(), endpoint, kind);
       if (budget == null) {
         return NONE;
       }
@@ -134,7 +167,7 @@ public final class Prober<S> {
     lock.lock();
     try {
       long now = clock.nanoTime();
-      long in = policy.probeIn(now, endpoint);
+      long in = probeIn(now, endpoint);
       Held<S> entry = held.get(endpoint);
       if (in < 0) {
         if (entry != null && entry.out == null) {
@@ -184,9 +217,9 @@ public final class Prober<S> {
       }
       entry.timer = null;
       long now = clock.nanoTime();
-      budget = policy.probe(now, endpoint, null);
+      budget = probe(now, endpoint, null);
       if (budget == null) {
-        long in = policy.probeIn(now, endpoint);
+        long in = probeIn(now, endpoint);
         if (in < 0) {
           forget(endpoint, entry);
         } else {
@@ -220,13 +253,14 @@ public final class Prober<S> {
       policy.onProbe(now, endpoint, outcome, now - sentAt);
     } catch (RuntimeException e) {
       // A policy that throws cannot stop the requests that wait.
+      failures.policyThrew(e, "the probe's outcome went untold");
     }
     lock.lock();
     try {
       Held<S> entry = held.get(endpoint);
       if (entry != null && entry.out == wait) {
         entry.out = null;
-        long in = policy.probeIn(now, endpoint);
+        long in = probeIn(now, endpoint);
         if (in < 0) {
           forget(endpoint, entry);
         } else {

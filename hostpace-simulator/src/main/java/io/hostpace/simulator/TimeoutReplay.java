@@ -45,7 +45,9 @@ final class TimeoutReplay {
     this.policy = spec.policy().get();
     this.server = new Server(scenario);
     this.time = VirtualTime.startingAt(origin, Simulator.WALL_ORIGIN);
-    this.prober = policy.probes() ? new Prober<>(policy, time, time, this::probe) : null;
+    this.prober = policy.probes() ? new Prober<>(policy, time, time, this::probe, (failure, wentOn) -> {
+      throw failure; // a policy the simulator runs that throws is the run's fault, not to be gone around
+    }) : null;
     Stage first = scenario.stages().get(0);
     this.current = new Current(first, first.requests().get(0));
   }
