@@ -188,6 +188,9 @@ final class Call<R> implements Runnable {
     CompletableFuture<R> future;
     try {
       future = exchange.send();
+      if (future == null) { // an adapter's fault: the attempt fails, and its place is let go
+        future = CompletableFuture.failedFuture(new NullPointerException("the exchange's send() returned no future"));
+      }
     } catch (RuntimeException e) {
       future = CompletableFuture.failedFuture(e);
     }

@@ -1,9 +1,11 @@
 package io.hostpace;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hostpace.FakeServer.Reply;
 import io.hostpace.FakeServer.Response;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,6 +85,36 @@ class PacingTest {
 
     assertThat(server.starts()).containsExactly("0.000 /1", "0.000 /2", "3.000 /3");
     assertThat(server.maxInFlight).containsEntry("a.test", 2);
+  }
+
+  @Test
+  void P2_anAttemptThatCannotBeSentFailsItsCallAndLetsItsPlaceGo() {
+    Hostpace engine = engine().addLimit("a.test", Limits.inFlight(1)).build();
+    IllegalStateException boom = new IllegalStateException("an adapter's fault");
+    FakeServer.FakeExchange throwing = server.new FakeExchange(URI.create("http://a.test/throws"), "GET", true) {
+      @Override
+      public CompletableFuture<Response> send() {
+        throw boom;
+      }
+    };
+    FakeServer.FakeExchange noFuture = server.new FakeExchange(URI.create("http://a.test/null"), "GET", true) {
+      @Override
+      public CompletableFuture<Response> send() {
+        return null;
+      }
+    };
+
+    CompletableFuture<Response> first = engine.execute(throwing);
+    CompletableFuture<Response> second = engine.execute(noFuture);
+    CompletableFuture<Response> third = engine.execute(server.get("http://a.test/fine"));
+    time.advance(Duration.ofSeconds(1));
+
+    assertThat(List.of(first, second)).allSatisfy(call -> assertThat(call).isCompletedExceptionally());
+    assertThatThrownBy(first::join).hasCause(boom);
+    assertThatThrownBy(second::join).hasCauseInstanceOf(NullPointerException.class)
+        .hasMessageContaining("send() returned no future");
+    assertThat(third).isCompletedWithValueMatching(response -> response.status() == 200);
+    assertThat(server.starts()).containsExactly("0.000 /fine");
   }
 
   @Test

@@ -46,7 +46,8 @@ public interface Exchange<R> {
   /**
    * Sends one attempt. The future completes when the response headers arrive (the body is
    * read after, outside the queue), or exceptionally when the attempt fails. The engine
-   * cancels it when the call is cancelled.
+   * cancels it when the call is cancelled. A {@code send()} that throws, or returns null, fails the
+   * call with what it threw (a {@link NullPointerException} for null) and lets its place go.
    */
   CompletableFuture<R> send();
 
