@@ -464,7 +464,8 @@ final class Scheduler implements Settlement {
   /**
    * A new call enters the queue of {@code hostKey} for {@code key}; a host made for it, that
    * nothing is known of, opens with {@code opening} in flight (SPEC P12; 0 for the whole burst).
-   * False, and nothing done, once the engine is closed (SPEC T8).
+   * False, and nothing done, once the engine is closed (SPEC T8). What its arrival throws (a
+   * store that cannot open the host's state) fails the call, delivered after the lock.
    */
   boolean submit(Call<?> call, String hostKey, QueueKey key, int opening) {
     LocalPath local = this.local;
@@ -483,7 +484,11 @@ final class Scheduler implements Settlement {
       runHanded();
       open = !closed;
       if (open) {
-        arrive(call, hostKey, key, opening);
+        try {
+          arrive(call, hostKey, key, opening);
+        } catch (RuntimeException e) {
+          outbox.failed(call, e); // as a handed arrival's: the call fails, not its caller's thread
+        }
       }
     } finally {
       delivery = outbox.take();

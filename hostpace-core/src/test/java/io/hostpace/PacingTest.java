@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hostpace.FakeServer.Reply;
 import io.hostpace.FakeServer.Response;
+import io.hostpace.spi.HostState;
+import io.hostpace.spi.HostStateStore;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -115,6 +117,40 @@ class PacingTest {
         .hasMessageContaining("send() returned no future");
     assertThat(third).isCompletedWithValueMatching(response -> response.status() == 200);
     assertThat(server.starts()).containsExactly("0.000 /fine");
+  }
+
+  @Test
+  void P2_aHostWhoseStateTheStoreCannotOpenFailsItsCallsAndHoldsNothing() {
+    IllegalStateException boom = new IllegalStateException("a store's fault");
+    HostStateStore memory = HostStateStore.inMemory();
+    HostStateStore failing = new HostStateStore() {
+      @Override
+      public HostState open(String key) {
+        if (key.equals("bad.test")) {
+          throw boom;
+        }
+        return memory.open(key);
+      }
+
+      @Override
+      public void close(HostState state) {
+        memory.close(state);
+      }
+    };
+    Hostpace engine = engine().hostStateStore(failing).build();
+
+    CompletableFuture<Response> bad = engine.execute(server.get("http://bad.test/"));
+    CompletableFuture<Response> good = engine.execute(server.get("http://good.test/"));
+    time.advance(Duration.ofSeconds(1));
+
+    assertThat(bad).isCompletedExceptionally();
+    assertThatThrownBy(bad::join).hasCause(boom);
+    assertThat(good).isCompletedWithValueMatching(response -> response.status() == 200);
+    assertThat(server.starts()).containsExactly("0.000 /");
+    assertThat(engine.snapshot()).allSatisfy(host -> {
+      assertThat(host.key()).isEqualTo("good.test");
+      assertThat(host.inFlight()).isZero();
+    });
   }
 
   @Test

@@ -17,6 +17,7 @@ public interface HostStateStore {
    * The state of {@code key}, as the store knows it, or a new one that knows nothing. The engine
    * holds what it brings to the engine's own limits (SPEC S1): a pause longer than the retry delay
    * limit is cut to it, an interval or a quota's window past what the engine keeps is clamped.
+   * What it throws fails the call that needed the state, and the engine holds nothing for the key.
    */
   HostState open(String key);
 
