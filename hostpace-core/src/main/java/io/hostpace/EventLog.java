@@ -11,8 +11,8 @@ import org.jspecify.annotations.Nullable;
  * event at {@code DEBUG}, one line that starts with its host or group key, and each exception a
  * listener, the learning rule or the timeout policy threw at {@code WARNING}, with the exception,
  * at most once a minute per class that threw and kind of exception ({@link FailureLog}), so a
- * listener that throws at every event cannot flood the log. The outbox asks {@link #decisions()} before it builds or logs an event, so with
- * {@code DEBUG} off no line is built.
+ * listener that throws at every event cannot flood the log. The outbox asks {@link #decisions()}
+ * before it builds or logs an event, so with {@code DEBUG} off no line is built.
  */
 final class EventLog {
 
@@ -60,7 +60,10 @@ final class EventLog {
     threw("timeout policy", policy, failure, wentOn);
   }
 
-  /** Code the engine was given ({@code what}: a listener, a rule) threw {@code failure}; the engine went on as {@code wentOn} says. */
+  /**
+   * Code the engine was given ({@code what}: a listener, a rule) threw {@code failure}; the engine
+   * went on as {@code wentOn} says.
+   */
   private void threw(String what, Object given, RuntimeException failure, String wentOn) {
     String kind = given.getClass().getName() + " " + failure.getClass().getName();
     failures.failed(kind, () -> what + " " + given.getClass().getName() + " threw "

@@ -38,11 +38,13 @@ final class ProbeSender {
   private final Caller caller;
   private final Prober<Seen> prober;
 
-  ProbeSender(Probe probe, String userAgent, TimeoutPolicy policy, Clock clock, Timer timer, Caller caller, EventLog log) {
+  ProbeSender(
+      Probe probe, String userAgent, TimeoutPolicy policy, Clock clock, Timer timer, Caller caller, EventLog log) {
     this.probe = probe;
     this.userAgent = userAgent;
     this.caller = caller;
-    this.prober = new Prober<>(policy, clock, timer, this::send, (failure, wentOn) -> log.policyThrew(policy, failure, wentOn));
+    this.prober = new Prober<>(
+        policy, clock, timer, this::send, (failure, wentOn) -> log.policyThrew(policy, failure, wentOn));
   }
 
   /**

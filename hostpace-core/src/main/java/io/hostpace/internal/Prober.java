@@ -100,7 +100,10 @@ public final class Prober<S> {
   @GuardedBy("lock")
   private boolean closed;
 
-  /** Probes for {@code policy}, on {@code timer}, through {@code sender}; what the policy throws goes to {@code failures}. */
+  /**
+   * Probes for {@code policy}, on {@code timer}, through {@code sender}; what the policy throws goes
+   * to {@code failures}.
+   */
   public Prober(TimeoutPolicy policy, Clock clock, Timer timer, Sender<S> sender, Failures failures) {
     this.policy = policy;
     this.clock = clock;

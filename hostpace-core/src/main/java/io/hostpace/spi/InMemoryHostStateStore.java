@@ -32,7 +32,8 @@ final class InMemoryHostStateStore implements HostStateStore {
       } catch (RuntimeException e) {
         failures.failed(onChange.getClass().getName() + " " + e.getClass().getName(),
             () -> "a host state store's listener " + onChange.getClass().getName() + " threw "
-                + e.getClass().getName() + " on a change of " + state.key() + "; the change stands and the engine went on",
+                + e.getClass().getName() + " on a change of " + state.key()
+                + "; the change stands and the engine went on",
             e);
       }
     };
