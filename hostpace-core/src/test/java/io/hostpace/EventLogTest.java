@@ -127,12 +127,17 @@ class EventLogTest {
     assertThat(log.at(Level.WARNING)).singleElement().extracting(RecordingLogger.Line::thrown).isSameAs(boom);
   }
 
-  /** A learning rule whose every answer throws {@link #boom}. */
+  /** A learning rule that sets 500 ms at its first refusal, then throws {@link #boom} at every answer. */
   static final class ThrowingRule implements LearningRule {
     final IllegalStateException boom = new IllegalStateException("a rule's fault");
+    boolean taught;
 
     @Override
     public long onRefusal(long now, long startedAt, long interval, long changedAt) {
+      if (!taught) {
+        taught = true;
+        return 500_000_000L;
+      }
       throw boom;
     }
 
@@ -177,9 +182,15 @@ class EventLogTest {
     time.advance(Duration.ofSeconds(5));
 
     assertThat(calls).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
-    // Refused bare at 0.1 s and retried at once (no interval), refused with Retry-After: 1 at 0.2 s.
-    assertThat(server.startTimes("a.test")).containsExactly("0.000", "0.100", "1.200", "1.300", "1.400");
-    assertThat(engine.snapshot()).isEmpty(); // let go: no place held, nothing learned
+    // Refused bare at 0.1 s (500 ms taught), refused with Retry-After: 1 at 0.6 s, then accepted:
+    // the starts after the pause still 500 ms apart, as the rule set before it threw.
+    assertThat(server.startTimes("a.test")).containsExactly("0.000", "0.500", "1.600", "2.100", "2.600");
+    assertThat(engine.snapshot()).singleElement().satisfies(host -> {
+      assertThat(host.inFlight()).isZero();
+      assertThat(host.waiting()).isZero();
+      assertThat(host.interval()).isEqualTo(Duration.ofMillis(500));
+      assertThat(host.inFlightLimit()).isZero();
+    });
     assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
       assertThat(line.thrown()).isSameAs(rule.boom);
       assertThat(line.message()).startsWith("learning rule " + ThrowingRule.class.getName()
