@@ -31,7 +31,11 @@ import org.jspecify.annotations.Nullable;
  * <p>Every method is called under the engine's lock and must not block: an implementation sends
  * and answers on threads of its own (Redis's client, a virtual timer), and never calls back from
  * within the call that asked. A lesson may be lost; a claim that cannot be made answers
- * {@link #UNCLAIMED}, and the engine then paces the start by its own reckoning alone.
+ * {@link #UNCLAIMED}, and the engine then paces the start by its own reckoning alone. No method
+ * may throw: the engine does not catch what a fleet throws, and an exception in the middle of an
+ * answer's lessons leaves that answer half made, its request's place held. An implementation
+ * catches its own failures, as {@code io.hostpace.redis.RedisFleet} does with Redis's, and logs
+ * them ({@link FailureLog}).
  */
 public interface Fleet {
 
