@@ -484,11 +484,7 @@ final class Scheduler implements Settlement {
       runHanded();
       open = !closed;
       if (open) {
-        try {
-          arrive(call, hostKey, key, opening);
-        } catch (RuntimeException e) {
-          outbox.failed(call, e); // as a handed arrival's: the call fails, not its caller's thread
-        }
+        arriveOrFail(call, hostKey, key, opening);
       }
     } finally {
       delivery = outbox.take();
@@ -497,6 +493,19 @@ final class Scheduler implements Settlement {
     outbox.deliver(delivery);
     runHandedLeft();
     return open;
+  }
+
+  /**
+   * {@link #arrive}, on either path of {@link #submit}: what it throws fails the call, delivered
+   * after the lock, not the thread that made the change.
+   */
+  @GuardedBy("lock")
+  private void arriveOrFail(Call<?> call, String hostKey, QueueKey key, int opening) {
+    try {
+      arrive(call, hostKey, key, opening);
+    } catch (RuntimeException e) {
+      outbox.failed(call, e);
+    }
   }
 
   /** {@link #submit}'s change: the call joins its queue, which is pumped when the call is its head. */
@@ -537,11 +546,7 @@ final class Scheduler implements Settlement {
         outbox.failed(call, new HostpaceClosedException(call.uri()));
         return;
       }
-      try {
-        arrive(call, hostKey, key, opening);
-      } catch (RuntimeException e) {
-        outbox.failed(call, e);
-      }
+      arriveOrFail(call, hostKey, key, opening);
     }
   }
 

@@ -117,6 +117,15 @@ class FetchPacingTest {
   }
 
   /**
+   * {@link #fetchAll} in a JVM of its own that resolves the {@link #GROUPED} hosts to 127.0.0.1
+   * from a hosts file in {@code dir}.
+   */
+  static Run fetchAllGrouped(TestReporter reporter, BucketServer bucket, Path dir, List<String> options,
+      List<String> urls) throws IOException, InterruptedException {
+    return checked(reporter, bucket, fetchResolvingFrom(hostsFile(dir, GROUPED), dir, args(options, urls)), urls);
+  }
+
+  /**
    * Tells {@code run}'s figures to JUnit's report (whatever the assertions then find), and expects
    * every URL completed and every refusal retried.
    */
@@ -253,7 +262,7 @@ class FetchPacingTest {
       List<String> urls = urls(server, GROUPED, 12);
       List<String> options = List.of("--retries", "100", "--host", "*.pace.test=inFlight:1,perSecond:20");
 
-      checked(reporter, bucket, fetchResolvingFrom(hostsFile(dir, GROUPED), dir, args(options, urls)), urls);
+      fetchAllGrouped(reporter, bucket, dir, options, urls);
     }
   }
 
@@ -274,7 +283,7 @@ class FetchPacingTest {
       List<String> options = List.of("--retries", "100", "--host", "*.pace.test=inFlight:1,perSecond:1");
 
       // Ideally 19 s: the first start at once, then one a second, whichever host is next.
-      Run run = checked(reporter, bucket, fetchResolvingFrom(hostsFile(dir, GROUPED), dir, args(options, urls)), urls);
+      Run run = fetchAllGrouped(reporter, bucket, dir, options, urls);
 
       assertThat(bucket.refused()).as("%s: %s", figures(run, bucket), bucket.answers()).isLessThanOrEqualTo(1);
     }
@@ -296,7 +305,7 @@ class FetchPacingTest {
       List<String> options = new ArrayList<>(List.of("--retries", "100"));
       GROUPED.forEach(host -> options.addAll(List.of("--host", host + ":" + port + "=inFlight:1,perSecond:1")));
 
-      Run run = checked(reporter, bucket, fetchResolvingFrom(hostsFile(dir, GROUPED), dir, args(options, urls)), urls);
+      Run run = fetchAllGrouped(reporter, bucket, dir, options, urls);
 
       assertThat(bucket.refused()).as("%s: %s", figures(run, bucket), bucket.answers()).isGreaterThanOrEqualTo(5);
     }
