@@ -387,7 +387,7 @@ final class Learning {
     try {
       next = refusal
           ? call == null ? rule.onRefusalHeard(now, startedAt, state) : rule.onRefusal(now, startedAt, state)
-          : rule.onAnswer(now, startedAt, state);
+          : call == null ? rule.onAnswerHeard(now, startedAt, state) : rule.onAnswer(now, startedAt, state);
     } catch (RuntimeException e) {
       events.ruleThrew(rule, e);
       next = state.interval(); // the pace as it was

@@ -75,6 +75,44 @@ class FleetTest {
   }
 
   @Test
+  void S3_anAnswerAnotherProcessMetIsToldTheRuleAsHeardWhenItIsHeard() {
+    long origin = time.nanoTime();
+    List<String> told = new ArrayList<>();
+    LearningRule recording = new LearningRule() {
+      @Override
+      public long onRefusal(long now, long startedAt, long interval, long changedAt) {
+        return interval;
+      }
+
+      @Override
+      public long onAnswer(long now, long startedAt, long interval, long changedAt) {
+        told.add("own at " + Duration.ofNanos(now - origin).toMillis() + " ms");
+        return interval;
+      }
+
+      @Override
+      public long onAnswerHeard(long now, long startedAt, HostState host) {
+        told.add("heard at " + Duration.ofNanos(now - origin).toMillis() + " ms");
+        return host.interval();
+      }
+    };
+    Hostpace a = process(LearningRule.seed());
+    Hostpace b = process(recording);
+    CompletableFuture<Response> held = get(b, "/hold"); // b holds the host, so it hears of it
+    time.advance(Duration.ofMillis(10));
+    CompletableFuture<Response> first = get(a, "/a");
+    time.advance(Duration.ofMillis(200));
+    // Started at 12 ms, after the fleet's answer of what it keeps (SPEC S3), answered 100 ms later
+    // and heard 1 ms after that.
+    assertThat(server.startTimes("/a")).containsExactly("0.012");
+    assertThat(told).containsExactly("heard at 113 ms");
+    time.advance(Duration.ofMinutes(1));
+    assertThat(told).containsExactly("heard at 113 ms", "own at 60002 ms");
+    assertThat(done(first).status()).isEqualTo(200);
+    assertThat(done(held).status()).isEqualTo(200);
+  }
+
+  @Test
   void S2_aRetryAfterOneProcessMeetsPausesTheOthers() {
     Hostpace a = process(LearningRule.seed());
     Hostpace b = process(LearningRule.seed());

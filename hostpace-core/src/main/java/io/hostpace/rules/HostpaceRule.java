@@ -160,6 +160,8 @@ final class HostpaceRule implements LearningRule {
     final long[] answers = new long[SAMPLES];
     int count;
     int next;
+    /** Which of {@link #answers} another process of the fleet met, a bit for each place of the ring. */
+    int heardAnswers;
     /** The round trips of the last accepted answers, nanoseconds, a ring as {@link #answers} (SPEC R13). */
     final long[] trips = new long[SAMPLES];
     int tripCount;
@@ -334,8 +336,10 @@ final class HostpaceRule implements LearningRule {
       return Math.min(MAX_INTERVAL, interval + margin);
     }
 
-    void answered(long now) {
+    /** Counts an accepted answer at {@code now}: this process's own, or one another process met ({@code heard}). */
+    void answered(long now, boolean heard) {
       answers[next] = now;
+      heardAnswers = heard ? heardAnswers | 1 << next : heardAnswers & ~(1 << next);
       next = (next + 1) % SAMPLES;
       if (count < SAMPLES) {
         count++;
@@ -364,20 +368,29 @@ final class HostpaceRule implements LearningRule {
      * One over the lower median gap between the accepted answers of the last
      * {@value #WINDOW_SECONDS} s, per second; with {@code sinceEpoch}, only those after
      * {@link #epoch}. NaN with fewer than {@code fewestGaps} gaps, or a median under a millisecond.
+     *
+     * <p>In a fleet an answer another process met is heard a trip through the fleet after it came,
+     * this process's own at once: between an answer of each kind the gap is that trip too long or
+     * too short, and with two processes taking turns every other gap is, so the lower median would
+     * be the short one, a rate above the host's. So each gap is taken from an answer back to the
+     * last one before it of the same kind, both as late, over the answers between: a process
+     * alone, whose answers are all its own, has the gaps between them as they came.
      */
     private double medianGapRate(long now, boolean sinceEpoch, int fewestGaps) {
-      long[] gaps = new long[SAMPLES];
-      int n = 0;
-      long later = 0;
-      for (int i = 0; i < count; i++) {
-        long at = answerAgo(i);
+      int answered = 0;
+      for (; answered < count; answered++) {
+        long at = answerAgo(answered);
         if ((sinceEpoch && at - epoch <= 0) || now - at > WINDOW_SECONDS * 1_000_000_000L) {
           break;
         }
-        if (i > 0) {
-          gaps[n++] = later - at;
+      }
+      long[] gaps = new long[SAMPLES];
+      int n = 0;
+      for (int i = 0; i < answered - 1; i++) {
+        long gap = gapBefore(i, answered);
+        if (gap >= 0) {
+          gaps[n++] = gap;
         }
-        later = at;
       }
       if (n < fewestGaps) {
         return Double.NaN;
@@ -387,14 +400,37 @@ final class HostpaceRule implements LearningRule {
       return median < 1_000_000L ? Double.NaN : NANOS / median;
     }
 
+    /**
+     * The gap before the accepted answer {@code i} (0: the last), of the first {@code answered}:
+     * from the last answer before it of the same kind, this process's own or another's, over the
+     * answers between them (see {@link #medianGapRate}); -1 when there is none of its kind.
+     */
+    private long gapBefore(int i, int answered) {
+      boolean heard = heardAgo(i);
+      for (int j = i + 1; j < answered; j++) {
+        if (heardAgo(j) == heard) {
+          return (answerAgo(i) - answerAgo(j)) / (j - i);
+        }
+      }
+      return -1;
+    }
+
+    /** Whether the accepted answer {@code i} before the last one (0: the last) was another process's. */
+    private boolean heardAgo(int i) {
+      return (heardAnswers >>> (next - 1 - i + SAMPLES) % SAMPLES & 1) != 0;
+    }
+
     /** The time of the accepted answer {@code i} before the last one (0: the last). */
     long answerAgo(int i) {
       return answers[(next - 1 - i + SAMPLES) % SAMPLES];
     }
 
-    /** One over the gap between the last two accepted answers; 0 when they came together. */
+    /**
+     * One over the gap before the last accepted answer, from the last one of its kind as
+     * {@link #medianGapRate} takes it; 0 when they came together or there is none.
+     */
     double lastGapRate() {
-      long gap = answerAgo(0) - answerAgo(1);
+      long gap = gapBefore(0, count);
       return gap < 1_000_000L ? 0 : NANOS / gap;
     }
 
@@ -592,11 +628,25 @@ final class HostpaceRule implements LearningRule {
 
   @Override
   public long onAnswer(long now, long startedAt, HostState host) {
+    return accepted(now, startedAt, host, false);
+  }
+
+  /**
+   * An answer another process of the fleet met (SPEC S2) teaches as this process's own would, but
+   * that it came a trip through the fleet before it was heard: the rate measured from the answers
+   * takes its gaps from answers of one kind (see {@code Memory.medianGapRate}).
+   */
+  @Override
+  public long onAnswerHeard(long now, long startedAt, HostState host) {
+    return accepted(now, startedAt, host, true);
+  }
+
+  private long accepted(long now, long startedAt, HostState host, boolean heard) {
     long interval = host.interval();
     if (interval == 0 && host.memory() == null) {
       // A host's first answer, nothing refused: kept small, as most hosts never refuse and are let
       // go once idle; the memory is made from it when a second answer or a refusal comes.
-      FirstAnswer first = new FirstAnswer(startedAt, now);
+      FirstAnswer first = new FirstAnswer(startedAt, now, heard);
       host.memory(first);
       if (host.memory() == first) {
         return 0;
@@ -615,7 +665,7 @@ final class HostpaceRule implements LearningRule {
     // A host that never accepted a request before has nothing to climb back to (and may be one that
     // other clients keep busy: climbing there only costs refusals).
     boolean acceptedBefore = memory.count > 0;
-    memory.answered(now);
+    memory.answered(now, heard);
     memory.trip(now - startedAt);
     memory.acceptedSincePause++;
     if (++memory.acceptedInARow >= SAMPLES) {
@@ -681,7 +731,7 @@ final class HostpaceRule implements LearningRule {
       memory.epoch = now;
       memory.count = 0; // the answers before say nothing of the host now
       memory.next = 0;
-      memory.answered(now);
+      memory.answered(now, heard);
       memory.ramp = 2 * NANOS / interval;
       return memory.withMargin(toInterval(memory.ramp));
     }
@@ -872,7 +922,7 @@ final class HostpaceRule implements LearningRule {
   }
 
   /** A host's first answer, before any refusal: what its memory is made from when one is needed. */
-  private record FirstAnswer(long startedAt, long answeredAt) {}
+  private record FirstAnswer(long startedAt, long answeredAt, boolean heard) {}
 
   /**
    * The host's memory, made on first use at {@code now}; null when the store cannot keep one. An
@@ -888,7 +938,7 @@ final class HostpaceRule implements LearningRule {
     Memory fresh = new Memory();
     if (kept instanceof FirstAnswer first) {
       // As onAnswer would have left it after that answer.
-      fresh.answered(first.answeredAt());
+      fresh.answered(first.answeredAt(), first.heard());
       fresh.acceptedInARow = 1;
       fresh.runAccepted = 1;
       fresh.runFirstStart = first.startedAt();

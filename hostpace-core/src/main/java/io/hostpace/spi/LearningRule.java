@@ -61,6 +61,16 @@ public interface LearningRule {
   }
 
   /**
+   * The interval after an answer that is not a refusal, which another process of the engine's fleet
+   * met (SPEC S2), of a request it started at {@code startedAt}: heard a trip through the fleet after
+   * it came, where this engine's own answers are heard at once. As
+   * {@link #onAnswer(long, long, HostState)} unless overridden.
+   */
+  default long onAnswerHeard(long now, long startedAt, HostState host) {
+    return onAnswer(now, startedAt, host);
+  }
+
+  /**
    * The host's in-flight limit after a refusal that carried {@code Retry-After}. The engine pauses
    * the host as the refusal asked and changes no interval (SPEC R2); what a pause does not say is
    * how many requests to send when it ends, and this may learn it: a host that refused the

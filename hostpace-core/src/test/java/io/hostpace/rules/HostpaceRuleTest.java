@@ -347,6 +347,29 @@ class HostpaceRuleTest {
   }
 
   @Test
+  void S3_answersHeardATripThroughTheFleetLateMeasureTheHostsRateNotTheTrip() {
+    host.interval(1_000_000_000L, at(0));              // paced at the host's one a second
+    // Two processes take turns: this one's answers at 1, 3, 5 and 7 s, the other's at 2, 4, 6 and
+    // 8 s, each heard 50 ms late. Between answers of the two kinds the gaps are 0.95 and 1.05 s.
+    for (int i = 0; i < 4; i++) {
+      answered(1.0 + 2 * i);
+      teach(rule.onAnswerHeard(at(2.05 + 2 * i), at(2.0 + 2 * i), host), 2.05 + 2 * i);
+    }
+    // Measured at one a second: a little under it. From those gaps' median, 1.05 s, it would be
+    // 0.96 of 0.95 a second.
+    assertThat(refused(8.5)).isEqualTo(1_041_666_667L);
+
+    // The same answers, every one this process's own: the gaps as they came, 1.05 s their median.
+    HostState alone = HostStateStore.inMemory().open("qlever.test");
+    alone.interval(1_000_000_000L, at(0));
+    for (int i = 0; i < 4; i++) {
+      rule.onAnswer(at(1.0 + 2 * i), at(0.95 + 2 * i), alone);
+      rule.onAnswer(at(2.05 + 2 * i), at(2.0 + 2 * i), alone);
+    }
+    assertThat(rule.onRefusal(at(8.5), at(8.45), alone)).isEqualTo(Math.round(1e9 / (0.96 / 1.05)));
+  }
+
+  @Test
   void S3_aRefusalHeardSoonAfterJoiningDropsALittleUnderThePaceReadThoughAFewOwnAnswersCameAtIt() {
     host.interval(1_000_000_000L, at(0));              // read from the fleet as this process joined
     answered(1.0);
