@@ -31,9 +31,10 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  *
  * <p>Invariant: each answer the engine asks for reaches it exactly once, from the fleet or from
- * the stand-in. Example: a fleet whose {@code claimStart} throws at 2 s, of a host paced at one a
- * second among 3 processes it last counted, answers {@link Fleet#UNCLAIMED} at 2 s, on the timer;
- * the engine starts the request alone at its share, 3 s after its last start.
+ * the stand-in, and never within the call that asked. Example: a fleet whose {@code claimStart}
+ * throws at 2 s, of a host paced at 2 a second among the 2 processes it last counted, is heard
+ * {@link Fleet#UNCLAIMED} at 2 s, as the timer runs the stand-in; the engine starts the request
+ * alone at its share (SPEC S4), a second after its last start, not half a second.
  */
 final class GuardedFleet implements Fleet {
 
