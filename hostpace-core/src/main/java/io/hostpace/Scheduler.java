@@ -100,8 +100,9 @@ import org.jspecify.annotations.Nullable;
  * which hand it their change and ask for a node to be looked at again. Under the lock run the
  * decisions and what they ask of {@link Learning} (what answers teach), {@link Nodes} (holding and
  * letting go) and {@link FleetClaims}; a {@link Fleet}'s methods are called under it, through a
- * {@link GuardedFleet} that catches what they throw, and must not block. After it, {@link Outbox} tells the listener and dispatches the calls that started: an
- * HTTP client and a listener never run under the lock. A call a caller runs without blocking is
+ * {@link GuardedFleet} that catches what they throw, and must not block. After it,
+ * {@link Outbox} tells the listener and dispatches the calls that started: an HTTP client and a
+ * listener never run under the lock. A call a caller runs without blocking is
  * sent on the thread that delivers it ({@link Trampoline}), and one thread's answer may start
  * another's call: the outbox gives each thread its own calls and a bounded share of the others',
  * and leaves the rest to their owners' next sections or, should those not come, to the timer
@@ -273,7 +274,8 @@ final class Scheduler implements Settlement {
     this.clock = clock;
     this.timer = timer;
     this.outbox = new Outbox(listeners, new EventLog(logger, clock), this::handOverLeft);
-    @Nullable Fleet fleet = given == null ? null : new GuardedFleet(given, timer, outbox.log); // what it throws, caught (SPEC L2)
+    // What the fleet throws is caught, logged and answered as a fleet that could not be asked (SPEC L2).
+    @Nullable Fleet fleet = given == null ? null : new GuardedFleet(given, timer, outbox.log);
     Reentry reentry = new Reentry() {
       @Override
       public void underLock(Runnable change) {
