@@ -11,8 +11,9 @@ import org.jspecify.annotations.Nullable;
  * event at {@code DEBUG}, one line that starts with its host or group key, and each exception a
  * listener, the learning rule, the timeout policy or the fleet threw at {@code WARNING}, with the
  * exception, at most once a minute per class that threw, method of a fleet's and kind of exception
- * ({@link FailureLog}), so a listener that throws at every event cannot flood the log. The outbox asks {@link #decisions()}
- * before it builds or logs an event, so with {@code DEBUG} off no line is built.
+ * ({@link FailureLog}), so a listener that throws at every event cannot flood the log. The outbox
+ * asks {@link #decisions()} before it builds or logs an event, so with {@code DEBUG} off no line is
+ * built.
  */
 final class EventLog {
 
