@@ -9,10 +9,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * The engine's log, on the {@code System.Logger} named {@code io.hostpace.Hostpace}: each decision
  * event at {@code DEBUG}, one line that starts with its host or group key, and each exception a
- * listener, the learning rule or the timeout policy threw at {@code WARNING}, with the exception,
- * at most once a minute per class that threw and kind of exception ({@link FailureLog}), so a
- * listener that throws at every event cannot flood the log. The outbox asks {@link #decisions()}
- * before it builds or logs an event, so with {@code DEBUG} off no line is built.
+ * listener, the learning rule, the timeout policy or the fleet threw at {@code WARNING}, with the
+ * exception, at most once a minute per class that threw, method of a fleet's and kind of exception
+ * ({@link FailureLog}), so a listener that throws at every event cannot flood the log. The outbox
+ * asks {@link #decisions()} before it builds or logs an event, so with {@code DEBUG} off no line is
+ * built.
  */
 final class EventLog {
 
@@ -41,7 +42,7 @@ final class EventLog {
 
   /** {@code listener} threw {@code failure}, which the engine caught and went on. */
   void listenerThrew(Object listener, RuntimeException failure) {
-    threw("listener", listener, failure, "the engine ignored it and went on");
+    threw("listener", listener, "", failure, "the engine ignored it and went on");
   }
 
   /**
@@ -49,7 +50,7 @@ final class EventLog {
    * answer changed nothing the rule sets, and its request went on as the answer said.
    */
   void ruleThrew(Object rule, RuntimeException failure) {
-    threw("learning rule", rule, failure, "the host's pace and limits stayed as they were");
+    threw("learning rule", rule, "", failure, "the host's pace and limits stayed as they were");
   }
 
   /**
@@ -57,17 +58,26 @@ final class EventLog {
    * the attempt did without its answer.
    */
   void policyThrew(Object policy, RuntimeException failure, String wentOn) {
-    threw("timeout policy", policy, failure, wentOn);
+    threw("timeout policy", policy, "", failure, wentOn);
   }
 
   /**
-   * Code the engine was given ({@code what}: a listener, a rule) threw {@code failure}; the engine
-   * went on as {@code wentOn} says.
+   * {@code fleet}, the engine's fleet, threw {@code failure} from its method {@code method};
+   * {@code wentOn} says what the engine took in its place ({@link GuardedFleet}).
    */
-  private void threw(String what, Object given, RuntimeException failure, String wentOn) {
-    String kind = given.getClass().getName() + " " + failure.getClass().getName();
+  void fleetThrew(Object fleet, String method, RuntimeException failure, String wentOn) {
+    threw("fleet", fleet, " from " + method, failure, wentOn);
+  }
+
+  /**
+   * Code the engine was given ({@code what}: a listener, a rule) threw {@code failure}, from the
+   * method {@code from} names ({@code " from tell"}, a kind of its own; empty for the one it has);
+   * the engine went on as {@code wentOn} says.
+   */
+  private void threw(String what, Object given, String from, RuntimeException failure, String wentOn) {
+    String kind = given.getClass().getName() + from + " " + failure.getClass().getName();
     failures.failed(kind, () -> what + " " + given.getClass().getName() + " threw "
-        + failure.getClass().getName() + "; " + wentOn, failure);
+        + failure.getClass().getName() + from + "; " + wentOn, failure);
   }
 
   /** What {@code event} decided, as one line that starts with its key: {@code a.test: attempt 1 of http://a.test/ refused with 429}. */

@@ -745,7 +745,8 @@ public final class Hostpace implements AutoCloseable {
     /**
      * The engine. Throws {@link IllegalArgumentException} naming a key that is neither a host
      * nor {@code *.} followed by a domain, or when a probe is given without a timeout policy
-     * that probes, or such a policy without a probe.
+     * that probes, or such a policy without a probe; and {@link IllegalStateException} naming the
+     * fleet when its {@link Fleet#listen} throws (the exception its cause).
      */
     public Hostpace build() {
       if (timeoutPolicy != null && timeoutPolicy.probes() && probe == null) {

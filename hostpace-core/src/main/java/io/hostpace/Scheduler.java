@@ -99,9 +99,10 @@ import org.jspecify.annotations.Nullable;
  * parts that answer later on threads of their own (the fleet's claims, a node's clean-up timer),
  * which hand it their change and ask for a node to be looked at again. Under the lock run the
  * decisions and what they ask of {@link Learning} (what answers teach), {@link Nodes} (holding and
- * letting go) and {@link FleetClaims}; a {@link Fleet}'s methods are called under it and must not
- * block. After it, {@link Outbox} tells the listener and dispatches the calls that started: an
- * HTTP client and a listener never run under the lock. A call a caller runs without blocking is
+ * letting go) and {@link FleetClaims}; a {@link Fleet}'s methods are called under it, through a
+ * {@link GuardedFleet} that catches what they throw, and must not block. After it,
+ * {@link Outbox} tells the listener and dispatches the calls that started: an HTTP client and a
+ * listener never run under the lock. A call a caller runs without blocking is
  * sent on the thread that delivers it ({@link Trampoline}), and one thread's answer may start
  * another's call: the outbox gives each thread its own calls and a bounded share of the others',
  * and leaves the rest to their owners' next sections or, should those not come, to the timer
@@ -269,10 +270,12 @@ final class Scheduler implements Settlement {
       int opening,
       List<HostpaceListener> listeners,
       System.Logger logger,
-      @Nullable Fleet fleet) {
+      @Nullable Fleet given) {
     this.clock = clock;
     this.timer = timer;
     this.outbox = new Outbox(listeners, new EventLog(logger, clock), this::handOverLeft);
+    // What the fleet throws is caught, logged and answered as a fleet that could not be asked (SPEC L2).
+    @Nullable Fleet fleet = given == null ? null : new GuardedFleet(given, timer, outbox.log);
     Reentry reentry = new Reentry() {
       @Override
       public void underLock(Runnable change) {

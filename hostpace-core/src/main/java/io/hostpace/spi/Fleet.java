@@ -31,11 +31,15 @@ import org.jspecify.annotations.Nullable;
  * <p>Every method is called under the engine's lock and must not block: an implementation sends
  * and answers on threads of its own (Redis's client, a virtual timer), and never calls back from
  * within the call that asked. A lesson may be lost; a claim that cannot be made answers
- * {@link #UNCLAIMED}, and the engine then paces the start by its own reckoning alone. No method
- * may throw: the engine does not catch what a fleet throws, and an exception in the middle of an
- * answer's lessons leaves that answer half made, its request's place held. An implementation
- * catches its own failures, as {@code io.hostpace.redis.RedisFleet} does with Redis's, and logs
- * them ({@link FailureLog}).
+ * {@link #UNCLAIMED}, and the engine then paces the start by its own reckoning alone. An
+ * implementation catches its own failures, as {@code io.hostpace.redis.RedisFleet} does with
+ * Redis's, and logs them ({@link FailureLog}). What a method throws all the same the engine
+ * catches and logs at {@code WARNING} (SPEC L2), and goes on as with a fleet that could not be
+ * asked: a lesson, keep, announcement or release thrown is lost; a claim, recall or spend thrown
+ * is answered {@link #UNCLAIMED}, null or {@link Spent#UNCLAIMED}, later, on the engine's timer
+ * (an answer the fleet gave before it threw stands alone); {@link #processes} thrown is the
+ * count it last returned, {@link #keeps} thrown is false. {@link #listen} is asked as the engine
+ * is built: what it throws fails the build, the fleet named.
  */
 public interface Fleet {
 

@@ -1,0 +1,220 @@
+package io.hostpace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hostpace.FakeServer.Reply;
+import io.hostpace.FakeServer.Response;
+import io.hostpace.spi.Fleet;
+import io.hostpace.testing.LocalFleet;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SPEC L2: a fleet that throws holds no request. What it was told is lost, what it was asked is
+ * answered as by a fleet that could not be asked (SPEC S4), and the throw is a warning with its
+ * exception. In virtual time, with a fleet a millisecond away.
+ */
+class FleetThrowsTest {
+
+  final VirtualTime time = VirtualTime.create();
+  /** {@code /slow} answers after a second; the rest at once. */
+  final FakeServer server = new FakeServer(time,
+      exchange -> exchange.uri().getPath().startsWith("/slow") ? Reply.ok().after(Duration.ofSeconds(1)) : Reply.ok());
+  final LocalFleet fleet = new LocalFleet(time, time, Duration.ofMillis(1));
+  final RecordingLogger log = new RecordingLogger(Level.INFO);
+  final IllegalStateException boom = new IllegalStateException("a fleet's fault");
+
+  /** A process of {@link #fleet} whose methods named in {@link #throwing} throw {@link #boom}, and that counts {@link #processes}. */
+  class Throwing extends ForwardingFleet {
+    final List<String> throwing;
+    final int processes;
+
+    Throwing(int processes, String... throwing) {
+      super(fleet.join());
+      this.processes = processes;
+      this.throwing = List.of(throwing);
+    }
+
+    private void mayThrow(String method) {
+      if (throwing.contains(method)) {
+        throw boom;
+      }
+    }
+
+    @Override
+    public void tell(Lesson lesson) {
+      mayThrow("tell");
+      super.tell(lesson);
+    }
+
+    @Override
+    public void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then) {
+      mayThrow("claimStart");
+      super.claimStart(keys, intervalNanos, then);
+    }
+
+    @Override
+    public void claimPlace(String key, long place, int limit, long leaseNanos, LongConsumer then) {
+      mayThrow("claimPlace");
+      super.claimPlace(key, place, limit, leaseNanos, then);
+    }
+
+    @Override
+    public void claimPlace(String key, long place, int limit, LongConsumer then, LongConsumer granted) {
+      mayThrow("claimPlace");
+      member.claimPlace(key, place, limit, then, granted);
+    }
+
+    @Override
+    public void recall(String key, Consumer<@Nullable Kept> then) {
+      mayThrow("recall");
+      super.recall(key, then);
+    }
+
+    @Override
+    public Listening listen(Consumer<Lesson> listener) {
+      mayThrow("listen");
+      Listening listening = super.listen(listener);
+      return () -> {
+        listening.close();
+        mayThrow("Listening.close");
+      };
+    }
+
+    @Override
+    public int processes() {
+      return processes;
+    }
+  }
+
+  Hostpace engine(Fleet member, Limits limits) {
+    return Hostpace.builder().widenFirstContact(false).time(time).logger(log)
+        .addLimit("shared.test", limits).fleet(member).build();
+  }
+
+  List<CompletableFuture<Response>> get(Hostpace engine, String path, int calls) {
+    List<CompletableFuture<Response>> started = new ArrayList<>();
+    for (int i = 0; i < calls; i++) {
+      started.add(engine.execute(server.get("http://shared.test" + path + i)));
+    }
+    return started;
+  }
+
+  /** Every call ended with its answer, and the fleet's throws were one warning, naming the exception and the method. */
+  void allAnsweredAndOneWarning(List<CompletableFuture<Response>> calls, String method) {
+    assertThat(calls).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(boom);
+      assertThat(line.message()).startsWith("fleet " + Throwing.class.getName()
+          + " threw java.lang.IllegalStateException from " + method + ";");
+    });
+  }
+
+  @Test
+  void L2_aFleetWhoseClaimOfAStartThrowsLeavesEachStartPacedByTheEngineAloneAtItsShare() {
+    // 2 a second for the fleet, among 2 processes: unclaimed, one start a second from this one.
+    Hostpace engine = engine(new Throwing(2, "claimStart"), Limits.rate(Rate.of(2, Duration.ofSeconds(1))));
+    List<CompletableFuture<Response>> calls = get(engine, "/r", 4);
+    time.advance(Duration.ofSeconds(5));
+
+    // The first once the fleet said what it keeps (a round trip, 2 ms); then each a second and
+    // the engine's own fiftieth of it (SPEC P1) after the last, as a start the fleet left unclaimed.
+    assertThat(server.startTimes("/r")).containsExactly("0.002", "1.022", "2.042", "3.062");
+    allAnsweredAndOneWarning(calls, "claimStart");
+  }
+
+  @Test
+  void L2_aFleetWhoseClaimOfAPlaceThrowsLeavesTheEngineItsShareOfTheHostsPlaces() {
+    // 4 in flight for the fleet, among 2 processes: unclaimed, 2 at a time from this one.
+    Hostpace engine = engine(new Throwing(2, "claimPlace"), Limits.inFlight(4));
+    List<CompletableFuture<Response>> calls = get(engine, "/slow", 5);
+    time.advance(Duration.ofSeconds(5));
+
+    // from 2 ms, once the fleet said what it keeps; each pair as the one before is answered
+    assertThat(server.startTimes("/slow")).containsExactly("0.002", "0.002", "1.002", "1.002", "2.002");
+    allAnsweredAndOneWarning(calls, "claimPlace");
+    assertThat(engine.snapshot()).allSatisfy(host -> assertThat(host.inFlight()).isZero());
+  }
+
+  @Test
+  void L2_aFleetWhoseTellThrowsStillEndsEachCallWithItsAnswerAndLetsTheHostGo() {
+    // one at a time for the fleet: each answer lets the next start, in this process and the fleet
+    Hostpace engine = engine(new Throwing(1, "tell"), Limits.inFlight(1));
+    List<CompletableFuture<Response>> calls = get(engine, "/slow", 3);
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(server.startTimes("/slow")).hasSize(3);
+    allAnsweredAndOneWarning(calls, "tell");
+    assertThat(engine.snapshot()).allSatisfy(host -> {
+      assertThat(host.inFlight()).isZero();
+      assertThat(host.waiting()).isZero();
+    });
+    assertThat(fleet.placesHeld("shared.test")).isZero();
+  }
+
+  @Test
+  void L2_aFleetWhoseRecallThrowsLetsTheHostsFirstStartGoAsIfItKeptNothing() {
+    Hostpace engine = engine(new Throwing(1, "recall"), Limits.inFlight(4));
+    List<CompletableFuture<Response>> calls = get(engine, "/r", 2);
+    time.advance(Duration.ofSeconds(1));
+
+    // the recall answered nothing at once, on the engine's timer; then each start after its claim
+    // of a place, one claim of the host's at a time, each a round trip (2 ms)
+    assertThat(server.startTimes("/r")).containsExactly("0.002", "0.004");
+    allAnsweredAndOneWarning(calls, "recall");
+  }
+
+  @Test
+  void L2_aFleetWhoseListenThrowsIsAnEngineNotBuiltNamingTheFleet() {
+    assertThatThrownBy(() -> engine(new Throwing(1, "listen"), Limits.inFlight(4)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasCause(boom)
+        .hasMessageContaining("fleet " + Throwing.class.getName() + " threw java.lang.IllegalStateException from listen");
+  }
+
+  @Test
+  void L2_aFleetWhoseRegistrationThrowsAsItClosesStillEndsTheCallsThatWaited() {
+    Hostpace engine = engine(new Throwing(1, "Listening.close"), Limits.inFlight(1));
+    List<CompletableFuture<Response>> calls = get(engine, "/slow", 2);
+    time.advance(Duration.ofMillis(500));
+    engine.close();
+
+    assertThat(calls.get(1)).isCompletedExceptionally();
+    time.advance(Duration.ofSeconds(1));
+    assertThat(calls.get(0)).isCompletedWithValueMatching(r -> r.status() == 200);
+    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(boom);
+      assertThat(line.message()).startsWith("fleet " + Throwing.class.getName()
+          + " threw java.lang.IllegalStateException from Listening.close;");
+    });
+  }
+
+  @Test
+  void L2_aThrowingFleetsClaimIsAnsweredUnclaimedOnTheTimerNotWithinTheCallAndOnlyOnce() {
+    List<String> heard = new ArrayList<>();
+    Fleet answersThenThrows = new Throwing(1) {
+      @Override
+      public void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then) {
+        if (keys.get(0).equals("answered.test")) {
+          then.accept(0); // a broken fleet: it answered, then threw
+        }
+        throw boom;
+      }
+    };
+    GuardedFleet guarded = new GuardedFleet(answersThenThrows, time, new EventLog(log, time));
+    guarded.claimStart("unanswered.test", 1_000, wait -> heard.add("unanswered " + wait));
+    guarded.claimStart("answered.test", 1_000, wait -> heard.add("answered " + wait));
+
+    assertThat(heard).containsExactly("answered 0"); // the engine asks under its lock: nothing more within the call
+    time.runDue();
+    assertThat(heard).containsExactly("answered 0", "unanswered " + Fleet.UNCLAIMED);
+  }
+}
