@@ -1,6 +1,6 @@
 package io.hostpace;
 
-import java.util.PriorityQueue;
+import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -9,15 +9,26 @@ import org.jspecify.annotations.Nullable;
  * group gates its requests must also pass. Every request in a queue passes the same limiters,
  * so only the head can be the next to start.
  *
- * <p>Waiting requests leave by cancellation lazily: a cancelled call stays in {@code waiting}
- * until it reaches the head, and {@code live} counts those that still wait. Guarded by the
- * engine's lock.
+ * <p>Waiting requests leave by cancellation lazily: a cancelled call stays in the queue until it
+ * reaches the head, and {@code live} counts those that still wait. Guarded by the engine's lock.
+ *
+ * <p>The waiting calls are kept in order in an array of the queue's own, {@code calls[from]} the
+ * oldest: calls arrive in order, each after the last (a call's {@code seq} grows with its
+ * arrival), so one is added at the end with no call of the queue read, its {@code seq} compared
+ * with the last one's, kept here; only a retry, which keeps its first arrival (SPEC T1), goes in
+ * between, found by a binary search. A heap would compare a new call with waiting ones, and
+ * reorder them as the head leaves: with many hosts those are calls no cache holds any more.
  */
 final class HostQueue extends Limiter {
 
   final QueueKey queueKey;
   final GroupGate[] gates;
-  final PriorityQueue<Call<?>> waiting = new PriorityQueue<>(4, Call.BY_ARRIVAL);
+  /** The waiting calls, oldest first, at {@code calls[from]} to {@code calls[to - 1]}; null elsewhere. */
+  private @Nullable Call<?>[] calls = new Call<?>[4];
+  private int from;
+  private int to;
+  /** The {@code seq} of {@code calls[to - 1]}, while any call waits. */
+  private long lastSeq;
   /** Calls waiting and not cancelled. */
   int live;
   /** Calls attached to this queue in any state: waiting, in flight, or between attempts. */
@@ -56,12 +67,99 @@ final class HostQueue extends Limiter {
 
   /** The first call still waiting, dropping the cancelled ones before it. */
   @Nullable Call<?> head() {
-    Call<?> head = waiting.peek();
+    Call<?> head = first();
     while (head != null && head.state != Call.State.WAITING) {
-      waiting.poll();
-      head = waiting.peek();
+      poll();
+      head = first();
     }
     return head;
+  }
+
+  /** Adds {@code call} to the waiting calls, in its order of arrival ({@link Call#BY_ARRIVAL}). */
+  void add(Call<?> call) {
+    if (to == calls.length) {
+      makeRoom();
+    }
+    if (from == to || call.seq > lastSeq) {
+      calls[to++] = call;
+      lastSeq = call.seq;
+      return;
+    }
+    int low = from;
+    int high = to;
+    while (low < high) { // the first waiting call that comes after it
+      int mid = (low + high) >>> 1;
+      if (Call.BY_ARRIVAL.compare(calls[mid], call) <= 0) {
+        low = mid + 1;
+      } else {
+        high = mid;
+      }
+    }
+    System.arraycopy(calls, low, calls, low + 1, to - low);
+    calls[low] = call;
+    if (low == to++) {
+      lastSeq = call.seq;
+    }
+  }
+
+  /** The oldest waiting call, cancelled or not; null when none waits. */
+  @Nullable Call<?> first() {
+    return from == to ? null : calls[from];
+  }
+
+  /** Takes the oldest waiting call out, cancelled or not; null when none waits. */
+  @Nullable Call<?> poll() {
+    if (from == to) {
+      return null;
+    }
+    Call<?> call = calls[from];
+    calls[from++] = null;
+    if (from == to) {
+      from = to = 0;
+    }
+    return call;
+  }
+
+  /** Takes the head out: the oldest waiting call, which the caller found waiting. */
+  Call<?> takeHead() {
+    Call<?> call = poll();
+    if (call == null) {
+      throw new IllegalStateException("no call waits in " + this);
+    }
+    return call;
+  }
+
+  /** Lets go of every waiting call, cancelled or not. */
+  void clear() {
+    Arrays.fill(calls, from, to, null);
+    from = to = 0;
+  }
+
+  /** How many calls the queue holds, cancelled or not. */
+  int held() {
+    return to - from;
+  }
+
+  /** The waiting call {@code i} of {@link #held}, oldest first, cancelled or not. */
+  Call<?> heldAt(int i) {
+    Call<?> call = calls[from + i];
+    if (i < 0 || call == null) {
+      throw new IndexOutOfBoundsException(i);
+    }
+    return call;
+  }
+
+  /** Moves the calls to the array's start, or to one twice as long when more than half of it holds them. */
+  private void makeRoom() {
+    int n = to - from;
+    if (2 * n > calls.length) {
+      calls = Arrays.copyOfRange(calls, from, from + 2 * calls.length);
+    } else {
+      System.arraycopy(calls, from, calls, 0, n);
+      Arrays.fill(calls, n, to, null);
+    }
+    from = 0;
+    to = n;
   }
 
   /**

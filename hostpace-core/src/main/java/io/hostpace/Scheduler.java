@@ -167,7 +167,7 @@ final class Scheduler implements Settlement {
   static final long SAME_MOMENT = 1_000_000L;
 
   private static final Comparator<HostQueue> BY_HEAD =
-      (a, b) -> Call.BY_ARRIVAL.compare(a.waiting.peek(), b.waiting.peek());
+      (a, b) -> Call.BY_ARRIVAL.compare(a.first(), b.first());
 
   private final CountedLock lock = new CountedLock();
 
@@ -980,7 +980,9 @@ final class Scheduler implements Settlement {
           continue; // the local path's: its calls start at once, none waits
         }
         for (int i = 0; i < node.queueCount(); i++) {
-          for (Call<?> call : node.queueAt(i).waiting) {
+          HostQueue queue = node.queueAt(i);
+          for (int j = 0; j < queue.held(); j++) {
+            Call<?> call = queue.heldAt(j);
             if (call.state == Call.State.WAITING) {
               waiting.add(call);
             }
@@ -1054,7 +1056,7 @@ final class Scheduler implements Settlement {
     call.state = Call.State.WAITING;
     call.queuedAt = now;
     Call<?> headBefore = queue.live == 0 ? null : queue.head();
-    queue.waiting.add(call);
+    queue.add(call);
     queue.live++;
     for (GroupGate gate : queue.gates) {
       gate.waiting++;
@@ -1334,7 +1336,7 @@ final class Scheduler implements Settlement {
 
   @GuardedBy("lock")
   private void start(HostQueue queue, long now) {
-    Call<?> call = queue.waiting.poll();
+    Call<?> call = queue.takeHead();
     leaveWaiting(queue);
     call.state = Call.State.IN_FLIGHT;
     call.startedAt = now;
@@ -1422,7 +1424,7 @@ final class Scheduler implements Settlement {
     }
     if (--queue.live == 0) {
       queue.unindex();
-      queue.waiting.clear();
+      queue.clear();
     }
   }
 
