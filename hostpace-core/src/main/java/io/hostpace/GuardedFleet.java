@@ -101,77 +101,49 @@ final class GuardedFleet implements Fleet {
   @Override
   public void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then) {
     LongAnswer answer = new LongAnswer(then);
-    try {
-      fleet.claimStart(keys, intervalNanos, answer);
-    } catch (RuntimeException failure) {
-      unanswered("claimStart", failure, "the start counts as unclaimed, paced by the engine alone",
-          () -> answer.accept(UNCLAIMED));
-    }
+    ask("claimStart", START_UNCLAIMED, () -> fleet.claimStart(keys, intervalNanos, answer),
+        () -> answer.accept(UNCLAIMED));
   }
 
   @Override
   public void claimStart(String key, long intervalNanos, LongConsumer then) {
     LongAnswer answer = new LongAnswer(then);
-    try {
-      fleet.claimStart(key, intervalNanos, answer);
-    } catch (RuntimeException failure) {
-      unanswered("claimStart", failure, "the start counts as unclaimed, paced by the engine alone",
-          () -> answer.accept(UNCLAIMED));
-    }
+    ask("claimStart", START_UNCLAIMED, () -> fleet.claimStart(key, intervalNanos, answer),
+        () -> answer.accept(UNCLAIMED));
   }
 
   @Override
   public void claimPlace(String key, long place, int limit, long leaseNanos, LongConsumer then) {
     LongAnswer answer = new LongAnswer(then);
-    try {
-      fleet.claimPlace(key, place, limit, leaseNanos, answer);
-    } catch (RuntimeException failure) {
-      unanswered("claimPlace", failure, "the place counts as unclaimed, one of the engine's own share",
-          () -> answer.accept(UNCLAIMED));
-    }
+    ask("claimPlace", PLACE_UNCLAIMED, () -> fleet.claimPlace(key, place, limit, leaseNanos, answer),
+        () -> answer.accept(UNCLAIMED));
   }
 
   @Override
   public void claimPlace(String key, long place, int limit, LongConsumer then, LongConsumer granted) {
     LongAnswer answer = new LongAnswer(then);
-    try {
-      fleet.claimPlace(key, place, limit, answer, granted);
-    } catch (RuntimeException failure) {
-      unanswered("claimPlace", failure, "the place counts as unclaimed, one of the engine's own share",
-          () -> answer.accept(UNCLAIMED));
-    }
+    ask("claimPlace", PLACE_UNCLAIMED, () -> fleet.claimPlace(key, place, limit, answer, granted),
+        () -> answer.accept(UNCLAIMED));
   }
 
   @Override
   public void recall(String key, Consumer<@Nullable Kept> then) {
     Answer<@Nullable Kept> answer = new Answer<>(then);
-    try {
-      fleet.recall(key, answer);
-    } catch (RuntimeException failure) {
-      unanswered("recall", failure, "it counts as a recall of nothing", () -> answer.accept(null));
-    }
+    ask("recall", "it counts as a recall of nothing", () -> fleet.recall(key, answer), () -> answer.accept(null));
   }
 
   @Override
   public void recallOrKeep(String key, Kept kept, long keepForNanos, Consumer<@Nullable Kept> then) {
     Answer<@Nullable Kept> answer = new Answer<>(then);
-    try {
-      fleet.recallOrKeep(key, kept, keepForNanos, answer);
-    } catch (RuntimeException failure) {
-      unanswered("recallOrKeep", failure, "it counts as a read the fleet could not answer, asked again later",
-          () -> answer.accept(null));
-    }
+    ask("recallOrKeep", "it counts as a read the fleet could not answer, asked again later",
+        () -> fleet.recallOrKeep(key, kept, keepForNanos, answer), () -> answer.accept(null));
   }
 
   @Override
   public void spendAnnounced(String key, Consumer<Spent> then) {
     Answer<Spent> answer = new Answer<>(then);
-    try {
-      fleet.spendAnnounced(key, answer);
-    } catch (RuntimeException failure) {
-      unanswered("spendAnnounced", failure, "the spend counts as unclaimed, by the engine's own count",
-          () -> answer.accept(Spent.UNCLAIMED));
-    }
+    ask("spendAnnounced", "the spend counts as unclaimed, by the engine's own count",
+        () -> fleet.spendAnnounced(key, answer), () -> answer.accept(Spent.UNCLAIMED));
   }
 
   @Override
@@ -215,10 +187,21 @@ final class GuardedFleet implements Fleet {
     return fleet.toString();
   }
 
-  /** {@code method} threw {@code failure} before it answered: logged, and {@code standIn} answers on the timer. */
-  private void unanswered(String method, RuntimeException failure, String wentOn, Runnable standIn) {
-    log.fleetThrew(fleet, method, failure, wentOn);
-    timer.schedule(standIn, 0);
+  private static final String START_UNCLAIMED = "the start counts as unclaimed, paced by the engine alone";
+  private static final String PLACE_UNCLAIMED = "the place counts as unclaimed, one of the engine's own share";
+
+  /**
+   * Asks the fleet ({@code asking}, a call of {@code method}); if it throws, the failure is logged
+   * with what the engine does instead ({@code wentOn}), and {@code standIn} answers on the timer,
+   * not within the call that asked.
+   */
+  private void ask(String method, String wentOn, Runnable asking, Runnable standIn) {
+    try {
+      asking.run();
+    } catch (RuntimeException failure) {
+      log.fleetThrew(fleet, method, failure, wentOn);
+      timer.schedule(standIn, 0);
+    }
   }
 
   /** A callback that hears one answer, the first: the fleet's, or the stand-in's. */
