@@ -46,6 +46,12 @@ import org.jspecify.annotations.Nullable;
  *       A pace the host had before this rule's memory of it (a state file's, the fleet's) was
  *       measured already: {@code K} starts at {@value #K_INHERITED_SECONDS} s there, so a process
  *       that joins a fleet leaves the probing to the fleet.
+ *       In a fleet, a probe refused beyond the plateau at the rate of the last one (to
+ *       {@value #SAME_PLATEAU} of it) is the fleet's own: its processes' starts are spaced
+ *       together, so no client they cannot see took a share. The rate drops to the plateau, not
+ *       under it, and stays there {@value #HELD_INTERVALS} of the host's intervals more before the
+ *       next probe. A process alone, which cannot tell its own probe from another client's
+ *       arrival, drops under it: that room is what lets processes that share a host converge.
  * </ol>
  * Only a refusal of a request started since the last drop counts (as in SPEC R4): a burst
  * refused together drops the rate once. Before anything is measured the rule starts at 4 a
@@ -125,6 +131,10 @@ final class HostpaceRule implements LearningRule {
   static final double BETA_AGAIN = 0.7;
   static final double SLOW_START_DOUBLING_SECONDS = 1;
   static final double PROBE = 0.1;
+  /** In a fleet, the host's intervals spent at the plateau after a probe refused at the rate measured before. */
+  static final double HELD_INTERVALS = 40;
+  /** How near two plateaus are, as a fraction, for a fleet's refused probe to have met the same rate. */
+  static final double SAME_PLATEAU = 0.01;
   /**
    * The most the spread of a host's round trips lengthens an interval the rule sets, as a share of
    * it (SPEC R13): enough for a network's jitter at hosts of a few a second, little at fast ones.
@@ -162,6 +172,8 @@ final class HostpaceRule implements LearningRule {
     int next;
     /** Which of {@link #answers} another process of the fleet met, a bit for each place of the ring. */
     int heardAnswers;
+    /** Whether another process of the fleet told of this host (SPEC S2): its starts are spaced with this one's. */
+    boolean fleetHeard;
     /** The round trips of the last accepted answers, nanoseconds, a ring as {@link #answers} (SPEC R13). */
     final long[] trips = new long[SAMPLES];
     int tripCount;
@@ -176,6 +188,9 @@ final class HostpaceRule implements LearningRule {
     double wmax;
     /** Seconds from the drop to the plateau at {@code wmax}. */
     double k = K_MIN_SECONDS;
+    /** Seconds at the plateau after {@code K}, for the drop at {@link #heldAt} only: a fleet's (SPEC S3). */
+    double hold;
+    long heldAt;
     /**
      * The current trouble: refusals since the host last accepted {@value #SAMPLES} in a row; the
      * rate before the first of them; and whether the host had answered {@value #SAMPLES} times in
@@ -340,6 +355,7 @@ final class HostpaceRule implements LearningRule {
     void answered(long now, boolean heard) {
       answers[next] = now;
       heardAnswers = heard ? heardAnswers | 1 << next : heardAnswers & ~(1 << next);
+      fleetHeard |= heard;
       next = (next + 1) % SAMPLES;
       if (count < SAMPLES) {
         count++;
@@ -456,9 +472,15 @@ final class HostpaceRule implements LearningRule {
       return beyondPlateau && same ? Math.min(K_MAX_SECONDS, 2 * k) : soon || !same ? K_MIN_SECONDS : k;
     }
 
+    /** Seconds at the plateau after {@code K} since the last drop: {@link #hold} if that drop set it, else none. */
+    double held() {
+      return heldAt == epoch ? hold : 0;
+    }
+
     /**
      * The rate at {@code now}, per second: concave from {@code base} up to {@code wmax} at
-     * {@code K}, flat there, then convex beyond, {@value #PROBE} of {@code wmax} more at {@code 2K}.
+     * {@code K}, flat there (for {@link #held()} more), then convex beyond, {@value #PROBE} of
+     * {@code wmax} more {@code K} after.
      */
     double rate(long now) {
       double t = Math.max(0, (now - epoch) / NANOS);
@@ -469,7 +491,11 @@ final class HostpaceRule implements LearningRule {
         double x = 1 - t / k;
         return wmax - (wmax - base) * x * x * x;
       }
-      double x = (t - k) / k;
+      double beyond = t - k - held();
+      if (beyond <= 0) {
+        return wmax;
+      }
+      double x = beyond / k;
       return wmax * (1 + PROBE * x * x * x);
     }
   }
@@ -498,6 +524,7 @@ final class HostpaceRule implements LearningRule {
       return onRefusal(now, startedAt, waiting, host.intervalChangedAt());
     }
     long interval = memory.endWait(waiting); // a run's wait is not the pace (SPEC R14)
+    memory.fleetHeard |= heard;
     if (!heard) {
       memory.refusedInARow++;
     }
@@ -568,6 +595,7 @@ final class HostpaceRule implements LearningRule {
     boolean soon = interval > 0 && since < memory.k / 2;
     double target;
     double wmax;
+    boolean atPlateau = false;
     if (heard && memory.inherited && !Double.isInfinite(current)) {
       // The fleet's pace, taken as this process joined, refused in another process while this one
       // still goes at it: its own answers came at that pace and say only that the host took it (a
@@ -588,9 +616,19 @@ final class HostpaceRule implements LearningRule {
           ? UNDER_MEASURED * Math.min(m, current)
           : Math.min(UNDER_MEASURED * m, (soon ? BETA_AGAIN : BETA) * current);
       wmax = PLATEAU * Math.min(m, current);
-      boolean beyondPlateau = interval > 0 && since >= memory.k;
+      boolean beyondPlateau = interval > 0 && since >= memory.k + memory.held();
       boolean same = memory.wmax > 0 && wmax >= 0.95 * memory.wmax;
+      // A fleet's probe refused where the last one was (SPEC S3): the fleet's processes are spaced
+      // together, so no client it cannot see took a share, and the rate drops only to the plateau,
+      // held there a while before the next probe. A process alone drops under it instead, as that
+      // room is what lets processes that share a host unseen converge.
+      atPlateau = memory.fleetHeard && beyondPlateau && same && Math.abs(wmax / memory.wmax - 1) <= SAME_PLATEAU;
       memory.k = memory.nextK(beyondPlateau, same, soon);
+      if (atPlateau) {
+        target = Math.max(target, wmax);
+        memory.hold = HELD_INTERVALS / Math.min(m, current);
+        memory.heldAt = now;
+      }
       if (memory.epoch == memory.narrowedAt && beyondPlateau && same) {
         // The first probe confirms the bracket: the rate is known twice over, so the time to the
         // plateau doubles once more (SPEC R12).
@@ -619,7 +657,7 @@ final class HostpaceRule implements LearningRule {
       target = own;
     }
     memory.base = target;
-    memory.wmax = wmax == 0 ? 0 : Math.max(wmax, target * 1.03);
+    memory.wmax = wmax == 0 ? 0 : Math.max(wmax, atPlateau ? target : target * 1.03);
     memory.epoch = now;
     memory.inherited = false;
     long next = memory.withMargin(toInterval(target));

@@ -369,6 +369,59 @@ class HostpaceRuleTest {
     assertThat(rule.onRefusal(at(8.5), at(8.45), alone)).isEqualTo(Math.round(1e9 / (0.96 / 1.05)));
   }
 
+  /**
+   * A host of one a second, paced from a refusal at 3.5 s (0.96 a second, the plateau 0.99, K 10 s)
+   * and accepting one a second whatever is sent, refused at 24 s probing 1.089 a second: the same
+   * rate as at the drop before. {@code fleet} hears one answer of another process first.
+   */
+  private static long probeRefusedAtTheSameRate(LearningRule rule, HostState host, boolean fleet) {
+    rule.onRefusal(at(0.05), at(0), host);
+    host.interval(250_000_000L, at(0.05));
+    if (fleet) {
+      rule.onAnswerHeard(at(0.55), at(0.5), host);
+    }
+    for (double t = 1.05; t < 3.1; t++) {
+      host.interval(rule.onAnswer(at(t), at(t - 0.05), host), at(t));
+    }
+    host.interval(rule.onRefusal(at(3.5), at(3.45), host), at(3.5));
+    for (double t = 4.5; t < 23.6; t++) {
+      host.interval(rule.onAnswer(at(t), at(t - 0.05), host), at(t));
+    }
+    long next = rule.onRefusal(at(24.0), at(23.95), host);
+    host.interval(next, at(24.0));
+    return next;
+  }
+
+  @Test
+  void S3_aFleetsProbeRefusedAtTheRateOfTheLastDropsToThePlateauNotUnderAndHoldsItFortyIntervals() {
+    HostState alone = HostStateStore.inMemory().open("alone.test");
+    assertThat(probeRefusedAtTheSameRate(rule, alone, false)).isEqualTo(1_041_666_667L);   // 0.96 a second
+    assertThat(probeRefusedAtTheSameRate(rule, host, true)).isEqualTo(1_010_101_010L);     // 0.99: the plateau
+    // K doubled to 20 s, then 40 of the host's intervals (40 s) more at the plateau, then the probe.
+    assertThat(answered(34.0)).isEqualTo(1_010_101_010L);
+    assertThat(answered(83.5)).isEqualTo(1_010_101_010L);
+    assertThat(answered(104.0)).isCloseTo(918_273_646L, within(1_000L));                  // 1.089: K past the hold
+    // Alone, the probe comes K after the plateau's start, with nothing held.
+    assertThat(rule.onAnswer(at(64.0), at(63.95), alone)).isCloseTo(918_273_646L, within(1_000L));
+  }
+
+  @Test
+  void S3_aFleetsProbeRefusedAtAnotherRateOrARefusalAtThePlateauDropsUnderItAsAProcessAlone() {
+    probeRefusedAtTheSameRate(rule, host, true);
+    for (double t = 25.0; t < 49.1; t++) {
+      answered(t);
+    }
+    // Refused at the plateau, within the hold: 0.96 of the pace the host took, 0.99 a second, as
+    // alone; and the hold is over: the plateau 0.9801 from K (20 s), probed 1.1 times it at 2K.
+    assertThat(refused(50.0)).isEqualTo(1_052_188_552L);
+    assertThat(answered(90.0)).isCloseTo(927_549_137L, within(1_000L));
+    // Refused probing again, at a host that took 0.9 a second since: not the rate before, so under it.
+    for (double t = 91.0; t < 101; t += 1 / 0.9) {
+      answered(t);
+    }
+    assertThat(refused(101.5)).isEqualTo(Math.round(1e9 / (0.96 * 0.9)));
+  }
+
   @Test
   void S3_aRefusalHeardSoonAfterJoiningDropsALittleUnderThePaceReadThoughAFewOwnAnswersCameAtIt() {
     host.interval(1_000_000_000L, at(0));              // read from the fleet as this process joined
