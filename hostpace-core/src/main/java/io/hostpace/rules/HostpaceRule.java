@@ -46,7 +46,7 @@ import org.jspecify.annotations.Nullable;
  *       A pace the host had before this rule's memory of it (a state file's, the fleet's) was
  *       measured already: {@code K} starts at {@value #K_INHERITED_SECONDS} s there, so a process
  *       that joins a fleet leaves the probing to the fleet.
- *       In a fleet, a probe refused beyond the plateau at the rate of the last one (to
+ *       In a fleet, a probe refused beyond the plateau at the rate measured at the last drop (to
  *       {@value #SAME_PLATEAU} of it) is the fleet's own: its processes' starts are spaced
  *       together, so no client they cannot see took a share. The rate drops to the plateau, not
  *       under it, and stays there {@value #HELD_INTERVALS} of the host's intervals more before the
