@@ -50,7 +50,8 @@ import org.jspecify.annotations.Nullable;
  *       {@value #SAME_PLATEAU} of it) is the fleet's own: its processes' starts are spaced
  *       together, so no client they cannot see took a share. The rate drops to the plateau, not
  *       under it, and stays there {@value #HELD_INTERVALS} of the host's intervals more before the
- *       next probe. A process alone, which cannot tell its own probe from another client's
+ *       next probe; a plateau so held that is refused says the rate measured reads the host high (a
+ *       bucket's burst spent, another client), and none is held for that host again. A process alone, which cannot tell its own probe from another client's
  *       arrival, drops under it: that room is what lets processes that share a host converge.
  * </ol>
  * Only a refusal of a request started since the last drop counts (as in SPEC R4): a burst
@@ -191,6 +192,8 @@ final class HostpaceRule implements LearningRule {
     /** Seconds at the plateau after {@code K}, for the drop at {@link #heldAt} only: a fleet's (SPEC S3). */
     double hold;
     long heldAt;
+    /** Whether a plateau held so was refused: the rate measured reads this host high, so none is held again. */
+    boolean heldRefused;
     /**
      * The current trouble: refusals since the host last accepted {@value #SAMPLES} in a row; the
      * rate before the first of them; and whether the host had answered {@value #SAMPLES} times in
@@ -622,7 +625,11 @@ final class HostpaceRule implements LearningRule {
       // together, so no client it cannot see took a share, and the rate drops only to the plateau,
       // held there a while before the next probe. A process alone drops under it instead, as that
       // room is what lets processes that share a host unseen converge.
-      atPlateau = memory.fleetHeard && beyondPlateau && same && Math.abs(wmax / memory.wmax - 1) <= SAME_PLATEAU;
+      // Refused on a plateau held so, the host took less than the rate measured (a bucket's burst
+      // spent in the measurement, or another client): its probes drop under the plateau from then on.
+      memory.heldRefused |= memory.held() > 0 && !beyondPlateau;
+      atPlateau = memory.fleetHeard && !memory.heldRefused && beyondPlateau && same
+          && Math.abs(wmax / memory.wmax - 1) <= SAME_PLATEAU;
       memory.k = memory.nextK(beyondPlateau, same, soon);
       if (atPlateau) {
         target = Math.max(target, wmax);

@@ -375,6 +375,11 @@ class HostpaceRuleTest {
    * rate as at the drop before. {@code fleet} hears one answer of another process first.
    */
   private static long probeRefusedAtTheSameRate(LearningRule rule, HostState host, boolean fleet) {
+    return probeRefused(rule, host, fleet, 1.0);
+  }
+
+  /** As {@link #probeRefusedAtTheSameRate}, the host accepting {@code perSecond} after the first drop. */
+  private static long probeRefused(LearningRule rule, HostState host, boolean fleet, double perSecond) {
     rule.onRefusal(at(0.05), at(0), host);
     host.interval(250_000_000L, at(0.05));
     if (fleet) {
@@ -384,7 +389,7 @@ class HostpaceRuleTest {
       host.interval(rule.onAnswer(at(t), at(t - 0.05), host), at(t));
     }
     host.interval(rule.onRefusal(at(3.5), at(3.45), host), at(3.5));
-    for (double t = 4.5; t < 23.6; t++) {
+    for (double t = 4.5; t < 23.6; t += 1 / perSecond) {
       host.interval(rule.onAnswer(at(t), at(t - 0.05), host), at(t));
     }
     long next = rule.onRefusal(at(24.0), at(23.95), host);
@@ -403,10 +408,13 @@ class HostpaceRuleTest {
     assertThat(answered(104.0)).isCloseTo(918_273_646L, within(1_000L));                  // 1.089: K past the hold
     // Alone, the probe comes K after the plateau's start, with nothing held.
     assertThat(rule.onAnswer(at(64.0), at(63.95), alone)).isCloseTo(918_273_646L, within(1_000L));
+    // In a fleet still, but refused at 0.98 a second: 2 % under the rate of the last drop, so under it.
+    HostState slower = HostStateStore.inMemory().open("slower.test");
+    assertThat(probeRefused(rule, slower, true, 0.98)).isEqualTo(Math.round(1e9 / (0.96 * 0.98)));
   }
 
   @Test
-  void S3_aFleetsProbeRefusedAtAnotherRateOrARefusalAtThePlateauDropsUnderItAsAProcessAlone() {
+  void S3_aRefusalOnAFleetsHeldPlateauDropsUnderItAndNoPlateauIsHeldForThatHostAgain() {
     probeRefusedAtTheSameRate(rule, host, true);
     for (double t = 25.0; t < 49.1; t++) {
       answered(t);
@@ -415,11 +423,14 @@ class HostpaceRuleTest {
     // alone; and the hold is over: the plateau 0.9801 from K (20 s), probed 1.1 times it at 2K.
     assertThat(refused(50.0)).isEqualTo(1_052_188_552L);
     assertThat(answered(90.0)).isCloseTo(927_549_137L, within(1_000L));
-    // Refused probing again, at a host that took 0.9 a second since: not the rate before, so under it.
-    for (double t = 91.0; t < 101; t += 1 / 0.9) {
+    // The host took 0.99 a second since, the plateau's rate: a probe refused at it would be held
+    // there, but this host's plateau was refused once, so the rule drops under it as alone.
+    double t = 90.0;
+    for (int i = 0; i < 40; i++) {
+      t += 1 / 0.99;
       answered(t);
     }
-    assertThat(refused(101.5)).isEqualTo(Math.round(1e9 / (0.96 * 0.9)));
+    assertThat(refused(t + 0.5)).isEqualTo(Math.round(1e9 / (0.96 * 0.99)));
   }
 
   @Test

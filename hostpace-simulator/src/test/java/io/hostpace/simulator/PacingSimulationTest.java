@@ -72,8 +72,8 @@ class PacingSimulationTest {
       "refusals-count, 0.94, 12, 3.8, 2.0, 0",
       "three-processes, 0.73, 34, 5.4, 3.5, 0",
       "rate-0.5, 0.95, 7, 4.5, 2.0, 0",
-      "qlever-like-fleet, 0.95, 12, 3.8, 1.4, 0",
-      "rate-halves-fleet, 0.94, 18, 3.6, 2.5, 0",
+      "qlever-like-fleet, 0.96, 12, 3.8, 1.4, 0",
+      "rate-halves-fleet, 0.95, 16, 3.2, 2.1, 0",
       "kgf-like-fleet, 0.94, 6, 1.5, 0.0, 0",
       "fixed-window-fleet, 1.00, 32, 5.1, 1.6, 0",
       "bucket-burst-5, 1.00, 23, 3.7, 2.2, 0",
@@ -234,10 +234,10 @@ class PacingSimulationTest {
       assertReachesTheTarget(fleet, name);
     }
     // Not reached, and pinned (BENCHMARKS.md says why): after the halving the fleet climbs back
-    // no faster than one process does (0.94).
+    // as one process does, from under the new rate (0.95).
     PacingResult.Policy halves = replay("rate-halves-fleet.json").policy("hostpace");
     assertThat(halves.lost()).isZero();
-    assertThat(halves.goodputRatio()).isEqualTo(0.94);
+    assertThat(halves.goodputRatio()).isEqualTo(0.95);
     assertThat(halves.lateRefusalPct()).isLessThanOrEqualTo(3.0);
     // told the server's rate, the processes of a fleet together keep to it: nothing refused
     assertThat(replay("three-processes-fleet.json").policy("configured").refusals()).isZero();
@@ -287,7 +287,7 @@ class PacingSimulationTest {
     // Pinned over the whole run (BENCHMARKS.md traces them): the later ones' refusals are the fleet's
     // probes of the shared host, a minute and more apart, each refused in whichever process's turn it
     // was; no newcomer probes beyond the pace it read on its own.
-    assertThat(fleet.processes()).extracting(PacingResult.Process::refusals).containsExactly(5, 0, 1, 0);
+    assertThat(fleet.processes()).extracting(PacingResult.Process::refusals).containsExactly(5, 1, 0, 0);
     // learning alone, each process opens as on first contact, against the others' pace
     assertThat(alone.processes()).extracting(PacingResult.Process::openingRefusals).containsExactly(3, 5, 5, 3);
   }
@@ -295,17 +295,18 @@ class PacingSimulationTest {
   /**
    * Four processes of a fleet against a host of a known rate: what the server accepted a second,
    * from its first acceptance to its last, told the rate and learning it. The target is within
-   * 2 % of the host's rate; BENCHMARKS.md says why the learned one misses it.
+   * 2 % of the host's rate; the learned one reaches it with the four at once, and misses it over
+   * the late run, whose first 30 s are one process's first contact (BENCHMARKS.md).
    */
   @ParameterizedTest(name = "{0}, {1}: {2} a second accepted, the host's {3}")
   @CsvSource({
       // a 5-minute run, the processes 30 s apart: told the rate, each start goes a fiftieth of the
       // interval late (SPEC P1: 1 / 1.02 = 0.9804 at best); a lone member asks its claims ahead (SPEC S2)
       "four-processes-late-fleet, configured, 0.98, 1.0, true",
-      "four-processes-late-fleet, hostpace, 0.96, 1.0, false",
+      "four-processes-late-fleet, hostpace, 0.965, 1.0, false",
       // the four all at once, 400 s at 3 a second
       "four-processes-fleet, configured, 2.941, 3.0, true",
-      "four-processes-fleet, hostpace, 2.933, 3.0, false"
+      "four-processes-fleet, hostpace, 2.944, 3.0, true"
   })
   void S2_whatRateAFleetOfFourHoldsAtTheServerIsPinned(
       String scenario, String policy, double perSecond, double hostRate, boolean within2Percent) throws IOException {
