@@ -73,7 +73,7 @@ class PacingSimulationTest {
       "three-processes, 0.73, 34, 5.4, 3.5, 0",
       "rate-0.5, 0.95, 7, 4.5, 2.0, 0",
       "qlever-like-fleet, 0.96, 12, 3.8, 1.4, 0",
-      "rate-halves-fleet, 0.95, 16, 3.2, 2.1, 0",
+      "rate-halves-fleet, 0.95, 17, 3.4, 2.3, 0",
       "kgf-like-fleet, 0.94, 6, 1.5, 0.0, 0",
       "fixed-window-fleet, 1.00, 32, 5.1, 1.6, 0",
       "bucket-burst-5, 1.00, 23, 3.7, 2.2, 0",
