@@ -227,14 +227,23 @@ final class Call<R> implements Runnable {
       } catch (CompletionException | CancellationException e) {
         failure = e;
       }
-      try {
-        ended(number, deadline, sentAt, response, failure);
-      } catch (Throwable e) {
-        // Kept, as the stage would have kept it in the future it made, which nobody reads.
-      }
+      endedLogged(number, deadline, sentAt, response, failure);
       return;
     }
-    future.whenComplete((response, failure) -> ended(number, deadline, sentAt, response, failure));
+    future.whenComplete((response, failure) -> endedLogged(number, deadline, sentAt, response, failure));
+  }
+
+  /**
+   * {@link #ended}, whatever it throws logged (SPEC L2): on a client's thread, or in a stage's
+   * future that nobody reads, it would go unseen.
+   */
+  private void endedLogged(int number, @Nullable Deadline deadline, long sentAt, @Nullable R response,
+      @Nullable Throwable failure) {
+    try {
+      ended(number, deadline, sentAt, response, failure);
+    } catch (Throwable e) {
+      rules.log().attemptEndThrew(exchange, e);
+    }
   }
 
   /** The attempt {@code number} sent at {@code sentAt} ended with {@code response} or {@code failure}. */
@@ -616,10 +625,14 @@ final class Call<R> implements Runnable {
     return context.attemptListener() != AttemptListener.NONE;
   }
 
+  /**
+   * Tells the attempt listener; what it throws is logged (SPEC L2), whatever it is: an {@code Error}
+   * (an assertion in a test's listener) let through would skip the call's end, its place held.
+   */
   private void listen(Runnable notification) {
     try {
       notification.run();
-    } catch (RuntimeException e) { // a listener that throws cannot break the call
+    } catch (Throwable e) { // a listener that throws cannot break the call
       rules.log().listenerThrew(context.attemptListener(), e);
     }
   }

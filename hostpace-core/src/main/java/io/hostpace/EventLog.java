@@ -41,7 +41,7 @@ final class EventLog {
   }
 
   /** {@code listener} threw {@code failure}, which the engine caught and went on. */
-  void listenerThrew(Object listener, RuntimeException failure) {
+  void listenerThrew(Object listener, Throwable failure) {
     threw("listener", listener, "", failure, "the engine ignored it and went on");
   }
 
@@ -70,11 +70,20 @@ final class EventLog {
   }
 
   /**
+   * Ending an attempt of {@code exchange} threw {@code failure}, which nothing else caught (an
+   * {@code Error} the exchange threw, or the engine's own fault): no caller would see it, as an
+   * attempt ends on a client's thread.
+   */
+  void attemptEndThrew(Object exchange, Throwable failure) {
+    threw("exchange", exchange, " as its attempt ended", failure, "its call was left as it was");
+  }
+
+  /**
    * Code the engine was given ({@code what}: a listener, a rule) threw {@code failure}, from the
    * method {@code from} names ({@code " from tell"}, a kind of its own; empty for the one it has);
    * the engine went on as {@code wentOn} says.
    */
-  private void threw(String what, Object given, String from, RuntimeException failure, String wentOn) {
+  private void threw(String what, Object given, String from, Throwable failure, String wentOn) {
     String kind = given.getClass().getName() + from + " " + failure.getClass().getName();
     failures.failed(kind, () -> what + " " + given.getClass().getName() + " threw "
         + failure.getClass().getName() + from + "; " + wentOn, failure);

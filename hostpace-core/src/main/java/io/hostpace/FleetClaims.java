@@ -283,7 +283,8 @@ final class FleetClaims {
    * {@code node} for {@code call}; {@code again} when it asked again under the number of a claim
    * that waited. A claim the fleet could not answer is this process's alone: granted while it
    * holds fewer than its share of the places ({@link #share}), else it waits as for a place the
-   * fleet said was held.
+   * fleet said was held; either way a claim that waited under its number waits no more here, and
+   * a grant of it heard later is let go ({@link #placeGranted}).
    */
   private void placeAnswered(Node node, Call<?> call, FleetPlace place, FleetPlace.Claim claim, long number, int limit,
       long held, long asked, boolean again) {
@@ -322,13 +323,17 @@ final class FleetClaims {
         claim.held = true;
         claim.heldWith = (int) Math.min(Integer.MAX_VALUE, held);
         claims.placesHeld++;
-      } else if (claims.placesHeld >= share(limit)) { // unclaimed, and this process holds its share: one of them, or the fleet, frees one
-        claim.number = 0;
-        claims.placesFull = true;
-        timer.schedule(() -> mayBeFree(node, false), PLACES_FULL_RETRY);
       } else {
-        claim.unclaimed = true;
-        claims.placesHeld++;
+        // Unclaimed: a grant of the claim that waited under this number, heard later, is let go, not taken beyond the share.
+        claims.placeWaiting = claims.placeWaiting == number ? 0 : claims.placeWaiting;
+        if (claims.placesHeld >= share(limit)) { // this process holds its share: one of them, or the fleet, frees one
+          claim.number = 0;
+          claims.placesFull = true;
+          timer.schedule(() -> mayBeFree(node, false), PLACES_FULL_RETRY);
+        } else {
+          claim.unclaimed = true;
+          claims.placesHeld++;
+        }
       }
       engine.lookAgain(node, now);
       giveBackIfWaiting(call, place);

@@ -182,6 +182,70 @@ class EngineProbeTest {
   }
 
   @Test
+  void D6_L2_aPolicyWhoseProbeThrowsIsAskedAgainAfterACoolDownNotAtOnceAndTheRequestsGo() {
+    TimeoutPolicy adaptive = TimeoutPolicy.adaptive(settings().build());
+    IllegalStateException boom = new IllegalStateException("a policy's fault");
+    boolean[] failing = {false};
+    List<Long> asked = new ArrayList<>(); // ms since 0 s of each probe asked while it throws
+    long origin = server.origin();
+    TimeoutPolicy throwing = new TimeoutPolicy() {
+      @Override
+      public Budget budget(long now, String endpoint, String kind) {
+        return adaptive.budget(now, endpoint, kind);
+      }
+
+      @Override
+      public void onOutcome(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {
+        adaptive.onOutcome(now, endpoint, kind, outcome, durationNanos);
+      }
+
+      @Override
+      public boolean probes() {
+        return true;
+      }
+
+      @Override
+      public @Nullable Budget probe(long now, String endpoint, @Nullable String kind) {
+        if (failing[0]) {
+          asked.add((now - origin) / 1_000_000);
+          throw boom;
+        }
+        return adaptive.probe(now, endpoint, kind);
+      }
+
+      @Override
+      public long probeIn(long now, String endpoint) {
+        return adaptive.probeIn(now, endpoint); // 0 from the cool-down's end: no probe was claimed
+      }
+
+      @Override
+      public void onProbe(long now, String endpoint, Outcome outcome, long durationNanos) {
+        adaptive.onProbe(now, endpoint, outcome, durationNanos);
+      }
+    };
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
+        .timeoutPolicy(throwing).probe(head).build();
+    refusedThreeTimes(engine); // down at 0.025 s, its probe due at 1.025 s
+    failing[0] = true;
+
+    time.advance(Duration.ofSeconds(60));
+    CompletableFuture<Response> real = engine.execute(server.get("http://dead.test/sparql?q=4"));
+    time.advance(Duration.ofMillis(10));
+
+    // Asked at the cool-down's end, then as after failed probes: 1 s, 2 s, 4 s... later, not each
+    // millisecond. The request asks too, and goes with the budget the policy gives (down: failed fast).
+    assertThat(asked).as("the probes asked of the policy, in ms").hasSizeLessThanOrEqualTo(12)
+        .startsWith(1025L, 2025L, 4025L, 8025L).endsWith(60030L);
+    assertThatThrownBy(real::join).hasCauseInstanceOf(EndpointDownException.class);
+    assertThat(server.startTimes("HEAD")).isEmpty();
+    assertThat(log.at(Level.WARNING)).first().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(boom);
+      assertThat(line.message()).contains("timeout policy").contains("no probe was sent");
+    });
+  }
+
+  @Test
   void D6_aFailedProbeKeepsTheEndpointDownAndTheNextComesAfterADoubledCoolDown() {
     Hostpace engine = engine(settings().build());
     refusedThreeTimes(engine);

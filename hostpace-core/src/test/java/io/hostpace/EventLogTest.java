@@ -7,6 +7,7 @@ import io.hostpace.FakeServer.Response;
 import io.hostpace.spi.HostState;
 import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
+import io.hostpace.testing.ScriptedExchange;
 import io.hostpace.timeout.Budget;
 import io.hostpace.timeout.Outcome;
 import io.hostpace.timeout.TimeoutPolicy;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -125,6 +127,51 @@ class EventLogTest {
 
     assertThat(call.join().status()).isEqualTo(200);
     assertThat(log.at(Level.WARNING)).singleElement().extracting(RecordingLogger.Line::thrown).isSameAs(boom);
+  }
+
+  @Test
+  void L2_anAttemptListenerThatThrowsAnErrorIsAWarningOnceAMinuteAndItsCallsStillEnd() {
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    AssertionError boom = new AssertionError("a listener's assertion");
+    AttemptListener throwing = new AttemptListener() {
+      @Override
+      public void settled(URI uri, int attempt, int status, @Nullable Throwable failure) {
+        throw boom;
+      }
+    };
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log).build();
+    CallContext context = CallContext.builder().attemptListener(throwing).build();
+    // One answered while it is sent (its end taken on the sending thread), one answered later.
+    var atOnce = engine.execute(ScriptedExchange.statuses("http://b.test/")
+        .answers(attempt -> CompletableFuture.completedFuture(200)).build(), context);
+    var later = engine.execute(server.get("http://a.test/"), context);
+    time.advance(Duration.ofSeconds(1));
+
+    assertThat(atOnce).isCompletedWithValue(200);
+    assertThat(later.join().status()).isEqualTo(200);
+    assertThat(engine.snapshot()).allSatisfy(host -> assertThat(host.inFlight()).isZero());
+    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(boom);
+      assertThat(line.message()).contains("listener").contains("threw java.lang.AssertionError");
+    });
+  }
+
+  @Test
+  void L2_anErrorThatAnExchangeThrowsAsItsAttemptEndsIsAWarning() {
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    AssertionError boom = new AssertionError("an adapter's fault");
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log).build();
+    for (int i = 0; i < 3; i++) {
+      engine.execute(ScriptedExchange.builder(URI.create("http://b.test/" + i), (Integer response) -> {
+        throw boom;
+      }).answers(attempt -> CompletableFuture.completedFuture(200)).build());
+    }
+    time.advance(Duration.ofSeconds(1));
+
+    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(boom);
+      assertThat(line.message()).contains("threw java.lang.AssertionError as its attempt ended");
+    });
   }
 
   /** A learning rule that sets 500 ms at its first refusal, then throws {@link #boom} at every answer. */

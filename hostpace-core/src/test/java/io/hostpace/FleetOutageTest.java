@@ -473,4 +473,33 @@ class FleetOutageTest {
     assertThat(after).as("the intervals each second of the 5 s from 3 s after the fleet came back, ms")
         .allSatisfy(seconds -> assertThat(seconds).as("%s", seconds).allSatisfy(ms -> assertThat(ms).isLessThanOrEqualTo(500.0)));
   }
+
+  @Test
+  void S4_aClaimThatWaitedAndWasAskedAgainUnclaimedHoldsNoPlaceGrantedToItLaterBeyondItsShare() {
+    // The fleet's 4 places of the host, held 20 s by another process; this one counts 2 processes:
+    // its share is 2. Its calls are held open 30 s.
+    server.script(exchange -> Reply.ok().after(Duration.ofSeconds(exchange.uri().getPath().startsWith("/a") ? 20 : 30)));
+    Hostpace other = Hostpace.builder().widenFirstContact(false).time(time)
+        .addLimit("shared.test", Limits.inFlight(4)).fleet(fleet.join()).build();
+    for (int i = 0; i < 4; i++) {
+      other.execute(server.get("http://shared.test/a" + i));
+    }
+    time.advance(Duration.ofMillis(100));
+    Unreachable member = new Unreachable(2);
+    member.placesWait = true;
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
+        .addLimit("shared.test", Limits.inFlight(4)).fleet(member).build();
+    for (int i = 0; i < 3; i++) {
+      get(engine, "/b" + i);
+    }
+    time.advance(Duration.ofSeconds(1)); // its first claim waits in the fleet
+    member.down = true; // asked again 5 s later, unclaimed: it starts its share alone
+    time.advance(Duration.ofSeconds(60)); // the other's places let go at 20 s grant its claim that waited
+
+    // Its share alone from 5.1 s; the third as the first of them ends, not at 20 s: the fleet's
+    // grant of the claim that waited is let go (its ask again was unclaimed), as no call needs it
+    // beyond the share.
+    assertThat(server.startTimes("/b")).containsExactly("5.105", "5.106", "35.106");
+    assertThat(fleet.placesHeld("shared.test")).isZero();
+  }
 }

@@ -41,7 +41,10 @@ import org.jspecify.annotations.Nullable;
  * requests that waited are let go. At most {@value #CAPACITY} endpoints are held, the least
  * recently used forgotten (its timer then finds nothing to do). A policy that throws is taken as
  * one that wants no probe (from {@link TimeoutPolicy#probe}) or holds nothing (from {@link
- * TimeoutPolicy#probeIn}), and told to {@link Failures}: the requests that wait always go.
+ * TimeoutPolicy#probeIn}), and told to {@link Failures}: the requests that wait always go. After
+ * its probe threw, the timer asks for the endpoint's next as after a failed probe, 1 s later,
+ * doubling up to 60 s until it answers again, however soon its {@code probeIn} says: a policy
+ * that keeps throwing is not asked in a loop.
  *
  * @param <S> what the sender needs of an endpoint's requests to build its probe (the engine's: the
  *     last request's URI and context)
@@ -78,6 +81,9 @@ public final class Prober<S> {
     @Nullable CompletableFuture<@Nullable Void> out;
     Timer.@Nullable Cancellable timer;
     long timerAt;
+    /** How long the timer waits after the policy's last probe threw, 0 once it answered; no timer before {@link #quietUntil}. */
+    long backoff;
+    long quietUntil;
 
     Held(S seen) {
       this.seen = seen;
@@ -87,6 +93,9 @@ public final class Prober<S> {
   private static final CompletableFuture<@Nullable Void> NONE = CompletableFuture.completedFuture(null);
   /** The least a timer that found nothing due waits before it asks again. */
   private static final long RETRY_NANOS = 1_000_000;
+  /** The timer's wait after the policy's probe threw, doubled at each throw up to {@link #MOST_BACKOFF_NANOS}: a failed probe's cool-down. */
+  private static final long FIRST_BACKOFF_NANOS = 1_000_000_000L;
+  private static final long MOST_BACKOFF_NANOS = 60_000_000_000L;
 
   private final TimeoutPolicy policy;
   private final Clock clock;
@@ -112,12 +121,24 @@ public final class Prober<S> {
     this.failures = failures;
   }
 
-  /** The policy's probe of {@code endpoint} now; null, no probe, when it throws. */
-  private @Nullable Budget probe(long now, String endpoint, @Nullable String kind) {
+  /**
+   * The policy's probe of {@code endpoint} now; null, no probe, when it throws, and then the
+   * endpoint's {@code entry}, if any, backs its timer off.
+   */
+  @GuardedBy("lock")
+  private @Nullable Budget probe(long now, String endpoint, @Nullable String kind, @Nullable Held<S> entry) {
     try {
-      return policy.probe(now, endpoint, kind);
+      Budget budget = policy.probe(now, endpoint, kind);
+      if (entry != null) {
+        entry.backoff = 0;
+      }
+      return budget;
     } catch (RuntimeException e) {
       failures.policyThrew(e, "no probe was sent, and the request went on");
+      if (entry != null) {
+        entry.backoff = entry.backoff == 0 ? FIRST_BACKOFF_NANOS : Math.min(MOST_BACKOFF_NANOS, 2 * entry.backoff);
+        entry.quietUntil = now + entry.backoff;
+      }
       return null;
     }
   }
@@ -149,7 +170,7 @@ public final class Prober<S> {
       if (entry != null && entry.out != null) {
         return entry.out.copy();
       }
-      budget = probe(clock.nanoTime(), endpoint, kind);
+      budget = probe(clock.nanoTime(), endpoint, kind, entry);
       if (budget == null) {
         return NONE;
       }
@@ -220,7 +241,7 @@ public final class Prober<S> {
       }
       entry.timer = null;
       long now = clock.nanoTime();
-      budget = probe(now, endpoint, null);
+      budget = probe(now, endpoint, null, entry);
       if (budget == null) {
         long in = probeIn(now, endpoint);
         if (in < 0) {
@@ -276,13 +297,19 @@ public final class Prober<S> {
     wait.complete(null);
   }
 
-  /** Arms the entry's timer {@code in} from {@code now}, unless a probe is out or it is armed sooner. */
+  /**
+   * Arms the entry's timer {@code in} from {@code now}, or once its back-off ends if later, unless a
+   * probe is out or it is armed sooner.
+   */
   @GuardedBy("lock")
   private void schedule(String endpoint, Held<S> entry, long now, long in) {
     if (entry.out != null || closed) {
       return;
     }
     long at = now + in;
+    if (entry.backoff > 0 && entry.quietUntil - at > 0) {
+      at = entry.quietUntil;
+    }
     if (entry.timer != null) {
       if (entry.timerAt - at <= 0) {
         return;
@@ -290,7 +317,7 @@ public final class Prober<S> {
       entry.timer.cancel();
     }
     entry.timerAt = at;
-    entry.timer = timer.schedule(() -> fire(endpoint), in);
+    entry.timer = timer.schedule(() -> fire(endpoint), at - now);
   }
 
   @GuardedBy("lock")

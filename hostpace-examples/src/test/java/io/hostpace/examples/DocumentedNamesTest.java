@@ -61,6 +61,7 @@ class DocumentedNamesTest {
   private static final Map<String, String> LIBRARY_TYPES = Map.ofEntries(
       Map.entry("AutoCloseable", "java.lang.AutoCloseable"),
       Map.entry("System", "java.lang.System"),
+      Map.entry("Error", "java.lang.Error"),
       Map.entry("IOException", "java.io.IOException"),
       Map.entry("IllegalStateException", "java.lang.IllegalStateException"),
       Map.entry("InterruptedIOException", "java.io.InterruptedIOException"),
