@@ -1,6 +1,7 @@
 package io.hostpace;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hostpace.FakeServer.Reply;
@@ -110,6 +111,31 @@ class EventLogTest {
     time.advance(Duration.ofSeconds(1));
 
     assertThat(log.messagesAt(Level.WARNING)).hasSize(2).last().asString().contains("(and 7 more like it");
+  }
+
+  @Test
+  void L2_aListenerThatThrowsAnErrorIsAWarningOnceAMinuteAndTheEngineGoesOn() {
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    AssertionError boom = new AssertionError("a listener's assertion");
+    List<String> heard = new ArrayList<>();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
+        .addListener(event -> {
+          throw boom;
+        })
+        .addListener(event -> heard.add(event.getClass().getSimpleName()))
+        .build();
+    // Its first events come as the request is submitted: what it throws there reaches no caller.
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    assertThatCode(() -> calls.add(engine.execute(server.get("http://a.test/")))).doesNotThrowAnyException();
+    time.advance(Duration.ofSeconds(1));
+
+    assertThat(calls).singleElement().satisfies(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+    assertThat(heard).hasSize(8); // the one after it still hears every event
+    assertThat(engine.snapshot()).allSatisfy(host -> assertThat(host.inFlight()).isZero());
+    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(boom);
+      assertThat(line.message()).contains("listener").contains("threw java.lang.AssertionError");
+    });
   }
 
   @Test
