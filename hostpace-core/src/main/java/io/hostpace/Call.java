@@ -381,8 +381,9 @@ final class Call<R> implements Runnable {
       reportAnswer(status, took);
       judged = judge(response, status, number, took)
           .withQuota(AnnouncedQuota.read(exchange, response, Exchange::header, rules.clock()));
-    } catch (RuntimeException e) {
-      // Nothing a server sends may throw out of the engine or leave a place held.
+    } catch (Throwable e) {
+      // Nothing a server sends may throw out of the engine or leave a place held: an Error the
+      // exchange throws reading the answer (an assertion in a test's exchange) fails the call too.
       discard(response);
       failed(number, e);
       return;

@@ -266,7 +266,9 @@ final class Outbox implements Events {
       for (HostpaceListener listener : listeners) {
         try {
           listener.onEvent(event);
-        } catch (RuntimeException e) { // a listener that throws cannot break the engine, nor the others
+        } catch (Throwable e) {
+          // A listener that throws cannot break the engine, nor the others: an Error (an assertion
+          // in a test's listener) let through would reach the caller, the calls after it unsent.
           log.listenerThrew(listener, e);
         }
       }

@@ -1,6 +1,8 @@
 package io.hostpace;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hostpace.FakeServer.Reply;
 import io.hostpace.FakeServer.Response;
@@ -112,6 +114,31 @@ class EventLogTest {
   }
 
   @Test
+  void L2_aListenerThatThrowsAnErrorIsAWarningOnceAMinuteAndTheEngineGoesOn() {
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    AssertionError boom = new AssertionError("a listener's assertion");
+    List<String> heard = new ArrayList<>();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
+        .addListener(event -> {
+          throw boom;
+        })
+        .addListener(event -> heard.add(event.getClass().getSimpleName()))
+        .build();
+    // Its first events come as the request is submitted: what it throws there reaches no caller.
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    assertThatCode(() -> calls.add(engine.execute(server.get("http://a.test/")))).doesNotThrowAnyException();
+    time.advance(Duration.ofSeconds(1));
+
+    assertThat(calls).singleElement().satisfies(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+    assertThat(heard).hasSize(8); // the one after it still hears every event
+    assertThat(engine.snapshot()).allSatisfy(host -> assertThat(host.inFlight()).isZero());
+    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(boom);
+      assertThat(line.message()).contains("listener").contains("threw java.lang.AssertionError");
+    });
+  }
+
+  @Test
   void L2_anAttemptListenerThatThrowsIsAWarningWithItsException() {
     RecordingLogger log = new RecordingLogger(Level.INFO);
     IllegalStateException boom = new IllegalStateException("boom");
@@ -160,11 +187,15 @@ class EventLogTest {
   void L2_anErrorThatAnExchangeThrowsAsItsAttemptEndsIsAWarning() {
     RecordingLogger log = new RecordingLogger(Level.INFO);
     AssertionError boom = new AssertionError("an adapter's fault");
+    server.script(exchange -> Reply.deadConnection());
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log).build();
     for (int i = 0; i < 3; i++) {
-      engine.execute(ScriptedExchange.builder(URI.create("http://b.test/" + i), (Integer response) -> {
-        throw boom;
-      }).answers(attempt -> CompletableFuture.completedFuture(200)).build());
+      engine.execute(server.new FakeExchange(URI.create("http://b.test/" + i), "GET", true) {
+        @Override
+        public boolean diedBeforeAnswer(Throwable failure) {
+          throw boom;
+        }
+      });
     }
     time.advance(Duration.ofSeconds(1));
 
@@ -172,6 +203,47 @@ class EventLogTest {
       assertThat(line.thrown()).isSameAs(boom);
       assertThat(line.message()).contains("threw java.lang.AssertionError as its attempt ended");
     });
+  }
+
+  @Test
+  void L2_anErrorThatAnExchangeThrowsReadingItsAnswerFailsItsCallAsAnExceptionWouldAndHoldsNoPlace() {
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    server.script(exchange -> Reply.ok());
+    AssertionError inStatus = new AssertionError("an exchange's assertion in status()");
+    AssertionError inHeader = new AssertionError("an exchange's assertion in header()");
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
+        .addLimit("a.test", Limits.inFlight(1)).build();
+    CompletableFuture<Response> status = engine.execute(server.new FakeExchange(URI.create("http://a.test/status"), "GET", true) {
+      @Override
+      public int status(Response response) {
+        throw inStatus;
+      }
+    });
+    CompletableFuture<Response> header = engine.execute(server.new FakeExchange(URI.create("http://a.test/header"), "GET", true) {
+      @Override
+      public @Nullable String header(Response response, String name) {
+        throw inHeader;
+      }
+    });
+    time.advance(Duration.ofSeconds(1));
+
+    assertThat(status).isCompletedExceptionally();
+    assertThatThrownBy(status::join).hasCauseReference(inStatus);
+    assertThat(header).isCompletedExceptionally();
+    assertThatThrownBy(header::join).hasCauseReference(inHeader);
+    assertThat(server.discarded).hasSize(2);
+    assertThat(engine.snapshot()).allSatisfy(host -> {
+      assertThat(host.inFlight()).isZero();
+      assertThat(host.waiting()).isZero();
+    });
+    // The caller has it, as it would an exception: nothing goes unseen, so nothing is logged.
+    assertThat(log.at(Level.WARNING)).isEmpty();
+
+    CompletableFuture<Response> next = engine.execute(server.get("http://a.test/next"));
+    time.advance(Duration.ofSeconds(1));
+
+    assertThat(next).isCompletedWithValueMatching(r -> r.status() == 200);
+    assertThat(server.startTimes("/next")).hasSize(1);
   }
 
   /** A learning rule that sets 500 ms at its first refusal, then throws {@link #boom} at every answer. */
