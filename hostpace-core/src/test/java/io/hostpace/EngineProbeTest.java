@@ -47,6 +47,45 @@ class EngineProbeTest {
     }
   };
 
+  /** A policy that probes, doing what {@code to} does: the tests override what throws. */
+  static class Delegating implements TimeoutPolicy {
+    private final TimeoutPolicy to;
+
+    Delegating(TimeoutPolicy to) {
+      this.to = to;
+    }
+
+    @Override
+    public Budget budget(long now, String endpoint, String kind) {
+      return to.budget(now, endpoint, kind);
+    }
+
+    @Override
+    public void onOutcome(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {
+      to.onOutcome(now, endpoint, kind, outcome, durationNanos);
+    }
+
+    @Override
+    public boolean probes() {
+      return true;
+    }
+
+    @Override
+    public @Nullable Budget probe(long now, String endpoint, @Nullable String kind) {
+      return to.probe(now, endpoint, kind);
+    }
+
+    @Override
+    public long probeIn(long now, String endpoint) {
+      return to.probeIn(now, endpoint);
+    }
+
+    @Override
+    public void onProbe(long now, String endpoint, Outcome outcome, long durationNanos) {
+      to.onProbe(now, endpoint, outcome, durationNanos);
+    }
+  }
+
   static Reply refused() {
     return Reply.fail(new UncheckedIOException(new ConnectException("Connection refused"))).after(Duration.ofMillis(5));
   }
@@ -127,38 +166,13 @@ class EngineProbeTest {
     TimeoutPolicy adaptive = TimeoutPolicy.adaptive(settings().build());
     IllegalStateException boom = new IllegalStateException("a policy's fault");
     boolean[] failing = {false};
-    TimeoutPolicy throwing = new TimeoutPolicy() {
-      @Override
-      public Budget budget(long now, String endpoint, String kind) {
-        return adaptive.budget(now, endpoint, kind);
-      }
-
-      @Override
-      public void onOutcome(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {
-        adaptive.onOutcome(now, endpoint, kind, outcome, durationNanos);
-      }
-
-      @Override
-      public boolean probes() {
-        return true;
-      }
-
-      @Override
-      public @Nullable Budget probe(long now, String endpoint, @Nullable String kind) {
-        return adaptive.probe(now, endpoint, kind);
-      }
-
+    TimeoutPolicy throwing = new Delegating(adaptive) {
       @Override
       public long probeIn(long now, String endpoint) {
         if (failing[0]) {
           throw boom;
         }
-        return adaptive.probeIn(now, endpoint);
-      }
-
-      @Override
-      public void onProbe(long now, String endpoint, Outcome outcome, long durationNanos) {
-        adaptive.onProbe(now, endpoint, outcome, durationNanos);
+        return super.probeIn(now, endpoint);
       }
     };
     RecordingLogger log = new RecordingLogger(Level.INFO);
@@ -188,39 +202,15 @@ class EngineProbeTest {
     boolean[] failing = {false};
     List<Long> asked = new ArrayList<>(); // ms since 0 s of each probe asked while it throws
     long origin = server.origin();
-    TimeoutPolicy throwing = new TimeoutPolicy() {
-      @Override
-      public Budget budget(long now, String endpoint, String kind) {
-        return adaptive.budget(now, endpoint, kind);
-      }
-
-      @Override
-      public void onOutcome(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {
-        adaptive.onOutcome(now, endpoint, kind, outcome, durationNanos);
-      }
-
-      @Override
-      public boolean probes() {
-        return true;
-      }
-
+    // Its probeIn says 0 from the cool-down's end: no probe was claimed.
+    TimeoutPolicy throwing = new Delegating(adaptive) {
       @Override
       public @Nullable Budget probe(long now, String endpoint, @Nullable String kind) {
         if (failing[0]) {
           asked.add((now - origin) / 1_000_000);
           throw boom;
         }
-        return adaptive.probe(now, endpoint, kind);
-      }
-
-      @Override
-      public long probeIn(long now, String endpoint) {
-        return adaptive.probeIn(now, endpoint); // 0 from the cool-down's end: no probe was claimed
-      }
-
-      @Override
-      public void onProbe(long now, String endpoint, Outcome outcome, long durationNanos) {
-        adaptive.onProbe(now, endpoint, outcome, durationNanos);
+        return super.probe(now, endpoint, kind);
       }
     };
     RecordingLogger log = new RecordingLogger(Level.INFO);
