@@ -568,6 +568,9 @@ final class Call<R> implements Runnable {
       return exchange.diedBeforeAnswer(failure);
     } catch (RuntimeException e) {
       return false; // an exchange that cannot judge its failure has it reach the caller
+    } catch (Throwable e) {
+      exchangeThrew("diedBeforeAnswer", e, "its attempt's failure reached its caller");
+      return false;
     }
   }
 
@@ -615,7 +618,18 @@ final class Call<R> implements Runnable {
       exchange.discard(response);
     } catch (RuntimeException e) {
       // Letting a response go must not stop the call.
+    } catch (Throwable e) {
+      exchangeThrew("discard", e, "its call went on as if the response was let go");
     }
+  }
+
+  /**
+   * An exchange's method threw {@code failure}, not an exception: the call goes on as it would
+   * for an exception there, which nobody is told of; an {@code Error} is logged (SPEC L2), so that
+   * it is not lost, as an assertion in a test's exchange would be.
+   */
+  private void exchangeThrew(String method, Throwable failure, String wentOn) {
+    rules.log().exchangeThrew(exchange, method, failure, wentOn);
   }
 
   /**
@@ -643,6 +657,9 @@ final class Call<R> implements Runnable {
     try {
       return Outcomes.ofFailure(exchange, failure);
     } catch (RuntimeException e) {
+      return null;
+    } catch (Throwable e) {
+      exchangeThrew("outcomeOf", e, "its attempt's failure told the timeout policy nothing");
       return null;
     }
   }

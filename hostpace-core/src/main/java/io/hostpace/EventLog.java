@@ -70,12 +70,20 @@ final class EventLog {
   }
 
   /**
-   * Ending an attempt of {@code exchange} threw {@code failure}, which nothing else caught (an
-   * {@code Error} the exchange threw, or the engine's own fault): no caller would see it, as an
-   * attempt ends on a client's thread.
+   * Ending an attempt of {@code exchange} threw {@code failure}, which nothing else caught (the
+   * engine's own fault, or the exchange's where the engine does not guard it): no caller would
+   * see it, as an attempt ends on a client's thread.
    */
   void attemptEndThrew(Object exchange, Throwable failure) {
     threw("exchange", exchange, " as its attempt ended", failure, "its call was left as it was");
+  }
+
+  /**
+   * {@code exchange} threw {@code failure}, not an exception, from its method {@code method}; the
+   * engine went on as {@code wentOn} says, as for an exception there.
+   */
+  void exchangeThrew(Object exchange, String method, Throwable failure, String wentOn) {
+    threw("exchange", exchange, " from " + method, failure, wentOn);
   }
 
   /**
