@@ -191,7 +191,9 @@ final class Call<R> implements Runnable {
       if (future == null) { // an adapter's fault: the attempt fails, and its place is let go
         future = CompletableFuture.failedFuture(new NullPointerException("the exchange's send() returned no future"));
       }
-    } catch (RuntimeException e) {
+    } catch (Throwable e) {
+      // An Error too (an assertion in a test's exchange): on the executor it would be lost, the
+      // call unended and its place held; as a failed attempt, it reaches the caller.
       future = CompletableFuture.failedFuture(e);
     }
     if (deadline != null && deadline.returned(future)) {

@@ -261,6 +261,27 @@ class EventLogTest {
     assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
   }
 
+  @Test
+  void L2_anErrorThatAnExchangeThrowsSendingFailsItsCallAsAnExceptionWould() {
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    AssertionError boom = new AssertionError("an exchange's assertion in send()");
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
+        .addLimit("a.test", Limits.inFlight(1)).build();
+    CompletableFuture<Response> call = engine.execute(server.new FakeExchange(URI.create("http://a.test/"), "GET", true) {
+      @Override
+      public CompletableFuture<Response> send() {
+        throw boom;
+      }
+    });
+    time.advance(Duration.ofSeconds(1));
+
+    assertThat(call).isCompletedExceptionally();
+    assertThatThrownBy(call::join).hasCauseReference(boom);
+    // The caller has it, as it would an exception: nothing goes unseen, so nothing is logged.
+    assertThat(log.at(Level.WARNING)).isEmpty();
+    assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
+  }
+
   /** Nothing is left in flight or waiting, and a next request to the host is sent and answered. */
   private void assertHoldsNothingAndServesTheNext(Hostpace engine, String next) {
     assertThat(engine.snapshot()).allSatisfy(host -> {
