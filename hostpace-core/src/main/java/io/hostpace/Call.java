@@ -318,6 +318,10 @@ final class Call<R> implements Runnable {
         return exchange.abort();
       } catch (RuntimeException e) {
         return false; // an adapter's failure to abort is an attempt that goes on
+      } catch (Throwable e) {
+        // On the timer's thread it would be lost, and end the timer's other tasks with it.
+        exchangeThrew("abort", e, "its attempt went on until its answer");
+        return false;
       }
     }
 
