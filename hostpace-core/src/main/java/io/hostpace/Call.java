@@ -619,6 +619,11 @@ final class Call<R> implements Runnable {
     settlement.cancel(this);
   }
 
+  /** {@link #cancelled} threw {@code failure}, not an exception, which its future caught: logged (SPEC L2). */
+  void cancelThrew(Throwable failure) {
+    rules.log().cancelThrew(exchange, failure);
+  }
+
   private void discard(R response) {
     try {
       exchange.discard(response);

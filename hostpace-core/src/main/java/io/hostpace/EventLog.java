@@ -79,6 +79,16 @@ final class EventLog {
   }
 
   /**
+   * Ending the call of {@code exchange} as its caller ended its future threw {@code failure} (an
+   * {@code Error} its attempt's future threw as it was cancelled, or the engine's own fault),
+   * which the future caught so as not to throw it at the caller.
+   */
+  void cancelThrew(Object exchange, Throwable failure) {
+    threw("exchange", exchange, " as its caller ended its call", failure,
+        "the caller's end stands, and its place is freed as its attempt ends");
+  }
+
+  /**
    * {@code exchange} threw {@code failure}, not an exception, from its method {@code method}; the
    * engine went on as {@code wentOn} says, as for an exception there.
    */

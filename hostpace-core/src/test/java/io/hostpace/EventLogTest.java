@@ -282,6 +282,32 @@ class EventLogTest {
     assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
   }
 
+  @Test
+  void L2_anErrorThatAnAttemptThrowsAsItsCallerCancelsItIsAWarningAndItsPlaceIsFreedAsItEnds() {
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    AssertionError boom = new AssertionError("an attempt's assertion in cancel()");
+    CompletableFuture<Integer> attempt = new CompletableFuture<>() {
+      @Override
+      public boolean cancel(boolean mayInterruptIfRunning) {
+        throw boom;
+      }
+    };
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
+        .addLimit("a.test", Limits.inFlight(1)).build();
+    CompletableFuture<Integer> call = engine.execute(ScriptedExchange.statuses("http://a.test/")
+        .answers(number -> attempt).build());
+
+    // As for an exception there: not thrown at the caller, whose end stands.
+    assertThatCode(() -> call.cancel(true)).doesNotThrowAnyException();
+    assertThat(call).isCancelled();
+    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(boom);
+      assertThat(line.message()).contains("threw java.lang.AssertionError as its caller ended its call");
+    });
+    attempt.complete(200); // the attempt that could not be let go ends
+    assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
+  }
+
   /** Nothing is left in flight or waiting, and a next request to the host is sent and answered. */
   private void assertHoldsNothingAndServesTheNext(Hostpace engine, String next) {
     assertThat(engine.snapshot()).allSatisfy(host -> {
