@@ -191,7 +191,9 @@ final class Call<R> implements Runnable {
       if (future == null) { // an adapter's fault: the attempt fails, and its place is let go
         future = CompletableFuture.failedFuture(new NullPointerException("the exchange's send() returned no future"));
       }
-    } catch (RuntimeException e) {
+    } catch (Throwable e) {
+      // An Error too (an assertion in a test's exchange): on the executor it would be lost, the
+      // call unended and its place held; as a failed attempt, it reaches the caller.
       future = CompletableFuture.failedFuture(e);
     }
     if (deadline != null && deadline.returned(future)) {
@@ -316,6 +318,10 @@ final class Call<R> implements Runnable {
         return exchange.abort();
       } catch (RuntimeException e) {
         return false; // an adapter's failure to abort is an attempt that goes on
+      } catch (Throwable e) {
+        // On the timer's thread it would be lost, and end the timer's other tasks with it.
+        exchangeThrew("abort", e, "its attempt went on until its answer");
+        return false;
       }
     }
 
@@ -568,6 +574,9 @@ final class Call<R> implements Runnable {
       return exchange.diedBeforeAnswer(failure);
     } catch (RuntimeException e) {
       return false; // an exchange that cannot judge its failure has it reach the caller
+    } catch (Throwable e) {
+      exchangeThrew("diedBeforeAnswer", e, "its attempt's failure reached its caller");
+      return false;
     }
   }
 
@@ -610,12 +619,28 @@ final class Call<R> implements Runnable {
     settlement.cancel(this);
   }
 
+  /** {@link #cancelled} threw {@code failure}, not an exception, which its future caught: logged (SPEC L2). */
+  void cancelThrew(Throwable failure) {
+    rules.log().cancelThrew(exchange, failure);
+  }
+
   private void discard(R response) {
     try {
       exchange.discard(response);
     } catch (RuntimeException e) {
       // Letting a response go must not stop the call.
+    } catch (Throwable e) {
+      exchangeThrew("discard", e, "its call went on as if the response was let go");
     }
+  }
+
+  /**
+   * An exchange's method threw {@code failure}, not an exception: the call goes on as it would
+   * for an exception there, which nobody is told of; an {@code Error} is logged (SPEC L2), so that
+   * it is not lost, as an assertion in a test's exchange would be.
+   */
+  private void exchangeThrew(String method, Throwable failure, String wentOn) {
+    rules.log().exchangeThrew(exchange, method, failure, wentOn);
   }
 
   /**
@@ -643,6 +668,9 @@ final class Call<R> implements Runnable {
     try {
       return Outcomes.ofFailure(exchange, failure);
     } catch (RuntimeException e) {
+      return null;
+    } catch (Throwable e) {
+      exchangeThrew("outcomeOf", e, "its attempt's failure told the timeout policy nothing");
       return null;
     }
   }

@@ -92,6 +92,8 @@ final class CallFuture<R> extends CompletableFuture<R> {
       call.cancelled();
     } catch (RuntimeException e) {
       // Ending a call must not throw out of whoever ended its future.
+    } catch (Throwable e) {
+      call.cancelThrew(e); // nor an Error, which is logged instead, as nobody else would see it
     }
   }
 }

@@ -57,7 +57,8 @@ final class Trampoline implements Executor {
       while (next != null) {
         try {
           next.run();
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
+          // An Error too: out of this loop, it would leave the tasks queued behind it unrun.
           Thread current = Thread.currentThread();
           current.getUncaughtExceptionHandler().uncaughtException(current, e);
         }

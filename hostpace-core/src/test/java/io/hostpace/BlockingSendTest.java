@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.hostpace.testing.ScriptedExchange;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.lang.System.Logger.Level;
 import java.time.Duration;
 import io.hostpace.timeout.TimeoutPolicy;
 import java.util.List;
@@ -309,6 +310,38 @@ class BlockingSendTest {
 
     assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo(200);
     assertThat(hanging.discarded).isEmpty();
+  }
+
+  @Test
+  void L2_anErrorThatAnExchangeThrowsAbortingIsAWarningAndItsAttemptGoesOnAsAfterAnException() throws Exception {
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    Hostpace engine = Hostpace.builder().time(time).logger(log).timeoutPolicy(TimeoutPolicy.fixed(Duration.ofSeconds(2)))
+        .addLimit("a.test", Limits.inFlight(1)).build();
+    AssertionError boom = new AssertionError("an exchange's assertion in abort()");
+    HangingExchange hanging = new HangingExchange("http://a.test/hang") {
+      @Override
+      public boolean abort() {
+        aborts.incrementAndGet();
+        throw boom;
+      }
+    };
+
+    // The timer that ran the deadline is not where it ends up: it goes on, and so does the attempt.
+    Future<Integer> result = sendWithABudget(engine, hanging);
+    assertThat(hanging.aborts).hasValue(1);
+    hanging.answer.countDown();
+
+    assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo(200);
+    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(boom);
+      assertThat(line.message()).contains("threw java.lang.AssertionError from abort");
+    });
+    assertThat(engine.snapshot()).allSatisfy(host -> {
+      assertThat(host.inFlight()).isZero();
+      assertThat(host.waiting()).isZero();
+    });
+    BlockingExchange next = new BlockingExchange("http://a.test/next", 200);
+    assertThat(callers.submit(() -> engine.send(next)).get(10, TimeUnit.SECONDS)).isEqualTo(200);
   }
 
   @Test

@@ -184,25 +184,141 @@ class EventLogTest {
   }
 
   @Test
-  void L2_anErrorThatAnExchangeThrowsAsItsAttemptEndsIsAWarning() {
+  void L2_anErrorThatAnExchangeThrowsJudgingItsFailureIsAWarningAndItsCallFailsAsForAnException() {
     RecordingLogger log = new RecordingLogger(Level.INFO);
     AssertionError boom = new AssertionError("an adapter's fault");
     server.script(exchange -> Reply.deadConnection());
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log).build();
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
+        .addLimit("b.test", Limits.inFlight(1)).build();
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      engine.execute(server.new FakeExchange(URI.create("http://b.test/" + i), "GET", true) {
+      calls.add(engine.execute(server.new FakeExchange(URI.create("http://b.test/" + i), "GET", true) {
         @Override
         public boolean diedBeforeAnswer(Throwable failure) {
           throw boom;
         }
-      });
+      }));
     }
-    time.advance(Duration.ofSeconds(1));
+    time.advance(Duration.ofSeconds(5));
 
+    // As for an exception there: not sent again, its failure reaches its caller.
+    assertThat(calls).allSatisfy(call -> {
+      assertThat(call).isCompletedExceptionally();
+      assertThatThrownBy(call::join).hasCauseInstanceOf(FakeServer.DeadConnection.class);
+    });
     assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
       assertThat(line.thrown()).isSameAs(boom);
-      assertThat(line.message()).contains("threw java.lang.AssertionError as its attempt ended");
+      assertThat(line.message()).contains("threw java.lang.AssertionError from diedBeforeAnswer");
     });
+    assertHoldsNothingAndServesTheNext(engine, "http://b.test/next");
+  }
+
+  @Test
+  void L2_anErrorThatAnExchangeThrowsJudgingWhatItsFailureTellsThePolicyIsAWarningAndItsCallFails() {
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    AssertionError boom = new AssertionError("an adapter's fault");
+    IllegalStateException failure = new IllegalStateException("the client failed");
+    server.script(exchange -> Reply.fail(failure));
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
+        .addLimit("b.test", Limits.inFlight(1)).build();
+    CompletableFuture<Response> call = engine.execute(server.new FakeExchange(URI.create("http://b.test/"), "GET", true) {
+      @Override
+      public @Nullable Outcome outcomeOf(Throwable thrown) {
+        throw boom;
+      }
+    });
+    time.advance(Duration.ofSeconds(1));
+
+    assertThat(call).isCompletedExceptionally();
+    assertThatThrownBy(call::join).hasCauseReference(failure);
+    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(boom);
+      assertThat(line.message()).contains("threw java.lang.AssertionError from outcomeOf");
+    });
+    assertHoldsNothingAndServesTheNext(engine, "http://b.test/next");
+  }
+
+  @Test
+  void L2_anErrorThatAnExchangeThrowsLettingARefusalGoIsAWarningAndItsCallIsRetried() {
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    AssertionError boom = new AssertionError("an adapter's fault");
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
+        .addLimit("a.test", Limits.inFlight(1)).build();
+    // The server refuses the first attempt: its refusal is let go as the call is retried.
+    CompletableFuture<Response> call = engine.execute(server.new FakeExchange(URI.create("http://a.test/"), "GET", true) {
+      @Override
+      public void discard(Response response) {
+        throw boom;
+      }
+    });
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200 && r.attempt() == 2);
+    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(boom);
+      assertThat(line.message()).contains("threw java.lang.AssertionError from discard");
+    });
+    assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
+  }
+
+  @Test
+  void L2_anErrorThatAnExchangeThrowsSendingFailsItsCallAsAnExceptionWould() {
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    AssertionError boom = new AssertionError("an exchange's assertion in send()");
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
+        .addLimit("a.test", Limits.inFlight(1)).build();
+    CompletableFuture<Response> call = engine.execute(server.new FakeExchange(URI.create("http://a.test/"), "GET", true) {
+      @Override
+      public CompletableFuture<Response> send() {
+        throw boom;
+      }
+    });
+    time.advance(Duration.ofSeconds(1));
+
+    assertThat(call).isCompletedExceptionally();
+    assertThatThrownBy(call::join).hasCauseReference(boom);
+    // The caller has it, as it would an exception: nothing goes unseen, so nothing is logged.
+    assertThat(log.at(Level.WARNING)).isEmpty();
+    assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
+  }
+
+  @Test
+  void L2_anErrorThatAnAttemptThrowsAsItsCallerCancelsItIsAWarningAndItsPlaceIsFreedAsItEnds() {
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    AssertionError boom = new AssertionError("an attempt's assertion in cancel()");
+    CompletableFuture<Integer> attempt = new CompletableFuture<>() {
+      @Override
+      public boolean cancel(boolean mayInterruptIfRunning) {
+        throw boom;
+      }
+    };
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
+        .addLimit("a.test", Limits.inFlight(1)).build();
+    CompletableFuture<Integer> call = engine.execute(ScriptedExchange.statuses("http://a.test/")
+        .answers(number -> attempt).build());
+
+    // As for an exception there: not thrown at the caller, whose end stands.
+    assertThatCode(() -> call.cancel(true)).doesNotThrowAnyException();
+    assertThat(call).isCancelled();
+    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(boom);
+      assertThat(line.message()).contains("threw java.lang.AssertionError as its caller ended its call");
+    });
+    attempt.complete(200); // the attempt that could not be let go ends
+    assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
+  }
+
+  /** Nothing is left in flight or waiting, and a next request to the host is sent and answered. */
+  private void assertHoldsNothingAndServesTheNext(Hostpace engine, String next) {
+    assertThat(engine.snapshot()).allSatisfy(host -> {
+      assertThat(host.inFlight()).isZero();
+      assertThat(host.waiting()).isZero();
+    });
+    server.script(exchange -> Reply.ok());
+    CompletableFuture<Response> after = engine.execute(server.get(next));
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(after).isCompletedWithValueMatching(r -> r.status() == 200);
   }
 
   @Test
