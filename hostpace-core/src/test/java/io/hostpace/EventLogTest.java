@@ -188,8 +188,7 @@ class EventLogTest {
     RecordingLogger log = new RecordingLogger(Level.INFO);
     AssertionError boom = new AssertionError("an adapter's fault");
     server.script(exchange -> Reply.deadConnection());
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
-        .addLimit("b.test", Limits.inFlight(1)).build();
+    Hostpace engine = oneAtATime("b.test", log);
     List<CompletableFuture<Response>> calls = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       calls.add(engine.execute(server.new FakeExchange(URI.create("http://b.test/" + i), "GET", true) {
@@ -206,10 +205,7 @@ class EventLogTest {
       assertThat(call).isCompletedExceptionally();
       assertThatThrownBy(call::join).hasCauseInstanceOf(FakeServer.DeadConnection.class);
     });
-    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
-      assertThat(line.thrown()).isSameAs(boom);
-      assertThat(line.message()).contains("threw java.lang.AssertionError from diedBeforeAnswer");
-    });
+    assertOneWarning(log, boom, "threw java.lang.AssertionError from diedBeforeAnswer");
     assertHoldsNothingAndServesTheNext(engine, "http://b.test/next");
   }
 
@@ -219,8 +215,7 @@ class EventLogTest {
     AssertionError boom = new AssertionError("an adapter's fault");
     IllegalStateException failure = new IllegalStateException("the client failed");
     server.script(exchange -> Reply.fail(failure));
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
-        .addLimit("b.test", Limits.inFlight(1)).build();
+    Hostpace engine = oneAtATime("b.test", log);
     CompletableFuture<Response> call = engine.execute(server.new FakeExchange(URI.create("http://b.test/"), "GET", true) {
       @Override
       public @Nullable Outcome outcomeOf(Throwable thrown) {
@@ -231,10 +226,7 @@ class EventLogTest {
 
     assertThat(call).isCompletedExceptionally();
     assertThatThrownBy(call::join).hasCauseReference(failure);
-    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
-      assertThat(line.thrown()).isSameAs(boom);
-      assertThat(line.message()).contains("threw java.lang.AssertionError from outcomeOf");
-    });
+    assertOneWarning(log, boom, "threw java.lang.AssertionError from outcomeOf");
     assertHoldsNothingAndServesTheNext(engine, "http://b.test/next");
   }
 
@@ -242,8 +234,7 @@ class EventLogTest {
   void L2_anErrorThatAnExchangeThrowsLettingARefusalGoIsAWarningAndItsCallIsRetried() {
     RecordingLogger log = new RecordingLogger(Level.INFO);
     AssertionError boom = new AssertionError("an adapter's fault");
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
-        .addLimit("a.test", Limits.inFlight(1)).build();
+    Hostpace engine = oneAtATime("a.test", log);
     // The server refuses the first attempt: its refusal is let go as the call is retried.
     CompletableFuture<Response> call = engine.execute(server.new FakeExchange(URI.create("http://a.test/"), "GET", true) {
       @Override
@@ -254,10 +245,7 @@ class EventLogTest {
     time.advance(Duration.ofSeconds(5));
 
     assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200 && r.attempt() == 2);
-    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
-      assertThat(line.thrown()).isSameAs(boom);
-      assertThat(line.message()).contains("threw java.lang.AssertionError from discard");
-    });
+    assertOneWarning(log, boom, "threw java.lang.AssertionError from discard");
     assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
   }
 
@@ -265,8 +253,7 @@ class EventLogTest {
   void L2_anErrorThatAnExchangeThrowsSendingFailsItsCallAsAnExceptionWould() {
     RecordingLogger log = new RecordingLogger(Level.INFO);
     AssertionError boom = new AssertionError("an exchange's assertion in send()");
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
-        .addLimit("a.test", Limits.inFlight(1)).build();
+    Hostpace engine = oneAtATime("a.test", log);
     CompletableFuture<Response> call = engine.execute(server.new FakeExchange(URI.create("http://a.test/"), "GET", true) {
       @Override
       public CompletableFuture<Response> send() {
@@ -292,20 +279,30 @@ class EventLogTest {
         throw boom;
       }
     };
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
-        .addLimit("a.test", Limits.inFlight(1)).build();
+    Hostpace engine = oneAtATime("a.test", log);
     CompletableFuture<Integer> call = engine.execute(ScriptedExchange.statuses("http://a.test/")
         .answers(number -> attempt).build());
 
     // As for an exception there: not thrown at the caller, whose end stands.
     assertThatCode(() -> call.cancel(true)).doesNotThrowAnyException();
     assertThat(call).isCancelled();
-    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
-      assertThat(line.thrown()).isSameAs(boom);
-      assertThat(line.message()).contains("threw java.lang.AssertionError as its caller ended its call");
-    });
+    assertOneWarning(log, boom, "threw java.lang.AssertionError as its caller ended its call");
     attempt.complete(200); // the attempt that could not be let go ends
     assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
+  }
+
+  /** An engine on {@code time} that logs to {@code log}, {@code host} one request at a time. */
+  private Hostpace oneAtATime(String host, RecordingLogger log) {
+    return Hostpace.builder().widenFirstContact(false).time(time).logger(log)
+        .addLimit(host, Limits.inFlight(1)).build();
+  }
+
+  /** {@code log} holds one warning, of {@code thrown}, whose message says {@code saying}. */
+  private static void assertOneWarning(RecordingLogger log, Throwable thrown, String saying) {
+    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(thrown);
+      assertThat(line.message()).contains(saying);
+    });
   }
 
   /** Nothing is left in flight or waiting, and a next request to the host is sent and answered. */
@@ -327,8 +324,7 @@ class EventLogTest {
     server.script(exchange -> Reply.ok());
     AssertionError inStatus = new AssertionError("an exchange's assertion in status()");
     AssertionError inHeader = new AssertionError("an exchange's assertion in header()");
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
-        .addLimit("a.test", Limits.inFlight(1)).build();
+    Hostpace engine = oneAtATime("a.test", log);
     CompletableFuture<Response> status = engine.execute(server.new FakeExchange(URI.create("http://a.test/status"), "GET", true) {
       @Override
       public int status(Response response) {
