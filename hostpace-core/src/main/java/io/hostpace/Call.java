@@ -567,15 +567,20 @@ final class Call<R> implements Runnable {
    * connection that the server closed while idle says nothing of how the endpoint answers.
    */
   private boolean mayResend(Throwable failure) {
-    if (resent || !exchange.canResend()) {
+    if (resent) {
       return false;
     }
+    String asked = "canResend";
     try {
+      if (!exchange.canResend()) {
+        return false;
+      }
+      asked = "diedBeforeAnswer";
       return exchange.diedBeforeAnswer(failure);
     } catch (RuntimeException e) {
       return false; // an exchange that cannot judge its failure has it reach the caller
     } catch (Throwable e) {
-      exchangeThrew("diedBeforeAnswer", e, "its attempt's failure reached its caller");
+      exchangeThrew(asked, e, "its attempt's failure reached its caller");
       return false;
     }
   }

@@ -210,6 +210,25 @@ class EventLogTest {
   }
 
   @Test
+  void anExchangeThatThrowsSayingWhetherItCanBeSentAgainAfterADeadConnectionFailsItsCallAndHoldsNoPlace() {
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    server.script(exchange -> Reply.deadConnection());
+    Hostpace engine = oneAtATime("b.test", log);
+    CompletableFuture<Response> call = engine.execute(server.new FakeExchange(URI.create("http://b.test/"), "GET", true) {
+      @Override
+      public boolean canResend() {
+        throw new IllegalStateException("an adapter's fault");
+      }
+    });
+    time.advance(Duration.ofSeconds(5));
+
+    // As for an exchange that cannot judge its failure: not sent again, its failure reaches its caller.
+    assertThat(call).isCompletedExceptionally();
+    assertThatThrownBy(call::join).hasCauseInstanceOf(FakeServer.DeadConnection.class);
+    assertHoldsNothingAndServesTheNext(engine, "http://b.test/next");
+  }
+
+  @Test
   void L2_anErrorThatAnExchangeThrowsJudgingWhatItsFailureTellsThePolicyIsAWarningAndItsCallFails() {
     RecordingLogger log = new RecordingLogger(Level.INFO);
     AssertionError boom = new AssertionError("an adapter's fault");
