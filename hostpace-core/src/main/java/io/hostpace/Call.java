@@ -244,7 +244,7 @@ final class Call<R> implements Runnable {
     try {
       ended(number, deadline, sentAt, response, failure);
     } catch (Throwable e) {
-      rules.log().attemptEndThrew(exchange, e);
+      exchangeThrew(" as its attempt ended", e, "its call was left as it was");
     }
   }
 
@@ -320,7 +320,7 @@ final class Call<R> implements Runnable {
         return false; // an adapter's failure to abort is an attempt that goes on
       } catch (Throwable e) {
         // On the timer's thread it would be lost, and end the timer's other tasks with it.
-        exchangeThrew("abort", e, "its attempt went on until its answer");
+        exchangeThrew(" from abort", e, "its attempt went on until its answer");
         return false;
       }
     }
@@ -570,12 +570,12 @@ final class Call<R> implements Runnable {
     if (resent) {
       return false;
     }
-    String asked = "canResend";
+    String asked = " from canResend";
     try {
       if (!exchange.canResend()) {
         return false;
       }
-      asked = "diedBeforeAnswer";
+      asked = " from diedBeforeAnswer";
       return exchange.diedBeforeAnswer(failure);
     } catch (RuntimeException e) {
       return false; // an exchange that cannot judge its failure has it reach the caller
@@ -626,7 +626,8 @@ final class Call<R> implements Runnable {
 
   /** {@link #cancelled} threw {@code failure}, not an exception, which its future caught: logged (SPEC L2). */
   void cancelThrew(Throwable failure) {
-    rules.log().cancelThrew(exchange, failure);
+    exchangeThrew(" as its caller ended its call", failure,
+        "the caller's end stands, and its place is freed as its attempt ends");
   }
 
   private void discard(R response) {
@@ -635,17 +636,17 @@ final class Call<R> implements Runnable {
     } catch (RuntimeException e) {
       // Letting a response go must not stop the call.
     } catch (Throwable e) {
-      exchangeThrew("discard", e, "its call went on as if the response was let go");
+      exchangeThrew(" from discard", e, "its call went on as if the response was let go");
     }
   }
 
   /**
-   * An exchange's method threw {@code failure}, not an exception: the call goes on as it would
-   * for an exception there, which nobody is told of; an {@code Error} is logged (SPEC L2), so that
-   * it is not lost, as an assertion in a test's exchange would be.
+   * The call threw {@code failure} {@code where}, and went on as {@code wentOn} says: logged (SPEC
+   * L2), so that it is not lost, as an assertion in a test's exchange would be where an exception
+   * is taken in silence.
    */
-  private void exchangeThrew(String method, Throwable failure, String wentOn) {
-    rules.log().exchangeThrew(exchange, method, failure, wentOn);
+  private void exchangeThrew(String where, Throwable failure, String wentOn) {
+    rules.log().exchangeThrew(exchange, where, failure, wentOn);
   }
 
   /**
@@ -675,7 +676,7 @@ final class Call<R> implements Runnable {
     } catch (RuntimeException e) {
       return null;
     } catch (Throwable e) {
-      exchangeThrew("outcomeOf", e, "its attempt's failure told the timeout policy nothing");
+      exchangeThrew(" from outcomeOf", e, "its attempt's failure told the timeout policy nothing");
       return null;
     }
   }

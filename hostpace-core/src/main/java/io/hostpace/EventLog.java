@@ -70,30 +70,13 @@ final class EventLog {
   }
 
   /**
-   * Ending an attempt of {@code exchange} threw {@code failure}, which nothing else caught (the
-   * engine's own fault, or the exchange's where the engine does not guard it): no caller would
-   * see it, as an attempt ends on a client's thread.
+   * A call of {@code exchange} threw {@code failure} {@code where} (" from abort", " as its attempt
+   * ended"), which no caller would see: an {@code Error} the exchange threw where an exception is
+   * taken in silence, or the engine's own fault where nothing else caught it. The engine went on as
+   * {@code wentOn} says.
    */
-  void attemptEndThrew(Object exchange, Throwable failure) {
-    threw("exchange", exchange, " as its attempt ended", failure, "its call was left as it was");
-  }
-
-  /**
-   * Ending the call of {@code exchange} as its caller ended its future threw {@code failure} (an
-   * {@code Error} its attempt's future threw as it was cancelled, or the engine's own fault),
-   * which the future caught so as not to throw it at the caller.
-   */
-  void cancelThrew(Object exchange, Throwable failure) {
-    threw("exchange", exchange, " as its caller ended its call", failure,
-        "the caller's end stands, and its place is freed as its attempt ends");
-  }
-
-  /**
-   * {@code exchange} threw {@code failure}, not an exception, from its method {@code method}; the
-   * engine went on as {@code wentOn} says, as for an exception there.
-   */
-  void exchangeThrew(Object exchange, String method, Throwable failure, String wentOn) {
-    threw("exchange", exchange, " from " + method, failure, wentOn);
+  void exchangeThrew(Object exchange, String where, Throwable failure, String wentOn) {
+    threw("exchange", exchange, where, failure, wentOn);
   }
 
   /**

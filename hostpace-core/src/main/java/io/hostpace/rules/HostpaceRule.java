@@ -51,8 +51,9 @@ import org.jspecify.annotations.Nullable;
  *       together, so no client they cannot see took a share. The rate drops to the plateau, not
  *       under it, and stays there {@value #HELD_INTERVALS} of the host's intervals more before the
  *       next probe; a plateau so held that is refused says the rate measured reads the host high (a
- *       bucket's burst spent, another client), and none is held for that host again. A process alone, which cannot tell its own probe from another client's
- *       arrival, drops under it: that room is what lets processes that share a host converge.
+ *       bucket's burst spent, another client), and none is held for that host again. A process
+ *       alone, which cannot tell its own probe from another client's arrival, drops under it: that
+ *       room is what lets processes that share a host converge.
  * </ol>
  * Only a refusal of a request started since the last drop counts (as in SPEC R4): a burst
  * refused together drops the rate once. Before anything is measured the rule starts at 4 a
@@ -621,13 +622,13 @@ final class HostpaceRule implements LearningRule {
       wmax = PLATEAU * Math.min(m, current);
       boolean beyondPlateau = interval > 0 && since >= memory.k + memory.held();
       boolean same = memory.wmax > 0 && wmax >= 0.95 * memory.wmax;
+      // Refused on a plateau held (below), the host took less than the rate measured (a bucket's
+      // burst spent in the measurement, or another client): its probes drop under it from then on.
+      memory.heldRefused |= memory.held() > 0 && !beyondPlateau;
       // A fleet's probe refused where the last one was (SPEC S3): the fleet's processes are spaced
       // together, so no client it cannot see took a share, and the rate drops only to the plateau,
       // held there a while before the next probe. A process alone drops under it instead, as that
       // room is what lets processes that share a host unseen converge.
-      // Refused on a plateau held so, the host took less than the rate measured (a bucket's burst
-      // spent in the measurement, or another client): its probes drop under the plateau from then on.
-      memory.heldRefused |= memory.held() > 0 && !beyondPlateau;
       atPlateau = memory.fleetHeard && !memory.heldRefused && beyondPlateau && same
           && Math.abs(wmax / memory.wmax - 1) <= SAME_PLATEAU;
       memory.k = memory.nextK(beyondPlateau, same, soon);
