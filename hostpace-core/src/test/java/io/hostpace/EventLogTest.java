@@ -210,7 +210,7 @@ class EventLogTest {
   }
 
   @Test
-  void anExchangeThatThrowsSayingWhetherItCanBeSentAgainAfterADeadConnectionFailsItsCallAndHoldsNoPlace() {
+  void L2_anExchangeThatThrowsSayingWhetherItCanBeSentAgainAfterADeadConnectionFailsItsCallAndHoldsNoPlace() {
     RecordingLogger log = new RecordingLogger(Level.INFO);
     server.script(exchange -> Reply.deadConnection());
     Hostpace engine = oneAtATime("b.test", log);

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class TrampolineTest {
 
   @Test
-  void anErrorATaskThrowsGoesToTheThreadsHandlerAndTheTasksQueuedBehindItStillRun() {
+  void L2_anErrorATaskThrowsGoesToTheThreadsHandlerAndTheTasksQueuedBehindItStillRun() {
     Thread current = Thread.currentThread();
     Thread.UncaughtExceptionHandler before = current.getUncaughtExceptionHandler();
     List<Throwable> handled = new ArrayList<>();
