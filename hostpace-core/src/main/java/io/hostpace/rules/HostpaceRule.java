@@ -886,6 +886,19 @@ final class HostpaceRule implements LearningRule {
     memory.pausedUntil = host.pausedUntil();
     memory.acceptedSincePause = 0;
     boolean gate = k > 1 && k > memory.mostAccepted();
+    if (first && !gate && memory.count > 0 && memory.wmax == 0 && interval == 0) {
+      // First contact paused over a rate after an accepted answer: the host accepts at least one a
+      // pause (a bucket with no burst refills one by then). Slow start from that floor, as from the
+      // floor between two pauses below, or the next request after the pause goes a round trip
+      // after the first and is paused again.
+      double pause = (memory.pausedUntil - now) / NANOS;
+      if (pause > 0) {
+        memory.base = UNDER_MEASURED / pause;
+        memory.epoch = now;
+        memory.ramp = 0;
+        return memory.withMargin(toInterval(memory.base));
+      }
+    }
     if (first || gate || accepted == 0 || !(seconds > 0)) {
       return interval;
     }
