@@ -351,7 +351,7 @@ final class Call<R> implements Runnable {
   private @Nullable Budget budgetOf(TimeoutPolicy policy) {
     try {
       return policy.budget(rules.clock().nanoTime(), hostKey, context.kind());
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       rules.log().policyThrew(policy, e, "the attempt was sent without a deadline");
       return null;
     }

@@ -57,7 +57,7 @@ final class EventLog {
    * {@code policy}, the engine's timeout policy, threw {@code failure}; {@code wentOn} says what
    * the attempt did without its answer.
    */
-  void policyThrew(Object policy, RuntimeException failure, String wentOn) {
+  void policyThrew(Object policy, Throwable failure, String wentOn) {
     threw("timeout policy", policy, "", failure, wentOn);
   }
 

@@ -479,6 +479,38 @@ class EventLogTest {
   }
 
   @Test
+  void L2_aTimeoutPolicyThatThrowsAnErrorForABudgetIsAWarningAndItsAttemptsGoWithoutADeadline() {
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    AssertionError boom = new AssertionError("a policy's assertion");
+    TimeoutPolicy throwing = new TimeoutPolicy() {
+      @Override
+      public Budget budget(long now, String endpoint, String kind) {
+        throw boom;
+      }
+
+      @Override
+      public void onOutcome(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {}
+    };
+    server.script(exchange -> Reply.ok().after(Duration.ofMinutes(10)));
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log).timeoutPolicy(throwing)
+        .addLimit("a.test", Limits.inFlight(1)).build();
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    assertThatCode(() -> {
+      calls.add(engine.execute(server.get("http://a.test/1")));
+      calls.add(engine.execute(server.get("http://a.test/2")));
+    }).doesNotThrowAnyException();
+    time.advance(Duration.ofMinutes(21));
+
+    // As for an exception there: each attempt sent without a deadline, answered, its place let go.
+    assertThat(calls).hasSize(2).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+    assertThat(log.at(Level.WARNING)).hasSize(2).allSatisfy(line -> { // 10 minutes apart: each said
+      assertThat(line.thrown()).isSameAs(boom);
+      assertThat(line.message()).contains("timeout policy").contains("threw java.lang.AssertionError");
+    });
+    assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
+  }
+
+  @Test
   void L2_aStoresListenerThatThrowsHoldsNoRequest() {
     // Its warning goes to the store's own logger (HostStateStoreTest): here, what the engine does.
     server.script(RefusalTest.refuseFirst(1, Reply.status(429)));
