@@ -364,7 +364,7 @@ final class Call<R> implements Runnable {
       try {
         policy.onOutcome(rules.clock().nanoTime(), hostKey, context.kind(), outcome, took);
         rules.afterOutcome().told(hostKey, exchange.uri(), context);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         // A policy that throws cannot break the call.
         rules.log().policyThrew(policy, e, "the attempt's outcome went untold");
       }

@@ -511,6 +511,38 @@ class EventLogTest {
   }
 
   @Test
+  void L2_aTimeoutPolicyThatThrowsAnErrorWhenToldAnOutcomeIsAWarningAndItsCallsEndAsTheirAttemptsDid() {
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    AssertionError boom = new AssertionError("a policy's assertion");
+    TimeoutPolicy throwing = new TimeoutPolicy() {
+      @Override
+      public Budget budget(long now, String endpoint, String kind) {
+        return Budget.send(Duration.ofSeconds(1).toNanos(), Budget.Basis.DEFAULT);
+      }
+
+      @Override
+      public void onOutcome(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {
+        throw boom;
+      }
+    };
+    // The first attempt outlives its budget (its outcome a timeout), the second is answered.
+    AtomicInteger attempts = new AtomicInteger();
+    server.script(exchange -> attempts.incrementAndGet() == 1 ? Reply.ok().after(Duration.ofMinutes(1)) : Reply.ok());
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log).timeoutPolicy(throwing)
+        .addLimit("a.test", Limits.inFlight(1)).build();
+    CompletableFuture<Response> late = engine.execute(server.get("http://a.test/late"));
+    CompletableFuture<Response> answered = engine.execute(server.get("http://a.test/answered"));
+    time.advance(Duration.ofSeconds(5));
+
+    // As for an exception there: the outcome goes untold, and each call ends as its attempt did.
+    assertThat(late).isCompletedExceptionally();
+    assertThatThrownBy(late::join).hasCauseInstanceOf(AttemptTimeoutException.class);
+    assertThat(answered).isCompletedWithValueMatching(r -> r.status() == 200);
+    assertOneWarning(log, boom, "the attempt's outcome went untold");
+    assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
+  }
+
+  @Test
   void L2_aStoresListenerThatThrowsHoldsNoRequest() {
     // Its warning goes to the store's own logger (HostStateStoreTest): here, what the engine does.
     server.script(RefusalTest.refuseFirst(1, Reply.status(429)));
