@@ -49,7 +49,7 @@ final class EventLog {
    * {@code rule}, the engine's learning rule, threw {@code failure} when told of an answer: the
    * answer changed nothing the rule sets, and its request went on as the answer said.
    */
-  void ruleThrew(Object rule, RuntimeException failure) {
+  void ruleThrew(Object rule, Throwable failure) {
     threw("learning rule", rule, "", failure, "the host's pace and limits stayed as they were");
   }
 

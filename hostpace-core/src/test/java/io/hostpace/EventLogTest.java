@@ -449,6 +449,61 @@ class EventLogTest {
   }
 
   @Test
+  void L2_aLearningRuleThatThrowsAnErrorIsAWarningAndHoldsNoRequestNorChangesThePace() {
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    AssertionError boom = new AssertionError("a rule's assertion");
+    LearningRule rule = new LearningRule() {
+      @Override
+      public long onRefusal(long now, long startedAt, long interval, long changedAt) {
+        throw boom;
+      }
+
+      @Override
+      public long onAnswer(long now, long startedAt, long interval, long changedAt) {
+        throw boom;
+      }
+
+      @Override
+      public int inFlightAfterPause(long now, long startedAt, int inFlightAtStart, HostState host) {
+        throw boom;
+      }
+
+      @Override
+      public int inFlightAfterAnswer(long now, long startedAt, int inFlightAtStart, HostState host) {
+        throw boom;
+      }
+
+      @Override
+      public long intervalAfterPause(long now, long startedAt, int inFlightAtStart, HostState host) {
+        throw boom;
+      }
+    };
+    // The first attempt refused bare, the second with Retry-After: every way an answer teaches.
+    AtomicInteger attempts = new AtomicInteger();
+    server.script(exchange -> switch (attempts.incrementAndGet()) {
+      case 1 -> Reply.status(429);
+      case 2 -> Reply.refuse(429, "1");
+      default -> Reply.ok();
+    });
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log).learningRule(rule)
+        .addLimit("a.test", Limits.inFlight(1)).build();
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      calls.add(engine.execute(server.get("http://a.test/" + i)));
+    }
+    time.advance(Duration.ofSeconds(5));
+
+    // As for an exception there: each answer changed nothing the rule sets, and its request went on.
+    assertThat(calls).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+    assertThat(engine.snapshot()).allSatisfy(host -> {
+      assertThat(host.interval()).isZero();
+      assertThat(host.inFlightLimit()).isZero();
+    });
+    assertOneWarning(log, boom, "learning rule");
+    assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
+  }
+
+  @Test
   void L2_aTimeoutPolicyThatThrowsIsAWarningAndItsAttemptsGoWithoutADeadline() {
     RecordingLogger log = new RecordingLogger(Level.INFO);
     IllegalStateException boom = new IllegalStateException("a policy's fault");
