@@ -65,7 +65,7 @@ final class EventLog {
    * {@code fleet}, the engine's fleet, threw {@code failure} from its method {@code method};
    * {@code wentOn} says what the engine took in its place ({@link GuardedFleet}).
    */
-  void fleetThrew(Object fleet, String method, RuntimeException failure, String wentOn) {
+  void fleetThrew(Object fleet, String method, Throwable failure, String wentOn) {
     threw("fleet", fleet, " from " + method, failure, wentOn);
   }
 
