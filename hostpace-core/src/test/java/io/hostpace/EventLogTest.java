@@ -598,6 +598,27 @@ class EventLogTest {
   }
 
   @Test
+  void L2_aStoresListenerThatThrowsAnErrorHoldsNoRequest() {
+    server.script(RefusalTest.refuseFirst(1, Reply.status(429)));
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
+        .hostStateStore(HostStateStore.inMemory(changed -> {
+          throw new AssertionError("a store's listener's assertion");
+        }))
+        .addLimit("a.test", Limits.inFlight(1)).build();
+    CompletableFuture<Response> first = engine.execute(server.get("http://a.test/1"));
+    CompletableFuture<Response> second = engine.execute(server.get("http://a.test/2"));
+    time.advance(Duration.ofSeconds(5));
+
+    // As for an exception there: the change stands, and each request goes on.
+    assertThat(first).isCompletedWithValueMatching(r -> r.status() == 200);
+    assertThat(second).isCompletedWithValueMatching(r -> r.status() == 200);
+    assertThat(engine.snapshot()).singleElement().satisfies(host -> {
+      assertThat(host.inFlight()).isZero();
+      assertThat(host.interval()).isPositive();
+    });
+  }
+
+  @Test
   void L2_aStoresListenerThatThrowsHoldsNoRequest() {
     // Its warning goes to the store's own logger (HostStateStoreTest): here, what the engine does.
     server.script(RefusalTest.refuseFirst(1, Reply.status(429)));
