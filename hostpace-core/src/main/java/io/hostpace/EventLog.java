@@ -8,8 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The engine's log, on the {@code System.Logger} named {@code io.hostpace.Hostpace}: each decision
- * event at {@code DEBUG}, one line that starts with its host or group key, and each exception a
- * listener, the learning rule, the timeout policy or the fleet threw at {@code WARNING}, with the
+ * event at {@code DEBUG}, one line that starts with its host or group key, and each exception or
+ * {@code Error} a listener, the learning rule, the timeout policy or the fleet threw at {@code WARNING}, with the
  * exception, at most once a minute per class that threw, method of a fleet's and kind of exception
  * ({@link FailureLog}), so a listener that throws at every event cannot flood the log. The outbox
  * asks {@link #decisions()} before it builds or logs an event, so with {@code DEBUG} off no line is
