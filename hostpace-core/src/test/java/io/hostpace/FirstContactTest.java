@@ -41,7 +41,12 @@ class FirstContactTest {
    * and returns the times it refused at, in seconds from now.
    */
   List<Double> oneASecond() {
-    TokenBucket bucket = TokenBucket.of(1, 1, time.nanoTime());
+    return bucketOf(1);
+  }
+
+  /** As {@link #oneASecond}, at {@code rate} a second. */
+  List<Double> bucketOf(double rate) {
+    TokenBucket bucket = TokenBucket.of(rate, 1, time.nanoTime());
     long from = time.nanoTime();
     List<Double> refused = new ArrayList<>();
     server.script(exchange -> {
@@ -343,5 +348,23 @@ class FirstContactTest {
     assertThat(refused.get(3)).as("the first probe").isBetween(20.0, 35.0);
     // With the time to the plateau at 20 s the next probe came 31.5 s after the first.
     assertThat(refused.get(4) - refused.get(3)).as("from the first probe to the second").isGreaterThan(50.0);
+  }
+
+  @Test
+  void R12_aBracketThatNarrowedOnARefusalReadAloneIsConfirmedByItAndTheFirstProbeComesAsAfterAConfirmingOne() {
+    // A token bucket of one in 1.05 s: first contact's three refusals, then the bracket's gaps
+    // come down to 1.095 s, accepted, and 1.022 s, refused with nothing refused since the start it
+    // is read from: no refusal counted against the client can have refused it, and it is within
+    // 1.1 times the gap accepted, as the first probe beyond the plateau would be. So that probe is
+    // not sent: the time to the plateau is 40 s at once, and the first probe comes about a minute
+    // after the bracket, not twenty seconds.
+    List<Double> refused = bucketOf(1 / 1.05);
+    var calls = calls(gentle().build(), "slow.test", 120);
+    time.advance(Duration.ofSeconds(150));
+
+    assertThat(calls).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+    assertThat(refused.subList(0, 3)).as("first contact's").allSatisfy(at -> assertThat(at).isLessThan(1.0));
+    assertThat(refused.get(3)).as("the bracket's refusal read alone").isBetween(5.0, 15.0);
+    assertThat(refused.get(4) - refused.get(3)).as("from the bracket's refusal to the first probe").isGreaterThan(50.0);
   }
 }

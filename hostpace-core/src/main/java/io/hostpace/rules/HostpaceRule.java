@@ -42,7 +42,10 @@ import org.jspecify.annotations.Nullable;
  *       a refusal soon after a drop, or a lower measured rate, sets it back to
  *       {@value #K_MIN_SECONDS} s, so a host whose rate halves is followed within a few refusals.
  *       The first probe after first contact's bracket narrowed (SPEC R12), refused at the rate it
- *       found, confirms that rate: {@code K} doubles twice there.
+ *       found, confirms that rate: {@code K} doubles twice there. A bracket that narrowed on a gap
+ *       refused alone, within {@code 1 + }{@value #PROBE} times the gap accepted (where the probe
+ *       would reach by {@code 2K}), was confirmed by that refusal: {@code K} starts at four times
+ *       {@value #K_MIN_SECONDS} s, and that probe is not sent.
  *       A pace the host had before this rule's memory of it (a state file's, the fleet's) was
  *       measured already: {@code K} starts at {@value #K_INHERITED_SECONDS} s there, so a process
  *       that joins a fleet leaves the probing to the fleet.
@@ -803,7 +806,14 @@ final class HostpaceRule implements LearningRule {
       // The host's interval is known to within the bracket: paced from 1/hi as from a measured rate.
       memory.bracket = null;
       long paced = memory.dropTo(UNDER_MEASURED / bracket.hi, PLATEAU / bracket.hi, now);
-      memory.narrowedAt = memory.epoch;
+      if (bracket.loAlone && bracket.hi <= (1 + PROBE) * bracket.lo) {
+        // Narrowed on a refusal no debt can explain, where the first probe beyond the plateau would
+        // be refused: that refusal confirmed the rate as the probe would have, twice over.
+        memory.k = 4 * K_MIN_SECONDS;
+        memory.narrowedAt = Long.MIN_VALUE;
+      } else {
+        memory.narrowedAt = memory.epoch;
+      }
       return paced;
     }
     if (next == IntervalBracket.CONFLICTING) {
@@ -876,6 +886,19 @@ final class HostpaceRule implements LearningRule {
     memory.pausedUntil = host.pausedUntil();
     memory.acceptedSincePause = 0;
     boolean gate = k > 1 && k > memory.mostAccepted();
+    if (first && !gate && memory.count > 0 && memory.wmax == 0 && interval == 0) {
+      // First contact paused over a rate after an accepted answer: the host accepts at least one a
+      // pause (a bucket with no burst refills one by then). Slow start from that floor, as from the
+      // floor between two pauses below, or the next request after the pause goes a round trip
+      // after the first and is paused again.
+      double pause = (memory.pausedUntil - now) / NANOS;
+      if (pause > 0) {
+        memory.base = UNDER_MEASURED / pause;
+        memory.epoch = now;
+        memory.ramp = 0;
+        return memory.withMargin(toInterval(memory.base));
+      }
+    }
     if (first || gate || accepted == 0 || !(seconds > 0)) {
       return interval;
     }

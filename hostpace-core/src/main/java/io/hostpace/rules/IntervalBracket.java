@@ -20,6 +20,10 @@ package io.hostpace.rules;
  * ({@code hi} 2.70 s); then 1.84, 1.43, 1.22, 1.09 and 1.02 s apart, each accepted: {@code hi} is
  * within 1.2 times {@code lo}, and the host is paced at 0.94 a second: three refusals in all.
  *
+ * <p>A refused gap read from an accepted start with nothing refused since is read <em>alone</em>
+ * ({@link #loAlone}): no debt of an earlier refusal can have refused it, even at a server that
+ * counts refusals against the client, so it says what a probe beyond the host's rate would.
+ *
  * <p>It reads the gaps of a client alone with a bucket that does not count refusals, so it gives
  * way to the rule as it was wherever they say something else. A host that refused the first
  * request it was sent (others keep it busy, or it is in debt) or accepted more than
@@ -77,6 +81,14 @@ final class IntervalBracket {
   double lo;
   /** The shortest gap between two accepted starts, in seconds; infinite before one. */
   double hi = Double.POSITIVE_INFINITY;
+  /**
+   * Whether {@link #lo} was read from a request refused with no other refused since the accepted
+   * start it is read from: only then can no debt of an earlier refusal have refused it (a server
+   * that counts refusals), and it says what a probe beyond the host's rate would.
+   */
+  boolean loAlone;
+  /** The latest start refused, or when the bracket opened, before any. */
+  private long lastRefused;
   private int refusals;
   /** The pace the rule's own cuts would have come to by now, per second; what a given-up bracket leaves. */
   double shadow;
@@ -85,6 +97,7 @@ final class IntervalBracket {
 
   IntervalBracket(long from, double slowStart) {
     this.from = from;
+    this.lastRefused = from;
     this.slowStartInterval = 1 / slowStart;
     this.shadow = slowStart;
     this.shadowBefore = slowStart;
@@ -102,6 +115,10 @@ final class IntervalBracket {
       return SAME; // of the burst that opened the bracket
     }
     refusals++;
+    boolean alone = lastAccepted != Long.MIN_VALUE && lastRefused - lastAccepted < 0;
+    if (startedAt - lastRefused > 0) {
+      lastRefused = startedAt;
+    }
     shadowBefore = shadow;
     if (!sameBurst) {
       shadow *= refusals == 1 ? 0.5 : HostpaceRule.BETA_AGAIN;
@@ -114,7 +131,10 @@ final class IntervalBracket {
       if (gap > LONGEST_GAP) {
         return GIVEN_UP;
       }
-      lo = Math.max(lo, gap);
+      if (gap > lo) {
+        lo = gap;
+        loAlone = alone;
+      }
     }
     boolean answered = hi < Double.POSITIVE_INFINITY;
     if (answered && lo >= hi || !answered && refusals > UNANSWERED || refusals > MOST_REFUSALS) {

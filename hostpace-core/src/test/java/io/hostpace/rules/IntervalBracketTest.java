@@ -75,6 +75,25 @@ class IntervalBracketTest {
   }
 
   @Test
+  void R12_aRefusedGapIsReadAloneOnlyWithNothingRefusedSinceTheAcceptedStartItIsReadFrom() {
+    acceptedThenTheOpeningRefused();
+    // 0.90 s after the start accepted at 0 s, with the opening's and the slow start's refused since:
+    // a server that counts refusals against the client may have refused it for their debt.
+    refused(at(0.30));
+    refused(at(0.90));
+    assertThat(bracket().lo).isEqualTo(0.90);
+    assertThat(bracket().loAlone).isFalse();
+    long start = at(2.70);
+    for (int i = 0; i < 3; i++) {
+      start += accepted(start);
+    }
+    // The next gap, 1.217 s from the last accepted start with nothing refused since: read alone.
+    assertThat(refused(start)).isPositive();
+    assertThat(bracket().lo).isCloseTo(1.217, within(0.001));
+    assertThat(bracket().loAlone).isTrue();
+  }
+
+  @Test
   void R12_aHostThatRefusedItsFirstRequestIsNotBracketedAndIsHalvedAsTheRuleDoes() {
     assertThat(refused(at(0))).isEqualTo(250_000_000L);
     assertThat(bracket()).isNull();
