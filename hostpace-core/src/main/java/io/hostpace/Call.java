@@ -351,7 +351,7 @@ final class Call<R> implements Runnable {
   private @Nullable Budget budgetOf(TimeoutPolicy policy) {
     try {
       return policy.budget(rules.clock().nanoTime(), hostKey, context.kind());
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       rules.log().policyThrew(policy, e, "the attempt was sent without a deadline");
       return null;
     }
@@ -364,7 +364,7 @@ final class Call<R> implements Runnable {
       try {
         policy.onOutcome(rules.clock().nanoTime(), hostKey, context.kind(), outcome, took);
         rules.afterOutcome().told(hostKey, exchange.uri(), context);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         // A policy that throws cannot break the call.
         rules.log().policyThrew(policy, e, "the attempt's outcome went untold");
       }

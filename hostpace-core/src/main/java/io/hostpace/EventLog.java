@@ -8,8 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The engine's log, on the {@code System.Logger} named {@code io.hostpace.Hostpace}: each decision
- * event at {@code DEBUG}, one line that starts with its host or group key, and each exception a
- * listener, the learning rule, the timeout policy or the fleet threw at {@code WARNING}, with the
+ * event at {@code DEBUG}, one line that starts with its host or group key, and each exception or
+ * {@code Error} a listener, the learning rule, the timeout policy or the fleet threw at {@code WARNING}, with the
  * exception, at most once a minute per class that threw, method of a fleet's and kind of exception
  * ({@link FailureLog}), so a listener that throws at every event cannot flood the log. The outbox
  * asks {@link #decisions()} before it builds or logs an event, so with {@code DEBUG} off no line is
@@ -49,7 +49,7 @@ final class EventLog {
    * {@code rule}, the engine's learning rule, threw {@code failure} when told of an answer: the
    * answer changed nothing the rule sets, and its request went on as the answer said.
    */
-  void ruleThrew(Object rule, RuntimeException failure) {
+  void ruleThrew(Object rule, Throwable failure) {
     threw("learning rule", rule, "", failure, "the host's pace and limits stayed as they were");
   }
 
@@ -57,7 +57,7 @@ final class EventLog {
    * {@code policy}, the engine's timeout policy, threw {@code failure}; {@code wentOn} says what
    * the attempt did without its answer.
    */
-  void policyThrew(Object policy, RuntimeException failure, String wentOn) {
+  void policyThrew(Object policy, Throwable failure, String wentOn) {
     threw("timeout policy", policy, "", failure, wentOn);
   }
 
@@ -65,7 +65,7 @@ final class EventLog {
    * {@code fleet}, the engine's fleet, threw {@code failure} from its method {@code method};
    * {@code wentOn} says what the engine took in its place ({@link GuardedFleet}).
    */
-  void fleetThrew(Object fleet, String method, RuntimeException failure, String wentOn) {
+  void fleetThrew(Object fleet, String method, Throwable failure, String wentOn) {
     threw("fleet", fleet, " from " + method, failure, wentOn);
   }
 

@@ -18,5 +18,5 @@ interface Events {
    * Records that {@code rule}, the engine's learning rule, threw {@code failure}: logged at
    * {@code WARNING} once what guards the decision is let go, whether or not anybody listens.
    */
-  void ruleThrew(Object rule, RuntimeException failure);
+  void ruleThrew(Object rule, Throwable failure);
 }

@@ -56,7 +56,7 @@ final class GuardedFleet implements Fleet {
   private boolean readKeeps() {
     try {
       return fleet.keeps();
-    } catch (RuntimeException failure) {
+    } catch (RuntimeException | Error failure) {
       log.fleetThrew(fleet, "keeps", failure, "the engine takes it as a fleet that keeps nothing");
       return false;
     }
@@ -66,7 +66,7 @@ final class GuardedFleet implements Fleet {
   public void tell(Lesson lesson) {
     try {
       fleet.tell(lesson);
-    } catch (RuntimeException failure) {
+    } catch (RuntimeException | Error failure) {
       log.fleetThrew(fleet, "tell", failure, "the lesson was lost");
     }
   }
@@ -75,7 +75,7 @@ final class GuardedFleet implements Fleet {
   public void keep(String key, Kept kept, long keepForNanos) {
     try {
       fleet.keep(key, kept, keepForNanos);
-    } catch (RuntimeException failure) {
+    } catch (RuntimeException | Error failure) {
       log.fleetThrew(fleet, "keep", failure, "what it was to keep was lost");
     }
   }
@@ -84,7 +84,7 @@ final class GuardedFleet implements Fleet {
   public void announce(String key, long remaining, long resetNanos, long spentBefore, long limit, long windowNanos) {
     try {
       fleet.announce(key, remaining, resetNanos, spentBefore, limit, windowNanos);
-    } catch (RuntimeException failure) {
+    } catch (RuntimeException | Error failure) {
       log.fleetThrew(fleet, "announce", failure, "the announcement was lost");
     }
   }
@@ -93,7 +93,7 @@ final class GuardedFleet implements Fleet {
   public void releasePlace(String key, long place) {
     try {
       fleet.releasePlace(key, place);
-    } catch (RuntimeException failure) {
+    } catch (RuntimeException | Error failure) {
       log.fleetThrew(fleet, "releasePlace", failure, "the release was lost: the fleet's lease of the place ends it");
     }
   }
@@ -152,7 +152,7 @@ final class GuardedFleet implements Fleet {
       int read = fleet.processes();
       processes = read;
       return read;
-    } catch (RuntimeException failure) {
+    } catch (RuntimeException | Error failure) {
       int last = processes;
       log.fleetThrew(fleet, "processes", failure, "the engine took the count it last read, " + last);
       return last;
@@ -176,7 +176,7 @@ final class GuardedFleet implements Fleet {
     return () -> {
       try {
         listening.close();
-      } catch (RuntimeException failure) {
+      } catch (RuntimeException | Error failure) {
         log.fleetThrew(fleet, "Listening.close", failure, "the engine went on closing");
       }
     };
@@ -198,7 +198,7 @@ final class GuardedFleet implements Fleet {
   private void ask(String method, String wentOn, Runnable asking, Runnable standIn) {
     try {
       asking.run();
-    } catch (RuntimeException failure) {
+    } catch (RuntimeException | Error failure) {
       log.fleetThrew(fleet, method, failure, wentOn);
       timer.schedule(standIn, 0);
     }

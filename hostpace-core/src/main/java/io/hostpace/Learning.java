@@ -302,7 +302,7 @@ final class Learning {
       } else {
         return;
       }
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       events.ruleThrew(rule, e);
       return;
     }
@@ -323,7 +323,7 @@ final class Learning {
     long ruled;
     try {
       ruled = rule.intervalAfterPause(now, startedAt, inFlightAtStart, node.state);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       events.ruleThrew(rule, e);
       return;
     }
@@ -388,7 +388,7 @@ final class Learning {
       next = refusal
           ? call == null ? rule.onRefusalHeard(now, startedAt, state) : rule.onRefusal(now, startedAt, state)
           : call == null ? rule.onAnswerHeard(now, startedAt, state) : rule.onAnswer(now, startedAt, state);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       events.ruleThrew(rule, e);
       next = state.interval(); // the pace as it was
     }

@@ -85,7 +85,7 @@ final class LocalPath {
     }
 
     @Override
-    public void ruleThrew(Object rule, RuntimeException failure) {
+    public void ruleThrew(Object rule, Throwable failure) {
       ruleFailed(rule, failure);
     }
   }
@@ -103,7 +103,7 @@ final class LocalPath {
     }
 
     @Override
-    public void ruleThrew(Object rule, RuntimeException failure) {
+    public void ruleThrew(Object rule, Throwable failure) {
       ruleFailed(rule, failure);
     }
   };
@@ -113,7 +113,7 @@ final class LocalPath {
    * of another host waits on, and at most once a minute for each kind ({@link EventLog}). Only the
    * rules that ship take this path, so this is the engine's own fault if it ever comes.
    */
-  private void ruleFailed(Object rule, RuntimeException failure) {
+  private void ruleFailed(Object rule, Throwable failure) {
     outbox.log.ruleThrew(rule, failure);
   }
 

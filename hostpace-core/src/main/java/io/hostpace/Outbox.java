@@ -111,12 +111,12 @@ final class Outbox implements Events {
 
   /** The learning rule threw: logged after the lock, in its place among the events. */
   @Override
-  public void ruleThrew(Object rule, RuntimeException failure) {
+  public void ruleThrew(Object rule, Throwable failure) {
     events.add(new RuleThrew(rule, failure));
   }
 
   /** What {@link #ruleThrew} keeps for the log. */
-  private record RuleThrew(Object rule, RuntimeException failure) {}
+  private record RuleThrew(Object rule, Throwable failure) {}
 
   /** Whether earlier sections left calls for their owners; read without the lock. */
   boolean hasLeft() {

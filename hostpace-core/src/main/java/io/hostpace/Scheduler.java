@@ -506,7 +506,7 @@ final class Scheduler implements Settlement {
   private void arriveOrFail(Call<?> call, String hostKey, QueueKey key, int opening) {
     try {
       arrive(call, hostKey, key, opening);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       outbox.failed(call, e);
     }
   }

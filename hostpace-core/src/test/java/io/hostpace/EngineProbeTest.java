@@ -1,6 +1,7 @@
 package io.hostpace;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hostpace.FakeServer.Reply;
@@ -233,6 +234,142 @@ class EngineProbeTest {
       assertThat(line.thrown()).isSameAs(boom);
       assertThat(line.message()).contains("timeout policy").contains("no probe was sent");
     });
+  }
+
+  @Test
+  void D6_L2_aPolicyThatThrowsAnErrorAfterAProbeLetsTheRequestThatWaitedForItGo() {
+    TimeoutPolicy adaptive = TimeoutPolicy.adaptive(settings().build());
+    AssertionError boom = new AssertionError("a policy's assertion");
+    boolean[] failing = {false};
+    TimeoutPolicy throwing = new Delegating(adaptive) {
+      @Override
+      public long probeIn(long now, String endpoint) {
+        if (failing[0]) {
+          throw boom;
+        }
+        return super.probeIn(now, endpoint);
+      }
+    };
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
+        .timeoutPolicy(throwing).probe(head).build();
+    refusedThreeTimes(engine);
+    server.script(exchange -> Reply.ok().after(Duration.ofMillis(50)));
+    failing[0] = true; // from the probe's end on
+
+    time.advance(Duration.ofMillis(470)); // 0.5 s: within the cool-down
+    CompletableFuture<Response> real = engine.execute(server.get("http://dead.test/sparql?q=4"));
+    assertThatCode(() -> time.advance(Duration.ofMillis(100))).doesNotThrowAnyException();
+
+    // As for an exception there: the endpoint taken as not held, the request that waited goes.
+    assertThat(server.starts()).containsExactly("0.000 /sparql", "0.010 /sparql", "0.020 /sparql", "0.500 /",
+        "0.550 /sparql");
+    assertThat(real).isCompletedWithValueMatching(response -> response.status() == 200);
+    assertThat(log.at(Level.WARNING)).first().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(boom);
+      assertThat(line.message()).contains("timeout policy").contains("the endpoint was taken as not held");
+    });
+  }
+
+  @Test
+  void D6_L2_aPolicyWhoseProbeThrowsAnErrorIsAskedAgainAfterACoolDownAndTheRequestsGo() {
+    TimeoutPolicy adaptive = TimeoutPolicy.adaptive(settings().build());
+    AssertionError boom = new AssertionError("a policy's assertion");
+    boolean[] failing = {false};
+    List<Long> asked = new ArrayList<>(); // ms since 0 s of each probe asked while it throws
+    long origin = server.origin();
+    TimeoutPolicy throwing = new Delegating(adaptive) {
+      @Override
+      public @Nullable Budget probe(long now, String endpoint, @Nullable String kind) {
+        if (failing[0]) {
+          asked.add((now - origin) / 1_000_000);
+          throw boom;
+        }
+        return super.probe(now, endpoint, kind);
+      }
+    };
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
+        .timeoutPolicy(throwing).probe(head).build();
+    refusedThreeTimes(engine); // down at 0.025 s, its probe due at 1.025 s
+    failing[0] = true;
+
+    assertThatCode(() -> time.advance(Duration.ofSeconds(10))).doesNotThrowAnyException();
+    List<CompletableFuture<Response>> real = new ArrayList<>();
+    assertThatCode(() -> real.add(engine.execute(server.get("http://dead.test/sparql?q=4")))).doesNotThrowAnyException();
+    time.advance(Duration.ofMillis(10));
+
+    // As for an exception there: asked again as after failed probes, and the request goes with
+    // the budget the policy gives (down: failed fast).
+    assertThat(asked).as("the probes asked of the policy, in ms").startsWith(1025L, 2025L, 4025L, 8025L);
+    assertThat(real).singleElement().satisfies(call -> {
+      assertThat(call).isCompletedExceptionally();
+      assertThatThrownBy(call::join).hasCauseInstanceOf(EndpointDownException.class);
+    });
+    assertThat(server.startTimes("HEAD")).isEmpty();
+    assertThat(log.at(Level.WARNING)).first().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(boom);
+      assertThat(line.message()).contains("timeout policy").contains("no probe was sent");
+    });
+  }
+
+  @Test
+  void D6_L2_aPolicyThatThrowsAnErrorToldOfAProbesEndLetsTheRequestThatWaitedForItGo() {
+    TimeoutPolicy adaptive = TimeoutPolicy.adaptive(settings().build());
+    AssertionError boom = new AssertionError("a policy's assertion");
+    TimeoutPolicy throwing = new Delegating(adaptive) {
+      @Override
+      public void onProbe(long now, String endpoint, Outcome outcome, long durationNanos) {
+        throw boom;
+      }
+    };
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
+        .timeoutPolicy(throwing).probe(head).build();
+    refusedThreeTimes(engine);
+    server.script(exchange -> Reply.ok().after(Duration.ofMillis(50)));
+
+    time.advance(Duration.ofMillis(470)); // 0.5 s: within the cool-down
+    CompletableFuture<Response> real = engine.execute(server.get("http://dead.test/sparql?q=4"));
+    assertThatCode(() -> time.advance(Duration.ofMillis(100))).doesNotThrowAnyException();
+
+    // As for an exception there: the probe's outcome untold, the request that waited goes with
+    // the budget the policy gives (still down: failed fast).
+    assertThat(real).isCompletedExceptionally();
+    assertThatThrownBy(real::join).hasCauseInstanceOf(EndpointDownException.class);
+    assertThat(engine.snapshot()).allSatisfy(host -> assertThat(host.inFlight()).isZero());
+    assertThat(log.at(Level.WARNING)).first().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(boom);
+      assertThat(line.message()).contains("timeout policy").contains("the probe's outcome went untold");
+    });
+  }
+
+  @Test
+  void D6_L2_aProbeThatThrowsAnErrorBuildingItsExchangeIsAFailedProbeAndTheRequestsGo() {
+    AssertionError boom = new AssertionError("a probe's assertion");
+    Probe throwing = new Probe() {
+      @Override
+      public Exchange<?> exchange(URI seen, String userAgent) {
+        throw boom;
+      }
+    };
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
+        .timeoutPolicy(TimeoutPolicy.adaptive(settings().build())).probe(throwing).build();
+    refusedThreeTimes(engine); // down at 0.025 s, its probe due at 1.025 s
+
+    assertThatCode(() -> time.advance(Duration.ofMillis(1_000))).doesNotThrowAnyException();
+    List<CompletableFuture<Response>> real = new ArrayList<>();
+    assertThatCode(() -> real.add(engine.execute(server.get("http://dead.test/sparql?q=4")))).doesNotThrowAnyException();
+    time.advance(Duration.ofMillis(10));
+
+    // As for an exception there: the probe failed, so the endpoint is still down, and the request
+    // fails fast rather than waiting for a probe that never ends.
+    assertThat(real).singleElement().satisfies(call -> {
+      assertThat(call).isCompletedExceptionally();
+      assertThatThrownBy(call::join).hasCauseInstanceOf(EndpointDownException.class);
+    });
+    assertThat(server.startTimes("HEAD")).isEmpty();
+    assertThat(engine.snapshot()).allSatisfy(host -> assertThat(host.inFlight()).isZero());
   }
 
   @Test

@@ -449,6 +449,61 @@ class EventLogTest {
   }
 
   @Test
+  void L2_aLearningRuleThatThrowsAnErrorIsAWarningAndHoldsNoRequestNorChangesThePace() {
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    AssertionError boom = new AssertionError("a rule's assertion");
+    LearningRule rule = new LearningRule() {
+      @Override
+      public long onRefusal(long now, long startedAt, long interval, long changedAt) {
+        throw boom;
+      }
+
+      @Override
+      public long onAnswer(long now, long startedAt, long interval, long changedAt) {
+        throw boom;
+      }
+
+      @Override
+      public int inFlightAfterPause(long now, long startedAt, int inFlightAtStart, HostState host) {
+        throw boom;
+      }
+
+      @Override
+      public int inFlightAfterAnswer(long now, long startedAt, int inFlightAtStart, HostState host) {
+        throw boom;
+      }
+
+      @Override
+      public long intervalAfterPause(long now, long startedAt, int inFlightAtStart, HostState host) {
+        throw boom;
+      }
+    };
+    // The first attempt refused bare, the second with Retry-After: every way an answer teaches.
+    AtomicInteger attempts = new AtomicInteger();
+    server.script(exchange -> switch (attempts.incrementAndGet()) {
+      case 1 -> Reply.status(429);
+      case 2 -> Reply.refuse(429, "1");
+      default -> Reply.ok();
+    });
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log).learningRule(rule)
+        .addLimit("a.test", Limits.inFlight(1)).build();
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      calls.add(engine.execute(server.get("http://a.test/" + i)));
+    }
+    time.advance(Duration.ofSeconds(5));
+
+    // As for an exception there: each answer changed nothing the rule sets, and its request went on.
+    assertThat(calls).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+    assertThat(engine.snapshot()).allSatisfy(host -> {
+      assertThat(host.interval()).isZero();
+      assertThat(host.inFlightLimit()).isZero();
+    });
+    assertOneWarning(log, boom, "learning rule");
+    assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
+  }
+
+  @Test
   void L2_aTimeoutPolicyThatThrowsIsAWarningAndItsAttemptsGoWithoutADeadline() {
     RecordingLogger log = new RecordingLogger(Level.INFO);
     IllegalStateException boom = new IllegalStateException("a policy's fault");
@@ -475,6 +530,91 @@ class EventLogTest {
     assertThat(log.at(Level.WARNING)).first().satisfies(line -> {
       assertThat(line.thrown()).isSameAs(boom);
       assertThat(line.message()).contains("timeout policy").contains("threw java.lang.IllegalStateException");
+    });
+  }
+
+  @Test
+  void L2_aTimeoutPolicyThatThrowsAnErrorForABudgetIsAWarningAndItsAttemptsGoWithoutADeadline() {
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    AssertionError boom = new AssertionError("a policy's assertion");
+    TimeoutPolicy throwing = new TimeoutPolicy() {
+      @Override
+      public Budget budget(long now, String endpoint, String kind) {
+        throw boom;
+      }
+
+      @Override
+      public void onOutcome(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {}
+    };
+    server.script(exchange -> Reply.ok().after(Duration.ofMinutes(10)));
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log).timeoutPolicy(throwing)
+        .addLimit("a.test", Limits.inFlight(1)).build();
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    assertThatCode(() -> {
+      calls.add(engine.execute(server.get("http://a.test/1")));
+      calls.add(engine.execute(server.get("http://a.test/2")));
+    }).doesNotThrowAnyException();
+    time.advance(Duration.ofMinutes(21));
+
+    // As for an exception there: each attempt sent without a deadline, answered, its place let go.
+    assertThat(calls).hasSize(2).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+    assertThat(log.at(Level.WARNING)).hasSize(2).allSatisfy(line -> { // 10 minutes apart: each said
+      assertThat(line.thrown()).isSameAs(boom);
+      assertThat(line.message()).contains("timeout policy").contains("threw java.lang.AssertionError");
+    });
+    assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
+  }
+
+  @Test
+  void L2_aTimeoutPolicyThatThrowsAnErrorWhenToldAnOutcomeIsAWarningAndItsCallsEndAsTheirAttemptsDid() {
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    AssertionError boom = new AssertionError("a policy's assertion");
+    TimeoutPolicy throwing = new TimeoutPolicy() {
+      @Override
+      public Budget budget(long now, String endpoint, String kind) {
+        return Budget.send(Duration.ofSeconds(1).toNanos(), Budget.Basis.DEFAULT);
+      }
+
+      @Override
+      public void onOutcome(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {
+        throw boom;
+      }
+    };
+    // The first attempt outlives its budget (its outcome a timeout), the second is answered.
+    AtomicInteger attempts = new AtomicInteger();
+    server.script(exchange -> attempts.incrementAndGet() == 1 ? Reply.ok().after(Duration.ofMinutes(1)) : Reply.ok());
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log).timeoutPolicy(throwing)
+        .addLimit("a.test", Limits.inFlight(1)).build();
+    CompletableFuture<Response> late = engine.execute(server.get("http://a.test/late"));
+    CompletableFuture<Response> answered = engine.execute(server.get("http://a.test/answered"));
+    time.advance(Duration.ofSeconds(5));
+
+    // As for an exception there: the outcome goes untold, and each call ends as its attempt did.
+    assertThat(late).isCompletedExceptionally();
+    assertThatThrownBy(late::join).hasCauseInstanceOf(AttemptTimeoutException.class);
+    assertThat(answered).isCompletedWithValueMatching(r -> r.status() == 200);
+    assertOneWarning(log, boom, "the attempt's outcome went untold");
+    assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
+  }
+
+  @Test
+  void L2_aStoresListenerThatThrowsAnErrorHoldsNoRequest() {
+    server.script(RefusalTest.refuseFirst(1, Reply.status(429)));
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
+        .hostStateStore(HostStateStore.inMemory(changed -> {
+          throw new AssertionError("a store's listener's assertion");
+        }))
+        .addLimit("a.test", Limits.inFlight(1)).build();
+    CompletableFuture<Response> first = engine.execute(server.get("http://a.test/1"));
+    CompletableFuture<Response> second = engine.execute(server.get("http://a.test/2"));
+    time.advance(Duration.ofSeconds(5));
+
+    // As for an exception there: the change stands, and each request goes on.
+    assertThat(first).isCompletedWithValueMatching(r -> r.status() == 200);
+    assertThat(second).isCompletedWithValueMatching(r -> r.status() == 200);
+    assertThat(engine.snapshot()).singleElement().satisfies(host -> {
+      assertThat(host.inFlight()).isZero();
+      assertThat(host.interval()).isPositive();
     });
   }
 

@@ -1,6 +1,7 @@
 package io.hostpace;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hostpace.FakeServer.Reply;
@@ -12,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
@@ -31,11 +33,16 @@ class FleetThrowsTest {
   final LocalFleet fleet = new LocalFleet(time, time, Duration.ofMillis(1));
   final RecordingLogger log = new RecordingLogger(Level.INFO);
   final IllegalStateException boom = new IllegalStateException("a fleet's fault");
+  final AssertionError assertion = new AssertionError("a fleet's assertion");
 
-  /** A process of {@link #fleet} whose methods named in {@link #throwing} throw {@link #boom}, and that counts {@link #processes}. */
+  /**
+   * A process of {@link #fleet} whose methods named in {@link #throwing} throw {@link #boom}, or
+   * {@link #assertion} once {@link #errors}, and that counts {@link #processes}.
+   */
   class Throwing extends ForwardingFleet {
     final List<String> throwing;
     final int processes;
+    boolean errors;
 
     Throwing(int processes, String... throwing) {
       super(fleet.join());
@@ -44,9 +51,42 @@ class FleetThrowsTest {
     }
 
     private void mayThrow(String method) {
+      if (throwing.contains(method) && errors) {
+        throw assertion;
+      }
       if (throwing.contains(method)) {
         throw boom;
       }
+    }
+
+    /** This fleet, throwing {@link #assertion}, an Error, rather than {@link #boom}. */
+    Throwing errors() {
+      errors = true;
+      return this;
+    }
+
+    @Override
+    public void releasePlace(String key, long place) {
+      mayThrow("releasePlace");
+      super.releasePlace(key, place);
+    }
+
+    @Override
+    public void keep(String key, Kept kept, long keepForNanos) {
+      mayThrow("keep");
+      super.keep(key, kept, keepForNanos);
+    }
+
+    @Override
+    public void announce(String key, long remaining, long resetNanos, long spentBefore, long limit, long windowNanos) {
+      mayThrow("announce");
+      super.announce(key, remaining, resetNanos, spentBefore, limit, windowNanos);
+    }
+
+    @Override
+    public boolean keeps() {
+      mayThrow("keeps");
+      return super.keeps();
     }
 
     @Override
@@ -91,6 +131,7 @@ class FleetThrowsTest {
 
     @Override
     public int processes() {
+      mayThrow("processes");
       return processes;
     }
   }
@@ -194,6 +235,89 @@ class FleetThrowsTest {
       assertThat(line.thrown()).isSameAs(boom);
       assertThat(line.message()).startsWith("fleet " + Throwing.class.getName()
           + " threw java.lang.IllegalStateException from Listening.close;");
+    });
+  }
+
+  /** Every call ended with its answer, nothing is held, and each warning is of {@link #assertion}. */
+  void allAnsweredHoldingNothingAndWarningsOfTheError(Hostpace engine, List<CompletableFuture<Response>> calls) {
+    assertThat(calls).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+    assertThat(engine.snapshot()).allSatisfy(host -> {
+      assertThat(host.inFlight()).isZero();
+      assertThat(host.waiting()).isZero();
+    });
+    assertThat(log.at(Level.WARNING)).isNotEmpty().allSatisfy(line -> {
+      assertThat(line.thrown()).isSameAs(assertion);
+      assertThat(line.message()).startsWith("fleet " + Throwing.class.getName() + " threw java.lang.AssertionError from ");
+    });
+  }
+
+  @Test
+  void L2_aFleetThatThrowsAnErrorToldOfAnswersHoldsNoRequestAsForAnException() {
+    // The first refused, which teaches a pace to keep; each answer announces what is left.
+    AtomicInteger answers = new AtomicInteger();
+    server.script(exchange -> (answers.incrementAndGet() == 1 ? Reply.status(429) : Reply.ok())
+        .header("X-RateLimit-Limit", "10").header("X-RateLimit-Remaining", "5").header("X-RateLimit-Reset", "1"));
+    Throwing throwing = new Throwing(1, "recall", "tell", "keep", "announce").errors();
+    Hostpace engine = engine(throwing, Limits.inFlight(1));
+    List<CompletableFuture<Response>> calls = get(engine, "/r", 3);
+    time.advance(Duration.ofSeconds(5));
+
+    allAnsweredHoldingNothingAndWarningsOfTheError(engine, calls);
+    assertThat(log.messagesAt(Level.WARNING)).anyMatch(line -> line.contains(" from tell;"))
+        .anyMatch(line -> line.contains(" from keep;")).anyMatch(line -> line.contains(" from announce;"));
+  }
+
+  @Test
+  void L2_aFleetWhoseReleaseThrowsAnErrorLosesTheReleaseAsForAnExceptionAndStillEndsTheCall() {
+    Hostpace engine = engine(new Throwing(1, "releasePlace").errors(), Limits.inFlight(1));
+    List<CompletableFuture<Response>> calls = get(engine, "/slow", 1);
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(calls).singleElement().satisfies(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(assertion);
+      assertThat(line.message()).startsWith("fleet " + Throwing.class.getName()
+          + " threw java.lang.AssertionError from releasePlace; the release was lost");
+    });
+  }
+
+  @Test
+  void L2_aFleetThatThrowsAnErrorAskedForStartsOrCountedLeavesEachStartPacedByTheEngineAlone() {
+    // 2 a second for the fleet, among the 1 process it last counted (it never answered): unclaimed, 2 a second.
+    Hostpace engine = engine(new Throwing(2, "claimStart", "processes").errors(), Limits.rate(Rate.of(2, Duration.ofSeconds(1))));
+    List<CompletableFuture<Response>> calls = get(engine, "/r", 3);
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(server.startTimes("/r")).hasSize(3);
+    allAnsweredHoldingNothingAndWarningsOfTheError(engine, calls);
+    assertThat(log.messagesAt(Level.WARNING)).anyMatch(line -> line.contains(" from claimStart;"))
+        .anyMatch(line -> line.contains(" from processes;"));
+  }
+
+  @Test
+  void L2_aFleetThatThrowsAnErrorSayingWhetherItKeepsIsAnEngineBuiltAsWithAFleetThatKeepsNothing() {
+    Hostpace engine = engine(new Throwing(1, "keeps").errors(), Limits.inFlight(1));
+    List<CompletableFuture<Response>> calls = get(engine, "/r", 2);
+    time.advance(Duration.ofSeconds(1));
+
+    allAnsweredHoldingNothingAndWarningsOfTheError(engine, calls);
+    assertThat(log.messagesAt(Level.WARNING)).singleElement().asString().contains(" from keeps;");
+  }
+
+  @Test
+  void L2_aFleetWhoseRegistrationThrowsAnErrorAsItClosesStillEndsTheCallsThatWaited() {
+    Hostpace engine = engine(new Throwing(1, "Listening.close").errors(), Limits.inFlight(1));
+    List<CompletableFuture<Response>> calls = get(engine, "/slow", 2);
+    time.advance(Duration.ofMillis(500));
+    assertThatCode(engine::close).doesNotThrowAnyException();
+
+    assertThat(calls.get(1)).isCompletedExceptionally();
+    time.advance(Duration.ofSeconds(1));
+    assertThat(calls.get(0)).isCompletedWithValueMatching(r -> r.status() == 200);
+    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(assertion);
+      assertThat(line.message()).startsWith("fleet " + Throwing.class.getName()
+          + " threw java.lang.AssertionError from Listening.close;");
     });
   }
 

@@ -1,6 +1,7 @@
 package io.hostpace;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hostpace.FakeServer.Reply;
@@ -147,6 +148,43 @@ class PacingTest {
     assertThatThrownBy(bad::join).hasCause(boom);
     assertThat(good).isCompletedWithValueMatching(response -> response.status() == 200);
     assertThat(server.starts()).containsExactly("0.000 /");
+    assertThat(engine.snapshot()).allSatisfy(host -> {
+      assertThat(host.key()).isEqualTo("good.test");
+      assertThat(host.inFlight()).isZero();
+    });
+  }
+
+  @Test
+  void P2_L2_aHostWhoseStateTheStoreThrowsAnErrorOpeningFailsItsCallsAsForAnException() {
+    AssertionError boom = new AssertionError("a store's assertion");
+    HostStateStore memory = HostStateStore.inMemory();
+    HostStateStore failing = new HostStateStore() {
+      @Override
+      public HostState open(String key) {
+        if (key.equals("bad.test")) {
+          throw boom;
+        }
+        return memory.open(key);
+      }
+
+      @Override
+      public void close(HostState state) {
+        memory.close(state);
+      }
+    };
+    Hostpace engine = engine().hostStateStore(failing).build();
+
+    List<CompletableFuture<Response>> bad = new ArrayList<>();
+    assertThatCode(() -> bad.add(engine.execute(server.get("http://bad.test/")))).doesNotThrowAnyException();
+    CompletableFuture<Response> good = engine.execute(server.get("http://good.test/"));
+    time.advance(Duration.ofSeconds(1));
+
+    // As for an exception there: its call fails with it, reaching its caller, and nothing is held.
+    assertThat(bad).singleElement().satisfies(call -> {
+      assertThat(call).isCompletedExceptionally();
+      assertThatThrownBy(call::join).hasCause(boom);
+    });
+    assertThat(good).isCompletedWithValueMatching(response -> response.status() == 200);
     assertThat(engine.snapshot()).allSatisfy(host -> {
       assertThat(host.key()).isEqualTo("good.test");
       assertThat(host.inFlight()).isZero();

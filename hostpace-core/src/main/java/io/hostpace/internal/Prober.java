@@ -66,12 +66,13 @@ public final class Prober<S> {
   }
 
   /**
-   * What the prober does with what its policy threw: the engine logs it, the simulator throws it on.
-   * The prober goes on as {@code wentOn} says, so that no request waits on a policy that failed.
+   * What the prober does with what its policy threw, an exception or an {@code Error}: the engine
+   * logs it, the simulator throws it on. The prober goes on as {@code wentOn} says, so that no
+   * request waits on a policy that failed.
    */
   @FunctionalInterface
   public interface Failures {
-    void policyThrew(RuntimeException failure, String wentOn);
+    void policyThrew(Throwable failure, String wentOn);
   }
 
   /** One held endpoint. */
@@ -133,7 +134,7 @@ public final class Prober<S> {
         entry.backoff = 0;
       }
       return budget;
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       failures.policyThrew(e, "no probe was sent, and the request went on");
       if (entry != null) {
         entry.backoff = entry.backoff == 0 ? FIRST_BACKOFF_NANOS : Math.min(MOST_BACKOFF_NANOS, 2 * entry.backoff);
@@ -147,7 +148,7 @@ public final class Prober<S> {
   private long probeIn(long now, String endpoint) {
     try {
       return policy.probeIn(now, endpoint);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       failures.policyThrew(e, "the endpoint was taken as not held");
       return -1;
     }
@@ -264,7 +265,7 @@ public final class Prober<S> {
     CompletableFuture<Outcome> probe;
     try {
       probe = sender.send(endpoint, seen, budget);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       probe = CompletableFuture.failedFuture(e);
     }
     probe.whenComplete((outcome, failure) -> ended(endpoint, wait,
@@ -275,7 +276,7 @@ public final class Prober<S> {
     long now = clock.nanoTime();
     try {
       policy.onProbe(now, endpoint, outcome, now - sentAt);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       // A policy that throws cannot stop the requests that wait.
       failures.policyThrew(e, "the probe's outcome went untold");
     }

@@ -29,7 +29,7 @@ final class InMemoryHostStateStore implements HostStateStore {
     return state -> {
       try {
         onChange.accept(state);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         failures.failed(onChange.getClass().getName() + " " + e.getClass().getName(),
             () -> "a host state store's listener " + onChange.getClass().getName() + " threw "
                 + e.getClass().getName() + " on a change of " + state.key()

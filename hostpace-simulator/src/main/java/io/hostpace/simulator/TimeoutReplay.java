@@ -46,7 +46,11 @@ final class TimeoutReplay {
     this.server = new Server(scenario);
     this.time = VirtualTime.startingAt(origin, Simulator.WALL_ORIGIN);
     this.prober = policy.probes() ? new Prober<>(policy, time, time, this::probe, (failure, wentOn) -> {
-      throw failure; // a policy the simulator runs that throws is the run's fault, not to be gone around
+      // a policy the simulator runs that throws is the run's fault, not to be gone around
+      if (failure instanceof Error error) {
+        throw error;
+      }
+      throw (RuntimeException) failure; // the prober hands on nothing else
     }) : null;
     Stage first = scenario.stages().get(0);
     this.current = new Current(first, first.requests().get(0));
