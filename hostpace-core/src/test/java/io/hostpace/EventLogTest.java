@@ -390,11 +390,13 @@ class EventLogTest {
    * 500 ms at its first refusal and throws at every lesson after it.
    */
   static final class ThrowingRule implements LearningRule {
+    final Thrown kind;
     final Throwable boom;
     boolean taught;
 
-    ThrowingRule(Thrown thrown, boolean teaches) {
-      this.boom = thrown.make("a rule's fault");
+    ThrowingRule(Thrown kind, boolean teaches) {
+      this.kind = kind;
+      this.boom = kind.make("a rule's fault");
       this.taught = !teaches;
     }
 
@@ -429,11 +431,12 @@ class EventLogTest {
   }
 
   /**
-   * An engine with {@code rule} that has made three {@code calls} to {@code a.test}, one at a time:
-   * the first attempt refused bare, the second with Retry-After, the rest accepted, every way an
-   * answer teaches.
+   * An engine with {@code rule} that has made three calls to
+   * {@code a.test}, one at a time: the first attempt refused bare, the second with Retry-After, the
+   * rest accepted, every way an answer teaches. Each call was answered, and what the rule threw was
+   * one warning naming the rule and the throwable's class.
    */
-  private Hostpace taughtEveryWay(LearningRule rule, RecordingLogger log, List<CompletableFuture<Response>> calls) {
+  private Hostpace taughtEveryWayEachAnsweredAndOneWarning(ThrowingRule rule, RecordingLogger log) {
     AtomicInteger attempts = new AtomicInteger();
     server.script(exchange -> switch (attempts.incrementAndGet()) {
       case 1 -> Reply.status(429);
@@ -442,22 +445,26 @@ class EventLogTest {
     });
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log).learningRule(rule)
         .addLimit("a.test", Limits.inFlight(1)).build();
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       calls.add(engine.execute(server.get("http://a.test/" + i)));
     }
     time.advance(Duration.ofSeconds(5));
+
+    assertThat(calls).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(rule.boom);
+      assertThat(line.message()).startsWith("learning rule " + ThrowingRule.class.getName() + " threw " + rule.kind.className());
+    });
     return engine;
   }
 
   @ParameterizedTest(name = "the rule throws {0}")
   @EnumSource(Thrown.class)
   void L2_aLearningRuleThatThrowsAfterTeachingIsAWarningAndHoldsNoRequestNorChangesThePaceItSet(Thrown thrown) {
-    RecordingLogger log = new RecordingLogger(Level.INFO);
     ThrowingRule rule = new ThrowingRule(thrown, true);
-    List<CompletableFuture<Response>> calls = new ArrayList<>();
-    Hostpace engine = taughtEveryWay(rule, log, calls);
+    Hostpace engine = taughtEveryWayEachAnsweredAndOneWarning(rule, new RecordingLogger(Level.INFO));
 
-    assertThat(calls).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
     // Refused bare at 0.1 s (500 ms taught), refused with Retry-After: 1 at 0.6 s, then accepted:
     // the starts after the pause still 500 ms apart, as the rule set before it threw.
     assertThat(server.startTimes("a.test")).containsExactly("0.000", "0.500", "1.600", "2.100", "2.600");
@@ -465,34 +472,21 @@ class EventLogTest {
       assertThat(host.interval()).isEqualTo(Duration.ofMillis(500));
       assertThat(host.inFlightLimit()).isZero();
     });
-    assertTheRulesOneWarning(log, rule, thrown);
     assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
   }
 
   @ParameterizedTest(name = "the rule throws {0}")
   @EnumSource(Thrown.class)
   void L2_aLearningRuleThatThrowsFromItsFirstLessonIsAWarningAndHoldsNoRequestNorSetsAPace(Thrown thrown) {
-    RecordingLogger log = new RecordingLogger(Level.INFO);
     ThrowingRule rule = new ThrowingRule(thrown, false);
-    List<CompletableFuture<Response>> calls = new ArrayList<>();
-    Hostpace engine = taughtEveryWay(rule, log, calls);
+    Hostpace engine = taughtEveryWayEachAnsweredAndOneWarning(rule, new RecordingLogger(Level.INFO));
 
-    // Each answer changed nothing the rule sets, and its request went on.
-    assertThat(calls).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+    // Each answer changed nothing the rule sets.
     assertThat(engine.snapshot()).allSatisfy(host -> {
       assertThat(host.interval()).isZero();
       assertThat(host.inFlightLimit()).isZero();
     });
-    assertTheRulesOneWarning(log, rule, thrown);
     assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
-  }
-
-  /** {@code log} holds one warning, of what {@code rule} threw, naming the rule and the throwable's class. */
-  private static void assertTheRulesOneWarning(RecordingLogger log, ThrowingRule rule, Thrown thrown) {
-    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
-      assertThat(line.thrown()).isSameAs(rule.boom);
-      assertThat(line.message()).startsWith("learning rule " + ThrowingRule.class.getName() + " threw " + thrown.className());
-    });
   }
 
   @ParameterizedTest(name = "the policy throws {0}")
