@@ -61,15 +61,10 @@ class PausedRateTest {
   void R9_pausedInItsSlowStartTheHostIsPacedBackToThePaceItTookNotToThePaceItRefused() {
     // No burst: the slow start is refused as soon as it goes over 5 a second, by a hair. Climbing
     // back to just under the pace refused would still be over the rate, and refused again.
-    limiter(1, Duration.ofMillis(1));
-    Hostpace engine = Hostpace.builder().time(time).build();
-    long start = time.nanoTime();
-    submit(engine, "limiter.test", 200);
-    time.advance(Duration.ofSeconds(30));
+    List<Double> seconds = refusedAtALimiterOfFiveWithNoBurst(200, Duration.ofSeconds(30));
 
     // The opening's second, the one that ends the slow start from one a pause; then none until
     // the plateau's probe, at least the plateau's 10 s later.
-    List<Double> seconds = refusedAt.stream().map(at -> (at - start) / 1e9).toList();
     assertThat(seconds).hasSizeGreaterThanOrEqualTo(2);
     assertThat(seconds.size() == 2 || seconds.get(2) - seconds.get(1) >= 10).as("refused at %s s", seconds).isTrue();
   }
@@ -80,16 +75,24 @@ class PausedRateTest {
     // Retry-After: 1. The host accepts at least one a pause, so the rule slow-starts from that,
     // and the requests after the pause are spaced: the next refusal is the slow start's, beyond
     // 5 a second, not the second request after the pause a millisecond after the first.
-    limiter(1, Duration.ofMillis(1));
-    Hostpace engine = Hostpace.builder().time(time).build();
-    long start = time.nanoTime();
-    submit(engine, "limiter.test", 80);
-    time.advance(Duration.ofSeconds(5));
+    List<Double> seconds = refusedAtALimiterOfFiveWithNoBurst(80, Duration.ofSeconds(5));
 
-    List<Double> seconds = refusedAt.stream().map(at -> (at - start) / 1e9).toList();
     assertThat(seconds).as("refused at %s s", seconds).hasSizeGreaterThanOrEqualTo(2);
     assertThat(seconds.get(0)).as("the opening's second").isLessThan(0.01);
     assertThat(seconds.get(1)).as("refused at %s s", seconds).isGreaterThan(2.0);
+  }
+
+  /**
+   * The seconds at which a limiter of 5 a second with no burst, a millisecond a round trip, refused
+   * while the default engine ran {@code requests} to it for {@code run}.
+   */
+  List<Double> refusedAtALimiterOfFiveWithNoBurst(int requests, Duration run) {
+    limiter(1, Duration.ofMillis(1));
+    Hostpace engine = Hostpace.builder().time(time).build();
+    long start = time.nanoTime();
+    submit(engine, "limiter.test", requests);
+    time.advance(run);
+    return refusedAt.stream().map(at -> (at - start) / 1e9).toList();
   }
 
   void submit(Hostpace engine, String host, int requests) {
