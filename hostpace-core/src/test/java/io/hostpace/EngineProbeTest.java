@@ -22,6 +22,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * SPEC D6: the engine probes an endpoint its timeout policy holds down or degraded, with the
@@ -162,44 +164,56 @@ class EngineProbeTest {
     assertThat(real.join().status()).isEqualTo(200);
   }
 
-  @Test
-  void D6_L2_aPolicyThatThrowsAfterAProbeLetsTheRequestThatWaitedForItGo() {
+  /** An engine on {@code time} that logs to {@code log}, with {@code policy} and the {@link #head} probe. */
+  private Hostpace probing(TimeoutPolicy policy, RecordingLogger log) {
+    return Hostpace.builder().widenFirstContact(false).time(time).logger(log).timeoutPolicy(policy).probe(head).build();
+  }
+
+  /** The first warning in {@code log} is of {@code thrown}, by the timeout policy, and says {@code saying}. */
+  private static void assertFirstWarningIsThePolicys(RecordingLogger log, Throwable thrown, String saying) {
+    assertThat(log.at(Level.WARNING)).first().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(thrown);
+      assertThat(line.message()).contains("timeout policy").contains(saying);
+    });
+  }
+
+  @ParameterizedTest(name = "the policy throws {0}")
+  @EnumSource(Thrown.class)
+  void D6_L2_aPolicyThatThrowsAfterAProbeLetsTheRequestThatWaitedForItGo(Thrown thrown) {
     TimeoutPolicy adaptive = TimeoutPolicy.adaptive(settings().build());
-    IllegalStateException boom = new IllegalStateException("a policy's fault");
+    Throwable boom = thrown.make("a policy's fault");
     boolean[] failing = {false};
     TimeoutPolicy throwing = new Delegating(adaptive) {
       @Override
       public long probeIn(long now, String endpoint) {
         if (failing[0]) {
-          throw boom;
+          throw Thrown.unchecked(boom);
         }
         return super.probeIn(now, endpoint);
       }
     };
     RecordingLogger log = new RecordingLogger(Level.INFO);
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
-        .timeoutPolicy(throwing).probe(head).build();
+    Hostpace engine = probing(throwing, log);
     refusedThreeTimes(engine);
     server.script(exchange -> Reply.ok().after(Duration.ofMillis(50)));
     failing[0] = true; // from the probe's end on
 
     time.advance(Duration.ofMillis(470)); // 0.5 s: within the cool-down
     CompletableFuture<Response> real = engine.execute(server.get("http://dead.test/sparql?q=4"));
-    time.advance(Duration.ofMillis(100));
+    assertThatCode(() -> time.advance(Duration.ofMillis(100))).doesNotThrowAnyException();
 
+    // The endpoint taken as not held, the request that waited goes.
     assertThat(server.starts()).containsExactly("0.000 /sparql", "0.010 /sparql", "0.020 /sparql", "0.500 /",
         "0.550 /sparql");
     assertThat(real).isCompletedWithValueMatching(response -> response.status() == 200);
-    assertThat(log.at(Level.WARNING)).first().satisfies(line -> {
-      assertThat(line.thrown()).isSameAs(boom);
-      assertThat(line.message()).contains("timeout policy").contains("the endpoint was taken as not held");
-    });
+    assertFirstWarningIsThePolicys(log, boom, "the endpoint was taken as not held");
   }
 
-  @Test
-  void D6_L2_aPolicyWhoseProbeThrowsIsAskedAgainAfterACoolDownNotAtOnceAndTheRequestsGo() {
+  @ParameterizedTest(name = "the policy throws {0}")
+  @EnumSource(Thrown.class)
+  void D6_L2_aPolicyWhoseProbeThrowsIsAskedAgainAfterACoolDownNotAtOnceAndTheRequestsGo(Thrown thrown) {
     TimeoutPolicy adaptive = TimeoutPolicy.adaptive(settings().build());
-    IllegalStateException boom = new IllegalStateException("a policy's fault");
+    Throwable boom = thrown.make("a policy's fault");
     boolean[] failing = {false};
     List<Long> asked = new ArrayList<>(); // ms since 0 s of each probe asked while it throws
     long origin = server.origin();
@@ -209,123 +223,46 @@ class EngineProbeTest {
       public @Nullable Budget probe(long now, String endpoint, @Nullable String kind) {
         if (failing[0]) {
           asked.add((now - origin) / 1_000_000);
-          throw boom;
+          throw Thrown.unchecked(boom);
         }
         return super.probe(now, endpoint, kind);
       }
     };
     RecordingLogger log = new RecordingLogger(Level.INFO);
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
-        .timeoutPolicy(throwing).probe(head).build();
+    Hostpace engine = probing(throwing, log);
     refusedThreeTimes(engine); // down at 0.025 s, its probe due at 1.025 s
     failing[0] = true;
 
-    time.advance(Duration.ofSeconds(60));
-    CompletableFuture<Response> real = engine.execute(server.get("http://dead.test/sparql?q=4"));
+    assertThatCode(() -> time.advance(Duration.ofSeconds(60))).doesNotThrowAnyException();
+    List<CompletableFuture<Response>> real = new ArrayList<>();
+    assertThatCode(() -> real.add(engine.execute(server.get("http://dead.test/sparql?q=4")))).doesNotThrowAnyException();
     time.advance(Duration.ofMillis(10));
 
     // Asked at the cool-down's end, then as after failed probes: 1 s, 2 s, 4 s... later, not each
     // millisecond. The request asks too, and goes with the budget the policy gives (down: failed fast).
     assertThat(asked).as("the probes asked of the policy, in ms").hasSizeLessThanOrEqualTo(12)
         .startsWith(1025L, 2025L, 4025L, 8025L).endsWith(60030L);
-    assertThatThrownBy(real::join).hasCauseInstanceOf(EndpointDownException.class);
-    assertThat(server.startTimes("HEAD")).isEmpty();
-    assertThat(log.at(Level.WARNING)).first().satisfies(line -> {
-      assertThat(line.thrown()).isSameAs(boom);
-      assertThat(line.message()).contains("timeout policy").contains("no probe was sent");
-    });
-  }
-
-  @Test
-  void D6_L2_aPolicyThatThrowsAnErrorAfterAProbeLetsTheRequestThatWaitedForItGo() {
-    TimeoutPolicy adaptive = TimeoutPolicy.adaptive(settings().build());
-    AssertionError boom = new AssertionError("a policy's assertion");
-    boolean[] failing = {false};
-    TimeoutPolicy throwing = new Delegating(adaptive) {
-      @Override
-      public long probeIn(long now, String endpoint) {
-        if (failing[0]) {
-          throw boom;
-        }
-        return super.probeIn(now, endpoint);
-      }
-    };
-    RecordingLogger log = new RecordingLogger(Level.INFO);
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
-        .timeoutPolicy(throwing).probe(head).build();
-    refusedThreeTimes(engine);
-    server.script(exchange -> Reply.ok().after(Duration.ofMillis(50)));
-    failing[0] = true; // from the probe's end on
-
-    time.advance(Duration.ofMillis(470)); // 0.5 s: within the cool-down
-    CompletableFuture<Response> real = engine.execute(server.get("http://dead.test/sparql?q=4"));
-    assertThatCode(() -> time.advance(Duration.ofMillis(100))).doesNotThrowAnyException();
-
-    // As for an exception there: the endpoint taken as not held, the request that waited goes.
-    assertThat(server.starts()).containsExactly("0.000 /sparql", "0.010 /sparql", "0.020 /sparql", "0.500 /",
-        "0.550 /sparql");
-    assertThat(real).isCompletedWithValueMatching(response -> response.status() == 200);
-    assertThat(log.at(Level.WARNING)).first().satisfies(line -> {
-      assertThat(line.thrown()).isSameAs(boom);
-      assertThat(line.message()).contains("timeout policy").contains("the endpoint was taken as not held");
-    });
-  }
-
-  @Test
-  void D6_L2_aPolicyWhoseProbeThrowsAnErrorIsAskedAgainAfterACoolDownAndTheRequestsGo() {
-    TimeoutPolicy adaptive = TimeoutPolicy.adaptive(settings().build());
-    AssertionError boom = new AssertionError("a policy's assertion");
-    boolean[] failing = {false};
-    List<Long> asked = new ArrayList<>(); // ms since 0 s of each probe asked while it throws
-    long origin = server.origin();
-    TimeoutPolicy throwing = new Delegating(adaptive) {
-      @Override
-      public @Nullable Budget probe(long now, String endpoint, @Nullable String kind) {
-        if (failing[0]) {
-          asked.add((now - origin) / 1_000_000);
-          throw boom;
-        }
-        return super.probe(now, endpoint, kind);
-      }
-    };
-    RecordingLogger log = new RecordingLogger(Level.INFO);
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
-        .timeoutPolicy(throwing).probe(head).build();
-    refusedThreeTimes(engine); // down at 0.025 s, its probe due at 1.025 s
-    failing[0] = true;
-
-    assertThatCode(() -> time.advance(Duration.ofSeconds(10))).doesNotThrowAnyException();
-    List<CompletableFuture<Response>> real = new ArrayList<>();
-    assertThatCode(() -> real.add(engine.execute(server.get("http://dead.test/sparql?q=4")))).doesNotThrowAnyException();
-    time.advance(Duration.ofMillis(10));
-
-    // As for an exception there: asked again as after failed probes, and the request goes with
-    // the budget the policy gives (down: failed fast).
-    assertThat(asked).as("the probes asked of the policy, in ms").startsWith(1025L, 2025L, 4025L, 8025L);
     assertThat(real).singleElement().satisfies(call -> {
       assertThat(call).isCompletedExceptionally();
       assertThatThrownBy(call::join).hasCauseInstanceOf(EndpointDownException.class);
     });
     assertThat(server.startTimes("HEAD")).isEmpty();
-    assertThat(log.at(Level.WARNING)).first().satisfies(line -> {
-      assertThat(line.thrown()).isSameAs(boom);
-      assertThat(line.message()).contains("timeout policy").contains("no probe was sent");
-    });
+    assertFirstWarningIsThePolicys(log, boom, "no probe was sent");
   }
 
-  @Test
-  void D6_L2_aPolicyThatThrowsAnErrorToldOfAProbesEndLetsTheRequestThatWaitedForItGo() {
+  @ParameterizedTest(name = "the policy throws {0}")
+  @EnumSource(Thrown.class)
+  void D6_L2_aPolicyThatThrowsToldOfAProbesEndLetsTheRequestThatWaitedForItGo(Thrown thrown) {
     TimeoutPolicy adaptive = TimeoutPolicy.adaptive(settings().build());
-    AssertionError boom = new AssertionError("a policy's assertion");
+    Throwable boom = thrown.make("a policy's fault");
     TimeoutPolicy throwing = new Delegating(adaptive) {
       @Override
       public void onProbe(long now, String endpoint, Outcome outcome, long durationNanos) {
-        throw boom;
+        throw Thrown.unchecked(boom);
       }
     };
     RecordingLogger log = new RecordingLogger(Level.INFO);
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
-        .timeoutPolicy(throwing).probe(head).build();
+    Hostpace engine = probing(throwing, log);
     refusedThreeTimes(engine);
     server.script(exchange -> Reply.ok().after(Duration.ofMillis(50)));
 
@@ -333,24 +270,22 @@ class EngineProbeTest {
     CompletableFuture<Response> real = engine.execute(server.get("http://dead.test/sparql?q=4"));
     assertThatCode(() -> time.advance(Duration.ofMillis(100))).doesNotThrowAnyException();
 
-    // As for an exception there: the probe's outcome untold, the request that waited goes with
-    // the budget the policy gives (still down: failed fast).
+    // The probe's outcome untold, the request that waited goes with the budget the policy gives
+    // (still down: failed fast).
     assertThat(real).isCompletedExceptionally();
     assertThatThrownBy(real::join).hasCauseInstanceOf(EndpointDownException.class);
     assertThat(engine.snapshot()).allSatisfy(host -> assertThat(host.inFlight()).isZero());
-    assertThat(log.at(Level.WARNING)).first().satisfies(line -> {
-      assertThat(line.thrown()).isSameAs(boom);
-      assertThat(line.message()).contains("timeout policy").contains("the probe's outcome went untold");
-    });
+    assertFirstWarningIsThePolicys(log, boom, "the probe's outcome went untold");
   }
 
-  @Test
-  void D6_L2_aProbeThatThrowsAnErrorBuildingItsExchangeIsAFailedProbeAndTheRequestsGo() {
-    AssertionError boom = new AssertionError("a probe's assertion");
+  @ParameterizedTest(name = "the probe throws {0}")
+  @EnumSource(Thrown.class)
+  void D6_L2_aProbeThatThrowsBuildingItsExchangeIsAFailedProbeAndTheRequestsGo(Thrown thrown) {
+    Throwable boom = thrown.make("a probe's fault");
     Probe throwing = new Probe() {
       @Override
       public Exchange<?> exchange(URI seen, String userAgent) {
-        throw boom;
+        throw Thrown.unchecked(boom);
       }
     };
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
@@ -362,8 +297,8 @@ class EngineProbeTest {
     assertThatCode(() -> real.add(engine.execute(server.get("http://dead.test/sparql?q=4")))).doesNotThrowAnyException();
     time.advance(Duration.ofMillis(10));
 
-    // As for an exception there: the probe failed, so the endpoint is still down, and the request
-    // fails fast rather than waiting for a probe that never ends.
+    // The probe failed, so the endpoint is still down, and the request fails fast rather than
+    // waiting for a probe that never ends.
     assertThat(real).singleElement().satisfies(call -> {
       assertThat(call).isCompletedExceptionally();
       assertThatThrownBy(call::join).hasCauseInstanceOf(EndpointDownException.class);

@@ -22,6 +22,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * SPEC L1 and L2: the engine's decisions at DEBUG, and what its listeners, its learning rule and
@@ -316,6 +318,12 @@ class EventLogTest {
         .addLimit(host, Limits.inFlight(1)).build();
   }
 
+  /** As {@link #oneAtATime(String, RecordingLogger)}, with {@code policy} its timeout policy. */
+  private Hostpace oneAtATime(String host, RecordingLogger log, TimeoutPolicy policy) {
+    return Hostpace.builder().widenFirstContact(false).time(time).logger(log).timeoutPolicy(policy)
+        .addLimit(host, Limits.inFlight(1)).build();
+  }
+
   /** {@code log} holds one warning, of {@code thrown}, whose message says {@code saying}. */
   private static void assertOneWarning(RecordingLogger log, Throwable thrown, String saying) {
     assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
@@ -377,10 +385,20 @@ class EventLogTest {
     assertThat(server.startTimes("/next")).hasSize(1);
   }
 
-  /** A learning rule that sets 500 ms at its first refusal, then throws {@link #boom} at every answer. */
+  /**
+   * A learning rule that throws {@link #boom} at every lesson, or, if it {@code teaches}, sets
+   * 500 ms at its first refusal and throws at every lesson after it.
+   */
   static final class ThrowingRule implements LearningRule {
-    final IllegalStateException boom = new IllegalStateException("a rule's fault");
+    final Thrown kind;
+    final Throwable boom;
     boolean taught;
+
+    ThrowingRule(Thrown kind, boolean teaches) {
+      this.kind = kind;
+      this.boom = kind.make("a rule's fault");
+      this.taught = !teaches;
+    }
 
     @Override
     public long onRefusal(long now, long startedAt, long interval, long changedAt) {
@@ -388,35 +406,37 @@ class EventLogTest {
         taught = true;
         return 500_000_000L;
       }
-      throw boom;
+      throw Thrown.unchecked(boom);
     }
 
     @Override
     public long onAnswer(long now, long startedAt, long interval, long changedAt) {
-      throw boom;
+      throw Thrown.unchecked(boom);
     }
 
     @Override
     public int inFlightAfterPause(long now, long startedAt, int inFlightAtStart, HostState host) {
-      throw boom;
+      throw Thrown.unchecked(boom);
     }
 
     @Override
     public int inFlightAfterAnswer(long now, long startedAt, int inFlightAtStart, HostState host) {
-      throw boom;
+      throw Thrown.unchecked(boom);
     }
 
     @Override
     public long intervalAfterPause(long now, long startedAt, int inFlightAtStart, HostState host) {
-      throw boom;
+      throw Thrown.unchecked(boom);
     }
   }
 
-  @Test
-  void L2_aLearningRuleThatThrowsIsAWarningAndHoldsNoRequestNorChangesThePace() {
-    RecordingLogger log = new RecordingLogger(Level.INFO);
-    ThrowingRule rule = new ThrowingRule();
-    // The first attempt refused bare, the second with Retry-After: every way an answer teaches.
+  /**
+   * An engine with {@code rule} that has made three calls to
+   * {@code a.test}, one at a time: the first attempt refused bare, the second with Retry-After, the
+   * rest accepted, every way an answer teaches. Each call was answered, and what the rule threw was
+   * one warning naming the rule and the throwable's class.
+   */
+  private Hostpace taughtEveryWayEachAnsweredAndOneWarning(ThrowingRule rule, RecordingLogger log) {
     AtomicInteger attempts = new AtomicInteger();
     server.script(exchange -> switch (attempts.incrementAndGet()) {
       case 1 -> Reply.status(429);
@@ -432,123 +452,59 @@ class EventLogTest {
     time.advance(Duration.ofSeconds(5));
 
     assertThat(calls).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(rule.boom);
+      assertThat(line.message()).startsWith("learning rule " + ThrowingRule.class.getName() + " threw " + rule.kind.className());
+    });
+    return engine;
+  }
+
+  @ParameterizedTest(name = "the rule throws {0}")
+  @EnumSource(Thrown.class)
+  void L2_aLearningRuleThatThrowsAfterTeachingIsAWarningAndHoldsNoRequestNorChangesThePaceItSet(Thrown thrown) {
+    ThrowingRule rule = new ThrowingRule(thrown, true);
+    Hostpace engine = taughtEveryWayEachAnsweredAndOneWarning(rule, new RecordingLogger(Level.INFO));
+
     // Refused bare at 0.1 s (500 ms taught), refused with Retry-After: 1 at 0.6 s, then accepted:
     // the starts after the pause still 500 ms apart, as the rule set before it threw.
     assertThat(server.startTimes("a.test")).containsExactly("0.000", "0.500", "1.600", "2.100", "2.600");
     assertThat(engine.snapshot()).singleElement().satisfies(host -> {
-      assertThat(host.inFlight()).isZero();
-      assertThat(host.waiting()).isZero();
       assertThat(host.interval()).isEqualTo(Duration.ofMillis(500));
       assertThat(host.inFlightLimit()).isZero();
     });
-    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
-      assertThat(line.thrown()).isSameAs(rule.boom);
-      assertThat(line.message()).startsWith("learning rule " + ThrowingRule.class.getName()
-          + " threw java.lang.IllegalStateException");
-    });
+    assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
   }
 
-  @Test
-  void L2_aLearningRuleThatThrowsAnErrorIsAWarningAndHoldsNoRequestNorChangesThePace() {
-    RecordingLogger log = new RecordingLogger(Level.INFO);
-    AssertionError boom = new AssertionError("a rule's assertion");
-    LearningRule rule = new LearningRule() {
-      @Override
-      public long onRefusal(long now, long startedAt, long interval, long changedAt) {
-        throw boom;
-      }
+  @ParameterizedTest(name = "the rule throws {0}")
+  @EnumSource(Thrown.class)
+  void L2_aLearningRuleThatThrowsFromItsFirstLessonIsAWarningAndHoldsNoRequestNorSetsAPace(Thrown thrown) {
+    ThrowingRule rule = new ThrowingRule(thrown, false);
+    Hostpace engine = taughtEveryWayEachAnsweredAndOneWarning(rule, new RecordingLogger(Level.INFO));
 
-      @Override
-      public long onAnswer(long now, long startedAt, long interval, long changedAt) {
-        throw boom;
-      }
-
-      @Override
-      public int inFlightAfterPause(long now, long startedAt, int inFlightAtStart, HostState host) {
-        throw boom;
-      }
-
-      @Override
-      public int inFlightAfterAnswer(long now, long startedAt, int inFlightAtStart, HostState host) {
-        throw boom;
-      }
-
-      @Override
-      public long intervalAfterPause(long now, long startedAt, int inFlightAtStart, HostState host) {
-        throw boom;
-      }
-    };
-    // The first attempt refused bare, the second with Retry-After: every way an answer teaches.
-    AtomicInteger attempts = new AtomicInteger();
-    server.script(exchange -> switch (attempts.incrementAndGet()) {
-      case 1 -> Reply.status(429);
-      case 2 -> Reply.refuse(429, "1");
-      default -> Reply.ok();
-    });
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log).learningRule(rule)
-        .addLimit("a.test", Limits.inFlight(1)).build();
-    List<CompletableFuture<Response>> calls = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      calls.add(engine.execute(server.get("http://a.test/" + i)));
-    }
-    time.advance(Duration.ofSeconds(5));
-
-    // As for an exception there: each answer changed nothing the rule sets, and its request went on.
-    assertThat(calls).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+    // Each answer changed nothing the rule sets.
     assertThat(engine.snapshot()).allSatisfy(host -> {
       assertThat(host.interval()).isZero();
       assertThat(host.inFlightLimit()).isZero();
     });
-    assertOneWarning(log, boom, "learning rule");
     assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
   }
 
-  @Test
-  void L2_aTimeoutPolicyThatThrowsIsAWarningAndItsAttemptsGoWithoutADeadline() {
+  @ParameterizedTest(name = "the policy throws {0}")
+  @EnumSource(Thrown.class)
+  void L2_aTimeoutPolicyThatThrowsForABudgetIsAWarningAndItsAttemptsGoWithoutADeadline(Thrown thrown) {
     RecordingLogger log = new RecordingLogger(Level.INFO);
-    IllegalStateException boom = new IllegalStateException("a policy's fault");
+    Throwable boom = thrown.make("a policy's fault");
     TimeoutPolicy throwing = new TimeoutPolicy() {
       @Override
       public Budget budget(long now, String endpoint, String kind) {
-        throw boom;
-      }
-
-      @Override
-      public void onOutcome(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {
-        throw boom;
-      }
-    };
-    server.script(exchange -> Reply.ok().after(Duration.ofMinutes(10)));
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log).timeoutPolicy(throwing)
-        .addLimit("a.test", Limits.inFlight(1)).build();
-    CompletableFuture<Response> first = engine.execute(server.get("http://a.test/1"));
-    CompletableFuture<Response> second = engine.execute(server.get("http://a.test/2"));
-    time.advance(Duration.ofMinutes(21));
-
-    assertThat(first).isCompletedWithValueMatching(r -> r.status() == 200);
-    assertThat(second).isCompletedWithValueMatching(r -> r.status() == 200);
-    assertThat(log.at(Level.WARNING)).first().satisfies(line -> {
-      assertThat(line.thrown()).isSameAs(boom);
-      assertThat(line.message()).contains("timeout policy").contains("threw java.lang.IllegalStateException");
-    });
-  }
-
-  @Test
-  void L2_aTimeoutPolicyThatThrowsAnErrorForABudgetIsAWarningAndItsAttemptsGoWithoutADeadline() {
-    RecordingLogger log = new RecordingLogger(Level.INFO);
-    AssertionError boom = new AssertionError("a policy's assertion");
-    TimeoutPolicy throwing = new TimeoutPolicy() {
-      @Override
-      public Budget budget(long now, String endpoint, String kind) {
-        throw boom;
+        throw Thrown.unchecked(boom);
       }
 
       @Override
       public void onOutcome(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {}
     };
     server.script(exchange -> Reply.ok().after(Duration.ofMinutes(10)));
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log).timeoutPolicy(throwing)
-        .addLimit("a.test", Limits.inFlight(1)).build();
+    Hostpace engine = oneAtATime("a.test", log, throwing);
     List<CompletableFuture<Response>> calls = new ArrayList<>();
     assertThatCode(() -> {
       calls.add(engine.execute(server.get("http://a.test/1")));
@@ -556,19 +512,20 @@ class EventLogTest {
     }).doesNotThrowAnyException();
     time.advance(Duration.ofMinutes(21));
 
-    // As for an exception there: each attempt sent without a deadline, answered, its place let go.
+    // Each attempt sent without a deadline, answered, its place let go.
     assertThat(calls).hasSize(2).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
     assertThat(log.at(Level.WARNING)).hasSize(2).allSatisfy(line -> { // 10 minutes apart: each said
       assertThat(line.thrown()).isSameAs(boom);
-      assertThat(line.message()).contains("timeout policy").contains("threw java.lang.AssertionError");
+      assertThat(line.message()).contains("timeout policy").contains("threw " + thrown.className());
     });
     assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
   }
 
-  @Test
-  void L2_aTimeoutPolicyThatThrowsAnErrorWhenToldAnOutcomeIsAWarningAndItsCallsEndAsTheirAttemptsDid() {
+  @ParameterizedTest(name = "the policy throws {0}")
+  @EnumSource(Thrown.class)
+  void L2_aTimeoutPolicyThatThrowsWhenToldAnOutcomeIsAWarningAndItsCallsEndAsTheirAttemptsDid(Thrown thrown) {
     RecordingLogger log = new RecordingLogger(Level.INFO);
-    AssertionError boom = new AssertionError("a policy's assertion");
+    Throwable boom = thrown.make("a policy's fault");
     TimeoutPolicy throwing = new TimeoutPolicy() {
       @Override
       public Budget budget(long now, String endpoint, String kind) {
@@ -577,19 +534,18 @@ class EventLogTest {
 
       @Override
       public void onOutcome(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {
-        throw boom;
+        throw Thrown.unchecked(boom);
       }
     };
     // The first attempt outlives its budget (its outcome a timeout), the second is answered.
     AtomicInteger attempts = new AtomicInteger();
     server.script(exchange -> attempts.incrementAndGet() == 1 ? Reply.ok().after(Duration.ofMinutes(1)) : Reply.ok());
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log).timeoutPolicy(throwing)
-        .addLimit("a.test", Limits.inFlight(1)).build();
+    Hostpace engine = oneAtATime("a.test", log, throwing);
     CompletableFuture<Response> late = engine.execute(server.get("http://a.test/late"));
     CompletableFuture<Response> answered = engine.execute(server.get("http://a.test/answered"));
     time.advance(Duration.ofSeconds(5));
 
-    // As for an exception there: the outcome goes untold, and each call ends as its attempt did.
+    // The outcome goes untold, and each call ends as its attempt did.
     assertThat(late).isCompletedExceptionally();
     assertThatThrownBy(late::join).hasCauseInstanceOf(AttemptTimeoutException.class);
     assertThat(answered).isCompletedWithValueMatching(r -> r.status() == 200);
@@ -597,34 +553,14 @@ class EventLogTest {
     assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
   }
 
-  @Test
-  void L2_aStoresListenerThatThrowsAnErrorHoldsNoRequest() {
-    server.script(RefusalTest.refuseFirst(1, Reply.status(429)));
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
-        .hostStateStore(HostStateStore.inMemory(changed -> {
-          throw new AssertionError("a store's listener's assertion");
-        }))
-        .addLimit("a.test", Limits.inFlight(1)).build();
-    CompletableFuture<Response> first = engine.execute(server.get("http://a.test/1"));
-    CompletableFuture<Response> second = engine.execute(server.get("http://a.test/2"));
-    time.advance(Duration.ofSeconds(5));
-
-    // As for an exception there: the change stands, and each request goes on.
-    assertThat(first).isCompletedWithValueMatching(r -> r.status() == 200);
-    assertThat(second).isCompletedWithValueMatching(r -> r.status() == 200);
-    assertThat(engine.snapshot()).singleElement().satisfies(host -> {
-      assertThat(host.inFlight()).isZero();
-      assertThat(host.interval()).isPositive();
-    });
-  }
-
-  @Test
-  void L2_aStoresListenerThatThrowsHoldsNoRequest() {
+  @ParameterizedTest(name = "the listener throws {0}")
+  @EnumSource(Thrown.class)
+  void L2_aStoresListenerThatThrowsHoldsNoRequest(Thrown thrown) {
     // Its warning goes to the store's own logger (HostStateStoreTest): here, what the engine does.
     server.script(RefusalTest.refuseFirst(1, Reply.status(429)));
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
         .hostStateStore(HostStateStore.inMemory(changed -> {
-          throw new IllegalStateException("a store's fault");
+          throw Thrown.unchecked(thrown.make("a store's listener's fault"));
         }))
         .addLimit("a.test", Limits.inFlight(1)).build();
     CompletableFuture<Response> first = engine.execute(server.get("http://a.test/1"));

@@ -18,6 +18,8 @@ import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * SPEC L2: a fleet that throws holds no request. What it was told is lost, what it was asked is
@@ -32,37 +34,34 @@ class FleetThrowsTest {
       exchange -> exchange.uri().getPath().startsWith("/slow") ? Reply.ok().after(Duration.ofSeconds(1)) : Reply.ok());
   final LocalFleet fleet = new LocalFleet(time, time, Duration.ofMillis(1));
   final RecordingLogger log = new RecordingLogger(Level.INFO);
-  final IllegalStateException boom = new IllegalStateException("a fleet's fault");
-  final AssertionError assertion = new AssertionError("a fleet's assertion");
 
   /**
-   * A process of {@link #fleet} whose methods named in {@link #throwing} throw {@link #boom}, or
-   * {@link #assertion} once {@link #errors}, and that counts {@link #processes}.
+   * A process of {@link #fleet} whose methods named in {@link #throwing} throw {@link #boom}, one of
+   * {@link #kind}, and that counts {@link #processes}.
    */
   class Throwing extends ForwardingFleet {
+    final Thrown kind;
+    final Throwable boom;
     final List<String> throwing;
     final int processes;
-    boolean errors;
 
-    Throwing(int processes, String... throwing) {
+    Throwing(Thrown kind, int processes, String... throwing) {
       super(fleet.join());
+      this.kind = kind;
+      this.boom = kind.make("a fleet's fault");
       this.processes = processes;
       this.throwing = List.of(throwing);
     }
 
     private void mayThrow(String method) {
-      if (throwing.contains(method) && errors) {
-        throw assertion;
-      }
       if (throwing.contains(method)) {
-        throw boom;
+        throw Thrown.unchecked(boom);
       }
     }
 
-    /** This fleet, throwing {@link #assertion}, an Error, rather than {@link #boom}. */
-    Throwing errors() {
-      errors = true;
-      return this;
+    /** How a warning of this fleet's throw from {@code method} begins. */
+    String threwFrom(String method) {
+      return "fleet " + Throwing.class.getName() + " threw " + kind.className() + " from " + method + ";";
     }
 
     @Override
@@ -149,51 +148,74 @@ class FleetThrowsTest {
     return started;
   }
 
-  /** Every call ended with its answer, and the fleet's throws were one warning, naming the exception and the method. */
-  void allAnsweredAndOneWarning(List<CompletableFuture<Response>> calls, String method) {
-    assertThat(calls).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+  /** The fleet's throws were one warning, of what it threw, from {@code method}, going on with {@code saying}. */
+  void oneWarning(Throwing fleet, String method, String saying) {
     assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
-      assertThat(line.thrown()).isSameAs(boom);
-      assertThat(line.message()).startsWith("fleet " + Throwing.class.getName()
-          + " threw java.lang.IllegalStateException from " + method + ";");
+      assertThat(line.thrown()).isSameAs(fleet.boom);
+      assertThat(line.message()).startsWith(fleet.threwFrom(method) + saying);
     });
   }
 
-  @Test
-  void L2_aFleetWhoseClaimOfAStartThrowsLeavesEachStartPacedByTheEngineAloneAtItsShare() {
+  /** Every call ended with its answer, and the fleet's throws were one warning, naming what it threw and the method. */
+  void allAnsweredAndOneWarning(Throwing fleet, List<CompletableFuture<Response>> calls, String method) {
+    assertThat(calls).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+    oneWarning(fleet, method, "");
+  }
+
+  /** Every call ended with its answer, nothing is held, and each warning is of what the fleet threw. */
+  void allAnsweredHoldingNothingAndWarningsOf(Throwing fleet, Hostpace engine, List<CompletableFuture<Response>> calls) {
+    assertThat(calls).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+    assertThat(engine.snapshot()).allSatisfy(host -> {
+      assertThat(host.inFlight()).isZero();
+      assertThat(host.waiting()).isZero();
+    });
+    assertThat(log.at(Level.WARNING)).isNotEmpty().allSatisfy(line -> {
+      assertThat(line.thrown()).isSameAs(fleet.boom);
+      assertThat(line.message()).startsWith("fleet " + Throwing.class.getName() + " threw " + fleet.kind.className() + " from ");
+    });
+  }
+
+  @ParameterizedTest(name = "the fleet throws {0}")
+  @EnumSource(Thrown.class)
+  void L2_aFleetWhoseClaimOfAStartThrowsLeavesEachStartPacedByTheEngineAloneAtItsShare(Thrown thrown) {
     // 2 a second for the fleet, among 2 processes: unclaimed, one start a second from this one.
-    Hostpace engine = engine(new Throwing(2, "claimStart"), Limits.rate(Rate.of(2, Duration.ofSeconds(1))));
+    Throwing throwing = new Throwing(thrown, 2, "claimStart");
+    Hostpace engine = engine(throwing, Limits.rate(Rate.of(2, Duration.ofSeconds(1))));
     List<CompletableFuture<Response>> calls = get(engine, "/r", 4);
     time.advance(Duration.ofSeconds(5));
 
     // The first once the fleet said what it keeps (a round trip, 2 ms); then each a second and
     // the engine's own fiftieth of it (SPEC P1) after the last, as a start the fleet left unclaimed.
     assertThat(server.startTimes("/r")).containsExactly("0.002", "1.022", "2.042", "3.062");
-    allAnsweredAndOneWarning(calls, "claimStart");
+    allAnsweredAndOneWarning(throwing, calls, "claimStart");
   }
 
-  @Test
-  void L2_aFleetWhoseClaimOfAPlaceThrowsLeavesTheEngineItsShareOfTheHostsPlaces() {
+  @ParameterizedTest(name = "the fleet throws {0}")
+  @EnumSource(Thrown.class)
+  void L2_aFleetWhoseClaimOfAPlaceThrowsLeavesTheEngineItsShareOfTheHostsPlaces(Thrown thrown) {
     // 4 in flight for the fleet, among 2 processes: unclaimed, 2 at a time from this one.
-    Hostpace engine = engine(new Throwing(2, "claimPlace"), Limits.inFlight(4));
+    Throwing throwing = new Throwing(thrown, 2, "claimPlace");
+    Hostpace engine = engine(throwing, Limits.inFlight(4));
     List<CompletableFuture<Response>> calls = get(engine, "/slow", 5);
     time.advance(Duration.ofSeconds(5));
 
     // from 2 ms, once the fleet said what it keeps; each pair as the one before is answered
     assertThat(server.startTimes("/slow")).containsExactly("0.002", "0.002", "1.002", "1.002", "2.002");
-    allAnsweredAndOneWarning(calls, "claimPlace");
+    allAnsweredAndOneWarning(throwing, calls, "claimPlace");
     assertThat(engine.snapshot()).allSatisfy(host -> assertThat(host.inFlight()).isZero());
   }
 
-  @Test
-  void L2_aFleetWhoseTellThrowsStillEndsEachCallWithItsAnswerAndLetsTheHostGo() {
+  @ParameterizedTest(name = "the fleet throws {0}")
+  @EnumSource(Thrown.class)
+  void L2_aFleetWhoseTellThrowsStillEndsEachCallWithItsAnswerAndLetsTheHostGo(Thrown thrown) {
     // one at a time for the fleet: each answer lets the next start, in this process and the fleet
-    Hostpace engine = engine(new Throwing(1, "tell"), Limits.inFlight(1));
+    Throwing throwing = new Throwing(thrown, 1, "tell");
+    Hostpace engine = engine(throwing, Limits.inFlight(1));
     List<CompletableFuture<Response>> calls = get(engine, "/slow", 3);
     time.advance(Duration.ofSeconds(5));
 
     assertThat(server.startTimes("/slow")).hasSize(3);
-    allAnsweredAndOneWarning(calls, "tell");
+    allAnsweredAndOneWarning(throwing, calls, "tell");
     assertThat(engine.snapshot()).allSatisfy(host -> {
       assertThat(host.inFlight()).isZero();
       assertThat(host.waiting()).isZero();
@@ -201,112 +223,34 @@ class FleetThrowsTest {
     assertThat(fleet.placesHeld("shared.test")).isZero();
   }
 
-  @Test
-  void L2_aFleetWhoseRecallThrowsLetsTheHostsFirstStartGoAsIfItKeptNothing() {
-    Hostpace engine = engine(new Throwing(1, "recall"), Limits.inFlight(4));
+  @ParameterizedTest(name = "the fleet throws {0}")
+  @EnumSource(Thrown.class)
+  void L2_aFleetWhoseRecallThrowsLetsTheHostsFirstStartGoAsIfItKeptNothing(Thrown thrown) {
+    Throwing throwing = new Throwing(thrown, 1, "recall");
+    Hostpace engine = engine(throwing, Limits.inFlight(4));
     List<CompletableFuture<Response>> calls = get(engine, "/r", 2);
     time.advance(Duration.ofSeconds(1));
 
     // the recall answered nothing at once, on the engine's timer; then each start after its claim
     // of a place, one claim of the host's at a time, each a round trip (2 ms)
     assertThat(server.startTimes("/r")).containsExactly("0.002", "0.004");
-    allAnsweredAndOneWarning(calls, "recall");
+    allAnsweredAndOneWarning(throwing, calls, "recall");
   }
 
   @Test
   void L2_aFleetWhoseListenThrowsIsAnEngineNotBuiltNamingTheFleet() {
-    assertThatThrownBy(() -> engine(new Throwing(1, "listen"), Limits.inFlight(4)))
+    Throwing throwing = new Throwing(Thrown.EXCEPTION, 1, "listen");
+    assertThatThrownBy(() -> engine(throwing, Limits.inFlight(4)))
         .isInstanceOf(IllegalStateException.class)
-        .hasCause(boom)
+        .hasCause(throwing.boom)
         .hasMessageContaining("fleet " + Throwing.class.getName() + " threw java.lang.IllegalStateException from listen");
   }
 
-  @Test
-  void L2_aFleetWhoseRegistrationThrowsAsItClosesStillEndsTheCallsThatWaited() {
-    Hostpace engine = engine(new Throwing(1, "Listening.close"), Limits.inFlight(1));
-    List<CompletableFuture<Response>> calls = get(engine, "/slow", 2);
-    time.advance(Duration.ofMillis(500));
-    engine.close();
-
-    assertThat(calls.get(1)).isCompletedExceptionally();
-    time.advance(Duration.ofSeconds(1));
-    assertThat(calls.get(0)).isCompletedWithValueMatching(r -> r.status() == 200);
-    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
-      assertThat(line.thrown()).isSameAs(boom);
-      assertThat(line.message()).startsWith("fleet " + Throwing.class.getName()
-          + " threw java.lang.IllegalStateException from Listening.close;");
-    });
-  }
-
-  /** Every call ended with its answer, nothing is held, and each warning is of {@link #assertion}. */
-  void allAnsweredHoldingNothingAndWarningsOfTheError(Hostpace engine, List<CompletableFuture<Response>> calls) {
-    assertThat(calls).allSatisfy(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
-    assertThat(engine.snapshot()).allSatisfy(host -> {
-      assertThat(host.inFlight()).isZero();
-      assertThat(host.waiting()).isZero();
-    });
-    assertThat(log.at(Level.WARNING)).isNotEmpty().allSatisfy(line -> {
-      assertThat(line.thrown()).isSameAs(assertion);
-      assertThat(line.message()).startsWith("fleet " + Throwing.class.getName() + " threw java.lang.AssertionError from ");
-    });
-  }
-
-  @Test
-  void L2_aFleetThatThrowsAnErrorToldOfAnswersHoldsNoRequestAsForAnException() {
-    // The first refused, which teaches a pace to keep; each answer announces what is left.
-    AtomicInteger answers = new AtomicInteger();
-    server.script(exchange -> (answers.incrementAndGet() == 1 ? Reply.status(429) : Reply.ok())
-        .header("X-RateLimit-Limit", "10").header("X-RateLimit-Remaining", "5").header("X-RateLimit-Reset", "1"));
-    Throwing throwing = new Throwing(1, "recall", "tell", "keep", "announce").errors();
+  @ParameterizedTest(name = "the fleet throws {0}")
+  @EnumSource(Thrown.class)
+  void L2_aFleetWhoseRegistrationThrowsAsItClosesStillEndsTheCallsThatWaited(Thrown thrown) {
+    Throwing throwing = new Throwing(thrown, 1, "Listening.close");
     Hostpace engine = engine(throwing, Limits.inFlight(1));
-    List<CompletableFuture<Response>> calls = get(engine, "/r", 3);
-    time.advance(Duration.ofSeconds(5));
-
-    allAnsweredHoldingNothingAndWarningsOfTheError(engine, calls);
-    assertThat(log.messagesAt(Level.WARNING)).anyMatch(line -> line.contains(" from tell;"))
-        .anyMatch(line -> line.contains(" from keep;")).anyMatch(line -> line.contains(" from announce;"));
-  }
-
-  @Test
-  void L2_aFleetWhoseReleaseThrowsAnErrorLosesTheReleaseAsForAnExceptionAndStillEndsTheCall() {
-    Hostpace engine = engine(new Throwing(1, "releasePlace").errors(), Limits.inFlight(1));
-    List<CompletableFuture<Response>> calls = get(engine, "/slow", 1);
-    time.advance(Duration.ofSeconds(5));
-
-    assertThat(calls).singleElement().satisfies(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
-    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
-      assertThat(line.thrown()).isSameAs(assertion);
-      assertThat(line.message()).startsWith("fleet " + Throwing.class.getName()
-          + " threw java.lang.AssertionError from releasePlace; the release was lost");
-    });
-  }
-
-  @Test
-  void L2_aFleetThatThrowsAnErrorAskedForStartsOrCountedLeavesEachStartPacedByTheEngineAlone() {
-    // 2 a second for the fleet, among the 1 process it last counted (it never answered): unclaimed, 2 a second.
-    Hostpace engine = engine(new Throwing(2, "claimStart", "processes").errors(), Limits.rate(Rate.of(2, Duration.ofSeconds(1))));
-    List<CompletableFuture<Response>> calls = get(engine, "/r", 3);
-    time.advance(Duration.ofSeconds(5));
-
-    assertThat(server.startTimes("/r")).hasSize(3);
-    allAnsweredHoldingNothingAndWarningsOfTheError(engine, calls);
-    assertThat(log.messagesAt(Level.WARNING)).anyMatch(line -> line.contains(" from claimStart;"))
-        .anyMatch(line -> line.contains(" from processes;"));
-  }
-
-  @Test
-  void L2_aFleetThatThrowsAnErrorSayingWhetherItKeepsIsAnEngineBuiltAsWithAFleetThatKeepsNothing() {
-    Hostpace engine = engine(new Throwing(1, "keeps").errors(), Limits.inFlight(1));
-    List<CompletableFuture<Response>> calls = get(engine, "/r", 2);
-    time.advance(Duration.ofSeconds(1));
-
-    allAnsweredHoldingNothingAndWarningsOfTheError(engine, calls);
-    assertThat(log.messagesAt(Level.WARNING)).singleElement().asString().contains(" from keeps;");
-  }
-
-  @Test
-  void L2_aFleetWhoseRegistrationThrowsAnErrorAsItClosesStillEndsTheCallsThatWaited() {
-    Hostpace engine = engine(new Throwing(1, "Listening.close").errors(), Limits.inFlight(1));
     List<CompletableFuture<Response>> calls = get(engine, "/slow", 2);
     time.advance(Duration.ofMillis(500));
     assertThatCode(engine::close).doesNotThrowAnyException();
@@ -314,23 +258,75 @@ class FleetThrowsTest {
     assertThat(calls.get(1)).isCompletedExceptionally();
     time.advance(Duration.ofSeconds(1));
     assertThat(calls.get(0)).isCompletedWithValueMatching(r -> r.status() == 200);
-    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
-      assertThat(line.thrown()).isSameAs(assertion);
-      assertThat(line.message()).startsWith("fleet " + Throwing.class.getName()
-          + " threw java.lang.AssertionError from Listening.close;");
-    });
+    oneWarning(throwing, "Listening.close", "");
+  }
+
+  @ParameterizedTest(name = "the fleet throws {0}")
+  @EnumSource(Thrown.class)
+  void L2_aFleetThatThrowsToldOfAnswersHoldsNoRequest(Thrown thrown) {
+    // The first refused, which teaches a pace to keep; each answer announces what is left.
+    AtomicInteger answers = new AtomicInteger();
+    server.script(exchange -> (answers.incrementAndGet() == 1 ? Reply.status(429) : Reply.ok())
+        .header("X-RateLimit-Limit", "10").header("X-RateLimit-Remaining", "5").header("X-RateLimit-Reset", "1"));
+    Throwing throwing = new Throwing(thrown, 1, "recall", "tell", "keep", "announce");
+    Hostpace engine = engine(throwing, Limits.inFlight(1));
+    List<CompletableFuture<Response>> calls = get(engine, "/r", 3);
+    time.advance(Duration.ofSeconds(5));
+
+    allAnsweredHoldingNothingAndWarningsOf(throwing, engine, calls);
+    assertThat(log.messagesAt(Level.WARNING)).anyMatch(line -> line.contains(" from tell;"))
+        .anyMatch(line -> line.contains(" from keep;")).anyMatch(line -> line.contains(" from announce;"));
+  }
+
+  @ParameterizedTest(name = "the fleet throws {0}")
+  @EnumSource(Thrown.class)
+  void L2_aFleetWhoseReleaseThrowsLosesTheReleaseAndStillEndsTheCall(Thrown thrown) {
+    Throwing throwing = new Throwing(thrown, 1, "releasePlace");
+    Hostpace engine = engine(throwing, Limits.inFlight(1));
+    List<CompletableFuture<Response>> calls = get(engine, "/slow", 1);
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(calls).singleElement().satisfies(call -> assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200));
+    oneWarning(throwing, "releasePlace", " the release was lost");
+  }
+
+  @ParameterizedTest(name = "the fleet throws {0}")
+  @EnumSource(Thrown.class)
+  void L2_aFleetThatThrowsAskedForStartsOrCountedLeavesEachStartPacedByTheEngineAlone(Thrown thrown) {
+    // 2 a second for the fleet, among the 1 process it last counted (it never answered): unclaimed, 2 a second.
+    Throwing throwing = new Throwing(thrown, 2, "claimStart", "processes");
+    Hostpace engine = engine(throwing, Limits.rate(Rate.of(2, Duration.ofSeconds(1))));
+    List<CompletableFuture<Response>> calls = get(engine, "/r", 3);
+    time.advance(Duration.ofSeconds(5));
+
+    assertThat(server.startTimes("/r")).hasSize(3);
+    allAnsweredHoldingNothingAndWarningsOf(throwing, engine, calls);
+    assertThat(log.messagesAt(Level.WARNING)).anyMatch(line -> line.contains(" from claimStart;"))
+        .anyMatch(line -> line.contains(" from processes;"));
+  }
+
+  @ParameterizedTest(name = "the fleet throws {0}")
+  @EnumSource(Thrown.class)
+  void L2_aFleetThatThrowsSayingWhetherItKeepsIsAnEngineBuiltAsWithAFleetThatKeepsNothing(Thrown thrown) {
+    Throwing throwing = new Throwing(thrown, 1, "keeps");
+    Hostpace engine = engine(throwing, Limits.inFlight(1));
+    List<CompletableFuture<Response>> calls = get(engine, "/r", 2);
+    time.advance(Duration.ofSeconds(1));
+
+    allAnsweredHoldingNothingAndWarningsOf(throwing, engine, calls);
+    assertThat(log.messagesAt(Level.WARNING)).singleElement().asString().contains(" from keeps;");
   }
 
   @Test
   void L2_aThrowingFleetsClaimIsAnsweredUnclaimedOnTheTimerNotWithinTheCallAndOnlyOnce() {
     List<String> heard = new ArrayList<>();
-    Fleet answersThenThrows = new Throwing(1) {
+    Fleet answersThenThrows = new Throwing(Thrown.EXCEPTION, 1) {
       @Override
       public void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then) {
         if (keys.get(0).equals("answered.test")) {
           then.accept(0); // a broken fleet: it answered, then threw
         }
-        throw boom;
+        throw Thrown.unchecked(boom);
       }
     };
     GuardedFleet guarded = new GuardedFleet(answersThenThrows, time, new EventLog(log, time));

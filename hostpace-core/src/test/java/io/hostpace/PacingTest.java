@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** SPEC P1 to P11: who starts when. Every test runs in virtual time and reads as a trace. */
 class PacingTest {
@@ -120,49 +122,16 @@ class PacingTest {
     assertThat(server.starts()).containsExactly("0.000 /fine");
   }
 
-  @Test
-  void P2_aHostWhoseStateTheStoreCannotOpenFailsItsCallsAndHoldsNothing() {
-    IllegalStateException boom = new IllegalStateException("a store's fault");
+  @ParameterizedTest(name = "the store throws {0}")
+  @EnumSource(Thrown.class)
+  void P2_L2_aHostWhoseStateTheStoreCannotOpenFailsItsCallsAndHoldsNothing(Thrown thrown) {
+    Throwable boom = thrown.make("a store's fault");
     HostStateStore memory = HostStateStore.inMemory();
     HostStateStore failing = new HostStateStore() {
       @Override
       public HostState open(String key) {
         if (key.equals("bad.test")) {
-          throw boom;
-        }
-        return memory.open(key);
-      }
-
-      @Override
-      public void close(HostState state) {
-        memory.close(state);
-      }
-    };
-    Hostpace engine = engine().hostStateStore(failing).build();
-
-    CompletableFuture<Response> bad = engine.execute(server.get("http://bad.test/"));
-    CompletableFuture<Response> good = engine.execute(server.get("http://good.test/"));
-    time.advance(Duration.ofSeconds(1));
-
-    assertThat(bad).isCompletedExceptionally();
-    assertThatThrownBy(bad::join).hasCause(boom);
-    assertThat(good).isCompletedWithValueMatching(response -> response.status() == 200);
-    assertThat(server.starts()).containsExactly("0.000 /");
-    assertThat(engine.snapshot()).allSatisfy(host -> {
-      assertThat(host.key()).isEqualTo("good.test");
-      assertThat(host.inFlight()).isZero();
-    });
-  }
-
-  @Test
-  void P2_L2_aHostWhoseStateTheStoreThrowsAnErrorOpeningFailsItsCallsAsForAnException() {
-    AssertionError boom = new AssertionError("a store's assertion");
-    HostStateStore memory = HostStateStore.inMemory();
-    HostStateStore failing = new HostStateStore() {
-      @Override
-      public HostState open(String key) {
-        if (key.equals("bad.test")) {
-          throw boom;
+          throw Thrown.unchecked(boom);
         }
         return memory.open(key);
       }
@@ -179,12 +148,13 @@ class PacingTest {
     CompletableFuture<Response> good = engine.execute(server.get("http://good.test/"));
     time.advance(Duration.ofSeconds(1));
 
-    // As for an exception there: its call fails with it, reaching its caller, and nothing is held.
+    // Its call fails with what the store threw, reaching its caller, and nothing is held.
     assertThat(bad).singleElement().satisfies(call -> {
       assertThat(call).isCompletedExceptionally();
       assertThatThrownBy(call::join).hasCause(boom);
     });
     assertThat(good).isCompletedWithValueMatching(response -> response.status() == 200);
+    assertThat(server.starts()).containsExactly("0.000 /");
     assertThat(engine.snapshot()).allSatisfy(host -> {
       assertThat(host.key()).isEqualTo("good.test");
       assertThat(host.inFlight()).isZero();
