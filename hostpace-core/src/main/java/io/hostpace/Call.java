@@ -533,7 +533,7 @@ final class Call<R> implements Runnable {
     }
     try {
       return policy.reachedServerLimit(hostKey, Outcome.SERVER_TIMEOUT, took);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       rules.log().policyThrew(policy, e, "the answer was taken as not the server's own limit");
       return false; // a policy that throws cannot break the call
     }

@@ -523,6 +523,36 @@ class EventLogTest {
 
   @ParameterizedTest(name = "the policy throws {0}")
   @EnumSource(Thrown.class)
+  void L2_aTimeoutPolicyThatThrowsJudgingAServersTimeoutIsAWarningAndTheAnswerIsRetriedAsAnother504(Thrown thrown) {
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    Throwable boom = thrown.make("a policy's fault");
+    TimeoutPolicy throwing = new TimeoutPolicy() {
+      @Override
+      public Budget budget(long now, String endpoint, String kind) {
+        return Budget.send(Duration.ofMinutes(1).toNanos(), Budget.Basis.DEFAULT);
+      }
+
+      @Override
+      public void onOutcome(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {}
+
+      @Override
+      public boolean reachedServerLimit(String endpoint, Outcome outcome, long durationNanos) {
+        throw Thrown.unchecked(boom);
+      }
+    };
+    server.script(RefusalTest.refuseFirst(1, Reply.status(504)));
+    Hostpace engine = oneAtATime("a.test", log, throwing);
+    CompletableFuture<Response> call = engine.execute(server.get("http://a.test/1"), CallContext.builder().retries(1).build());
+    time.advance(Duration.ofMinutes(1));
+
+    // As for an exception there: the 504 is taken as not the server's own limit, and retried.
+    assertThat(call).isCompletedWithValueMatching(r -> r.status() == 200);
+    assertOneWarning(log, boom, "the answer was taken as not the server's own limit");
+    assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
+  }
+
+  @ParameterizedTest(name = "the policy throws {0}")
+  @EnumSource(Thrown.class)
   void L2_aTimeoutPolicyThatThrowsWhenToldAnOutcomeIsAWarningAndItsCallsEndAsTheirAttemptsDid(Thrown thrown) {
     RecordingLogger log = new RecordingLogger(Level.INFO);
     Throwable boom = thrown.make("a policy's fault");
