@@ -316,10 +316,9 @@ final class Call<R> implements Runnable {
     private boolean abort() {
       try {
         return exchange.abort();
-      } catch (RuntimeException e) {
-        return false; // an adapter's failure to abort is an attempt that goes on
       } catch (Throwable e) {
-        // On the timer's thread it would be lost, and end the timer's other tasks with it.
+        // An adapter's failure to abort is an attempt that goes on. On the timer's thread what it
+        // threw would be lost, and an Error would end the timer's other tasks with it.
         exchangeThrew(" from abort", e, "its attempt went on until its answer");
         return false;
       }
@@ -577,9 +576,8 @@ final class Call<R> implements Runnable {
       }
       asked = " from diedBeforeAnswer";
       return exchange.diedBeforeAnswer(failure);
-    } catch (RuntimeException e) {
-      return false; // an exchange that cannot judge its failure has it reach the caller
     } catch (Throwable e) {
+      // An exchange that cannot judge its failure has it reach the caller.
       exchangeThrew(asked, e, "its attempt's failure reached its caller");
       return false;
     }
@@ -624,7 +622,7 @@ final class Call<R> implements Runnable {
     settlement.cancel(this);
   }
 
-  /** {@link #cancelled} threw {@code failure}, not an exception, which its future caught: logged (SPEC L2). */
+  /** {@link #cancelled} threw {@code failure}, which its future caught: logged (SPEC L2). */
   void cancelThrew(Throwable failure) {
     exchangeThrew(" as its caller ended its call", failure,
         "the caller's end stands, and its place is freed as its attempt ends");
@@ -673,8 +671,6 @@ final class Call<R> implements Runnable {
   private @Nullable Outcome outcomeOf(Throwable failure) {
     try {
       return Outcomes.ofFailure(exchange, failure);
-    } catch (RuntimeException e) {
-      return null;
     } catch (Throwable e) {
       exchangeThrew(" from outcomeOf", e, "its attempt's failure told the timeout policy nothing");
       return null;

@@ -90,10 +90,10 @@ final class CallFuture<R> extends CompletableFuture<R> {
   private void ended() {
     try {
       call.cancelled();
-    } catch (RuntimeException e) {
-      // Ending a call must not throw out of whoever ended its future.
     } catch (Throwable e) {
-      call.cancelThrew(e); // nor an Error, which is logged instead, as nobody else would see it
+      // Ending a call must not throw out of whoever ended its future: logged instead, as nobody
+      // else would see it.
+      call.cancelThrew(e);
     }
   }
 }

@@ -25,6 +25,8 @@ import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The blocking entry point: a blocking client's attempts are sent on the calling thread, the
@@ -312,17 +314,18 @@ class BlockingSendTest {
     assertThat(hanging.discarded).isEmpty();
   }
 
-  @Test
-  void L2_anErrorThatAnExchangeThrowsAbortingIsAWarningAndItsAttemptGoesOnAsAfterAnException() throws Exception {
+  @ParameterizedTest(name = "the exchange throws {0}")
+  @EnumSource(Thrown.class)
+  void L2_whatAnExchangeThrowsAbortingIsAWarningAndItsAttemptGoesOn(Thrown thrown) throws Exception {
     RecordingLogger log = new RecordingLogger(Level.INFO);
     Hostpace engine = Hostpace.builder().time(time).logger(log).timeoutPolicy(TimeoutPolicy.fixed(Duration.ofSeconds(2)))
         .addLimit("a.test", Limits.inFlight(1)).build();
-    AssertionError boom = new AssertionError("an exchange's assertion in abort()");
+    Throwable boom = thrown.make("an exchange's fault in abort()");
     HangingExchange hanging = new HangingExchange("http://a.test/hang") {
       @Override
       public boolean abort() {
         aborts.incrementAndGet();
-        throw boom;
+        throw Thrown.unchecked(boom);
       }
     };
 
@@ -334,7 +337,7 @@ class BlockingSendTest {
     assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo(200);
     assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
       assertThat(line.thrown()).isSameAs(boom);
-      assertThat(line.message()).contains("threw java.lang.AssertionError from abort");
+      assertThat(line.message()).contains("threw " + thrown.className() + " from abort");
     });
     assertThat(engine.snapshot()).allSatisfy(host -> {
       assertThat(host.inFlight()).isZero();

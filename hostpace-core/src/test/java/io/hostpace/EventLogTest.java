@@ -185,10 +185,11 @@ class EventLogTest {
     });
   }
 
-  @Test
-  void L2_anErrorThatAnExchangeThrowsJudgingItsFailureIsAWarningAndItsCallFailsAsForAnException() {
+  @ParameterizedTest(name = "the exchange throws {0}")
+  @EnumSource(Thrown.class)
+  void L2_whatAnExchangeThrowsJudgingItsFailureIsAWarningAndItsCallFails(Thrown thrown) {
     RecordingLogger log = new RecordingLogger(Level.INFO);
-    AssertionError boom = new AssertionError("an adapter's fault");
+    Throwable boom = thrown.make("an adapter's fault");
     server.script(exchange -> Reply.deadConnection());
     Hostpace engine = oneAtATime("b.test", log);
     List<CompletableFuture<Response>> calls = new ArrayList<>();
@@ -196,30 +197,31 @@ class EventLogTest {
       calls.add(engine.execute(server.new FakeExchange(URI.create("http://b.test/" + i), "GET", true) {
         @Override
         public boolean diedBeforeAnswer(Throwable failure) {
-          throw boom;
+          throw Thrown.unchecked(boom);
         }
       }));
     }
     time.advance(Duration.ofSeconds(5));
 
-    // As for an exception there: not sent again, its failure reaches its caller.
+    // Not sent again: its failure reaches its caller.
     assertThat(calls).allSatisfy(call -> {
       assertThat(call).isCompletedExceptionally();
       assertThatThrownBy(call::join).hasCauseInstanceOf(FakeServer.DeadConnection.class);
     });
-    assertOneWarning(log, boom, "threw java.lang.AssertionError from diedBeforeAnswer");
+    assertOneWarning(log, boom, "threw " + thrown.className() + " from diedBeforeAnswer");
     assertHoldsNothingAndServesTheNext(engine, "http://b.test/next");
   }
 
   @Test
   void L2_anExchangeThatThrowsSayingWhetherItCanBeSentAgainAfterADeadConnectionFailsItsCallAndHoldsNoPlace() {
     RecordingLogger log = new RecordingLogger(Level.INFO);
+    IllegalStateException boom = new IllegalStateException("an adapter's fault");
     server.script(exchange -> Reply.deadConnection());
     Hostpace engine = oneAtATime("b.test", log);
     CompletableFuture<Response> call = engine.execute(server.new FakeExchange(URI.create("http://b.test/"), "GET", true) {
       @Override
       public boolean canResend() {
-        throw new IllegalStateException("an adapter's fault");
+        throw boom;
       }
     });
     time.advance(Duration.ofSeconds(5));
@@ -227,27 +229,29 @@ class EventLogTest {
     // As for an exchange that cannot judge its failure: not sent again, its failure reaches its caller.
     assertThat(call).isCompletedExceptionally();
     assertThatThrownBy(call::join).hasCauseInstanceOf(FakeServer.DeadConnection.class);
+    assertOneWarning(log, boom, "threw java.lang.IllegalStateException from canResend");
     assertHoldsNothingAndServesTheNext(engine, "http://b.test/next");
   }
 
-  @Test
-  void L2_anErrorThatAnExchangeThrowsJudgingWhatItsFailureTellsThePolicyIsAWarningAndItsCallFails() {
+  @ParameterizedTest(name = "the exchange throws {0}")
+  @EnumSource(Thrown.class)
+  void L2_whatAnExchangeThrowsJudgingWhatItsFailureTellsThePolicyIsAWarningAndItsCallFails(Thrown thrown) {
     RecordingLogger log = new RecordingLogger(Level.INFO);
-    AssertionError boom = new AssertionError("an adapter's fault");
+    Throwable boom = thrown.make("an adapter's fault");
     IllegalStateException failure = new IllegalStateException("the client failed");
     server.script(exchange -> Reply.fail(failure));
     Hostpace engine = oneAtATime("b.test", log);
     CompletableFuture<Response> call = engine.execute(server.new FakeExchange(URI.create("http://b.test/"), "GET", true) {
       @Override
-      public @Nullable Outcome outcomeOf(Throwable thrown) {
-        throw boom;
+      public @Nullable Outcome outcomeOf(Throwable failed) {
+        throw Thrown.unchecked(boom);
       }
     });
     time.advance(Duration.ofSeconds(1));
 
     assertThat(call).isCompletedExceptionally();
     assertThatThrownBy(call::join).hasCauseReference(failure);
-    assertOneWarning(log, boom, "threw java.lang.AssertionError from outcomeOf");
+    assertOneWarning(log, boom, "threw " + thrown.className() + " from outcomeOf");
     assertHoldsNothingAndServesTheNext(engine, "http://b.test/next");
   }
 
@@ -290,24 +294,25 @@ class EventLogTest {
     assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
   }
 
-  @Test
-  void L2_anErrorThatAnAttemptThrowsAsItsCallerCancelsItIsAWarningAndItsPlaceIsFreedAsItEnds() {
+  @ParameterizedTest(name = "the attempt throws {0}")
+  @EnumSource(Thrown.class)
+  void L2_whatAnAttemptThrowsAsItsCallerCancelsItIsAWarningAndItsPlaceIsFreedAsItEnds(Thrown thrown) {
     RecordingLogger log = new RecordingLogger(Level.INFO);
-    AssertionError boom = new AssertionError("an attempt's assertion in cancel()");
+    Throwable boom = thrown.make("an attempt's fault in cancel()");
     CompletableFuture<Integer> attempt = new CompletableFuture<>() {
       @Override
       public boolean cancel(boolean mayInterruptIfRunning) {
-        throw boom;
+        throw Thrown.unchecked(boom);
       }
     };
     Hostpace engine = oneAtATime("a.test", log);
     CompletableFuture<Integer> call = engine.execute(ScriptedExchange.statuses("http://a.test/")
         .answers(number -> attempt).build());
 
-    // As for an exception there: not thrown at the caller, whose end stands.
+    // Not thrown at the caller, whose end stands.
     assertThatCode(() -> call.cancel(true)).doesNotThrowAnyException();
     assertThat(call).isCancelled();
-    assertOneWarning(log, boom, "threw java.lang.AssertionError as its caller ended its call");
+    assertOneWarning(log, boom, "threw " + thrown.className() + " as its caller ended its call");
     attempt.complete(200); // the attempt that could not be let go ends
     assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
   }
