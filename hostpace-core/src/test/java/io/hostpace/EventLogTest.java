@@ -329,6 +329,26 @@ class EventLogTest {
         .addLimit(host, Limits.inFlight(1)).build();
   }
 
+  /**
+   * A timeout policy that gives each attempt {@code budget} and hears outcomes in silence: a test
+   * overrides the one method that throws.
+   */
+  private static class Budgeting implements TimeoutPolicy {
+    private final Duration budget;
+
+    Budgeting(Duration budget) {
+      this.budget = budget;
+    }
+
+    @Override
+    public Budget budget(long now, String endpoint, String kind) {
+      return Budget.send(budget.toNanos(), Budget.Basis.DEFAULT);
+    }
+
+    @Override
+    public void onOutcome(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {}
+  }
+
   /** {@code log} holds one warning, of {@code thrown}, whose message says {@code saying}. */
   private static void assertOneWarning(RecordingLogger log, Throwable thrown, String saying) {
     assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
@@ -499,14 +519,11 @@ class EventLogTest {
   void L2_aTimeoutPolicyThatThrowsForABudgetIsAWarningAndItsAttemptsGoWithoutADeadline(Thrown thrown) {
     RecordingLogger log = new RecordingLogger(Level.INFO);
     Throwable boom = thrown.make("a policy's fault");
-    TimeoutPolicy throwing = new TimeoutPolicy() {
+    TimeoutPolicy throwing = new Budgeting(Duration.ofMinutes(1)) {
       @Override
       public Budget budget(long now, String endpoint, String kind) {
         throw Thrown.unchecked(boom);
       }
-
-      @Override
-      public void onOutcome(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {}
     };
     server.script(exchange -> Reply.ok().after(Duration.ofMinutes(10)));
     Hostpace engine = oneAtATime("a.test", log, throwing);
@@ -531,15 +548,7 @@ class EventLogTest {
   void L2_aTimeoutPolicyThatThrowsJudgingAServersTimeoutIsAWarningAndTheAnswerIsRetriedAsAnother504(Thrown thrown) {
     RecordingLogger log = new RecordingLogger(Level.INFO);
     Throwable boom = thrown.make("a policy's fault");
-    TimeoutPolicy throwing = new TimeoutPolicy() {
-      @Override
-      public Budget budget(long now, String endpoint, String kind) {
-        return Budget.send(Duration.ofMinutes(1).toNanos(), Budget.Basis.DEFAULT);
-      }
-
-      @Override
-      public void onOutcome(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {}
-
+    TimeoutPolicy throwing = new Budgeting(Duration.ofMinutes(1)) {
       @Override
       public boolean reachedServerLimit(String endpoint, Outcome outcome, long durationNanos) {
         throw Thrown.unchecked(boom);
@@ -561,12 +570,7 @@ class EventLogTest {
   void L2_aTimeoutPolicyThatThrowsWhenToldAnOutcomeIsAWarningAndItsCallsEndAsTheirAttemptsDid(Thrown thrown) {
     RecordingLogger log = new RecordingLogger(Level.INFO);
     Throwable boom = thrown.make("a policy's fault");
-    TimeoutPolicy throwing = new TimeoutPolicy() {
-      @Override
-      public Budget budget(long now, String endpoint, String kind) {
-        return Budget.send(Duration.ofSeconds(1).toNanos(), Budget.Basis.DEFAULT);
-      }
-
+    TimeoutPolicy throwing = new Budgeting(Duration.ofSeconds(1)) {
       @Override
       public void onOutcome(long now, String endpoint, String kind, Outcome outcome, long durationNanos) {
         throw Thrown.unchecked(boom);

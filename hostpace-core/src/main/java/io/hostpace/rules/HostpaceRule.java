@@ -291,6 +291,18 @@ final class HostpaceRule implements LearningRule {
     }
 
     /**
+     * Paces a host not yet paced at {@code base} a second from {@code now}, doubled each second until
+     * the next pause (SPEC R9); the interval of that pace.
+     */
+    long slowStartAt(double base, long now) {
+      this.base = base;
+      wmax = 0;
+      epoch = now;
+      ramp = 0;
+      return withMargin(toInterval(base));
+    }
+
+    /**
      * Paces the host at the interval {@code next}, in nanoseconds, from {@code now}, as its bracket
      * asks; that interval, with the margin of the host's round trips ({@link #withMargin}).
      */
@@ -893,10 +905,7 @@ final class HostpaceRule implements LearningRule {
       // after the first and is paused again.
       double pause = (memory.pausedUntil - now) / NANOS;
       if (pause > 0) {
-        memory.base = UNDER_MEASURED / pause;
-        memory.epoch = now;
-        memory.ramp = 0;
-        return memory.withMargin(toInterval(memory.base));
+        return memory.slowStartAt(UNDER_MEASURED / pause, now);
       }
     }
     if (first || gate || accepted == 0 || !(seconds > 0)) {
@@ -908,10 +917,7 @@ final class HostpaceRule implements LearningRule {
       // Paused, not yet paced: what it accepted between the pauses is a floor of its rate (a bucket
       // with no burst accepts one a pause, whatever its rate). Slow start from there: doubled each
       // second until the next pause, which tells the rate.
-      memory.base = UNDER_MEASURED * m;
-      memory.epoch = now;
-      memory.ramp = 0;
-      return memory.withMargin(toInterval(memory.base));
+      return memory.slowStartAt(UNDER_MEASURED * m, now);
     }
     if (memory.wmax == 0) {
       // Paused in that slow start: the pace of the last accepted answers was taken, this one not.
