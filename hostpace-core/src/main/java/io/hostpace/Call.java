@@ -613,19 +613,26 @@ final class Call<R> implements Runnable {
    * failed (then this finds it done and does nothing). An attempt in flight is cancelled first, so that its place is freed
    * only once the client has let the request go; its failure frees the place as any failure does.
    * Told by its {@link CallFuture}.
+   *
+   * <p>The call is cancelled with the engine whatever the attempt's {@code cancel} throws (its
+   * future logs it): a call left in flight would have a refusal of that attempt queued again,
+   * and that retry's turn, finding the call cancelled, would hold its host's place for good.
    */
   void cancelled() {
     CompletableFuture<R> future = attemptInFlight;
-    if (future != null) {
-      future.cancel(true);
+    try {
+      if (future != null) {
+        future.cancel(true);
+      }
+    } finally {
+      settlement.cancel(this);
     }
-    settlement.cancel(this);
   }
 
   /** {@link #cancelled} threw {@code failure}, which its future caught: logged (SPEC L2). */
   void cancelThrew(Throwable failure) {
     exchangeThrew(" as its caller ended its call", failure,
-        "the caller's end stands, and its place is freed as its attempt ends");
+        "the caller's end stands, and its place is freed");
   }
 
   private void discard(R response) {

@@ -296,7 +296,7 @@ class EventLogTest {
 
   @ParameterizedTest(name = "the attempt throws {0}")
   @EnumSource(Thrown.class)
-  void L2_whatAnAttemptThrowsAsItsCallerCancelsItIsAWarningAndItsPlaceIsFreedAsItEnds(Thrown thrown) {
+  void L2_whatAnAttemptThrowsAsItsCallerCancelsItIsAWarningNotThrownAtTheCaller(Thrown thrown) {
     RecordingLogger log = new RecordingLogger(Level.INFO);
     Throwable boom = thrown.make("an attempt's fault in cancel()");
     CompletableFuture<Integer> attempt = new CompletableFuture<>() {
@@ -315,6 +315,33 @@ class EventLogTest {
     assertOneWarning(log, boom, "threw " + thrown.className() + " as its caller ended its call");
     attempt.complete(200); // the attempt that could not be let go ends
     assertHoldsNothingAndServesTheNext(engine, "http://a.test/next");
+  }
+
+  @ParameterizedTest(name = "the attempt throws {0}")
+  @EnumSource(Thrown.class)
+  void L2_whatAnAttemptThrowsAsItsCallerCancelsItStillFreesItsPlaceAtOnceAndARefusalOfItHoldsNone(Thrown thrown) {
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    CompletableFuture<Integer> attempt = new CompletableFuture<>() {
+      @Override
+      public boolean cancel(boolean mayInterruptIfRunning) {
+        throw Thrown.unchecked(thrown.make("an attempt's fault in cancel()"));
+      }
+    };
+    Hostpace engine = oneAtATime("a.test", log);
+    CompletableFuture<Integer> call = engine.execute(ScriptedExchange.statuses("http://a.test/")
+        .answers(number -> number == 1 ? attempt : CompletableFuture.completedFuture(200)).build());
+    call.cancel(true);
+
+    // As any cancel does (SPEC T5): the next request has the place while the attempt goes on.
+    CompletableFuture<Integer> next = engine.execute(ScriptedExchange.statuses("http://a.test/next")
+        .answers(ScriptedExchange.inTurn(List.of(200))).build());
+    time.advance(Duration.ofSeconds(1));
+    assertThat(next).isCompletedWithValue(200);
+
+    // The attempt that could not be let go is refused: not queued again for a caller that ended
+    // its call, where its turn would find the call cancelled and hold its host's place for good.
+    attempt.complete(429);
+    assertHoldsNothingAndServesTheNext(engine, "http://a.test/after");
   }
 
   /** An engine on {@code time} that logs to {@code log}, {@code host} one request at a time. */
