@@ -37,12 +37,14 @@ final class ProbeSender {
   private final String userAgent;
   private final Caller caller;
   private final Prober<Seen> prober;
+  private final EventLog log;
 
   ProbeSender(
       Probe probe, String userAgent, TimeoutPolicy policy, Clock clock, Timer timer, Caller caller, EventLog log) {
     this.probe = probe;
     this.userAgent = userAgent;
     this.caller = caller;
+    this.log = log;
     this.prober = new Prober<>(
         policy, clock, timer, this::send, (failure, wentOn) -> log.policyThrew(policy, failure, wentOn));
   }
@@ -82,16 +84,28 @@ final class ProbeSender {
         return outcome != null ? outcome : Outcome.SERVER_ERROR;
       }
       int status = exchange.status(response);
-      try {
-        exchange.discard(response);
-      } catch (RuntimeException e) {
-        // letting the probe's response go must not stop the requests that wait for it
-      }
+      discard(exchange, response);
       if (probe.healthy(status)) {
         return Outcome.SUCCESS;
       }
       Outcome outcome = status >= 100 && status <= 599 ? Outcome.ofStatus(status) : Outcome.SERVER_ERROR;
       return outcome == Outcome.SUCCESS ? Outcome.REJECTED : outcome;
     });
+  }
+
+  /**
+   * Lets the probe's response go; whatever that throws, the probe is judged by its status. As for
+   * a call's response (SPEC L2), an exception is routine on a broken connection and not said, and
+   * anything else, an {@code Error} (an assertion in a test's exchange), is logged: let through, it
+   * would fail the probe and keep the endpoint held.
+   */
+  private <R> void discard(Exchange<R> exchange, R response) {
+    try {
+      exchange.discard(response);
+    } catch (RuntimeException e) {
+      // letting the probe's response go must not stop the requests that wait for it
+    } catch (Throwable e) {
+      log.exchangeThrew(exchange, " from discard", e, "its probe was judged by its status");
+    }
   }
 }

@@ -307,6 +307,46 @@ class EngineProbeTest {
     assertThat(engine.snapshot()).allSatisfy(host -> assertThat(host.inFlight()).isZero());
   }
 
+  @ParameterizedTest(name = "the probe's exchange throws {0}")
+  @EnumSource(Thrown.class)
+  void D6_L2_whatAProbesExchangeThrowsLettingItsAnswerGoLeavesTheProbeJudgedByItsStatus(Thrown thrown) {
+    Throwable boom = thrown.make("an adapter's fault");
+    Probe throwing = new Probe() {
+      @Override
+      public Exchange<?> exchange(URI seen, String userAgent) {
+        return server.new FakeExchange(seen.resolve("/"), "HEAD", true) {
+          @Override
+          public void discard(Response response) {
+            throw Thrown.unchecked(boom);
+          }
+        };
+      }
+    };
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
+        .timeoutPolicy(TimeoutPolicy.adaptive(settings().build())).probe(throwing).build();
+    refusedThreeTimes(engine);
+    server.script(exchange -> Reply.ok().after(Duration.ofMillis(50)));
+
+    time.advance(Duration.ofMillis(470)); // 0.5 s: within the cool-down
+    CompletableFuture<Response> real = engine.execute(server.get("http://dead.test/sparql?q=4"));
+    assertThatCode(() -> time.advance(Duration.ofMillis(100))).doesNotThrowAnyException();
+
+    // Its 200 is a probe that succeeded, so the request that waited for it goes with a full budget.
+    assertThat(server.starts()).containsExactly("0.000 /sparql", "0.010 /sparql", "0.020 /sparql", "0.500 /",
+        "0.550 /sparql");
+    assertThat(real).isCompletedWithValueMatching(response -> response.status() == 200);
+    // As for a call's exchange: an Error letting a response go is said, an exception is routine.
+    if (thrown == Thrown.ERROR) {
+      assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
+        assertThat(line.thrown()).isSameAs(boom);
+        assertThat(line.message()).contains("exchange").contains("threw java.lang.AssertionError from discard");
+      });
+    } else {
+      assertThat(log.at(Level.WARNING)).isEmpty();
+    }
+  }
+
   @Test
   void D6_aFailedProbeKeepsTheEndpointDownAndTheNextComesAfterADoubledCoolDown() {
     Hostpace engine = engine(settings().build());
