@@ -26,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@link #processes} is the count it last returned (1 before any); {@link #keeps} is read
  *       once, false if it threw.
  *   <li>{@link #listen}, asked as the engine is built, throws on: an engine that cannot hear its
- *       fleet is not built, and the caller of {@code build()} is told, the fleet named. Closing
+ *       fleet is not built, and the caller of {@code build()} is told by an {@link
+ *       IllegalStateException} naming the fleet, what it threw (an {@code Error} too) its cause. Closing
  *       its registration, as the engine closes, is logged if it throws, and the close goes on.
  * </ul>
  *
@@ -169,7 +170,8 @@ final class GuardedFleet implements Fleet {
     Listening listening;
     try {
       listening = fleet.listen(listener);
-    } catch (RuntimeException failure) {
+    } catch (RuntimeException | Error failure) {
+      // An Error (an assertion in a test's fleet) as an exception: both name the fleet.
       throw new IllegalStateException("fleet " + fleet.getClass().getName() + " threw "
           + failure.getClass().getName() + " from listen: an engine that cannot hear its fleet is not built", failure);
     }

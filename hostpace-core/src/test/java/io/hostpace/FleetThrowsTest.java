@@ -237,13 +237,14 @@ class FleetThrowsTest {
     allAnsweredAndOneWarning(throwing, calls, "recall");
   }
 
-  @Test
-  void L2_aFleetWhoseListenThrowsIsAnEngineNotBuiltNamingTheFleet() {
-    Throwing throwing = new Throwing(Thrown.EXCEPTION, 1, "listen");
+  @ParameterizedTest(name = "the fleet throws {0}")
+  @EnumSource(Thrown.class)
+  void L2_aFleetWhoseListenThrowsIsAnEngineNotBuiltNamingTheFleet(Thrown thrown) {
+    Throwing throwing = new Throwing(thrown, 1, "listen");
     assertThatThrownBy(() -> engine(throwing, Limits.inFlight(4)))
         .isInstanceOf(IllegalStateException.class)
-        .hasCause(throwing.boom)
-        .hasMessageContaining("fleet " + Throwing.class.getName() + " threw java.lang.IllegalStateException from listen");
+        .hasCauseReference(throwing.boom)
+        .hasMessageContaining("fleet " + Throwing.class.getName() + " threw " + thrown.className() + " from listen");
   }
 
   @ParameterizedTest(name = "the fleet throws {0}")
