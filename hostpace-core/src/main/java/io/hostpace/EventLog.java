@@ -62,6 +62,14 @@ final class EventLog {
   }
 
   /**
+   * {@code probe}, the probe the engine was given (SPEC D6), threw {@code failure} building a probe's
+   * exchange: no probe went, and it counted as a failed one.
+   */
+  void probeThrew(Object probe, Throwable failure) {
+    threw("probe", probe, " from exchange", failure, "no probe was sent, and it counted as a server error");
+  }
+
+  /**
    * {@code fleet}, the engine's fleet, threw {@code failure} from its method {@code method};
    * {@code wentOn} says what the engine took in its place ({@link GuardedFleet}).
    */

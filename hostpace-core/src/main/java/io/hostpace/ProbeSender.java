@@ -33,6 +33,9 @@ final class ProbeSender {
     <R> CompletableFuture<R> call(Exchange<R> exchange, CallContext context, Budget budget);
   }
 
+  /** What a probe whose adapter code threw counts as: the endpoint stays held, as after any failed probe. */
+  private static final String FAILED = "its probe counted as a server error";
+
   private final Probe probe;
   private final String userAgent;
   private final Caller caller;
@@ -74,16 +77,29 @@ final class ProbeSender {
 
   /** Sends the probe of {@code hostKey} through its host's queue, with its own budget (SPEC D6). */
   private CompletableFuture<Outcome> send(String hostKey, Seen seen, Budget budget) {
-    return send(probe.exchange(seen.uri(), userAgent), probeContext(seen.context()), budget);
+    Exchange<?> exchange;
+    try {
+      exchange = probe.exchange(seen.uri(), userAgent);
+    } catch (RuntimeException | Error e) {
+      log.probeThrew(probe, e);
+      return CompletableFuture.completedFuture(Outcome.SERVER_ERROR);
+    }
+    return send(exchange, probeContext(seen.context()), budget);
   }
 
   private <R> CompletableFuture<Outcome> send(Exchange<R> exchange, CallContext context, Budget budget) {
     return caller.call(exchange, context, budget).handle((response, failure) -> {
       if (failure != null) {
-        Outcome outcome = Outcomes.ofFailure(exchange, Failures.unwrap(failure));
+        Throwable cause = Failures.unwrap(failure);
+        if (cause instanceof Error) {
+          // What the exchange threw failed the probe's call (an assertion in a test's exchange
+          // reading the answer), and a probe has no caller to see it: said, as a failed probe.
+          log.exchangeThrew(exchange, " in its probe's call", cause, FAILED);
+        }
+        Outcome outcome = Outcomes.ofFailure(exchange, cause);
         return outcome != null ? outcome : Outcome.SERVER_ERROR;
       }
-      int status = exchange.status(response);
+      int status = exchange.status(response); // read by the call once already, without a throw
       discard(exchange, response);
       if (probe.healthy(status)) {
         return Outcome.SUCCESS;

@@ -347,6 +347,80 @@ class EngineProbeTest {
     }
   }
 
+  @ParameterizedTest(name = "the probe throws {0}")
+  @EnumSource(Thrown.class)
+  void D6_L2_aProbeThatThrowsBuildingItsExchangeIsAFailedProbeAndSaid(Thrown thrown) {
+    Throwable boom = thrown.make("an adapter's fault");
+    Probe throwing = new Probe() {
+      @Override
+      public Exchange<?> exchange(URI seen, String userAgent) {
+        throw Thrown.unchecked(boom);
+      }
+    };
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
+        .timeoutPolicy(TimeoutPolicy.adaptive(settings().build())).probe(throwing).build();
+    refusedThreeTimes(engine);
+    server.script(exchange -> Reply.ok());
+
+    assertThatCode(() -> time.advance(Duration.ofSeconds(4))).doesNotThrowAnyException();
+
+    // No probe went, and it counted as failed: the endpoint stays down. The log says a kind of
+    // failure once as a warning.
+    assertThat(server.startTimes("HEAD")).isEmpty();
+    CompletableFuture<Response> real = engine.execute(server.get("http://dead.test/sparql?q=4"));
+    time.advance(Duration.ofMillis(10));
+    assertThat(real).isCompletedExceptionally();
+    assertThatThrownBy(real::join).hasCauseInstanceOf(EndpointDownException.class);
+    assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
+      assertThat(line.thrown()).isSameAs(boom);
+      assertThat(line.message()).contains("probe").contains("threw " + thrown.className() + " from exchange");
+    });
+  }
+
+  @ParameterizedTest(name = "the probe's exchange throws {0}")
+  @EnumSource(Thrown.class)
+  void D6_L2_whatAProbesExchangeThrowsReadingItsAnswerIsAFailedProbeAndAnErrorIsSaid(Thrown thrown) {
+    Throwable boom = thrown.make("an adapter's fault");
+    Probe throwing = new Probe() {
+      @Override
+      public Exchange<?> exchange(URI seen, String userAgent) {
+        return server.new FakeExchange(seen.resolve("/"), "HEAD", true) {
+          @Override
+          public int status(Response response) {
+            throw Thrown.unchecked(boom);
+          }
+        };
+      }
+    };
+    RecordingLogger log = new RecordingLogger(Level.INFO);
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
+        .timeoutPolicy(TimeoutPolicy.adaptive(settings().build())).probe(throwing).build();
+    refusedThreeTimes(engine);
+    server.script(exchange -> Reply.ok());
+
+    assertThatCode(() -> time.advance(Duration.ofSeconds(4))).doesNotThrowAnyException();
+    CompletableFuture<Response> real = engine.execute(server.get("http://dead.test/sparql?q=4"));
+    time.advance(Duration.ofMillis(500));
+
+    // Each probe went and its answer could not be read: each counted as failed, so the request
+    // that came waited for the probe it brought and, that one failed too, fails fast unsent (a
+    // probe that succeeded would have let it go, as above).
+    assertThat(server.starts()).containsExactly("0.000 /sparql", "0.010 /sparql", "0.020 /sparql", "1.025 /",
+        "3.125 /", "4.030 /");
+    assertThat(real).isCompletedExceptionally();
+    assertThatThrownBy(real::join).hasCauseInstanceOf(EndpointDownException.class);
+    // As for a call's exchange: an Error is said, an exception is a failure like a broken connection's.
+    if (thrown == Thrown.ERROR) {
+      assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
+        assertThat(line.thrown()).isSameAs(boom);
+        assertThat(line.message()).contains("exchange").contains("threw java.lang.AssertionError in its probe's call");
+      });
+    } else {
+      assertThat(log.at(Level.WARNING)).isEmpty();
+    }
+  }
+
   @Test
   void D6_aFailedProbeKeepsTheEndpointDownAndTheNextComesAfterADoubledCoolDown() {
     Hostpace engine = engine(settings().build());
