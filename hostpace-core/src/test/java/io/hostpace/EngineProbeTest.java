@@ -282,11 +282,8 @@ class EngineProbeTest {
   @EnumSource(Thrown.class)
   void D6_L2_aProbeThatThrowsBuildingItsExchangeIsAFailedProbeAndTheRequestsGo(Thrown thrown) {
     Throwable boom = thrown.make("a probe's fault");
-    Probe throwing = new Probe() {
-      @Override
-      public Exchange<?> exchange(URI seen, String userAgent) {
-        throw Thrown.unchecked(boom);
-      }
+    Probe throwing = (seen, userAgent) -> {
+      throw Thrown.unchecked(boom);
     };
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
         .timeoutPolicy(TimeoutPolicy.adaptive(settings().build())).probe(throwing).build();
@@ -311,21 +308,14 @@ class EngineProbeTest {
   @EnumSource(Thrown.class)
   void D6_L2_whatAProbesExchangeThrowsLettingItsAnswerGoLeavesTheProbeJudgedByItsStatus(Thrown thrown) {
     Throwable boom = thrown.make("an adapter's fault");
-    Probe throwing = new Probe() {
+    Probe throwing = (seen, userAgent) -> server.new FakeExchange(seen.resolve("/"), "HEAD", true) {
       @Override
-      public Exchange<?> exchange(URI seen, String userAgent) {
-        return server.new FakeExchange(seen.resolve("/"), "HEAD", true) {
-          @Override
-          public void discard(Response response) {
-            throw Thrown.unchecked(boom);
-          }
-        };
+      public void discard(Response response) {
+        throw Thrown.unchecked(boom);
       }
     };
     RecordingLogger log = new RecordingLogger(Level.INFO);
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
-        .timeoutPolicy(TimeoutPolicy.adaptive(settings().build())).probe(throwing).build();
-    refusedThreeTimes(engine);
+    Hostpace engine = downWithProbe(throwing, log);
     server.script(exchange -> Reply.ok().after(Duration.ofMillis(50)));
 
     time.advance(Duration.ofMillis(470)); // 0.5 s: within the cool-down
@@ -337,30 +327,18 @@ class EngineProbeTest {
         "0.550 /sparql");
     assertThat(real).isCompletedWithValueMatching(response -> response.status() == 200);
     // As for a call's exchange: an Error letting a response go is said, an exception is routine.
-    if (thrown == Thrown.ERROR) {
-      assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
-        assertThat(line.thrown()).isSameAs(boom);
-        assertThat(line.message()).contains("exchange").contains("threw java.lang.AssertionError from discard");
-      });
-    } else {
-      assertThat(log.at(Level.WARNING)).isEmpty();
-    }
+    assertSaidIfError(log, thrown, boom, "threw java.lang.AssertionError from discard");
   }
 
   @ParameterizedTest(name = "the probe throws {0}")
   @EnumSource(Thrown.class)
   void D6_L2_aProbeThatThrowsBuildingItsExchangeIsAFailedProbeAndSaid(Thrown thrown) {
     Throwable boom = thrown.make("an adapter's fault");
-    Probe throwing = new Probe() {
-      @Override
-      public Exchange<?> exchange(URI seen, String userAgent) {
-        throw Thrown.unchecked(boom);
-      }
+    Probe throwing = (seen, userAgent) -> {
+      throw Thrown.unchecked(boom);
     };
     RecordingLogger log = new RecordingLogger(Level.INFO);
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
-        .timeoutPolicy(TimeoutPolicy.adaptive(settings().build())).probe(throwing).build();
-    refusedThreeTimes(engine);
+    Hostpace engine = downWithProbe(throwing, log);
     server.script(exchange -> Reply.ok());
 
     assertThatCode(() -> time.advance(Duration.ofSeconds(4))).doesNotThrowAnyException();
@@ -382,21 +360,14 @@ class EngineProbeTest {
   @EnumSource(Thrown.class)
   void D6_L2_whatAProbesExchangeThrowsReadingItsAnswerIsAFailedProbeAndAnErrorIsSaid(Thrown thrown) {
     Throwable boom = thrown.make("an adapter's fault");
-    Probe throwing = new Probe() {
+    Probe throwing = (seen, userAgent) -> server.new FakeExchange(seen.resolve("/"), "HEAD", true) {
       @Override
-      public Exchange<?> exchange(URI seen, String userAgent) {
-        return server.new FakeExchange(seen.resolve("/"), "HEAD", true) {
-          @Override
-          public int status(Response response) {
-            throw Thrown.unchecked(boom);
-          }
-        };
+      public int status(Response response) {
+        throw Thrown.unchecked(boom);
       }
     };
     RecordingLogger log = new RecordingLogger(Level.INFO);
-    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
-        .timeoutPolicy(TimeoutPolicy.adaptive(settings().build())).probe(throwing).build();
-    refusedThreeTimes(engine);
+    Hostpace engine = downWithProbe(throwing, log);
     server.script(exchange -> Reply.ok());
 
     assertThatCode(() -> time.advance(Duration.ofSeconds(4))).doesNotThrowAnyException();
@@ -411,10 +382,23 @@ class EngineProbeTest {
     assertThat(real).isCompletedExceptionally();
     assertThatThrownBy(real::join).hasCauseInstanceOf(EndpointDownException.class);
     // As for a call's exchange: an Error is said, an exception is a failure like a broken connection's.
+    assertSaidIfError(log, thrown, boom, "threw java.lang.AssertionError in its probe's call");
+  }
+
+  /** An engine that probes with {@code probe} and logs to {@code log}, {@code dead.test} down after three refusals. */
+  private Hostpace downWithProbe(Probe probe, RecordingLogger log) {
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).logger(log)
+        .timeoutPolicy(TimeoutPolicy.adaptive(settings().build())).probe(probe).build();
+    refusedThreeTimes(engine);
+    return engine;
+  }
+
+  /** That {@code log} said {@code boom}, an {@code Error}, once as a warning naming the exchange; nothing for an exception. */
+  private static void assertSaidIfError(RecordingLogger log, Thrown thrown, Throwable boom, String said) {
     if (thrown == Thrown.ERROR) {
       assertThat(log.at(Level.WARNING)).singleElement().satisfies(line -> {
         assertThat(line.thrown()).isSameAs(boom);
-        assertThat(line.message()).contains("exchange").contains("threw java.lang.AssertionError in its probe's call");
+        assertThat(line.message()).contains("exchange").contains(said);
       });
     } else {
       assertThat(log.at(Level.WARNING)).isEmpty();
