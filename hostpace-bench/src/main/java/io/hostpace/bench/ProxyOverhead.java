@@ -58,7 +58,9 @@ import java.util.regex.Pattern;
  * given: the proxy's path, the longer, is still being compiled after a shorter warm-up). With a
  * delay, each of the upstream's answers waits that long before it is sent, as an upstream across
  * a network would: the figure is then what the proxy costs where the loop is not bound by the
- * processors alone.
+ * processors alone. A fifth argument {@code bare} puts a {@link BareForwarder} in the proxy's
+ * place: the bound of the ratio for any proxy on the same server library where the loop, the
+ * proxy and the upstream share the machine's processors.
  */
 public final class ProxyOverhead {
 
@@ -72,10 +74,12 @@ public final class ProxyOverhead {
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
     int warmUp = args.length > 2 ? Integer.parseInt(args[2]) : 10;
     long delayMillis = args.length > 3 ? Long.parseLong(args[3]) : 0;
+    boolean bare = args.length > 4 && args[4].equals("bare");
     System.out.println("java " + System.getProperty("java.vm.version") + ", "
         + Runtime.getRuntime().availableProcessors() + " processors, " + THREADS + " client threads, "
         + seconds + " s a phase, " + rounds + " rounds after " + warmUp + " s of warm-up each, the upstream answering "
-        + (delayMillis == 0 ? "at once" : "after " + delayMillis + " ms") + "; load average " + loadAverage());
+        + (delayMillis == 0 ? "at once" : "after " + delayMillis + " ms") + ", "
+        + (bare ? "a bare forwarder in the proxy's place" : "the proxy") + "; load average " + loadAverage());
 
     // The JDK's server writes a response's headers and its body apart; without TCP_NODELAY the
     // body waits for the client's delayed ACK of the headers (Linux's delayed-ACK timer), and that wait,
@@ -103,10 +107,7 @@ public final class ProxyOverhead {
     });
     upstream.start();
     URI upstreamUri = URI.create("http://127.0.0.1:" + upstream.getAddress().getPort());
-    try (Hostpace engine = Hostpace.builder().limitsForEveryHost(Limits.inFlight(Integer.MAX_VALUE))
-            .widenFirstContact(false).build();
-        HostpaceProxy proxy = HostpaceProxy.builder(engine)
-            .listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).route("/up", upstreamUri).start()) {
+    try (Proxied proxy = bare ? new BareForwarder(upstreamUri) : new Paced(upstreamUri)) {
       ExecutorService clientThreads = Executors.newCachedThreadPool(named("client-http-"));
       HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(clientThreads).build();
       Matcher id = Pattern.compile("\\((\\d+)\\)").matcher(client.toString()); // the JDK names its client's selector thread by its number
@@ -146,6 +147,35 @@ public final class ProxyOverhead {
   }
 
   /** What one phase counted: its answers, all 200, and the nanoseconds it took. */
+  /** What the loop goes through to the upstream, at {@link #uri()}{@code /up}. */
+  interface Proxied extends AutoCloseable {
+    URI uri();
+  }
+
+  /** The proxy, on an engine that never holds a request back. */
+  private static final class Paced implements Proxied {
+    private final Hostpace engine = Hostpace.builder().limitsForEveryHost(Limits.inFlight(Integer.MAX_VALUE))
+        .widenFirstContact(false).build();
+    private final HostpaceProxy proxy;
+
+    Paced(URI upstream) {
+      proxy = HostpaceProxy.builder(engine)
+          .listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).route("/up", upstream).start();
+    }
+
+    @Override
+    public URI uri() {
+      return proxy.uri();
+    }
+
+    @Override
+    public void close() {
+      try (engine) {
+        proxy.close();
+      }
+    }
+  }
+
   record Phase(long answers, long nanos) {}
 
   /**
