@@ -58,9 +58,10 @@ import java.util.regex.Pattern;
  * given: the proxy's path, the longer, is still being compiled after a shorter warm-up). With a
  * delay, each of the upstream's answers waits that long before it is sent, as an upstream across
  * a network would: the figure is then what the proxy costs where the loop is not bound by the
- * processors alone. A fifth argument {@code bare} puts a {@link BareForwarder} in the proxy's
- * place: the bound of the ratio for any proxy on the same server library where the loop, the
- * proxy and the upstream share the machine's processors.
+ * processors alone. A fifth argument says what the loop goes through: {@code proxy} (unless
+ * given), or {@code bare}, a {@link BareForwarder} in the proxy's place: the bound of the ratio for
+ * any proxy on the same server library where the loop, the proxy and the upstream share the
+ * machine's processors.
  */
 public final class ProxyOverhead {
 
@@ -74,7 +75,11 @@ public final class ProxyOverhead {
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
     int warmUp = args.length > 2 ? Integer.parseInt(args[2]) : 10;
     long delayMillis = args.length > 3 ? Long.parseLong(args[3]) : 0;
-    boolean bare = args.length > 4 && args[4].equals("bare");
+    String through = args.length > 4 ? args[4] : "proxy";
+    if (!through.equals("proxy") && !through.equals("bare")) {
+      throw new IllegalArgumentException("the fifth argument is proxy or bare: was '" + through + "'");
+    }
+    boolean bare = through.equals("bare");
     System.out.println("java " + System.getProperty("java.vm.version") + ", "
         + Runtime.getRuntime().availableProcessors() + " processors, " + THREADS + " client threads, "
         + seconds + " s a phase, " + rounds + " rounds after " + warmUp + " s of warm-up each, the upstream answering "
@@ -146,7 +151,6 @@ public final class ProxyOverhead {
     }
   }
 
-  /** What one phase counted: its answers, all 200, and the nanoseconds it took. */
   /** What the loop goes through to the upstream, at {@link #uri()}{@code /up}. */
   interface Proxied extends AutoCloseable {
     URI uri();
@@ -176,6 +180,7 @@ public final class ProxyOverhead {
     }
   }
 
+  /** What one phase counted: its answers, all 200, and the nanoseconds it took. */
   record Phase(long answers, long nanos) {}
 
   /**
