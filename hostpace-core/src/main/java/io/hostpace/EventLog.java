@@ -63,10 +63,10 @@ final class EventLog {
 
   /**
    * {@code probe}, the probe the engine was given (SPEC D6), threw {@code failure} building a probe's
-   * exchange: no probe went, and it counted as a failed one.
+   * exchange; {@code wentOn} says what the prober took in its place.
    */
-  void probeThrew(Object probe, Throwable failure) {
-    threw("probe", probe, " from exchange", failure, "no probe was sent, and it counted as a server error");
+  void probeThrew(Object probe, Throwable failure, String wentOn) {
+    threw("probe", probe, " from exchange", failure, wentOn);
   }
 
   /**

@@ -81,7 +81,7 @@ final class ProbeSender {
     try {
       exchange = probe.exchange(seen.uri(), userAgent);
     } catch (RuntimeException | Error e) {
-      log.probeThrew(probe, e);
+      log.probeThrew(probe, e, "no probe was sent, and it counted as a server error");
       return CompletableFuture.completedFuture(Outcome.SERVER_ERROR);
     }
     return send(exchange, probeContext(seen.context()), budget);
