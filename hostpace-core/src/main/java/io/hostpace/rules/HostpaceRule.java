@@ -16,10 +16,12 @@ import org.jspecify.annotations.Nullable;
  * <ol>
  *   <li><b>Measure, don't guess</b> (the AWS SDK's adaptive retry mode measures its fill rate from
  *       successes). While a host refuses some of what we send, the rate of the answers it
- *       accepts <em>is</em> its rate. The rule keeps the times of the last {@value #SAMPLES}
- *       accepted answers; at a refusal, one over the median gap between those of the last
+ *       accepts <em>is</em> its rate. The rule keeps the last {@value #SAMPLES} accepted
+ *       answers; at a refusal, one over the median gap between the starts of those of the last
  *       {@value #WINDOW_SECONDS} s is the measured rate {@code m} (the median, because gaps
- *       while we had less to send say nothing of the host). Two readings sharpen it. When the last
+ *       while we had less to send say nothing of the host; the starts, because requests started
+ *       together and let through by a burst the host held answer apart only by their round
+ *       trips' spread, which is no rate). Two readings sharpen it. When the last
  *       {@value #SAMPLES} answers came with nothing refused between them, they came at our pace,
  *       which the host took: {@code m} is at least the pace of the last two. When refusals came
  *       between them, their gaps hold our own waits after each refusal as well: a request refused
@@ -173,6 +175,8 @@ final class HostpaceRule implements LearningRule {
 
     /** The times of the last accepted answers, a ring; {@code answers[next]} is the oldest once full. */
     final long[] answers = new long[SAMPLES];
+    /** When the requests of {@link #answers} started, beside them. */
+    final long[] starts = new long[SAMPLES];
     int count;
     int next;
     /** Which of {@link #answers} another process of the fleet met, a bit for each place of the ring. */
@@ -370,9 +374,13 @@ final class HostpaceRule implements LearningRule {
       return Math.min(MAX_INTERVAL, interval + margin);
     }
 
-    /** Counts an accepted answer at {@code now}: this process's own, or one another process met ({@code heard}). */
-    void answered(long now, boolean heard) {
+    /**
+     * Counts an accepted answer at {@code now} to a request started at {@code startedAt}: this
+     * process's own, or one another process met ({@code heard}).
+     */
+    void answered(long now, long startedAt, boolean heard) {
       answers[next] = now;
+      starts[next] = startedAt;
       heardAnswers = heard ? heardAnswers | 1 << next : heardAnswers & ~(1 << next);
       fleetHeard |= heard;
       next = (next + 1) % SAMPLES;
@@ -382,10 +390,13 @@ final class HostpaceRule implements LearningRule {
     }
 
     /**
-     * The accepted answers' rate, per second, or NaN: one over the median gap between the
-     * answers of the last {@value #WINDOW_SECONDS} s (the lower median, at least 3 answers). The
-     * median, not the mean, because the gaps while we sent slower than the host accepts say
-     * nothing of its rate, and the first answers of a refused burst come together.
+     * The accepted answers' rate, per second, or NaN: one over the median gap between the starts
+     * of the answers of the last {@value #WINDOW_SECONDS} s (the lower median, at least 3
+     * answers). The median, not the mean, because the gaps while we sent slower than the host
+     * accepts say nothing of its rate, and the first answers of a refused burst come together. The
+     * starts, not the answers: a host that spaces what it accepts spaces their arrivals, and the
+     * answers follow a round trip later, but requests started together that a burst it held let
+     * through answer apart by as much as their round trips differ, which would read as a rate.
      */
     double measured(long now) {
       return medianGapRate(now, false, 2);
@@ -400,8 +411,8 @@ final class HostpaceRule implements LearningRule {
     }
 
     /**
-     * One over the lower median gap between the accepted answers of the last
-     * {@value #WINDOW_SECONDS} s, per second; with {@code sinceEpoch}, only those after
+     * One over the lower median gap between the starts of the accepted answers of the last
+     * {@value #WINDOW_SECONDS} s, per second; with {@code sinceEpoch}, only those answered after
      * {@link #epoch}. NaN with fewer than {@code fewestGaps} gaps, or a median under a millisecond.
      *
      * <p>In a fleet an answer another process met is heard a trip through the fleet after it came,
@@ -436,15 +447,16 @@ final class HostpaceRule implements LearningRule {
     }
 
     /**
-     * The gap before the accepted answer {@code i} (0: the last), of the first {@code answered}:
-     * from the last answer before it of the same kind, this process's own or another's, over the
-     * answers between them (see {@link #medianGapRate}); -1 when there is none of its kind.
+     * The gap before the start of the accepted answer {@code i} (0: the last), of the first
+     * {@code answered}: from the start of the last answer before it of the same kind, this
+     * process's own or another's, over the answers between them (see {@link #medianGapRate}); -1
+     * when there is none of its kind. Another process's start is heard as late as its answer.
      */
     private long gapBefore(int i, int answered) {
       boolean heard = heardAgo(i);
       for (int j = i + 1; j < answered; j++) {
         if (heardAgo(j) == heard) {
-          return (answerAgo(i) - answerAgo(j)) / (j - i);
+          return (startAgo(i) - startAgo(j)) / (j - i);
         }
       }
       return -1;
@@ -460,9 +472,14 @@ final class HostpaceRule implements LearningRule {
       return answers[(next - 1 - i + SAMPLES) % SAMPLES];
     }
 
+    /** When the request of the accepted answer {@code i} before the last one started (0: the last). */
+    private long startAgo(int i) {
+      return starts[(next - 1 - i + SAMPLES) % SAMPLES];
+    }
+
     /**
-     * One over the gap before the last accepted answer, from the last one of its kind as
-     * {@link #medianGapRate} takes it; 0 when they came together or there is none.
+     * One over the gap before the start of the last accepted answer, from the last one of its kind
+     * as {@link #medianGapRate} takes it; 0 when they started together or there is none.
      */
     double lastGapRate() {
       long gap = gapBefore(0, count);
@@ -726,7 +743,7 @@ final class HostpaceRule implements LearningRule {
     // A host that never accepted a request before has nothing to climb back to (and may be one that
     // other clients keep busy: climbing there only costs refusals).
     boolean acceptedBefore = memory.count > 0;
-    memory.answered(now, heard);
+    memory.answered(now, startedAt, heard);
     memory.trip(now - startedAt);
     memory.acceptedSincePause++;
     if (++memory.acceptedInARow >= SAMPLES) {
@@ -792,7 +809,7 @@ final class HostpaceRule implements LearningRule {
       memory.epoch = now;
       memory.count = 0; // the answers before say nothing of the host now
       memory.next = 0;
-      memory.answered(now, heard);
+      memory.answered(now, startedAt, heard);
       memory.ramp = 2 * NANOS / interval;
       return memory.withMargin(toInterval(memory.ramp));
     }
@@ -1013,7 +1030,7 @@ final class HostpaceRule implements LearningRule {
     Memory fresh = new Memory();
     if (kept instanceof FirstAnswer first) {
       // As onAnswer would have left it after that answer.
-      fresh.answered(first.answeredAt(), first.heard());
+      fresh.answered(first.answeredAt(), first.startedAt(), first.heard());
       fresh.acceptedInARow = 1;
       fresh.runAccepted = 1;
       fresh.runFirstStart = first.startedAt();

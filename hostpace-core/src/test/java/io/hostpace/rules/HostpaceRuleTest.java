@@ -107,10 +107,22 @@ class HostpaceRuleTest {
   }
 
   @Test
+  void R13_requestsStartedTogetherThatAreAcceptedMeasureNoRateHoweverApartTheyAnswer() {
+    // Five started at 0 s, answered 10 to 18 ms later as their round trips differ; the sixth, of
+    // the same moment, refused. Those answers came 2 ms apart, and the host's rate is not five
+    // hundred a second: nothing is measured, so the rule starts slowly, as at a first refusal (its
+    // 250 ms lengthened by the spread of those round trips, at most 3 %).
+    for (int i = 0; i < 5; i++) {
+      answeredStartedAt(0.010 + 0.002 * i, 0);
+    }
+    assertThat(refusedStartedAt(0.019, 0)).isBetween(250_000_000L, 257_500_000L);
+  }
+
+  @Test
   void R13_theIntervalsLeaveRoomForTheSpreadOfTheHostsRoundTripsUpToThreePercent() {
     refusedStartedAt(0.05, 0);
     answeredStartedAt(1.05, 1.0);     // a round trip of 50 ms
-    answeredStartedAt(2.05, 1.99);    // 60 ms
+    answeredStartedAt(2.06, 2.0);     // 60 ms
     answeredStartedAt(3.05, 3.0);
     // 0.96 × 1.0 a second, as without the spread, and 10 ms more: the longest trip less the shortest.
     assertThat(refused(3.5)).isEqualTo(1_041_666_667L + 10_000_000L);
