@@ -44,8 +44,8 @@ class UncoordinatedProcessesPropertiesTest {
   }
 
   /**
-   * As {@link #servers()}, refusing with a bare 429; not yet a bucket that counts refusals, which
-   * can lose a call to one process alone (FirstContactPropertiesTest's disabled example).
+   * As {@link #servers()}, refusing with a bare 429; not yet a bucket that counts refusals, where
+   * each process's refusals run up a debt that the others pay for.
    */
   @Provide
   Arbitrary<Server> bareServers() {

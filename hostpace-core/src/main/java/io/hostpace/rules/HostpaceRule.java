@@ -109,7 +109,8 @@ import org.jspecify.annotations.Nullable;
  * at once (KGF's admission gate) is paused as asked, and then 32 start at once again: the rule
  * learns the number it holds ({@link #inFlightAfterPause}). One that counts in fixed windows
  * refuses whatever the pace until its window resets: {@link WindowQuota} recognises it and
- * follows its windows, and while it does the interval is 0.
+ * follows its windows, and while it does the interval is 0; a window that takes more than the
+ * quota ends it, and the host goes on from the slow start, not unpaced.
  *
  * <p>The rule holds no state of its own: what it learns of a host is a {@link Memory} kept in
  * that host's {@link HostState#memory()}, guarded by the engine's lock; until the host's second
@@ -295,8 +296,8 @@ final class HostpaceRule implements LearningRule {
     }
 
     /**
-     * Paces a host not yet paced at {@code base} a second from {@code now}, doubled each second until
-     * the next pause (SPEC R9); the interval of that pace.
+     * Paces a host not paced now at {@code base} a second from {@code now}, doubled each second
+     * until the next pause or refusal (SPEC R9, R11); the interval of that pace.
      */
     long slowStartAt(double base, long now) {
       this.base = base;
@@ -758,8 +759,19 @@ final class HostpaceRule implements LearningRule {
         memory.runFirstStart = startedAt;
       }
       memory.runLastAnswer = now;
-    } else if (window.accepted(now, startedAt, host)) {
-      return 0; // the quota spaces the starts
+    } else {
+      boolean followed = window.active();
+      if (window.accepted(now, startedAt, host)) {
+        return 0; // the quota spaces the starts
+      }
+      if (followed && !window.active() && interval == 0) {
+        // More accepted in a window than the quota: there was none (an outage that ended, a debt
+        // paid). What waited behind the quota would all start at once, and a bucket that counts its
+        // refusals against the client, whose debt looked like a window, would refuse them all and
+        // go deeper in debt: the host is paced from the slow start instead, which a host that takes
+        // everything leaves within seconds.
+        return memory.slowStartAt(SLOW_START_PER_SECOND, now);
+      }
     }
     long previousStart = memory.lastAcceptedStart;
     if (previousStart == Long.MIN_VALUE || startedAt - previousStart > 0) {

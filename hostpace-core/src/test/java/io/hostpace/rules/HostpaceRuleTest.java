@@ -107,6 +107,25 @@ class HostpaceRuleTest {
   }
 
   @Test
+  void R11_aQuotaThatAWindowTookMoreThanEndsInTheSlowStartNotUnpaced() {
+    // Three accepted at once, then a wall of refusals for 7 s ended by an accepted answer: a quota of
+    // three a window. Two more accepted in that window, and the one more its first window tries:
+    // more than the quota, so there was none (a bucket whose debt looked like a window, say). What
+    // waited behind the quota is paced from the slow start, four a second, not started all at once.
+    for (int i = 0; i < 3; i++) {
+      answeredStartedAt(0.05, 0);
+    }
+    for (double t : new double[] {0.1, 1, 3, 7}) {
+      refused(t);
+    }
+    assertThat(answeredStartedAt(10.05, 10)).isZero();      // the quota spaces the starts
+    for (int i = 0; i < 2; i++) {
+      assertThat(answeredStartedAt(10.1, 10.05)).isZero();
+    }
+    assertThat(answeredStartedAt(10.1, 10.05)).isEqualTo(250_000_000L);
+  }
+
+  @Test
   void R13_requestsStartedTogetherThatAreAcceptedMeasureNoRateHoweverApartTheyAnswer() {
     // Five started at 0 s, answered 10 to 18 ms later as their round trips differ; the sixth, of
     // the same moment, refused. Those answers came 2 ms apart, and the host's rate is not five
