@@ -636,13 +636,7 @@ final class Call<R> implements Runnable {
   }
 
   private void discard(R response) {
-    try {
-      exchange.discard(response);
-    } catch (RuntimeException e) {
-      // Letting a response go must not stop the call.
-    } catch (Throwable e) {
-      exchangeThrew(" from discard", e, "its call went on as if the response was let go");
-    }
+    rules.log().discard(exchange, response, "its call went on as if the response was let go");
   }
 
   /**

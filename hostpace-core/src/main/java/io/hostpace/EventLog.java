@@ -1,6 +1,7 @@
 package io.hostpace;
 
 import io.hostpace.internal.Redaction;
+import io.hostpace.spi.Exchange;
 import io.hostpace.spi.FailureLog;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -85,6 +86,21 @@ final class EventLog {
    */
   void exchangeThrew(Object exchange, String where, Throwable failure, String wentOn) {
     threw("exchange", exchange, where, failure, wentOn);
+  }
+
+  /**
+   * Lets {@code exchange}'s {@code response} go, whatever that throws: an exception is routine (a
+   * broken connection) and not said; anything else, an {@code Error} (an assertion in a test's
+   * exchange), is logged, the engine having gone on as {@code wentOn} says (SPEC L2).
+   */
+  <R> void discard(Exchange<R> exchange, R response, String wentOn) {
+    try {
+      exchange.discard(response);
+    } catch (RuntimeException e) {
+      // letting a response go must not stop what waits for it
+    } catch (Throwable e) {
+      exchangeThrew(exchange, " from discard", e, wentOn);
+    }
   }
 
   /**

@@ -33,9 +33,6 @@ final class ProbeSender {
     <R> CompletableFuture<R> call(Exchange<R> exchange, CallContext context, Budget budget);
   }
 
-  /** What a probe whose adapter code threw counts as: the endpoint stays held, as after any failed probe. */
-  private static final String FAILED = "its probe counted as a server error";
-
   private final Probe probe;
   private final String userAgent;
   private final Caller caller;
@@ -94,34 +91,20 @@ final class ProbeSender {
         if (cause instanceof Error) {
           // What the exchange threw failed the probe's call (an assertion in a test's exchange
           // reading the answer), and a probe has no caller to see it: said, as a failed probe.
-          log.exchangeThrew(exchange, " in its probe's call", cause, FAILED);
+          log.exchangeThrew(exchange, " in its probe's call", cause, "its probe counted as a server error");
         }
         Outcome outcome = Outcomes.ofFailure(exchange, cause);
         return outcome != null ? outcome : Outcome.SERVER_ERROR;
       }
       int status = exchange.status(response); // read by the call once already, without a throw
-      discard(exchange, response);
+      // As for a call's response (SPEC L2): let through, an Error would fail the probe and keep
+      // the endpoint held.
+      log.discard(exchange, response, "its probe was judged by its status");
       if (probe.healthy(status)) {
         return Outcome.SUCCESS;
       }
       Outcome outcome = status >= 100 && status <= 599 ? Outcome.ofStatus(status) : Outcome.SERVER_ERROR;
       return outcome == Outcome.SUCCESS ? Outcome.REJECTED : outcome;
     });
-  }
-
-  /**
-   * Lets the probe's response go; whatever that throws, the probe is judged by its status. As for
-   * a call's response (SPEC L2), an exception is routine on a broken connection and not said, and
-   * anything else, an {@code Error} (an assertion in a test's exchange), is logged: let through, it
-   * would fail the probe and keep the endpoint held.
-   */
-  private <R> void discard(Exchange<R> exchange, R response) {
-    try {
-      exchange.discard(response);
-    } catch (RuntimeException e) {
-      // letting the probe's response go must not stop the requests that wait for it
-    } catch (Throwable e) {
-      log.exchangeThrew(exchange, " from discard", e, "its probe was judged by its status");
-    }
   }
 }

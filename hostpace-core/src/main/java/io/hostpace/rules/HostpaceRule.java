@@ -465,17 +465,22 @@ final class HostpaceRule implements LearningRule {
 
     /** Whether the accepted answer {@code i} before the last one (0: the last) was another process's. */
     private boolean heardAgo(int i) {
-      return (heardAnswers >>> (next - 1 - i + SAMPLES) % SAMPLES & 1) != 0;
+      return (heardAnswers >>> ago(i) & 1) != 0;
     }
 
     /** The time of the accepted answer {@code i} before the last one (0: the last). */
     long answerAgo(int i) {
-      return answers[(next - 1 - i + SAMPLES) % SAMPLES];
+      return answers[ago(i)];
     }
 
     /** When the request of the accepted answer {@code i} before the last one started (0: the last). */
     private long startAgo(int i) {
-      return starts[(next - 1 - i + SAMPLES) % SAMPLES];
+      return starts[ago(i)];
+    }
+
+    /** Where in the rings the accepted answer {@code i} before the last one is (0: the last). */
+    private int ago(int i) {
+      return (next - 1 - i + SAMPLES) % SAMPLES;
     }
 
     /**
