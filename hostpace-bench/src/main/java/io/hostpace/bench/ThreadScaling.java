@@ -1,38 +1,36 @@
 package io.hostpace.bench;
 
-import io.hostpace.HostSnapshot;
 import io.hostpace.Hostpace;
-import io.hostpace.Limits;
 import io.hostpace.bench.AcquireReleaseBenchmark.AnsweredExchange;
+import io.hostpace.bench.AcquireReleaseBenchmark.ManyHosts;
 import io.hostpace.bench.AcquireReleaseBenchmark.Response;
-import java.net.URI;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * What a second thread adds on one engine whose threads call hosts of their own, measured in
- * pairs: one engine over {@value #HOSTS} hosts, then rounds of one thread calling all of them in
- * turn for a second, each followed by a round of two threads each calling its own half for a
- * second, on the same engine and heap. {@code AcquireReleaseBenchmark}'s {@code manyHosts} rows
- * measure one thread and two in different JVMs, each with the hosts' objects wherever that JVM's
- * collector put them, on a machine whose speed moves from hour to hour; a pair of rounds in one JVM
- * shares both, so its ratio says what the second thread adds with that placement. Several runs
- * (each its own JVM) sample the placements.
+ * pairs: the engine of {@link ManyHosts}, over {@value AcquireReleaseBenchmark#HOSTS} hosts, then
+ * rounds of one thread calling all of them in turn for a second, each followed by a round of two
+ * threads each calling its own half for a second, on the same engine and heap.
+ * {@code AcquireReleaseBenchmark}'s {@code manyHosts} rows measure one thread and two in different JVMs,
+ * each with the hosts' objects wherever that JVM's collector put them, on a machine whose speed
+ * moves from hour to hour; a pair of rounds in one JVM shares both, so its ratio says what the
+ * second thread adds with that placement. Several runs (each its own JVM) sample the placements.
  *
  * <p>Each call is answered inside its {@code send()} (the local path, SPEC P14, where nothing is
  * shared but the engine's map of hosts). A round counts the calls its threads completed; the
  * first {@value #WARM_UP_PAIRS} pairs warm the JIT and are not printed. Printed: each pair's calls
  * a second on one thread and on two, and two's against one's; then the median of the ratios.
  *
- * <p>Checked: every call completes with the 200, and the engine holds no request at the end.
+ * <p>Checked: every call completes with the 200, and the engine holds no request at the end
+ * ({@link ManyHosts#tearDown}).
  *
  * <p>Run: {@code java -cp hostpace-bench/target/benchmarks.jar io.hostpace.bench.ThreadScaling
  * [pairs]} ({@value #PAIRS} unless given).
  */
 public final class ThreadScaling {
 
-  static final int HOSTS = 1000;
   static final int PAIRS = 8;
   static final int WARM_UP_PAIRS = 2;
   static final long ROUND_NANOS = 1_000_000_000L;
@@ -41,12 +39,10 @@ public final class ThreadScaling {
 
   public static void main(String[] args) throws InterruptedException {
     int pairs = args.length > 0 ? Integer.parseInt(args[0]) : PAIRS;
-    Hostpace engine = Hostpace.builder().limitsForEveryHost(Limits.inFlight(Integer.MAX_VALUE)).build();
-    AnsweredExchange[] exchanges = new AnsweredExchange[HOSTS];
-    for (int i = 0; i < HOSTS; i++) {
-      exchanges[i] = new AnsweredExchange(URI.create("http://h" + i + ".bench.test/resource"));
-      check(engine.execute(exchanges[i]));
-    }
+    ManyHosts hosts = new ManyHosts();
+    hosts.setUp();
+    Hostpace engine = hosts.engine;
+    AnsweredExchange[] exchanges = hosts.exchanges;
     double[] ratios = new double[pairs];
     for (int pair = -WARM_UP_PAIRS; pair < pairs; pair++) {
       double one = round(engine, exchanges, 1);
@@ -57,11 +53,7 @@ public final class ThreadScaling {
             pair + 1, one / 1e6, two / 1e6, two / one);
       }
     }
-    for (HostSnapshot host : engine.snapshot()) {
-      if (host.inFlight() != 0 || host.waiting() != 0) {
-        throw new IllegalStateException("requests left in the engine: " + host);
-      }
-    }
+    hosts.tearDown();
     Arrays.sort(ratios);
     double median = pairs % 2 == 1 ? ratios[pairs / 2] : (ratios[pairs / 2 - 1] + ratios[pairs / 2]) / 2;
     System.out.printf(Locale.ROOT, "median of %d pairs: two threads %.2f times one%n", pairs, median);
@@ -74,8 +66,8 @@ public final class ThreadScaling {
     long start = System.nanoTime();
     long end = start + ROUND_NANOS;
     for (int t = 0; t < threads; t++) {
-      int from = t * HOSTS / threads;
-      int to = (t + 1) * HOSTS / threads;
+      int from = t * exchanges.length / threads;
+      int to = (t + 1) * exchanges.length / threads;
       int index = t;
       running[t] = new Thread(() -> {
         long n = 0;
