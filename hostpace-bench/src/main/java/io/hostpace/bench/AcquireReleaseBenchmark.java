@@ -76,7 +76,7 @@ public class AcquireReleaseBenchmark {
   /** The response: only its status is read. */
   record Response(int status) {}
 
-  private static final Response OK = new Response(200);
+  static final Response OK = new Response(200);
   private static final CompletableFuture<Response> ANSWERED = CompletableFuture.completedFuture(OK);
   private static final URI URI_OF_HOST = URI.create("http://bench.test/resource");
 

@@ -180,7 +180,7 @@ public final class QueuedMemory {
    * a reading taken afterwards would also count the allocation buffer this thread has taken
    * since, a granularity of megabytes. Collects until two readings in a row agree within 1 KiB.
    */
-  private static long usedHeap() throws InterruptedException {
+  static long usedHeap() throws InterruptedException {
     long previous = -1;
     for (int i = 0; i < 20; i++) {
       System.gc();
@@ -207,7 +207,7 @@ public final class QueuedMemory {
     return recorded ? used : ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
   }
 
-  private static String collectors() {
+  static String collectors() {
     List<String> names = new ArrayList<>();
     for (GarbageCollectorMXBean bean : ManagementFactory.getGarbageCollectorMXBeans()) {
       names.add(bean.getName());
@@ -215,7 +215,7 @@ public final class QueuedMemory {
     return String.join(", ", names);
   }
 
-  private static void row(String label, List<Double> values) {
+  static void row(String label, List<Double> values) {
     double sum = 0;
     double min = Double.MAX_VALUE;
     double max = -Double.MAX_VALUE;
