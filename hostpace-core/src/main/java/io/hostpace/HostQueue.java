@@ -23,8 +23,13 @@ final class HostQueue extends Limiter {
 
   final QueueKey queueKey;
   final GroupGate[] gates;
-  /** The waiting calls, oldest first, at {@code calls[from]} to {@code calls[to - 1]}; null elsewhere. */
-  private @Nullable Call<?>[] calls = new Call<?>[4];
+  private static final Call<?>[] NO_CALLS = new Call<?>[0];
+
+  /**
+   * The waiting calls, oldest first, at {@code calls[from]} to {@code calls[to - 1]}; null elsewhere.
+   * Made with the first call that waits: most queues start every call at once.
+   */
+  private @Nullable Call<?>[] calls = NO_CALLS;
   private int from;
   private int to;
   /** The {@code seq} of {@code calls[to - 1]}, while any call waits. */
@@ -149,8 +154,15 @@ final class HostQueue extends Limiter {
     return call;
   }
 
-  /** Moves the calls to the array's start, or to one twice as long when more than half of it holds them. */
+  /**
+   * Makes the array for the first call that waits; then moves the calls to its start, or to one
+   * twice as long when more than half of it holds them.
+   */
   private void makeRoom() {
+    if (calls.length == 0) {
+      calls = new Call<?>[4];
+      return;
+    }
     int n = to - from;
     if (2 * n > calls.length) {
       calls = Arrays.copyOfRange(calls, from, from + 2 * calls.length);

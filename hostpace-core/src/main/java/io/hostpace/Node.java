@@ -54,7 +54,11 @@ final class Node {
    */
   @Nullable HostQueue spare;
   final Map<Limits, GroupGate> gates;
-  final Map<Limits, RateState> rates = new HashMap<>(2);
+  /**
+   * The spacings of its queues' rates by limits, made with the first: null when none, so that the
+   * many hosts with no rate hold no map.
+   */
+  @Nullable Map<Limits, RateState> rates;
   /** The quota the learning rule set on {@link #state}; null when none. */
   @Nullable LearnedQuota quota;
   /** A host's requests in flight, over all its queues; 0 for a group (its gates count theirs). */
@@ -117,6 +121,9 @@ final class Node {
   long keptAt;
   /** Whether a timer will look at this node again to drop it. */
   boolean cleanupScheduled;
+  /** When, and its place among the looks added: guarded by the engine's {@link Looks}. */
+  long lookAt;
+  long lookSeq;
 
   Node(String key, boolean group, HostState state) {
     this.key = key;

@@ -4,6 +4,7 @@ import io.hostpace.spi.HostState;
 import io.hostpace.spi.HostStateStore;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  * them, let go when nothing of them matters any more, so that memory follows the hosts in use
  * (SPEC P10). A node is let go once it has no queue or gate, no pause or rate spacing ahead, and
  * what it taught is forgotten, which it is once it has started nothing for {@code forgetIdleAfter};
- * when only time stands in the way, a timer looks at it again then.
+ * when only time stands in the way, it is looked at again then ({@link Looks}, one timer task for
+ * all such nodes).
  *
  * <p>Example: a host answers its one request at 2 s and teaches an interval; its queue is let go
  * at once, the node kept, and with the default hour it is forgotten and let go at 3602 s. A host
@@ -25,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * {@link Node#spare}: the host's next call with the same limits takes it up, so a host called now
  * and then makes no queue for each call; the spare goes with the node.
  *
- * <p>Guarded by the engine's lock: called under it, and its timer comes back in through
+ * <p>Guarded by the engine's lock: called under it, and its looks come back in through
  * {@code underLock}, the engine's way of running a change under its lock. The one exception is
  * the {@link LocalPath}: it finds and makes nodes without the lock ({@link #localNode}) and lets
  * them go under their own monitor; so the map of nodes is a concurrent one, and a node the lock's
@@ -51,14 +53,14 @@ final class Nodes {
   static final int ACCEPTED_KEPT = 1024;
   private final HostStateStore store;
   private final Clock clock;
-  private final Timer timer;
+  /** When kept nodes are looked at again: one timer task for all of them. */
+  private final Looks looks;
   private final long forgetIdleAfter;
   /** How many in flight a host nothing is known of opens with (SPEC P12); 0 when the engine opens none gently. */
   private final int opening;
   /** This run's retry delay limit, which holds what a store opened (SPEC S1). */
   private final long retryDelayLimit;
   private final Outbox outbox;
-  private final Consumer<Runnable> underLock;
   private final boolean fleet;
   /** Asks the fleet what it keeps of a node the engine meets (SPEC S3); null when the fleet keeps nothing. */
   private @Nullable FleetMemory memory;
@@ -67,12 +69,11 @@ final class Nodes {
       Duration retryDelayLimit, Outbox outbox, Consumer<Runnable> underLock, boolean fleet) {
     this.store = store;
     this.clock = clock;
-    this.timer = timer;
+    this.looks = new Looks(clock, timer, underLock, this::lookAgain);
     this.forgetIdleAfter = forgetIdleAfter.toNanos();
     this.opening = opening;
     this.retryDelayLimit = retryDelayLimit.toNanos();
     this.outbox = outbox;
-    this.underLock = underLock;
     this.fleet = fleet;
   }
 
@@ -296,10 +297,14 @@ final class Nodes {
     if (rate == null) {
       return null;
     }
-    RateState state = node.rates.get(limits);
+    Map<Limits, RateState> rates = node.rates;
+    if (rates == null) {
+      rates = node.rates = new HashMap<>(2);
+    }
+    RateState state = rates.get(limits);
     if (state == null) {
       state = new RateState(limits, rate);
-      node.rates.put(limits, state);
+      rates.put(limits, state);
     }
     state.users++;
     return state;
@@ -332,8 +337,12 @@ final class Nodes {
   }
 
   private static void letGo(Node node, @Nullable RateState rate, long now) {
-    if (rate != null && --rate.users == 0 && !rate.mattersAt(now)) {
-      node.rates.remove(rate.limits);
+    Map<Limits, RateState> rates = node.rates;
+    if (rate != null && --rate.users == 0 && !rate.mattersAt(now) && rates != null) {
+      rates.remove(rate.limits);
+      if (rates.isEmpty()) {
+        node.rates = null;
+      }
     }
   }
 
@@ -368,7 +377,13 @@ final class Nodes {
         }
       }
     }
-    node.rates.values().removeIf(rate -> rate.users == 0 && !rate.mattersAt(now));
+    Map<Limits, RateState> rates = node.rates;
+    if (rates != null) {
+      rates.values().removeIf(rate -> rate.users == 0 && !rate.mattersAt(now));
+      if (rates.isEmpty()) {
+        rates = node.rates = null;
+      }
+    }
     long until = forgetAt;
     boolean waitFor = forgetAt - now > 0;
     if (state.paused()) {
@@ -379,9 +394,11 @@ final class Nodes {
         state.clearPause();
       }
     }
-    for (RateState rate : node.rates.values()) {
-      waitFor = true;
-      until = later(until, rate.expiresAt());
+    if (rates != null) {
+      for (RateState rate : rates.values()) {
+        waitFor = true;
+        until = later(until, rate.expiresAt());
+      }
     }
     AnnouncedBudget announced = node.announced;
     if (announced != null && announced.keepsIdle(now, node.starts)) {
@@ -391,7 +408,7 @@ final class Nodes {
     if (waitFor) {
       if (!node.cleanupScheduled) {
         node.cleanupScheduled = true;
-        timer.schedule(() -> underLock.accept(() -> lookAgain(node)), until - now);
+        looks.add(node, until, now);
       }
       return;
     }

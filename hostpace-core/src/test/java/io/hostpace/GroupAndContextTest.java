@@ -227,13 +227,16 @@ class GroupAndContextTest {
     assertThat(queueCount(engine)).isZero();
     assertThat(engine.snapshot().size()).isEqualTo(1000); // what each taught is kept
     assertThat(engine.snapshot().get(0).interval()).isPositive();
+    assertThat(time.pendingTasks()).as("one timer task for the looks at all the hosts kept").isOne();
 
     // Host i last started at 0.5 i + 0.25 s (its retry); an hour after that it goes.
     time.advance(Duration.ofSeconds(3800 - 510));
     assertThat(engine.snapshot().size()).isEqualTo(600); // hosts 400 to 999
+    assertThat(time.pendingTasks()).isOne();
     time.advance(Duration.ofSeconds(300));
     assertThat(engine.snapshot().size()).isZero();
     assertThat(engine.snapshot()).isEmpty();
+    assertThat(time.pendingTasks()).isZero();
   }
 
   @Test

@@ -174,18 +174,23 @@ final class HostpaceRule implements LearningRule {
       return quota;
     }
 
-    /** The times of the last accepted answers, a ring; {@code answers[next]} is the oldest once full. */
-    final long[] answers = new long[SAMPLES];
-    /** When the requests of {@link #answers} started, beside them. */
-    final long[] starts = new long[SAMPLES];
+    /**
+     * Three rings of {@value #SAMPLES} in one array, so that a host holds and writes one object for
+     * them: from {@link #ANSWERS}, the times of the last accepted answers ({@code next} is the
+     * oldest once full); from {@link #STARTS}, when their requests started, beside them; from
+     * {@link #TRIPS}, the round trips of the last accepted answers in nanoseconds, a ring of its
+     * own ({@code tripNext}, SPEC R13).
+     */
+    final long[] rings = new long[3 * SAMPLES];
+    static final int ANSWERS = 0;
+    static final int STARTS = SAMPLES;
+    static final int TRIPS = 2 * SAMPLES;
     int count;
     int next;
-    /** Which of {@link #answers} another process of the fleet met, a bit for each place of the ring. */
+    /** Which of the accepted answers another process of the fleet met, a bit for each place of the ring. */
     int heardAnswers;
     /** Whether another process of the fleet told of this host (SPEC S2): its starts are spaced with this one's. */
     boolean fleetHeard;
-    /** The round trips of the last accepted answers, nanoseconds, a ring as {@link #answers} (SPEC R13). */
-    final long[] trips = new long[SAMPLES];
     int tripCount;
     int tripNext;
     /** When the rate last dropped; {@code rate(t)} counts from here. */
@@ -348,7 +353,7 @@ final class HostpaceRule implements LearningRule {
 
     /** An accepted answer's round trip, in nanoseconds. */
     void trip(long nanos) {
-      trips[tripNext] = Math.max(0, nanos);
+      rings[TRIPS + tripNext] = Math.max(0, nanos);
       tripNext = (tripNext + 1) % SAMPLES;
       if (tripCount < SAMPLES) {
         tripCount++;
@@ -368,8 +373,8 @@ final class HostpaceRule implements LearningRule {
       long shortest = Long.MAX_VALUE;
       long longest = 0;
       for (int i = 0; i < tripCount; i++) {
-        shortest = Math.min(shortest, trips[i]);
-        longest = Math.max(longest, trips[i]);
+        shortest = Math.min(shortest, rings[TRIPS + i]);
+        longest = Math.max(longest, rings[TRIPS + i]);
       }
       long margin = Math.min(longest - shortest, (long) (MOST_TRIP_MARGIN * interval));
       return Math.min(MAX_INTERVAL, interval + margin);
@@ -380,8 +385,8 @@ final class HostpaceRule implements LearningRule {
      * process's own, or one another process met ({@code heard}).
      */
     void answered(long now, long startedAt, boolean heard) {
-      answers[next] = now;
-      starts[next] = startedAt;
+      rings[ANSWERS + next] = now;
+      rings[STARTS + next] = startedAt;
       heardAnswers = heard ? heardAnswers | 1 << next : heardAnswers & ~(1 << next);
       fleetHeard |= heard;
       next = (next + 1) % SAMPLES;
@@ -470,12 +475,12 @@ final class HostpaceRule implements LearningRule {
 
     /** The time of the accepted answer {@code i} before the last one (0: the last). */
     long answerAgo(int i) {
-      return answers[ago(i)];
+      return rings[ANSWERS + ago(i)];
     }
 
     /** When the request of the accepted answer {@code i} before the last one started (0: the last). */
     private long startAgo(int i) {
-      return starts[ago(i)];
+      return rings[STARTS + ago(i)];
     }
 
     /** Where in the rings the accepted answer {@code i} before the last one is (0: the last). */
@@ -575,7 +580,7 @@ final class HostpaceRule implements LearningRule {
     if (memory.troubleRefusals == 0) {
       memory.rateBefore = interval > 0 ? NANOS / interval : Double.POSITIVE_INFINITY;
       memory.healthyBefore = memory.count == SAMPLES
-          && now - memory.answers[memory.next] <= WINDOW_SECONDS * 1_000_000_000L;
+          && now - memory.rings[Memory.ANSWERS + memory.next] <= WINDOW_SECONDS * 1_000_000_000L;
     }
     memory.troubleRefusals++;
     if (memory.window().refused(now, startedAt, heard, host)) {
