@@ -10,8 +10,8 @@ import org.jspecify.annotations.Nullable;
  * When the engine looks again at the nodes it keeps while only time stands in the way of letting
  * them go ({@link Nodes#dropIfIdle}): each node's time in one queue, earliest first, and one task on
  * the timer, armed for the earliest. An engine keeps a node for every host it met within its forget
- * time, a crawler's for hundreds of thousands; a task on the timer for each would take more room
- * than the node itself, and the timer's queue as many entries.
+ * time, a crawler's for hundreds of thousands; a task on the timer for each would add room to every
+ * node kept, and as many entries to the timer's queue.
  *
  * <p>Example: nodes due at 3,600 s, 3,600 s and 3,700 s hold one task, armed for 3,600 s; it looks
  * at the first two (each perhaps due again, later) and arms the next for 3,700 s. A node due

@@ -199,12 +199,20 @@ public class AcquireReleaseBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() {
-      for (HostSnapshot host : engine.snapshot()) {
-        if (host.inFlight() != 0 || host.waiting() != 0) {
-          throw new IllegalStateException("requests left in the engine: " + host);
-        }
+      nothingLeft(engine);
+    }
+  }
+
+  /** That {@code engine} holds no request in flight or waiting; the hosts it holds. */
+  static int nothingLeft(Hostpace engine) {
+    int hosts = 0;
+    for (HostSnapshot host : engine.snapshot()) {
+      hosts++;
+      if (host.inFlight() != 0 || host.waiting() != 0) {
+        throw new IllegalStateException("requests left in the engine: " + host);
       }
     }
+    return hosts;
   }
 
   /**

@@ -1,6 +1,5 @@
 package io.hostpace.bench;
 
-import io.hostpace.HostSnapshot;
 import io.hostpace.Hostpace;
 import io.hostpace.Limits;
 import io.hostpace.bench.AcquireReleaseBenchmark.AnsweredExchange;
@@ -24,8 +23,9 @@ import java.util.concurrent.CompletableFuture;
  * first answer until its second, and from then the learning rule's samples too. Checked with
  * {@link Hostpace#snapshot()}: 100,000 hosts held, nothing in flight or waiting, and every call
  * answered with the exchange's 200, or the round fails. Several rounds on fresh engines, after a
- * round that is thrown away. The hosts of earlier rounds are still held (by the timer that looks
- * at each again once its forget time is over) and are in both readings of a round alike.
+ * round that is thrown away. The hosts of earlier rounds are still held (by their engine's task on
+ * the timer, which looks at them again once their forget time is over) and are in both readings of
+ * a round alike.
  *
  * <p>Run: {@code java -cp hostpace-bench/target/benchmarks.jar io.hostpace.bench.HostMemory
  * [rounds]}. The figures assume compressed references, as {@link QueuedMemory}'s do.
@@ -91,13 +91,7 @@ public final class HostMemory {
 
   /** That the figure is of hosts held: every one of them, none with a call left. */
   private static void check(Hostpace engine) {
-    int hosts = 0;
-    for (HostSnapshot host : engine.snapshot()) {
-      hosts++;
-      if (host.inFlight() != 0 || host.waiting() != 0) {
-        throw new IllegalStateException("requests left in the engine: " + host);
-      }
-    }
+    int hosts = AcquireReleaseBenchmark.nothingLeft(engine);
     if (hosts != HOSTS) {
       throw new IllegalStateException("expected the engine to hold " + HOSTS + " hosts, it holds " + hosts);
     }
