@@ -113,9 +113,10 @@ import org.jspecify.annotations.Nullable;
  * quota ends it, and the host goes on from the slow start, not unpaced.
  *
  * <p>The rule holds no state of its own: what it learns of a host is a {@link Memory} kept in
- * that host's {@link HostState#memory()}, guarded by the engine's lock; until the host's second
- * answer or first refusal, only its first answer is kept there (most hosts never refuse, and are
- * let go once idle). A store that cannot keep
+ * that host's {@link HostState#memory()}, guarded by the engine's lock. Most hosts never refuse,
+ * and are let go once idle, so it is kept small until needed: until the host's second answer or
+ * first refusal, only its first answer is kept there; then, while nothing paces the host and it
+ * refuses nothing, only the last answers ({@link Samples}). A store that cannot keep
  * it (returns null) gets the seed's slowing and a hundredth off per answer: safe, not clever.
  */
 final class HostpaceRule implements LearningRule {
@@ -157,23 +158,15 @@ final class HostpaceRule implements LearningRule {
 
   private HostpaceRule() {}
 
-  /** What the rule knows of one host. Guarded by the engine's lock, as the host's state is. */
-  static final class Memory {
-    /** A quota counted in fixed windows, when the host shows one. */
-    /** Made on the first refusal; until then, the run of accepted answers it will start from. */
-    @Nullable WindowQuota window;
-    int runAccepted;
-    long runFirstStart;
-    long runLastAnswer;
-
-    WindowQuota window() {
-      WindowQuota quota = window;
-      if (quota == null) {
-        quota = window = new WindowQuota(runAccepted, runFirstStart, runLastAnswer);
-      }
-      return quota;
-    }
-
+  /**
+   * What the rule keeps of a host that has only accepted since its memory was made (most hosts):
+   * the last answers and round trips, and the run of accepted answers they make. An accepted answer
+   * writes nothing else while nothing paces the host; the rest of a {@link Memory} is read only
+   * after a refusal, a pause, or a pace, so a host whose memory is made from its answers holds
+   * this, and its {@code Memory} is made from it (taking its rings) when one is needed. Guarded by
+   * the engine's lock, as the host's state is.
+   */
+  static class Samples {
     /**
      * Three rings of {@value #SAMPLES} in one array, so that a host holds and writes one object for
      * them: from {@link #ANSWERS}, the times of the last accepted answers ({@code next} is the
@@ -181,7 +174,7 @@ final class HostpaceRule implements LearningRule {
      * {@link #TRIPS}, the round trips of the last accepted answers in nanoseconds, a ring of its
      * own ({@code tripNext}, SPEC R13).
      */
-    final long[] rings = new long[3 * SAMPLES];
+    final long[] rings;
     static final int ANSWERS = 0;
     static final int STARTS = SAMPLES;
     static final int TRIPS = 2 * SAMPLES;
@@ -193,6 +186,111 @@ final class HostpaceRule implements LearningRule {
     boolean fleetHeard;
     int tripCount;
     int tripNext;
+    /** Accepted answers since the last refusal. */
+    int acceptedInARow;
+    /** The run of accepted answers a {@link WindowQuota} starts from, until the first refusal makes one. */
+    int runAccepted;
+    long runFirstStart;
+    long runLastAnswer;
+    /** When the last accepted request started; {@code Long.MIN_VALUE} before one. */
+    long lastAcceptedStart = Long.MIN_VALUE;
+    /** When the in-flight limit last changed: at first, when the memory was made. */
+    long limitChangedAt;
+
+    Samples() {
+      rings = new long[3 * SAMPLES];
+    }
+
+    /** The samples {@code from} kept, taken over: their rings are this one's from now on. */
+    Samples(Samples from) {
+      rings = from.rings;
+      count = from.count;
+      next = from.next;
+      heardAnswers = from.heardAnswers;
+      fleetHeard = from.fleetHeard;
+      tripCount = from.tripCount;
+      tripNext = from.tripNext;
+      acceptedInARow = from.acceptedInARow;
+      runAccepted = from.runAccepted;
+      runFirstStart = from.runFirstStart;
+      runLastAnswer = from.runLastAnswer;
+      lastAcceptedStart = from.lastAcceptedStart;
+      limitChangedAt = from.limitChangedAt;
+    }
+
+    /** Counts the host's first answer, kept alone until now, as an accepted answer would have. */
+    void first(FirstAnswer first) {
+      answered(first.answeredAt(), first.startedAt(), first.heard());
+      acceptedInARow = 1;
+      runAccepted = 1;
+      runFirstStart = first.startedAt();
+      lastAcceptedStart = first.startedAt();
+      runLastAnswer = first.answeredAt();
+    }
+
+    /**
+     * An accepted answer at {@code now} to a request started at {@code startedAt}, to a host that
+     * nothing paces and that has not refused since its memory was made: all that such an answer
+     * changes of a {@link Memory}, none of which the rest of one reads before a refusal, a pause or
+     * a pace.
+     */
+    void acceptedUnpaced(long now, long startedAt, boolean heard) {
+      answered(now, startedAt, heard);
+      trip(now - startedAt);
+      acceptedInARow++;
+      if (runAccepted++ == 0) {
+        runFirstStart = startedAt;
+      }
+      runLastAnswer = now;
+      if (lastAcceptedStart == Long.MIN_VALUE || startedAt - lastAcceptedStart > 0) {
+        lastAcceptedStart = startedAt;
+      }
+    }
+
+    /** An accepted answer's round trip, in nanoseconds. */
+    void trip(long nanos) {
+      rings[TRIPS + tripNext] = Math.max(0, nanos);
+      tripNext = (tripNext + 1) % SAMPLES;
+      if (tripCount < SAMPLES) {
+        tripCount++;
+      }
+    }
+
+    /**
+     * Counts an accepted answer at {@code now} to a request started at {@code startedAt}: this
+     * process's own, or one another process met ({@code heard}).
+     */
+    void answered(long now, long startedAt, boolean heard) {
+      rings[ANSWERS + next] = now;
+      rings[STARTS + next] = startedAt;
+      heardAnswers = heard ? heardAnswers | 1 << next : heardAnswers & ~(1 << next);
+      fleetHeard |= heard;
+      next = (next + 1) % SAMPLES;
+      if (count < SAMPLES) {
+        count++;
+      }
+    }
+  }
+
+  /** What the rule knows of one host. Guarded by the engine's lock, as the host's state is. */
+  static final class Memory extends Samples {
+    /** A quota counted in fixed windows, when the host shows one: made on the first refusal, from the run. */
+    @Nullable WindowQuota window;
+
+    Memory() {}
+
+    /** A memory made from what {@code samples} kept; the rest as a memory made with them would hold. */
+    Memory(Samples samples) {
+      super(samples);
+    }
+
+    WindowQuota window() {
+      WindowQuota quota = window;
+      if (quota == null) {
+        quota = window = new WindowQuota(runAccepted, runFirstStart, runLastAnswer);
+      }
+      return quota;
+    }
     /** When the rate last dropped; {@code rate(t)} counts from here. */
     long epoch;
     /** Whether the pace is one the host was paced at before this memory (a store's, the fleet's), not yet dropped from. */
@@ -215,13 +313,10 @@ final class HostpaceRule implements LearningRule {
      * answer is the {@link WindowQuota}'s.)
      */
     int troubleRefusals;
-    int acceptedInARow;
     double rateBefore;
     boolean healthyBefore;
     /** While climbing back after trouble with no pace before: the pace now, doubled per accepted answer; 0 when not. */
     double ramp;
-    /** When the last accepted request started; {@code Long.MIN_VALUE} before one. */
-    long lastAcceptedStart = Long.MIN_VALUE;
     /** This process's own refusals since the host last accepted an answer (SPEC R14). */
     int refusedInARow;
     /**
@@ -249,8 +344,6 @@ final class HostpaceRule implements LearningRule {
     int @Nullable [] acceptedInFlight;
     int acceptedCount;
     int acceptedNext;
-    /** When the in-flight limit last changed. */
-    long limitChangedAt;
     /** Seconds at the in-flight limit, every request accepted, before one more is tried. */
     double limitProbe = K_MIN_SECONDS;
     /** The limit a probe went up from, while its answer is awaited; 0 when not probing. */
@@ -351,15 +444,6 @@ final class HostpaceRule implements LearningRule {
       return pace;
     }
 
-    /** An accepted answer's round trip, in nanoseconds. */
-    void trip(long nanos) {
-      rings[TRIPS + tripNext] = Math.max(0, nanos);
-      tripNext = (tripNext + 1) % SAMPLES;
-      if (tripCount < SAMPLES) {
-        tripCount++;
-      }
-    }
-
     /**
      * {@code interval} lengthened by the spread of the host's last round trips, the longest less the
      * shortest, at most {@value #MOST_TRIP_MARGIN} of it (SPEC R13): the host counts its requests
@@ -378,21 +462,6 @@ final class HostpaceRule implements LearningRule {
       }
       long margin = Math.min(longest - shortest, (long) (MOST_TRIP_MARGIN * interval));
       return Math.min(MAX_INTERVAL, interval + margin);
-    }
-
-    /**
-     * Counts an accepted answer at {@code now} to a request started at {@code startedAt}: this
-     * process's own, or one another process met ({@code heard}).
-     */
-    void answered(long now, long startedAt, boolean heard) {
-      rings[ANSWERS + next] = now;
-      rings[STARTS + next] = startedAt;
-      heardAnswers = heard ? heardAnswers | 1 << next : heardAnswers & ~(1 << next);
-      fleetHeard |= heard;
-      next = (next + 1) % SAMPLES;
-      if (count < SAMPLES) {
-        count++;
-      }
     }
 
     /**
@@ -741,6 +810,16 @@ final class HostpaceRule implements LearningRule {
         return 0;
       }
     }
+    Object kept = host.memory();
+    if (interval == 0 && (kept instanceof FirstAnswer || kept instanceof Samples && !(kept instanceof Memory))) {
+      // Nothing paces the host and it has not refused since its memory was made: the answer is
+      // counted in its samples, and its whole memory waits for a refusal, a pause or a pace.
+      Samples samples = samplesOf(host, kept, now);
+      if (samples != null) {
+        samples.acceptedUnpaced(now, startedAt, heard);
+        return 0;
+      }
+    }
     Memory memory = memoryOf(host, now);
     if (memory == null) {
       return onAnswer(now, startedAt, interval, host.intervalChangedAt());
@@ -1039,6 +1118,22 @@ final class HostpaceRule implements LearningRule {
   private record FirstAnswer(long startedAt, long answeredAt, boolean heard) {}
 
   /**
+   * The samples of a host that nothing paces, {@code kept} (its first answer, or its samples), made
+   * at {@code now} from its first answer when that is all it kept; null when the store cannot keep
+   * them.
+   */
+  private static @Nullable Samples samplesOf(HostState host, Object kept, long now) {
+    if (kept instanceof Samples samples) {
+      return samples;
+    }
+    Samples fresh = new Samples();
+    fresh.first((FirstAnswer) kept);
+    fresh.limitChangedAt = now;
+    host.memory(fresh);
+    return host.memory() == fresh ? fresh : null;
+  }
+
+  /**
    * The host's memory, made on first use at {@code now}; null when the store cannot keep one. An
    * in-flight limit the host has already (kept by a store from another run, or another process's)
    * counts as set at {@code now}: one more is tried only after {@code limitProbe} at it, as after
@@ -1049,15 +1144,16 @@ final class HostpaceRule implements LearningRule {
     if (kept instanceof Memory memory) {
       return memory;
     }
-    Memory fresh = new Memory();
+    Memory fresh;
+    if (kept instanceof Samples samples) {
+      // Made when the samples were, and changed since only as they were: nothing more to set.
+      fresh = new Memory(samples);
+      host.memory(fresh);
+      return host.memory() == fresh ? fresh : null;
+    }
+    fresh = new Memory();
     if (kept instanceof FirstAnswer first) {
-      // As onAnswer would have left it after that answer.
-      fresh.answered(first.answeredAt(), first.startedAt(), first.heard());
-      fresh.acceptedInARow = 1;
-      fresh.runAccepted = 1;
-      fresh.runFirstStart = first.startedAt();
-      fresh.lastAcceptedStart = first.startedAt();
-      fresh.runLastAnswer = first.answeredAt();
+      fresh.first(first); // as onAnswer would have left it after that answer
     }
     fresh.limitChangedAt = now;
     long interval = host.interval();

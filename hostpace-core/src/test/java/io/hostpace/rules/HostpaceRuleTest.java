@@ -54,6 +54,17 @@ class HostpaceRuleTest {
   }
 
   @Test
+  void aHostThatOnlyAcceptedKeepsItsLastAnswersAloneAndItsFirstRefusalMeasuresFromThem() {
+    for (int i = 0; i < 8; i++) { // one a second, nothing refused: nothing paces it
+      assertThat(answeredStartedAt(i + 0.05, i)).isZero();
+    }
+    assertThat(host.memory()).isInstanceOf(HostpaceRule.Samples.class).isNotInstanceOf(HostpaceRule.Memory.class);
+    // The eight accepted in a row at our pace measure the host's rate: 0.96 of one a second.
+    assertThat(refusedStartedAt(8.1, 8.05)).isEqualTo(1_041_666_667L);
+    assertThat(host.memory()).isInstanceOf(HostpaceRule.Memory.class);
+  }
+
+  @Test
   void theFirstRefusalStartsSlowlyAt250msAndABurstRefusedTogetherCountsOnce() {
     assertThat(refusedStartedAt(0.05, 0)).isEqualTo(250_000_000L);
     assertThat(refusedStartedAt(0.05, 0)).isEqualTo(250_000_000L);
