@@ -187,7 +187,8 @@ final class FleetMemory {
   static final long READ_AGAIN_MOST_NANOS = 10_000_000_000L;
 
   /**
-   * What {@code node} holds at {@code now} that a newcomer should start from; a pause as what is
+   * What {@code node} holds at {@code now} that a newcomer should start from: its pace, not a start
+   * held back longer after a run of refusals ({@link HostState#pace()}, SPEC R14); a pause as what is
    * left of it, an announced quota's window as when it resets.
    */
   static Fleet.Kept keptOf(Node node, long now) {
@@ -198,7 +199,7 @@ final class FleetMemory {
     long window = announced == null ? 0 : announced.window();
     long perWindow = window > 0 && announced != null ? announced.perWindow() : 0;
     long reset = window > 0 && announced != null ? Math.min(announced.resetIn(now), window) : 0;
-    return new Fleet.Kept(state.interval(), state.inFlightLimit(), quota == null ? 0 : quota.permits,
+    return new Fleet.Kept(state.pace(), state.inFlightLimit(), quota == null ? 0 : quota.permits,
         quota == null ? 0 : quota.window, quota == null ? 0 : quota.fullFor(now), pauseLeft, perWindow, window, reset);
   }
 }

@@ -468,11 +468,13 @@ public final class HostStateFile implements HostStateStore {
 
   /**
    * What a state's change taught, published whole so that {@link #save()} never reads a state
-   * mid-change; called under the engine's lock. A change to nothing is kept too, with its time.
+   * mid-change; called under the engine's lock. A change to nothing is kept too, with its time. The
+   * interval kept is the host's pace ({@link HostState#pace()}): a start the rule holds back longer
+   * after a run of refusals (SPEC R14) is not what the host taught.
    */
   private void changed(HostState state) {
     int permits = Math.max(0, state.quotaPermits());
-    learned.put(state.key(), new Learned(state.interval(), state.inFlightLimit(), state.pausedUntil(), state.paused(),
+    learned.put(state.key(), new Learned(state.pace(), state.inFlightLimit(), state.pausedUntil(), state.paused(),
         permits, permits > 0 ? state.quotaWindow() : 0, clock.nanoTime(), null));
   }
 

@@ -273,7 +273,7 @@ final class HostpaceRule implements LearningRule {
   }
 
   /** What the rule knows of one host. Guarded by the engine's lock, as the host's state is. */
-  static final class Memory extends Samples {
+  static final class Memory extends Samples implements LearningRule.Paced {
     /** A quota counted in fixed windows, when the host shows one: made on the first refusal, from the run. */
     @Nullable WindowQuota window;
 
@@ -439,9 +439,19 @@ final class HostpaceRule implements LearningRule {
      * run's wait lasts (SPEC R14), else {@code interval} itself. The wait ends here.
      */
     long endWait(long interval) {
-      long pace = meant > 0 ? meant : interval;
+      long pace = pace(interval);
       meant = 0;
       return pace;
+    }
+
+    /**
+     * The host's pace, given the interval the rule set last: the interval it meant while a run's wait
+     * lasts (SPEC R14), which a store keeps and a fleet shares instead of the wait; else
+     * {@code interval} itself.
+     */
+    @Override
+    public long pace(long interval) {
+      return meant > 0 ? meant : interval;
     }
 
     /**

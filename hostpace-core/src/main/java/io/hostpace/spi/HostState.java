@@ -37,6 +37,17 @@ public interface HostState {
   void interval(long interval, long now);
 
   /**
+   * The interval the host is paced at: what a store keeps of it and a fleet shares (SPEC S1, S3).
+   * The same as {@link #interval()}, except while the learning rule holds the host's next start back
+   * longer than its pace (SPEC R14): then the pace its memory says it meant
+   * ({@link LearningRule.Paced}).
+   */
+  default long pace() {
+    long interval = interval();
+    return memory() instanceof LearningRule.Paced paced ? paced.pace(interval) : interval;
+  }
+
+  /**
    * How many requests at once the host was seen to hold, as the learning rule decided
    * ({@link LearningRule#inFlightAfterPause}), or 0 when nothing was learned. The engine starts no
    * request of the host while this many of its requests are in flight, whatever the limits allow.

@@ -33,7 +33,8 @@ public interface HostStateStore {
    * An in-memory store whose states tell {@code onChange} after each change of what their host
    * taught (its pause, interval, in-flight limit or quota; not its starts, nor the rule's memory),
    * under the engine's lock: the base of a store that keeps or publishes what hosts taught, as
-   * {@code io.hostpace.HostStateFile} does. {@code onChange} must not block. What it throws is
+   * {@code io.hostpace.HostStateFile} does; such a store keeps the host's {@link HostState#pace()
+   * pace}, not the interval of a start held back longer. {@code onChange} must not block. What it throws is
    * logged at {@code WARNING} on the logger {@code io.hostpace.spi.HostStateStore}, at most once a
    * minute per kind ({@link FailureLog}), and goes no further: the change stands, and the engine
    * goes on with the answer that made it.

@@ -153,4 +153,16 @@ public interface LearningRule {
   static LearningRule hostpace() {
     return LearningRules.hostpace();
   }
+
+  /**
+   * A rule's memory of a host ({@link HostState#memory()}) that tells the host's pace apart from the
+   * interval the rule set: a rule that holds a host's next start back longer than its pace (the
+   * default rule after a run of refusals, SPEC R14) sets that longer interval, and its memory knows
+   * the pace it meant. {@link HostState#pace()} asks it, so that a store keeps, and a fleet shares,
+   * the pace rather than one start's wait.
+   */
+  interface Paced {
+    /** The host's pace, given the interval the rule set last ({@code interval}); {@code interval} unless a start is held back longer. */
+    long pace(long interval);
+  }
 }

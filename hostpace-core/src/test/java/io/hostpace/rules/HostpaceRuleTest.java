@@ -191,6 +191,18 @@ class HostpaceRuleTest {
   }
 
   @Test
+  void R14_whileARunsWaitLastsTheHostsPaceIsTheIntervalMeantWhichAStoreKeepsNotTheWait() {
+    pacedThenAcceptedOne();
+    long first = refused(5.7);
+    assertThat(host.pace()).isEqualTo(first); // no wait: the pace is the interval
+    long waiting = refused(6.9);
+    assertThat(host.interval()).isEqualTo(waiting);
+    assertThat(host.pace()).isEqualTo(waiting / 2).isCloseTo(Math.round(first / 0.7), within(100L));
+    long next = answered(6.9 + waiting / 1e9 + 0.05);
+    assertThat(host.pace()).isEqualTo(next);
+  }
+
+  @Test
   void R14_theRunsWaitsDoNotCountAsTroubleSoAnAnswerAfterThemClimbsAsAfterADrop() {
     pacedThenAcceptedOne();
     long first = refused(5.7);
