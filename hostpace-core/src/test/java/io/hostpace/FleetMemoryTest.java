@@ -106,30 +106,13 @@ class FleetMemoryTest {
   @Test
   void S3_R14_whileARunOfRefusalsHoldsAStartBackTheFleetKeepsTheHostsPaceNotTheWait() {
     Fleet first = fleet.join();
-    first.keep("run.test", new Fleet.Kept(SECOND.toNanos(), 0, 0, 0, 0, 0), Duration.ofHours(1).toNanos());
-    int[] arrivals = {0};
-    long from = time.nanoTime();
-    FakeServer host = new FakeServer(time, exchange -> {
-      int arrival = arrivals[0]++;
-      // Accepted, refused, accepted, then refused for a minute: the last a run after one accepted.
-      return (arrival == 0 || arrival == 2 || time.nanoTime() - from > 60_000_000_000L ? Reply.ok() : Reply.status(429))
-          .after(Duration.ofMillis(50));
-    });
-    int[] refused = {0};
-    Hostpace worker = Hostpace.builder().time(time).fleet(first)
-        .addListener(event -> refused[0] += event instanceof HostpaceEvent.Refused ? 1 : 0)
-        .build();
-    for (int i = 0; i < 5; i++) {
-      worker.execute(host.get("http://run.test/" + i));
-    }
-    for (int step = 0; refused[0] < 3 && step < 6_000; step++) { // the run's second refusal: the next start waits two intervals
-      time.advance(Duration.ofMillis(10));
-    }
-    assertThat(refused[0]).as("refusals in the first minute").isEqualTo(3);
+    first.keep(RunOfRefusals.HOST, new Fleet.Kept(SECOND.toNanos(), 0, 0, 0, 0, 0), Duration.ofHours(1).toNanos());
 
-    Duration waiting = worker.snapshot().stream().filter(h -> h.key().equals("run.test")).findFirst().orElseThrow().interval();
-    assertThat(fleet.kept("run.test").intervalNanos()).isPositive();
-    assertThat(waiting.toNanos()).isEqualTo(2 * fleet.kept("run.test").intervalNanos());
+    long waiting = new RunOfRefusals(time, Hostpace.builder().fleet(first)).untilTheRunWaits();
+
+    long pace = fleet.kept(RunOfRefusals.HOST).intervalNanos();
+    assertThat(pace).isPositive();
+    assertThat(waiting).isEqualTo(2 * pace);
   }
 
   @Test

@@ -73,33 +73,15 @@ class HostStateFileTest {
   @Test
   void S1_R14_aFileSavedWhileARunOfRefusalsHoldsAStartBackKeepsTheHostsPaceNotTheWait() throws IOException {
     HostStateFile kept = load();
-    kept.open("run.test").interval(1_000_000_000L, time.nanoTime()); // a pace a run before taught
-    int[] arrivals = {0};
-    long from = time.nanoTime();
-    FakeServer host = new FakeServer(time, exchange -> {
-      int arrival = arrivals[0]++;
-      // Accepted, refused, accepted, then refused for a minute: the last a run after one accepted.
-      return (arrival == 0 || arrival == 2 || time.nanoTime() - from > 60_000_000_000L ? Reply.ok() : Reply.status(429))
-          .after(Duration.ofMillis(50));
-    });
-    int[] refused = {0};
-    Hostpace engine = Hostpace.builder().time(time).hostStateStore(kept)
-        .addListener(event -> refused[0] += event instanceof HostpaceEvent.Refused ? 1 : 0)
-        .build();
-    for (int i = 0; i < 5; i++) {
-      engine.execute(host.get("http://run.test/" + i));
-    }
-    for (int step = 0; refused[0] < 3 && step < 6_000; step++) { // the run's second refusal: the next start waits two intervals
-      time.advance(Duration.ofMillis(10));
-    }
-    assertThat(refused[0]).as("refusals in the first minute").isEqualTo(3);
+    kept.open(RunOfRefusals.HOST).interval(1_000_000_000L, time.nanoTime()); // a pace a run before taught
+
+    long waiting = new RunOfRefusals(time, Hostpace.builder().hostStateStore(kept)).untilTheRunWaits();
     kept.save();
 
-    Duration waiting = engine.snapshot().stream().filter(h -> h.key().equals("run.test")).findFirst().orElseThrow().interval();
     long pace = Long.parseLong(Files.readAllLines(kept.file()).get(1).split("\t")[2]);
     assertThat(pace).isPositive();
-    assertThat(waiting.toNanos()).isEqualTo(2 * pace);
-    assertThat(load().open("run.test").interval()).isEqualTo(pace);
+    assertThat(waiting).isEqualTo(2 * pace);
+    assertThat(load().open(RunOfRefusals.HOST).interval()).isEqualTo(pace);
   }
 
   @Test
