@@ -497,7 +497,7 @@ final class FleetClaims {
    * one. A host of 6 places among 3 processes: 2 each, so the fleet together still holds 6, where
    * each alone would hold all 6. Each process's count of its own places is still its own limit.
    */
-  private int share(int limit) {
+  int share(int limit) {
     long processes = Math.max(1, fleet.processes());
     return (int) Math.max(1, (limit + processes - 1) / processes);
   }

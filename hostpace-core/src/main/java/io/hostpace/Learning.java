@@ -198,6 +198,10 @@ final class Learning {
     if (node.opening > 0 && lesson.refused()) {
       // refused another process: this one's opening ends too
       open(outbox, node, Integer.MAX_VALUE, true, lesson.retryAfterNanos() >= 0, 0, now);
+    } else if (node.opening > 0) {
+      // accepted by another process: the fleet opens the host as one engine, each process at its
+      // share of the width (Scheduler.openingShare), and every answer widens it
+      open(outbox, node, Integer.MAX_VALUE, false, false, 1, now);
     }
   }
 
@@ -218,7 +222,8 @@ final class Learning {
    * any answer was accepted (before, the opening goes on at the width it has, after whatever pause
    * was asked). A refusal that asked
    * for a pause ({@code paused}: a gate's way, SPEC R9) leaves the most that were accepted at once
-   * as the host's learned in-flight limit, unless the rule set one; a bare refusal is a rate's way,
+   * as the host's learned in-flight limit, unless the rule set one (in a fleet, whose processes each
+   * held a share of the width, the width less the one refused); a bare refusal is a rate's way,
    * and leaves the host to the interval the rule set for it, its starts spaced from then on.
    */
   private void open(Events events, Node host, int cap, boolean refused, boolean paused, int inFlightAtStart, long now) {
@@ -238,12 +243,15 @@ final class Learning {
     if (host.openingAccepted == 0) {
       return; // nothing accepted yet, nothing widened: the opening goes on from where it is
     }
+    int width = host.opening;
     host.endOpening();
     host.openedBefore = host.starts;
     host.openingEndedAt = now;
     HostState state = host.state;
     if (paused && state.inFlightLimit() == 0) {
-      int limit = host.openingAccepted;
+      // What this engine had in flight at once; in a fleet, where each process held its share of
+      // the opening, the fleet's: as many as the opening was wide, less the one refused.
+      int limit = claims == null ? host.openingAccepted : Math.max(host.openingAccepted, width - 1);
       state.inFlightLimit(limit);
       if (events.listens()) {
         events.emit(new HostpaceEvent.InFlightLimitChanged(host.key, 0, limit, now));

@@ -1237,6 +1237,18 @@ final class Scheduler implements Settlement {
    * {@link #blockedByPlaces} when some limiter has no place (a release will pump it), else
    * {@link #readyAt} to the time all of them are ready.
    */
+  /**
+   * How many of {@code host}'s requests this engine may have in flight while its opening lasts
+   * (SPEC P12); 0 when it has no opening. In a fleet (SPEC S2) the processes open the host as one
+   * engine: each holds its share of the opening's width, which every process's accepted answers
+   * widen, rounded up as a share of places is ({@link FleetClaims#share}).
+   */
+  @GuardedBy("lock")
+  private int openingShare(Node host) {
+    FleetClaims claims = this.claims;
+    return host.opening > 0 && claims != null ? claims.share(host.opening) : host.opening;
+  }
+
   @GuardedBy("lock")
   private boolean readiness(HostQueue queue, long now) {
     readinessChecks++;
@@ -1247,7 +1259,8 @@ final class Scheduler implements Settlement {
     consider(queue, queue, now);
     Node host = queue.node;
     int learned = host.state.inFlightLimit();
-    if (learned > 0 && host.inFlight >= learned || host.opening > 0 && host.inFlight >= host.opening) {
+    int opening = openingShare(host);
+    if (learned > 0 && host.inFlight >= learned || opening > 0 && host.inFlight >= opening) {
       if (!blockedByPlaces) {
         placeHolder = queue;
       }

@@ -8,6 +8,8 @@ import io.hostpace.spi.Fleet;
 import io.hostpace.spi.HostState;
 import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
+import io.hostpace.testing.AdmissionGate;
+import io.hostpace.testing.FixedWindow;
 import io.hostpace.testing.KnownHosts;
 import io.hostpace.testing.LocalFleet;
 import io.hostpace.testing.OnceRefused;
@@ -58,6 +60,71 @@ class FleetTest {
   static Duration interval(Hostpace engine, String key) {
     return engine.snapshot().stream().filter(h -> h.key().equals(key)).findFirst()
         .map(HostSnapshot::interval).orElse(Duration.ZERO);
+  }
+
+  /**
+   * {@code processes} engines, a fleet's or each alone, that send 60 requests in all at once to
+   * {@code host}, which takes 20 a minute from now and answers 50 ms later: the refusals it gives in
+   * its first two seconds, those in flight as the window's 20 were spent.
+   */
+  long refusedAtTheWall(String host, int processes, boolean asAFleet) {
+    FixedWindow window = FixedWindow.of(20, Duration.ofMinutes(1), time.nanoTime());
+    long from = time.nanoTime();
+    AtomicInteger refused = new AtomicInteger();
+    FakeServer server = new FakeServer(time, exchange -> {
+      if (window.admit(time.nanoTime())) {
+        return Reply.ok().after(Duration.ofMillis(50));
+      }
+      if (time.nanoTime() - from < 2_000_000_000L) {
+        refused.incrementAndGet();
+      }
+      return Reply.status(429).after(Duration.ofMillis(50));
+    });
+    for (int p = 0; p < processes; p++) {
+      Hostpace.Builder builder = Hostpace.builder().time(time);
+      Hostpace engine = (asAFleet ? builder.fleet(fleet.join()) : builder).build();
+      for (int i = 0; i < 60 / processes; i++) {
+        engine.execute(server.get("http://" + host + "/" + p + "/" + i));
+      }
+    }
+    time.advance(Duration.ofSeconds(2));
+    return refused.get();
+  }
+
+  @Test
+  void P12_S2_aFleetOpensAHostAsOneEngineSoAWindowsWallMeetsNoMoreInFlightThanOneEngines() {
+    long alone = refusedAtTheWall("alone.test", 1, false);
+    long fleetOfThree = refusedAtTheWall("fleet.test", 3, true);
+
+    // The opening widened by every process's answers, each process holding its third of it (rounded
+    // up): as many in flight at the wall as one engine, where three opening alone had three times.
+    assertThat(alone).isPositive();
+    assertThat(fleetOfThree).isBetween(1L, alone + 2);
+  }
+
+  @Test
+  void P12_S2_aGatesPauseEndsAFleetsOpeningAtTheFleetsWidthNotOneProcesssShareOfIt() {
+    // A gate of four, each request held 0.5 s, refusing with Retry-After: 1; three processes of a
+    // fleet send 20 requests each: 60 of 0.5 s, which the gate serves in 7.5 s at the least.
+    AdmissionGate gate = new AdmissionGate(4);
+    FakeServer server = new FakeServer(time, exchange -> {
+      long now = time.nanoTime();
+      return gate.admit(now, now + 500_000_000L) ? Reply.ok().after(Duration.ofMillis(500))
+          : Reply.refuse(429, "1").after(Duration.ofMillis(500));
+    });
+    List<CompletableFuture<Response>> calls = new ArrayList<>();
+    for (int p = 0; p < 3; p++) {
+      Hostpace engine = Hostpace.builder().time(time).fleet(fleet.join()).build();
+      for (int i = 0; i < 20; i++) {
+        calls.add(engine.execute(server.get("http://gate.test/" + p + "/" + i)));
+      }
+    }
+    time.advance(Duration.ofSeconds(11));
+
+    // The gate's pause ended the opening while each process held its share of the width: the fleet
+    // learns the width less the refused one and keeps the gate full. Learned as a process's own
+    // count at once, its share, the fleet would keep the gate part empty and take longer.
+    assertThat(calls).allSatisfy(call -> assertThat(done(call).status()).isEqualTo(200));
   }
 
   @Test
