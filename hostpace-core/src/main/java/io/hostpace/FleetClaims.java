@@ -496,6 +496,7 @@ final class FleetClaims {
    * asked (SPEC S4): its share among the processes the fleet last counted, rounded up, at least
    * one. A host of 6 places among 3 processes: 2 each, so the fleet together still holds 6, where
    * each alone would hold all 6. Each process's count of its own places is still its own limit.
+   * So too a host's opening, whose width the fleet's answers widen (SPEC P12).
    */
   int share(int limit) {
     long processes = Math.max(1, fleet.processes());

@@ -1233,11 +1233,6 @@ final class Scheduler implements Settlement {
   }
 
   /**
-   * Whether the head of {@code queue} can start at {@code now}. When not, sets
-   * {@link #blockedByPlaces} when some limiter has no place (a release will pump it), else
-   * {@link #readyAt} to the time all of them are ready.
-   */
-  /**
    * How many of {@code host}'s requests this engine may have in flight while its opening lasts
    * (SPEC P12); 0 when it has no opening. In a fleet (SPEC S2) the processes open the host as one
    * engine: each holds its share of the opening's width, which every process's accepted answers
@@ -1249,6 +1244,11 @@ final class Scheduler implements Settlement {
     return host.opening > 0 && claims != null ? claims.share(host.opening) : host.opening;
   }
 
+  /**
+   * Whether the head of {@code queue} can start at {@code now}. When not, sets
+   * {@link #blockedByPlaces} when some limiter has no place (a release will pump it), else
+   * {@link #readyAt} to the time all of them are ready.
+   */
   @GuardedBy("lock")
   private boolean readiness(HostQueue queue, long now) {
     readinessChecks++;
