@@ -218,14 +218,15 @@ final class HostpaceRule implements LearningRule {
       limitChangedAt = from.limitChangedAt;
     }
 
-    /** Counts the host's first answer, kept alone until now, as an accepted answer would have. */
+    /**
+     * Counts, in samples made just now, the host's first answer, kept alone until now, as an
+     * accepted answer would have.
+     */
     void first(FirstAnswer first) {
       answered(first.answeredAt(), first.startedAt(), first.heard());
-      acceptedInARow = 1;
-      runAccepted = 1;
-      runFirstStart = first.startedAt();
-      lastAcceptedStart = first.startedAt();
-      runLastAnswer = first.answeredAt();
+      acceptedInARow++;
+      addToRun(first.answeredAt(), first.startedAt());
+      acceptedStart(first.startedAt());
     }
 
     /**
@@ -235,16 +236,36 @@ final class HostpaceRule implements LearningRule {
      * a pace.
      */
     void acceptedUnpaced(long now, long startedAt, boolean heard) {
+      sample(now, startedAt, heard);
+      acceptedInARow++;
+      addToRun(now, startedAt);
+      acceptedStart(startedAt);
+    }
+
+    /** Counts an accepted answer in the rings: when it came, when its request started, its round trip. */
+    void sample(long now, long startedAt, boolean heard) {
       answered(now, startedAt, heard);
       trip(now - startedAt);
-      acceptedInARow++;
+    }
+
+    /** Counts an accepted answer in the run a {@link WindowQuota} starts from, until a refusal makes one. */
+    void addToRun(long now, long startedAt) {
       if (runAccepted++ == 0) {
         runFirstStart = startedAt;
       }
       runLastAnswer = now;
-      if (lastAcceptedStart == Long.MIN_VALUE || startedAt - lastAcceptedStart > 0) {
+    }
+
+    /**
+     * Takes {@code startedAt} as the last accepted request's start, unless a later one was accepted
+     * already; the last accepted start before it ({@code Long.MIN_VALUE} for none).
+     */
+    long acceptedStart(long startedAt) {
+      long previous = lastAcceptedStart;
+      if (previous == Long.MIN_VALUE || startedAt - previous > 0) {
         lastAcceptedStart = startedAt;
       }
+      return previous;
     }
 
     /** An accepted answer's round trip, in nanoseconds. */
@@ -843,8 +864,7 @@ final class HostpaceRule implements LearningRule {
     // A host that never accepted a request before has nothing to climb back to (and may be one that
     // other clients keep busy: climbing there only costs refusals).
     boolean acceptedBefore = memory.count > 0;
-    memory.answered(now, startedAt, heard);
-    memory.trip(now - startedAt);
+    memory.sample(now, startedAt, heard);
     memory.acceptedSincePause++;
     if (++memory.acceptedInARow >= SAMPLES) {
       memory.troubleRefusals = 0; // healthy again
@@ -854,10 +874,7 @@ final class HostpaceRule implements LearningRule {
     int wallRefusals = window == null ? 0 : window.wallRefusals();
     long wallFrom = window == null ? now : window.wallFrom();
     if (window == null) {
-      if (memory.runAccepted++ == 0) {
-        memory.runFirstStart = startedAt;
-      }
-      memory.runLastAnswer = now;
+      memory.addToRun(now, startedAt);
     } else {
       boolean followed = window.active();
       if (window.accepted(now, startedAt, host)) {
@@ -872,10 +889,7 @@ final class HostpaceRule implements LearningRule {
         return memory.slowStartAt(SLOW_START_PER_SECOND, now);
       }
     }
-    long previousStart = memory.lastAcceptedStart;
-    if (previousStart == Long.MIN_VALUE || startedAt - previousStart > 0) {
-      memory.lastAcceptedStart = startedAt;
-    }
+    long previousStart = memory.acceptedStart(startedAt);
     IntervalBracket bracket = memory.bracket;
     if (bracket != null) {
       long next = bracketAccepted(memory, bracket, startedAt, previousStart, now);
