@@ -33,14 +33,26 @@ import io.hostpace.spi.HostState;
  *
  * <p>Most hosts count in windows of a round length (a minute, ten seconds, an hour:
  * {@link RoundWindowLengths}). While the bounds allow one, and the quota is at least
- * {@value #ROUND_MIN_PERMITS} starts, the shortest such length is taken for the window's, and each probe goes where it puts the next boundary, a thousandth of it late: no probe
- * is refused when the guess is right, and one refused there rules the length out (the next round
- * length the bounds allow, else the search above). A window spent each time its length has passed
- * gets one burst whatever its phase, so where the host's windows begin matters no more than that.
- * A probe refused where a length that held put the boundary says the windows moved or grew: the
- * boundary is searched for within a window's length of it, and the windows counted from there
- * afresh, first at the length before, then at the round lengths up to the span between the last
- * two boundaries found.
+ * {@value #ROUND_MIN_PERMITS} starts, the shortest such length is taken for the window's, and each
+ * probe goes where it puts the next boundary, a thousandth of it late: no probe is refused when the
+ * guess is right, and one refused there rules the length out (the next round length the bounds
+ * allow; where none is left but a length that is not round, the narrowing above). A window spent
+ * each time its length has passed gets one burst whatever its phase, so where the host's windows
+ * begin matters no more than that. A probe refused where a length that held put the boundary says
+ * the windows moved or grew: the boundary is searched for within a window's length of it, and the
+ * windows counted from there afresh, first at the length before, then at the round lengths up to
+ * the span between the last two boundaries found.
+ *
+ * <p>A run that began within a window, not at its start (a host that counts by the clock's minute,
+ * met 40 s into one), makes the run's first start no boundary: it says only that the window lasts
+ * longer than from there to the boundary found after it. When nothing counted from it fits (a
+ * probe refused where the last length the bounds allow put the next boundary), the windows are
+ * counted from the boundary found instead, which lies somewhere between its last refused probe and
+ * its accepted one (the slack), at the shortest round length longer than what was refused. Since a
+ * probe counted so comes up to the slack late, a round length longer than the host's would be
+ * accepted there every time: one is taken only once the window is known to last at least
+ * {@value #NEAR_ROUND} of it, the boundaries narrowed by probes until then, and each boundary found
+ * bounds the length from the one before it as well as from the origin.
  *
  * <p>A refusal within a window, after fewer accepted than the quota, means the host counts more than
  * ours (other clients, a lower quota): the quota comes down to what was accepted, and below
@@ -120,6 +132,13 @@ final class WindowQuota {
   static final long FIRST_SMALL_WALL_PROBE_NANOS = 500_000_000L;
   /** How far apart two starts may be and still be of one burst: a fleet's lessons come a little late. */
   static final long SAME_BURST_NANOS = 50_000_000L;
+  /**
+   * How near its round length a window must be known to last, as a share of it, for that length
+   * to be taken when the windows are counted from a boundary found, not from one known exactly.
+   */
+  static final double NEAR_ROUND = 0.75;
+  /** The longest a window is taken to last when nothing else bounds it: a day. */
+  static final double LONGEST_SECONDS = 86_400;
   private static final double NANOS = 1e9;
 
   // Recognising: the run of accepted answers since the last wall, and the wall since the last answer.
@@ -159,6 +178,10 @@ final class WindowQuota {
   private boolean searching;
   /** Whether the search began because the round length was ruled out, not because it stopped holding. */
   private boolean roundRuledOut;
+  /** Whether the windows are counted from the run's first start, taken to be a boundary. */
+  private boolean fromRun;
+  /** How much earlier than the origin the host's boundary there may lie: 0 when the origin is one. */
+  private double slack;
   private int acceptedInWindow;
   /** Whether a refusal lowered the quota in this window, and the start of the request it refused. */
   private boolean lowered;
@@ -229,21 +252,37 @@ final class WindowQuota {
         return true;
       }
       // The probe, refused: the boundary is later (and not where the round length taken put it).
+      boolean beyond = at >= nextUpper - 0.001;
       nextLower = Math.max(nextLower, at);
       if (nextLower >= nextUpper) {
         nextUpper = nextLower + 0.1 * hi;
       }
       refusedProbes++;
+      // The window lasts longer than this probe lies from the origin over the boundaries counted,
+      // and than it lies from the last boundary found.
+      double above = Math.max(lo, Math.max(at / (boundaries + 1), at - lastUpper));
       if (round > 0 && !searching) {
-        double next = RoundWindowLengths.shortestWithin(Math.max(lo, at / (boundaries + 1)), hi);
-        if (next == 0) {
-          // No round length is left that counts from the run's first start: the host's windows
-          // begin elsewhere (the run began within one). The boundary is searched for, and the
-          // windows counted from it at the next round length.
+        double next = RoundWindowLengths.shortestWithin(above, hi);
+        if (next == 0 && above < hi) {
+          // No round length is left, but one that is not round still fits: it is narrowed by
+          // probes in the middle of where the next boundary lies, as when none fitted.
+          round = 0;
+        } else if (next == 0 && fromRun && slack == 0) {
+          unknownPhase(above, host);
+          return true;
+        } else if (next == 0) {
+          // No round length is left: the windows moved or grew. The boundary is searched for, and
+          // the windows counted from it at the next round length.
           search(at, true, host);
           return true;
+        } else {
+          round = next;
         }
-        round = next;
+      } else if (!searching && fromRun && slack == 0 && beyond) {
+        // Refused where the last boundary the bounds allow had come: counted from the run's first
+        // start, nothing fits.
+        unknownPhase(above, host);
+        return true;
       }
       plan(host);
       return true;
@@ -316,7 +355,7 @@ final class WindowQuota {
       } else if (at >= probeAt - 0.001) {
         boundary(nextLower, at, host);
       } else if (++acceptedInWindow > permits) {
-        if (at >= probeAt - NARROW_ENOUGH * hi) {
+        if (at >= probeAt - NARROW_ENOUGH * (hi < LONGEST_SECONDS ? hi : lo)) {
           // More than the quota, started just before the probe was due: another process of a
           // fleet probed a little earlier (SPEC S2), and the host began a window for it.
           boundary(nextLower, at, host);
@@ -352,6 +391,8 @@ final class WindowQuota {
       if (window) {
         permits = runAccepted;
         origin = runFirstStart;
+        fromRun = true;
+        slack = 0;
         boundaries = 0;
         wallRefusals = 0;
         boundary(Math.max(0, seconds(wallLastRefusedStart)), seconds(startedAt), host);
@@ -376,11 +417,33 @@ final class WindowQuota {
       // A quiet host probed late: the boundaries it let pass count too.
       k += (int) ((upper - nextUpper) / hi);
     }
+    // The boundary before this one, since windows earlier: the origin itself, or one found.
+    int since = k - boundaries;
+    boolean found = boundaries > 0;
+    double beforeLower = lastLower;
+    double beforeUpper = lastUpper;
     boundaries = k;
     lastLower = Math.min(lower, upper);
     lastUpper = upper;
-    lo = lastLower / k;
-    hi = Math.max(lastUpper / k, 0.001);
+    // Counted from the origin, the window lasts more than lastLower / k (the host's boundary there
+    // is at or before it) and at most (lastUpper + slack) / k; counted from the boundary found
+    // before, between the two's bounds apart.
+    double pairLo = found ? (lastLower - beforeUpper) / since : 0;
+    double pairHi = found ? (lastUpper - beforeLower) / since : LONGEST_SECONDS;
+    double loBefore = lo;
+    double hiBefore = hi;
+    lo = Math.max(lastLower / k, pairLo);
+    hi = Math.min((lastUpper + slack) / k, pairHi);
+    if (slack > 0 && Math.max(lo, loBefore) < Math.min(hi, hiBefore)) {
+      // Counted from a boundary found, what was known of the length before still holds.
+      lo = Math.max(lo, loBefore);
+      hi = Math.min(hi, hiBefore);
+    }
+    if (lo >= hi) {
+      lo = pairLo;
+      hi = pairHi;
+    }
+    hi = Math.max(hi, 0.001);
     windowBegan();
     nextLower = lastLower + lo;
     nextUpper = Math.max(lastUpper + hi, nextLower);
@@ -388,6 +451,37 @@ final class WindowQuota {
     // A round length the bounds allow is taken for the window's; the one taken stays while it fits.
     roundHeld = round > lo && round <= hi;
     round = roundHeld ? round : permits >= ROUND_MIN_PERMITS ? RoundWindowLengths.shortestWithin(lo, hi) : 0;
+    if (slack > 0 && round > 0 && lo < NEAR_ROUND * round) {
+      // Counted from a boundary found, a probe where a round length puts the next one comes late by
+      // up to the slack, and a length much shorter still fits: a round length longer than the
+      // host's would be accepted there each time, and never ruled out. The boundaries are narrowed
+      // by probes until it is the only length near.
+      round = 0;
+      roundHeld = false;
+    }
+    plan(host);
+  }
+
+  /**
+   * Counted from the run's first start as a boundary, nothing fits what the host did: the run began
+   * within a window. The window lasts longer than {@code above} seconds, and the next boundary is
+   * probed for from the last one found, where the shortest round length longer than that puts it (a
+   * probe refused there rules the length out, as before); a day's is the longest.
+   */
+  private void unknownPhase(double above, HostState host) {
+    origin += Math.round(lastUpper * NANOS);
+    fromRun = false;
+    slack = lastUpper - lastLower;
+    boundaries = 0;
+    lastLower = -slack;
+    lastUpper = 0;
+    lo = above;
+    hi = LONGEST_SECONDS;
+    round = RoundWindowLengths.shortestWithin(lo, hi);
+    roundHeld = false;
+    nextLower = lo - slack;
+    nextUpper = hi;
+    refusedProbes = 0;
     plan(host);
   }
 
@@ -402,6 +496,8 @@ final class WindowQuota {
     // The last boundary found lay between lastLower and lastUpper, this one by at.
     double span = at - lastLower;
     origin += Math.round(at * NANOS);
+    fromRun = false;
+    slack = 0;
     searching = false;
     boundaries = 0;
     lastLower = 0;
@@ -447,7 +543,10 @@ final class WindowQuota {
   /** When the next probe goes, told to the engine as the window it counts from the last probe. */
   private void plan(HostState host) {
     if (round > 0 && !searching) {
-      probeAt = Math.max((boundaries + 1) * round + ROUND_MARGIN * round, lastUpper + 0.001);
+      // Where the round length puts the next boundary, counted from the origin or from the last
+      // boundary found, whichever is sooner: by both, the boundary has come if the length is right.
+      double next = Math.min(boundaries + 1, lastUpper / round + 1) * round;
+      probeAt = Math.max(next + ROUND_MARGIN * round, lastUpper + 0.001);
     } else {
       boolean wide = nextUpper - nextLower > NARROW_ENOUGH * hi && refusedProbes < MAX_REFUSED_PROBES;
       probeAt = Math.max(wide ? (nextLower + nextUpper) / 2 : nextUpper, lastUpper + 0.001);

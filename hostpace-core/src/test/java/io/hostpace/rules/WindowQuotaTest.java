@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.hostpace.spi.HostState;
 import io.hostpace.spi.HostStateStore;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -362,5 +363,105 @@ class WindowQuotaTest {
     }
     assertThat(accepted(40)).isFalse();
     assertThat(host.quotaPermits()).isZero();
+  }
+
+  /** Probes refused while {@link #follow} ran. */
+  int refusedProbes;
+
+  /**
+   * Runs the quota against a host that counts {@code permits} starts in fixed windows of
+   * {@code length} s, one of them beginning at {@code phase} s, from the probe accepted at
+   * {@code began} (given to the quota by the caller, the window it began the host's) until
+   * {@code until} s: after each accepted probe the rest of its window's starts at once, and one
+   * more when the quota tries it; each probe where the quota puts it. The starts of the accepted
+   * probes, in order; the refused ones counted in {@link #refusedProbes}.
+   */
+  List<Double> follow(int permits, double length, double phase, double began, double until) {
+    List<Double> probes = new ArrayList<>();
+    long window = (long) Math.floor((began - phase) / length);
+    int count = 1;
+    double t = began;
+    while (true) {
+      for (int i = 1; i < permits; i++) {
+        accepted(t + 0.05);
+      }
+      count += permits - 1;
+      if (host.quotaPermits() > permits) {
+        refused(t + 0.06); // the one more, in a window the host counts full
+      }
+      do {
+        t = began + window();
+        if (t >= until || !quota.active()) {
+          return probes;
+        }
+        long at = (long) Math.floor((t - phase) / length);
+        if (at != window) {
+          window = at;
+          count = 0;
+        }
+        if (count < permits) {
+          accepted(t);
+          count++;
+          probes.add(t);
+          began = t;
+        } else {
+          refused(t);
+          refusedProbes++;
+        }
+      } while (began != t);
+    }
+  }
+
+  /** How long after the last boundary before it, of windows of {@code length} s from {@code phase} s, {@code t} is. */
+  static double late(double t, double length, double phase) {
+    double since = (t - phase) % length;
+    return since < 0 ? since + length : since;
+  }
+
+  @Test
+  void R11_aRunThatBeganWithinAWindowHasItsWindowsCountedFromTheBoundaryFound() {
+    // 100 a minute, the host's windows beginning at 18.3 s and each minute after: the run of 100
+    // began 41.7 s into one. The wall's probes find its end between 11.9 s and 23.1 s.
+    wall(100, 0.1, 0.7, 5.5, 11.9);
+    assertThat(accepted(23.1)).isTrue();
+
+    List<Double> probes = follow(100, 60, 18.3, 23.1, 660);
+
+    // Counted from the run's first start, 12, 15 and 20 s are ruled out, and then any length up to
+    // 23.1 s: the windows are counted from the boundary found, and a minute is found from there.
+    assertThat(quota.active()).isTrue();
+    assertThat(refusedProbes).isLessThanOrEqualTo(8);
+    List<Double> last = probes.subList(probes.size() - 5, probes.size());
+    assertThat(last).allSatisfy(t -> assertThat(late(t, 60, 18.3)).isLessThan(11.2 + 0.1));
+    assertThat(last.get(4) - last.get(3)).isCloseTo(60, within(0.1));
+  }
+
+  @Test
+  void R11_aLengthNoRoundOneFitsIsNarrowedByProbesNotTakenForALongerRoundOne() {
+    // 45 each 90 s from 0 s: the first boundary lies between 48 s and 96 s, and a minute, the round
+    // length there, is refused where it puts the next; 90 s is not round.
+    wall(45, 0.1, 3, 6, 12, 24, 48);
+    assertThat(accepted(96)).isTrue();
+
+    List<Double> probes = follow(45, 90, 0, 96, 1800);
+
+    assertThat(quota.active()).isTrue();
+    List<Double> last = probes.subList(probes.size() - 4, probes.size());
+    assertThat(last).allSatisfy(t -> assertThat(late(t, 90, 0)).isLessThan(0.02 * 90));
+  }
+
+  @Test
+  void R11_countedFromABoundaryFoundARoundLengthIsTakenOnlyOnceNoMuchShorterOneFits() {
+    // 45 each 45 s, the host's windows beginning at 37.7 s: the run began 7.3 s into one. From the
+    // boundary found, a minute's probe would always come after the host's next boundary: it is
+    // not taken while the window may last much less.
+    wall(45, 0.1, 3, 6, 12, 24);
+    assertThat(accepted(48)).isTrue();
+
+    List<Double> probes = follow(45, 45, 37.7, 48, 1200);
+
+    assertThat(quota.active()).isTrue();
+    List<Double> last = probes.subList(probes.size() - 4, probes.size());
+    assertThat(last).allSatisfy(t -> assertThat(late(t, 45, 37.7)).isLessThan(0.02 * 60));
   }
 }
