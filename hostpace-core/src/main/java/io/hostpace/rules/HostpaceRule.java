@@ -683,6 +683,7 @@ final class HostpaceRule implements LearningRule {
           && now - memory.rings[Memory.ANSWERS + memory.next] <= WINDOW_SECONDS * 1_000_000_000L;
     }
     memory.troubleRefusals++;
+    memory.window().fleet(memory.fleetHeard);
     if (memory.window().refused(now, startedAt, heard, host)) {
       return 0; // the quota spaces the starts
     }
@@ -877,6 +878,7 @@ final class HostpaceRule implements LearningRule {
       memory.addToRun(now, startedAt);
     } else {
       boolean followed = window.active();
+      window.fleet(memory.fleetHeard);
       if (window.accepted(now, startedAt, host)) {
         return 0; // the quota spaces the starts
       }

@@ -83,7 +83,10 @@ import io.hostpace.spi.HostState;
  * quota to what the window had accepted is followed by its burst's acceptances, which raise it
  * back to what the window held. And one more than the quota, accepted when the next probe was due
  * within {@value #NARROW_ENOUGH} of the window, is the probe of another process whose reckoning
- * put the boundary a little earlier: a boundary, not a sign that there is no quota.
+ * put the boundary a little earlier: a boundary, not a sign that there is no quota. A fleet's
+ * processes count the windows from the run's first start whatever the boundaries show, as each of
+ * them saw it: counted from a boundary found, or bounded from the one before, each process's count
+ * would drift from the others', whose probes it hears at their own reckoning.
  *
  * <p>Guarded by the engine's lock, as the host's state is. Times are the engine's clock in
  * nanoseconds, compared by difference; the quota's own are seconds from the run's first start.
@@ -182,6 +185,8 @@ final class WindowQuota {
   private boolean fromRun;
   /** How much earlier than the origin the host's boundary there may lie: 0 when the origin is one. */
   private double slack;
+  /** Whether another process of a fleet told of this host (SPEC S2): it counts from the run's first start. */
+  private boolean fleet;
   private int acceptedInWindow;
   /** Whether a refusal lowered the quota in this window, and the start of the request it refused. */
   private boolean lowered;
@@ -221,6 +226,11 @@ final class WindowQuota {
   /** Whether a quota is followed. */
   boolean active() {
     return permits > 0;
+  }
+
+  /** Whether another process of a fleet told of this host: the rule says so before each answer it passes on. */
+  void fleet(boolean heard) {
+    fleet = heard;
   }
 
   /**
@@ -263,11 +273,11 @@ final class WindowQuota {
       double above = Math.max(lo, Math.max(at / (boundaries + 1), at - lastUpper));
       if (round > 0 && !searching) {
         double next = RoundWindowLengths.shortestWithin(above, hi);
-        if (next == 0 && above < hi) {
+        if (next == 0 && above < hi && !fleet) {
           // No round length is left, but one that is not round still fits: it is narrowed by
           // probes in the middle of where the next boundary lies, as when none fitted.
           round = 0;
-        } else if (next == 0 && fromRun && slack == 0) {
+        } else if (next == 0 && fromRun && slack == 0 && !fleet) {
           unknownPhase(above, host);
           return true;
         } else if (next == 0) {
@@ -278,7 +288,7 @@ final class WindowQuota {
         } else {
           round = next;
         }
-      } else if (!searching && fromRun && slack == 0 && beyond) {
+      } else if (!searching && fromRun && slack == 0 && beyond && !fleet) {
         // Refused where the last boundary the bounds allow had come: counted from the run's first
         // start, nothing fits.
         unknownPhase(above, host);
@@ -428,8 +438,9 @@ final class WindowQuota {
     // Counted from the origin, the window lasts more than lastLower / k (the host's boundary there
     // is at or before it) and at most (lastUpper + slack) / k; counted from the boundary found
     // before, between the two's bounds apart.
-    double pairLo = found ? (lastLower - beforeUpper) / since : 0;
-    double pairHi = found ? (lastUpper - beforeLower) / since : LONGEST_SECONDS;
+    boolean pairs = found && !fleet;
+    double pairLo = pairs ? (lastLower - beforeUpper) / since : 0;
+    double pairHi = pairs ? (lastUpper - beforeLower) / since : LONGEST_SECONDS;
     double loBefore = lo;
     double hiBefore = hi;
     lo = Math.max(lastLower / k, pairLo);

@@ -464,4 +464,21 @@ class WindowQuotaTest {
     List<Double> last = probes.subList(probes.size() - 4, probes.size());
     assertThat(last).allSatisfy(t -> assertThat(late(t, 45, 37.7)).isLessThan(0.02 * 60));
   }
+
+  @Test
+  void S2_aFleetsProcessCountsTheWindowsFromTheRunsFirstStartAsItsOthersDo() {
+    // The first test's host, met by a process of a fleet: once 12, 15 and 20 s are ruled out, the
+    // boundary is searched for within the 23.1 s the run's first start allows (the middle of
+    // 40.02 s to 63.12 s), as every process of the fleet counts it, not counted from the boundary
+    // found (which narrows 40.02 s to 46.21 s first, at 43.12 s).
+    quota.fleet(true);
+    wall(100, 0.1, 0.7, 5.5, 11.9);
+    assertThat(accepted(23.1)).isTrue();
+    for (double probe : new double[] {24.012, 30.015, 40.02}) {
+      assertThat(nextProbe(23.1)).isCloseTo(probe, within(1e-6));
+      assertThat(refused(probe)).isTrue();
+    }
+
+    assertThat(nextProbe(23.1)).isCloseTo((40.02 + 63.12) / 2, within(0.01));
+  }
 }
