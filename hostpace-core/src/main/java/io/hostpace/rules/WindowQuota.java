@@ -86,7 +86,11 @@ import io.hostpace.spi.HostState;
  * put the boundary a little earlier: a boundary, not a sign that there is no quota. A fleet's
  * processes count the windows from the run's first start whatever the boundaries show, as each of
  * them saw it: counted from a boundary found, or bounded from the one before, each process's count
- * would drift from the others', whose probes it hears at their own reckoning.
+ * would drift from the others', whose probes it hears at their own reckoning. Where that count is
+ * off the host's, a start of another process between the host's boundary and the count's is
+ * accepted beyond the quota: one that comes at least the window's shortest length after the last
+ * probe, while a length holds, is the host's next window, and the windows are counted from it
+ * afresh, not taken to be no quota.
  *
  * <p>Guarded by the engine's lock, as the host's state is. Times are the engine's clock in
  * nanoseconds, compared by difference; the quota's own are seconds from the run's first start.
@@ -369,6 +373,14 @@ final class WindowQuota {
           // More than the quota, started just before the probe was due: another process of a
           // fleet probed a little earlier (SPEC S2), and the host began a window for it.
           boundary(nextLower, at, host);
+          return true;
+        }
+        if (fleet && round > 0 && roundHeld && !searching && at - lastUpper >= lo) {
+          // More than the quota, started a window's shortest length after the last probe: another
+          // process met the host's next window, which began before this count put it (the run's
+          // first start lay within one). The windows are counted from that start afresh.
+          roundRuledOut = false;
+          anchor(at, host);
           return true;
         }
         if (lowered && startedAt - loweredBy <= SAME_BURST_NANOS) {

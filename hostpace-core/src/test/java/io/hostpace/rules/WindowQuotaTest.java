@@ -466,6 +466,20 @@ class WindowQuotaTest {
   }
 
   @Test
+  void S2_inAFleetMoreThanTheQuotaLateInAWindowIsTheHostsNextWindowNotNoQuota() {
+    quota.fleet(true);
+    firstWindow();
+    burst(63.6);
+    burst(120.06); // a minute holds
+    // Another process's start at 160 s, 40 s into the window this count began at 120.06 s, is
+    // accepted beyond the 60: the host's windows begin earlier than the run's first start put them.
+    assertThat(accepted(160)).isTrue();
+
+    assertThat(quota.active()).isTrue();
+    assertThat(nextProbe(160)).isCloseTo(160 + 60.06, within(1e-6));
+  }
+
+  @Test
   void S2_aFleetsProcessCountsTheWindowsFromTheRunsFirstStartAsItsOthersDo() {
     // The first test's host, met by a process of a fleet: once 12, 15 and 20 s are ruled out, the
     // boundary is searched for within the 23.1 s the run's first start allows (the middle of
