@@ -185,7 +185,7 @@ final class WindowQuota {
   private boolean searching;
   /** Whether the search began because the round length was ruled out, not because it stopped holding. */
   private boolean roundRuledOut;
-  /** Whether the windows are counted from the run's first start, taken to be a boundary. */
+  /** Whether the windows are counted from the run's first start, taken to be a boundary (the slack then 0). */
   private boolean fromRun;
   /** How much earlier than the origin the host's boundary there may lie: 0 when the origin is one. */
   private double slack;
@@ -281,7 +281,7 @@ final class WindowQuota {
           // No round length is left, but one that is not round still fits: it is narrowed by
           // probes in the middle of where the next boundary lies, as when none fitted.
           round = 0;
-        } else if (next == 0 && fromRun && slack == 0 && !fleet) {
+        } else if (next == 0 && fromRun && !fleet) {
           unknownPhase(above, host);
           return true;
         } else if (next == 0) {
@@ -292,7 +292,7 @@ final class WindowQuota {
         } else {
           round = next;
         }
-      } else if (!searching && fromRun && slack == 0 && beyond && !fleet) {
+      } else if (!searching && fromRun && beyond && !fleet) {
         // Refused where the last boundary the bounds allow had come: counted from the run's first
         // start, nothing fits.
         unknownPhase(above, host);
@@ -441,7 +441,7 @@ final class WindowQuota {
     }
     // The boundary before this one, since windows earlier: the origin itself, or one found.
     int since = k - boundaries;
-    boolean found = boundaries > 0;
+    boolean pairs = boundaries > 0 && !fleet;
     double beforeLower = lastLower;
     double beforeUpper = lastUpper;
     boundaries = k;
@@ -450,7 +450,6 @@ final class WindowQuota {
     // Counted from the origin, the window lasts more than lastLower / k (the host's boundary there
     // is at or before it) and at most (lastUpper + slack) / k; counted from the boundary found
     // before, between the two's bounds apart.
-    boolean pairs = found && !fleet;
     double pairLo = pairs ? (lastLower - beforeUpper) / since : 0;
     double pairHi = pairs ? (lastUpper - beforeLower) / since : LONGEST_SECONDS;
     double loBefore = lo;

@@ -412,6 +412,17 @@ class WindowQuotaTest {
     }
   }
 
+  /**
+   * Asserts that the quota still holds, and that the last {@code windows} accepted probes each came
+   * less than {@code within} s after the host's boundary before it, of windows of {@code length} s
+   * from {@code phase} s.
+   */
+  void assertLastProbesWithin(List<Double> probes, int windows, double length, double phase, double within) {
+    assertThat(quota.active()).isTrue();
+    List<Double> last = probes.subList(probes.size() - windows, probes.size());
+    assertThat(last).allSatisfy(t -> assertThat(late(t, length, phase)).isLessThan(within));
+  }
+
   /** How long after the last boundary before it, of windows of {@code length} s from {@code phase} s, {@code t} is. */
   static double late(double t, double length, double phase) {
     double since = (t - phase) % length;
@@ -429,11 +440,9 @@ class WindowQuotaTest {
 
     // Counted from the run's first start, 12, 15 and 20 s are ruled out, and then any length up to
     // 23.1 s: the windows are counted from the boundary found, and a minute is found from there.
-    assertThat(quota.active()).isTrue();
+    assertLastProbesWithin(probes, 5, 60, 18.3, 11.2 + 0.1);
     assertThat(refusedProbes).isLessThanOrEqualTo(8);
-    List<Double> last = probes.subList(probes.size() - 5, probes.size());
-    assertThat(last).allSatisfy(t -> assertThat(late(t, 60, 18.3)).isLessThan(11.2 + 0.1));
-    assertThat(last.get(4) - last.get(3)).isCloseTo(60, within(0.1));
+    assertThat(probes.get(probes.size() - 1) - probes.get(probes.size() - 2)).isCloseTo(60, within(0.1));
   }
 
   @Test
@@ -445,9 +454,7 @@ class WindowQuotaTest {
 
     List<Double> probes = follow(45, 90, 0, 96, 1800);
 
-    assertThat(quota.active()).isTrue();
-    List<Double> last = probes.subList(probes.size() - 4, probes.size());
-    assertThat(last).allSatisfy(t -> assertThat(late(t, 90, 0)).isLessThan(0.02 * 90));
+    assertLastProbesWithin(probes, 4, 90, 0, 0.02 * 90);
   }
 
   @Test
@@ -460,9 +467,7 @@ class WindowQuotaTest {
 
     List<Double> probes = follow(45, 45, 37.7, 48, 1200);
 
-    assertThat(quota.active()).isTrue();
-    List<Double> last = probes.subList(probes.size() - 4, probes.size());
-    assertThat(last).allSatisfy(t -> assertThat(late(t, 45, 37.7)).isLessThan(0.02 * 60));
+    assertLastProbesWithin(probes, 4, 45, 37.7, 0.02 * 60);
   }
 
   @Test
