@@ -10,9 +10,11 @@ import io.hostpace.spi.HostState;
  * A host that counts in fixed windows accepts everything up to its quota, then refuses whatever
  * the pace until its window resets, then accepts a burst again. So: a <em>run</em> of at least
  * {@value #MIN_PERMITS} accepted answers, then a <em>wall</em> of at least {@value #MIN_PERMITS}
- * refusals lasting at least {@value #MIN_WALL_SECONDS} s and longer than the run took, ended by
- * an accepted answer. A token bucket answers a refused client within one token's time once it
- * slows down, so it builds no such wall; one that it does build (a bucket in debt) teaches a quota
+ * refusals lasting at least {@value #MIN_WALL_SECONDS} s (the host's first after a run of
+ * {@value #ROUND_MIN_PERMITS} or more: whatever ends at its first probe, {@code shortestWall()})
+ * and longer than the run took, ended by an accepted answer. A token bucket answers a refused
+ * client within one token's time once it slows down, so it builds no such wall; one that it does
+ * build (a bucket in debt, or one of a large burst's first wall) teaches a quota
  * that the next refusals undo. While the wall lasts, its end is probed each time twice as far from
  * its start as the probe before ({@link #wallInterval}); the first wall after a run of
  * {@value #ROUND_MIN_PERMITS} or more skips the probes before 3 s, after a smaller run those before
@@ -42,6 +44,14 @@ import io.hostpace.spi.HostState;
  * the windows moved or grew: the boundary is searched for within a window's length of it, and the
  * windows counted from there afresh, first at the length before, then at the round lengths up to
  * the span between the last two boundaries found.
+ *
+ * <p>The first wall's probes skip its first seconds, so a window of a second or two may have passed
+ * several times before its end is seen: the boundary found is then counted as the round length's
+ * boundary it is from the run's first start (15 a second, the wall ended by 5.05 s: the fifth, and
+ * the next probe at 6.001 s). That guess is held only once the next boundary confirms it: a probe
+ * refused where it puts that boundary searches for it within one length (the run began within a
+ * window), and fewer than half the quota accepted in the first window, or nothing found by that
+ * search, forgets the quota.
  *
  * <p>A run that began within a window, not at its start (a host that counts by the clock's minute,
  * met 40 s into one), makes the run's first start no boundary: it says only that the window lasts
@@ -157,6 +167,8 @@ final class WindowQuota {
   private long wallLastRefusedStart;
   /** Whether a wall of refusals after a run ended before, in an answer that did not make it a window's. */
   private boolean wallEnded;
+  /** Whether a quota was learned from a wall before: the host's first wall is no longer to come. */
+  private boolean learned;
 
   // Following, in seconds from origin (the run's first start): the quota, 0 when none.
   private int permits;
@@ -187,6 +199,14 @@ final class WindowQuota {
   private boolean roundRuledOut;
   /** Whether the windows are counted from the run's first start, taken to be a boundary (the slack then 0). */
   private boolean fromRun;
+  /**
+   * Whether the one boundary found so far, after the host's first wall, is counted by the round
+   * length guessed (that wall's probes may have let several windows pass), not as the first:
+   * until the next boundary confirms the guess, a probe refused where the length puts it searches
+   * for the boundary within one length, and fewer than half the quota accepted in the first window
+   * or nothing found by that search forgets the quota.
+   */
+  private boolean countByRound;
   /** How much earlier than the origin the host's boundary there may lie: 0 when the origin is one. */
   private double slack;
   /** Whether another process of a fleet told of this host (SPEC S2): it counts from the run's first start. */
@@ -255,13 +275,21 @@ final class WindowQuota {
     }
     double at = seconds(startedAt);
     if (at >= probeAt - 0.001) {
+      if (searching && countByRound && at >= nextUpper - 0.001) {
+        // Searched for over a whole round length: the first wall was no window of that length, but
+        // a longer window met near its end, say.
+        forget(host);
+        return false;
+      }
       if (!heard && ++probesRefusedInARow >= MOST_PROBES_REFUSED_IN_A_ROW) {
         drop(host);
         return false;
       }
-      if (round > 0 && roundHeld && !searching) {
+      if (round > 0 && (roundHeld || countByRound) && !searching) {
         // Refused where a length that held put the boundary: the windows moved, or grew. The
-        // boundary is searched for within a window's length of this probe, then counted from.
+        // boundary is searched for within a window's length of this probe, then counted from. So
+        // too where the first wall's length was guessed: a run that began within a window of it
+        // (a host that counts by the clock's second) puts no boundary at its first start.
         search(at, false, host);
         return true;
       }
@@ -308,6 +336,13 @@ final class WindowQuota {
       host.quota(permits, host.quotaWindow());
       return true;
     }
+    if (countByRound && !searching && 2 * acceptedInWindow < permits) {
+      // Fewer than half the quota accepted in the first window after the first wall's length was
+      // guessed (a run that spanned a boundary counts at most twice the host's quota): no window's
+      // quota, but a bucket of a large burst that refills slowly, say.
+      forget(host);
+      return false;
+    }
     if (acceptedInWindow >= MIN_PERMITS) {
       permits = acceptedInWindow;
       extra = false;
@@ -320,8 +355,25 @@ final class WindowQuota {
     return false;
   }
 
+  /**
+   * The quota guessed from the host's first wall did not hold: the rate rule takes over, as from
+   * any quota dropped, but the starts its window accepted are a run and the refusals since then a
+   * wall after it, which a window that ends later still makes a quota of (no sooner than
+   * {@value #MIN_WALL_SECONDS} s, as for any wall but the first).
+   */
+  private void forget(HostState host) {
+    int run = acceptedInWindow;
+    long first = origin + Math.round(lastUpper * NANOS);
+    drop(host);
+    runAccepted = run;
+    runFirstStart = first;
+    runLastAnswer = wallFrom;
+    wallEnded = true;
+  }
+
   /** The host counts no quota of ours, or none worth the name: the rate rule takes over. */
   private void drop(HostState host) {
+    countByRound = false;
     permits = 0;
     probesRefusedInARow = 0;
     runAccepted = 0;
@@ -407,10 +459,11 @@ final class WindowQuota {
     if (wallRefusals > 0) {
       boolean window = wallRefusals >= MIN_PERMITS
           && runAccepted >= MIN_PERMITS
-          && (now - wallFrom) / NANOS >= MIN_WALL_SECONDS
+          && (now - wallFrom) / NANOS >= shortestWall()
           && wallFrom - runLastAnswer >= 0
           && runLastAnswer - runFirstStart < now - wallFrom;
       if (window) {
+        learned = true;
         permits = runAccepted;
         origin = runFirstStart;
         fromRun = true;
@@ -429,6 +482,18 @@ final class WindowQuota {
     }
     runLastAnswer = now;
     return false;
+  }
+
+  /**
+   * How long a wall must have lasted, in seconds, to make a window: {@value #MIN_WALL_SECONDS}, but
+   * for the host's first wall after a run of {@value #ROUND_MIN_PERMITS} or more, whose probes
+   * skip its first {@link #FIRST_WALL_PROBE_NANOS}: whatever ends at its first probe. A quota
+   * counted in windows of a second ("15 a second") builds a wall of a second at most, which that
+   * probe finds seconds late, and which would otherwise be left to the rate rule's climb.
+   */
+  private double shortestWall() {
+    boolean first = runAccepted >= ROUND_MIN_PERMITS && !wallEnded && !learned;
+    return first ? FIRST_WALL_PROBE_NANOS / NANOS : MIN_WALL_SECONDS;
   }
 
   /** A window began between {@code lower} and {@code upper} (the accepted probe's start). */
@@ -481,6 +546,13 @@ final class WindowQuota {
       round = 0;
       roundHeld = false;
     }
+    // The first boundary found may be the round length's second or later: the first wall's probes
+    // skip its first seconds, and several windows of a second pass unseen. Where the length fits
+    // twice, the boundaries are counted by it, the next probe going where it puts the next one.
+    countByRound = k == 1 && fromRun && round > 0 && 2 * round <= lastUpper;
+    if (countByRound) {
+      boundaries = (int) Math.floor(lastUpper / round);
+    }
     plan(host);
   }
 
@@ -491,6 +563,7 @@ final class WindowQuota {
    * probe refused there rules the length out, as before); a day's is the longest.
    */
   private void unknownPhase(double above, HostState host) {
+    countByRound = false;
     origin += Math.round(lastUpper * NANOS);
     fromRun = false;
     slack = lastUpper - lastLower;
@@ -514,6 +587,7 @@ final class WindowQuota {
    * refused where the length before puts the next boundary takes the next round length up to that.
    */
   private void anchor(double at, HostState host) {
+    countByRound = false;
     probesRefusedInARow = 0;
     // The last boundary found lay between lastLower and lastUpper, this one by at.
     double span = at - lastLower;

@@ -500,4 +500,122 @@ class WindowQuotaTest {
 
     assertThat(nextProbe(23.1)).isCloseTo((40.02 + 63.12) / 2, within(0.01));
   }
+
+  /**
+   * 15 a second, the host's windows beginning at {@code phase} s (under 0.25 s) and each second
+   * after: the run of 15 accepted from 0 s, the wall's refusals until 0.5 s, and its first probe,
+   * 3 s and more after it began, accepted at 5.05 s.
+   */
+  void firstWallOfASecondsWindows() {
+    wall(15, 0.25, 0.25, 0.25, 0.3, 0.5);
+    assertThat(accepted(5.05)).isTrue();
+  }
+
+  @Test
+  void R11_aQuotaOfASecondIsLearnedFromTheFirstWallItsProbeFindsSecondsLateAndCountedByTheLength() {
+    // The wall lasted 4.8 s, less than a later wall must: the host's first one ends at its first
+    // probe. It lies between 0.5 s and 5.05 s: a second fits, and five of them lie in it.
+    firstWallOfASecondsWindows();
+    assertThat(host.quotaPermits()).isEqualTo(16);
+    assertThat(nextProbe(5.05)).isCloseTo(6.001, within(1e-6));
+
+    List<Double> probes = follow(15, 1, 0, 5.05, 120);
+
+    assertLastProbesWithin(probes, 100, 1, 0, 0.002);
+    assertThat(refusedProbes).isZero();
+  }
+
+  /**
+   * Asserts that a later wall like the first one above, from {@code from} s (15 accepted, refused
+   * until half a second on, a probe accepted 4.05 s on), makes no quota: it lasted under 5 s.
+   */
+  void assertALaterWallOfASecondMakesNoQuota(double from) {
+    for (int i = 0; i < 15; i++) {
+      accepted(from);
+    }
+    refused(from + 0.25);
+    refused(from + 0.25);
+    refused(from + 0.5);
+
+    assertThat(accepted(from + 4.05)).isFalse();
+    assertThat(quota.active()).isFalse();
+  }
+
+  @Test
+  void R11_aWallOfASecondAfterAQuotaForgottenMakesNoQuota() {
+    firstWallOfASecondsWindows();
+    assertThat(refused(5.1)).isFalse(); // fewer than half of the 15 accepted: forgotten
+
+    assertALaterWallOfASecondMakesNoQuota(10);
+  }
+
+  @Test
+  void R11_aWallOfASecondAfterAWallThatMadeNoQuotaMakesNoQuota() {
+    wall(15, 0.25, 0.3);
+    accepted(0.9); // two refusals: no window's wall
+
+    assertALaterWallOfASecondMakesNoQuota(1.0);
+  }
+
+  @Test
+  void R11_aWallOfASecondAfterAQuotaDroppedMakesNoQuota() {
+    firstWindow();
+    burst(63.6);
+    assertThat(accepted(63.7)).isFalse(); // one more than the quota accepted: none
+
+    assertALaterWallOfASecondMakesNoQuota(70);
+  }
+
+  @Test
+  void R11_whereTheFirstWallsGuessedLengthPutsABoundaryAProbeRefusedSearchesForItWithinThatLength() {
+    // The host's windows begin at 0.1 s and each second after, so the window the probe at 5.05 s
+    // was accepted in ended at 5.1 s, where the rest of the quota began the next: the probe at
+    // 6.001 s is refused. The boundary is searched for within a second of it, not ruled out.
+    firstWallOfASecondsWindows();
+    for (int i = 1; i < 15; i++) {
+      accepted(5.1);
+    }
+    refused(5.11); // the one more
+    assertThat(refused(6.001)).isTrue();
+
+    assertThat(nextProbe(5.05)).isCloseTo(6.501, within(1e-6));
+    assertThat(accepted(6.501)).isTrue();
+    assertThat(nextProbe(6.501)).isCloseTo(7.502, within(1e-6));
+  }
+
+  @Test
+  void R11_aQuotaGuessedFromAFirstWallThatItsFirstWindowDoesNotHoldIsForgotten() {
+    // A bucket of 15 that refills one a second: the first window after the guess accepts 4.
+    firstWallOfASecondsWindows();
+    for (int i = 1; i < 4; i++) {
+      accepted(5.1);
+    }
+
+    assertThat(refused(5.1)).as("the rate rule's to count").isFalse();
+    assertThat(quota.active()).isFalse();
+  }
+
+  @Test
+  void R11_aQuotaGuessedFromAFirstWallWhoseBoundaryIsNotFoundWithinItsLengthIsForgottenAndLearnedAgain() {
+    // 45 each 45 s, the run of 45 met 3.3 s before the host's boundary: the wall ended by 5.05 s
+    // fits a second, but the window after it lasts until 48.3 s.
+    wall(45, 0.1, 0.15, 0.4);
+    assertThat(accepted(5.05)).isTrue();
+    for (int i = 1; i < 45; i++) {
+      accepted(5.1);
+    }
+    refused(5.11); // the one more
+    for (double probe : new double[] {6.001, 6.501, 6.751, 6.876}) {
+      assertThat(nextProbe(5.05)).isCloseTo(probe, within(1e-6));
+      assertThat(refused(probe)).isTrue();
+    }
+    assertThat(nextProbe(5.05)).isCloseTo(7.001, within(1e-6));
+
+    assertThat(refused(7.001)).isFalse();
+    assertThat(quota.active()).isFalse();
+    // The 45 of its window were a run, and the refusals since a wall that makes a quota when it ends.
+    refused(20);
+    assertThat(accepted(48.35)).isTrue();
+    assertThat(host.quotaPermits()).isEqualTo(45); // one more was tried, and refused, at 5.11 s
+  }
 }
