@@ -222,7 +222,7 @@ class BadInputTest {
         usage("simulation is missing", "simulate"),
         usage("SCENARIO", "simulate", "timeouts"),
         usage("SCENARIO '", "simulate", "timeouts", "{dir}/missing.json"),
-        usage("'qlever-lik' is neither a file nor a shipped pacing scenario: expected a file or one of bucket-burst-5, ", "simulate", "pacing", "qlever-lik"),
+        usage("'qlever-lik' is neither a file nor a shipped pacing scenario: expected a file or one of bucket-burst-10, ", "simulate", "pacing", "qlever-lik"),
         usage("qlever-like", "simulate", "timeouts", "qlever-like"),
         usage("SCENARIO '", "simulate", "timeouts", "{dir}/folder"),
         usage("SCENARIO is empty", "simulate", "timeouts", ""),

@@ -150,7 +150,7 @@ class SimulateCommandTest extends CommandTest {
     assertThat(run("simulate", "pacing", "qlever")).isEqualTo(2);
 
     assertThat(err).startsWith("hostpace: SCENARIO 'qlever' is neither a file nor a shipped pacing scenario:"
-        + " expected a file or one of bucket-burst-5, eight-processes, eight-processes-burst-3, fast-host, ").contains(", qlever-like, ");
+        + " expected a file or one of bucket-burst-10, bucket-burst-5, eight-processes, eight-processes-burst-3, fast-host, ").contains(", qlever-like, ");
     assertThat(out).isEmpty();
   }
 
@@ -158,10 +158,10 @@ class SimulateCommandTest extends CommandTest {
   void listPrintsEveryShippedScenarioByKindWithItsDescription() {
     assertThat(run("simulate", "list")).as(err).isZero();
 
-    assertThat(out).startsWith("pacing scenarios (hostpace simulate pacing NAME):\n  bucket-burst-5 ")
+    assertThat(out).startsWith("pacing scenarios (hostpace simulate pacing NAME):\n  bucket-burst-10 ")
         .containsPattern("\n  qlever-like +QLever's Wikidata endpoint: one request a second, the rest refused with a bare 429\\.\n")
         .contains("\ntimeouts scenarios (hostpace simulate timeouts NAME):\n")
         .containsPattern("\n  seed-003 +The run of seed 003: ");
-    assertThat(out.lines().filter(l -> l.startsWith("  "))).hasSize(42 + 6);
+    assertThat(out.lines().filter(l -> l.startsWith("  "))).hasSize(43 + 6);
   }
 }

@@ -104,6 +104,15 @@ import org.jspecify.annotations.Nullable;
  * {@value #MOST_INTERVALS_WAITED} (SPEC R14), once: the rule keeps the interval it set as the
  * host's pace ({@link Memory#meant}), and cuts or climbs from that, not from the wait.
  *
+ * <h2>A bucket of a large burst</h2>
+ * A token bucket that holds ten or more and refills slower (one a second, a burst of ten) lets a
+ * client through faster than it refills while its stored tokens last: the gaps its answers came at
+ * read a rate above its own, and a rule paced by them is refused every few requests. For a host
+ * whose first run was that large ({@value #LARGE_BURST} or more), each cycle between two drops is
+ * measured too: a bucket that refused at both ends was empty at both, so what it accepted between
+ * them is what it refilled ({@link Memory#cycleRate}, SPEC R15). Where that is under
+ * {@value #CYCLE_BELOW} of the gaps' rate, it is the rate measured.
+ *
  * <h2>Beyond the interval</h2>
  * Two kinds of host defeat any interval. One that refuses with {@code Retry-After} beyond so many
  * at once (KGF's admission gate) is paused as asked, and then 32 start at once again: the rule
@@ -123,6 +132,15 @@ final class HostpaceRule implements LearningRule {
 
   static final HostpaceRule INSTANCE = new HostpaceRule();
 
+  /**
+   * The fewest answers a host's first run accepted before its first refusal for its bursts to be
+   * large (a token bucket that holds ten or more, as {@code nginx}'s {@code limit_req} with a
+   * {@code burst}): the gaps its tokens let through read faster than it refills, and the rate over
+   * a whole cycle between two drops is measured as well ({@link Memory#cycleRate}).
+   */
+  static final int LARGE_BURST = WindowQuota.ROUND_MIN_PERMITS;
+  /** How far under the rate the gaps measured the rate over the cycle must lie to be taken instead. */
+  static final double CYCLE_BELOW = 0.9;
   static final int SAMPLES = 8;
   static final int WINDOW_SECONDS = 30;
   static final double SLOW_START_PER_SECOND = 4.0;
@@ -314,6 +332,35 @@ final class HostpaceRule implements LearningRule {
     }
     /** When the rate last dropped; {@code rate(t)} counts from here. */
     long epoch;
+    /**
+     * The cycle since this process's own last drop (SPEC R15): the start of the request whose
+     * refusal began it, this process's answers accepted since, and the interval the drop set (0
+     * when the cycle says nothing: no drop of this process's own since the opening).
+     */
+    long cycleFrom;
+    int cycleAccepted;
+    long cycleInterval;
+
+    /**
+     * The rate a token bucket refilled at over the cycle that a refusal of the request started at
+     * {@code startedAt} ends, per second, or NaN where the cycle says nothing of it. A bucket that
+     * refused at both ends of the cycle was empty at both, so what it accepted between is what it
+     * refilled, however many of its tokens a burst let through at our pace in between. That holds
+     * while this process kept asking (no gap of the cycle over twice its interval on average, at
+     * least two accepted) and the bucket could not have filled up and thrown tokens away while
+     * this process went slower than that rate (from the drop's pace, at most as many as the
+     * host's first run accepted: its burst).
+     */
+    double cycleRate(long startedAt) {
+      long span = startedAt - cycleFrom;
+      if (cycleInterval == 0 || cycleAccepted < 2 || span <= 0 || span > 2 * (cycleAccepted + 1) * cycleInterval) {
+        return Double.NaN;
+      }
+      double rate = cycleAccepted * NANOS / span;
+      double slowest = NANOS / cycleInterval;
+      boolean couldOverflow = (rate - slowest) * span / NANOS > runAccepted;
+      return couldOverflow ? Double.NaN : rate;
+    }
     /** Whether the pace is one the host was paced at before this memory (a store's, the fleet's), not yet dropped from. */
     boolean inherited;
     /** The rate right after the last drop, per second. */
@@ -407,6 +454,7 @@ final class HostpaceRule implements LearningRule {
      * {@value #K_MIN_SECONDS} s, as after any drop; the interval of that pace.
      */
     long dropTo(double base, double wmax, long now) {
+      cycleInterval = 0;
       this.base = base;
       this.wmax = wmax;
       k = K_MIN_SECONDS;
@@ -672,6 +720,9 @@ final class HostpaceRule implements LearningRule {
     }
     long interval = memory.endWait(waiting); // a run's wait is not the pace (SPEC R14)
     memory.fleetHeard |= heard;
+    // A host of large bursts is measured over the cycle too (SPEC R15); in a fleet the others' starts
+    // spend its tokens as well.
+    double cycle = heard || memory.fleetHeard || memory.runAccepted < LARGE_BURST ? Double.NaN : memory.cycleRate(startedAt);
     if (!heard) {
       memory.refusedInARow++;
     }
@@ -758,6 +809,10 @@ final class HostpaceRule implements LearningRule {
       } else if (m < 0.97 * current) {
         m = memory.bracketed(m, now);
       }
+      if (cycle < CYCLE_BELOW * m) {
+        // The gaps read the tokens of a large burst as rate: the bucket refilled slower (SPEC R15).
+        m = cycle;
+      }
       // Accepted slower than sent, or a run at our pace: m is the host's rate. Else m is our own
       // pace, and the host's is only known to be under it: cut by β.
       target = m < 0.97 * current || acceptedOurPace
@@ -813,6 +868,10 @@ final class HostpaceRule implements LearningRule {
     memory.epoch = now;
     memory.inherited = false;
     long next = memory.withMargin(toInterval(target));
+    // The next cycle begins; the opening's drop begins none (its slow start went under any rate).
+    memory.cycleFrom = startedAt;
+    memory.cycleAccepted = 0;
+    memory.cycleInterval = heard || Double.isInfinite(current) ? 0 : next;
     return heard || wall > 0 ? next : memory.waitOnce(next);
   }
 
@@ -866,6 +925,9 @@ final class HostpaceRule implements LearningRule {
     // other clients keep busy: climbing there only costs refusals).
     boolean acceptedBefore = memory.count > 0;
     memory.sample(now, startedAt, heard);
+    if (!heard && startedAt - memory.cycleFrom > 0) {
+      memory.cycleAccepted++;
+    }
     memory.acceptedSincePause++;
     if (++memory.acceptedInARow >= SAMPLES) {
       memory.troubleRefusals = 0; // healthy again

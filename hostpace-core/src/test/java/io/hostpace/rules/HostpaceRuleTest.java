@@ -258,6 +258,37 @@ class HostpaceRuleTest {
     assertThat(refusedStartedAt(1.45, 1.4)).isEqualTo(3_100_000_000L);
   }
 
+  /** A memory whose last drop, at a refusal of the request started at 0 s, set {@code interval} s; {@code run} accepted at first contact. */
+  static HostpaceRule.Memory cycle(double interval, int accepted, int run) {
+    HostpaceRule.Memory memory = new HostpaceRule.Memory();
+    memory.cycleFrom = at(0);
+    memory.cycleInterval = Math.round(interval * 1e9);
+    memory.cycleAccepted = accepted;
+    memory.runAccepted = run;
+    return memory;
+  }
+
+  @Test
+  void R15_whatACycleBetweenTwoRefusalsAcceptedIsTheRateABucketRefilledAt() {
+    // Three accepted 3.7 s apart after the refused start at 0 s, the next refused at 14.5 s.
+    assertThat(cycle(3.7, 3, 10).cycleRate(at(14.5))).isCloseTo(3 / 14.5, within(1e-9));
+  }
+
+  @Test
+  void R15_aCycleWithAGapOfMoreThanTwiceItsIntervalOnAverageSaysNothing() {
+    // Three accepted in 40 s at an interval of 3.7 s: there was less to send.
+    assertThat(cycle(3.7, 3, 10).cycleRate(at(40))).isNaN();
+    assertThat(cycle(3.7, 1, 10).cycleRate(at(7.4))).as("one accepted").isNaN();
+  }
+
+  @Test
+  void R15_aCycleInWhichTheBucketCouldHaveFilledUpWhileThePaceWasUnderItSaysNothing() {
+    // 480 accepted in 28.4 s from a drop to 14.9 a second: up to 57 tokens could have piled up
+    // under that pace, more than the host's first run showed it holds.
+    assertThat(cycle(1 / 14.9, 480, 10).cycleRate(at(28.4))).isNaN();
+    assertThat(cycle(1 / 14.9, 480, 100).cycleRate(at(28.4))).isCloseTo(480 / 28.4, within(1e-9));
+  }
+
   @Test
   void theMeasuredRateIsTheMedianGapSoSlowGapsWhileNotRefusedDoNotLowerIt() {
     refusedStartedAt(0.05, 0);

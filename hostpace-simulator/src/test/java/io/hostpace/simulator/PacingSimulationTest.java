@@ -76,6 +76,7 @@ class PacingSimulationTest {
       "rate-halves-fleet, 0.95, 17, 3.4, 2.3, 0",
       "fixed-window-fleet, 1.00, 21, 3.4, 1.3, 0",
       "bucket-burst-5, 1.00, 23, 3.7, 2.2, 0",
+      "bucket-burst-10, 0.99, 22, 6.8, 1.1, 0",
       "window-30-per-minute, 1.00, 14, 4.5, 1.5, 0",
       "fixed-window-90, 1.00, 25, 5.3, 3.1, 0",
       "fixed-window-offset, 0.98, 25, 4.0, 4.0, 0",

@@ -1,0 +1,40 @@
+package io.hostpace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hostpace.FirstContactPropertiesTest.Bucket;
+import io.hostpace.FirstContactPropertiesTest.CountingBucket;
+import io.hostpace.FirstContactPropertiesTest.Limit;
+import io.hostpace.FirstContactPropertiesTest.Load;
+import io.hostpace.FirstContactPropertiesTest.Run;
+import io.hostpace.FirstContactPropertiesTest.Server;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SPEC R15 through the engine, in virtual time: a token bucket that holds a large burst and refills
+ * slower than its tokens let a client through, met with calls at once (10 to 12 ms each way).
+ */
+class LargeBurstBucketTest {
+
+  /** The refusals of {@code calls} calls at once to a host behind {@code limit}, every call ended accepted. */
+  static int refusals(Limit limit, int calls) {
+    Run run = new Run(new Server(limit, false, 10, 12), new Load(calls, 0, 1));
+    run.time.runUntilIdle(Duration.ofHours(2));
+    assertThat(run.calls).hasSize(calls).allSatisfy(call -> assertThat(call.join().status()).isEqualTo(200));
+    return run.answered - run.accepted;
+  }
+
+  @Test
+  void R15_aBucketOfTenThatRefillsOneASecondIsPacedAtItsRefillNotAtWhatItsTokensLetThrough() {
+    // The gaps of the answers its tokens let through read faster than one a second: paced by them,
+    // the rule was refused every few requests; paced by what each cycle between two refusals took,
+    // only its probes are.
+    assertThat(refusals(new Bucket(1, 10), 150)).isLessThanOrEqualTo(35);
+  }
+
+  @Test
+  void R15_aBucketOfFifteenThatRefillsOneInTwoSecondsAndCountsRefusalsIsPacedAtItsRefill() {
+    assertThat(refusals(new CountingBucket(0.5, 15), 75)).isLessThanOrEqualTo(55);
+  }
+}
