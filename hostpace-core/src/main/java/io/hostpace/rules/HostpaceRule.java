@@ -111,7 +111,10 @@ import org.jspecify.annotations.Nullable;
  * whose first run was that large ({@value #LARGE_BURST} or more), each cycle between two drops is
  * measured too: a bucket that refused at both ends was empty at both, so what it accepted between
  * them is what it refilled ({@link Memory#cycleRate}, SPEC R15). Where that is under
- * {@value #CYCLE_BELOW} of the gaps' rate, it is the rate measured.
+ * {@value #CYCLE_BELOW} of the gaps' rate, it is the rate measured. Nor does such a host's wall of
+ * refusals after a run ({@link WindowQuota}'s) lower the plateau: the wall's probes slow the pace
+ * to find its end, and a window of a second whose wall made no quota is climbed back to the rate
+ * it took before, not to what the probes left.
  *
  * <h2>Beyond the interval</h2>
  * Two kinds of host defeat any interval. One that refuses with {@code Retry-After} beyond so many
@@ -855,6 +858,12 @@ final class HostpaceRule implements LearningRule {
     }
     if (wall > 0 && NANOS / wall < target) {
       target = NANOS / wall; // a wall after a run: probe for its end at twice the time each
+    }
+    if (wall > 0 && memory.runAccepted >= LARGE_BURST) {
+      // A wall of a host of large bursts (a window of a second that a burst spent) says nothing of
+      // the rate it took before: the plateau stays, and the climb after the wall goes back to it
+      // (SPEC R15).
+      wmax = Math.max(wmax, memory.wmax);
     }
     if (target > own) {
       // A refusal never speeds this process up. The fleet's answers can come faster than any of
