@@ -51,7 +51,10 @@ import io.hostpace.spi.HostState;
  * the next probe at 6.001 s). That guess is held only once the next boundary confirms it: a probe
  * refused where it puts that boundary searches for it within one length (the run began within a
  * window), and fewer than half the quota accepted in the first window, or nothing found by that
- * search, forgets the quota.
+ * search, forgets the quota. Fewer than the run but at least half of it say the run spanned a
+ * boundary (100 a second met 0.39 s before one: a run of 134): its first start was none, and the
+ * wall's last refusal rules out no length longer than the run took from there, so the shortest
+ * round length that leaves is guessed again.
  *
  * <p>A run that began within a window, not at its start (a host that counts by the clock's minute,
  * met 40 s into one), makes the run's first start no boundary: it says only that the window lasts
@@ -169,6 +172,8 @@ final class WindowQuota {
   private boolean wallEnded;
   /** Whether a quota was learned from a wall before: the host's first wall is no longer to come. */
   private boolean learned;
+  /** How long the run the quota was learned from took, first start to last answer, in seconds. */
+  private double runSpan;
 
   // Following, in seconds from origin (the run's first start): the quota, 0 when none.
   private int permits;
@@ -344,10 +349,21 @@ final class WindowQuota {
       return false;
     }
     if (acceptedInWindow >= MIN_PERMITS) {
+      boolean spanned = countByRound && !searching && !lowered;
       permits = acceptedInWindow;
       extra = false;
       lowered = true;
       loweredBy = startedAt;
+      // The first window after the guess holds fewer than the run: the run spanned a boundary, and
+      // the wall's last refusal, counted from its first start, rules out no length longer than
+      // the run took from there. A shorter round length the bounds allow is guessed instead.
+      double shorter = spanned ? RoundWindowLengths.shortestWithin(Math.max(0, lastLower - runSpan), hi) : 0;
+      if (shorter > 0 && shorter < round) {
+        round = shorter;
+        boundaries = (int) Math.floor(lastUpper / round);
+        plan(host);
+        return true;
+      }
       host.quota(permits, host.quotaWindow());
       return true;
     }
@@ -464,6 +480,7 @@ final class WindowQuota {
           && runLastAnswer - runFirstStart < now - wallFrom;
       if (window) {
         learned = true;
+        runSpan = (runLastAnswer - runFirstStart) / NANOS;
         permits = runAccepted;
         origin = runFirstStart;
         fromRun = true;

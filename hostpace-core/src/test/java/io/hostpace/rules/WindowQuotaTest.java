@@ -618,4 +618,26 @@ class WindowQuotaTest {
     assertThat(accepted(48.35)).isTrue();
     assertThat(host.quotaPermits()).isEqualTo(45); // one more was tried, and refused, at 5.11 s
   }
+
+  @Test
+  void R11_aRunThatTheFirstWindowAfterTheGuessHoldsFewerOfSpannedABoundaryAndAShorterLengthIsGuessed() {
+    // 100 a second, the host's windows beginning at 0.39 s and each second after: the run of 134
+    // from 0 s to 0.74 s spanned the boundary at 0.39 s, and its wall's last refusal at 1.05 s,
+    // counted from 0 s, rules a second out: two seconds are guessed. The first window after it
+    // holds 100: the run spanned a boundary, and a second is guessed again.
+    for (int i = 0; i < 134; i++) {
+      accepted(i * 0.0055);
+    }
+    refused(0.8);
+    refused(0.8);
+    refused(1.05);
+    assertThat(accepted(4.8)).isTrue();
+    assertThat(nextProbe(4.8)).isCloseTo(6.002, within(1e-6));
+
+    List<Double> probes = follow(100, 1, 0.39, 4.8, 120); // its window's 99 more, then a refusal
+
+    assertThat(host.quotaPermits()).isBetween(100, 101);
+    assertLastProbesWithin(probes, 50, 1, 0.39, 0.5);
+    assertThat(probes.get(probes.size() - 1) - probes.get(probes.size() - 2)).isCloseTo(1, within(0.01));
+  }
 }
