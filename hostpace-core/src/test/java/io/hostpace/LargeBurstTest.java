@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  */
 class LargeBurstTest {
 
-  /** The refusals of {@code calls} calls at once to a host behind {@code limit}, every call ended accepted. */
+  /** The refusals of {@code calls} calls at once to a host behind {@code limit}; every call ends accepted. */
   static int refusals(Limit limit, int calls) {
     Run run = new Run(new Server(limit, false, 10, 12), new Load(calls, 0, 1));
     run.time.runUntilIdle(Duration.ofHours(2));

@@ -356,7 +356,8 @@ final class HostpaceRule implements LearningRule {
      */
     double cycleRate(long startedAt) {
       long span = startedAt - cycleFrom;
-      if (cycleInterval == 0 || cycleAccepted < 2 || span <= 0 || span > 2 * (cycleAccepted + 1) * cycleInterval) {
+      boolean keptAsking = span > 0 && span <= 2 * (cycleAccepted + 1) * cycleInterval;
+      if (cycleInterval == 0 || cycleAccepted < 2 || !keptAsking) {
         return Double.NaN;
       }
       double rate = cycleAccepted * NANOS / span;
@@ -725,7 +726,8 @@ final class HostpaceRule implements LearningRule {
     memory.fleetHeard |= heard;
     // A host of large bursts is measured over the cycle too (SPEC R15); in a fleet the others' starts
     // spend its tokens as well.
-    double cycle = heard || memory.fleetHeard || memory.runAccepted < LARGE_BURST ? Double.NaN : memory.cycleRate(startedAt);
+    boolean largeBursts = !heard && !memory.fleetHeard && memory.runAccepted >= LARGE_BURST;
+    double cycle = largeBursts ? memory.cycleRate(startedAt) : Double.NaN;
     if (!heard) {
       memory.refusedInARow++;
     }

@@ -258,7 +258,10 @@ class HostpaceRuleTest {
     assertThat(refusedStartedAt(1.45, 1.4)).isEqualTo(3_100_000_000L);
   }
 
-  /** A memory whose last drop, at a refusal of the request started at 0 s, set {@code interval} s; {@code run} accepted at first contact. */
+  /**
+   * A memory whose last drop, at a refusal of the request started at 0 s, set {@code interval} s,
+   * {@code accepted} accepted since; {@code run} accepted at first contact.
+   */
   static HostpaceRule.Memory cycle(double interval, int accepted, int run) {
     HostpaceRule.Memory memory = new HostpaceRule.Memory();
     memory.cycleFrom = at(0);
