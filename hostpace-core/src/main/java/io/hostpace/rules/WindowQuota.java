@@ -54,7 +54,9 @@ import io.hostpace.spi.HostState;
  * search, forgets the quota. Fewer than the run but at least half of it say the run spanned a
  * boundary (100 a second met 0.39 s before one: a run of 134): its first start was none, and the
  * wall's last refusal rules out no length longer than the run took from there, so the shortest
- * round length that leaves is guessed again.
+ * round length that leaves is guessed again. More than the quota in that window says the probe
+ * was accepted at the end of the host's window and the rest began the next: the windows are
+ * counted from there.
  *
  * <p>A run that began within a window, not at its start (a host that counts by the clock's minute,
  * met 40 s into one), makes the run's first start no boundary: it says only that the window lasts
@@ -437,6 +439,13 @@ final class WindowQuota {
       } else if (at >= probeAt - 0.001) {
         boundary(nextLower, at, host);
       } else if (++acceptedInWindow > permits) {
+        if (countByRound && !searching) {
+          // More than the quota in the first window after the first wall's length was guessed: the
+          // probe was accepted at the end of the host's window, and the rest began the next. The
+          // windows are counted from this start.
+          anchor(at, host);
+          return true;
+        }
         if (at >= probeAt - NARROW_ENOUGH * (hi < LONGEST_SECONDS ? hi : lo)) {
           // More than the quota, started just before the probe was due: another process of a
           // fleet probed a little earlier (SPEC S2), and the host began a window for it.

@@ -640,4 +640,19 @@ class WindowQuotaTest {
     assertLastProbesWithin(probes, 50, 1, 0.39, 0.5);
     assertThat(probes.get(probes.size() - 1) - probes.get(probes.size() - 2)).isCloseTo(1, within(0.01));
   }
+
+  @Test
+  void R11_moreThanTheQuotaInTheFirstWindowAfterTheGuessIsTheHostsNextWindowNotNoQuota() {
+    // 50 a second, the host's windows beginning at 0.63 s and each second after: the first wall's
+    // probe is accepted at 4.625 s, at the end of a window, and the rest of the quota, started
+    // at 4.675 s, is the next window's: 51 accepted counted from the probe, one more than the quota.
+    wall(50, 0.25, 0.25, 0.25, 0.5);
+    assertThat(accepted(4.625)).isTrue();
+    for (int i = 0; i < 50; i++) {
+      assertThat(accepted(4.675)).isTrue();
+    }
+
+    assertThat(quota.active()).isTrue();
+    assertThat(nextProbe(4.675)).isCloseTo(4.675 + 1.001, within(1e-6));
+  }
 }
