@@ -726,8 +726,8 @@ final class HostpaceRule implements LearningRule {
     memory.fleetHeard |= heard;
     // A host of large bursts is measured over the cycle too (SPEC R15); in a fleet the others' starts
     // spend its tokens as well.
-    boolean largeBursts = !heard && !memory.fleetHeard && memory.runAccepted >= LARGE_BURST;
-    double cycle = largeBursts ? memory.cycleRate(startedAt) : Double.NaN;
+    boolean largeBursts = memory.runAccepted >= LARGE_BURST;
+    double cycle = largeBursts && !heard && !memory.fleetHeard ? memory.cycleRate(startedAt) : Double.NaN;
     if (!heard) {
       memory.refusedInARow++;
     }
@@ -861,7 +861,7 @@ final class HostpaceRule implements LearningRule {
     if (wall > 0 && NANOS / wall < target) {
       target = NANOS / wall; // a wall after a run: probe for its end at twice the time each
     }
-    if (wall > 0 && memory.runAccepted >= LARGE_BURST) {
+    if (wall > 0 && largeBursts) {
       // A wall of a host of large bursts (a window of a second that a burst spent) says nothing of
       // the rate it took before: the plateau stays, and the climb after the wall goes back to it
       // (SPEC R15).

@@ -362,7 +362,7 @@ final class WindowQuota {
       double shorter = spanned ? RoundWindowLengths.shortestWithin(Math.max(0, lastLower - runSpan), hi) : 0;
       if (shorter > 0 && shorter < round) {
         round = shorter;
-        boundaries = (int) Math.floor(lastUpper / round);
+        boundaries = boundariesByRound();
         plan(host);
         return true;
       }
@@ -577,9 +577,14 @@ final class WindowQuota {
     // twice, the boundaries are counted by it, the next probe going where it puts the next one.
     countByRound = k == 1 && fromRun && round > 0 && 2 * round <= lastUpper;
     if (countByRound) {
-      boundaries = (int) Math.floor(lastUpper / round);
+      boundaries = boundariesByRound();
     }
     plan(host);
+  }
+
+  /** The boundaries the round length puts from the run's first start up to the one found (countByRound). */
+  private int boundariesByRound() {
+    return (int) Math.floor(lastUpper / round);
   }
 
   /**
