@@ -24,6 +24,14 @@ package io.hostpace.rules;
  * ({@link #loAlone}): no debt of an earlier refusal can have refused it, even at a server that
  * counts refusals against the client, so it says what a probe beyond the host's rate would.
  *
+ * <p>One read with refusals before it may be that debt's instead: a server that counts each refused
+ * request against the client refuses a request started {@code g} after the last accepted start,
+ * with {@code r} refused since, while {@code g} is under {@code r + 1} of its intervals. For a host
+ * that accepted one request before its first refusal (empty after each it accepts), the gaps are
+ * read that way too, each over {@code r + 1}; where that reading leaves the interval no longer than
+ * the lower end read with refusals before it, the host may be faster than the bracket says
+ * ({@link #mayBeDebt}), and the rule probes beyond it sooner.
+ *
  * <p>It reads the gaps of a client alone with a bucket that does not count refusals, so it gives
  * way to the rule as it was wherever they say something else. A host that refused the first
  * request it was sent (others keep it busy, or it is in debt) or accepted more than
@@ -87,6 +95,19 @@ final class IntervalBracket {
    * that counts refusals), and it says what a probe beyond the host's rate would.
    */
   boolean loAlone;
+  /**
+   * Whether the host accepted one request before its first refusal: a bucket of a burst of one,
+   * empty after each request it accepts, whose debt of refusals the gaps can be read for.
+   */
+  private final boolean burstOfOne;
+  /** This process's refusals since the last accepted start, the one that opened the bracket included. */
+  private int debt = 1;
+  /**
+   * The host's interval read as a counting bucket's, in seconds: longer than {@code loCounted}, at
+   * most {@code hiCounted}; each gap read over one more than the refusals since its accepted start.
+   */
+  private double loCounted;
+  private double hiCounted = Double.POSITIVE_INFINITY;
   /** The latest start refused, or when the bracket opened, before any. */
   private long lastRefused;
   private int refusals;
@@ -95,8 +116,9 @@ final class IntervalBracket {
   /** The pace the rule's cuts had before the last refusal, per second. */
   double shadowBefore;
 
-  IntervalBracket(long from, double slowStart) {
+  IntervalBracket(long from, double slowStart, boolean burstOfOne) {
     this.from = from;
+    this.burstOfOne = burstOfOne;
     this.lastRefused = from;
     this.slowStartInterval = 1 / slowStart;
     this.shadow = slowStart;
@@ -111,6 +133,11 @@ final class IntervalBracket {
    * {@link #RULE} (the rule's cut, this once).
    */
   long refused(long startedAt, long lastAccepted, boolean sameBurst, long interval) {
+    boolean sinceAccepted = lastAccepted == Long.MIN_VALUE || startedAt - lastAccepted > 0;
+    int before = debt;
+    if (sinceAccepted) {
+      debt++;
+    }
     if (startedAt - from <= 0) {
       return SAME; // of the burst that opened the bracket
     }
@@ -135,6 +162,7 @@ final class IntervalBracket {
         lo = gap;
         loAlone = alone;
       }
+      loCounted = Math.max(loCounted, gap / (before + 1));
     }
     boolean answered = hi < Double.POSITIVE_INFINITY;
     if (answered && lo >= hi || !answered && refusals > UNANSWERED || refusals > MOST_REFUSALS) {
@@ -145,6 +173,16 @@ final class IntervalBracket {
     }
     double next = answered ? between() : Math.max(2 * lo, interval / NANOS * (sameBurst ? 1 : 2));
     return Math.round(next * NANOS);
+  }
+
+  /**
+   * Whether a bucket of a burst of one that counts refusals against the client, read from the same
+   * gaps, would be no slower than the lower end: the host may be faster than {@link #hi} says, its
+   * debt having refused what its interval would not have. Never where the lower end was read alone,
+   * as that gap counts the same both ways.
+   */
+  boolean mayBeDebt() {
+    return burstOfOne && loCounted < hiCounted && hiCounted <= lo;
   }
 
   /** The next gap tried between {@link #lo} and {@link #hi}, in seconds. */
@@ -161,6 +199,10 @@ final class IntervalBracket {
   long accepted(long startedAt, long previous) {
     if (startedAt - from > 0 && previous != Long.MIN_VALUE && startedAt - previous > 0) {
       hi = Math.min(hi, (startedAt - previous) / NANOS);
+      hiCounted = Math.min(hiCounted, (startedAt - previous) / NANOS / (debt + 1));
+    }
+    if (startedAt - lastRefused > 0) {
+      debt = 0;
     }
     if (lo == 0 || hi == Double.POSITIVE_INFINITY) {
       return NOT_YET;

@@ -74,6 +74,44 @@ class IntervalBracketTest {
     assertThat(bracket()).isNull();
   }
 
+  /** The time to the plateau the rule's memory of the host holds, in seconds. */
+  double timeToPlateau() {
+    return ((HostpaceRule.Memory) host.memory()).k;
+  }
+
+  @Test
+  void R12_aLowerEndACountingBucketsDebtWouldExplainNarrowsToASoonerProbe() {
+    acceptedThenTheOpeningRefused();
+    refused(at(0.30));
+    refused(at(0.90));
+    // Accepted 2.70 s after the accepted start, with four refused since (the opening's two
+    // included): at most 2.70 s, or at most 2.70 / 5 s at a bucket that counts refusals against
+    // the client, no longer than the lower end of 0.90 s, read with refusals before it.
+    long start = at(2.70);
+    IntervalBracket bracket = bracket();
+    start += accepted(start);
+    assertThat(bracket.mayBeDebt()).isTrue();
+    for (int i = 0; i < 4; i++) {
+      start += accepted(start);
+    }
+    assertThat(accepted(start)).isPositive();
+    assertThat(bracket()).isNull();
+    // Narrowed: the probe beyond the plateau comes sooner than after any other bracket.
+    assertThat(timeToPlateau()).isEqualTo(HostpaceRule.K_DEBT_SECONDS).isLessThan(HostpaceRule.K_MIN_SECONDS);
+  }
+
+  @Test
+  void R12_aLowerEndReadAloneOrAfterABurstIsNoDebt() {
+    // Two accepted before the first refusal: a burst, whose debt the gaps do not tell.
+    assertThat(accepted(at(0))).isZero();
+    assertThat(accepted(at(0.05))).isZero();
+    refused(at(0.10));
+    refused(at(0.35));
+    refused(at(0.95));
+    accepted(at(2.75));
+    assertThat(bracket().mayBeDebt()).isFalse();
+  }
+
   @Test
   void R12_aRefusedGapIsReadAloneOnlyWithNothingRefusedSinceTheAcceptedStartItIsReadFrom() {
     acceptedThenTheOpeningRefused();
@@ -88,9 +126,12 @@ class IntervalBracketTest {
       start += accepted(start);
     }
     // The next gap, 1.217 s from the last accepted start with nothing refused since: read alone.
+    assertThat(bracket().mayBeDebt()).isTrue();
     assertThat(refused(start)).isPositive();
     assertThat(bracket().lo).isCloseTo(1.217, within(0.001));
     assertThat(bracket().loAlone).isTrue();
+    // No debt refused it: the host is no faster than that.
+    assertThat(bracket().mayBeDebt()).isFalse();
   }
 
   @Test

@@ -91,8 +91,8 @@ class PacingSimulationTest {
       "four-processes-burst-3, 0.96, 174, 12.7, 11.4, 0",
       "eight-processes-burst-3, 0.92, 316, 18.0, 16.0, 0",
       "four-processes-late, 0.74, 41, 12.0, 11.5, 0",
-      "first-contact-20, 0.83, 3, 13.0, 0.0, 0",
-      "qlever-like-jitter, 0.93, 6, 2.0, 1.0, 0"
+      "first-contact-20, 0.80, 4, 16.7, 7.1, 0",
+      "qlever-like-jitter, 0.92, 6, 2.0, 1.0, 0"
   })
   void whereTheDefaultRuleMissesATargetWhatItReachesIsPinned(
       String scenario, double goodput, int refusals, double refusedPct, double latePct, int lost) throws IOException {
@@ -122,7 +122,7 @@ class PacingSimulationTest {
     // pinned, so that a change of the rule shows here and in BENCHMARKS.md
     assertThat(ours.refusals()).isEqualTo(6);
     assertThat(ours.lateRefusals()).isEqualTo(3);
-    assertThat(ours.finishSeconds()).isEqualTo(310.8);
+    assertThat(ours.finishSeconds()).isEqualTo(310.6);
     // opened gently (SPEC P12): none of the first requests refused at 0 s, three in the first second
     assertThat(ours.refusalsBetween(0, 0.01)).isZero();
     assertThat(ours.refusalsBetween(0, 1)).isEqualTo(3);
@@ -291,7 +291,7 @@ class PacingSimulationTest {
     // Pinned over the whole run (BENCHMARKS.md traces them): the later ones' refusals are the fleet's
     // probes of the shared host, a minute and more apart, each refused in whichever process's turn it
     // was; no newcomer probes beyond the pace it read on its own.
-    assertThat(fleet.processes()).extracting(PacingResult.Process::refusals).containsExactly(5, 1, 0, 0);
+    assertThat(fleet.processes()).extracting(PacingResult.Process::refusals).containsExactly(5, 1, 0, 1);
     // learning alone, each process opens as on first contact, against the others' pace
     assertThat(alone.processes()).extracting(PacingResult.Process::openingRefusals).containsExactly(3, 5, 5, 3);
   }
@@ -307,7 +307,7 @@ class PacingSimulationTest {
       // a 5-minute run, the processes 30 s apart: told the rate, each start goes a fiftieth of the
       // interval late (SPEC P1: 1 / 1.02 = 0.9804 at best); a lone member asks its claims ahead (SPEC S2)
       "four-processes-late-fleet, configured, 0.98, 1.0, true",
-      "four-processes-late-fleet, hostpace, 0.965, 1.0, false",
+      "four-processes-late-fleet, hostpace, 0.963, 1.0, false",
       // the four all at once, 400 s at 3 a second
       "four-processes-fleet, configured, 2.941, 3.0, true",
       "four-processes-fleet, hostpace, 2.944, 3.0, true"
