@@ -44,14 +44,10 @@ import org.jspecify.annotations.Nullable;
  *       a refusal soon after a drop, or a lower measured rate, sets it back to
  *       {@value #K_MIN_SECONDS} s, so a host whose rate halves is followed within a few refusals.
  *       The first probe after first contact's bracket narrowed (SPEC R12), refused at the rate it
- *       found, confirms that rate: {@code K} doubles twice there, to four times
- *       {@value #K_MIN_SECONDS} s at least. A bracket whose lower end may be the debt of a server
- *       that counts refusals against the client ({@link IntervalBracket#mayBeDebt}) sends that
- *       probe sooner ({@code K} {@value #K_DEBT_SECONDS} s): such a host's rate may lie beyond it.
- *       A bracket that narrowed on a gap refused alone, within {@code 1 + }{@value #PROBE} times
- *       the gap accepted (where the probe would reach by {@code 2K}), was confirmed by that
- *       refusal: {@code K} starts at four times {@value #K_MIN_SECONDS} s, and that probe is not
- *       sent.
+ *       found, confirms that rate: {@code K} doubles twice there. A bracket that narrowed on a gap
+ *       refused alone, within {@code 1 + }{@value #PROBE} times the gap accepted (where the probe
+ *       would reach by {@code 2K}), was confirmed by that refusal: {@code K} starts at four times
+ *       {@value #K_MIN_SECONDS} s, and that probe is not sent.
  *       A pace the host had before this rule's memory of it (a state file's, the fleet's) was
  *       measured already: {@code K} starts at {@value #K_INHERITED_SECONDS} s there, so a process
  *       that joins a fleet leaves the probing to the fleet.
@@ -157,11 +153,6 @@ final class HostpaceRule implements LearningRule {
    * (each a refusal where its rate has not grown), and the later a host that got faster is found.
    */
   static final double K_MAX_SECONDS = 120;
-  /**
-   * The time to the plateau after first contact's bracket narrowed on a lower end that may be the
-   * debt of a server counting refusals against the client (SPEC R12): the probe beyond comes sooner.
-   */
-  static final double K_DEBT_SECONDS = K_MIN_SECONDS / 2;
   /** The time to the plateau of a pace read from a state file or the fleet, measured before by others. */
   static final double K_INHERITED_SECONDS = 60;
   static final double UNDER_MEASURED = 0.96;
@@ -852,9 +843,8 @@ final class HostpaceRule implements LearningRule {
       }
       if (memory.epoch == memory.narrowedAt && beyondPlateau && same) {
         // The first probe confirms the bracket: the rate is known twice over, so the time to the
-        // plateau doubles once more (SPEC R12), to where it goes after a bracket's first probe
-        // however soon that probe came.
-        memory.k = Math.min(K_MAX_SECONDS, Math.max(2 * memory.k, 4 * K_MIN_SECONDS));
+        // plateau doubles once more (SPEC R12).
+        memory.k = Math.min(K_MAX_SECONDS, 2 * memory.k);
       }
     } else if (Double.isInfinite(current)) {
       target = SLOW_START_PER_SECOND;
@@ -1052,12 +1042,6 @@ final class HostpaceRule implements LearningRule {
         memory.narrowedAt = Long.MIN_VALUE;
       } else {
         memory.narrowedAt = memory.epoch;
-        if (bracket.mayBeDebt()) {
-          // The lower end may be the debt of a server that counts refusals: its rate may lie beyond
-          // the bracket, so the probe beyond the plateau comes sooner. A plain bucket refuses it, and
-          // that refusal confirms the rate as the first probe does.
-          memory.k = K_DEBT_SECONDS;
-        }
       }
       return paced;
     }

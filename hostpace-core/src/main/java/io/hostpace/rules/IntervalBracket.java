@@ -17,28 +17,32 @@ package io.hostpace.rules;
  * <p>Example, a host of one a second: accepted at 0 s, the opening's second request refused at
  * 0.05 s opens the bracket; the slow start's request at 0.30 s is refused ({@code lo} 0.30 s), so the next goes
  * 0.6 s on, at 0.90 s, refused ({@code lo} 0.90 s); the next 1.8 s on, at 2.70 s, is accepted
- * ({@code hi} 2.70 s); then 1.84, 1.43, 1.22, 1.09 and 1.02 s apart, each accepted: {@code hi} is
- * within 1.2 times {@code lo}, and the host is paced at 0.94 a second: three refusals in all.
+ * ({@code hi} 2.70 s); the lower end is tried again alone at 3.60 s (below), refused; then 1.84,
+ * 1.43, 1.22, 1.09 and 1.02 s from each accepted start, each accepted: {@code hi} is within 1.2
+ * times {@code lo}, and the host is paced at 0.94 a second: four refusals in all.
  *
  * <p>A refused gap read from an accepted start with nothing refused since is read <em>alone</em>
  * ({@link #loAlone}): no debt of an earlier refusal can have refused it, even at a server that
  * counts refusals against the client, so it says what a probe beyond the host's rate would.
  *
- * <p>One read with refusals before it may be that debt's instead: a server that counts each refused
- * request against the client refuses a request started {@code g} after the last accepted start,
- * with {@code r} refused since, while {@code g} is under {@code r + 1} of its intervals. For a host
- * that accepted one request before its first refusal (empty after each it accepts), the gaps are
- * read that way too, each over {@code r + 1}; where that reading leaves the interval no longer than
- * the lower end read with refusals before it, the host may be faster than the bracket says
- * ({@link #mayBeDebt}), and the rule probes beyond it sooner.
+ * <p>A server that counts each refused request against the client (a bucket in debt) refuses a
+ * request started {@code g} after the last accepted start, with {@code r} refused since, while
+ * {@code g} is under {@code r + 1} of its intervals: a lower end read with refusals before it may
+ * be the debt's, not the interval's. A host that accepted one request before its first refusal is
+ * read both ways, and where the first accepted gap leaves the counting reading no longer than the
+ * plain lower end, that end is tried again alone, once: a plain bucket refuses it, a counting one
+ * accepts it, and its gaps are read as a counting bucket's from then on (each over {@code r + 1},
+ * the next start after a refusal waiting for the debt to be refilled). A host that accepted more
+ * before its first refusal let a burst through, whose debt the gaps do not tell.
  *
- * <p>It reads the gaps of a client alone with a bucket that does not count refusals, so it gives
- * way to the rule as it was wherever they say something else. A host that refused the first
+ * <p>It reads the gaps of a client alone with a bucket, so it gives way to the rule as it was
+ * wherever they say something else. A host that refused the first
  * request it was sent (others keep it busy, or it is in debt) or accepted more than
  * {@value #MOST_ACCEPTED_BEFORE} before its first refusal (a burst, a window) is never bracketed.
  * A refused gap shorter than the slow start's interval is a fast host, which the slow start finds.
- * A refused gap as long as an accepted one, more than {@value #UNANSWERED} refusals with nothing
- * accepted, more than {@value #MOST_REFUSALS} in all, or a refusal more than {@link #LONGEST_GAP}
+ * A refused gap as long as an accepted one however the refusals are counted, more than
+ * {@value #UNANSWERED} refusals with nothing accepted (one fewer for a host that accepted more than
+ * one), more than {@value #MOST_REFUSALS} in all, or a refusal more than {@link #LONGEST_GAP}
  * seconds after the last acceptance say that other clients take the host's tokens, that its
  * refusals take them too (a server that counts them) or that it is in trouble: the host is then
  * paced as the rule's own cuts would have paced it by now ({@link #shadow}). An accepted gap as
@@ -56,8 +60,11 @@ final class IntervalBracket {
   static final double TOWARD_REFUSED = 0.35;
   /** The most requests a host may have accepted before its first refusal to be bracketed. */
   static final int MOST_ACCEPTED_BEFORE = 3;
-  /** The most refusals before anything is accepted in the bracket. */
-  static final int UNANSWERED = 2;
+  /**
+   * The most refusals before anything is accepted in the bracket, for a host that accepted one
+   * before its first refusal: a counting bucket three refusals in debt accepts the fourth gap.
+   */
+  static final int UNANSWERED = 3;
   /** The most refusals in the bracket. */
   static final int MOST_REFUSALS = 5;
   /**
@@ -80,6 +87,8 @@ final class IntervalBracket {
   static final long NARROWED = -1;
   static final long CONFLICTING = -2;
 
+  /** The shortest interval the bracket sets after a refusal, in seconds: the next start is not the same instant. */
+  private static final double MIN_GAP = 0.001;
   private static final double NANOS = 1e9;
 
   /** When the bracket opened: only requests started after it are read. */
@@ -96,18 +105,30 @@ final class IntervalBracket {
    */
   boolean loAlone;
   /**
+   * The host's interval read as a bucket's that counts each refusal against the client, in
+   * seconds: longer than {@code loCounted}, at most {@code hiCounted}. There a request started
+   * {@code g} after the last accepted start, with {@code r} refused since, is refused while
+   * {@code g} is under {@code (r + 1)} intervals, so each gap counts divided by {@code r + 1}.
+   * Read alone, the two readings are the same.
+   */
+  private double loCounted;
+  private boolean loCountedAlone;
+  private double hiCounted = Double.POSITIVE_INFINITY;
+  /**
+   * Whether the gaps are read as a counting bucket's from now on: a lower end read with refusals
+   * before it was tried again alone, and accepted (a plain bucket would have refused it).
+   */
+  private boolean counted;
+  /** Whether that lower end was tried again alone, once; {@code trying} until the try is answered. */
+  private boolean tried;
+  private boolean trying;
+  /**
    * Whether the host accepted one request before its first refusal: a bucket of a burst of one,
    * empty after each request it accepts, whose debt of refusals the gaps can be read for.
    */
   private final boolean burstOfOne;
   /** This process's refusals since the last accepted start, the one that opened the bracket included. */
   private int debt = 1;
-  /**
-   * The host's interval read as a counting bucket's, in seconds: longer than {@code loCounted}, at
-   * most {@code hiCounted}; each gap read over one more than the refusals since its accepted start.
-   */
-  private double loCounted;
-  private double hiCounted = Double.POSITIVE_INFINITY;
   /** The latest start refused, or when the bracket opened, before any. */
   private long lastRefused;
   private int refusals;
@@ -119,6 +140,9 @@ final class IntervalBracket {
   IntervalBracket(long from, double slowStart, boolean burstOfOne) {
     this.from = from;
     this.burstOfOne = burstOfOne;
+    if (!burstOfOne) {
+      hiCounted = 0; // a burst let through before the first refusal: no debt is read
+    }
     this.lastRefused = from;
     this.slowStartInterval = 1 / slowStart;
     this.shadow = slowStart;
@@ -134,6 +158,8 @@ final class IntervalBracket {
    */
   long refused(long startedAt, long lastAccepted, boolean sameBurst, long interval) {
     boolean sinceAccepted = lastAccepted == Long.MIN_VALUE || startedAt - lastAccepted > 0;
+    boolean triedNow = trying && sinceAccepted && debt == 0;
+    trying = false;
     int before = debt;
     if (sinceAccepted) {
       debt++;
@@ -150,43 +176,59 @@ final class IntervalBracket {
     if (!sameBurst) {
       shadow *= refusals == 1 ? 0.5 : HostpaceRule.BETA_AGAIN;
     }
-    if (lastAccepted != Long.MIN_VALUE && startedAt - lastAccepted > 0) {
-      double gap = (startedAt - lastAccepted) / NANOS;
-      if (gap < slowStartInterval) {
+    double gap = 0;
+    if (lastAccepted != Long.MIN_VALUE && sinceAccepted) {
+      gap = (startedAt - lastAccepted) / NANOS;
+      if (gap < slowStartInterval && !counted) {
         return FAST;
       }
       if (gap > LONGEST_GAP) {
         return GIVEN_UP;
       }
-      if (gap > lo) {
+      if (gap > lo || alone && gap >= lo) {
         lo = gap;
         loAlone = alone;
       }
-      loCounted = Math.max(loCounted, gap / (before + 1));
+      double counts = gap / (before + 1);
+      if (counts > loCounted || alone && counts >= loCounted) {
+        loCounted = counts;
+        loCountedAlone = alone;
+      }
     }
     boolean answered = hi < Double.POSITIVE_INFINITY;
-    if (answered && lo >= hi || !answered && refusals > UNANSWERED || refusals > MOST_REFUSALS) {
+    if (refusals > MOST_REFUSALS || !answered && refusals > (burstOfOne ? UNANSWERED : UNANSWERED - 1)) {
       return GIVEN_UP;
+    }
+    if (answered && lo >= hi && !counted) {
+      if (loCounted >= hiCounted) {
+        return GIVEN_UP; // a refusal at a gap as long as one accepted, however the refusals count
+      }
+      counted = true;
+    }
+    if (counted) {
+      if (loCounted >= hiCounted) {
+        return GIVEN_UP;
+      }
+      // A counting bucket takes a refused request's token too: the next is accepted only once it
+      // has refilled one more than that, each of the refusals since the last accepted start.
+      return Math.round(Math.max(hiCounted, (debt + 1) * hiCounted - gap) * NANOS);
     }
     if (lo == 0) {
       return RULE;
     }
-    double next = answered ? between() : Math.max(2 * lo, interval / NANOS * (sameBurst ? 1 : 2));
-    return Math.round(next * NANOS);
+    if (!answered) {
+      return Math.round(Math.max(2 * lo, interval / NANOS * (sameBurst ? 1 : 2)) * NANOS);
+    }
+    if (triedNow) {
+      // The try's refusal says nothing the gaps left to try do not: the next goes where it would
+      // have gone without it, from the last accepted start.
+      return Math.round(Math.max(between(lo, hi) - gap, MIN_GAP) * NANOS);
+    }
+    return Math.round(between(lo, hi) * NANOS);
   }
 
-  /**
-   * Whether a bucket of a burst of one that counts refusals against the client, read from the same
-   * gaps, would be no slower than the lower end: the host may be faster than {@link #hi} says, its
-   * debt having refused what its interval would not have. Never where the lower end was read alone,
-   * as that gap counts the same both ways.
-   */
-  boolean mayBeDebt() {
-    return burstOfOne && loCounted < hiCounted && hiCounted <= lo;
-  }
-
-  /** The next gap tried between {@link #lo} and {@link #hi}, in seconds. */
-  private double between() {
+  /** The next gap tried between {@code lo} and {@code hi}, in seconds. */
+  private static double between(double lo, double hi) {
     return Math.pow(lo, TOWARD_REFUSED) * Math.pow(hi, 1 - TOWARD_REFUSED);
   }
 
@@ -198,8 +240,9 @@ final class IntervalBracket {
    */
   long accepted(long startedAt, long previous) {
     if (startedAt - from > 0 && previous != Long.MIN_VALUE && startedAt - previous > 0) {
-      hi = Math.min(hi, (startedAt - previous) / NANOS);
-      hiCounted = Math.min(hiCounted, (startedAt - previous) / NANOS / (debt + 1));
+      double gap = (startedAt - previous) / NANOS;
+      hi = Math.min(hi, gap);
+      hiCounted = Math.min(hiCounted, gap / (debt + 1));
     }
     if (startedAt - lastRefused > 0) {
       debt = 0;
@@ -207,12 +250,39 @@ final class IntervalBracket {
     if (lo == 0 || hi == Double.POSITIVE_INFINITY) {
       return NOT_YET;
     }
-    if (lo >= hi) {
+    boolean triedAccepted = trying;
+    trying = false;
+    if (!counted && (triedAccepted || lo >= hi) && loCounted < hiCounted) {
+      // The lower end tried alone was accepted (a gap as short as one refused): it was read with
+      // the debt of the refusals before it, at a bucket that counts them.
+      counted = true;
+    }
+    if (!counted && lo >= hi) {
       return CONFLICTING;
+    }
+    if (counted) {
+      if (loCounted >= hiCounted) {
+        return CONFLICTING;
+      }
+      if (hiCounted <= NARROW * loCounted) {
+        lo = loCounted;
+        hi = hiCounted;
+        loAlone = loCountedAlone;
+        return NARROWED;
+      }
+      return Math.round(between(loCounted, hiCounted) * NANOS);
+    }
+    if (!tried && !loAlone && hiCounted <= lo && loCounted < hiCounted) {
+      // The lower end was read with refusals before it, and a bucket that counts them against the
+      // client would put the interval at most at the gap they allow: the lower end is tried again
+      // alone, once. A plain bucket refuses it (the end now read alone); a counting one accepts it.
+      tried = true;
+      trying = true;
+      return Math.round(lo * NANOS);
     }
     if (hi <= NARROW * lo) {
       return NARROWED;
     }
-    return Math.round(between() * NANOS);
+    return Math.round(between(lo, hi) * NANOS);
   }
 }

@@ -53,17 +53,29 @@ class IntervalBracketTest {
     assertThat(bracket()).isNotNull();
   }
 
+  /** The gap the bracket tries between a refused {@code lo} and an accepted {@code hi}, in nanoseconds. */
+  static long between(double lo, double hi) {
+    return Math.round(Math.pow(lo, IntervalBracket.TOWARD_REFUSED) * Math.pow(hi, 1 - IntervalBracket.TOWARD_REFUSED) * 1e9);
+  }
+
   @Test
-  void R12_aHostOfOneASecondIsBracketedBetweenTheGapsItRefusedAndAcceptedWithFourRefusals() {
+  void R12_aHostOfOneASecondIsBracketedBetweenTheGapsItRefusedAndAcceptedWithFiveRefusals() {
     acceptedThenTheOpeningRefused();
     // Refused 0.30 s after the accepted start: the interval is longer than 0.30 s; twice that next.
     assertThat(refused(at(0.30))).isEqualTo(600_000_000L);
     // Refused 0.90 s after it: longer than 0.90 s; twice that next.
     assertThat(refused(at(0.90))).isEqualTo(1_800_000_000L);
-    // Accepted 2.70 s after the accepted start: at most 2.70 s. Each next gap goes between the two
-    // ends, nearer the accepted one (0.9^0.35 x 2.7^0.65 s), and each is accepted at this host.
-    long start = at(2.70);
-    long[] gaps = {1_838_109_269L, 1_431_614_998L, 1_216_947_755L, 1_094_993_738L, 1_022_356_686L};
+    // Accepted 2.70 s after the accepted start: at most 2.70 s, or, at a bucket that counts the three
+    // refusals since against the client, at most 2.70 / 4 s. The lower end, read with refusals
+    // before it, is tried again alone: 0.90 s on.
+    assertThat(accepted(at(2.70))).isEqualTo(900_000_000L);
+    // Refused: this bucket does not count refusals, and 0.90 s is now read alone. The next gap goes
+    // where it would have without the try, from the accepted start: between the two ends, nearer the
+    // accepted one (0.9^0.35 x 2.7^0.65 s), and each is accepted at this host.
+    assertThat(refused(at(3.60))).isCloseTo(between(0.90, 2.70) - 900_000_000L, within(2L));
+    assertThat(bracket().loAlone).isTrue();
+    long start = at(2.70) + between(0.90, 2.70);
+    long[] gaps = {1_431_614_998L, 1_216_947_755L, 1_094_993_738L, 1_022_356_686L};
     for (long gap : gaps) {
       assertThat(accepted(start)).isCloseTo(gap, within(2L));
       start += gap;
@@ -74,42 +86,47 @@ class IntervalBracketTest {
     assertThat(bracket()).isNull();
   }
 
-  /** The time to the plateau the rule's memory of the host holds, in seconds. */
-  double timeToPlateau() {
-    return ((HostpaceRule.Memory) host.memory()).k;
-  }
-
   @Test
-  void R12_aLowerEndACountingBucketsDebtWouldExplainNarrowsToASoonerProbe() {
-    acceptedThenTheOpeningRefused();
-    refused(at(0.30));
-    refused(at(0.90));
-    // Accepted 2.70 s after the accepted start, with four refused since (the opening's two
-    // included): at most 2.70 s, or at most 2.70 / 5 s at a bucket that counts refusals against
-    // the client, no longer than the lower end of 0.90 s, read with refusals before it.
-    long start = at(2.70);
-    IntervalBracket bracket = bracket();
-    start += accepted(start);
-    assertThat(bracket.mayBeDebt()).isTrue();
-    for (int i = 0; i < 4; i++) {
-      start += accepted(start);
-    }
-    assertThat(accepted(start)).isPositive();
+  void R12_aBucketThatCountsRefusalsAcceptsTheLowerEndTriedAloneAndIsBracketedAsOne() {
+    // Five a second, and each refused request takes a token too: accepted at 0 s, the opening's
+    // second refused at 0.05 s (in debt now), the slow start's at 0.30 s too (deeper in debt).
+    assertThat(accepted(at(0))).isZero();
+    assertThat(refused(at(0.05))).isEqualTo(250_000_000L);
+    assertThat(refused(at(0.30))).isEqualTo(600_000_000L);
+    // Accepted 0.90 s after the accepted start, with two refused since: at most 0.90 s for a plain
+    // bucket, at most 0.30 s for a counting one, whose lower end is 0.30 / 2 s. The try: 0.30 s on.
+    assertThat(accepted(at(0.90))).isEqualTo(300_000_000L);
+    // Accepted: a gap no longer than the lower end, which was the debt's. From here the gaps are
+    // read as a counting bucket's: between 0.15 s and 0.30 s, nearer the accepted end.
+    assertThat(accepted(at(1.20))).isCloseTo(between(0.15, 0.30), within(2L));
+    long start = at(1.20) + between(0.15, 0.30);
+    assertThat(accepted(start)).isCloseTo(between(0.15, between(0.15, 0.30) / 1e9), within(2L));
+    double hi = between(0.15, 0.30) / 1e9;
+    start += between(0.15, hi);
+    hi = between(0.15, hi) / 1e9;
+    long last = start;
+    long gap = between(0.15, hi);
+    assertThat(accepted(start)).isCloseTo(gap, within(2L));
+    // Refused alone, at a gap under the host's 0.20 s: the next is accepted only once the bucket has
+    // refilled the refused request's token as well, two of at most hi after the accepted start.
+    start += gap;
+    assertThat(refused(start)).isCloseTo(Math.round(2 * hi * 1e9) - gap, within(2L));
+    assertThat(bracket()).isNotNull();
+    // Accepted there: hi within 1.2 times the gap refused alone, and the host is paced at 0.96 of
+    // one over hi, as from a measured rate.
+    assertThat(accepted(last + Math.round(2 * hi * 1e9))).isCloseTo(Math.round(hi / 0.96 * 1e9), within(2L));
     assertThat(bracket()).isNull();
-    // Narrowed: the probe beyond the plateau comes sooner than after any other bracket.
-    assertThat(timeToPlateau()).isEqualTo(HostpaceRule.K_DEBT_SECONDS).isLessThan(HostpaceRule.K_MIN_SECONDS);
+    assertThat(1 / hi).isBetween(4.5, 5.0);
   }
 
   @Test
-  void R12_aLowerEndReadAloneOrAfterABurstIsNoDebt() {
-    // Two accepted before the first refusal: a burst, whose debt the gaps do not tell.
+  void R12_aHostThatAcceptedTwoBeforeItsFirstRefusalIsNotReadAsCountingRefusals() {
     assertThat(accepted(at(0))).isZero();
     assertThat(accepted(at(0.05))).isZero();
-    refused(at(0.10));
-    refused(at(0.35));
-    refused(at(0.95));
-    accepted(at(2.75));
-    assertThat(bracket().mayBeDebt()).isFalse();
+    assertThat(refused(at(0.10))).isEqualTo(250_000_000L);
+    assertThat(refused(at(0.35))).isEqualTo(600_000_000L);
+    // Accepted 0.90 s after the last accepted start: the bracket narrows, no try of the lower end.
+    assertThat(accepted(at(0.95))).isCloseTo(between(0.30, 0.90), within(2L));
   }
 
   @Test
@@ -121,17 +138,11 @@ class IntervalBracketTest {
     refused(at(0.90));
     assertThat(bracket().lo).isEqualTo(0.90);
     assertThat(bracket().loAlone).isFalse();
-    long start = at(2.70);
-    for (int i = 0; i < 3; i++) {
-      start += accepted(start);
-    }
-    // The next gap, 1.217 s from the last accepted start with nothing refused since: read alone.
-    assertThat(bracket().mayBeDebt()).isTrue();
-    assertThat(refused(start)).isPositive();
-    assertThat(bracket().lo).isCloseTo(1.217, within(0.001));
+    // The same gap from the next accepted start, with nothing refused since: read alone.
+    assertThat(accepted(at(2.70))).isEqualTo(900_000_000L);
+    assertThat(refused(at(3.60))).isPositive();
+    assertThat(bracket().lo).isEqualTo(0.90);
     assertThat(bracket().loAlone).isTrue();
-    // No debt refused it: the host is no faster than that.
-    assertThat(bracket().mayBeDebt()).isFalse();
   }
 
   @Test
@@ -173,11 +184,28 @@ class IntervalBracketTest {
 
   @Test
   void R12_aThirdRefusalWithNothingAcceptedPacesTheHostAsTheRulesOwnCutsWouldHave() {
+    // Two accepted before the first refusal: a burst, whose debt is not read.
+    assertThat(accepted(at(0))).isZero();
+    assertThat(accepted(at(0.05))).isZero();
+    refused(at(0.10));
+    refused(at(0.35));
+    refused(at(0.95));
+    // 4, halved to 2, cut to 1.4 and to 0.98 a second: where the rule's cuts would be by now.
+    assertThat(refused(at(2.75))).isEqualTo(1_020_408_163L);
+    assertThat(bracket()).isNull();
+  }
+
+  @Test
+  void R12_aBucketOfOneIsGivenAThirdGapTripledBeforeTheBracketIsGivenUp() {
     acceptedThenTheOpeningRefused();
     refused(at(0.30));
     refused(at(0.90));
-    // 4, halved to 2, cut to 1.4 and to 0.98 a second: where the rule's cuts would be by now.
-    assertThat(refused(at(2.70))).isEqualTo(1_020_408_163L);
+    // Refused 2.70 s after the accepted start, the third refusal with nothing accepted: a counting
+    // bucket, three refusals in debt, accepts a gap of four intervals, so one more is tried.
+    assertThat(refused(at(2.70))).isEqualTo(5_400_000_000L);
+    assertThat(bracket()).isNotNull();
+    // Refused again 8.1 s after it: given up, paced where the rule's cuts would be by now.
+    assertThat(refused(at(8.10))).isEqualTo(Math.round(1e9 / (4 * 0.5 * 0.7 * 0.7 * 0.7)));
     assertThat(bracket()).isNull();
   }
 

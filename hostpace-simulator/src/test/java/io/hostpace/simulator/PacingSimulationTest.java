@@ -68,10 +68,10 @@ class PacingSimulationTest {
    */
   @ParameterizedTest(name = "{0}: goodput {1}, {2} refusals ({3} % in all, {4} % after 10 s), {5} lost")
   @CsvSource({
-      "rate-halves, 0.93, 14, 2.8, 2.3, 0",
-      "refusals-count, 0.94, 12, 3.8, 2.0, 0",
-      "three-processes, 0.73, 34, 5.4, 3.5, 0",
-      "rate-0.5, 0.95, 7, 4.5, 2.0, 0",
+      "rate-halves, 0.93, 15, 3.0, 2.3, 0",
+      "refusals-count, 0.93, 8, 2.6, 1.3, 0",
+      "three-processes, 0.73, 35, 5.5, 3.5, 0",
+      "rate-0.5, 0.95, 8, 5.1, 2.0, 0",
       "qlever-like-fleet, 0.96, 12, 3.8, 1.4, 0",
       "rate-halves-fleet, 0.95, 17, 3.4, 2.3, 0",
       "fixed-window-fleet, 1.00, 21, 3.4, 1.3, 0",
@@ -84,15 +84,15 @@ class PacingSimulationTest {
       "rate-steps, 0.90, 16, 1.3, 1.1, 0",
       "limiter-retry-after, 0.92, 9, 10.1, 2.9, 0",
       "limiter-retry-after-burst-1, 0.83, 2, 2.4, 0.0, 0",
-      "two-processes, 0.90, 44, 10.9, 8.5, 0",
-      "four-processes, 0.64, 130, 9.8, 8.2, 0",
-      "eight-processes, 0.44, 440, 23.4, 22.1, 0",
-      "two-processes-burst-3, 0.98, 54, 13.0, 11.5, 0",
-      "four-processes-burst-3, 0.96, 174, 12.7, 11.4, 0",
-      "eight-processes-burst-3, 0.92, 316, 18.0, 16.0, 0",
-      "four-processes-late, 0.74, 41, 12.0, 11.5, 0",
-      "first-contact-20, 0.80, 4, 16.7, 7.1, 0",
-      "qlever-like-jitter, 0.92, 6, 2.0, 1.0, 0"
+      "two-processes, 0.78, 29, 7.5, 4.6, 0",
+      "four-processes, 0.60, 183, 13.2, 11.8, 0",
+      "eight-processes, 0.42, 474, 24.8, 23.5, 0",
+      "two-processes-burst-3, 0.99, 91, 20.2, 18.1, 0",
+      "four-processes-burst-3, 0.95, 139, 10.4, 8.9, 0",
+      "eight-processes-burst-3, 0.92, 275, 16.0, 14.2, 0",
+      "four-processes-late, 0.74, 43, 12.5, 11.7, 0",
+      "first-contact-20, 0.83, 4, 16.7, 0.0, 0",
+      "qlever-like-jitter, 0.93, 7, 2.3, 1.0, 0"
   })
   void whereTheDefaultRuleMissesATargetWhatItReachesIsPinned(
       String scenario, double goodput, int refusals, double refusedPct, double latePct, int lost) throws IOException {
@@ -120,9 +120,9 @@ class PacingSimulationTest {
     assertThat(ours.refusalPct()).isLessThanOrEqualTo(3.0);
     assertThat(ours.lateRefusalPct()).isLessThanOrEqualTo(2.0);
     // pinned, so that a change of the rule shows here and in BENCHMARKS.md
-    assertThat(ours.refusals()).isEqualTo(6);
+    assertThat(ours.refusals()).isEqualTo(7);
     assertThat(ours.lateRefusals()).isEqualTo(3);
-    assertThat(ours.finishSeconds()).isEqualTo(310.6);
+    assertThat(ours.finishSeconds()).isEqualTo(310.8);
     // opened gently (SPEC P12): none of the first requests refused at 0 s, three in the first second
     assertThat(ours.refusalsBetween(0, 0.01)).isZero();
     assertThat(ours.refusalsBetween(0, 1)).isEqualTo(3);
@@ -131,9 +131,9 @@ class PacingSimulationTest {
   @Test
   void P12_aGentleFirstContactCutsTheOpeningBurstsRefusalsOnTheQleverLikeServerAndTheBucketInDebt() throws IOException {
     // The opening burst of 32 (the burst policy, SPEC P3 alone) is 31 of its 37 refusals on
-    // qlever-like; opened with one request and widened per answer, the run is refused 6 times, at
-    // 0.96 of the server's rate. Where refusals put the bucket in debt it also loses less: 0.94,
-    // where the burst got 0.77.
+    // qlever-like; opened with one request and widened per answer, the run is refused 7 times, at
+    // 0.96 of the server's rate. Where refusals put the bucket in debt it also loses less: 0.93,
+    // where the burst got 0.77, and is refused 8 times, not 37.
     for (String file : new String[] {"qlever-like.json", "refusals-count.json"}) {
       String json = Files.readString(DIR.resolve(file))
           .replaceFirst("\"policies\": \\[[^]]*]", "\"policies\": [ \"hostpace\", \"burst\" ]");
@@ -141,8 +141,8 @@ class PacingSimulationTest {
       assertThat(result.policy("burst").refusals()).as(file).isGreaterThanOrEqualTo(37);
       assertThat(result.policy("burst").refusalsBetween(0, 0.01)).as(file).isEqualTo(31);
       PacingResult.Policy gentle = result.policy("hostpace");
-      assertThat(gentle.refusals()).as(file).isEqualTo(file.startsWith("qlever") ? 6 : 12);
-      assertThat(gentle.goodputRatio()).as(file).isEqualTo(file.startsWith("qlever") ? 0.96 : 0.94);
+      assertThat(gentle.refusals()).as(file).isEqualTo(file.startsWith("qlever") ? 7 : 8);
+      assertThat(gentle.goodputRatio()).as(file).isEqualTo(file.startsWith("qlever") ? 0.96 : 0.93);
       assertThat(gentle.lost()).as(file).isZero();
     }
   }
@@ -286,14 +286,15 @@ class PacingSimulationTest {
 
     assertThat(fleet.processes()).extracting(PacingResult.Process::joinSeconds).containsExactly(0.0, 30.0, 60.0, 90.0);
     assertThat(fleet.lost()).isZero();
-    // the target, at most one refusal each as a later process joins: none in their first 10 s
-    assertThat(fleet.processes()).extracting(PacingResult.Process::openingRefusals).containsExactly(3, 0, 0, 0);
+    // the target, at most one refusal each as a later process joins: none in their first 10 s (the
+    // first process's four are first contact's, its bracket's try of the lower end among them)
+    assertThat(fleet.processes()).extracting(PacingResult.Process::openingRefusals).containsExactly(4, 0, 0, 0);
     // Pinned over the whole run (BENCHMARKS.md traces them): the later ones' refusals are the fleet's
     // probes of the shared host, a minute and more apart, each refused in whichever process's turn it
     // was; no newcomer probes beyond the pace it read on its own.
-    assertThat(fleet.processes()).extracting(PacingResult.Process::refusals).containsExactly(5, 1, 0, 1);
+    assertThat(fleet.processes()).extracting(PacingResult.Process::refusals).containsExactly(6, 1, 0, 0);
     // learning alone, each process opens as on first contact, against the others' pace
-    assertThat(alone.processes()).extracting(PacingResult.Process::openingRefusals).containsExactly(3, 5, 5, 3);
+    assertThat(alone.processes()).extracting(PacingResult.Process::openingRefusals).containsExactly(4, 5, 5, 4);
   }
 
   /**
@@ -307,7 +308,7 @@ class PacingSimulationTest {
       // a 5-minute run, the processes 30 s apart: told the rate, each start goes a fiftieth of the
       // interval late (SPEC P1: 1 / 1.02 = 0.9804 at best); a lone member asks its claims ahead (SPEC S2)
       "four-processes-late-fleet, configured, 0.98, 1.0, true",
-      "four-processes-late-fleet, hostpace, 0.963, 1.0, false",
+      "four-processes-late-fleet, hostpace, 0.965, 1.0, false",
       // the four all at once, 400 s at 3 a second
       "four-processes-fleet, configured, 2.941, 3.0, true",
       "four-processes-fleet, hostpace, 2.944, 3.0, true"
