@@ -158,6 +158,18 @@ class PacingSimulationTest {
   }
 
   @Test
+  void R12_aBucketOfFiveASecondThatCountsRefusalsAgainstTheClientReachesEveryTarget() throws IOException {
+    // Its opening's refusals put it in debt, so that first contact's bracket reads a lower end the
+    // debt explains; tried again alone and accepted, the bucket is read as one that counts them.
+    PacingResult.Policy ours = replay("refusals-count-5.json").policy("hostpace");
+
+    assertThat(ours.lost()).isZero();
+    assertThat(ours.goodputRatio()).isGreaterThanOrEqualTo(0.95);
+    assertThat(ours.refusalPct()).isLessThanOrEqualTo(3.0);
+    assertThat(ours.lateRefusalPct()).isLessThanOrEqualTo(2.0);
+  }
+
+  @Test
   void fromHalfARequestASecondToFiftyOursGetsNineTenthsWithAtMostThreePercentRefusedAfterTenSeconds() throws IOException {
     for (String file : List.of("rate-0.5.json", "rate-2.json", "rate-5.json", "rate-20.json", "rate-50.json")) {
       PacingResult.Policy ours = replay(file).policy("hostpace");
