@@ -189,9 +189,9 @@ final class IntervalBracket {
         lo = gap;
         loAlone = alone;
       }
-      double counts = gap / (before + 1);
-      if (counts > loCounted || alone && counts >= loCounted) {
-        loCounted = counts;
+      double asCounted = gap / (before + 1);
+      if (asCounted > loCounted || alone && asCounted >= loCounted) {
+        loCounted = asCounted;
         loCountedAlone = alone;
       }
     }
@@ -199,15 +199,12 @@ final class IntervalBracket {
     if (refusals > MOST_REFUSALS || !answered && refusals > (burstOfOne ? UNANSWERED : UNANSWERED - 1)) {
       return GIVEN_UP;
     }
-    if (answered && lo >= hi && !counted) {
-      if (loCounted >= hiCounted) {
-        return GIVEN_UP; // a refusal at a gap as long as one accepted, however the refusals count
-      }
-      counted = true;
-    }
+    // A refusal at a gap as long as one accepted: the plain reading is contradicted, and the counting
+    // one is all that is left.
+    counted |= answered && lo >= hi;
     if (counted) {
       if (loCounted >= hiCounted) {
-        return GIVEN_UP;
+        return GIVEN_UP; // contradicted however the refusals count
       }
       // A counting bucket takes a refused request's token too: the next is accepted only once it
       // has refilled one more than that, each of the refusals since the last accepted start.
