@@ -1,10 +1,10 @@
 package io.hostpace.cli;
 
+import io.hostpace.testkit.ClosedPorts;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -34,11 +34,9 @@ record CommandRun(int status, String out, String err) {
     return new CommandRun(status, stdout.toString(StandardCharsets.UTF_8), stderr.toString(StandardCharsets.UTF_8));
   }
 
-  /** A port on 127.0.0.1 that nothing listens on: one that was free a moment ago. */
+  /** A port on 127.0.0.1 that refuses connections while this JVM runs ({@link ClosedPorts}). */
   static int closedPort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
+    return ClosedPorts.next();
   }
 
   /** {@code hostpace args} as a JVM of its own, small and quick to start, for the caller to redirect and start. */

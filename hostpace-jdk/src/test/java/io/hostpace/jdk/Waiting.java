@@ -2,9 +2,9 @@ package io.hostpace.jdk;
 
 import io.hostpace.HostSnapshot;
 import io.hostpace.Hostpace;
+import io.hostpace.testkit.ClosedPorts;
 import io.hostpace.testkit.TestServer;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.time.Duration;
@@ -19,11 +19,9 @@ final class Waiting {
     return HttpRequest.newBuilder(uri).build();
   }
 
-  /** A URI on 127.0.0.1 at a port that was free a moment ago: a connection to it is refused. */
+  /** A URI on 127.0.0.1 at a port that refuses connections while this JVM runs ({@link ClosedPorts}). */
   static URI nobodyListens() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return URI.create("http://127.0.0.1:" + socket.getLocalPort() + "/");
-    }
+    return URI.create("http://127.0.0.1:" + ClosedPorts.next() + "/");
   }
 
   static Duration interval(Hostpace engine, String hostKey) {
