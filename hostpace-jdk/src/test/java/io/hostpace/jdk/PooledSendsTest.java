@@ -3,12 +3,11 @@ package io.hostpace.jdk;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.hostpace.testkit.ClosedPorts;
 import io.hostpace.testkit.EngineState;
 import io.hostpace.testkit.RawServer;
 import io.hostpace.testkit.TestServer;
 import java.net.ConnectException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -47,10 +46,7 @@ class PooledSendsTest {
       assertThat(answer.statusCode()).isEqualTo(201);
       assertThat(answer.body()).isEqualTo("made");
 
-      int closed;
-      try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-        closed = socket.getLocalPort();
-      }
+      int closed = ClosedPorts.next();
       CompletableFuture<HttpResponse<String>> refused = client.sendAsync(
           HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + closed + "/")).build(), BodyHandlers.ofString());
       assertThatThrownBy(refused::get).isInstanceOf(ExecutionException.class).cause().isInstanceOf(ConnectException.class);

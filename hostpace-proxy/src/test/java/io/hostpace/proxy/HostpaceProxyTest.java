@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hostpace.Hostpace;
 import io.hostpace.Limits;
+import io.hostpace.testkit.ClosedPorts;
 import io.hostpace.testkit.Opened;
 import io.hostpace.testkit.TestServer;
 import java.io.ByteArrayInputStream;
@@ -195,11 +196,7 @@ class HostpaceProxyTest {
 
   @Test
   void X1_anUpstreamThatCannotBeReachedIsAnswered502() throws Exception {
-    int freePort;
-    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      freePort = socket.getLocalPort();
-    }
-    HostpaceProxy proxy = proxy(engine(Limits.inFlight(4)), "/gone=http://127.0.0.1:" + freePort);
+    HostpaceProxy proxy = proxy(engine(Limits.inFlight(4)), "/gone=http://127.0.0.1:" + ClosedPorts.next());
 
     HttpResponse<String> answer = get(proxy, "/gone/x");
     assertThat(answer.statusCode()).isEqualTo(502);

@@ -7,8 +7,8 @@ import io.hostpace.redis.RedisFleet;
 import io.hostpace.redis.testing.RedisServer;
 import io.hostpace.spi.Fleet;
 import io.hostpace.testing.ScriptedExchange;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+import io.hostpace.testkit.ClosedPorts;
+import io.lettuce.core.RedisClient;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -16,7 +16,6 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import io.lettuce.core.RedisClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -115,10 +114,7 @@ class FleetAutoConfigurationTest {
 
   @Test
   void I6_S2_aRedisThatCannotBeReachedFailsNamingThePropertyAndTheUri() throws Exception {
-    int port;
-    try (ServerSocket unused = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      port = unused.getLocalPort();
-    }
+    int port = ClosedPorts.next();
     String uri = "redis://secret@127.0.0.1:" + port;
     runner.withPropertyValues("hostpace.fleet=crawlers", "hostpace.redis=" + uri)
         .run(context -> {
