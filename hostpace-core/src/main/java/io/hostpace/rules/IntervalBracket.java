@@ -140,9 +140,6 @@ final class IntervalBracket {
   IntervalBracket(long from, double slowStart, boolean burstOfOne) {
     this.from = from;
     this.burstOfOne = burstOfOne;
-    if (!burstOfOne) {
-      hiCounted = 0; // a burst let through before the first refusal: no debt is read
-    }
     this.lastRefused = from;
     this.slowStartInterval = 1 / slowStart;
     this.shadow = slowStart;
@@ -203,7 +200,7 @@ final class IntervalBracket {
     // one is all that is left.
     counted |= answered && lo >= hi;
     if (counted) {
-      if (loCounted >= hiCounted) {
+      if (!countedHolds()) {
         return GIVEN_UP; // contradicted however the refusals count
       }
       // A counting bucket takes a refused request's token too: the next is accepted only once it
@@ -224,6 +221,14 @@ final class IntervalBracket {
     return Math.round(between(lo, hi) * NANOS);
   }
 
+  /**
+   * Whether the counting reading still holds: the host accepted one request before its first
+   * refusal (after a burst let through, no debt is read), and its ends do not contradict each other.
+   */
+  private boolean countedHolds() {
+    return burstOfOne && loCounted < hiCounted;
+  }
+
   /** The next gap tried between {@code lo} and {@code hi}, in seconds. */
   private static double between(double lo, double hi) {
     return Math.pow(lo, TOWARD_REFUSED) * Math.pow(hi, 1 - TOWARD_REFUSED);
@@ -233,7 +238,8 @@ final class IntervalBracket {
    * The accepted answer of the request started at {@code startedAt}, the accepted one before it
    * having started at {@code previous} ({@code Long.MIN_VALUE} for none). The next interval in
    * nanoseconds, or {@link #NOT_YET} (pace as the rule does), {@link #NARROWED} (paced from
-   * {@link #hi} on) or {@link #CONFLICTING} (leave it to the rule).
+   * {@link #hi} on; under the counting reading {@link #lo}, {@link #hi} and {@link #loAlone} are set
+   * to its ends first) or {@link #CONFLICTING} (leave it to the rule).
    */
   long accepted(long startedAt, long previous) {
     if (startedAt - from > 0 && previous != Long.MIN_VALUE && startedAt - previous > 0) {
@@ -249,7 +255,7 @@ final class IntervalBracket {
     }
     boolean triedAccepted = trying;
     trying = false;
-    if (!counted && (triedAccepted || lo >= hi) && loCounted < hiCounted) {
+    if (!counted && (triedAccepted || lo >= hi) && countedHolds()) {
       // The lower end tried alone was accepted (a gap as short as one refused): it was read with
       // the debt of the refusals before it, at a bucket that counts them.
       counted = true;
@@ -258,7 +264,7 @@ final class IntervalBracket {
       return CONFLICTING;
     }
     if (counted) {
-      if (loCounted >= hiCounted) {
+      if (!countedHolds()) {
         return CONFLICTING;
       }
       if (hiCounted <= NARROW * loCounted) {
@@ -269,7 +275,7 @@ final class IntervalBracket {
       }
       return Math.round(between(loCounted, hiCounted) * NANOS);
     }
-    if (!tried && !loAlone && hiCounted <= lo && loCounted < hiCounted) {
+    if (!tried && !loAlone && hiCounted <= lo && countedHolds()) {
       // The lower end was read with refusals before it, and a bucket that counts them against the
       // client would put the interval at most at the gap they allow: the lower end is tried again
       // alone, once. A plain bucket refuses it (the end now read alone); a counting one accepts it.
