@@ -108,11 +108,12 @@ import org.jspecify.annotations.Nullable;
  * A token bucket that holds ten or more and refills slower (one a second, a burst of ten) lets a
  * client through faster than it refills while its stored tokens last: the gaps its answers came at
  * read a rate above its own, and a rule paced by them is refused every few requests. For a host
- * whose first run was that large ({@value #LARGE_BURST} or more), each cycle between two drops is
+ * whose first run was that large ({@value #LARGE_BURST} or more), or whose quota of a few a window
+ * turned out a bucket's ({@link WindowQuota}'s try of one more, accepted alone), each cycle between two drops is
  * measured too: a bucket that refused at both ends was empty at both, so what it accepted between
  * them is what it refilled ({@link Memory#cycleRate}, SPEC R15). Where that is under
- * {@value #CYCLE_BELOW} of the gaps' rate, it is the rate measured. Nor does such a host's wall of
- * refusals after a run ({@link WindowQuota}'s) lower the plateau: the wall's probes slow the pace
+ * {@value #CYCLE_BELOW} of the gaps' rate, it is the rate measured. Nor does the wall of refusals
+ * after a run ({@link WindowQuota}'s) of a host whose first run was large lower the plateau: the wall's probes slow the pace
  * to find its end, and a window of a second whose wall made no quota is climbed back to the rate
  * it took before, not to what the probes left.
  *
@@ -211,6 +212,8 @@ final class HostpaceRule implements LearningRule {
     int acceptedInARow;
     /** The run of accepted answers a {@link WindowQuota} starts from, until the first refusal makes one. */
     int runAccepted;
+    /** Whether a learned window quota's try of one more was accepted part way into a window: a token bucket's (SPEC R11). */
+    boolean refilled;
     long runFirstStart;
     long runLastAnswer;
     /** When the last accepted request started; {@code Long.MIN_VALUE} before one. */
@@ -727,7 +730,7 @@ final class HostpaceRule implements LearningRule {
     // A host of large bursts is measured over the cycle too (SPEC R15); in a fleet the others' starts
     // spend its tokens as well.
     boolean largeBursts = memory.runAccepted >= LARGE_BURST;
-    double cycle = largeBursts && !heard && !memory.fleetHeard ? memory.cycleRate(startedAt) : Double.NaN;
+    double cycle = (largeBursts || memory.refilled) && !heard && !memory.fleetHeard ? memory.cycleRate(startedAt) : Double.NaN;
     if (!heard) {
       memory.refusedInARow++;
     }
@@ -954,6 +957,14 @@ final class HostpaceRule implements LearningRule {
       window.fleet(memory.fleetHeard);
       if (window.accepted(now, startedAt, host)) {
         return 0; // the quota spaces the starts
+      }
+      if (followed && !window.active() && window.triedRate() > 0) {
+        // The quota's try of one more, alone part way into a window, was accepted: a token bucket
+        // whose debt or burst read as a window. Paced from what the windows held, climbing toward
+        // what the try showed (at most twice that), and measured over its cycles from here, as a
+        // bucket of a large burst is (SPEC R15): its burst's tokens read as rate in the gaps.
+        memory.refilled = true;
+        return memory.dropTo(window.heldRate(), Math.min(window.triedRate(), 2 * window.heldRate()), now);
       }
       if (followed && !window.active() && interval == 0) {
         // More accepted in a window than the quota: there was none (an outage that ended, a debt

@@ -78,7 +78,15 @@ import io.hostpace.spi.HostState;
  * host that accepts it counts no such quota, and the quota is dropped at once; one that refuses
  * it keeps it, and the next such try comes {@value #PROBE_EVERY_GROWTH} windows later, then
  * sixteen, up to {@value #MAX_PROBE_EVERY} (for a quota under {@value #ROUND_MIN_PERMITS}, two
- * windows later, then four). And {@value #MOST_PROBES_REFUSED_IN_A_ROW} probes refused in a row,
+ * windows later, then four). A quota under {@value #ROUND_MIN_PERMITS} is as often a token
+ * bucket's as a window's (a bucket that counts refusals against the client builds walls of its
+ * debt, and lets its burst through after each), and a bucket refuses one more sent with the
+ * window's starts just as a window does. So outside a fleet, where the window before took its
+ * starts at once, the try goes alone after them ({@link #plan}): late enough that a bucket which
+ * gave the quota once a window has a token back, early enough that the window cannot have ended.
+ * Refused, the quota holds; accepted, it was a bucket's, and the rate rule paces the host from
+ * what the windows held ({@link #heldRate()}). Where the bounds leave no such time, the try waits
+ * a window, once, then goes with the starts. And {@value #MOST_PROBES_REFUSED_IN_A_ROW} probes refused in a row,
  * whatever boundary each looked for, drop it: probes go at the windows' pace and never slow down,
  * so a host whose tokens others take would refuse them, and the calls behind them, for good.
  *
@@ -133,6 +141,18 @@ final class WindowQuota {
    * quota was, its boundaries narrowed by probes and one more tried every other window, then four.
    */
   static final int ROUND_MIN_PERMITS = 10;
+  /**
+   * How soon, after a window of a quota under {@value #ROUND_MIN_PERMITS} began, its try of one
+   * more goes alone, in shares of the window's longest length over the quota: a token bucket that
+   * gave the quota's starts once a window at most has a token back by one share.
+   */
+  static final double ALONE_AFTER_SHARES = 1.1;
+  /**
+   * How quickly, as a share of the window's shortest length, the window before must have taken its
+   * starts for the try of one more to go alone: a bucket in debt, read as a window, is spent in a
+   * burst, and so is a window's quota.
+   */
+  static final double BURST_SHARE = 0.05;
   /**
    * How far after where a round length puts a boundary its probe goes, as a share of the length: no
    * rounding of ours may put it a nanosecond before the host's window begins.
@@ -226,6 +246,26 @@ final class WindowQuota {
   private boolean extra;
   private int windowsSinceExtra;
   private int probeEvery = 1;
+  /** Whether a window began with the last probe and no probe has gone since: its try of one more is decided once. */
+  private boolean windowOpen;
+  /** When the window began and when its last start before the try was accepted, and how long the window before took its starts. */
+  private double windowFrom;
+  private double windowLastStart;
+  private double burstBefore;
+  /** When this window's try of one more goes alone, after its starts; 0 when it does not. */
+  private double aloneAt;
+  /** The windows begun, and the one in which the try of one more, due, was put off because it could not go alone (0: not put off). */
+  private int windowsBegun;
+  private int putOffIn;
+  /** Whether no window of the quota learned last has begun yet. */
+  private boolean firstWindow;
+  /**
+   * Set when a try of one more that went alone was accepted, ending the quota: the rate the
+   * windows held (the quota over their longest length) and the rate the try showed (the window's
+   * starts and it, over the time from the window's start to it).
+   */
+  private double heldRate;
+  private double triedRate;
 
   /** Knows nothing yet. */
   WindowQuota() {}
@@ -265,6 +305,19 @@ final class WindowQuota {
   }
 
   /**
+   * The rate the quota's windows held, a second, when the quota just ended because its try of one
+   * more, alone part way into a window, was accepted; 0 otherwise.
+   */
+  double heldRate() {
+    return heldRate;
+  }
+
+  /** As {@link #heldRate()}: the rate the window's starts and the try accepted showed, a second. */
+  double triedRate() {
+    return triedRate;
+  }
+
+  /**
    * A refusal without Retry-After, {@code heard} when another process of a fleet met it (SPEC S2);
    * true when the quota accounts for it (the rate rule then does not). Only this process's own
    * probes count toward {@value #MOST_PROBES_REFUSED_IN_A_ROW}: the others' come at their own
@@ -281,7 +334,17 @@ final class WindowQuota {
       return false;
     }
     double at = seconds(startedAt);
+    if (aloneAt > 0 && at >= aloneAt - 0.001 && at < probeAt - 0.001) {
+      // The try of one more, alone after the window's starts, refused: the window holds its quota
+      // still, where a token bucket would have refilled one; the next window's probe goes as planned.
+      aloneAt = 0;
+      oneMoreRefused();
+      host.quota(permits, nanos(probeAt - lastUpper));
+      return true;
+    }
     if (at >= probeAt - 0.001) {
+      windowOpen = false;
+      aloneAt = 0;
       if (searching && countByRound && at >= nextUpper - 0.001) {
         // Searched for over a whole round length: the first wall was no window of that length, but
         // a longer window met near its end, say.
@@ -338,8 +401,7 @@ final class WindowQuota {
     }
     if (extra && acceptedInWindow >= permits) {
       // The one more tried in this window was refused: the quota holds; try again less often.
-      extra = false;
-      probeEvery = Math.min(MAX_PROBE_EVERY, (permits >= ROUND_MIN_PERMITS ? PROBE_EVERY_GROWTH : 2) * probeEvery);
+      oneMoreRefused();
       host.quota(permits, host.quotaWindow());
       return true;
     }
@@ -391,6 +453,9 @@ final class WindowQuota {
 
   /** The host counts no quota of ours, or none worth the name: the rate rule takes over. */
   private void drop(HostState host) {
+    aloneAt = 0;
+    heldRate = 0;
+    triedRate = 0;
     countByRound = false;
     permits = 0;
     probesRefusedInARow = 0;
@@ -434,11 +499,25 @@ final class WindowQuota {
     if (permits > 0) {
       double at = seconds(startedAt);
       wallRefusals = 0;
+      if (aloneAt > 0 && at >= aloneAt - 0.001 && at < probeAt - 0.001) {
+        // The try of one more, alone part way into the window, accepted: the host gave back a start
+        // before its window could end, as a token bucket refills (one that counts refusals against
+        // the client, whose debt's walls read as a window). No such window: the rate rule paces the
+        // host from what the windows held.
+        double held = permits / hi;
+        double tried = (acceptedInWindow + 1) / Math.max(0.001, at - windowFrom);
+        drop(host);
+        heldRate = held;
+        triedRate = tried;
+        return false;
+      }
       if (at >= probeAt - 0.001 && searching) {
         anchor(at, host);
       } else if (at >= probeAt - 0.001) {
         boundary(nextLower, at, host);
-      } else if (++acceptedInWindow > permits) {
+      } else if (++acceptedInWindow <= permits) {
+        windowLastStart = Math.max(windowLastStart, at);
+      } else {
         if (countByRound && !searching) {
           // More than the quota in the first window after the first wall's length was guessed: the
           // probe was accepted at the end of the host's window, and the rest began the next. The
@@ -496,6 +575,8 @@ final class WindowQuota {
         slack = 0;
         boundaries = 0;
         wallRefusals = 0;
+        firstWindow = true;
+        putOffIn = 0;
         boundary(Math.max(0, seconds(wallLastRefusedStart)), seconds(startedAt), host);
         return true;
       }
@@ -659,6 +740,14 @@ final class WindowQuota {
 
   /** A window began with the probe just accepted: one start of it spent; maybe one more tried in it. */
   private void windowBegan() {
+    // The first window's starts are the run's, which the wall followed.
+    burstBefore = firstWindow ? runSpan : windowLastStart - windowFrom;
+    firstWindow = false;
+    windowFrom = lastUpper;
+    windowLastStart = lastUpper;
+    windowOpen = true;
+    windowsBegun++;
+    aloneAt = 0;
     acceptedInWindow = 1;
     lowered = false;
     if (++windowsSinceExtra >= probeEvery) {
@@ -678,7 +767,38 @@ final class WindowQuota {
       boolean wide = nextUpper - nextLower > NARROW_ENOUGH * hi && refusedProbes < MAX_REFUSED_PROBES;
       probeAt = Math.max(wide ? (nextLower + nextUpper) / 2 : nextUpper, lastUpper + 0.001);
     }
+    if (windowOpen && extra && permits < ROUND_MIN_PERMITS && round == 0 && !searching && !fleet) {
+      // A quota of a few, counted at no round length, is as often a token bucket's (its debt's walls,
+      // or its burst's) as a window's, and a bucket refuses one more with the window's starts just
+      // as a window does. So the try goes alone, after them, where a bucket that gave the quota
+      // once a window would have a token back and a window would not have ended: a share of the
+      // window after it began, before the soonest the next boundary may come. Where the window's
+      // bounds leave no such time, the try is put off a window, once; then it goes with the starts.
+      double alone = Math.max(lastUpper + ALONE_AFTER_SHARES * hi / permits, (lastUpper + nextLower) / 2);
+      boolean spentAtOnce = burstBefore <= BURST_SHARE * lo;
+      if (spentAtOnce && alone < nextLower - 0.01 * lo) {
+        aloneAt = alone;
+        putOffIn = 0;
+        host.quota(permits, nanos(aloneAt - lastUpper));
+        return;
+      }
+      if (putOffIn == 0 || putOffIn == windowsBegun) {
+        putOffIn = windowsBegun;
+        host.quota(permits, nanos(probeAt - lastUpper));
+        return;
+      }
+    }
+    aloneAt = 0;
+    if (extra) {
+      putOffIn = 0;
+    }
     host.quota(permits + (extra ? 1 : 0), nanos(probeAt - lastUpper));
+  }
+
+  /** The one more tried in this window was refused: the quota holds; it is tried again less often. */
+  private void oneMoreRefused() {
+    extra = false;
+    probeEvery = Math.min(MAX_PROBE_EVERY, (permits >= ROUND_MIN_PERMITS ? PROBE_EVERY_GROWTH : 2) * probeEvery);
   }
 
   private double seconds(long time) {

@@ -136,6 +136,61 @@ class HostpaceRuleTest {
     assertThat(answeredStartedAt(10.1, 10.05)).isEqualTo(250_000_000L);
   }
 
+  /**
+   * A quota of three learned and followed as {@code WindowQuotaTest} has it (the window lasts 11.6 s
+   * to 13.6 s from the third boundary, at 27.2 s), and its try of one more, alone at 32.187 s,
+   * accepted: the interval the rule paces the host at then.
+   */
+  long smallQuotasTryAcceptedAlone() {
+    for (int i = 0; i < 3; i++) {
+      answeredStartedAt(0.05, 0);
+    }
+    for (double t : new double[] {0.1, 0.6, 1.6, 3.6, 7.6}) {
+      refusedStartedAt(t + 0.05, t);
+    }
+    for (double t : new double[] {15.6, 15.65, 15.65}) {
+      assertThat(answeredStartedAt(t + 0.05, t)).isZero(); // the quota spaces the starts
+    }
+    refusedStartedAt(23.25, 23.2);
+    for (double t : new double[] {27.2, 27.25, 27.25}) {
+      answeredStartedAt(t + 0.05, t);
+    }
+    double alone = 27.2 + 1.1 * 13.6 / 3;
+    return answeredStartedAt(alone + 0.05, alone);
+  }
+
+  @Test
+  void R11_aSmallQuotaEndedByItsTryOfOneMoreAcceptedAloneIsPacedFromWhatItsWindowsHeldClimbingToTwiceThat() {
+    // Three a window of at most 13.6 s: 0.22 a second, climbing to 0.44 (the try showed four in 4.99 s).
+    assertThat(smallQuotasTryAcceptedAlone()).isCloseTo(Math.round(13.6 / 3 * 1e9), within(1_000L));
+    double from = 32.187 + 0.05;
+    assertThat(answeredStartedAt(from + 10, from + 9.95)).isCloseTo(Math.round(13.6 / 6 * 1e9), within(5_000_000L));
+  }
+
+  @Test
+  void R11_aSmallQuotaEndedByItsTryOfOneMoreAcceptedAloneIsABucketMeasuredOverItsCycles() {
+    // Paced as the rule says from the try: twelve accepted, one refused, eight accepted, one refused.
+    // The gaps of the last eight read 0.62 a second, the cycle between the two refusals 0.55: under
+    // 0.9 of the gaps, the cycle is the rate measured, as for a bucket of a large burst (R15), and
+    // the pace drops under it.
+    long next = smallQuotasTryAcceptedAlone();
+    double t = 32.187 + 0.05;
+    for (int i = 0; i < 12; i++) {
+      t += next / 1e9;
+      next = answeredStartedAt(t + 0.05, t);
+    }
+    t += next / 1e9;
+    next = refusedStartedAt(t + 0.05, t);
+    double cycleFrom = t;
+    for (int i = 0; i < 8; i++) {
+      t += next / 1e9;
+      next = answeredStartedAt(t + 0.05, t);
+    }
+    t += next / 1e9;
+    double cycle = 8 / (t - cycleFrom);
+    assertThat(refusedStartedAt(t + 0.05, t)).isCloseTo(Math.round(1e9 / (0.96 * cycle)), within(1_000_000L));
+  }
+
   @Test
   void R13_requestsStartedTogetherThatAreAcceptedMeasureNoRateHoweverApartTheyAnswer() {
     // Five started at 0 s, answered 10 to 18 ms later as their round trips differ; the sixth, of

@@ -257,6 +257,71 @@ class WindowQuotaTest {
     assertThat(permits).containsExactly(60, 60, 60, 61, 60, 60, 60);
   }
 
+  /**
+   * A quota of three: three accepted at 0 s, a wall from 0.1 s to 7.6 s, the first window's probe
+   * accepted at 15.6 s (the window lasts 7.6 s to 15.6 s). That window's bounds leave no time for
+   * its try of one more to go alone, and the try is put off; the probe at 23.2 s is refused, the
+   * one at 27.2 s accepted: the window lasts 11.6 s to 13.6 s, the next boundary lies in 34.8 s to
+   * 40.8 s.
+   */
+  void smallQuotaKnownWithinHalfAWindow() {
+    wall(3, 0.1, 0.6, 1.6, 3.6, 7.6);
+    assertThat(accepted(15.6)).isTrue();
+    assertThat(host.quotaPermits()).isEqualTo(3); // the try of one more put off: not with the starts
+    accepted(15.65);
+    accepted(15.65);
+    assertThat(refused(23.2)).isTrue();
+    assertThat(accepted(27.2)).isTrue();
+    accepted(27.25);
+    accepted(27.25);
+  }
+
+  @Test
+  void R11_aSmallQuotasTryOfOneMoreGoesAloneAfterTheWindowsStartsBeforeItsWindowCanEnd() {
+    smallQuotaKnownWithinHalfAWindow();
+    // Alone, 1.1 shares of the longest window (13.6 s / 3) after the window began at 27.2 s: at
+    // 32.187 s, before 34.8 s, the soonest the next boundary may come. The engine is told a quota of
+    // three, and a window that ends there.
+    assertThat(host.quotaPermits()).isEqualTo(3);
+    assertThat(window()).isCloseTo(1.1 * 13.6 / 3, within(1e-6));
+  }
+
+  @Test
+  void R11_aSmallQuotasTryOfOneMoreRefusedAloneKeepsTheQuotaAndTheNextProbeWhereItWas() {
+    smallQuotaKnownWithinHalfAWindow();
+    assertThat(refused(27.2 + 1.1 * 13.6 / 3)).isTrue();
+    assertThat(quota.active()).isTrue();
+    // The next probe in the middle of 34.8 s to 40.8 s, counted from the window's start.
+    assertThat(host.quotaPermits()).isEqualTo(3);
+    assertThat(window()).isCloseTo(37.8 - 27.2, within(1e-6));
+    assertThat(quota.heldRate()).isZero();
+  }
+
+  @Test
+  void R11_aSmallQuotasTryOfOneMoreAcceptedAloneEndsTheQuotaWithTheRatesTheWindowsAndTheTryShowed() {
+    smallQuotaKnownWithinHalfAWindow();
+    double alone = 27.2 + 1.1 * 13.6 / 3;
+    assertThat(accepted(alone)).isFalse(); // a token bucket, refilled: the rate rule takes it
+    assertThat(quota.active()).isFalse();
+    assertThat(host.quotaPermits()).isZero();
+    assertThat(quota.heldRate()).isCloseTo(3 / 13.6, within(1e-9));
+    assertThat(quota.triedRate()).isCloseTo(4 / (alone - 27.2), within(1e-9));
+  }
+
+  @Test
+  void R11_aSmallQuotasTryOfOneMorePutOffOnceGoesWithTheStartsOfTheNextWindowWhoseBoundsLeaveNoTime() {
+    wall(3, 0.1, 0.6, 1.6, 3.6, 7.6);
+    accepted(15.6);
+    assertThat(host.quotaPermits()).isEqualTo(3); // put off
+    accepted(15.65);
+    accepted(15.65);
+    // Accepted in the middle of where the next boundary lies, the window's bounds are no narrower:
+    // the next boundary may come as soon as 22.8 s, before this window began. Put off once already,
+    // the try goes with the starts.
+    assertThat(accepted(23.2)).isTrue();
+    assertThat(host.quotaPermits()).isEqualTo(4);
+  }
+
   @Test
   void oneMoreThanTheQuotaAcceptedInAWindowMeansThereIsNoQuota() {
     firstWindow();
