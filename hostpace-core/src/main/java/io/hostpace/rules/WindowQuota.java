@@ -82,8 +82,9 @@ import io.hostpace.spi.HostState;
  * bucket's as a window's (a bucket that counts refusals against the client builds walls of its
  * debt, and lets its burst through after each), and a bucket refuses one more sent with the
  * window's starts just as a window does. So outside a fleet, where the window before took its
- * starts at once, the try goes alone after them ({@link #plan}): late enough that a bucket which
- * gave the quota once a window has a token back, early enough that the window cannot have ended.
+ * starts at once, the try goes alone after them ({@link #plan}, once they are taken): late enough
+ * that a bucket which gave the quota once a window has a token back, early enough that the window
+ * cannot have ended.
  * Refused, the quota holds; accepted, it was a bucket's, and the rate rule paces the host from
  * what the windows held ({@link #heldRate()}). Where the bounds leave no such time, the try waits
  * a window, once, then goes with the starts. And {@value #MOST_PROBES_REFUSED_IN_A_ROW} probes refused in a row,
@@ -254,6 +255,8 @@ final class WindowQuota {
   private double burstBefore;
   /** When this window's try of one more goes alone, after its starts; 0 when it does not. */
   private double aloneAt;
+  /** Whether the engine was told the window ends at {@link #aloneAt}, its starts taken. */
+  private boolean aloneArmed;
   /** The windows begun, and the one in which the try of one more, due, was put off because it could not go alone (0: not put off). */
   private int windowsBegun;
   private int putOffIn;
@@ -334,10 +337,11 @@ final class WindowQuota {
       return false;
     }
     double at = seconds(startedAt);
-    if (aloneAt > 0 && at >= aloneAt - 0.001 && at < probeAt - 0.001) {
+    if (aloneArmed && at >= aloneAt - 0.001 && at < probeAt - 0.001) {
       // The try of one more, alone after the window's starts, refused: the window holds its quota
       // still, where a token bucket would have refilled one; the next window's probe goes as planned.
       aloneAt = 0;
+      aloneArmed = false;
       oneMoreRefused();
       host.quota(permits, nanos(probeAt - lastUpper));
       return true;
@@ -345,6 +349,7 @@ final class WindowQuota {
     if (at >= probeAt - 0.001) {
       windowOpen = false;
       aloneAt = 0;
+      aloneArmed = false;
       if (searching && countByRound && at >= nextUpper - 0.001) {
         // Searched for over a whole round length: the first wall was no window of that length, but
         // a longer window met near its end, say.
@@ -416,6 +421,9 @@ final class WindowQuota {
       boolean spanned = countByRound && !searching && !lowered;
       permits = acceptedInWindow;
       extra = false;
+      if (!aloneArmed) {
+        aloneAt = 0;
+      }
       lowered = true;
       loweredBy = startedAt;
       // The first window after the guess holds fewer than the run: the run spanned a boundary, and
@@ -454,6 +462,7 @@ final class WindowQuota {
   /** The host counts no quota of ours, or none worth the name: the rate rule takes over. */
   private void drop(HostState host) {
     aloneAt = 0;
+    aloneArmed = false;
     heldRate = 0;
     triedRate = 0;
     countByRound = false;
@@ -499,7 +508,7 @@ final class WindowQuota {
     if (permits > 0) {
       double at = seconds(startedAt);
       wallRefusals = 0;
-      if (aloneAt > 0 && at >= aloneAt - 0.001 && at < probeAt - 0.001) {
+      if (aloneArmed && at >= aloneAt - 0.001 && at < probeAt - 0.001) {
         // The try of one more, alone part way into the window, accepted: the host gave back a start
         // before its window could end, as a token bucket refills (one that counts refusals against
         // the client, whose debt's walls read as a window). No such window: the rate rule paces the
@@ -517,6 +526,7 @@ final class WindowQuota {
         boundary(nextLower, at, host);
       } else if (++acceptedInWindow <= permits) {
         windowLastStart = Math.max(windowLastStart, at);
+        armAlone(seconds(now), host);
       } else {
         if (countByRound && !searching) {
           // More than the quota in the first window after the first wall's length was guessed: the
@@ -748,6 +758,7 @@ final class WindowQuota {
     windowOpen = true;
     windowsBegun++;
     aloneAt = 0;
+    aloneArmed = false;
     acceptedInWindow = 1;
     lowered = false;
     if (++windowsSinceExtra >= probeEvery) {
@@ -778,8 +789,10 @@ final class WindowQuota {
       boolean spentAtOnce = burstBefore <= BURST_SHARE * lo;
       if (spentAtOnce && alone < nextLower - 0.01 * lo) {
         aloneAt = alone;
+        aloneArmed = false;
         putOffIn = 0;
-        host.quota(permits, nanos(aloneAt - lastUpper));
+        host.quota(permits, nanos(probeAt - lastUpper));
+        armAlone(lastUpper, host);
         return;
       }
       if (putOffIn == 0 || putOffIn == windowsBegun) {
@@ -789,10 +802,27 @@ final class WindowQuota {
       }
     }
     aloneAt = 0;
+    aloneArmed = false;
     if (extra) {
       putOffIn = 0;
     }
     host.quota(permits + (extra ? 1 : 0), nanos(probeAt - lastUpper));
+  }
+
+  /**
+   * Once the window has taken its starts, before the time its try of one more goes alone, the
+   * engine is told the window ends there, so that the try goes then; a window whose starts came
+   * later than that (less to send) tries nothing this time, its try still due.
+   */
+  private void armAlone(double now, HostState host) {
+    if (aloneAt > 0 && !aloneArmed && acceptedInWindow >= permits) {
+      if (now < aloneAt) {
+        aloneArmed = true;
+        host.quota(permits, nanos(aloneAt - lastUpper));
+      } else {
+        aloneAt = 0;
+      }
+    }
   }
 
   /** The one more tried in this window was refused: the quota holds; it is tried again less often. */

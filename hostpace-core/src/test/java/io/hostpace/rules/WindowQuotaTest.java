@@ -287,6 +287,25 @@ class WindowQuotaTest {
   }
 
   @Test
+  void R11_aSmallQuotasTryOfOneMoreGoesAloneOnlyOnceTheWindowHasTakenItsStarts() {
+    wall(3, 0.1, 0.6, 1.6, 3.6, 7.6);
+    accepted(15.6);
+    accepted(15.65);
+    accepted(15.65);
+    refused(23.2);
+    accepted(27.2);
+    // The window's probe alone: its other two starts not yet taken, the engine is told the window
+    // lasts to the next probe, in the middle of 34.8 s to 40.8 s.
+    assertThat(window()).isCloseTo(37.8 - 27.2, within(1e-6));
+    accepted(27.25);
+    // The third start comes after 32.187 s, when the try would have gone: nothing is tried alone
+    // this time, and the next probe goes where it was.
+    accepted(33.0);
+    assertThat(window()).isCloseTo(37.8 - 27.2, within(1e-6));
+    assertThat(host.quotaPermits()).isEqualTo(3);
+  }
+
+  @Test
   void R11_aSmallQuotasTryOfOneMoreRefusedAloneKeepsTheQuotaAndTheNextProbeWhereItWas() {
     smallQuotaKnownWithinHalfAWindow();
     assertThat(refused(27.2 + 1.1 * 13.6 / 3)).isTrue();
