@@ -355,9 +355,15 @@ final class HostpaceRule implements LearningRule {
      * while this process kept asking (no gap of the cycle over twice its interval on average, at
      * least two accepted) and the bucket could not have filled up and thrown tokens away while
      * this process went slower than that rate (from the drop's pace, at most as many as the
-     * host's first run accepted: its burst).
+     * host's first run accepted: its burst). For a host shown to be a bucket ({@link #refilled}),
+     * whose pace climbed from the drop's past that rate to {@code paceInterval}'s, only the part of
+     * the climb under the rate piled tokens up: taken as a straight climb, half the rate's excess
+     * over the drop's pace, for the share of the cycle the climb took to reach it. A host of a
+     * large first run may count in windows of a second instead, which throw each window's unused
+     * rest away whenever the pace is under their rate: there the whole cycle is taken at the drop's
+     * pace.
      */
-    double cycleRate(long startedAt) {
+    double cycleRate(long startedAt, long paceInterval) {
       long span = startedAt - cycleFrom;
       boolean keptAsking = span > 0 && span <= 2 * (cycleAccepted + 1) * cycleInterval;
       if (cycleInterval == 0 || cycleAccepted < 2 || !keptAsking) {
@@ -365,8 +371,12 @@ final class HostpaceRule implements LearningRule {
       }
       double rate = cycleAccepted * NANOS / span;
       double slowest = NANOS / cycleInterval;
-      boolean couldOverflow = (rate - slowest) * span / NANOS > runAccepted;
-      return couldOverflow ? Double.NaN : rate;
+      double fastest = paceInterval > 0 ? NANOS / paceInterval : 0;
+      double excess = rate - slowest;
+      double piled = refilled && fastest > rate
+          ? excess * excess / (fastest - slowest) * span / NANOS / 2
+          : excess * span / NANOS;
+      return piled > runAccepted ? Double.NaN : rate;
     }
     /** Whether the pace is one the host was paced at before this memory (a store's, the fleet's), not yet dropped from. */
     boolean inherited;
@@ -730,7 +740,7 @@ final class HostpaceRule implements LearningRule {
     // A host of large bursts is measured over the cycle too (SPEC R15); in a fleet the others' starts
     // spend its tokens as well.
     boolean largeBursts = memory.runAccepted >= LARGE_BURST;
-    double cycle = (largeBursts || memory.refilled) && !heard && !memory.fleetHeard ? memory.cycleRate(startedAt) : Double.NaN;
+    double cycle = (largeBursts || memory.refilled) && !heard && !memory.fleetHeard ? memory.cycleRate(startedAt, interval) : Double.NaN;
     if (!heard) {
       memory.refusedInARow++;
     }

@@ -329,22 +329,36 @@ class HostpaceRuleTest {
   @Test
   void R15_whatACycleBetweenTwoRefusalsAcceptedIsTheRateABucketRefilledAt() {
     // Three accepted 3.7 s apart after the refused start at 0 s, the next refused at 14.5 s.
-    assertThat(cycle(3.7, 3, 10).cycleRate(at(14.5))).isCloseTo(3 / 14.5, within(1e-9));
+    assertThat(cycle(3.7, 3, 10).cycleRate(at(14.5), 0)).isCloseTo(3 / 14.5, within(1e-9));
   }
 
   @Test
   void R15_aCycleWithAGapOfMoreThanTwiceItsIntervalOnAverageSaysNothing() {
     // Three accepted in 40 s at an interval of 3.7 s: there was less to send.
-    assertThat(cycle(3.7, 3, 10).cycleRate(at(40))).isNaN();
-    assertThat(cycle(3.7, 1, 10).cycleRate(at(7.4))).as("one accepted").isNaN();
+    assertThat(cycle(3.7, 3, 10).cycleRate(at(40), 0)).isNaN();
+    assertThat(cycle(3.7, 1, 10).cycleRate(at(7.4), 0)).as("one accepted").isNaN();
   }
 
   @Test
   void R15_aCycleInWhichTheBucketCouldHaveFilledUpWhileThePaceWasUnderItSaysNothing() {
     // 480 accepted in 28.4 s from a drop to 14.9 a second: up to 57 tokens could have piled up
     // under that pace, more than the host's first run showed it holds.
-    assertThat(cycle(1 / 14.9, 480, 10).cycleRate(at(28.4))).isNaN();
-    assertThat(cycle(1 / 14.9, 480, 100).cycleRate(at(28.4))).isCloseTo(480 / 28.4, within(1e-9));
+    assertThat(cycle(1 / 14.9, 480, 10).cycleRate(at(28.4), 0)).isNaN();
+    assertThat(cycle(1 / 14.9, 480, 100).cycleRate(at(28.4), 0)).isCloseTo(480 / 28.4, within(1e-9));
+  }
+
+  @Test
+  void R15_aBucketShownByAQuotasTryPiledTokensUpOnlyWhileItsClimbWasUnderTheCyclesRate() {
+    // Eight accepted in 14.7 s after a drop to 0.3 a second: 0.54 a second. Had the whole cycle gone
+    // at the drop's pace, 3.6 tokens could have piled up, more than the first run's 3: nothing said.
+    // Shown to be a bucket (its small quota's try accepted alone), its pace climbing to 1.56 a
+    // second, only the climb's first fifth was under 0.54 a second: 0.35 tokens.
+    HostpaceRule.Memory memory = cycle(1 / 0.3, 8, 3);
+    long climbedTo = Math.round(1e9 / 1.56);
+    assertThat(memory.cycleRate(at(14.7), climbedTo)).isNaN();
+    memory.refilled = true;
+    assertThat(memory.cycleRate(at(14.7), climbedTo)).isCloseTo(8 / 14.7, within(1e-9));
+    assertThat(memory.cycleRate(at(14.7), Math.round(1e9 / 0.5))).as("never past the rate").isNaN();
   }
 
   @Test

@@ -70,7 +70,7 @@ class PacingSimulationTest {
   @CsvSource({
       "rate-halves, 0.93, 15, 3.0, 2.3, 0",
       "refusals-count, 0.93, 8, 2.6, 1.3, 0",
-      "refusals-count-burst-3, 0.79, 54, 15.3, 13.4, 0",
+      "refusals-count-burst-3, 0.84, 25, 7.7, 5.4, 0",
       "three-processes, 0.73, 35, 5.5, 3.5, 0",
       "rate-0.5, 0.95, 8, 5.1, 2.0, 0",
       "qlever-like-fleet, 0.96, 12, 3.8, 1.4, 0",
@@ -174,13 +174,14 @@ class PacingSimulationTest {
   void R11_aBucketOfThreeThatCountsRefusalsIsNotHeldToTheWindowItsDebtsWallLookedLike() throws IOException {
     // The debt's wall after the first three reads as a window of three; the quota's try of one more,
     // alone part way into a window, is accepted by the refilled bucket, and the rule paces it by its
-    // rate. Held to that window to the end, it took 0.40 of the host's rate.
+    // rate, measured over its cycles (SPEC R15). Held to that window to the end, it took 0.40 of the
+    // host's rate.
     PacingResult result = replay("refusals-count-burst-3.json");
     PacingResult.Policy ours = result.policy("hostpace");
 
     assertThat(ours.lost()).isZero();
-    assertThat(ours.goodputRatio()).isGreaterThanOrEqualTo(0.75);
-    assertThat(ours.refusals()).isLessThan(result.policy("seed").refusals());
+    assertThat(ours.goodputRatio()).isGreaterThanOrEqualTo(0.8);
+    assertThat(ours.refusals()).isLessThan(result.policy("seed").refusals() / 2);
   }
 
   @Test
