@@ -12,13 +12,16 @@ import org.jspecify.annotations.Nullable;
  * @param inFlight requests started and not yet answered
  * @param waiting requests waiting in its queues (for a group: in its hosts' queues)
  * @param pausedFor how long it still starts nothing, zero when not paused
- * @param interval the learned interval between starts, zero when nothing was learned
+ * @param interval the interval between starts the host is held to now, zero when nothing was
+ *     learned: its learned pace, or once, while a run of refusals holds its next start back, that
+ *     wait (SPEC R14)
  * @param inFlightLimit how many requests at once the host was learned to hold, 0 when nothing was
  *     learned (always 0 for a group)
  * @param quota the quota the host was learned to count in fixed windows, null when none: its
  *     permits are the starts a window; its interval is how long after the current window's first
  *     start the next window's goes, which narrows to the host's window as the rule finds where
- *     the host's windows begin
+ *     the host's windows begin (shorter while a quota of a few tries one more alone part way into
+ *     a window, SPEC R11)
  * @param starts attempts started since the engine began to hold the key
  * @param refusals refusals, likewise
  * @param retries retries, likewise

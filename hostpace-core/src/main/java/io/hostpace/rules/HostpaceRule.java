@@ -109,13 +109,13 @@ import org.jspecify.annotations.Nullable;
  * client through faster than it refills while its stored tokens last: the gaps its answers came at
  * read a rate above its own, and a rule paced by them is refused every few requests. For a host
  * whose first run was that large ({@value #LARGE_BURST} or more), or whose quota of a few a window
- * turned out a bucket's ({@link WindowQuota}'s try of one more, accepted alone), each cycle between two drops is
- * measured too: a bucket that refused at both ends was empty at both, so what it accepted between
- * them is what it refilled ({@link Memory#cycleRate}, SPEC R15). Where that is under
- * {@value #CYCLE_BELOW} of the gaps' rate, it is the rate measured. Nor does the wall of refusals
- * after a run ({@link WindowQuota}'s) of a host whose first run was large lower the plateau: the wall's probes slow the pace
- * to find its end, and a window of a second whose wall made no quota is climbed back to the rate
- * it took before, not to what the probes left.
+ * turned out a bucket's ({@link WindowQuota}'s try of one more, accepted alone), each cycle between
+ * two drops is measured too: a bucket that refused at both ends was empty at both, so what it
+ * accepted between them is what it refilled ({@link Memory#cycleRate}, SPEC R15). Where that is
+ * under {@value #CYCLE_BELOW} of the gaps' rate, it is the rate measured. Nor does the wall of
+ * refusals after a run ({@link WindowQuota}'s) of a host whose first run was large lower the
+ * plateau: the wall's probes slow the pace to find its end, and a window of a second whose wall
+ * made no quota is climbed back to the rate it took before, not to what the probes left.
  *
  * <h2>Beyond the interval</h2>
  * Two kinds of host defeat any interval. One that refuses with {@code Retry-After} beyond so many
@@ -212,7 +212,10 @@ final class HostpaceRule implements LearningRule {
     int acceptedInARow;
     /** The run of accepted answers a {@link WindowQuota} starts from, until the first refusal makes one. */
     int runAccepted;
-    /** Whether a learned window quota's try of one more was accepted part way into a window: a token bucket's (SPEC R11). */
+    /**
+     * Whether a learned window quota's try of one more was accepted part way into a window: the
+     * host is a token bucket (SPEC R11), measured over its cycles (SPEC R15).
+     */
     boolean refilled;
     long runFirstStart;
     long runLastAnswer;
@@ -737,10 +740,11 @@ final class HostpaceRule implements LearningRule {
     }
     long interval = memory.endWait(waiting); // a run's wait is not the pace (SPEC R14)
     memory.fleetHeard |= heard;
-    // A host of large bursts is measured over the cycle too (SPEC R15); in a fleet the others' starts
-    // spend its tokens as well.
+    // A host of large bursts, or one shown to be a bucket, is measured over the cycle too (SPEC
+    // R15); in a fleet the others' starts spend its tokens as well.
     boolean largeBursts = memory.runAccepted >= LARGE_BURST;
-    double cycle = (largeBursts || memory.refilled) && !heard && !memory.fleetHeard ? memory.cycleRate(startedAt, interval) : Double.NaN;
+    boolean cycles = (largeBursts || memory.refilled) && !heard && !memory.fleetHeard;
+    double cycle = cycles ? memory.cycleRate(startedAt, interval) : Double.NaN;
     if (!heard) {
       memory.refusedInARow++;
     }

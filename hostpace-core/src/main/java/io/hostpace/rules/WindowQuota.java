@@ -75,21 +75,20 @@ import io.hostpace.spi.HostState;
  *
  * <p>A quota is a hypothesis, and a wall can have other causes (an outage of 30 s after a run of
  * requests looks the same). So the window after it is learned allows one more than the quota: a
- * host that accepts it counts no such quota, and the quota is dropped at once; one that refuses
- * it keeps it, and the next such try comes {@value #PROBE_EVERY_GROWTH} windows later, then
- * sixteen, up to {@value #MAX_PROBE_EVERY} (for a quota under {@value #ROUND_MIN_PERMITS}, two
- * windows later, then four). A quota under {@value #ROUND_MIN_PERMITS} is as often a token
- * bucket's as a window's (a bucket that counts refusals against the client builds walls of its
- * debt, and lets its burst through after each), and a bucket refuses one more sent with the
- * window's starts just as a window does. So outside a fleet, where the window before took its
- * starts at once, the try goes alone after them ({@link #plan}, once they are taken): late enough
- * that a bucket which gave the quota once a window has a token back, early enough that the window
- * cannot have ended.
- * Refused, the quota holds; accepted, it was a bucket's, and the rate rule paces the host from
- * what the windows held ({@link #heldRate()}). Where the bounds leave no such time, the try waits
- * a window, once, then goes with the starts. And {@value #MOST_PROBES_REFUSED_IN_A_ROW} probes refused in a row,
- * whatever boundary each looked for, drop it: probes go at the windows' pace and never slow down,
- * so a host whose tokens others take would refuse them, and the calls behind them, for good.
+ * host that accepts it counts no such quota, and the quota is dropped at once; one that refuses it
+ * keeps it, and the next such try comes {@value #PROBE_EVERY_GROWTH} windows later, then sixteen,
+ * up to {@value #MAX_PROBE_EVERY} (for a quota under {@value #ROUND_MIN_PERMITS}, two windows
+ * later, then four). A quota under {@value #ROUND_MIN_PERMITS} is as often a token bucket's as a
+ * window's (a bucket that counts refusals against the client builds walls of its debt, and lets its
+ * burst through after each), and a bucket refuses one more sent with the window's starts just as a
+ * window does. So outside a fleet, where the window before took its starts at once, the try goes
+ * alone after them ({@link #plan}, once they are taken): late enough that a bucket which gave the
+ * quota once a window has a token back, early enough that the window cannot have ended. Refused,
+ * the quota holds; accepted, it was a bucket's, and the rate rule paces the host from what the
+ * windows held ({@link #heldRate()}). Where the bounds leave no such time, the try waits a window,
+ * once, then goes with the starts. And {@value #MOST_PROBES_REFUSED_IN_A_ROW} probes refused in a
+ * row, whatever boundary each looked for, drop it: probes go at the windows' pace and never slow
+ * down, so a host whose tokens others take would refuse them, and the calls behind them, for good.
  *
  * <p>Example, 60 a minute from 0 s: 60 accepted at 0 s, the wall's last refusal at 31.6 s and the
  * burst accepted at 63.6 s: the window lasts 31.6 s to 63.6 s, a minute is the one round length
@@ -249,7 +248,10 @@ final class WindowQuota {
   private int probeEvery = 1;
   /** Whether a window began with the last probe and no probe has gone since: its try of one more is decided once. */
   private boolean windowOpen;
-  /** When the window began and when its last start before the try was accepted, and how long the window before took its starts. */
+  /**
+   * When the window began, when its last start before the try was accepted, and how long the
+   * window before took its starts.
+   */
   private double windowFrom;
   private double windowLastStart;
   private double burstBefore;
@@ -257,7 +259,10 @@ final class WindowQuota {
   private double aloneAt;
   /** Whether the engine was told the window ends at {@link #aloneAt}, its starts taken. */
   private boolean aloneArmed;
-  /** The windows begun, and the one in which the try of one more, due, was put off because it could not go alone (0: not put off). */
+  /**
+   * The windows begun, and the one in which the try of one more, due, was put off because it could
+   * not go alone (0: not put off).
+   */
   private int windowsBegun;
   private int putOffIn;
   /** Whether no window of the quota learned last has begun yet. */
