@@ -22,9 +22,7 @@ class LargeBurstTest {
 
   /** The refusals of {@code calls} calls at once to a host behind {@code limit}; every call ends accepted. */
   static int refusals(Limit limit, int calls) {
-    Run run = new Run(new Server(limit, false, 10, 12), new Load(calls, 0, 1));
-    run.time.runUntilIdle(Duration.ofHours(2));
-    assertThat(run.calls).hasSize(calls).allSatisfy(call -> assertThat(call.join().status()).isEqualTo(200));
+    Run run = SmallQuotaOrBucketTest.played(limit, calls);
     return run.answered - run.accepted;
   }
 

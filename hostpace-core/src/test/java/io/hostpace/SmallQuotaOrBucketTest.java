@@ -32,8 +32,7 @@ class SmallQuotaOrBucketTest {
 
   @Test
   void R11_aWindowOfThreeIsHeldToItsQuotaItsTryOfOneMoreRefusedAlone() {
-    // 3 each 10 s: 60 calls take 190 s at the least. With the try sent among the window's starts,
-    // 67 refusals.
+    // 3 each 10 s: 60 calls take 190 s at the least.
     Run run = played(new Window(3, 10), 60);
     assertThat(run.answered - run.accepted).isLessThanOrEqualTo(20);
     assertThat(run.time.elapsed()).isLessThan(Duration.ofSeconds(200));
@@ -41,9 +40,8 @@ class SmallQuotaOrBucketTest {
 
   @Test
   void R11_aBucketOfSevenThatCountsRefusalsIsNotHeldToTheWindowItsDebtsWallLookedLike() {
-    // One a second, a burst of 7: 100 calls take 93 s at the least. Held to the window its debt's
-    // wall looked like until the try went with the window's starts and was refused as a window's,
-    // 171 s and 76 refusals.
+    // One a second, a burst of 7: 100 calls take 93 s at the least. A try sent with the window's
+    // starts is refused by the bucket those starts emptied, as a window's would be.
     Run run = played(new CountingBucket(1, 7), 100);
     assertThat(run.time.elapsed()).isLessThan(Duration.ofSeconds(135));
     assertThat(run.answered - run.accepted).isLessThanOrEqualTo(40);

@@ -249,11 +249,10 @@ final class WindowQuota {
   /** Whether a window began with the last probe and no probe has gone since: its try of one more is decided once. */
   private boolean windowOpen;
   /**
-   * When the window began, when its last start before the try was accepted, and how long the
-   * window before took its starts.
+   * How long after it began the window took its starts (the run's span before the first window),
+   * and how long the window before took them.
    */
-  private double windowFrom;
-  private double windowLastStart;
+  private double windowSpan;
   private double burstBefore;
   /** When this window's try of one more goes alone, after its starts; 0 when it does not. */
   private double aloneAt;
@@ -265,8 +264,6 @@ final class WindowQuota {
    */
   private int windowsBegun;
   private int putOffIn;
-  /** Whether no window of the quota learned last has begun yet. */
-  private boolean firstWindow;
   /**
    * Set when a try of one more that went alone was accepted, ending the quota: the rate the
    * windows held (the quota over their longest length) and the rate the try showed (the window's
@@ -519,7 +516,7 @@ final class WindowQuota {
         // the client, whose debt's walls read as a window). No such window: the rate rule paces the
         // host from what the windows held.
         double held = permits / hi;
-        double tried = (acceptedInWindow + 1) / Math.max(0.001, at - windowFrom);
+        double tried = (acceptedInWindow + 1) / Math.max(0.001, at - lastUpper);
         drop(host);
         heldRate = held;
         triedRate = tried;
@@ -530,7 +527,7 @@ final class WindowQuota {
       } else if (at >= probeAt - 0.001) {
         boundary(nextLower, at, host);
       } else if (++acceptedInWindow <= permits) {
-        windowLastStart = Math.max(windowLastStart, at);
+        windowSpan = Math.max(windowSpan, at - lastUpper);
         armAlone(seconds(now), host);
       } else {
         if (countByRound && !searching) {
@@ -590,7 +587,7 @@ final class WindowQuota {
         slack = 0;
         boundaries = 0;
         wallRefusals = 0;
-        firstWindow = true;
+        windowSpan = runSpan; // the first window's starts are the run's, which the wall followed
         putOffIn = 0;
         boundary(Math.max(0, seconds(wallLastRefusedStart)), seconds(startedAt), host);
         return true;
@@ -755,11 +752,8 @@ final class WindowQuota {
 
   /** A window began with the probe just accepted: one start of it spent; maybe one more tried in it. */
   private void windowBegan() {
-    // The first window's starts are the run's, which the wall followed.
-    burstBefore = firstWindow ? runSpan : windowLastStart - windowFrom;
-    firstWindow = false;
-    windowFrom = lastUpper;
-    windowLastStart = lastUpper;
+    burstBefore = windowSpan;
+    windowSpan = 0;
     windowOpen = true;
     windowsBegun++;
     aloneAt = 0;

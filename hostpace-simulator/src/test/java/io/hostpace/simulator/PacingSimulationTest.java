@@ -174,8 +174,7 @@ class PacingSimulationTest {
   void R11_aBucketOfThreeThatCountsRefusalsIsNotHeldToTheWindowItsDebtsWallLookedLike() throws IOException {
     // The debt's wall after the first three reads as a window of three; the quota's try of one more,
     // alone part way into a window, is accepted by the refilled bucket, and the rule paces it by its
-    // rate, measured over its cycles (SPEC R15). Held to that window to the end, it took 0.40 of the
-    // host's rate.
+    // rate, measured over its cycles (SPEC R15), where it was held to that window to the end.
     PacingResult result = replay("refusals-count-burst-3.json");
     PacingResult.Policy ours = result.policy("hostpace");
 
