@@ -35,7 +35,9 @@ import io.hostpace.spi.HostState;
  *
  * <p>Most hosts count in windows of a round length (a minute, ten seconds, an hour:
  * {@link RoundWindowLengths}). While the bounds allow one, and the quota is at least
- * {@value #ROUND_MIN_PERMITS} starts, the shortest such length is taken for the window's, and each
+ * {@value #ROUND_MIN_PERMITS} starts (a smaller one once its try of one more, alone part way into
+ * a window, was refused: a token bucket would have had one back by then), the shortest such
+ * length is taken for the window's, and each
  * probe goes where it puts the next boundary, a thousandth of it late: no probe is refused when the
  * guess is right, and one refused there rules the length out (the next round length the bounds
  * allow; where none is left but a length that is not round, the narrowing above). A window spent
@@ -265,6 +267,12 @@ final class WindowQuota {
   private int windowsBegun;
   private int putOffIn;
   /**
+   * Whether a try of one more, alone part way into a window, was refused: a quota under
+   * {@value #ROUND_MIN_PERMITS} that a token bucket would have refilled by then is a window's, and
+   * counted at a round length as a larger one is.
+   */
+  private boolean shownWindow;
+  /**
    * Set when a try of one more that went alone was accepted, ending the quota: the rate the
    * windows held (the quota over their longest length) and the rate the try showed (the window's
    * starts and it, over the time from the window's start to it).
@@ -344,6 +352,7 @@ final class WindowQuota {
       // still, where a token bucket would have refilled one; the next window's probe goes as planned.
       aloneAt = 0;
       aloneArmed = false;
+      shownWindow = true;
       oneMoreRefused();
       host.quota(permits, nanos(probeAt - lastUpper));
       return true;
@@ -468,6 +477,7 @@ final class WindowQuota {
     heldRate = 0;
     triedRate = 0;
     countByRound = false;
+    shownWindow = false;
     permits = 0;
     probesRefusedInARow = 0;
     runAccepted = 0;
@@ -656,7 +666,8 @@ final class WindowQuota {
     refusedProbes = 0;
     // A round length the bounds allow is taken for the window's; the one taken stays while it fits.
     roundHeld = round > lo && round <= hi;
-    round = roundHeld ? round : permits >= ROUND_MIN_PERMITS ? RoundWindowLengths.shortestWithin(lo, hi) : 0;
+    boolean roundLengths = permits >= ROUND_MIN_PERMITS || shownWindow;
+    round = roundHeld ? round : roundLengths ? RoundWindowLengths.shortestWithin(lo, hi) : 0;
     if (slack > 0 && round > 0 && lo < NEAR_ROUND * round) {
       // Counted from a boundary found, a probe where a round length puts the next one comes late by
       // up to the slack, and a length much shorter still fits: a round length longer than the
@@ -777,7 +788,7 @@ final class WindowQuota {
       boolean wide = nextUpper - nextLower > NARROW_ENOUGH * hi && refusedProbes < MAX_REFUSED_PROBES;
       probeAt = Math.max(wide ? (nextLower + nextUpper) / 2 : nextUpper, lastUpper + 0.001);
     }
-    if (windowOpen && extra && permits < ROUND_MIN_PERMITS && round == 0 && !searching && !fleet) {
+    if (windowOpen && extra && permits < ROUND_MIN_PERMITS && (round == 0 || shownWindow) && !searching && !fleet) {
       // A quota of a few, counted at no round length, is as often a token bucket's (its debt's walls,
       // or its burst's) as a window's, and a bucket refuses one more with the window's starts just
       // as a window does. So the try goes alone, after them, where a bucket that gave the quota

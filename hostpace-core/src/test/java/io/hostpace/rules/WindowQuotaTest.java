@@ -317,6 +317,26 @@ class WindowQuotaTest {
   }
 
   @Test
+  void R11_aSmallQuotaWhoseTryOfOneMoreWasRefusedAloneIsCountedAtARoundLength() {
+    smallQuotaKnownWithinHalfAWindow();
+    refused(27.2 + 1.1 * 13.6 / 3);
+    // The probe in the middle of 34.8 s to 40.8 s, accepted: the window lasts 11.6 s to 12.6 s. A
+    // window's, as the refused try showed: 12 s is taken, and the next probe goes where it puts the
+    // fourth boundary, a thousandth of it late.
+    accepted(37.8);
+    assertThat(window()).isCloseTo(48.012 - 37.8, within(1e-6));
+  }
+
+  @Test
+  void R11_aSmallQuotaNotShownToBeAWindowsIsNarrowedByProbesNotTakenAtARoundLength() {
+    smallQuotaKnownWithinHalfAWindow();
+    // No try alone refused yet: a token bucket's walls are not ruled out, and the next probe goes in
+    // the middle of where the next boundary lies, 46.4 s to 50.4 s.
+    accepted(37.8);
+    assertThat(window()).isCloseTo(48.4 - 37.8, within(1e-6));
+  }
+
+  @Test
   void R11_aSmallQuotasTryOfOneMoreAcceptedAloneEndsTheQuotaWithTheRatesTheWindowsAndTheTryShowed() {
     smallQuotaKnownWithinHalfAWindow();
     double alone = 27.2 + 1.1 * 13.6 / 3;
