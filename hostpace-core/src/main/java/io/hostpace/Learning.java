@@ -28,10 +28,13 @@ final class Learning {
   private final @Nullable Fleet fleet;
   private final @Nullable FleetClaims claims;
   private final @Nullable FleetMemory memory;
+  /** The engine's clock, which the rule may read the wall clock from at a refusal. */
+  private final Clock clock;
 
   Learning(LearningRule rule, Duration retryDelayLimit, Outbox outbox, @Nullable Fleet fleet,
-      @Nullable FleetClaims claims, @Nullable FleetMemory memory) {
+      @Nullable FleetClaims claims, @Nullable FleetMemory memory, Clock clock) {
     this.rule = rule;
+    this.clock = clock;
     this.retryDelayLimit = retryDelayLimit.toNanos();
     this.outbox = outbox;
     this.fleet = fleet;
@@ -394,7 +397,7 @@ final class Learning {
     long next;
     try {
       next = refusal
-          ? call == null ? rule.onRefusalHeard(now, startedAt, state) : rule.onRefusal(now, startedAt, state)
+          ? call == null ? rule.onRefusalHeard(now, startedAt, state) : rule.onRefusal(now, startedAt, state, clock)
           : call == null ? rule.onAnswerHeard(now, startedAt, state) : rule.onAnswer(now, startedAt, state);
     } catch (RuntimeException | Error e) {
       events.ruleThrew(rule, e);

@@ -323,7 +323,7 @@ final class Scheduler implements Settlement {
     FleetMemory memory = fleet != null && fleet.keeps() ? new FleetMemory(fleet, reentry, forgetIdleAfter.toNanos()) : null;
     this.claims = fleet == null ? null : new FleetClaims(fleet, clock, timer, reentry, memory);
     this.memory = memory;
-    this.learning = new Learning(rule, retryDelayLimit, outbox, fleet, claims, memory);
+    this.learning = new Learning(rule, retryDelayLimit, outbox, fleet, claims, memory, clock);
     if (memory != null) {
       nodes.recallFrom(memory);
     }

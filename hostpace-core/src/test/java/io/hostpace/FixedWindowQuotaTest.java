@@ -73,6 +73,11 @@ class FixedWindowQuotaTest {
     }
   }
 
+  /** The first start at or after {@code from} s. */
+  double firstStartFrom(double from) {
+    return starts.stream().mapToDouble(start -> start[0]).filter(at -> at >= from).min().orElseThrow();
+  }
+
   long acceptedBetween(double from, double to) {
     return starts.stream().filter(s -> s[0] >= from && s[0] < to && s[1] == 1).count();
   }
@@ -134,6 +139,27 @@ class FixedWindowQuotaTest {
     for (double from = 6.3 + 10 * Math.ceil((learned - 6.3) / 10) + 10; from + 10 < 100; from += 10) {
       assertThat(acceptedBetween(from, from + 10)).as("from %.1f s", from).isEqualTo(20);
     }
+    assertNothingLost();
+  }
+
+  @Test
+  void R11_aHostThatCountsByTheClocksMinuteMetPartWayIntoOneIsFollowedFromTheMinute() {
+    // 100 a minute by the clock (the virtual clock's day begins at the origin), the engine's first
+    // request 41.7 s into a minute.
+    limit = FixedWindow.of(100, Duration.ofMinutes(1), origin)::admit;
+    time.advance(Duration.ofMillis(41_700));
+    send(600, Duration.ofMinutes(15));
+
+    // The wall after the first 100 ends at the boundary at 60 s, found late (64.9 s). Counted from
+    // the first request, 12, 15 and 20 s are ruled out and a length between, then 30 s by the clock:
+    // from 120 s on, each minute's first request starts with it, and each minute accepts its 100.
+    assertThat(learnedAt()).isBetween(60.0, 65.0);
+    assertThat(refusedBetween(learnedAt(), 95)).as(refusedStarts()).isLessThanOrEqualTo(6);
+    assertThat(refusedBetween(95, 900)).as(refusedStarts()).isZero();
+    for (int minute = 2; minute < 6; minute++) {
+      assertThat(firstStartFrom(60 * minute)).as("minute %d", minute).isLessThan(60 * minute + 0.1);
+    }
+    assertEachWindowAccepted(120, 300, 60, 100);
     assertNothingLost();
   }
 

@@ -1,5 +1,6 @@
 package io.hostpace.rules;
 
+import io.hostpace.Clock;
 import io.hostpace.spi.HostState;
 import io.hostpace.spi.LearningRule;
 import org.jspecify.annotations.Nullable;
@@ -717,7 +718,16 @@ final class HostpaceRule implements LearningRule {
 
   @Override
   public long onRefusal(long now, long startedAt, HostState host) {
-    return refused(now, startedAt, host, false);
+    return refused(now, startedAt, host, false, null);
+  }
+
+  /**
+   * As {@link #onRefusal(long, long, HostState)}; the time of day read from {@code clock} where a
+   * quota's windows may be counted by it (SPEC R11).
+   */
+  @Override
+  public long onRefusal(long now, long startedAt, HostState host, Clock clock) {
+    return refused(now, startedAt, host, false, clock);
   }
 
   /**
@@ -729,10 +739,10 @@ final class HostpaceRule implements LearningRule {
    */
   @Override
   public long onRefusalHeard(long now, long startedAt, HostState host) {
-    return refused(now, startedAt, host, true);
+    return refused(now, startedAt, host, true, null);
   }
 
-  private long refused(long now, long startedAt, HostState host, boolean heard) {
+  private long refused(long now, long startedAt, HostState host, boolean heard, @Nullable Clock clock) {
     long waiting = host.interval();
     Memory memory = memoryOf(host, now);
     if (memory == null) {
@@ -757,6 +767,7 @@ final class HostpaceRule implements LearningRule {
     }
     memory.troubleRefusals++;
     memory.window().fleet(memory.fleetHeard);
+    memory.window().clock(clock);
     if (memory.window().refused(now, startedAt, heard, host)) {
       return 0; // the quota spaces the starts
     }

@@ -34,6 +34,28 @@ final class RoundWindowLengths {
     return all;
   }
 
+  /**
+   * The shortest round length whose windows, counted from a day's start by the clock, fit what a
+   * host did, in seconds from that start: a boundary between {@code firstLower} and
+   * {@code firstUpper} and none in the wall of refusals from {@code wallFrom} before it; one between
+   * {@code lower} and {@code upper} (the last found) and none after it up to {@code refusedTo}. 0
+   * when none does.
+   *
+   * <p>Example: a wall from 24.1 s, its end between 27.3 s and 30.5 s, refused up to 37.1 s since:
+   * 4 s and 6 s would have put a boundary at 32 s and 36 s, 10 s fits (30 s, then 40 s).
+   */
+  static double shortestOnClock(double wallFrom, double firstLower, double firstUpper, double lower,
+      double upper, double refusedTo) {
+    for (double length : SECONDS) {
+      double first = Math.floor(firstUpper / length) * length;
+      double last = Math.floor(upper / length) * length;
+      if (first > firstLower && first - length <= wallFrom && last > lower && last + length > refusedTo) {
+        return length;
+      }
+    }
+    return 0;
+  }
+
   /** The shortest round length longer than {@code above} seconds and at most {@code atMost}; 0 when none. */
   static double shortestWithin(double above, double atMost) {
     for (double length : SECONDS) {

@@ -1,6 +1,9 @@
 package io.hostpace.rules;
 
+import io.hostpace.Clock;
 import io.hostpace.spi.HostState;
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Recognises a quota counted in fixed windows ("60 a minute", reset on the minute) from refusals
@@ -70,6 +73,20 @@ import io.hostpace.spi.HostState;
  * accepted there every time: one is taken only once the window is known to last at least
  * {@value #NEAR_ROUND} of it, the boundaries narrowed by probes until then, and each boundary found
  * bounds the length from the one before it as well as from the origin.
+ *
+ * <p>Before that, where the rule is given the engine's clock, the windows are counted from the
+ * clock's day: a host that counts by the clock's minute (a gateway that keys its counter by the
+ * time divided by the window) begins them at round times of the day, every round length dividing
+ * a day. The shortest round length that puts a boundary within the first one found and none in
+ * the wall before it, one within the last one found and none from there to the last refused probe
+ * ({@link RoundWindowLengths#shortestOnClock}) is taken, its next boundary probed; refused there,
+ * the next such length; none left, the boundary found as above. Example, 100 a minute by the clock,
+ * the run begun 41.7 s into a minute: the first boundary found 11.9 s to 23.1 s after the run's
+ * first start, 53.6 s to 64.8 s after the clock's minute began; 12, 15 and 20 s from the run's
+ * first start and a length between refused (the last at 87.9 s of that minute, which rules out
+ * 20 s by the clock too), then 30 s by the clock (its probe at 90.03 s), and a minute's probe
+ * accepted at 120.06 s and each minute after, where counted from the boundary found they come up
+ * to 4.9 s late.
  *
  * <p>A refusal within a window, after fewer accepted than the quota, means the host counts more than
  * ours (other clients, a lower quota): the quota comes down to what was accepted, and below
@@ -184,6 +201,8 @@ final class WindowQuota {
   /** The longest a window is taken to last when nothing else bounds it: a day. */
   static final double LONGEST_SECONDS = 86_400;
   private static final double NANOS = 1e9;
+  private static final long DAY_SECONDS = 86_400;
+  private static final long DAY_NANOS = DAY_SECONDS * 1_000_000_000L;
 
   // Recognising: the run of accepted answers since the last wall, and the wall since the last answer.
   private int runAccepted;
@@ -226,7 +245,10 @@ final class WindowQuota {
   private boolean searching;
   /** Whether the search began because the round length was ruled out, not because it stopped holding. */
   private boolean roundRuledOut;
-  /** Whether the windows are counted from the run's first start, taken to be a boundary (the slack then 0). */
+  /**
+   * Whether the windows are counted from the run's first start or the clock's day, taken to be a
+   * boundary (the slack then 0).
+   */
   private boolean fromRun;
   /**
    * Whether the one boundary found so far, after the host's first wall, is counted by the round
@@ -273,6 +295,28 @@ final class WindowQuota {
    */
   private boolean shownWindow;
   /**
+   * The host's first wall's first refusal and the bounds of the boundary that ended it, in seconds
+   * from the run's first start: where a round length counted by the clock must put its boundaries.
+   */
+  private double firstWallFrom;
+  private double firstLower;
+  private double firstUpper;
+  /** The engine's clock, told before each refusal of this process's own; null when not told. */
+  private @Nullable Clock clock;
+  /** Whether the clock was read for this quota's windows, and whether they are counted by it, unconfirmed. */
+  private boolean clockRead;
+  private boolean byClock;
+  /**
+   * Counted from the boundary found, where the clock's reading fails: that origin (the run's first
+   * start), how long after the clock's day began it lay, the boundary's bounds and the length's
+   * lower bound then, in seconds from that origin.
+   */
+  private long foundOrigin;
+  private double dayShift;
+  private double foundLower;
+  private double foundUpper;
+  private double foundAbove;
+  /**
    * Set when a try of one more that went alone was accepted, ending the quota: the rate the
    * windows held (the quota over their longest length) and the rate the try showed (the window's
    * starts and it, over the time from the window's start to it).
@@ -310,6 +354,11 @@ final class WindowQuota {
   /** Whether a quota is followed. */
   boolean active() {
     return permits > 0;
+  }
+
+  /** The engine's clock, or null: the rule says so before each refusal it passes on. */
+  void clock(@Nullable Clock clock) {
+    this.clock = clock;
   }
 
   /** Whether another process of a fleet told of this host: the rule says so before each answer it passes on. */
@@ -371,6 +420,22 @@ final class WindowQuota {
         drop(host);
         return false;
       }
+      if (byClock) {
+        // Refused where the clock's round length put the boundary: the next length the clock
+        // allows, else the windows are counted from the boundary found, as without the clock.
+        double length = RoundWindowLengths.shortestOnClock(firstWallFrom + dayShift, firstLower + dayShift,
+            firstUpper + dayShift, lastLower, lastUpper, at);
+        if (length > 0) {
+          countByClock(length, host);
+          return true;
+        }
+        byClock = false;
+        origin = foundOrigin;
+        lastLower = foundLower;
+        lastUpper = foundUpper;
+        unknownFound(Math.max(foundAbove, at - dayShift - foundUpper), host);
+        return true;
+      }
       if (round > 0 && (roundHeld || countByRound) && !searching) {
         // Refused where a length that held put the boundary: the windows moved, or grew. The
         // boundary is searched for within a window's length of this probe, then counted from. So
@@ -396,7 +461,7 @@ final class WindowQuota {
           // probes in the middle of where the next boundary lies, as when none fitted.
           round = 0;
         } else if (next == 0 && fromRun && !fleet) {
-          unknownPhase(above, host);
+          unknownPhase(above, at, now, host);
           return true;
         } else if (next == 0) {
           // No round length is left: the windows moved or grew. The boundary is searched for, and
@@ -409,7 +474,7 @@ final class WindowQuota {
       } else if (!searching && fromRun && beyond && !fleet) {
         // Refused where the last boundary the bounds allow had come: counted from the run's first
         // start, nothing fits.
-        unknownPhase(above, host);
+        unknownPhase(above, at, now, host);
         return true;
       }
       plan(host);
@@ -478,6 +543,7 @@ final class WindowQuota {
     triedRate = 0;
     countByRound = false;
     shownWindow = false;
+    byClock = false;
     permits = 0;
     probesRefusedInARow = 0;
     runAccepted = 0;
@@ -599,6 +665,10 @@ final class WindowQuota {
         wallRefusals = 0;
         windowSpan = runSpan; // the first window's starts are the run's, which the wall followed
         putOffIn = 0;
+        firstWallFrom = seconds(wallFrom);
+        firstLower = Math.max(0, seconds(wallLastRefusedStart));
+        firstUpper = seconds(startedAt);
+        clockRead = false;
         boundary(Math.max(0, seconds(wallLastRefusedStart)), seconds(startedAt), host);
         return true;
       }
@@ -628,6 +698,7 @@ final class WindowQuota {
   /** A window began between {@code lower} and {@code upper} (the accepted probe's start). */
   private void boundary(double lower, double upper, HostState host) {
     probesRefusedInARow = 0;
+    byClock = false;
     int k = boundaries + 1;
     if (boundaries > 0 && upper > nextUpper) {
       // A quiet host probed late: the boundaries it let pass count too.
@@ -692,12 +763,74 @@ final class WindowQuota {
   }
 
   /**
-   * Counted from the run's first start as a boundary, nothing fits what the host did: the run began
-   * within a window. The window lasts longer than {@code above} seconds, and the next boundary is
-   * probed for from the last one found, where the shortest round length longer than that puts it (a
-   * probe refused there rules the length out, as before); a day's is the longest.
+   * Counted from the run's first start as a boundary, nothing fits what the host did (the last
+   * probe refused at {@code at}, answered at {@code now}): the run began within a window. A host
+   * that counts by the clock's minute begins its windows at round times of the day: where the
+   * engine's clock is known and a round length counted so fits the boundaries found, the windows
+   * are counted by the clock, at the shortest such length, until a probe where it put a boundary is
+   * accepted or none is left. Else {@link #unknownFound}.
    */
-  private void unknownPhase(double above, HostState host) {
+  private void unknownPhase(double above, double at, long now, HostState host) {
+    Clock clock = this.clock;
+    if (clock != null && !clockRead) {
+      clockRead = true;
+      long day = dayBegan(clock, now);
+      while (day - origin > 0) {
+        day -= DAY_NANOS;
+      }
+      double shift = (origin - day) / NANOS;
+      double length = RoundWindowLengths.shortestOnClock(firstWallFrom + shift, firstLower + shift,
+          firstUpper + shift, lastLower + shift, lastUpper + shift, at + shift);
+      if (length > 0) {
+        foundOrigin = origin;
+        foundLower = lastLower;
+        foundUpper = lastUpper;
+        foundAbove = above;
+        dayShift = shift;
+        origin = day;
+        lastLower += shift;
+        lastUpper += shift;
+        countByClock(length, host);
+        return;
+      }
+    }
+    unknownFound(above, host);
+  }
+
+  /**
+   * The windows counted from a day's start by the clock, {@code length} long: the last boundary
+   * found is the one of them it lies on, and the next probe goes at the next.
+   */
+  private void countByClock(double length, HostState host) {
+    byClock = true;
+    countByRound = false;
+    fromRun = true;
+    slack = 0;
+    round = length;
+    roundHeld = false;
+    boundaries = (int) Math.floor(lastUpper / length);
+    lo = lastLower / boundaries;
+    hi = lastUpper / boundaries;
+    nextLower = lastLower + lo;
+    nextUpper = lastUpper + hi;
+    refusedProbes = 0;
+    plan(host);
+  }
+
+  /** The engine's time at which the clock's day began (UTC), read at {@code now}. */
+  private static long dayBegan(Clock clock, long now) {
+    Instant wall = clock.instant();
+    long sinceMidnight = Math.floorMod(wall.getEpochSecond(), DAY_SECONDS) * 1_000_000_000L + wall.getNano();
+    return now - sinceMidnight;
+  }
+
+  /**
+   * The run began within a window and the clock does not say where: the windows are counted from the
+   * boundary found, longer than {@code above} seconds, the next boundary probed for where the
+   * shortest round length longer than that puts it (a probe refused there rules the length out, as
+   * before); a day's is the longest.
+   */
+  private void unknownFound(double above, HostState host) {
     countByRound = false;
     origin += Math.round(lastUpper * NANOS);
     fromRun = false;

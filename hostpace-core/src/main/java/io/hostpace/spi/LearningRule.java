@@ -1,5 +1,6 @@
 package io.hostpace.spi;
 
+import io.hostpace.Clock;
 import io.hostpace.rules.LearningRules;
 
 /**
@@ -43,6 +44,17 @@ public interface LearningRule {
    */
   default long onRefusal(long now, long startedAt, HostState host) {
     return onRefusal(now, startedAt, host.interval(), host.intervalChangedAt());
+  }
+
+  /**
+   * As {@link #onRefusal(long, long, HostState)}, told the engine's {@code clock}, whose
+   * {@link Clock#nanoTime()} the times are: a rule may read the wall clock from it, since a host that
+   * counts its quota by the clock's minute ("60 a minute", reset on the minute) begins its windows
+   * at round times of the day, which the refusals alone show only over several windows. The engine
+   * calls this one for the refusals it met; the default ignores the clock.
+   */
+  default long onRefusal(long now, long startedAt, HostState host, Clock clock) {
+    return onRefusal(now, startedAt, host);
   }
 
   /**

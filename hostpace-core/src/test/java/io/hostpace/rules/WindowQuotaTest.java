@@ -3,8 +3,10 @@ package io.hostpace.rules;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.hostpace.Clock;
 import io.hostpace.spi.HostState;
 import io.hostpace.spi.HostStateStore;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -33,7 +35,32 @@ class WindowQuotaTest {
 
   /** A refusal of the request started at {@code startedAt}, another process's when {@code heard}. */
   boolean refused(double startedAt, boolean heard) {
+    wall.now = at(startedAt + 0.05);
     return quota.refused(at(startedAt + 0.05), at(startedAt), heard, host);
+  }
+
+  /** The engine's clock, read at each refusal's answer, once {@link #clockAt} told the quota of it. */
+  final WallClock wall = new WallClock();
+
+  static final class WallClock implements Clock {
+    long now;
+    Instant atOrigin = Instant.EPOCH;
+
+    @Override
+    public long nanoTime() {
+      return now;
+    }
+
+    @Override
+    public Instant instant() {
+      return atOrigin.plusNanos(now - ORIGIN);
+    }
+  }
+
+  /** The quota told the engine's clock, whose wall time at 0 s is {@code atOrigin}. */
+  void clockAt(String atOrigin) {
+    wall.atOrigin = Instant.parse(atOrigin);
+    quota.clock(wall);
   }
 
   /** When the next probe goes, the window that {@code began} then counted as the engine counts it. */
@@ -547,6 +574,40 @@ class WindowQuotaTest {
     assertLastProbesWithin(probes, 5, 60, 18.3, 11.2 + 0.1);
     assertThat(refusedProbes).isLessThanOrEqualTo(8);
     assertThat(probes.get(probes.size() - 1) - probes.get(probes.size() - 2)).isCloseTo(60, within(0.1));
+  }
+
+  @Test
+  void R11_aRunThatBeganWithinAWindowOfAHostThatCountsByTheClockHasItsWindowsCountedByTheClock() {
+    // As above, the run of 100 begun 41.7 s into a minute of the clock, by which the host counts.
+    clockAt("2026-12-06T12:00:41.700Z");
+    wall(100, 0.1, 0.7, 5.5, 11.9);
+    assertThat(accepted(23.1)).isTrue();
+
+    List<Double> probes = follow(100, 60, 18.3, 23.1, 660);
+
+    // Counted from the run's first start, 12, 15 and 20 s are ruled out; by the clock, the boundary
+    // found is its minute's (and shorter lengths', which probes there rule out): from the first
+    // window on, each probe a thousandth of a minute after the host's boundary, where counted from
+    // the boundary found they come up to 4.9 s late.
+    assertLastProbesWithin(probes, probes.size(), 60, 18.3, 0.1);
+    assertThat(refusedProbes).isLessThanOrEqualTo(5);
+  }
+
+  @Test
+  void R11_aRunThatBeganWithinAWindowNotCountedByTheClockHasItsWindowsCountedFromTheBoundaryFound() {
+    // The same host, the clock's minute beginning 3.3 s before its windows do: by the clock, the
+    // boundary found fits a minute (and 30 s), whose probes are refused where it puts the next.
+    clockAt("2026-12-06T12:00:45.000Z");
+    wall(100, 0.1, 0.7, 5.5, 11.9);
+    assertThat(accepted(23.1)).isTrue();
+
+    List<Double> probes = follow(100, 60, 18.3, 23.1, 660);
+
+    // Counted from the boundary found, its upper end at 23.1 s: a minute from there, and each
+    // minute after.
+    assertThat(probes.get(0)).isCloseTo(23.1 + 60.06, within(1e-6));
+    assertLastProbesWithin(probes, probes.size(), 60, 18.3, 4.9);
+    assertThat(refusedProbes).isLessThanOrEqualTo(5);
   }
 
   @Test

@@ -80,7 +80,7 @@ class PacingSimulationTest {
       "bucket-burst-10, 0.99, 22, 6.8, 1.1, 0",
       "window-30-per-minute, 1.00, 14, 4.5, 1.5, 0",
       "fixed-window-90, 1.00, 25, 5.3, 3.1, 0",
-      "fixed-window-offset, 0.98, 25, 4.0, 4.0, 0",
+      "fixed-window-offset, 1.00, 23, 3.7, 3.7, 0",
       "fixed-window-second, 0.90, 10, 1.6, 0.2, 0",
       "rate-steps, 0.90, 16, 1.3, 1.1, 0",
       "limiter-retry-after, 0.92, 9, 10.1, 2.9, 0",
