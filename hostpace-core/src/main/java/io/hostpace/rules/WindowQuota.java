@@ -128,7 +128,11 @@ import org.jspecify.annotations.Nullable;
  * put the boundary a little earlier: a boundary, not a sign that there is no quota. A fleet's
  * processes count the windows from the run's first start whatever the boundaries show, as each of
  * them saw it: counted from a boundary found, or bounded from the one before, each process's count
- * would drift from the others', whose probes it hears at their own reckoning. Where that count is
+ * would drift from the others', whose probes it hears at their own reckoning. The clock's day they
+ * read alike: where a round length counted from it fits the first boundary found and puts the next
+ * one sooner than the run's count (a host that counts by the clock's minute, met part way into one,
+ * whose windows' probes that count would put late, and never refused there), the windows are counted
+ * by it ({@code fleetByClock}), a probe refused there searching for the boundary. Where that count is
  * off the host's, a start of another process between the host's boundary and the count's is
  * accepted beyond the quota: one that comes at least the window's shortest length after the last
  * probe, while a length holds, is the host's next window, and the windows are counted from it
@@ -301,7 +305,7 @@ final class WindowQuota {
   private double firstWallFrom;
   private double firstLower;
   private double firstUpper;
-  /** The engine's clock, told before each refusal of this process's own; null when not told. */
+  /** The engine's clock, once told with a refusal of this process's own; null until then. */
   private @Nullable Clock clock;
   /** Whether the clock was read for this quota's windows, and whether they are counted by it, unconfirmed. */
   private boolean clockRead;
@@ -356,9 +360,14 @@ final class WindowQuota {
     return permits > 0;
   }
 
-  /** The engine's clock, or null: the rule says so before each refusal it passes on. */
+  /**
+   * The engine's clock, which the rule passes on with each refusal of this process's own (null with
+   * another process's, which keeps the one known).
+   */
   void clock(@Nullable Clock clock) {
-    this.clock = clock;
+    if (clock != null) {
+      this.clock = clock;
+    }
   }
 
   /** Whether another process of a fleet told of this host: the rule says so before each answer it passes on. */
@@ -430,6 +439,11 @@ final class WindowQuota {
           return true;
         }
         byClock = false;
+        if (fleet) {
+          // In a fleet: the windows moved, as the others will find too; searched for as then.
+          search(at, true, host);
+          return true;
+        }
         origin = foundOrigin;
         lastLower = foundLower;
         lastUpper = foundUpper;
@@ -461,7 +475,7 @@ final class WindowQuota {
           // probes in the middle of where the next boundary lies, as when none fitted.
           round = 0;
         } else if (next == 0 && fromRun && !fleet) {
-          unknownPhase(above, at, now, host);
+          unknownPhase(above, at, host);
           return true;
         } else if (next == 0) {
           // No round length is left: the windows moved or grew. The boundary is searched for, and
@@ -474,7 +488,7 @@ final class WindowQuota {
       } else if (!searching && fromRun && beyond && !fleet) {
         // Refused where the last boundary the bounds allow had come: counted from the run's first
         // start, nothing fits.
-        unknownPhase(above, at, now, host);
+        unknownPhase(above, at, host);
         return true;
       }
       plan(host);
@@ -755,6 +769,9 @@ final class WindowQuota {
       boundaries = boundariesByRound();
     }
     plan(host);
+    if (k == 1 && fromRun && fleet) {
+      fleetByClock(host);
+    }
   }
 
   /** The boundaries the round length puts from the run's first start up to the one found (countByRound). */
@@ -764,37 +781,77 @@ final class WindowQuota {
 
   /**
    * Counted from the run's first start as a boundary, nothing fits what the host did (the last
-   * probe refused at {@code at}, answered at {@code now}): the run began within a window. A host
+   * probe refused at {@code at}): the run began within a window. A host
    * that counts by the clock's minute begins its windows at round times of the day: where the
    * engine's clock is known and a round length counted so fits the boundaries found, the windows
    * are counted by the clock, at the shortest such length, until a probe where it put a boundary is
    * accepted or none is left. Else {@link #unknownFound}.
    */
-  private void unknownPhase(double above, double at, long now, HostState host) {
+  private void unknownPhase(double above, double at, HostState host) {
     Clock clock = this.clock;
     if (clock != null && !clockRead) {
       clockRead = true;
-      long day = dayBegan(clock, now);
-      while (day - origin > 0) {
-        day -= DAY_NANOS;
-      }
+      long day = dayBefore(origin, clock);
       double shift = (origin - day) / NANOS;
       double length = RoundWindowLengths.shortestOnClock(firstWallFrom + shift, firstLower + shift,
           firstUpper + shift, lastLower + shift, lastUpper + shift, at + shift);
       if (length > 0) {
-        foundOrigin = origin;
-        foundLower = lastLower;
-        foundUpper = lastUpper;
-        foundAbove = above;
-        dayShift = shift;
-        origin = day;
-        lastLower += shift;
-        lastUpper += shift;
-        countByClock(length, host);
+        countByClock(day, length, above, host);
         return;
       }
     }
     unknownFound(above, host);
+  }
+
+  /**
+   * A fleet's first boundary found, counted from the run's first start: where the engine's clock is
+   * known and a round length counted from the clock's day fits it, with its next boundary sooner
+   * than the next probe that count put, the windows are counted by the clock, as each process reads
+   * the same clock (a host that counts by the clock's minute, which the fleet met part way into
+   * one, would otherwise have each window's probe late by as much, and accepted there, for good).
+   */
+  private void fleetByClock(HostState host) {
+    Clock clock = this.clock;
+    if (clock == null || clockRead) {
+      return;
+    }
+    clockRead = true;
+    long day = dayBefore(origin, clock);
+    double shift = (origin - day) / NANOS;
+    double length = RoundWindowLengths.shortestOnClock(firstWallFrom + shift, firstLower + shift,
+        firstUpper + shift, lastLower + shift, lastUpper + shift, lastUpper + shift);
+    if (length > 0 && (Math.floor((lastUpper + shift) / length) + 1) * length - shift < probeAt - 0.001) {
+      countByRound = false;
+      countByClock(day, length, lo, host);
+    }
+  }
+
+  /** The start of the clock's day (UTC) at or before {@code origin}, in the engine's time. */
+  private static long dayBefore(long origin, Clock clock) {
+    long now = clock.nanoTime();
+    Instant wall = clock.instant();
+    long day = now - (Math.floorMod(wall.getEpochSecond(), DAY_SECONDS) * 1_000_000_000L + wall.getNano());
+    while (day - origin > 0) {
+      day -= DAY_NANOS;
+    }
+    return day;
+  }
+
+  /**
+   * The windows counted from {@code day}, the start of the clock's day, {@code length} long, the
+   * count from the run's first start kept (the length then longer than {@code above}) for when the
+   * clock's probes are refused.
+   */
+  private void countByClock(long day, double length, double above, HostState host) {
+    foundOrigin = origin;
+    foundLower = lastLower;
+    foundUpper = lastUpper;
+    foundAbove = above;
+    dayShift = (origin - day) / NANOS;
+    origin = day;
+    lastLower += dayShift;
+    lastUpper += dayShift;
+    countByClock(length, host);
   }
 
   /**
@@ -815,13 +872,6 @@ final class WindowQuota {
     nextUpper = lastUpper + hi;
     refusedProbes = 0;
     plan(host);
-  }
-
-  /** The engine's time at which the clock's day began (UTC), read at {@code now}. */
-  private static long dayBegan(Clock clock, long now) {
-    Instant wall = clock.instant();
-    long sinceMidnight = Math.floorMod(wall.getEpochSecond(), DAY_SECONDS) * 1_000_000_000L + wall.getNano();
-    return now - sinceMidnight;
   }
 
   /**

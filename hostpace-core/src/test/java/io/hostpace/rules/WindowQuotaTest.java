@@ -560,14 +560,20 @@ class WindowQuotaTest {
     return since < 0 ? since + length : since;
   }
 
-  @Test
-  void R11_aRunThatBeganWithinAWindowHasItsWindowsCountedFromTheBoundaryFound() {
-    // 100 a minute, the host's windows beginning at 18.3 s and each minute after: the run of 100
-    // began 41.7 s into one. The wall's probes find its end between 11.9 s and 23.1 s.
+  /**
+   * 100 a minute, the host's windows beginning at 18.3 s and each minute after: the run of 100
+   * began 41.7 s into one. The wall's probes find its end between 11.9 s and 23.1 s; the accepted
+   * probes until 660 s.
+   */
+  List<Double> runBegunWithinAMinute() {
     wall(100, 0.1, 0.7, 5.5, 11.9);
     assertThat(accepted(23.1)).isTrue();
+    return follow(100, 60, 18.3, 23.1, 660);
+  }
 
-    List<Double> probes = follow(100, 60, 18.3, 23.1, 660);
+  @Test
+  void R11_aRunThatBeganWithinAWindowHasItsWindowsCountedFromTheBoundaryFound() {
+    List<Double> probes = runBegunWithinAMinute();
 
     // Counted from the run's first start, 12, 15 and 20 s are ruled out, and then any length up to
     // 23.1 s: the windows are counted from the boundary found, and a minute is found from there.
@@ -578,12 +584,10 @@ class WindowQuotaTest {
 
   @Test
   void R11_aRunThatBeganWithinAWindowOfAHostThatCountsByTheClockHasItsWindowsCountedByTheClock() {
-    // As above, the run of 100 begun 41.7 s into a minute of the clock, by which the host counts.
+    // The run begun 41.7 s into a minute of the clock, by which the host counts.
     clockAt("2026-12-06T12:00:41.700Z");
-    wall(100, 0.1, 0.7, 5.5, 11.9);
-    assertThat(accepted(23.1)).isTrue();
 
-    List<Double> probes = follow(100, 60, 18.3, 23.1, 660);
+    List<Double> probes = runBegunWithinAMinute();
 
     // Counted from the run's first start, 12, 15 and 20 s are ruled out; by the clock, the boundary
     // found is its minute's (and shorter lengths', which probes there rule out): from the first
@@ -598,16 +602,46 @@ class WindowQuotaTest {
     // The same host, the clock's minute beginning 3.3 s before its windows do: by the clock, the
     // boundary found fits a minute (and 30 s), whose probes are refused where it puts the next.
     clockAt("2026-12-06T12:00:45.000Z");
-    wall(100, 0.1, 0.7, 5.5, 11.9);
-    assertThat(accepted(23.1)).isTrue();
 
-    List<Double> probes = follow(100, 60, 18.3, 23.1, 660);
+    List<Double> probes = runBegunWithinAMinute();
 
     // Counted from the boundary found, its upper end at 23.1 s: a minute from there, and each
     // minute after.
     assertThat(probes.get(0)).isCloseTo(23.1 + 60.06, within(1e-6));
     assertLastProbesWithin(probes, probes.size(), 60, 18.3, 4.9);
     assertThat(refusedProbes).isLessThanOrEqualTo(5);
+  }
+
+  /**
+   * A fleet's process (SPEC S2) whose run began 23.9 s into a minute of the clock, by which the host
+   * counts 100: the first wall's end found between 31.4 s and 62.17 s after the run's first start,
+   * its last refusal another process's (which the rule passes on without the clock).
+   */
+  void fleetBegunWithinAMinuteOfTheClock() {
+    quota.fleet(true);
+    clockAt("2026-12-06T12:00:23.900Z");
+    wall(100, 0.1, 3.75, 8.25, 15.96, 31.36);
+    quota.clock(null);
+    refused(31.4, true);
+    assertThat(accepted(62.17)).isTrue();
+  }
+
+  @Test
+  void S2_aFleetCountsItsWindowsByTheClockWhereItsNextBoundaryComesSoonerThanTheRunsCount() {
+    fleetBegunWithinAMinuteOfTheClock();
+    // From the run's first start a minute fits, its next boundary at 120 s; by the clock the
+    // boundary found is the minute's at 36.1 s, and the next at 96.1 s: probed there.
+    assertThat(window()).isCloseTo(96.16 - 62.17, within(1e-6));
+  }
+
+  @Test
+  void S2_aFleetsProbeRefusedWhereTheClockPutTheBoundarySearchesForItAsForWindowsThatMoved() {
+    fleetBegunWithinAMinuteOfTheClock();
+    assertThat(refused(96.16)).isTrue();
+    // Searched for from there within the window's longest length, by the clock's count (the boundary
+    // found the 721st minute's of its day) 60.04 s: the probe in the middle.
+    assertThat(quota.active()).isTrue();
+    assertThat(window()).isCloseTo(96.16 + 43_286.07 / 721 / 2 - 62.17, within(1e-6));
   }
 
   @Test
