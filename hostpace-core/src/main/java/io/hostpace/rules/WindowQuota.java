@@ -2,7 +2,6 @@ package io.hostpace.rules;
 
 import io.hostpace.Clock;
 import io.hostpace.spi.HostState;
-import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -205,8 +204,6 @@ final class WindowQuota {
   /** The longest a window is taken to last when nothing else bounds it: a day. */
   static final double LONGEST_SECONDS = 86_400;
   private static final double NANOS = 1e9;
-  private static final long DAY_SECONDS = 86_400;
-  private static final long DAY_NANOS = DAY_SECONDS * 1_000_000_000L;
 
   // Recognising: the run of accepted answers since the last wall, and the wall since the last answer.
   private int runAccepted;
@@ -298,28 +295,9 @@ final class WindowQuota {
    * counted at a round length as a larger one is.
    */
   private boolean shownWindow;
-  /**
-   * The host's first wall's first refusal and the bounds of the boundary that ended it, in seconds
-   * from the run's first start: where a round length counted by the clock must put its boundaries.
-   */
-  private double firstWallFrom;
-  private double firstLower;
-  private double firstUpper;
-  /** The engine's clock, once told with a refusal of this process's own; null until then. */
-  private @Nullable Clock clock;
-  /** Whether the clock was read for this quota's windows, and whether they are counted by it, unconfirmed. */
-  private boolean clockRead;
+  /** The clock's day, which the windows may be counted from; and whether they are, unconfirmed. */
+  private final DayClock day = new DayClock();
   private boolean byClock;
-  /**
-   * Counted from the boundary found, where the clock's reading fails: that origin (the run's first
-   * start), how long after the clock's day began it lay, the boundary's bounds and the length's
-   * lower bound then, in seconds from that origin.
-   */
-  private long foundOrigin;
-  private double dayShift;
-  private double foundLower;
-  private double foundUpper;
-  private double foundAbove;
   /**
    * Set when a try of one more that went alone was accepted, ending the quota: the rate the
    * windows held (the quota over their longest length) and the rate the try showed (the window's
@@ -365,9 +343,7 @@ final class WindowQuota {
    * another process's, which keeps the one known).
    */
   void clock(@Nullable Clock clock) {
-    if (clock != null) {
-      this.clock = clock;
-    }
+    day.clock(clock);
   }
 
   /** Whether another process of a fleet told of this host: the rule says so before each answer it passes on. */
@@ -432,8 +408,7 @@ final class WindowQuota {
       if (byClock) {
         // Refused where the clock's round length put the boundary: the next length the clock
         // allows, else the windows are counted from the boundary found, as without the clock.
-        double length = RoundWindowLengths.shortestOnClock(firstWallFrom + dayShift, firstLower + dayShift,
-            firstUpper + dayShift, lastLower, lastUpper, at);
+        double length = day.length(lastLower, lastUpper, at);
         if (length > 0) {
           countByClock(length, host);
           return true;
@@ -444,10 +419,10 @@ final class WindowQuota {
           search(at, true, host);
           return true;
         }
-        origin = foundOrigin;
-        lastLower = foundLower;
-        lastUpper = foundUpper;
-        unknownFound(Math.max(foundAbove, at - dayShift - foundUpper), host);
+        origin = day.runStart();
+        lastLower = day.keptLower();
+        lastUpper = day.keptUpper();
+        unknownFound(Math.max(day.keptAbove(), at - day.shift() - day.keptUpper()), host);
         return true;
       }
       if (round > 0 && (roundHeld || countByRound) && !searching) {
@@ -679,10 +654,7 @@ final class WindowQuota {
         wallRefusals = 0;
         windowSpan = runSpan; // the first window's starts are the run's, which the wall followed
         putOffIn = 0;
-        firstWallFrom = seconds(wallFrom);
-        firstLower = Math.max(0, seconds(wallLastRefusedStart));
-        firstUpper = seconds(startedAt);
-        clockRead = false;
+        day.firstWall(seconds(wallFrom), Math.max(0, seconds(wallLastRefusedStart)), seconds(startedAt));
         boundary(Math.max(0, seconds(wallLastRefusedStart)), seconds(startedAt), host);
         return true;
       }
@@ -788,17 +760,10 @@ final class WindowQuota {
    * accepted or none is left. Else {@link #unknownFound}.
    */
   private void unknownPhase(double above, double at, HostState host) {
-    Clock clock = this.clock;
-    if (clock != null && !clockRead) {
-      clockRead = true;
-      long day = dayBefore(origin, clock);
-      double shift = (origin - day) / NANOS;
-      double length = RoundWindowLengths.shortestOnClock(firstWallFrom + shift, firstLower + shift,
-          firstUpper + shift, lastLower + shift, lastUpper + shift, at + shift);
-      if (length > 0) {
-        countByClock(day, length, above, host);
-        return;
-      }
+    double length = day.read(origin, lastLower, lastUpper, at);
+    if (length > 0) {
+      countByClock(length, above, host);
+      return;
     }
     unknownFound(above, host);
   }
@@ -811,46 +776,23 @@ final class WindowQuota {
    * one, would otherwise have each window's probe late by as much, and accepted there, for good).
    */
   private void fleetByClock(HostState host) {
-    Clock clock = this.clock;
-    if (clock == null || clockRead) {
-      return;
-    }
-    clockRead = true;
-    long day = dayBefore(origin, clock);
-    double shift = (origin - day) / NANOS;
-    double length = RoundWindowLengths.shortestOnClock(firstWallFrom + shift, firstLower + shift,
-        firstUpper + shift, lastLower + shift, lastUpper + shift, lastUpper + shift);
-    if (length > 0 && (Math.floor((lastUpper + shift) / length) + 1) * length - shift < probeAt - 0.001) {
+    double length = day.read(origin, lastLower, lastUpper, lastUpper);
+    if (length > 0 && day.nextBoundary(length, lastUpper) < probeAt - 0.001) {
       countByRound = false;
-      countByClock(day, length, lo, host);
+      countByClock(length, lo, host);
     }
-  }
-
-  /** The start of the clock's day (UTC) at or before {@code origin}, in the engine's time. */
-  private static long dayBefore(long origin, Clock clock) {
-    long now = clock.nanoTime();
-    Instant wall = clock.instant();
-    long day = now - (Math.floorMod(wall.getEpochSecond(), DAY_SECONDS) * 1_000_000_000L + wall.getNano());
-    while (day - origin > 0) {
-      day -= DAY_NANOS;
-    }
-    return day;
   }
 
   /**
-   * The windows counted from {@code day}, the start of the clock's day, {@code length} long, the
-   * count from the run's first start kept (the length then longer than {@code above}) for when the
-   * clock's probes are refused.
+   * The windows counted from the start of the clock's day, {@code length} long, the count from the
+   * run's first start kept (the length then longer than {@code above}) for when the clock's probes
+   * are refused.
    */
-  private void countByClock(long day, double length, double above, HostState host) {
-    foundOrigin = origin;
-    foundLower = lastLower;
-    foundUpper = lastUpper;
-    foundAbove = above;
-    dayShift = (origin - day) / NANOS;
-    origin = day;
-    lastLower += dayShift;
-    lastUpper += dayShift;
+  private void countByClock(double length, double above, HostState host) {
+    day.keep(lastLower, lastUpper, above);
+    origin = day.start();
+    lastLower += day.shift();
+    lastUpper += day.shift();
     countByClock(length, host);
   }
 
