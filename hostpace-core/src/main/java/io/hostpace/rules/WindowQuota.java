@@ -762,7 +762,7 @@ final class WindowQuota {
   private void unknownPhase(double above, double at, HostState host) {
     double length = day.read(origin, lastLower, lastUpper, at);
     if (length > 0) {
-      countByClock(length, above, host);
+      countFromDay(length, above, host);
       return;
     }
     unknownFound(above, host);
@@ -779,7 +779,7 @@ final class WindowQuota {
     double length = day.read(origin, lastLower, lastUpper, lastUpper);
     if (length > 0 && day.nextBoundary(length, lastUpper) < probeAt - 0.001) {
       countByRound = false;
-      countByClock(length, lo, host);
+      countFromDay(length, lo, host);
     }
   }
 
@@ -788,7 +788,7 @@ final class WindowQuota {
    * run's first start kept (the length then longer than {@code above}) for when the clock's probes
    * are refused.
    */
-  private void countByClock(double length, double above, HostState host) {
+  private void countFromDay(double length, double above, HostState host) {
     day.keep(lastLower, lastUpper, above);
     origin = day.start();
     lastLower += day.shift();
