@@ -35,13 +35,10 @@ final class DayClock {
   private double firstUpper;
   /** Whether the day was read for the quota learned from that wall. */
   private boolean read;
-  /** The run's first start and the day's start, in the engine's time, and how long after the latter the former lay, in seconds. */
+  /** The run's first start and the day's start, in the engine's time. */
   private long runStart;
   private long day;
-  private double shift;
-  /** The count from the run's first start the windows were taken from: the last boundary's bounds and the length's lower bound. */
-  private double keptLower;
-  private double keptUpper;
+  /** The lower bound of the length counted from the run's first start, where the day was read. */
   private double keptAbove;
 
   /** The engine's clock; null (another process's refusal, passed on without it) keeps the one known. */
@@ -74,7 +71,7 @@ final class DayClock {
     read = true;
     this.runStart = runStart;
     day = dayStart(runStart, clock);
-    shift = (runStart - day) / 1e9;
+    double shift = shift();
     return length(lower + shift, upper + shift, refusedTo + shift);
   }
 
@@ -83,12 +80,14 @@ final class DayClock {
    * {@link #read}, the last boundary found between {@code lower} and {@code upper}; 0 when none.
    */
   double length(double lower, double upper, double refusedTo) {
+    double shift = shift();
     return RoundWindowLengths.shortestOnClock(wallFrom + shift, firstLower + shift, firstUpper + shift,
         lower, upper, refusedTo);
   }
 
   /** Where, in seconds from the run's first start, {@code length} counted from the day's start puts the boundary after {@code upper}. */
   double nextBoundary(double length, double upper) {
+    double shift = shift();
     return (Math.floor((upper + shift) / length) + 1) * length - shift;
   }
 
@@ -99,26 +98,19 @@ final class DayClock {
 
   /** How long after the day's start the run's first start lay, in seconds. */
   double shift() {
-    return shift;
+    return (runStart - day) / 1e9;
   }
 
-  /** Keeps the count from the run's first start: its last boundary's bounds, and the length's lower bound. */
-  void keep(double lower, double upper, double above) {
-    keptLower = lower;
-    keptUpper = upper;
+  /**
+   * Keeps what the count from the run's first start knew of the length, as the windows are counted
+   * from the day instead: longer than {@code above} seconds. Their bounds go back by {@link #shift()}.
+   */
+  void keep(double above) {
     keptAbove = above;
   }
 
   long runStart() {
     return runStart;
-  }
-
-  double keptLower() {
-    return keptLower;
-  }
-
-  double keptUpper() {
-    return keptUpper;
   }
 
   double keptAbove() {

@@ -384,8 +384,7 @@ final class WindowQuota {
     if (aloneArmed && at >= aloneAt - 0.001 && at < probeAt - 0.001) {
       // The try of one more, alone after the window's starts, refused: the window holds its quota
       // still, where a token bucket would have refilled one; the next window's probe goes as planned.
-      aloneAt = 0;
-      aloneArmed = false;
+      disarmAlone();
       shownWindow = true;
       oneMoreRefused();
       host.quota(permits, nanos(probeAt - lastUpper));
@@ -393,8 +392,7 @@ final class WindowQuota {
     }
     if (at >= probeAt - 0.001) {
       windowOpen = false;
-      aloneAt = 0;
-      aloneArmed = false;
+      disarmAlone();
       if (searching && countByRound && at >= nextUpper - 0.001) {
         // Searched for over a whole round length: the first wall was no window of that length, but
         // a longer window met near its end, say.
@@ -420,9 +418,9 @@ final class WindowQuota {
           return true;
         }
         origin = day.runStart();
-        lastLower = day.keptLower();
-        lastUpper = day.keptUpper();
-        unknownFound(Math.max(day.keptAbove(), at - day.shift() - day.keptUpper()), host);
+        lastLower -= day.shift();
+        lastUpper -= day.shift();
+        unknownFound(Math.max(day.keptAbove(), at - day.shift() - lastUpper), host);
         return true;
       }
       if (round > 0 && (roundHeld || countByRound) && !searching) {
@@ -526,8 +524,7 @@ final class WindowQuota {
 
   /** The host counts no quota of ours, or none worth the name: the rate rule takes over. */
   private void drop(HostState host) {
-    aloneAt = 0;
-    aloneArmed = false;
+    disarmAlone();
     heldRate = 0;
     triedRate = 0;
     countByRound = false;
@@ -789,7 +786,7 @@ final class WindowQuota {
    * are refused.
    */
   private void countFromDay(double length, double above, HostState host) {
-    day.keep(lastLower, lastUpper, above);
+    day.keep(above);
     origin = day.start();
     lastLower += day.shift();
     lastUpper += day.shift();
@@ -892,8 +889,7 @@ final class WindowQuota {
     windowSpan = 0;
     windowOpen = true;
     windowsBegun++;
-    aloneAt = 0;
-    aloneArmed = false;
+    disarmAlone();
     acceptedInWindow = 1;
     lowered = false;
     if (++windowsSinceExtra >= probeEvery) {
@@ -936,8 +932,7 @@ final class WindowQuota {
         return;
       }
     }
-    aloneAt = 0;
-    aloneArmed = false;
+    disarmAlone();
     if (extra) {
       putOffIn = 0;
     }
@@ -958,6 +953,12 @@ final class WindowQuota {
         aloneAt = 0;
       }
     }
+  }
+
+  /** This window's try of one more goes with nothing alone: not planned, or decided already. */
+  private void disarmAlone() {
+    aloneAt = 0;
+    aloneArmed = false;
   }
 
   /** The one more tried in this window was refused: the quota holds; it is tried again less often. */
