@@ -105,11 +105,21 @@ final class LearnedQuota {
   }
 
   /**
-   * {@code call} was answered, or another process's request (SPEC S2) when null; {@code accepted}
-   * unless refused. A refusal other than the probe's says the host's window is full, whatever
-   * this engine counted of it: nothing more starts until the window ends.
+   * {@code call} was answered, or another process's request (SPEC S2) when null, started at
+   * {@code startedAt}; {@code accepted} unless refused. A refusal other than the probe's says the
+   * host's window is full, whatever this engine counted of it: nothing more starts until the window
+   * ends. Another process's start accepted once this engine's window ended, while no probe of its
+   * own is out, began the host's next window as a probe of this engine's would have: the windows are
+   * counted from it, none of its starts this engine's, so this engine starts in it at once (the
+   * fleet's places of the quota hold the processes together to it), not a whole window after its
+   * own last probe.
    */
-  void answered(@Nullable Call<?> call, boolean accepted) {
+  void answered(@Nullable Call<?> call, long startedAt, boolean accepted) {
+    if (call == null && accepted && probe == null && startedAt - (from + window) >= 0) {
+      from = startedAt;
+      used = 0;
+      return;
+    }
     if (call != probe || call == null) {
       if (!accepted) {
         used = Math.max(used, permits);

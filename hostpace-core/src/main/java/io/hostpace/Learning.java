@@ -187,7 +187,7 @@ final class Learning {
   /**
    * What another process of the fleet was told by {@code node}'s host or group (SPEC S2): it
    * teaches as if the answer had been this engine's, but for the node's learned quota, which
-   * counts this engine's starts and so does not hear it.
+   * counts this engine's starts, and hears of others' only where their windows begin.
    */
   void heard(Node node, Fleet.Lesson lesson, long now) {
     long startedAt = now - lesson.tookNanos();
@@ -384,7 +384,7 @@ final class Learning {
     LearnedQuota quota = node.quota;
     boolean probeRefused = refusal && quota != null && quota.probe(call);
     if (quota != null) {
-      quota.answered(call, !refusal);
+      quota.answered(call, startedAt, !refusal);
     }
     if (refusal && fleet == null && call != null && node == call.queue.node && call.startSeq <= node.openedBefore
         && startedAt == node.openingEndedAt) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.hostpace.FakeServer.Reply;
 import io.hostpace.FakeServer.Response;
 import io.hostpace.testing.FixedWindow;
+import io.hostpace.testing.LocalFleet;
 import io.hostpace.testing.ServerLimit;
 import io.hostpace.testing.TokenBucket;
 import java.time.Duration;
@@ -160,6 +161,33 @@ class FixedWindowQuotaTest {
       assertThat(firstStartFrom(60 * minute)).as("minute %d", minute).isLessThan(60 * minute + 0.1);
     }
     assertEachWindowAccepted(120, 300, 60, 100);
+    assertNothingLost();
+  }
+
+  @Test
+  void R11_S2_aFleetsProcessStartsInAWindowAnotherProcessBeganNotAWindowAfterItsOwnLastProbe() {
+    // 100 a minute by the clock; three processes of a fleet, 200 requests each, met 23.9 s into a
+    // minute.
+    limit = FixedWindow.of(100, Duration.ofMinutes(1), origin)::admit;
+    time.advance(Duration.ofMillis(23_900));
+    LocalFleet fleet = new LocalFleet(time, time, Duration.ofMillis(1));
+    FakeServer server = server();
+    for (int p = 0; p < 3; p++) {
+      Hostpace process = Hostpace.builder().time(time).fleet(fleet.join()).build();
+      for (int i = 0; i < 200; i++) {
+        calls.add(process.execute(server.get("http://api.test/" + p + "/" + i)));
+      }
+    }
+    time.advance(Duration.ofMinutes(10));
+
+    // Once the windows are known, each minute's probe is one process's; the others hear it
+    // accepted and start in that window as soon as the fleet's places of the quota let them, where
+    // each counted on from its own last probe would start a whole window after that one: most of a
+    // minute late, its start refused there, and the minute's quota spent late or not at all.
+    for (int minute = 3; minute < 6; minute++) {
+      assertThat(acceptedBetween(60 * minute, 60 * minute + 5)).as("minute %d", minute).isEqualTo(100);
+    }
+    assertThat(refusedBetween(150, 600)).as(refusedStarts()).isLessThanOrEqualTo(1);
     assertNothingLost();
   }
 
