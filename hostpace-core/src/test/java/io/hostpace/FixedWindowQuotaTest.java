@@ -215,10 +215,28 @@ class FixedWindowQuotaTest {
     send(600, Duration.ofMinutes(25));
 
     // The probe at 330 s is refused where a length that held put the boundary; the boundary is
-    // searched for, found at 360 s, and the windows counted from there: a minute holds.
+    // searched for, found by 360 s, and the windows counted from there: a minute holds, taken
+    // once the window is known to last three quarters of it: until then the boundaries are
+    // narrowed by probes, three of them refused, once.
     assertThat(refusedBetween(300, 420)).isBetween(1L, 6L);
-    assertThat(refusedBetween(420, 1500)).as("refused once a minute holds, of one more tried").isLessThanOrEqualTo(1);
+    assertThat(refusedBetween(420, 1500)).as(refusedStarts()).isLessThanOrEqualTo(3);
     assertEachWindowAccepted(420, 840, 60, 30);
+    assertNothingLost();
+  }
+
+  @Test
+  void R11_windowsThatGrowToALengthNoRoundOneFitsAreNarrowedToNotCountedAtALongerRoundLength() {
+    // 30 a minute from 0 s; from 300 s on, 30 each 90 s (windows from 300 s).
+    FixedWindow before = FixedWindow.of(30, Duration.ofMinutes(1), origin);
+    FixedWindow after = FixedWindow.of(30, Duration.ofSeconds(90), origin + Duration.ofSeconds(300).toNanos());
+    limit = new Switching(before, after, origin + Duration.ofSeconds(300).toNanos());
+    send(600, Duration.ofMinutes(40));
+
+    // The probe at 360 s is refused, and the boundary searched for is found; the window is known
+    // to have grown beyond a minute, but not to last three quarters of two minutes: two minutes,
+    // which a host of 90 s accepts at every probe, would leave every fourth of its windows unused.
+    // Its boundaries are narrowed by probes instead, and from the fifth window on each gets its 30.
+    assertEachWindowAccepted(300 + 90 * 5, 300 + 90 * 15, 90, 30);
     assertNothingLost();
   }
 

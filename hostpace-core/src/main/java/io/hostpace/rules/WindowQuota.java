@@ -838,10 +838,11 @@ final class WindowQuota {
   }
 
   /**
-   * The boundary searched for after the windows moved or grew began by {@code at}: the windows are
-   * counted from here afresh, taken to last as long as before (a window that moved kept its
-   * length), and at most from the last boundary found to this one (a window that grew). A probe
-   * refused where the length before puts the next boundary takes the next round length up to that.
+   * The boundary searched for after the windows moved or grew began by {@code at}, after the last
+   * probe refused: the windows are counted from here afresh, as from a boundary found, taken to last
+   * as long as before (a window that moved kept its length), and at most from the last boundary
+   * found to this one (a window that grew). A probe refused where the length before puts the next
+   * boundary takes the next round length up to that.
    */
   private void anchor(double at, HostState host) {
     countByRound = false;
@@ -850,15 +851,21 @@ final class WindowQuota {
     double span = at - lastLower;
     origin += Math.round(at * NANOS);
     fromRun = false;
-    slack = 0;
+    // Searched for, the boundary lies between the last probe refused and this start.
+    slack = searching ? Math.max(0, at - nextLower) : 0;
     searching = false;
     boundaries = 0;
-    lastLower = 0;
+    lastLower = -slack;
     lastUpper = 0;
     hi = Math.max(span, round);
     double before = round;
     if (roundRuledOut) {
+      // The window grew beyond the length before: a longer round length, which a host of any length
+      // between would accept at every probe, is taken only once the window is known to last near it.
       round = RoundWindowLengths.shortestWithin(before, hi);
+      if (before < NEAR_ROUND * round) {
+        round = 0;
+      }
     }
     lo = roundRuledOut ? before : 0.5 * before;
     windowBegan();

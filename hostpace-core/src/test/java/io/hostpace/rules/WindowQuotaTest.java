@@ -187,9 +187,15 @@ class WindowQuotaTest {
     assertThat(refused(300.12)).isTrue();
     // ... refused there, so the next round length up to the two minutes between the boundaries.
     assertThat(window()).isCloseTo(120.12, within(1e-6));
-    burst(360.18);
-    assertThat(window()).isCloseTo(120, within(1e-6));
-    assertThat(quota.active()).isTrue();
+    assertThat(accepted(360.18)).isTrue();
+    // Accepted there; but the boundary searched for lay between 232.56 s and 240.06 s, and a window
+    // known to last more than a minute is not known to last three quarters of two: the boundaries
+    // are narrowed by probes, not counted at two minutes (which a host of 90 s would accept at each
+    // probe, every fourth of its windows unused). From there the host's two minutes are followed.
+    assertThat(window()).isLessThan(120);
+    List<Double> probes = follow(60, 120, 0, 360.18, 2400);
+    assertLastProbesWithin(probes, 4, 120, 0, 0.02 * 120);
+    assertThat(refusedProbes).isLessThanOrEqualTo(3);
   }
 
   @Test
@@ -652,6 +658,32 @@ class WindowQuotaTest {
     assertThat(accepted(96)).isTrue();
 
     List<Double> probes = follow(45, 90, 0, 96, 1800);
+
+    assertLastProbesWithin(probes, 4, 90, 0, 0.02 * 90);
+  }
+
+  @Test
+  void S2_aFleetsWindowsThatGrewToALengthNoRoundOneFitsAreNarrowedByProbesNotTakenForALongerRoundOne() {
+    // 45 each 90 s from the clock's midnight, met by a fleet then: the first boundary lies between
+    // 45.4 s and 90.5 s, where the clock's minute fits.
+    quota.fleet(true);
+    clockAt("2026-12-06T00:00:00Z");
+    wall(45, 0.35, 0.65, 5.17, 11.62, 22.89, 45.42);
+    assertThat(accepted(90.49)).isTrue();
+    // Refused where the minute put the next boundary, and in the middle of the minute after: the
+    // boundary searched for is found by 187.93 s.
+    assertThat(refused(nextProbe(90.49))).isTrue();
+    assertThat(refused(nextProbe(90.49))).isTrue();
+    double found = nextProbe(90.49);
+    assertThat(found).isCloseTo(187.93, within(0.01));
+    assertThat(accepted(found)).isTrue();
+
+    // The window is longer than a minute, but not known to last three quarters of two minutes. Two
+    // minutes, which a host of 90 s accepts at every probe, would leave every fourth of its windows
+    // unused for good: the boundaries are narrowed by probes instead, the first in the middle of
+    // what is left (a minute to 142.5 s from the start found: since the boundary found before).
+    assertThat(window()).isCloseTo((60 + 142.51) / 2, within(0.01));
+    List<Double> probes = follow(45, 90, 0, found, 1800);
 
     assertLastProbesWithin(probes, 4, 90, 0, 0.02 * 90);
   }
