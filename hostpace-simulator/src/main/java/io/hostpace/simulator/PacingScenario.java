@@ -32,7 +32,7 @@ record PacingScenario(long seed, long maxNanos, int runs, List<ServerSpec> serve
    *     starts ({@link ServerModel})
    */
   record ServerSpec(
-      String host, Model model, double rate, int burst, int limit, long window, int maxConcurrent,
+      String host, Model model, double rate, int burst, int limit, long window, long windowsFrom, int maxConcurrent,
       int status, RetryAfter retryAfter, long latency, long latencyJitter, boolean refusalsCount, boolean announces,
       List<Step> changes) {}
 

@@ -35,7 +35,7 @@ final class PacingScenarioParser {
 
   private static final Set<String> TOP = Set.of("seed", "maxSeconds", "runs", "servers", "clients", "policies");
   private static final Set<String> SERVER = Set.of(
-      "host", "model", "rate", "burst", "limit", "windowSeconds", "maxConcurrent", "status", "retryAfter",
+      "host", "model", "rate", "burst", "limit", "windowSeconds", "windowsFromSeconds", "maxConcurrent", "status", "retryAfter",
       "latencyMs", "latencyJitterMs", "refusalsCount", "announces", "changes");
   private static final Set<String> CHANGE = Set.of("atSeconds", "rate", "burst", "limit", "maxConcurrent");
   private static final Set<String> CLIENT = Set.of(
@@ -130,6 +130,7 @@ final class PacingScenarioParser {
     int burst = 1;
     int limit = 0;
     long window = 0;
+    long windowsFrom = 0;
     int maxConcurrent = 0;
     switch (model) {
       case TOKEN_BUCKET -> {
@@ -139,14 +140,17 @@ final class PacingScenarioParser {
       case FIXED_WINDOW -> {
         limit = count(required(node, "limit", path, "requests a window accepts, such as 60"), path + ".limit", 1);
         window = seconds(required(node, "windowSeconds", path, "the window's length, such as 60"), path + ".windowSeconds", true);
+        if (node.has("windowsFromSeconds")) {
+          windowsFrom = seconds(node.get("windowsFromSeconds"), path + ".windowsFromSeconds", false);
+        }
       }
       case GATE -> maxConcurrent = count(
           required(node, "maxConcurrent", path, "how many it serves at once, such as 4"), path + ".maxConcurrent", 1);
     }
-    for (String field : List.of("rate", "burst", "limit", "windowSeconds", "maxConcurrent")) {
+    for (String field : List.of("rate", "burst", "limit", "windowSeconds", "windowsFromSeconds", "maxConcurrent")) {
       boolean belongs = switch (model) {
         case TOKEN_BUCKET -> field.equals("rate") || field.equals("burst");
-        case FIXED_WINDOW -> field.equals("limit") || field.equals("windowSeconds");
+        case FIXED_WINDOW -> field.equals("limit") || field.equals("windowSeconds") || field.equals("windowsFromSeconds");
         case GATE -> field.equals("maxConcurrent");
       };
       if (node.has(field) && !belongs) {
@@ -217,7 +221,7 @@ final class PacingScenarioParser {
         changes.add(new Step(when, newRate, newBurst, newLimit, newMax));
       }
     }
-    return new ServerSpec(host, model, rate, burst, limit, window, maxConcurrent, status, retryAfter, latency,
+    return new ServerSpec(host, model, rate, burst, limit, window, windowsFrom, maxConcurrent, status, retryAfter, latency,
         jitter, refusalsCount, announces, List.copyOf(changes));
   }
 

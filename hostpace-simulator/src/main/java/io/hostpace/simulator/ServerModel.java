@@ -25,7 +25,8 @@ import java.util.Random;
  *   <li>{@code token-bucket}: a {@link TokenBucket} of {@code burst} at {@code rate}; with
  *       {@code refusalsCount} a refused request takes a token too.
  *   <li>{@code fixed-window}: a {@link FixedWindow} of {@code limit} each {@code windowSeconds},
- *       windows starting at 0 s; with {@code refusalsCount} refused requests count too.
+ *       windows starting at {@code windowsFromSeconds} (by default 0 s, the run's start) and each
+ *       window before and after; with {@code refusalsCount} refused requests count too.
  *   <li>{@code gate}: an {@link AdmissionGate} of {@code maxConcurrent}, each accepted request
  *       holding its place for {@code latency} from its decision: until it is answered without
  *       jitter; with it, as long, so that jitter moves a request's time on the server but does not
@@ -57,8 +58,8 @@ final class ServerModel {
           ? TokenBucket.countingRefusals(spec.rate(), spec.burst(), 0)
           : TokenBucket.of(spec.rate(), spec.burst(), 0);
       case FIXED_WINDOW -> spec.refusalsCount()
-          ? FixedWindow.countingRefusals(spec.limit(), Duration.ofNanos(spec.window()), 0)
-          : FixedWindow.of(spec.limit(), Duration.ofNanos(spec.window()), 0);
+          ? FixedWindow.countingRefusals(spec.limit(), Duration.ofNanos(spec.window()), spec.windowsFrom())
+          : FixedWindow.of(spec.limit(), Duration.ofNanos(spec.window()), spec.windowsFrom());
       case GATE -> new AdmissionGate(spec.maxConcurrent());
     };
   }

@@ -58,6 +58,15 @@ class PacingScenarioParserTest {
   }
 
   @Test
+  void aFixedWindowsWindowsBeginAtTheGivenSecondsAndAtTheDaysStartWithout() {
+    String window = "{\"host\":\"q.test\",\"model\":\"fixed-window\",\"limit\":60,\"windowSeconds\":60%s}";
+    assertThat(PacingScenarioParser.parse(scenario(window.formatted(",\"windowsFromSeconds\":17.3"), CLIENT, "[\"seed\"]"))
+        .servers().get(0).windowsFrom()).isEqualTo(17_300_000_000L);
+    assertThat(PacingScenarioParser.parse(scenario(window.formatted(""), CLIENT, "[\"seed\"]"))
+        .servers().get(0).windowsFrom()).isZero();
+  }
+
+  @Test
   void processesShareWhatTheyLearnOnlyWhenTheScenarioSaysSo() {
     PacingScenario scenario = PacingScenarioParser.parse(scenario(SERVER,
         "{\"host\":\"q.test\",\"requests\":10,\"processes\":2,\"sharedState\":true}", "[\"seed\"]"));
@@ -140,7 +149,9 @@ class PacingScenarioParserTest {
       {"host":"q.test","model":"token-bucket","rate":1.0,"latencyJitterMs":-1}      | servers[0].latencyJitterMs | expected a number of ms of 0 or more, got -1
       {"host":"q.test","model":"token-bucket","rate":1.0,"latencyJitterMs":"30ms"}  | servers[0].latencyJitterMs | expected a number of ms of 0 or more, got "30ms"
       {"host":"q.test","model":"token-bucket","rate":1.0,"latencyJitterMs":2e9}     | servers[0].latencyJitterMs | expected a number of ms of 0 or more, got 2.0E9
-      {"host":"q.test","model":"token-bucket","rate":1.0,"latencyJitter":30}        | servers[0].latencyJitter | unknown field of a server: expected one of announces, burst, changes, host, latencyJitterMs, latencyMs, limit, maxConcurrent, model, rate, refusalsCount, retryAfter, status, windowSeconds
+      {"host":"q.test","model":"token-bucket","rate":1.0,"windowsFromSeconds":5}    | servers[0].windowsFromSeconds | not a field of model "token-bucket"
+      {"host":"q.test","model":"fixed-window","limit":60,"windowSeconds":60,"windowsFromSeconds":-5} | servers[0].windowsFromSeconds | expected a number of seconds of 0 or more (at most 10000000), got -5
+      {"host":"q.test","model":"token-bucket","rate":1.0,"latencyJitter":30}        | servers[0].latencyJitter | unknown field of a server: expected one of announces, burst, changes, host, latencyJitterMs, latencyMs, limit, maxConcurrent, model, rate, refusalsCount, retryAfter, status, windowSeconds, windowsFromSeconds
       """)
   void aServersFieldAtFaultIsNamed(String server, String field, String message) {
     fails(scenario(server, CLIENT, "[\"seed\"]"), field, message);

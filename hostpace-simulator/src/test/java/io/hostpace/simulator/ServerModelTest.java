@@ -16,7 +16,7 @@ class ServerModelTest {
   static final long SECOND = 1_000_000_000L;
 
   static ServerModel model(Model model, double rate, int burst, int limit, long window) {
-    return new ServerModel(new ServerSpec("q.test", model, rate, burst, limit, window, 0, 429, RetryAfter.NONE,
+    return new ServerModel(new ServerSpec("q.test", model, rate, burst, limit, window, 0, 0, 429, RetryAfter.NONE,
         50_000_000L, 0, false, true, List.of()), Instant.EPOCH);
   }
 
@@ -33,6 +33,19 @@ class ServerModelTest {
   }
 
   @Test
+  void aFixedWindowsWindowsBeginWhereItsSpecSays() {
+    ServerModel window = new ServerModel(new ServerSpec("q.test", Model.FIXED_WINDOW, 0, 1, 2, 10 * SECOND,
+        7 * SECOND, 0, 429, RetryAfter.NONE, 50_000_000L, 0, false, false, List.of()), Instant.EPOCH);
+    // Windows of 10 s from 7 s (and from -3 s before it): two at 5 s and 6 s, none more until 7 s.
+    assertThat(window.admit(5 * SECOND).accepted()).isTrue();
+    assertThat(window.admit(6 * SECOND).accepted()).isTrue();
+    assertThat(window.admit(6 * SECOND + SECOND / 2).accepted()).isFalse();
+    assertThat(window.admit(7 * SECOND).accepted()).isTrue();
+    assertThat(window.admit(16 * SECOND).accepted()).isTrue();
+    assertThat(window.admit(16 * SECOND + SECOND / 2).accepted()).isFalse();
+  }
+
+  @Test
   void aTokenBucketSaysItsTokensAndWhenTheNextComesWhenNoneIsLeft() {
     ServerModel bucket = model(Model.TOKEN_BUCKET, 0.5, 2, 0, 0);
     assertThat(bucket.admit(0).rateLimit()).isEqualTo("\"default\";r=1;t=2");   // full again in 2 s
@@ -42,7 +55,7 @@ class ServerModelTest {
 
   @Test
   void aServerThatDoesNotAnnounceSaysNothing() {
-    ServerModel quiet = new ServerModel(new ServerSpec("q.test", Model.TOKEN_BUCKET, 1, 1, 0, 0, 0, 429,
+    ServerModel quiet = new ServerModel(new ServerSpec("q.test", Model.TOKEN_BUCKET, 1, 1, 0, 0, 0, 0, 429,
         RetryAfter.NONE, 50_000_000L, 0, false, false, List.of()), Instant.EPOCH);
     assertThat(quiet.admit(0).rateLimit()).isNull();
   }
