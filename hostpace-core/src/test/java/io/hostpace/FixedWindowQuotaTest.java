@@ -51,6 +51,16 @@ class FixedWindowQuotaTest {
     return (at - origin) / 1e9;
   }
 
+  /** {@code seconds} from the origin on the engine's clock. */
+  long at(double seconds) {
+    return origin + Math.round(seconds * 1e9);
+  }
+
+  /** A host that counts by {@code before}, and from {@code atSeconds} on by {@code after}. */
+  Switching switching(ServerLimit before, ServerLimit after, double atSeconds) {
+    return new Switching(before, after, at(atSeconds));
+  }
+
   /** When the engine first learned a quota. */
   double learnedAt() {
     return seconds(events.stream().filter(HostpaceEvent.QuotaChanged.class::isInstance).findFirst().orElseThrow().atNanos());
@@ -194,9 +204,7 @@ class FixedWindowQuotaTest {
   @Test
   void R11_windowsThatMoveAreStillSpentOnceEachAndCostNoRefusal() {
     // 60 a minute from 0 s; from 150 s on, the host's windows begin 20 s later (at 170 s, 230 s, ...).
-    FixedWindow before = FixedWindow.of(60, Duration.ofMinutes(1), origin);
-    FixedWindow after = FixedWindow.of(60, Duration.ofMinutes(1), origin + Duration.ofSeconds(20).toNanos());
-    limit = new Switching(before, after, origin + Duration.ofSeconds(150).toNanos());
+    limit = switching(FixedWindow.of(60, Duration.ofMinutes(1), at(0)), FixedWindow.of(60, Duration.ofMinutes(1), at(20)), 150);
     send(900, Duration.ofMinutes(20));
 
     // A probe each minute falls in each of the moved windows too, once: none refused, but one more
@@ -209,9 +217,7 @@ class FixedWindowQuotaTest {
   @Test
   void R11_windowsThatGrowAreLearnedAgainWithinTwoOfTheirWindows() {
     // 30 each 30 s from 0 s; from 300 s on, 30 each minute (windows from 300 s).
-    FixedWindow before = FixedWindow.of(30, Duration.ofSeconds(30), origin);
-    FixedWindow after = FixedWindow.of(30, Duration.ofMinutes(1), origin + Duration.ofSeconds(300).toNanos());
-    limit = new Switching(before, after, origin + Duration.ofSeconds(300).toNanos());
+    limit = switching(FixedWindow.of(30, Duration.ofSeconds(30), at(0)), FixedWindow.of(30, Duration.ofMinutes(1), at(300)), 300);
     send(600, Duration.ofMinutes(25));
 
     // The probe at 330 s is refused where a length that held put the boundary; the boundary is
@@ -227,9 +233,7 @@ class FixedWindowQuotaTest {
   @Test
   void R11_windowsThatGrowToALengthNoRoundOneFitsAreNarrowedToNotCountedAtALongerRoundLength() {
     // 30 a minute from 0 s; from 300 s on, 30 each 90 s (windows from 300 s).
-    FixedWindow before = FixedWindow.of(30, Duration.ofMinutes(1), origin);
-    FixedWindow after = FixedWindow.of(30, Duration.ofSeconds(90), origin + Duration.ofSeconds(300).toNanos());
-    limit = new Switching(before, after, origin + Duration.ofSeconds(300).toNanos());
+    limit = switching(FixedWindow.of(30, Duration.ofMinutes(1), at(0)), FixedWindow.of(30, Duration.ofSeconds(90), at(300)), 300);
     send(600, Duration.ofMinutes(40));
 
     // The probe at 360 s is refused, and the boundary searched for is found; the window is known
