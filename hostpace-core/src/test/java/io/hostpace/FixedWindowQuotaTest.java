@@ -202,6 +202,21 @@ class FixedWindowQuotaTest {
   }
 
   @Test
+  void R11_aHostThatDoesNotCountByTheClockIsNotCountedAtALongerLengthTheClockHappensToFit() {
+    // 60 a minute, its windows beginning 17.4 s into each minute of the clock (counted from the
+    // host's own start); the engine's first request 7.3 s into a minute of the clock.
+    limit = FixedWindow.of(60, Duration.ofMinutes(1), at(17.4))::admit;
+    time.advance(Duration.ofMillis(7_300));
+    send(600, Duration.ofMinutes(15));
+
+    // The run began within a window, and the clock's minute is ruled out by the walls; two minutes
+    // of the clock fit what the host did, but a minute from the boundary found is what is tried
+    // first: counted at two minutes, every other window would go unused. Each window gets its 60.
+    assertEachWindowAccepted(17.4 + 60 * 4, 17.4 + 60 * 9, 60, 60);
+    assertNothingLost();
+  }
+
+  @Test
   void R11_windowsThatMoveAreStillSpentOnceEachAndCostNoRefusal() {
     // 60 a minute from 0 s; from 150 s on, the host's windows begin 20 s later (at 170 s, 230 s, ...).
     limit = switching(FixedWindow.of(60, Duration.ofMinutes(1), at(0)), FixedWindow.of(60, Duration.ofMinutes(1), at(20)), 150);

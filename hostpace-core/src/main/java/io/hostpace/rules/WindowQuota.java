@@ -754,11 +754,14 @@ final class WindowQuota {
    * that counts by the clock's minute begins its windows at round times of the day: where the
    * engine's clock is known and a round length counted so fits the boundaries found, the windows
    * are counted by the clock, at the shortest such length, until a probe where it put a boundary is
-   * accepted or none is left. Else {@link #unknownFound}.
+   * accepted or none is left. Else {@link #unknownFound}. The clock gives the phase, not a longer
+   * length: a length longer than the one counted from the boundary found would try first is a
+   * coincidence of a host that does not count by the clock (a minute's windows from 17.4 s fit two
+   * minutes of the clock), and would be accepted at every probe, every other window unused.
    */
   private void unknownPhase(double above, double at, HostState host) {
     double length = day.read(origin, lastLower, lastUpper, at);
-    if (length > 0) {
+    if (length > 0 && length <= RoundWindowLengths.shortestWithin(above, LONGEST_SECONDS)) {
       countFromDay(length, above, host);
       return;
     }
