@@ -722,7 +722,7 @@ final class WindowQuota {
     roundHeld = round > lo && round <= hi;
     boolean roundLengths = permits >= ROUND_MIN_PERMITS || shownWindow;
     round = roundHeld ? round : roundLengths ? RoundWindowLengths.shortestWithin(lo, hi) : 0;
-    if (slack > 0 && round > 0 && lo < NEAR_ROUND * round) {
+    if (slack > 0 && notKnownNear(lo, round)) {
       // Counted from a boundary found, a probe where a round length puts the next one comes late by
       // up to the slack, and a length much shorter still fits: a round length longer than the
       // host's would be accepted there each time, and never ruled out. The boundaries are narrowed
@@ -866,7 +866,7 @@ final class WindowQuota {
       // The window grew beyond the length before: a longer round length, which a host of any length
       // between would accept at every probe, is taken only once the window is known to last near it.
       round = RoundWindowLengths.shortestWithin(before, hi);
-      if (before < NEAR_ROUND * round) {
+      if (notKnownNear(before, round)) {
         round = 0;
       }
     }
@@ -963,6 +963,15 @@ final class WindowQuota {
         aloneAt = 0;
       }
     }
+  }
+
+  /**
+   * Whether round length {@code length} (0 for none) is not yet to be taken for a window known only
+   * to last longer than {@code known} seconds: a host accepts every probe of a count longer than its
+   * own, so one is taken only once the window is known to last {@value #NEAR_ROUND} of it.
+   */
+  private static boolean notKnownNear(double known, double length) {
+    return length > 0 && known < NEAR_ROUND * length;
   }
 
   /** This window's try of one more goes with nothing alone: not planned, or decided already. */
