@@ -131,7 +131,9 @@ import org.jspecify.annotations.Nullable;
  * read alike: where a round length counted from it fits the first boundary found and puts the next
  * one sooner than the run's count (a host that counts by the clock's minute, met part way into one,
  * whose windows' probes that count would put late, and never refused there), the windows are counted
- * by it ({@code fleetByClock}), a probe refused there searching for the boundary. Where that count is
+ * by it ({@code fleetByClock}). A probe refused there, no length of the clock left, says the clock's
+ * phase was wrong, not the run's count, which every process kept: the windows are counted from the
+ * run's first start again, as they were ({@code RunCount}). Where that count is
  * off the host's, a start of another process between the host's boundary and the count's is
  * accepted beyond the quota: one that comes at least the window's shortest length after the last
  * probe, while a length holds, is the host's next window, and the windows are counted from it
@@ -299,6 +301,16 @@ final class WindowQuota {
   private final DayClock day = new DayClock();
   private boolean byClock;
   /**
+   * A fleet's count from the run's first start, as it stood when the fleet's processes took the
+   * clock's instead at their first boundary: taken up again where the clock's probes are all
+   * refused; null when none is kept.
+   */
+  private @Nullable RunCount runCount;
+
+  /** The fields of a count from the run's first start that counting by the clock replaces. */
+  private record RunCount(
+      double round, int boundaries, double lo, double hi, boolean countByRound, boolean roundHeld) {}
+  /**
    * Set when a try of one more that went alone was accepted, ending the quota: the rate the
    * windows held (the quota over their longest length) and the rate the try showed (the window's
    * starts and it, over the time from the window's start to it).
@@ -412,16 +424,27 @@ final class WindowQuota {
           return true;
         }
         byClock = false;
-        if (fleet) {
+        RunCount run = runCount;
+        if (fleet && run != null) {
+          // In a fleet that took the clock over the run's count: the clock's phase was wrong, not
+          // the run's count, which every process kept; counted from the run's first start again,
+          // and this refusal read as that count's where it put its probe no later.
+          runCount = null;
+          backToRunStart();
+          at -= day.shift();
+          countFromRun(run, host);
+          if (probeAt > at + 0.001) {
+            return true;
+          }
+        } else if (fleet) {
           // In a fleet: the windows moved, as the others will find too; searched for as then.
           search(at, true, host);
           return true;
+        } else {
+          backToRunStart();
+          unknownFound(Math.max(day.keptAbove(), at - day.shift() - lastUpper), host);
+          return true;
         }
-        origin = day.runStart();
-        lastLower -= day.shift();
-        lastUpper -= day.shift();
-        unknownFound(Math.max(day.keptAbove(), at - day.shift() - lastUpper), host);
-        return true;
       }
       if (round > 0 && (roundHeld || countByRound) && !searching) {
         // Refused where a length that held put the boundary: the windows moved, or grew. The
@@ -530,6 +553,7 @@ final class WindowQuota {
     countByRound = false;
     shownWindow = false;
     byClock = false;
+    runCount = null;
     permits = 0;
     probesRefusedInARow = 0;
     runAccepted = 0;
@@ -682,6 +706,7 @@ final class WindowQuota {
   private void boundary(double lower, double upper, HostState host) {
     probesRefusedInARow = 0;
     byClock = false;
+    runCount = null;
     int k = boundaries + 1;
     if (boundaries > 0 && upper > nextUpper) {
       // A quiet host probed late: the boundaries it let pass count too.
@@ -778,9 +803,31 @@ final class WindowQuota {
   private void fleetByClock(HostState host) {
     double length = day.read(origin, lastLower, lastUpper, lastUpper);
     if (length > 0 && day.nextBoundary(length, lastUpper) < probeAt - 0.001) {
+      runCount = new RunCount(round, boundaries, lo, hi, countByRound, roundHeld);
       countByRound = false;
       countFromDay(length, lo, host);
     }
+  }
+
+  /** The windows counted from the run's first start again, as {@code run} had them. */
+  private void countFromRun(RunCount run, HostState host) {
+    round = run.round();
+    boundaries = run.boundaries();
+    lo = run.lo();
+    hi = run.hi();
+    countByRound = run.countByRound();
+    roundHeld = run.roundHeld();
+    nextLower = lastLower + lo;
+    nextUpper = Math.max(lastUpper + hi, nextLower);
+    refusedProbes = 0;
+    plan(host);
+  }
+
+  /** The times counted from the run's first start again, not the clock's day. */
+  private void backToRunStart() {
+    origin = day.runStart();
+    lastLower -= day.shift();
+    lastUpper -= day.shift();
   }
 
   /**

@@ -643,13 +643,14 @@ class WindowQuotaTest {
   }
 
   @Test
-  void S2_aFleetsProbeRefusedWhereTheClockPutTheBoundarySearchesForItAsForWindowsThatMoved() {
+  void S2_aFleetsProbeRefusedWhereTheClockPutTheBoundaryCountsFromTheRunsFirstStartAgain() {
     fleetBegunWithinAMinuteOfTheClock();
     assertThat(refused(96.16)).isTrue();
-    // Searched for from there within the window's longest length, by the clock's count (the boundary
-    // found the 721st minute's of its day) 60.04 s: the probe in the middle.
+    // The clock's phase was wrong, not the run's count, which every process of the fleet kept: its
+    // next boundary probed, at 120 s of a minute's count from the run's first start, as before the
+    // clock was read.
     assertThat(quota.active()).isTrue();
-    assertThat(window()).isCloseTo(96.16 + 43_286.07 / 721 / 2 - 62.17, within(1e-6));
+    assertThat(nextProbe(62.17)).isCloseTo(120.06, within(1e-6));
   }
 
   @Test
