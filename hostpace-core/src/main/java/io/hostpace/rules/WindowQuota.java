@@ -60,7 +60,8 @@ import org.jspecify.annotations.Nullable;
  * wall's last refusal rules out no length longer than the run took from there, so the shortest
  * round length that leaves is guessed again. More than the quota in that window says the probe
  * was accepted at the end of the host's window and the rest began the next: the windows are
- * counted from there.
+ * counted from there; but not where those starts began with the refusal that lowered the quota (a
+ * fleet's answers of one burst come in any order), which the window held too.
  *
  * <p>A run that began within a window, not at its start (a host that counts by the clock's minute,
  * met 40 s into one), makes the run's first start no boundary: it says only that the window lasts
@@ -616,6 +617,13 @@ final class WindowQuota {
         windowSpan = Math.max(windowSpan, at - lastUpper);
         armAlone(seconds(now), host);
       } else {
+        if (lowered && startedAt - loweredBy <= SAME_BURST_NANOS) {
+          // Of the burst whose refusal lowered the quota, answered after it (a fleet's answers come
+          // in any order): the window held these too, whatever else more than the quota may say.
+          permits = acceptedInWindow;
+          host.quota(permits, host.quotaWindow());
+          return true;
+        }
         if (countByRound && !searching) {
           // More than the quota in the first window after the first wall's length was guessed: the
           // probe was accepted at the end of the host's window, and the rest began the next. The
@@ -635,12 +643,6 @@ final class WindowQuota {
           // first start lay within one). The windows are counted from that start afresh.
           roundRuledOut = false;
           anchor(at, host);
-          return true;
-        }
-        if (lowered && startedAt - loweredBy <= SAME_BURST_NANOS) {
-          // Of the burst whose refusal lowered the quota, answered after it: the window held these too.
-          permits = acceptedInWindow;
-          host.quota(permits, host.quotaWindow());
           return true;
         }
         // More than the quota accepted in one window: there was none (an outage that ended, say).

@@ -460,6 +460,29 @@ class WindowQuotaTest {
   }
 
   @Test
+  void S2_theRestOfABurstHeardAfterItsRefusalIsOfItsWindowWhereTheFirstWallsLengthWasGuessed() {
+    // A fleet's first window after the guess of a second: 13 of its burst heard accepted, then
+    // its refusal, then the burst's last two accepted (another process's, told late), then the
+    // refusal of a start begun with them. Read as the host's next window, the two would count the
+    // windows from 5.1 s, and the refusal, two into that window, would forget the quota.
+    quota.fleet(true);
+    firstWallOfASecondsWindows();
+    for (int i = 1; i < 13; i++) {
+      accepted(5.1);
+    }
+    assertThat(refused(5.1, true)).isTrue();
+    assertThat(host.quotaPermits()).isEqualTo(13);
+    for (int i = 0; i < 2; i++) {
+      assertThat(accepted(5.1)).isTrue();
+    }
+    assertThat(refused(5.11, true)).isTrue();
+
+    assertThat(quota.active()).isTrue();
+    assertThat(host.quotaPermits()).isEqualTo(15);
+    assertThat(nextProbe(5.05)).isCloseTo(6.001, within(1e-6));
+  }
+
+  @Test
   void S2_oneMoreThanTheQuotaStartedJustBeforeTheProbeWasDueBeginsTheNextWindow() {
     twoBoundaries();
     burst(139.8);
