@@ -93,20 +93,9 @@ import org.jspecify.annotations.Nullable;
  * {@value #MIN_PERMITS} it is dropped and the rate rule takes over.
  *
  * <p>A quota is a hypothesis, and a wall can have other causes (an outage of 30 s after a run of
- * requests looks the same). So the window after it is learned allows one more than the quota: a
- * host that accepts it counts no such quota, and the quota is dropped at once; one that refuses it
- * keeps it, and the next such try comes {@value #PROBE_EVERY_GROWTH} windows later, then sixteen,
- * up to {@value #MAX_PROBE_EVERY} (for a quota under {@value #ROUND_MIN_PERMITS}, two windows
- * later, then four). A quota under {@value #ROUND_MIN_PERMITS} is as often a token bucket's as a
- * window's (a bucket that counts refusals against the client builds walls of its debt, and lets its
- * burst through after each), and a bucket refuses one more sent with the window's starts just as a
- * window does. So outside a fleet, where the window before took its starts at once, the try goes
- * alone after them ({@link #plan}, once they are taken): late enough that a bucket which gave the
- * quota once a window has a token back, early enough that the window cannot have ended. Refused,
- * the quota holds; accepted, it was a bucket's, and the rate rule paces the host from what the
- * windows held ({@link #heldRate()}). Where the bounds leave no such time, the try waits a window,
- * once, then goes with the starts. And {@value #MOST_PROBES_REFUSED_IN_A_ROW} probes refused in a
- * row, whatever boundary each looked for, drop it: probes go at the windows' pace and never slow
+ * requests looks the same): now and then a window allows one more than the quota, to see whether
+ * it still holds ({@link OneMoreTry}). And {@value #MOST_PROBES_REFUSED_IN_A_ROW} probes refused in
+ * a row, whatever boundary each looked for, drop it: probes go at the windows' pace and never slow
  * down, so a host whose tokens others take would refuse them, and the calls behind them, for good.
  *
  * <p>Example, 60 a minute from 0 s: 60 accepted at 0 s, the wall's last refusal at 31.6 s and the
@@ -156,28 +145,14 @@ final class WindowQuota {
    * rule's cuts, which slow down, pace it instead of probes that never do.
    */
   static final int MOST_PROBES_REFUSED_IN_A_ROW = 8;
-  static final int MAX_PROBE_EVERY = 64;
-  /** How much rarer each try of one more than the quota is than the last, while the quota holds. */
-  static final int PROBE_EVERY_GROWTH = 4;
   /**
    * The fewest starts a window for which a round length is taken and the tries of one more grow
-   * rarer by {@value #PROBE_EVERY_GROWTH}: a run of a few accepted before a wall is as often a token
-   * bucket that other clients share (its walls come and go) as a quota, and is followed as any
-   * quota was, its boundaries narrowed by probes and one more tried every other window, then four.
+   * rarer by {@value OneMoreTry#PROBE_EVERY_GROWTH}: a run of a few accepted before a wall is as
+   * often a token bucket that other clients share (its walls come and go) as a quota, and is
+   * followed as any quota was, its boundaries narrowed by probes and one more tried every other
+   * window, then four.
    */
   static final int ROUND_MIN_PERMITS = 10;
-  /**
-   * How soon, after a window of a quota under {@value #ROUND_MIN_PERMITS} began, its try of one
-   * more goes alone, in shares of the window's longest length over the quota: a token bucket that
-   * gave the quota's starts once a window at most has a token back by one share.
-   */
-  static final double ALONE_AFTER_SHARES = 1.1;
-  /**
-   * How quickly, as a share of the window's shortest length, the window before must have taken its
-   * starts for the try of one more to go alone: a bucket in debt, read as a window, is spent in a
-   * burst, and so is a window's quota.
-   */
-  static final double BURST_SHARE = 0.05;
   /**
    * How far after where a round length puts a boundary its probe goes, as a share of the length: no
    * rounding of ours may put it a nanosecond before the host's window begins.
@@ -270,34 +245,8 @@ final class WindowQuota {
   /** Whether a refusal lowered the quota in this window, and the start of the request it refused. */
   private boolean lowered;
   private long loweredBy;
-  /** Whether this window allows one more than the quota, to see whether the quota still holds. */
-  private boolean extra;
-  private int windowsSinceExtra;
-  private int probeEvery = 1;
-  /** Whether a window began with the last probe and no probe has gone since: its try of one more is decided once. */
-  private boolean windowOpen;
-  /**
-   * How long after it began the window took its starts (the run's span before the first window),
-   * and how long the window before took them.
-   */
-  private double windowSpan;
-  private double burstBefore;
-  /** When this window's try of one more goes alone, after its starts; 0 when it does not. */
-  private double aloneAt;
-  /** Whether the engine was told the window ends at {@link #aloneAt}, its starts taken. */
-  private boolean aloneArmed;
-  /**
-   * The windows begun, and the one in which the try of one more, due, was put off because it could
-   * not go alone (0: not put off).
-   */
-  private int windowsBegun;
-  private int putOffIn;
-  /**
-   * Whether a try of one more, alone part way into a window, was refused: a quota under
-   * {@value #ROUND_MIN_PERMITS} that a token bucket would have refilled by then is a window's, and
-   * counted at a round length as a larger one is.
-   */
-  private boolean shownWindow;
+  /** The check that the quota still holds: one more than it tried now and then. */
+  private final OneMoreTry oneMore = new OneMoreTry();
   /** The clock's day, which the windows may be counted from; and whether they are, unconfirmed. */
   private final DayClock day = new DayClock();
   private boolean byClock;
@@ -311,13 +260,6 @@ final class WindowQuota {
   /** The fields of a count from the run's first start that counting by the clock replaces. */
   private record RunCount(
       double round, int boundaries, double lo, double hi, boolean countByRound, boolean roundHeld) {}
-  /**
-   * Set when a try of one more that went alone was accepted, ending the quota: the rate the
-   * windows held (the quota over their longest length) and the rate the try showed (the window's
-   * starts and it, over the time from the window's start to it).
-   */
-  private double heldRate;
-  private double triedRate;
 
   /** Knows nothing yet. */
   WindowQuota() {}
@@ -369,12 +311,12 @@ final class WindowQuota {
    * more, alone part way into a window, was accepted; 0 otherwise.
    */
   double heldRate() {
-    return heldRate;
+    return oneMore.heldRate();
   }
 
   /** As {@link #heldRate()}: the rate the window's starts and the try accepted showed, a second. */
   double triedRate() {
-    return triedRate;
+    return oneMore.triedRate();
   }
 
   /**
@@ -394,18 +336,15 @@ final class WindowQuota {
       return false;
     }
     double at = seconds(startedAt);
-    if (aloneArmed && at >= aloneAt - 0.001 && at < probeAt - 0.001) {
-      // The try of one more, alone after the window's starts, refused: the window holds its quota
-      // still, where a token bucket would have refilled one; the next window's probe goes as planned.
-      disarmAlone();
-      shownWindow = true;
-      oneMoreRefused();
+    if (oneMore.triedAlone(at, probeAt)) {
+      // The try of one more, alone after the window's starts, refused: the next window's probe goes
+      // as planned.
+      oneMore.refusedAlone(permits);
       host.quota(permits, nanos(probeAt - lastUpper));
       return true;
     }
     if (at >= probeAt - 0.001) {
-      windowOpen = false;
-      disarmAlone();
+      oneMore.probeRefused();
       if (searching && countByRound && at >= nextUpper - 0.001) {
         // Searched for over a whole round length: the first wall was no window of that length, but
         // a longer window met near its end, say.
@@ -491,9 +430,9 @@ final class WindowQuota {
       plan(host);
       return true;
     }
-    if (extra && acceptedInWindow >= permits) {
+    if (oneMore.due() && acceptedInWindow >= permits) {
       // The one more tried in this window was refused: the quota holds; try again less often.
-      oneMoreRefused();
+      oneMore.refused(permits);
       host.quota(permits, host.quotaWindow());
       return true;
     }
@@ -507,10 +446,7 @@ final class WindowQuota {
     if (acceptedInWindow >= MIN_PERMITS) {
       boolean spanned = countByRound && !searching && !lowered;
       permits = acceptedInWindow;
-      extra = false;
-      if (!aloneArmed) {
-        aloneAt = 0;
-      }
+      oneMore.quotaLowered();
       lowered = true;
       loweredBy = startedAt;
       // The first window after the guess holds fewer than the run: the run spanned a boundary, and
@@ -548,17 +484,13 @@ final class WindowQuota {
 
   /** The host counts no quota of ours, or none worth the name: the rate rule takes over. */
   private void drop(HostState host) {
-    disarmAlone();
-    heldRate = 0;
-    triedRate = 0;
+    oneMore.quotaDropped();
     countByRound = false;
-    shownWindow = false;
     byClock = false;
     runCount = null;
     permits = 0;
     probesRefusedInARow = 0;
     runAccepted = 0;
-    extra = false;
     round = 0;
     roundHeld = false;
     searching = false;
@@ -597,16 +529,14 @@ final class WindowQuota {
     if (permits > 0) {
       double at = seconds(startedAt);
       wallRefusals = 0;
-      if (aloneArmed && at >= aloneAt - 0.001 && at < probeAt - 0.001) {
+      if (oneMore.triedAlone(at, probeAt)) {
         // The try of one more, alone part way into the window, accepted: the host gave back a start
         // before its window could end, as a token bucket refills (one that counts refusals against
         // the client, whose debt's walls read as a window). No such window: the rate rule paces the
         // host from what the windows held.
-        double held = permits / hi;
-        double tried = (acceptedInWindow + 1) / Math.max(0.001, at - lastUpper);
+        int quota = permits;
         drop(host);
-        heldRate = held;
-        triedRate = tried;
+        oneMore.acceptedAlone(quota, hi, acceptedInWindow, at - lastUpper);
         return false;
       }
       if (at >= probeAt - 0.001 && searching) {
@@ -614,7 +544,7 @@ final class WindowQuota {
       } else if (at >= probeAt - 0.001) {
         boundary(nextLower, at, host);
       } else if (++acceptedInWindow <= permits) {
-        windowSpan = Math.max(windowSpan, at - lastUpper);
+        oneMore.startTaken(at - lastUpper);
         armAlone(seconds(now), host);
       } else {
         if (lowered && startedAt - loweredBy <= SAME_BURST_NANOS) {
@@ -675,8 +605,7 @@ final class WindowQuota {
         slack = 0;
         boundaries = 0;
         wallRefusals = 0;
-        windowSpan = runSpan; // the first window's starts are the run's, which the wall followed
-        putOffIn = 0;
+        oneMore.learned(runSpan); // the first window's starts are the run's, which the wall followed
         day.firstWall(seconds(wallFrom), Math.max(0, seconds(wallLastRefusedStart)), seconds(startedAt));
         boundary(Math.max(0, seconds(wallLastRefusedStart)), seconds(startedAt), host);
         return true;
@@ -747,7 +676,7 @@ final class WindowQuota {
     refusedProbes = 0;
     // A round length the bounds allow is taken for the window's; the one taken stays while it fits.
     roundHeld = round > lo && round <= hi;
-    boolean roundLengths = permits >= ROUND_MIN_PERMITS || shownWindow;
+    boolean roundLengths = permits >= ROUND_MIN_PERMITS || oneMore.shownWindow();
     round = roundHeld ? round : roundLengths ? RoundWindowLengths.shortestWithin(lo, hi) : 0;
     if (slack > 0 && notKnownNear(lo, round)) {
       // Counted from a boundary found, a probe where a round length puts the next one comes late by
@@ -944,17 +873,9 @@ final class WindowQuota {
 
   /** A window began with the probe just accepted: one start of it spent; maybe one more tried in it. */
   private void windowBegan() {
-    burstBefore = windowSpan;
-    windowSpan = 0;
-    windowOpen = true;
-    windowsBegun++;
-    disarmAlone();
+    oneMore.windowBegan();
     acceptedInWindow = 1;
     lowered = false;
-    if (++windowsSinceExtra >= probeEvery) {
-      extra = true;
-      windowsSinceExtra = 0;
-    }
   }
 
   /** When the next probe goes, told to the engine as the window it counts from the last probe. */
@@ -968,49 +889,20 @@ final class WindowQuota {
       boolean wide = nextUpper - nextLower > NARROW_ENOUGH * hi && refusedProbes < MAX_REFUSED_PROBES;
       probeAt = Math.max(wide ? (nextLower + nextUpper) / 2 : nextUpper, lastUpper + 0.001);
     }
-    if (windowOpen && extra && permits < ROUND_MIN_PERMITS && (round == 0 || shownWindow) && !searching && !fleet) {
-      // A quota of a few, counted at no round length, is as often a token bucket's (its debt's walls,
-      // or its burst's) as a window's, and a bucket refuses one more with the window's starts just
-      // as a window does. So the try goes alone, after them, where a bucket that gave the quota
-      // once a window would have a token back and a window would not have ended: a share of the
-      // window after it began, before the soonest the next boundary may come. Where the window's
-      // bounds leave no such time, the try is put off a window, once; then it goes with the starts.
-      double alone = Math.max(lastUpper + ALONE_AFTER_SHARES * hi / permits, (lastUpper + nextLower) / 2);
-      boolean spentAtOnce = burstBefore <= BURST_SHARE * lo;
-      if (spentAtOnce && alone < nextLower - 0.01 * lo) {
-        aloneAt = alone;
-        aloneArmed = false;
-        putOffIn = 0;
-        host.quota(permits, nanos(probeAt - lastUpper));
-        armAlone(lastUpper, host);
-        return;
-      }
-      if (putOffIn == 0 || putOffIn == windowsBegun) {
-        putOffIn = windowsBegun;
-        host.quota(permits, nanos(probeAt - lastUpper));
-        return;
-      }
-    }
-    disarmAlone();
-    if (extra) {
-      putOffIn = 0;
-    }
-    host.quota(permits + (extra ? 1 : 0), nanos(probeAt - lastUpper));
+    int more = oneMore.plan(permits, round == 0, !searching && !fleet, lastUpper, lo, hi, nextLower);
+    host.quota(permits + more, nanos(probeAt - lastUpper));
+    // A try planned alone is told once the window's starts are taken (at once, where they are).
+    armAlone(lastUpper, host);
   }
 
   /**
-   * Once the window has taken its starts, before the time its try of one more goes alone, the
-   * engine is told the window ends there, so that the try goes then; a window whose starts came
-   * later than that (less to send) tries nothing this time, its try still due.
+   * Tells the engine the window ends where its try of one more goes alone, once the window has
+   * taken its starts ({@link OneMoreTry#armAlone}).
    */
   private void armAlone(double now, HostState host) {
-    if (aloneAt > 0 && !aloneArmed && acceptedInWindow >= permits) {
-      if (now < aloneAt) {
-        aloneArmed = true;
-        host.quota(permits, nanos(aloneAt - lastUpper));
-      } else {
-        aloneAt = 0;
-      }
+    double alone = oneMore.armAlone(now, acceptedInWindow >= permits);
+    if (alone > 0) {
+      host.quota(permits, nanos(alone - lastUpper));
     }
   }
 
@@ -1021,18 +913,6 @@ final class WindowQuota {
    */
   private static boolean notKnownNear(double known, double length) {
     return length > 0 && known < NEAR_ROUND * length;
-  }
-
-  /** This window's try of one more goes with nothing alone: not planned, or decided already. */
-  private void disarmAlone() {
-    aloneAt = 0;
-    aloneArmed = false;
-  }
-
-  /** The one more tried in this window was refused: the quota holds; it is tried again less often. */
-  private void oneMoreRefused() {
-    extra = false;
-    probeEvery = Math.min(MAX_PROBE_EVERY, (permits >= ROUND_MIN_PERMITS ? PROBE_EVERY_GROWTH : 2) * probeEvery);
   }
 
   private double seconds(long time) {
