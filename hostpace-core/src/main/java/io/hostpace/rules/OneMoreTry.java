@@ -6,7 +6,8 @@ package io.hostpace.rules;
  * it is learned allows one more than the quota: a host that accepts it counts no such quota, and
  * the quota is dropped at once; one that refuses it keeps it, and the next such try comes
  * {@value #PROBE_EVERY_GROWTH} windows later, then sixteen, up to {@value #MAX_PROBE_EVERY} (for a
- * quota under {@value WindowQuota#ROUND_MIN_PERMITS}, two windows later, then four).
+ * quota under {@value WindowQuota#ROUND_MIN_PERMITS}, two windows later, then four, each twice the
+ * last).
  *
  * <p>A quota under {@value WindowQuota#ROUND_MIN_PERMITS} is as often a token bucket's as a
  * window's (a bucket that counts refusals against the client builds walls of its debt, and lets its
@@ -22,6 +23,7 @@ package io.hostpace.rules;
  */
 final class OneMoreTry {
 
+  /** The most windows between two tries of one more, however long the quota held. */
   static final int MAX_PROBE_EVERY = 64;
   /** How much rarer each try of one more than the quota is than the last, while the quota holds. */
   static final int PROBE_EVERY_GROWTH = 4;
