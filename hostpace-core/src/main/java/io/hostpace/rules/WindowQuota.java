@@ -74,6 +74,16 @@ import org.jspecify.annotations.Nullable;
  * {@value #NEAR_ROUND} of it, the boundaries narrowed by probes until then, and each boundary found
  * bounds the length from the one before it as well as from the origin.
  *
+ * <p>A host accepts every probe of a count longer than its own (each meets a window nobody started
+ * in), however the windows are counted, and nothing else ever rules such a count out: a host of
+ * 90 s counted at two minutes leaves one window in four unused for good. So a round length of
+ * {@value #CHECKED_FROM_SECONDS} s or more, while the window is not known to last
+ * {@value #NEAR_ROUND} of it ({@code knownLast}: the first wall's last refusal after the run's first
+ * start, or the longest a probe of this process was refused after a window began), is checked once,
+ * by a start that far after the window began, before its probe ({@link #tooLong}). Refused, the
+ * window lasts that long; accepted, a window began sooner, and the windows are counted from that
+ * start as from a boundary found.
+ *
  * <p>Before that, where the rule is given the engine's clock, the windows are counted from the
  * clock's day: a host that counts by the clock's minute (a gateway that keys its counter by the
  * time divided by the window) begins them at round times of the day, every round length dividing
@@ -158,6 +168,13 @@ final class WindowQuota {
    * rounding of ours may put it a nanosecond before the host's window begins.
    */
   static final double ROUND_MARGIN = 0.001;
+  /**
+   * The shortest round length whose count is checked for being longer than the host's windows
+   * ({@link #tooLong}): a probe of a shorter one comes later into the host's window by the round
+   * trips and the margin, a larger share of it, and a start three quarters into the count would
+   * meet the host's next window whatever the length.
+   */
+  static final double CHECKED_FROM_SECONDS = 10;
   /**
    * The soonest, after it began, that a host's first wall after a run of {@value #ROUND_MIN_PERMITS}
    * or more is probed for its end: a quota that size is counted in windows of seconds or more, which
@@ -256,6 +273,14 @@ final class WindowQuota {
    * refused; null when none is kept.
    */
   private @Nullable RunCount runCount;
+  /**
+   * How long a window is known to last: the longest a probe of this process's own was refused after
+   * the window before began (at first, the first wall's last refusal after the run's first start);
+   * and whether the probe planned is the check that the round length counted is not longer than
+   * the host's.
+   */
+  private double knownLast;
+  private boolean checking;
 
   /** The fields of a count from the run's first start that counting by the clock replaces. */
   private record RunCount(
@@ -345,6 +370,13 @@ final class WindowQuota {
     }
     if (at >= probeAt - 0.001) {
       oneMore.probeRefused();
+      if (checking) {
+        // The count's check refused: the window lasts that long at least; its boundary is probed.
+        checking = false;
+        knownLast = Math.max(knownLast, at - lastUpper);
+        plan(host);
+        return true;
+      }
       if (searching && countByRound && at >= nextUpper - 0.001) {
         // Searched for over a whole round length: the first wall was no window of that length, but
         // a longer window met near its end, say.
@@ -354,6 +386,9 @@ final class WindowQuota {
       if (!heard && ++probesRefusedInARow >= MOST_PROBES_REFUSED_IN_A_ROW) {
         drop(host);
         return false;
+      }
+      if (!heard && !searching) {
+        knownLast = Math.max(knownLast, at - lastUpper);
       }
       if (byClock) {
         // Refused where the clock's round length put the boundary: the next length the clock
@@ -485,6 +520,8 @@ final class WindowQuota {
   /** The host counts no quota of ours, or none worth the name: the rate rule takes over. */
   private void drop(HostState host) {
     oneMore.quotaDropped();
+    knownLast = 0;
+    checking = false;
     countByRound = false;
     byClock = false;
     runCount = null;
@@ -539,7 +576,9 @@ final class WindowQuota {
         oneMore.acceptedAlone(quota, hi, acceptedInWindow, at - lastUpper);
         return false;
       }
-      if (at >= probeAt - 0.001 && searching) {
+      if (at >= probeAt - 0.001 && checking) {
+        tooLong(at, host);
+      } else if (at >= probeAt - 0.001 && searching) {
         anchor(at, host);
       } else if (at >= probeAt - 0.001) {
         boundary(nextLower, at, host);
@@ -607,6 +646,7 @@ final class WindowQuota {
         wallRefusals = 0;
         oneMore.learned(runSpan); // the first window's starts are the run's, which the wall followed
         day.firstWall(seconds(wallFrom), Math.max(0, seconds(wallLastRefusedStart)), seconds(startedAt));
+        knownLast = Math.max(0, seconds(wallLastRefusedStart));
         boundary(Math.max(0, seconds(wallLastRefusedStart)), seconds(startedAt), host);
         return true;
       }
@@ -858,6 +898,41 @@ final class WindowQuota {
   }
 
   /**
+   * The check at {@code at}, three quarters of the round length after the window began, was
+   * accepted: a window began sooner than the length puts it, so the count was longer than the
+   * host's windows. Counted from this start as from a boundary found, which came after the window
+   * before had lasted what it is known to last: the window lasts that long at least, and at most
+   * from the window before's start to this one; a round length is taken only once it is known near.
+   */
+  private void tooLong(double at, HostState host) {
+    double span = at - lastLower;
+    countByRound = false;
+    probesRefusedInARow = 0;
+    origin += Math.round(at * NANOS);
+    fromRun = false;
+    byClock = false;
+    runCount = null;
+    slack = Math.max(0, at - (lastLower + knownLast));
+    searching = false;
+    boundaries = 0;
+    lastLower = -slack;
+    lastUpper = 0;
+    lo = knownLast;
+    hi = Math.max(span, knownLast + 0.001);
+    round = RoundWindowLengths.shortestWithin(lo, hi);
+    if (notKnownNear(lo, round)) {
+      round = 0;
+    }
+    roundHeld = false;
+    roundRuledOut = false;
+    windowBegan();
+    nextLower = lo;
+    nextUpper = hi;
+    refusedProbes = 0;
+    plan(host);
+  }
+
+  /**
    * The probe at {@code at} was refused, and the next boundary is searched for within a window's
    * length of it, by probes in the middle of what is left; {@code ruledOut} when the round length
    * taken was ruled out, else it held until now.
@@ -880,11 +955,21 @@ final class WindowQuota {
 
   /** When the next probe goes, told to the engine as the window it counts from the last probe. */
   private void plan(HostState host) {
+    checking = false;
     if (round > 0 && !searching) {
       // Where the round length puts the next boundary, counted from the origin or from the last
       // boundary found, whichever is sooner: by both, the boundary has come if the length is right.
       double next = Math.min(boundaries + 1, lastUpper / round + 1) * round;
       probeAt = Math.max(next + ROUND_MARGIN * round, lastUpper + 0.001);
+      // A host accepts every probe of a count longer than its own, a window of its unused each time,
+      // and nothing ever rules such a count out: while the window is not known to last three
+      // quarters of the round length, a start goes there first, a check ({@link #tooLong}).
+      double check = lastUpper + NEAR_ROUND * round;
+      if (permits >= ROUND_MIN_PERMITS && round >= CHECKED_FROM_SECONDS && !countByRound
+          && knownLast < NEAR_ROUND * round - 0.001 && check < probeAt - 0.001) {
+        probeAt = check;
+        checking = true;
+      }
     } else {
       boolean wide = nextUpper - nextLower > NARROW_ENOUGH * hi && refusedProbes < MAX_REFUSED_PROBES;
       probeAt = Math.max(wide ? (nextLower + nextUpper) / 2 : nextUpper, lastUpper + 0.001);

@@ -119,9 +119,13 @@ class WindowQuotaTest {
     assertThat(accepted(63.6)).isTrue();
 
     assertThat(host.quotaPermits()).isEqualTo(61); // 60, and in this first window one more tried
-    // The window lasts 31.6 s to 63.6 s: a minute is the one round length there, so the next probe
-    // goes where a minute puts the next boundary, a thousandth of it late, at 120.06 s, which the
-    // engine counts from the last probe, at 63.6 s.
+    // The window lasts 31.6 s to 63.6 s: a minute is the one round length there. Not known to last
+    // three quarters of it, a start goes first at 108.6 s, 45 s after the window began (the check
+    // that the count is not longer than the host's windows, which would accept every probe of it).
+    assertThat(window()).isCloseTo(45, within(1e-6));
+    assertThat(refused(108.6)).isTrue();
+    // Refused: the next probe goes where a minute puts the next boundary, a thousandth of it late,
+    // at 120.06 s, which the engine counts from the last probe, at 63.6 s.
     assertThat(window()).isCloseTo(120.06 - 63.6, within(1e-6));
   }
 
@@ -160,7 +164,10 @@ class WindowQuotaTest {
     // 5.1 s to 10.2 s: 6 s is the shortest round length there; its boundary at 12 s, probed at 12.006 s.
     assertThat(window()).isCloseTo(12.006 - 10.2, within(1e-6));
     assertThat(refused(12.006)).isTrue();
-    // Not 6 s, then: 10 s is the next round length up to 10.2 s, its second boundary at 20 s.
+    // Not 6 s, then: 10 s is the next round length up to 10.2 s, its second boundary at 20 s, once
+    // its check, three quarters of it after the window began, is refused.
+    assertThat(window()).isCloseTo(7.5, within(1e-6));
+    assertThat(refused(17.7)).isTrue();
     assertThat(window()).isCloseTo(20.01 - 10.2, within(1e-6));
     assertThat(accepted(20.01)).isTrue();
     assertThat(window()).isCloseTo(10, within(1e-6));
@@ -172,6 +179,7 @@ class WindowQuotaTest {
   void R11_aProbeRefusedWhereALengthThatHeldPutTheBoundarySearchesForItAndCountsTheWindowsFromThere() {
     firstWindow();
     burst(63.6);
+    assertThat(refused(108.6)).isTrue(); // the minute's check, three quarters of it in
     burst(120.06); // a minute holds
     // The host's windows grew to two minutes from 120 s: the probe at 180.06 s is refused.
     assertThat(refused(180.06)).isTrue();
@@ -185,7 +193,10 @@ class WindowQuotaTest {
     // Counted from 240.06 s: a minute first (windows that moved keep their length) ...
     assertThat(window()).isCloseTo(60.06, within(1e-6));
     assertThat(refused(300.12)).isTrue();
-    // ... refused there, so the next round length up to the two minutes between the boundaries.
+    // ... refused there, so the next round length up to the two minutes between the boundaries,
+    // once its check, 90 s after the window began, is refused.
+    assertThat(window()).isCloseTo(90, within(1e-6));
+    assertThat(refused(330.06)).isTrue();
     assertThat(window()).isCloseTo(120.12, within(1e-6));
     assertThat(accepted(360.18)).isTrue();
     // Accepted there; but the boundary searched for lay between 232.56 s and 240.06 s, and a window
@@ -215,13 +226,17 @@ class WindowQuotaTest {
     firstWindow();
     burst(47.6);
     // Each probe refused where the quota put it (the last one each time, as the engine sends them),
-    // whatever boundary it looked for: the host counts no such windows now.
-    for (int i = 1; i < 8; i++) {
+    // whatever boundary it looked for: the host counts no such windows now. Two of the starts
+    // refused are checks of the round lengths taken on the way, three quarters of each after the
+    // window began, which say only that the window lasts that long, and are no probes.
+    int refused = 0;
+    while (quota.active() && refused < 12) {
       double probe = nextProbe(47.6);
-      assertThat(refused(probe)).as("refused probe %d at %.1f s", i, probe).isTrue();
       assertThat(host.quotaPermits()).isGreaterThanOrEqualTo(60); // and one more, tried now and then
+      refused(probe);
+      refused++;
     }
-    assertThat(refused(nextProbe(47.6))).as("the eighth").isFalse();
+    assertThat(refused).isEqualTo(8 + 2);
     assertThat(host.quotaPermits()).isZero();
   }
 
@@ -607,7 +622,8 @@ class WindowQuotaTest {
     // Counted from the run's first start, 12, 15 and 20 s are ruled out, and then any length up to
     // 23.1 s: the windows are counted from the boundary found, and a minute is found from there.
     assertLastProbesWithin(probes, 5, 60, 18.3, 11.2 + 0.1);
-    assertThat(refusedProbes).isLessThanOrEqualTo(8);
+    // Two of the refused: the checks that 20 s and a minute are not longer than the host's windows.
+    assertThat(refusedProbes).isLessThanOrEqualTo(9);
     assertThat(probes.get(probes.size() - 1) - probes.get(probes.size() - 2)).isCloseTo(60, within(0.1));
   }
 
@@ -623,7 +639,8 @@ class WindowQuotaTest {
     // window on, each probe a thousandth of a minute after the host's boundary, where counted from
     // the boundary found they come up to 4.9 s late.
     assertLastProbesWithin(probes, probes.size(), 60, 18.3, 0.1);
-    assertThat(refusedProbes).isLessThanOrEqualTo(5);
+    // Two of the refused: the checks that 20 s and a minute are not longer than the host's windows.
+    assertThat(refusedProbes).isLessThanOrEqualTo(7);
   }
 
   @Test
@@ -640,7 +657,8 @@ class WindowQuotaTest {
     // window's bounds are narrowed to it, each minute after.
     assertThat(probes.get(0)).isCloseTo(23.1 + 60.06, within(1e-6));
     assertLastProbesWithin(probes, probes.size() - 2, 60, 18.3, 4.9);
-    assertThat(refusedProbes).isLessThanOrEqualTo(7);
+    // Two of the refused: the checks that 20 s and a minute are not longer than the host's windows.
+    assertThat(refusedProbes).isLessThanOrEqualTo(9);
   }
 
   /**
@@ -671,8 +689,10 @@ class WindowQuotaTest {
     assertThat(refused(96.16)).isTrue();
     // The clock's phase was wrong, not the run's count, which every process of the fleet kept: its
     // next boundary probed, at 120 s of a minute's count from the run's first start, as before the
-    // clock was read.
+    // clock was read, once the minute's check, 45 s after the window began, is refused.
     assertThat(quota.active()).isTrue();
+    assertThat(nextProbe(62.17)).isCloseTo(62.17 + 45, within(1e-6));
+    assertThat(refused(107.17)).isTrue();
     assertThat(nextProbe(62.17)).isCloseTo(120.06, within(1e-6));
   }
 
@@ -686,6 +706,22 @@ class WindowQuotaTest {
     List<Double> probes = follow(45, 90, 0, 96, 1800);
 
     assertLastProbesWithin(probes, 4, 90, 0, 0.02 * 90);
+  }
+
+  @Test
+  void R11_aCountLongerThanTheHostsWindowsIsCheckedAndTheWindowsNarrowedToTheHosts() {
+    // 45 each 90 s from 0 s: the first wall's last refusal at 65 s, its end found at 125 s. Two
+    // minutes is the one round length there, and a host of 90 s accepts every probe of it (each
+    // meets a window nobody started in), one of its windows in four unused for good. The window
+    // not known to last 90 s, a start goes there first, 90 s after the window began: accepted, a
+    // window began sooner than two minutes put it, and the windows are narrowed to the host's.
+    wall(45, 0.1, 3, 6, 12, 24, 48, 65);
+    assertThat(accepted(125)).isTrue();
+    assertThat(nextProbe(125)).isCloseTo(125 + 90, within(1e-6));
+
+    List<Double> probes = follow(45, 90, 0, 125, 3600);
+
+    assertLastProbesWithin(probes, 10, 90, 0, 0.02 * 90);
   }
 
   @Test
@@ -732,6 +768,7 @@ class WindowQuotaTest {
     quota.fleet(true);
     firstWindow();
     burst(63.6);
+    assertThat(refused(108.6)).isTrue(); // the minute's check, three quarters of it in
     burst(120.06); // a minute holds
     // Another process's start at 160 s, 40 s into the window this count began at 120.06 s, is
     // accepted beyond the 60: the host's windows begin earlier than the run's first start put them.
@@ -750,7 +787,8 @@ class WindowQuotaTest {
     quota.fleet(true);
     wall(100, 0.1, 0.7, 5.5, 11.9);
     assertThat(accepted(23.1)).isTrue();
-    for (double probe : new double[] {24.012, 30.015, 40.02}) {
+    // (38.1 s: the check of 20 s, three quarters of it after the window began.)
+    for (double probe : new double[] {24.012, 30.015, 38.1, 40.02}) {
       assertThat(nextProbe(23.1)).isCloseTo(probe, within(1e-6));
       assertThat(refused(probe)).isTrue();
     }
@@ -912,4 +950,5 @@ class WindowQuotaTest {
     assertThat(quota.active()).isTrue();
     assertThat(nextProbe(4.675)).isCloseTo(4.675 + 1.001, within(1e-6));
   }
+
 }

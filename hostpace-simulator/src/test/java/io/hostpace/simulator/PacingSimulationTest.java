@@ -75,13 +75,13 @@ class PacingSimulationTest {
       "rate-0.5, 0.95, 8, 5.1, 2.0, 0",
       "qlever-like-fleet, 0.96, 12, 3.8, 1.4, 0",
       "rate-halves-fleet, 0.95, 17, 3.4, 2.3, 0",
-      "fixed-window-fleet, 1.00, 20, 3.2, 1.1, 0",
+      "fixed-window-fleet, 1.00, 22, 3.5, 1.5, 0",
       "bucket-burst-5, 1.00, 23, 3.7, 2.2, 0",
       "bucket-burst-10, 0.99, 22, 6.8, 1.1, 0",
-      "window-30-per-minute, 1.00, 14, 4.5, 1.5, 0",
+      "window-30-per-minute, 1.00, 15, 4.8, 1.8, 0",
       "fixed-window-90, 1.00, 25, 5.3, 3.1, 0",
-      "fixed-window-offset, 1.00, 23, 3.7, 3.7, 0",
-      "fixed-window-own-phase, 1.00, 44, 6.8, 5.6, 0",
+      "fixed-window-offset, 1.00, 25, 4.0, 4.0, 0",
+      "fixed-window-own-phase, 1.00, 46, 7.1, 5.9, 0",
       "fixed-window-second, 0.90, 10, 1.6, 0.2, 0",
       "rate-steps, 0.90, 16, 1.3, 1.1, 0",
       "limiter-retry-after, 0.92, 9, 10.1, 2.9, 0",
@@ -233,12 +233,16 @@ class PacingSimulationTest {
   @Test
   void R11_afterTheFirstWindowOfAMinuteAtMostOnePercentOfTheAttemptsAreRefused() throws IOException {
     // The first window's end is found by probes; a minute is then taken for the window's length, and
-    // only the tries of one more than the quota are refused (in the first and fifth windows).
+    // only the tries of one more than the quota are refused (in the first and fifth windows), and,
+    // where the first wall left the window known to last less than three quarters of a minute (30
+    // a minute: its last refusal 31 s after the run's first start), the one check that a minute is
+    // not longer than the host's windows, 45 s into the window after the first. From the next
+    // window on, at most one percent.
     for (String name : List.of("fixed-window", "window-30-per-minute")) {
       PacingResult.Policy ours = replay(name + ".json").policy("hostpace");
       double end = ours.finishSeconds() + 1;
-      assertThat(ours.refusalsBetween(60, end)).as(name).isEqualTo(2);
-      assertThat(100.0 * ours.refusalsBetween(60, end) / ours.startsBetween(60, end)).as(name).isLessThanOrEqualTo(1.0);
+      assertThat(ours.refusalsBetween(60, end)).as(name).isEqualTo(name.equals("fixed-window") ? 2 : 3);
+      assertThat(100.0 * ours.refusalsBetween(120, end) / ours.startsBetween(120, end)).as(name).isLessThanOrEqualTo(1.0);
       assertThat(ours.lost()).as(name).isZero();
       assertThat(ours.goodputRatio()).as(name).isEqualTo(1.0);
     }
@@ -283,8 +287,9 @@ class PacingSimulationTest {
     PacingResult.Policy one = replay("fixed-window.json").policy("hostpace");
 
     assertThat(fleet.goodputRatio()).isEqualTo(1.0);
-    // Within the target of 2 % refused after 10 s, and pinned (BENCHMARKS.md has it).
-    assertThat(fleet.lateRefusalPct()).isEqualTo(1.1);
+    // Within the target of 2 % refused after 10 s, and pinned (BENCHMARKS.md has it): the tries of
+    // one more, and each process's check that a minute is not longer than the host's windows.
+    assertThat(fleet.lateRefusalPct()).isEqualTo(1.5);
     assertThat(fleet.lost()).isEqualTo(one.lost()); // the one refused at each probe of the first wall
     assertThat(fleet.finishSeconds()).isLessThan(545);
     // From the third window on, as one process: at most three refused probes a window.
