@@ -866,18 +866,10 @@ final class WindowQuota {
    * boundary takes the next round length up to that.
    */
   private void anchor(double at, HostState host) {
-    countByRound = false;
-    probesRefusedInARow = 0;
     // The last boundary found lay between lastLower and lastUpper, this one by at.
     double span = at - lastLower;
-    origin += Math.round(at * NANOS);
-    fromRun = false;
     // Searched for, the boundary lies between the last probe refused and this start.
-    slack = searching ? Math.max(0, at - nextLower) : 0;
-    searching = false;
-    boundaries = 0;
-    lastLower = -slack;
-    lastUpper = 0;
+    countFrom(at, searching ? Math.max(0, at - nextLower) : 0);
     hi = Math.max(span, round);
     double before = round;
     if (roundRuledOut) {
@@ -889,12 +881,7 @@ final class WindowQuota {
       }
     }
     lo = roundRuledOut ? before : 0.5 * before;
-    windowBegan();
-    nextLower = lo;
-    nextUpper = hi;
-    refusedProbes = 0;
-    roundHeld = false;
-    plan(host);
+    followFound(host);
   }
 
   /**
@@ -906,29 +893,42 @@ final class WindowQuota {
    */
   private void tooLong(double at, HostState host) {
     double span = at - lastLower;
-    countByRound = false;
-    probesRefusedInARow = 0;
-    origin += Math.round(at * NANOS);
-    fromRun = false;
+    countFrom(at, Math.max(0, at - (lastLower + knownLast)));
     byClock = false;
     runCount = null;
-    slack = Math.max(0, at - (lastLower + knownLast));
-    searching = false;
-    boundaries = 0;
-    lastLower = -slack;
-    lastUpper = 0;
     lo = knownLast;
     hi = Math.max(span, knownLast + 0.001);
     round = RoundWindowLengths.shortestWithin(lo, hi);
     if (notKnownNear(lo, round)) {
       round = 0;
     }
-    roundHeld = false;
     roundRuledOut = false;
+    followFound(host);
+  }
+
+  /**
+   * The windows counted afresh from {@code at}, a boundary found, which lies up to {@code slack} s
+   * before it: the origin moved there, nothing counted from the one before.
+   */
+  private void countFrom(double at, double slack) {
+    countByRound = false;
+    probesRefusedInARow = 0;
+    origin += Math.round(at * NANOS);
+    fromRun = false;
+    this.slack = slack;
+    searching = false;
+    boundaries = 0;
+    lastLower = -slack;
+    lastUpper = 0;
+  }
+
+  /** The window the boundary found began, the next boundary between {@code lo} and {@code hi} from it. */
+  private void followFound(HostState host) {
     windowBegan();
     nextLower = lo;
     nextUpper = hi;
     refusedProbes = 0;
+    roundHeld = false;
     plan(host);
   }
 
