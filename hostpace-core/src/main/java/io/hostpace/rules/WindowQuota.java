@@ -400,24 +400,23 @@ final class WindowQuota {
         }
         byClock = false;
         RunCount run = runCount;
-        if (fleet && run != null) {
-          // In a fleet that took the clock over the run's count: the clock's phase was wrong, not
-          // the run's count, which every process kept; counted from the run's first start again,
-          // and this refusal read as that count's where it put its probe no later.
-          runCount = null;
-          backToRunStart();
-          at -= day.shift();
-          countFromRun(run, host);
-          if (probeAt > at + 0.001) {
-            return true;
-          }
-        } else if (fleet) {
+        if (fleet && run == null) {
           // In a fleet: the windows moved, as the others will find too; searched for as then.
           search(at, true, host);
           return true;
-        } else {
-          backToRunStart();
-          unknownFound(Math.max(day.keptAbove(), at - day.shift() - lastUpper), host);
+        }
+        backToRunStart();
+        at -= day.shift();
+        if (run == null) {
+          unknownFound(Math.max(day.keptAbove(), at - lastUpper), host);
+          return true;
+        }
+        // In a fleet that took the clock over the run's count: the clock's phase was wrong, not the
+        // run's count, which every process kept; counted from the run's first start again, and this
+        // refusal read as that count's where it put its probe no later.
+        runCount = null;
+        countFromRun(run, host);
+        if (probeAt > at + 0.001) {
           return true;
         }
       }
@@ -711,9 +710,7 @@ final class WindowQuota {
     }
     hi = Math.max(hi, 0.001);
     windowBegan();
-    nextLower = lastLower + lo;
-    nextUpper = Math.max(lastUpper + hi, nextLower);
-    refusedProbes = 0;
+    expectNextBoundary();
     // A round length the bounds allow is taken for the window's; the one taken stays while it fits.
     roundHeld = round > lo && round <= hi;
     boolean roundLengths = permits >= ROUND_MIN_PERMITS || oneMore.shownWindow();
@@ -788,10 +785,15 @@ final class WindowQuota {
     hi = run.hi();
     countByRound = run.countByRound();
     roundHeld = run.roundHeld();
+    expectNextBoundary();
+    plan(host);
+  }
+
+  /** The next boundary lies {@code lo} to {@code hi} after the last one found; no probe refused for it yet. */
+  private void expectNextBoundary() {
     nextLower = lastLower + lo;
     nextUpper = Math.max(lastUpper + hi, nextLower);
     refusedProbes = 0;
-    plan(host);
   }
 
   /** The times counted from the run's first start again, not the clock's day. */
@@ -828,9 +830,7 @@ final class WindowQuota {
     boundaries = (int) Math.floor(lastUpper / length);
     lo = lastLower / boundaries;
     hi = lastUpper / boundaries;
-    nextLower = lastLower + lo;
-    nextUpper = lastUpper + hi;
-    refusedProbes = 0;
+    expectNextBoundary();
     plan(host);
   }
 
