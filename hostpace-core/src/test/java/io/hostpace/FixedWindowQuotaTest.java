@@ -205,6 +205,31 @@ class FixedWindowQuotaTest {
   }
 
   @Test
+  void R11_S2_aFleetsProcessesKnowAlikeHowLongTheWindowLastsAndCheckTheirCountAlike() {
+    // 60 a minute, the host's windows beginning 17.4 s into each minute of the clock; three
+    // processes of a fleet, 200 requests each. Each process learns how long a window lasts from
+    // every probe of the fleet refused, not only its own: where each counted only its own, two of
+    // them checked their count 45 s into a window and the third did not; the window the two had
+    // told the fleet's places of the quota ended at their check, and the third's starts took the
+    // places freed, into the host's full window (25 refused at once).
+    limit = FixedWindow.of(60, Duration.ofMinutes(1), at(17.4))::admit;
+    LocalFleet fleet = new LocalFleet(time, time, Duration.ofMillis(1));
+    FakeServer server = server();
+    for (int p = 0; p < 3; p++) {
+      Hostpace process = Hostpace.builder().time(time).fleet(fleet.join()).build();
+      for (int i = 0; i < 200; i++) {
+        calls.add(process.execute(server.get("http://api.test/" + p + "/" + i)));
+      }
+    }
+    time.advance(Duration.ofMinutes(15));
+
+    // Once the windows are known, only the fleet's tries of one more are refused.
+    assertThat(refusedBetween(200, 900)).as(refusedStarts()).isLessThanOrEqualTo(2);
+    assertEachWindowAccepted(77.4, 557.4, 60, 60);
+    assertNothingLost();
+  }
+
+  @Test
   void R11_aHostThatDoesNotCountByTheClockIsNotCountedAtALongerLengthTheClockHappensToFit() {
     // 60 a minute, its windows beginning 17.4 s into each minute of the clock (counted from the
     // host's own start); the engine's first request 7.3 s into a minute of the clock.

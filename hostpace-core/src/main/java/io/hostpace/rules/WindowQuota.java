@@ -79,7 +79,8 @@ import org.jspecify.annotations.Nullable;
  * 90 s counted at two minutes leaves one window in four unused for good. So a round length of
  * {@value #CHECKED_FROM_SECONDS} s or more, while the window is not known to last
  * {@value #NEAR_ROUND} of it ({@code knownLast}: the first wall's last refusal after the run's first
- * start, or the longest a probe of this process was refused after a window began), is checked once,
+ * start, or the longest a probe was refused after a window began, in a fleet another process's
+ * too, so that its processes know it alike), is checked once,
  * by a start that far after the window began, before its probe ({@link #tooLong}). Refused, the
  * window lasts that long; accepted, a window began sooner, and the windows are counted from that
  * start as from a boundary found.
@@ -274,8 +275,9 @@ final class WindowQuota {
    */
   private @Nullable RunCount runCount;
   /**
-   * How long a window is known to last: the longest a probe of this process's own was refused after
-   * the window before began (at first, the first wall's last refusal after the run's first start);
+   * How long a window is known to last: the longest a probe (this process's or, in a fleet, another's)
+   * was refused after the window before began (at first, the first wall's last refusal after the
+   * run's first start);
    * and whether the probe planned is the check that the round length counted is not longer than
    * the host's.
    */
@@ -387,7 +389,9 @@ final class WindowQuota {
         drop(host);
         return false;
       }
-      if (!heard && !searching) {
+      if (!searching) {
+        // Another process's probe too: processes that know alike how long the window lasts make
+        // their checks alike, not one of them on its own while the others' places run out.
         knownLast = Math.max(knownLast, at - lastUpper);
       }
       if (byClock) {
