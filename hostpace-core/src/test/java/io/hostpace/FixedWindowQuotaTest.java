@@ -230,6 +230,26 @@ class FixedWindowQuotaTest {
   }
 
   @Test
+  void R11_aRunBegunWithinAWindowKeepsItsQuotaWhileItsWindowsAreCountedFromTheBoundaryFound() {
+    // 60 a minute, the host's windows beginning 17.4 s into each minute of the clock; the engine's
+    // first request 7.3 s into a minute. The first wall's end is found at 19 s: counted from the
+    // run's first start, no length fits, and five probes refused say so; counted from the boundary
+    // found, three round lengths and a check are refused before a minute is probed. Those refusals
+    // ruled out where the windows were counted from, not the quota: where they counted toward the
+    // eight in a row that drop it, the rate rule took over at 49 s and the quota was learned again
+    // from a new wall, fifteen refusals after the host's second window began.
+    limit = FixedWindow.of(60, Duration.ofMinutes(1), at(17.4))::admit;
+    time.advance(Duration.ofMillis(7_300));
+    send(600, Duration.ofMinutes(15));
+
+    assertThat(events).filteredOn(HostpaceEvent.QuotaChanged.class::isInstance)
+        .map(HostpaceEvent.QuotaChanged.class::cast)
+        .noneMatch(change -> change.from() != null && change.to() == null);
+    assertThat(refusedBetween(77.4, 900)).as(refusedStarts()).isLessThanOrEqualTo(4);
+    assertNothingLost();
+  }
+
+  @Test
   void R11_aHostThatDoesNotCountByTheClockIsNotCountedAtALongerLengthTheClockHappensToFit() {
     // 60 a minute, its windows beginning 17.4 s into each minute of the clock (counted from the
     // host's own start); the engine's first request 7.3 s into a minute of the clock.

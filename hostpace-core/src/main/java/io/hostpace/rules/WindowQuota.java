@@ -153,7 +153,9 @@ final class WindowQuota {
    * The most probes refused in a row, whatever boundary they looked for, before the quota is
    * dropped: a host that counts windows accepts a probe where its bounds put the boundary within a
    * few; one that refuses on is counting no such windows now (others take its tokens), and the rate
-   * rule's cuts, which slow down, pace it instead of probes that never do.
+   * rule's cuts, which slow down, pace it instead of probes that never do. Counted afresh once the
+   * run's first start is ruled out as a boundary ({@link #unknownFound}): the probes before said
+   * where the windows are counted from, not whether there are any.
    */
   static final int MOST_PROBES_REFUSED_IN_A_ROW = 8;
   /**
@@ -859,6 +861,7 @@ final class WindowQuota {
     nextLower = lo - slack;
     nextUpper = hi;
     refusedProbes = 0;
+    probesRefusedInARow = 0; // they ruled out the run's first start as a boundary, not the quota
     plan(host);
   }
 

@@ -81,7 +81,7 @@ class PacingSimulationTest {
       "window-30-per-minute, 1.00, 15, 4.8, 1.8, 0",
       "fixed-window-90, 1.00, 25, 5.3, 3.1, 0",
       "fixed-window-offset, 1.00, 25, 4.0, 4.0, 0",
-      "fixed-window-own-phase, 1.00, 46, 7.1, 5.9, 0",
+      "fixed-window-own-phase, 1.00, 29, 4.6, 3.1, 0",
       "fixed-window-second, 0.90, 10, 1.6, 0.2, 0",
       "rate-steps, 0.90, 16, 1.3, 1.1, 0",
       "limiter-retry-after, 0.92, 9, 10.1, 2.9, 0",
