@@ -47,6 +47,18 @@ class FixedWindowQuotaTest {
     time.advance(forAtMost);
   }
 
+  /** {@code each} requests from each of three processes of a fleet (SPEC S2) 1 ms away. */
+  void sendFromFleetOfThree(int each) {
+    LocalFleet fleet = new LocalFleet(time, time, Duration.ofMillis(1));
+    FakeServer server = server();
+    for (int p = 0; p < 3; p++) {
+      Hostpace process = Hostpace.builder().time(time).fleet(fleet.join()).build();
+      for (int i = 0; i < each; i++) {
+        calls.add(process.execute(server.get("http://api.test/" + p + "/" + i)));
+      }
+    }
+  }
+
   double seconds(long at) {
     return (at - origin) / 1e9;
   }
@@ -183,14 +195,7 @@ class FixedWindowQuotaTest {
     // minute.
     limit = FixedWindow.of(100, Duration.ofMinutes(1), origin)::admit;
     time.advance(Duration.ofMillis(23_900));
-    LocalFleet fleet = new LocalFleet(time, time, Duration.ofMillis(1));
-    FakeServer server = server();
-    for (int p = 0; p < 3; p++) {
-      Hostpace process = Hostpace.builder().time(time).fleet(fleet.join()).build();
-      for (int i = 0; i < 200; i++) {
-        calls.add(process.execute(server.get("http://api.test/" + p + "/" + i)));
-      }
-    }
+    sendFromFleetOfThree(200);
     time.advance(Duration.ofMinutes(10));
 
     // Once the windows are known, each minute's probe is one process's; the others hear it
@@ -213,14 +218,7 @@ class FixedWindowQuotaTest {
     // told the fleet's places of the quota ended at their check, and the third's starts took the
     // places freed, into the host's full window (25 refused at once).
     limit = FixedWindow.of(60, Duration.ofMinutes(1), at(17.4))::admit;
-    LocalFleet fleet = new LocalFleet(time, time, Duration.ofMillis(1));
-    FakeServer server = server();
-    for (int p = 0; p < 3; p++) {
-      Hostpace process = Hostpace.builder().time(time).fleet(fleet.join()).build();
-      for (int i = 0; i < 200; i++) {
-        calls.add(process.execute(server.get("http://api.test/" + p + "/" + i)));
-      }
-    }
+    sendFromFleetOfThree(200);
     time.advance(Duration.ofMinutes(15));
 
     // Once the windows are known, only the fleet's tries of one more are refused.
@@ -233,11 +231,11 @@ class FixedWindowQuotaTest {
   void R11_aRunBegunWithinAWindowKeepsItsQuotaWhileItsWindowsAreCountedFromTheBoundaryFound() {
     // 60 a minute, the host's windows beginning 17.4 s into each minute of the clock; the engine's
     // first request 7.3 s into a minute. The first wall's end is found at 19 s: counted from the
-    // run's first start, no length fits, and five probes refused say so; counted from the boundary
-    // found, three round lengths and a check are refused before a minute is probed. Those refusals
-    // ruled out where the windows were counted from, not the quota: where they counted toward the
-    // eight in a row that drop it, the rate rule took over at 49 s and the quota was learned again
-    // from a new wall, fifteen refusals after the host's second window began.
+    // run's first start, no length fits, as four probes and a check refused say; counted from the
+    // boundary found, four round lengths and two checks are refused before a minute's probe is
+    // accepted. Those refusals ruled out where the windows were counted from, not the quota: where
+    // they counted toward the eight in a row that drop it, the rate rule took over at 49 s and the
+    // quota was learned again from a new wall, fifteen refusals after the host's second window began.
     limit = FixedWindow.of(60, Duration.ofMinutes(1), at(17.4))::admit;
     time.advance(Duration.ofMillis(7_300));
     send(600, Duration.ofMinutes(15));
