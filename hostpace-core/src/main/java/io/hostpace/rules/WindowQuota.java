@@ -80,10 +80,9 @@ import org.jspecify.annotations.Nullable;
  * {@value #CHECKED_FROM_SECONDS} s or more, while the window is not known to last
  * {@value #NEAR_ROUND} of it ({@code knownLast}: the first wall's last refusal after the run's first
  * start, or the longest a probe was refused after a window began, in a fleet another process's
- * too, so that its processes know it alike), is checked once,
- * by a start that far after the window began, before its probe ({@link #tooLong}). Refused, the
- * window lasts that long; accepted, a window began sooner, and the windows are counted from that
- * start as from a boundary found.
+ * too, so that its processes know it alike), is checked once, by a start that far after the
+ * window began, before its probe ({@link #tooLong}). Refused, the window lasts that long; accepted,
+ * a window began sooner, and the windows are counted from that start as from a boundary found.
  *
  * <p>Before that, where the rule is given the engine's clock, the windows are counted from the
  * clock's day: a host that counts by the clock's minute (a gateway that keys its counter by the
@@ -277,11 +276,10 @@ final class WindowQuota {
    */
   private @Nullable RunCount runCount;
   /**
-   * How long a window is known to last: the longest a probe (this process's or, in a fleet, another's)
-   * was refused after the window before began (at first, the first wall's last refusal after the
-   * run's first start);
-   * and whether the probe planned is the check that the round length counted is not longer than
-   * the host's.
+   * How long a window is known to last: the longest a probe (this process's or, in a fleet,
+   * another's) was refused after the window before began (at first, the first wall's last refusal
+   * after the run's first start); and whether the probe planned is the check that the round length
+   * counted is not longer than the host's.
    */
   private double knownLast;
   private boolean checking;
