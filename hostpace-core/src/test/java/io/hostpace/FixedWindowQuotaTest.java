@@ -248,6 +248,25 @@ class FixedWindowQuotaTest {
   }
 
   @Test
+  void R11_S2_aFleetsProcessWhoseQuotaItsRefusedProbesDroppedGoesFromTheSlowStartNotItsWindowsBursts() {
+    // 45 each 90 s, the host's windows beginning at 26.1 s; three processes of a fleet, 150
+    // requests each, met at 20 s. Counted from the run's first start, the windows are searched for
+    // where they are not, and each process's quota is dropped by its probes refused in a row (55 s
+    // to 57.5 s). The answers its rule measured then were the windows' bursts, heard a fleet's trip
+    // apart (a thousand a second): the last process to drop paced itself from them, cut at each
+    // refusal 5 ms apart, and 45 were refused in a second. It goes from the slow start instead.
+    limit = FixedWindow.of(45, Duration.ofSeconds(90), at(26.1))::admit;
+    time.advance(Duration.ofMillis(20_000));
+    sendFromFleetOfThree(150);
+    time.advance(Duration.ofMinutes(30));
+
+    for (double from = 30; from < 1800; from += 0.5) {
+      assertThat(refusedBetween(from, from + 1)).as("from %.1f s: %s", from, refusedStarts()).isLessThanOrEqualTo(8);
+    }
+    assertNothingLost();
+  }
+
+  @Test
   void R11_aHostThatDoesNotCountByTheClockIsNotCountedAtALongerLengthTheClockHappensToFit() {
     // 60 a minute, its windows beginning 17.4 s into each minute of the clock (counted from the
     // host's own start); the engine's first request 7.3 s into a minute of the clock.

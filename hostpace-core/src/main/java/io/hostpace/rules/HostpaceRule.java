@@ -822,6 +822,10 @@ final class HostpaceRule implements LearningRule {
       // Nothing paced yet, up to three accepted (SPEC R12): their gaps are the opening's round trips
       // or a burst the host let through, not its rate; bracketed as after one.
       m = Double.NaN;
+    } else if (Double.isInfinite(current) && memory.window().droppedByProbes()) {
+      // A quota dropped, its probes refused on and on (SPEC R11): the answers measured are its
+      // windows' bursts (in a fleet, heard a fleet's trip apart: a thousand a second), not a rate.
+      m = Double.NaN;
     }
     double since = (now - memory.epoch) / NANOS;
     boolean soon = interval > 0 && since < memory.k / 2;

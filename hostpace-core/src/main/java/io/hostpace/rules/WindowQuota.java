@@ -283,6 +283,8 @@ final class WindowQuota {
    */
   private double knownLast;
   private boolean checking;
+  /** Whether the refusal just told dropped the quota, its probes refused too often in a row. */
+  private boolean droppedByProbes;
 
   /** The fields of a count from the run's first start that counting by the clock replaces. */
   private record RunCount(
@@ -341,6 +343,15 @@ final class WindowQuota {
     return oneMore.heldRate();
   }
 
+  /**
+   * Whether the refusal just told dropped the quota because {@value #MOST_PROBES_REFUSED_IN_A_ROW}
+   * of its probes were refused in a row: the rate rule takes the host with nothing measured, as the
+   * answers since the quota was learned are its windows' bursts, not a rate.
+   */
+  boolean droppedByProbes() {
+    return droppedByProbes;
+  }
+
   /** As {@link #heldRate()}: the rate the window's starts and the try accepted showed, a second. */
   double triedRate() {
     return oneMore.triedRate();
@@ -353,6 +364,7 @@ final class WindowQuota {
    * reckoning of the windows.
    */
   boolean refused(long now, long startedAt, boolean heard, HostState host) {
+    droppedByProbes = false;
     if (wallRefusals++ == 0) {
       wallFrom = now;
       wallLastRefusedStart = startedAt;
@@ -387,6 +399,7 @@ final class WindowQuota {
       }
       if (!heard && ++probesRefusedInARow >= MOST_PROBES_REFUSED_IN_A_ROW) {
         drop(host);
+        droppedByProbes = true;
         return false;
       }
       if (!searching) {
