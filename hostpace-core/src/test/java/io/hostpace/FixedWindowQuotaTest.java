@@ -253,8 +253,9 @@ class FixedWindowQuotaTest {
     // requests each, met at 20 s. Counted from the run's first start, the windows are searched for
     // where they are not, and each process's quota is dropped by its probes refused in a row (55 s
     // to 57.5 s). The answers its rule measured then were the windows' bursts, heard a fleet's trip
-    // apart (a thousand a second): the last process to drop paced itself from them, cut at each
-    // refusal 5 ms apart, and 45 were refused in a second. It goes from the slow start instead.
+    // apart, far faster than the host went: the last process to drop paced itself from them, cut at
+    // each refusal a few milliseconds apart, and most of a window's quota was refused within a
+    // second. It goes from the slow start instead.
     limit = FixedWindow.of(45, Duration.ofSeconds(90), at(26.1))::admit;
     time.advance(Duration.ofMillis(20_000));
     sendFromFleetOfThree(150);

@@ -818,13 +818,12 @@ final class HostpaceRule implements LearningRule {
       return memory.dropTo(Math.min(current / 2, own), current, now);
     }
     double m = memory.measured(now);
-    if (Double.isInfinite(current) && memory.count <= IntervalBracket.MOST_ACCEPTED_BEFORE) {
-      // Nothing paced yet, up to three accepted (SPEC R12): their gaps are the opening's round trips
-      // or a burst the host let through, not its rate; bracketed as after one.
-      m = Double.NaN;
-    } else if (Double.isInfinite(current) && memory.window().droppedByProbes()) {
-      // A quota dropped, its probes refused on and on (SPEC R11): the answers measured are its
-      // windows' bursts (in a fleet, heard a fleet's trip apart: a thousand a second), not a rate.
+    boolean fewAccepted = memory.count <= IntervalBracket.MOST_ACCEPTED_BEFORE;
+    if (Double.isInfinite(current) && (fewAccepted || memory.window().droppedByProbes())) {
+      // Nothing paced yet, and the gaps measured are no rate: up to three accepted, the opening's
+      // round trips or a burst the host let through (SPEC R12), bracketed as after one; or the
+      // bursts of a quota's windows, which its probes refused on and on just dropped (SPEC R11; in
+      // a fleet, heard a fleet's trip apart, they read far faster than the host went).
       m = Double.NaN;
     }
     double since = (now - memory.epoch) / NANOS;
