@@ -19,7 +19,7 @@ final class LearnedQuota {
 
   final int permits;
   final long window;
-  /** When the current window began (its probe's start), and the starts in it. */
+  /** When the current window began (its probe's start), and the starts in it (in a fleet, the others' accepted too). */
   private long from;
   private int used;
   /** The probe in flight, whose answer says whether a window began. */
@@ -110,14 +110,22 @@ final class LearnedQuota {
    * host's window is full, whatever this engine counted of it: nothing more starts until the window
    * ends. Another process's start accepted once this engine's window ended, while no probe of its
    * own is out, began the host's next window as a probe of this engine's would have: the windows are
-   * counted from it, none of its starts this engine's, so this engine starts in it at once (the
-   * fleet's places of the quota hold the processes together to it), not a whole window after its
-   * own last probe.
+   * counted from it, and this engine starts in that window at once (the fleet's places of the quota
+   * hold the processes together to it), not a whole window after its own last probe. Another
+   * process's start accepted within this engine's window is one of the window's starts too, so
+   * that the engine holds the fleet to the quota by its own count as well: a place of the quota is
+   * leased for the window the rule told when it was claimed, which for a window's first start is
+   * the window before's, shorter where that one ended at a check or a probe that searched for the
+   * boundary; its places would end before the window does.
    */
   void answered(@Nullable Call<?> call, long startedAt, boolean accepted) {
     if (call == null && accepted && probe == null && startedAt - (from + window) >= 0) {
       from = startedAt;
-      used = 0;
+      used = 1;
+      return;
+    }
+    if (call == null && accepted && startedAt - from >= 0 && startedAt - (from + window) < 0) {
+      used++;
       return;
     }
     if (call != probe || call == null) {

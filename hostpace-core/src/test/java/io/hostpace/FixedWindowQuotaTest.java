@@ -228,6 +228,28 @@ class FixedWindowQuotaTest {
   }
 
   @Test
+  void R11_S2_aFleetsProcessesTryOneMoreInTheSameWindowsAndHoldEachWindowToTheQuota() {
+    // 60 a minute from 0 s; three processes of a fleet, 400 requests each. Learned at 62 s, one
+    // more is tried in that first window, then every fourth window, then every sixteenth. One
+    // process's try refused is every process's: where each counted only its own, the two whose try
+    // did not go in the first window tried in the second (120 s) and every fourth from there, the
+    // third in the fifth (300 s), and the fleet tried three times as often as one process. With
+    // no try refused in a window to say it was full, each process's places of the quota ran out
+    // before the window did (leased for the window before, which the count's check cut short), and
+    // each process started one more at 178 s: its own count, of its own starts only, let it. It
+    // counts the others' accepted starts in its window as well.
+    limit = FixedWindow.of(60, Duration.ofMinutes(1), origin)::admit;
+    sendFromFleetOfThree(400);
+    time.advance(Duration.ofMinutes(25));
+
+    // After the first window and the count's check (107 s): only the try of one more at 300 s.
+    assertThat(refusedBetween(110, 1500)).as(refusedStarts()).isEqualTo(1);
+    assertThat(refusedBetween(299, 301)).as(refusedStarts()).isEqualTo(1);
+    assertEachWindowAccepted(120, 1200, 60, 60);
+    assertNothingLost();
+  }
+
+  @Test
   void R11_aRunBegunWithinAWindowKeepsItsQuotaWhileItsWindowsAreCountedFromTheBoundaryFound() {
     // 60 a minute, the host's windows beginning 17.4 s into each minute of the clock; the engine's
     // first request 7.3 s into a minute. The first wall's end is found at 19 s: counted from the

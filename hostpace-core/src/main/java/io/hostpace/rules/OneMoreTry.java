@@ -62,6 +62,8 @@ final class OneMoreTry {
    */
   private int windowsBegun;
   private int putOffIn;
+  /** The window in which a try of one more was refused last (-1: none), counted as {@link #windowsBegun}. */
+  private int refusedIn = -1;
   /**
    * Whether a try of one more, alone part way into a window, was refused: a quota under
    * {@value WindowQuota#ROUND_MIN_PERMITS} that a token bucket would have refilled by then is a
@@ -202,8 +204,19 @@ final class OneMoreTry {
     triedRate = (accepted + 1) / Math.max(0.001, since);
   }
 
-  /** The one more tried in this window was refused: the quota holds; it is tried again less often. */
+  /**
+   * The one more tried in this window was refused: the quota holds; it is tried again less often,
+   * counted from this window. Once a window: in a fleet (SPEC S2) each process hears the others'
+   * tries, and one process's refused try is every process's, so that they try in the same windows,
+   * not each on its own count (three processes that each tried when their own count said would try
+   * three times as often as one).
+   */
   void refused(int permits) {
+    if (refusedIn == windowsBegun) {
+      return;
+    }
+    refusedIn = windowsBegun;
+    windowsSinceExtra = 0;
     extra = false;
     int growth = permits >= WindowQuota.ROUND_MIN_PERMITS ? PROBE_EVERY_GROWTH : 2;
     probeEvery = Math.min(MAX_PROBE_EVERY, growth * probeEvery);

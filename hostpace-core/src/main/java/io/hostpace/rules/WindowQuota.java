@@ -137,7 +137,9 @@ import org.jspecify.annotations.Nullable;
  * off the host's, a start of another process between the host's boundary and the count's is
  * accepted beyond the quota: one that comes at least the window's shortest length after the last
  * probe, while a length holds, is the host's next window, and the windows are counted from it
- * afresh, not taken to be no quota.
+ * afresh, not taken to be no quota. A refusal heard once the window accepted the quota is the
+ * fleet's try of one more, refused: every process counts its next try from it
+ * ({@link OneMoreTry#refused}), so that they try in the same windows.
  *
  * <p>Guarded by the engine's lock, as the host's state is. Times are the engine's clock in
  * nanoseconds, compared by difference; the quota's own are seconds from the run's first start.
@@ -481,8 +483,9 @@ final class WindowQuota {
       plan(host);
       return true;
     }
-    if (oneMore.due() && acceptedInWindow >= permits) {
-      // The one more tried in this window was refused: the quota holds; try again less often.
+    if (acceptedInWindow >= permits && (oneMore.due() || heard)) {
+      // The one more tried in this window was refused, this process's or, in a fleet, another's:
+      // the quota holds; tried again less often, by every process of the fleet from this window.
       oneMore.refused(permits);
       host.quota(permits, host.quotaWindow());
       return true;
