@@ -532,6 +532,9 @@ final class FleetClaims {
       return true;
     }
     FleetState claims = node.fleet();
+    if (!probePlaced(node, claims, quota, now)) {
+      return false;
+    }
     if (claims.quotaClaiming || claims.quotaFull) {
       return false;
     }
@@ -546,6 +549,97 @@ final class FleetClaims {
         held -> quotaPlaceAnswered(node, head, claimed, number, held, window / quota.permits));
     return false;
   }
+
+  /**
+   * Whether the head of {@code node}'s queue may start as the quota's window probe, where it would
+   * be one: each process counts the same windows and would probe each one itself, so that where
+   * the window has not begun every process's probe is refused. The fleet's one place of the host's
+   * probe goes to one process; the others wait to hear its answer (accepted, the window is theirs
+   * too; refused, their rules plan the next probe), or a while. Held until this process's probe
+   * is answered or no start of it is a probe, or until its lease ends.
+   */
+  private boolean probePlaced(Node node, FleetState claims, LearnedQuota quota, long now) {
+    if (!quota.wouldProbe(now)) {
+      letGoProbe(node);
+      return true;
+    }
+    if (claims.probeHeld) {
+      return true;
+    }
+    if (claims.probeClaiming || claims.probeElsewhere) {
+      return false;
+    }
+    claims.probeClaiming = true;
+    long number = claims.probeNumber = ++places;
+    long lease = Math.min(quota.window, PROBE_LEASE);
+    fleet.claimPlace(probeKey(node), number, 1, lease, held -> probeAnswered(node, number, held, lease));
+    return false;
+  }
+
+  /** The fleet answered the claim of the host's probe place numbered {@code number}. */
+  private void probeAnswered(Node node, long number, long held, long lease) {
+    engine.underLock(() -> {
+      FleetState claims = node.fleet();
+      claims.probeClaiming = false;
+      if (claims.probeNumber != number) {
+        if (held > 0) {
+          fleet.releasePlace(probeKey(node), number);
+        }
+        return;
+      }
+      if (held > 0) {
+        claims.probeHeld = true;
+      } else {
+        claims.probeNumber = 0;
+        claims.probeElsewhere = true;
+        timer.schedule(() -> probeMayBeFree(node), Math.max(1_000_000L, Math.min(PLACES_FULL_RETRY, lease)));
+      }
+      engine.lookAgain(node, clock.nanoTime());
+    });
+  }
+
+  private void probeMayBeFree(Node node) {
+    engine.underLock(() -> {
+      FleetState claims = node.fleet;
+      if (claims != null && claims.probeElsewhere) {
+        claims.probeElsewhere = false;
+        engine.lookAgain(node, clock.nanoTime());
+      }
+    });
+  }
+
+  /**
+   * After an answer of {@code node}, this process's or another's: the probe place is let go once
+   * no start of this process is a probe, and another's probe answered lets this process claim it.
+   */
+  void probeSettled(Node node, long now) {
+    FleetState claims = node.fleet;
+    if (claims == null) {
+      return;
+    }
+    claims.probeElsewhere = false;
+    LearnedQuota quota = node.quota;
+    if (quota == null || !quota.probing() && !quota.wouldProbe(now)) {
+      letGoProbe(node);
+    }
+  }
+
+  private void letGoProbe(Node node) {
+    FleetState claims = node.fleet;
+    if (claims != null && claims.probeHeld) {
+      claims.probeHeld = false;
+      fleet.releasePlace(probeKey(node), claims.probeNumber);
+      claims.probeNumber = 0;
+    }
+  }
+
+  /** The key of the fleet's one place of a host's window probe: its own key and {@code /probe}, which no host key has. */
+  private static String probeKey(Node node) {
+    return node.key + "/probe";
+  }
+
+  /** How long at most a process holds the fleet's place of a host's probe, if it never lets it go. */
+  private static final long PROBE_LEASE = 30_000_000_000L;
 
   /** The fleet answered the claim of the quota's place numbered {@code number} for {@code call}. */
   private void quotaPlaceAnswered(Node node, Call<?> call, FleetPlace place, long number, long held, long spacing) {

@@ -42,6 +42,15 @@ final class FleetState {
   boolean quotaClaiming;
   /** Whether the fleet said all its places of the quota are held: a refusal, a release or a while clears it. */
   boolean quotaFull;
+  /**
+   * The fleet's one place of the host's window probe (SPEC S2): the number of this process's claim
+   * of it (0 for none), whether the claim is asked, whether this process holds it, and whether the
+   * fleet said another process does (its probe's answer, heard, or a while clears it).
+   */
+  long probeNumber;
+  boolean probeClaiming;
+  boolean probeHeld;
+  boolean probeElsewhere;
   /** Whether the node waits for the fleet's answer to a spend of its announced starts (SPEC S3). */
   boolean announcedSpending;
   /** Whether the fleet said none of the announced starts remains until {@link #announcedResetAt}. */

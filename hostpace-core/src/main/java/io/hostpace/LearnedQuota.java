@@ -87,6 +87,11 @@ final class LearnedQuota {
     return probe != null;
   }
 
+  /** Whether a start at {@code now} would be a window's probe: the window counted ended, no probe out. */
+  boolean wouldProbe(long now) {
+    return probe == null && now - (from + window) >= 0;
+  }
+
   /** When the next start may go, if it may not at {@code now}; {@code now} itself when it may. */
   long readyAt(long now) {
     if (used < permits || now - (from + window) >= 0) {

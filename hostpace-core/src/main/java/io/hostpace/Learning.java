@@ -411,6 +411,10 @@ final class Learning {
       held.countOnAfterRefusedProbe(now);
     }
     interval(events, node, next, now);
+    FleetClaims claims = this.claims;
+    if (claims != null) {
+      claims.probeSettled(node, now);
+    }
   }
 
   /**

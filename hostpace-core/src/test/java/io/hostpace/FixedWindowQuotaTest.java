@@ -221,8 +221,9 @@ class FixedWindowQuotaTest {
     sendFromFleetOfThree(200);
     time.advance(Duration.ofMinutes(15));
 
-    // Once the windows are known, only the fleet's tries of one more are refused.
-    assertThat(refusedBetween(200, 900)).as(refusedStarts()).isLessThanOrEqualTo(2);
+    // Once the windows are known, only the fleet's tries of one more and its probes narrowing
+    // where the windows begin are refused, each one process's.
+    assertThat(refusedBetween(200, 900)).as(refusedStarts()).isLessThanOrEqualTo(4);
     assertEachWindowAccepted(77.4, 557.4, 60, 60);
     assertNothingLost();
   }
@@ -246,6 +247,45 @@ class FixedWindowQuotaTest {
     assertThat(refusedBetween(110, 1500)).as(refusedStarts()).isEqualTo(1);
     assertThat(refusedBetween(299, 301)).as(refusedStarts()).isEqualTo(1);
     assertEachWindowAccepted(120, 1200, 60, 60);
+    assertNothingLost();
+  }
+
+  @Test
+  void R11_S2_aFleetMetPartWayIntoWindowsNoRoundLengthFitsCountsThemFromTheBoundaryFound() {
+    // 45 each 90 s from 0 s; three processes of a fleet, 150 requests each, met at 55 s. Counted
+    // from the run's first start, no round length fits what the host did, and the processes, which
+    // kept that count whatever the boundaries showed, searched for the windows where they were not:
+    // quotas dropped and learned again from new walls, a hundred refusals between 137 s and 660 s.
+    // They count from the boundary found instead, as a process alone does, and narrow where it
+    // lies by probes in the middle of it, so that their windows do not begin up to its span late.
+    limit = FixedWindow.of(45, Duration.ofSeconds(90), origin)::admit;
+    time.advance(Duration.ofMillis(55_000));
+    sendFromFleetOfThree(150);
+    time.advance(Duration.ofMinutes(30));
+
+    // Each of the host's windows gives its 45 from the first; from 170 s, a few probes refused.
+    assertEachWindowAccepted(0, 900, 90, 45);
+    assertThat(refusedBetween(170, 1800)).as(refusedStarts()).isLessThanOrEqualTo(6);
+    assertNothingLost();
+  }
+
+  @Test
+  void S2_aFleetsWindowProbeIsOneProcesssTheOthersHearItsAnswer() {
+    // 60 a minute, the host's windows beginning 17.4 s into each minute; three processes of a
+    // fleet, 200 requests each, from 0 s. The processes count the same windows and would each
+    // probe each boundary: where it had not come, three refused at once (53.7 s, 60.0 s, 75.6 s,
+    // 128.0 s and on), where one would do. One process holds the fleet's place of the host's
+    // probe; the others hear its answer.
+    limit = FixedWindow.of(60, Duration.ofMinutes(1), at(17.4))::admit;
+    sendFromFleetOfThree(200);
+    time.advance(Duration.ofMinutes(15));
+
+    // After the first window's burst: no two refused together, each probe refused alone.
+    List<Double> refused = starts.stream().filter(start -> start[0] >= 35 && start[1] == 0).map(start -> start[0]).toList();
+    for (int i = 1; i < refused.size(); i++) {
+      assertThat(refused.get(i) - refused.get(i - 1)).as(refusedStarts()).isGreaterThan(0.01);
+    }
+    assertThat(refusedBetween(35, 900)).as(refusedStarts()).isLessThanOrEqualTo(10);
     assertNothingLost();
   }
 

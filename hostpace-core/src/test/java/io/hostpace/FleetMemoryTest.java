@@ -204,10 +204,10 @@ class FleetMemoryTest {
     List<String> starts = newcomersStarts("q", 4, Duration.ofMinutes(3));
 
     // the window the fleet kept as full (at 0.001) ends at 40.001, as read at 0.011 and answered
-    // at 0.012: 40.002; each start claims one of the fleet's places of the quota first (SPEC S2):
-    // the probe at 40.004, the two more once it was accepted (100 ms), the fourth a window after
-    // the probe
-    assertThat(starts).containsExactly("40.004", "40.106", "40.108", "100.006");
+    // at 0.012: 40.002; each start claims one of the fleet's places of the quota first, and a
+    // window's probe the fleet's one place of the host's probe before it (SPEC S2): the probe at
+    // 40.006, the two more once it was accepted (100 ms), the fourth a window after the probe
+    assertThat(starts).containsExactly("40.006", "40.108", "40.110", "100.010");
   }
 
   @Test

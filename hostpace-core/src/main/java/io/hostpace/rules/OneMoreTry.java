@@ -62,6 +62,8 @@ final class OneMoreTry {
    */
   private int windowsBegun;
   private int putOffIn;
+  /** The quota a refusal lowered while one more was due in this window (0: none). */
+  private int loweredWhileDue;
   /** The window in which a try of one more was refused last (-1: none), counted as {@link #windowsBegun}. */
   private int refusedIn = -1;
   /**
@@ -110,6 +112,7 @@ final class OneMoreTry {
     windowSpan = 0;
     windowOpen = true;
     windowsBegun++;
+    loweredWhileDue = 0;
     disarmAlone();
     if (++windowsSinceExtra >= probeEvery) {
       extra = true;
@@ -222,11 +225,27 @@ final class OneMoreTry {
     probeEvery = Math.min(MAX_PROBE_EVERY, growth * probeEvery);
   }
 
-  /** The quota came down to what the window accepted: nothing more is tried with its starts. */
-  void quotaLowered() {
+  /**
+   * The quota of {@code from} came down to what the window accepted: nothing more is tried with
+   * its starts. Where one more was due, the refusal that lowered it may have been the try, heard
+   * before the window's other acceptances (a fleet's answers come in any order): {@link #restored}.
+   */
+  void quotaLowered(int from) {
+    loweredWhileDue = extra ? from : 0;
     extra = false;
     if (!aloneArmed) {
       aloneAt = 0;
+    }
+  }
+
+  /**
+   * The window's later acceptances raised the quota back to {@code permits}: where it is back to
+   * what it was when a refusal lowered it while one more was due, that refusal was the try's.
+   */
+  void restored(int permits) {
+    if (loweredWhileDue > 0 && permits >= loweredWhileDue) {
+      loweredWhileDue = 0;
+      refused(permits);
     }
   }
 

@@ -125,9 +125,12 @@ import org.jspecify.annotations.Nullable;
  * back to what the window held. And one more than the quota, accepted when the next probe was due
  * within {@value #NARROW_ENOUGH} of the window, is the probe of another process whose reckoning
  * put the boundary a little earlier: a boundary, not a sign that there is no quota. A fleet's
- * processes count the windows from the run's first start whatever the boundaries show, as each of
- * them saw it: counted from a boundary found, or bounded from the one before, each process's count
- * would drift from the others', whose probes it hears at their own reckoning. The clock's day they
+ * processes count the windows from the run's first start while anything counted so fits, as each
+ * of them saw it: bounded from the boundary before, as a process alone bounds them too, each
+ * process's count would drift from the others', whose probes it hears at their own reckoning.
+ * Where nothing counted so fits (a host whose windows no round length fits, met part way into
+ * one), they count from the boundary found, as a process alone does, and narrow where it lies
+ * ({@link #phaseProbeAt}). The clock's day they
  * read alike: where a round length counted from it fits the first boundary found and puts the next
  * one sooner than the run's count (a host that counts by the clock's minute, met part way into one,
  * whose windows' probes that count would put late, and never refused there), the windows are counted
@@ -172,6 +175,8 @@ final class WindowQuota {
    * rounding of ours may put it a nanosecond before the host's window begins.
    */
   static final double ROUND_MARGIN = 0.001;
+  /** How narrow, as a share of the round length, the span a fleet's boundary was found in must be before its probes stop narrowing it. */
+  static final double PHASE_NARROW = 0.05;
   /**
    * The shortest round length whose count is checked for being longer than the host's windows
    * ({@link #tooLong}): a probe of a shorter one comes later into the host's window by the round
@@ -260,7 +265,17 @@ final class WindowQuota {
   private boolean countByRound;
   /** How much earlier than the origin the host's boundary there may lie: 0 when the origin is one. */
   private double slack;
-  /** Whether another process of a fleet told of this host (SPEC S2): it counts from the run's first start. */
+  /**
+   * In a fleet counting from a boundary found: whether the next probe goes in the middle of where
+   * the last boundary lay, a round length on ({@link #phaseProbeAt}), and whether one so placed was
+   * refused in this window (the next then goes where the length puts it).
+   */
+  private boolean phaseProbe;
+  private boolean phaseRefused;
+  /**
+   * Whether another process of a fleet told of this host (SPEC S2): it counts from the run's first
+   * start while anything counted so fits.
+   */
   private boolean fleet;
   private int acceptedInWindow;
   /** Whether a refusal lowered the quota in this window, and the start of the request it refused. */
@@ -393,6 +408,14 @@ final class WindowQuota {
         plan(host);
         return true;
       }
+      if (phaseProbe) {
+        // Refused in the middle of where the last boundary lay, a round length on: the boundary
+        // lies later in it; this window's probe goes where the length puts it.
+        phaseRefused = true;
+        nextLower = Math.max(nextLower, at);
+        plan(host);
+        return true;
+      }
       if (searching && countByRound && at >= nextUpper - 0.001) {
         // Searched for over a whole round length: the first wall was no window of that length, but
         // a longer window met near its end, say.
@@ -463,7 +486,7 @@ final class WindowQuota {
           // No round length is left, but one that is not round still fits: it is narrowed by
           // probes in the middle of where the next boundary lies, as when none fitted.
           round = 0;
-        } else if (next == 0 && fromRun && !fleet) {
+        } else if (next == 0 && fromRun) {
           unknownPhase(above, at, host);
           return true;
         } else if (next == 0) {
@@ -474,7 +497,7 @@ final class WindowQuota {
         } else {
           round = next;
         }
-      } else if (!searching && fromRun && beyond && !fleet) {
+      } else if (!searching && fromRun && beyond) {
         // Refused where the last boundary the bounds allow had come: counted from the run's first
         // start, nothing fits.
         unknownPhase(above, at, host);
@@ -499,8 +522,8 @@ final class WindowQuota {
     }
     if (acceptedInWindow >= MIN_PERMITS) {
       boolean spanned = countByRound && !searching && !lowered;
+      oneMore.quotaLowered(permits);
       permits = acceptedInWindow;
-      oneMore.quotaLowered();
       lowered = true;
       loweredBy = startedAt;
       // The first window after the guess holds fewer than the run: the run spanned a boundary, and
@@ -609,6 +632,7 @@ final class WindowQuota {
           // Of the burst whose refusal lowered the quota, answered after it (a fleet's answers come
           // in any order): the window held these too, whatever else more than the quota may say.
           permits = acceptedInWindow;
+          oneMore.restored(permits);
           host.quota(permits, host.quotaWindow());
           return true;
         }
@@ -625,10 +649,11 @@ final class WindowQuota {
           boundary(nextLower, at, host);
           return true;
         }
-        if (fleet && round > 0 && roundHeld && !searching && at - lastUpper >= lo) {
+        if (fleet && round > 0 && !searching && at - lastUpper >= lo) {
           // More than the quota, started a window's shortest length after the last probe: another
           // process met the host's next window, which began before this count put it (the run's
-          // first start lay within one). The windows are counted from that start afresh.
+          // first start, or the boundary found, lay within one). The windows are counted from that
+          // start afresh.
           roundRuledOut = false;
           anchor(at, host);
           return true;
@@ -969,6 +994,7 @@ final class WindowQuota {
 
   /** A window began with the probe just accepted: one start of it spent; maybe one more tried in it. */
   private void windowBegan() {
+    phaseRefused = false;
     oneMore.windowBegan();
     acceptedInWindow = 1;
     lowered = false;
@@ -977,6 +1003,7 @@ final class WindowQuota {
   /** When the next probe goes, told to the engine as the window it counts from the last probe. */
   private void plan(HostState host) {
     checking = false;
+    phaseProbe = false;
     if (round > 0 && !searching) {
       // Where the round length puts the next boundary, counted from the origin or from the last
       // boundary found, whichever is sooner: by both, the boundary has come if the length is right.
@@ -991,6 +1018,11 @@ final class WindowQuota {
         probeAt = check;
         checking = true;
       }
+      double phase = phaseProbeAt();
+      if (!checking && phase > 0 && phase < probeAt - 0.001) {
+        probeAt = phase;
+        phaseProbe = true;
+      }
     } else {
       boolean wide = nextUpper - nextLower > NARROW_ENOUGH * hi && refusedProbes < MAX_REFUSED_PROBES;
       probeAt = Math.max(wide ? (nextLower + nextUpper) / 2 : nextUpper, lastUpper + 0.001);
@@ -999,6 +1031,25 @@ final class WindowQuota {
     host.quota(permits + more, nanos(probeAt - lastUpper));
     // A try planned alone is told once the window's starts are taken (at once, where they are).
     armAlone(lastUpper, host);
+  }
+
+  /**
+   * Where a fleet's probe goes to narrow where the windows begin, or 0 where it does not. Counted
+   * from a boundary found, a probe where the round length puts the next boundary comes up to the
+   * span the boundary was found in late, and is accepted there, so that each window would begin up
+   * to that span late, for good. So while the span is wider than {@value #PHASE_NARROW} of a round
+   * length of {@value #CHECKED_FROM_SECONDS} s or more, the probe goes in its middle, a round length
+   * on, once a window: accepted, the boundary is found there; refused, this window's probe goes
+   * where the length puts it, the span's lower end raised. In a fleet only, whose probe is one
+   * process's (SPEC S2): for a process alone, narrowing so cost more refusals than it gave back.
+   */
+  private double phaseProbeAt() {
+    if (!fleet || phaseRefused || slack <= 0 || round < CHECKED_FROM_SECONDS
+        || lastUpper - lastLower <= PHASE_NARROW * round) {
+      return 0;
+    }
+    double middle = (lastLower + lastUpper) / 2 + round;
+    return middle > nextLower ? middle + ROUND_MARGIN * round : 0;
   }
 
   /**

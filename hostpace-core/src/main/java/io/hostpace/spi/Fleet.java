@@ -327,7 +327,10 @@ public interface Fleet {
    * many starts in fixed windows; the key is the host's followed by {@code "/quota"}): held for
    * that long after it was granted, unless released before (a refused start used none of the
    * quota), so the fleet's processes together start no more than {@code limit} in any span of
-   * that length, and no more than the host counts in any of its windows.
+   * that length, and no more than the host counts in any of its windows; or, {@code limit} 1, the
+   * one place of the probe that begins such a window (the key is the host's followed by
+   * {@code "/probe"}), so that one process probes it and the others hear its answer, held until
+   * released or for that long.
    *
    * @param leaseNanos 0 for a place held until released; else how long after its grant it ends
    */

@@ -734,22 +734,24 @@ class WindowQuotaTest {
     clockAt("2026-12-06T00:00:00Z");
     wall(45, 0.35, 0.65, 5.17, 11.62, 22.89, 45.42);
     assertThat(accepted(90.49)).isTrue();
-    // Refused where the minute put the next boundary, and in the middle of the minute after: the
-    // boundary searched for is found by 187.93 s.
+    // Refused where the minute put the next boundary, and again: nothing counted from the run's
+    // first start fits, and the windows are counted from the boundary found, by 188.08 s.
     assertThat(refused(nextProbe(90.49))).isTrue();
     assertThat(refused(nextProbe(90.49))).isTrue();
     double found = nextProbe(90.49);
-    assertThat(found).isCloseTo(187.93, within(0.01));
+    assertThat(found).isCloseTo(188.08, within(0.01));
     assertThat(accepted(found)).isTrue();
 
-    // The window is longer than a minute, but not known to last three quarters of two minutes. Two
-    // minutes, which a host of 90 s accepts at every probe, would leave every fourth of its windows
-    // unused for good: the boundaries are narrowed by probes instead, the first in the middle of
-    // what is left (a minute to 142.5 s from the start found: since the boundary found before).
-    assertThat(window()).isCloseTo((60 + 142.51) / 2, within(0.01));
-    List<Double> probes = follow(45, 90, 0, found, 1800);
+    // Two minutes, which a host of 90 s accepts at every probe, would leave every fourth of its
+    // windows unused for good: the count is held to the host's windows by the probes a minute
+    // rules out and by those that narrow where the windows begin, each window's probe coming
+    // closer to the host's boundary, within a fiftieth of its length in an hour.
+    List<Double> probes = follow(45, 90, 0, found, 3600);
 
     assertLastProbesWithin(probes, 4, 90, 0, 0.02 * 90);
+    for (int i = 1; i < probes.size(); i++) {
+      assertThat(probes.get(i) - probes.get(i - 1)).as("%s", probes).isLessThan(120);
+    }
   }
 
   @Test
@@ -781,11 +783,12 @@ class WindowQuotaTest {
   }
 
   @Test
-  void S2_aFleetsProcessCountsTheWindowsFromTheRunsFirstStartAsItsOthersDo() {
-    // The first test's host, met by a process of a fleet: once 12, 15 and 20 s are ruled out, the
-    // boundary is searched for within the 23.1 s the run's first start allows (the middle of
-    // 40.02 s to 63.12 s), as every process of the fleet counts it, not counted from the boundary
-    // found (which narrows 40.02 s to 46.21 s first, at 43.12 s).
+  void S2_aFleetsProcessCountsTheWindowsFromTheBoundaryFoundOnceNothingCountedFromTheRunsFirstStartFits() {
+    // The first test's host, met by a process of a fleet: once 12, 15 and 20 s are ruled out and
+    // the boundary is searched for within the 23.1 s the run's first start allows, the windows are
+    // counted from the boundary found, as a process alone counts them, and a minute found from
+    // there, where the fleet's processes kept the run's count and searched for the windows where
+    // they were not (the first probe of that search in the middle of 40.02 s to 63.12 s).
     quota.fleet(true);
     wall(100, 0.1, 0.7, 5.5, 11.9);
     assertThat(accepted(23.1)).isTrue();
@@ -794,8 +797,12 @@ class WindowQuotaTest {
       assertThat(nextProbe(23.1)).isCloseTo(probe, within(1e-6));
       assertThat(refused(probe)).isTrue();
     }
+    assertThat(nextProbe(23.1)).isNotCloseTo((40.02 + 63.12) / 2, within(0.01));
 
-    assertThat(nextProbe(23.1)).isCloseTo((40.02 + 63.12) / 2, within(0.01));
+    List<Double> probes = follow(100, 60, 18.3, 23.1, 660);
+
+    assertLastProbesWithin(probes, 5, 60, 18.3, 11.2 + 0.1);
+    assertThat(probes.get(probes.size() - 1) - probes.get(probes.size() - 2)).isCloseTo(60, within(0.1));
   }
 
   /**

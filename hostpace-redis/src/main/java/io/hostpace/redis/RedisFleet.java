@@ -185,8 +185,9 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   /** How many renewals a lease holds: the heartbeat beats every lease divided by it. */
   private static final int RENEWALS_PER_LEASE = 3;
   private static final int MAX_NAME_LENGTH = 64;
-  /** What follows a host's key in the key of its learned quota's places. */
+  /** What follows a host's key in the key of its learned quota's places, and of its window probe's one place. */
   private static final String QUOTA = "/quota";
+  private static final String PROBE = "/probe";
   private static final SecureRandom IDS = new SecureRandom();
 
   private final String origin;
@@ -788,7 +789,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     checkPlace(key, place);
     Objects.requireNonNull(then, "then");
     Objects.requireNonNull(granted, "granted");
-    if (key.endsWith(QUOTA)) {
+    if (leasedOnly(key)) {
       throw new IllegalArgumentException(Redaction.printable(
           "key '" + key + "' is a learned quota's: its places end by their lease, and none waits for them"));
     }
@@ -821,7 +822,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   public void releasePlace(String key, long place) {
     checkPlace(key, place);
     String member = member(place);
-    if (key.endsWith(QUOTA)) { // a quota's place: none waits for it
+    if (leasedOnly(key)) { // a quota's place: none waits for it
       String places = names.places(key);
       send("release", releasesLost, () -> commands.zrem(places, member));
       return;
@@ -997,9 +998,14 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     return processes;
   }
 
+  /** Whether {@code key} is a learned quota's places' or its window probe's, whose places end by their lease. */
+  private static boolean leasedOnly(String key) {
+    return key.endsWith(QUOTA) || key.endsWith(PROBE);
+  }
+
   private static void checkPlace(String key, long place) {
     Objects.requireNonNull(key, "key");
-    Hostpace.checkKey(key.endsWith(QUOTA) ? key.substring(0, key.length() - QUOTA.length()) : key);
+    Hostpace.checkKey(leasedOnly(key) ? key.substring(0, key.lastIndexOf('/')) : key);
     if (place < 0) {
       throw new IllegalArgumentException("place must be at least 0, was " + place);
     }

@@ -112,6 +112,33 @@ class RedisFleetLeaseTest extends OnRealRedis {
   }
 
   @Test
+  void S2_aHostsWindowProbePlaceIsOneProcesssUntilItLetsItGoAndKeepsItsLease() throws Exception {
+    RedisFleet a = process();
+    RedisFleet b = process();
+    long lease = Duration.ofSeconds(30).toNanos();
+    assertThat(leased(a, "api.test/probe", 1, lease)).isEqualTo(1);
+    assertThat(leased(b, "api.test/probe", 2, lease)).as("held by the other process").isZero();
+    Map<String, Long> held = scores("api.test/probe");
+    renew(a);
+    assertThat(scores("api.test/probe")).as("its lease's end, untouched").isEqualTo(held);
+
+    a.releasePlace("api.test/probe", 1);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+    while (!scores("api.test/probe").isEmpty()) {
+      assertThat(System.nanoTime() - deadline).as("the release reaches Redis within %d s", WAIT_SECONDS).isNegative();
+      Thread.sleep(1);
+    }
+    assertThat(leased(b, "api.test/probe", 2, lease)).as("let go").isEqualTo(1);
+  }
+
+  /** Claims place {@code place} of {@code key} on a lease, as a learned quota's places are, and waits for the answer. */
+  static long leased(RedisFleet fleet, String key, long place, long lease) throws Exception {
+    CompletableFuture<Long> answer = new CompletableFuture<>();
+    fleet.claimPlace(key, place, 1, lease, answer::complete);
+    return answer.get(WAIT_SECONDS, TimeUnit.SECONDS);
+  }
+
+  @Test
   void S4_aRenewalThatRedisFailsIsCountedAndTheOthersGoOn() throws Exception {
     RedisFleet a = process();
     assertThat(RedisFleetPlacesTest.claim(a, "broken.example", 1, 2)).isEqualTo(1);
