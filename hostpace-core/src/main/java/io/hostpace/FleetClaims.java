@@ -589,6 +589,10 @@ final class FleetClaims {
       }
       if (held > 0) {
         claims.probeHeld = true;
+      } else if (held < 0) {
+        // The fleet could not be asked (SPEC S4): this process probes alone, holding no place.
+        claims.probeHeld = true;
+        claims.probeNumber = 0;
       } else {
         claims.probeNumber = 0;
         claims.probeElsewhere = true;
@@ -628,7 +632,9 @@ final class FleetClaims {
     FleetState claims = node.fleet;
     if (claims != null && claims.probeHeld) {
       claims.probeHeld = false;
-      fleet.releasePlace(probeKey(node), claims.probeNumber);
+      if (claims.probeNumber > 0) {
+        fleet.releasePlace(probeKey(node), claims.probeNumber);
+      }
       claims.probeNumber = 0;
     }
   }

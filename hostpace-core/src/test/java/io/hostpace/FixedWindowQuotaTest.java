@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hostpace.FakeServer.Reply;
 import io.hostpace.FakeServer.Response;
+import io.hostpace.spi.Fleet;
 import io.hostpace.testing.FixedWindow;
 import io.hostpace.testing.LocalFleet;
 import io.hostpace.testing.ServerLimit;
@@ -12,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongConsumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -247,6 +249,33 @@ class FixedWindowQuotaTest {
     assertThat(refusedBetween(110, 1500)).as(refusedStarts()).isEqualTo(1);
     assertThat(refusedBetween(299, 301)).as(refusedStarts()).isEqualTo(1);
     assertEachWindowAccepted(120, 1200, 60, 60);
+    assertNothingLost();
+  }
+
+  @Test
+  void S2_S4_aWindowProbeWhosePlaceTheFleetCannotBeAskedForGoesAlone() {
+    // 60 a minute from 0 s; one process of a fleet whose place of the host's probe cannot be asked
+    // for (Redis down, say): each window's probe goes as if no fleet held it, where a process that
+    // waited for the place would never probe again, and its calls would wait for good.
+    limit = FixedWindow.of(60, Duration.ofMinutes(1), origin)::admit;
+    Fleet unasked = new ForwardingFleet(new LocalFleet(time, time, Duration.ofMillis(1)).join()) {
+      @Override
+      public void claimPlace(String key, long place, int limit, long leaseNanos, LongConsumer then) {
+        if (key.endsWith("/probe")) {
+          time.schedule(() -> then.accept(Fleet.UNCLAIMED), 1_000_000L);
+        } else {
+          super.claimPlace(key, place, limit, leaseNanos, then);
+        }
+      }
+    };
+    Hostpace process = Hostpace.builder().time(time).fleet(unasked).build();
+    FakeServer server = server();
+    for (int i = 0; i < 300; i++) {
+      calls.add(process.execute(server.get("http://api.test/" + i)));
+    }
+    time.advance(Duration.ofMinutes(10));
+
+    assertEachWindowAccepted(60, 300, 60, 60);
     assertNothingLost();
   }
 
