@@ -60,8 +60,11 @@ final class Learning {
     }
     teach(events, queue.node, call, call.startedAt, verdict.refusal(), verdict.retryAfterNanos(), now);
     FleetClaims claims = this.claims;
-    if (verdict.refusal() && claims != null && call.place != null) {
-      claims.letGoQuotaPlace(call, true);
+    if (claims != null) {
+      claims.probeSettled(queue.node, now);
+      if (verdict.refusal() && call.place != null) {
+        claims.letGoQuotaPlace(call, true);
+      }
     }
     // How many were in flight at the start: for an answer, this process's own count is a floor of
     // what the host held at once; for a refusal, the fleet's count of places is a ceiling (0: none).
@@ -192,6 +195,10 @@ final class Learning {
   void heard(Node node, Fleet.Lesson lesson, long now) {
     long startedAt = now - lesson.tookNanos();
     teach(outbox, node, null, startedAt, lesson.refused(), lesson.retryAfterNanos(), now);
+    FleetClaims claims = this.claims;
+    if (!node.group && claims != null) {
+      claims.probeSettled(node, now);
+    }
     if (!node.group && lesson.inFlightAtStart() > 0) {
       learnInFlight(outbox, node, startedAt, lesson.inFlightAtStart(), lesson.refused(), lesson.retryAfterNanos(), now);
       if (lesson.refused() && lesson.retryAfterNanos() >= 0) {
@@ -411,10 +418,6 @@ final class Learning {
       held.countOnAfterRefusedProbe(now);
     }
     interval(events, node, next, now);
-    FleetClaims claims = this.claims;
-    if (claims != null) {
-      claims.probeSettled(node, now);
-    }
   }
 
   /**

@@ -791,7 +791,8 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     Objects.requireNonNull(granted, "granted");
     if (leasedOnly(key)) {
       throw new IllegalArgumentException(Redaction.printable(
-          "key '" + key + "' is a learned quota's: its places end by their lease, and none waits for them"));
+          "key '" + key + "' is a learned quota's" + (key.endsWith(PROBE) ? " probe's" : "")
+              + ": its places end by their lease, and none waits for them"));
     }
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be at least 1, was " + limit);
