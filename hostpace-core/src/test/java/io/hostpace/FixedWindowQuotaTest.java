@@ -339,6 +339,26 @@ class FixedWindowQuotaTest {
   }
 
   @Test
+  void R11_aFirstBoundaryFoundJustBeforeTheNextTheRoundLengthPutsDoesNotSplitTheWindowsStarts() {
+    // 100 a minute, the host's windows beginning 17.4 s into each minute of the clock; the engine's
+    // first request 7.3 s into a minute. The first wall's end is found at 19.2 s, which counted
+    // from the run's first start allows 6 s windows, whose next boundary would come 0.13 s later,
+    // while the window's starts take longer than that to go: counted so, the host's one window
+    // would be read as two, the second's refusal lowering the quota to what crossed the boundary.
+    limit = FixedWindow.of(100, Duration.ofMinutes(1), at(17.4))::admit;
+    time.advance(Duration.ofMillis(7_300));
+    send(600, Duration.ofMinutes(15));
+
+    assertThat(events).filteredOn(HostpaceEvent.QuotaChanged.class::isInstance)
+        .map(HostpaceEvent.QuotaChanged.class::cast)
+        .allMatch(change -> change.to() != null && change.to().permits() >= 100, "the quota stays 100");
+    for (double from = 17.4; from < 900; from += 0.5) {
+      assertThat(refusedBetween(from, from + 1)).as("from %.1f s: %s", from, refusedStarts()).isLessThanOrEqualTo(2);
+    }
+    assertNothingLost();
+  }
+
+  @Test
   void R11_S2_aFleetsProcessWhoseQuotaItsRefusedProbesDroppedGoesFromTheSlowStartNotItsWindowsBursts() {
     // 45 each 90 s, the host's windows beginning at 26.1 s; three processes of a fleet, 150
     // requests each, met at 20 s. Counted from the run's first start, the windows are searched for

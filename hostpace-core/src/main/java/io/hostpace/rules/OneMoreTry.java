@@ -80,6 +80,11 @@ final class OneMoreTry {
   private double heldRate;
   private double triedRate;
 
+  /** How long, in seconds, the window before took its starts (the run, before the first window). */
+  double burstBefore() {
+    return burstBefore;
+  }
+
   /** Whether this window allows one more than the quota. */
   boolean due() {
     return extra;

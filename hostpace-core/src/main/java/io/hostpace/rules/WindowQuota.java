@@ -44,7 +44,13 @@ import org.jspecify.annotations.Nullable;
  * guess is right, and one refused there rules the length out (the next round length the bounds
  * allow; where none is left but a length that is not round, the narrowing above). A window spent
  * each time its length has passed gets one burst whatever its phase, so where the host's windows
- * begin matters no more than that. A probe refused where a length that held put the boundary says
+ * begin matters no more than that. The first boundary found may lie up to a window before the
+ * probe that found it; where the length puts the next one sooner after that probe than the run
+ * took to go, the probe passes over it to the one after, so that the window's starts do not cross
+ * a boundary a wrong guess put (100 a minute met 7.3 s into a window that began 17.4 s into the
+ * clock's minute: the wall's end found by 19.2 s, 6 s windows fit, the next boundary at 19.3 s; the
+ * probe goes at 25.3 s instead, where the starts that crossed 19.3 s would have read as a second
+ * window, refused after 35 of them, and the quota lowered to 35). A probe refused where a length that held put the boundary says
  * the windows moved or grew: the boundary is searched for within a window's length of it, and the
  * windows counted from there afresh, first at the length before, then at the round lengths up to
  * the span between the last two boundaries found.
@@ -228,6 +234,11 @@ final class WindowQuota {
   private long origin;
   /** Boundaries seen, and the bounds of the last one. */
   private int boundaries;
+  /**
+   * Whether the probe planned passes over the round length's next boundary, the window found
+   * counted with the next ({@link #plan}): that boundary counts as one seen.
+   */
+  private boolean passedOver;
   private double lastLower;
   private double lastUpper;
   /** Bounds of the window's length. */
@@ -479,7 +490,7 @@ final class WindowQuota {
       refusedProbes++;
       // The window lasts longer than this probe lies from the origin over the boundaries counted,
       // and than it lies from the last boundary found.
-      double above = Math.max(lo, Math.max(at / (boundaries + 1), at - lastUpper));
+      double above = Math.max(lo, Math.max(at / (boundaries + 1 + (passedOver ? 1 : 0)), at - lastUpper));
       if (round > 0 && !searching) {
         double next = RoundWindowLengths.shortestWithin(above, hi);
         if (next == 0 && above < hi && !fleet) {
@@ -722,7 +733,8 @@ final class WindowQuota {
     probesRefusedInARow = 0;
     byClock = false;
     runCount = null;
-    int k = boundaries + 1;
+    int k = boundaries + 1 + (passedOver ? 1 : 0);
+    passedOver = false;
     if (boundaries > 0 && upper > nextUpper) {
       // A quiet host probed late: the boundaries it let pass count too.
       k += (int) ((upper - nextUpper) / hi);
@@ -1004,16 +1016,28 @@ final class WindowQuota {
   private void plan(HostState host) {
     checking = false;
     phaseProbe = false;
+    passedOver = false;
     if (round > 0 && !searching) {
       // Where the round length puts the next boundary, counted from the origin or from the last
       // boundary found, whichever is sooner: by both, the boundary has come if the length is right.
       double next = Math.min(boundaries + 1, lastUpper / round + 1) * round;
+      // The first boundary found from the run may lie up to a window before the probe that found
+      // it. Where the length then puts the next boundary sooner after that probe than the run took
+      // to go, the window's starts would cross it, and a wrong guess would read the host's one
+      // window as two, the second's refusal lowering the quota to what crossed: that boundary is
+      // passed over, the window found counted with the next. Alone only: a fleet's processes each
+      // took their runs in their own time, and would pass over different boundaries.
+      passedOver = !fleet && boundaries == 1 && fromRun && !countByRound
+          && next - lastUpper < oneMore.burstBefore();
+      if (passedOver) {
+        next += round;
+      }
       probeAt = Math.max(next + ROUND_MARGIN * round, lastUpper + 0.001);
       // A host accepts every probe of a count longer than its own, a window of its unused each time,
       // and nothing ever rules such a count out: while the window is not known to last three
       // quarters of the round length, a start goes there first, a check ({@link #tooLong}).
       double check = lastUpper + NEAR_ROUND * round;
-      if (permits >= ROUND_MIN_PERMITS && round >= CHECKED_FROM_SECONDS && !countByRound
+      if (permits >= ROUND_MIN_PERMITS && round >= CHECKED_FROM_SECONDS && !countByRound && !passedOver
           && knownLast < NEAR_ROUND * round - 0.001 && check < probeAt - 0.001) {
         probeAt = check;
         checking = true;
