@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * the pace until its window resets, then accepts a burst again. So: a <em>run</em> of at least
  * {@value #MIN_PERMITS} accepted answers, then a <em>wall</em> of at least {@value #MIN_PERMITS}
  * refusals lasting at least {@value #MIN_WALL_SECONDS} s (the host's first after a run of
- * {@value #ROUND_MIN_PERMITS} or more: whatever ends at its first probe, {@code shortestWall()})
+ * {@value #ROUND_MIN_PERMITS} or more: whatever ends at its first probe, {@link RunAndWall})
  * and longer than the run took, ended by an accepted answer. A token bucket answers a refused
  * client within one token's time once it slows down, so it builds no such wall; one that it does
  * build (a bucket in debt, or one of a large burst's first wall) teaches a quota
@@ -215,17 +215,8 @@ final class WindowQuota {
   static final double LONGEST_SECONDS = 86_400;
   private static final double NANOS = 1e9;
 
-  // Recognising: the run of accepted answers since the last wall, and the wall since the last answer.
-  private int runAccepted;
-  private long runFirstStart;
-  private long runLastAnswer;
-  private int wallRefusals;
-  private long wallFrom;
-  private long wallLastRefusedStart;
-  /** Whether a wall of refusals after a run ended before, in an answer that did not make it a window's. */
-  private boolean wallEnded;
-  /** Whether a quota was learned from a wall before: the host's first wall is no longer to come. */
-  private boolean learned;
+  /** Recognising: the run of accepted answers since the last wall, and the wall since the last answer. */
+  private final RunAndWall runAndWall;
   /** How long the run the quota was learned from took, first start to last answer, in seconds. */
   private double runSpan;
 
@@ -319,7 +310,9 @@ final class WindowQuota {
       double round, int boundaries, double lo, double hi, boolean countByRound, boolean roundHeld) {}
 
   /** Knows nothing yet. */
-  WindowQuota() {}
+  WindowQuota() {
+    runAndWall = new RunAndWall();
+  }
 
   /**
    * Made on a host's first refusal, after a run of {@code runAccepted} accepted answers, the first
@@ -327,9 +320,7 @@ final class WindowQuota {
    * then by the rule, so that a host that never refuses costs none of this).
    */
   WindowQuota(int runAccepted, long runFirstStart, long runLastAnswer) {
-    this.runAccepted = runAccepted;
-    this.runFirstStart = runFirstStart;
-    this.runLastAnswer = runLastAnswer;
+    runAndWall = new RunAndWall(runAccepted, runFirstStart, runLastAnswer);
   }
 
   /**
@@ -337,12 +328,12 @@ final class WindowQuota {
    * {@link #accepted} ends it; the rate rule reads it too.
    */
   int wallRefusals() {
-    return wallRefusals;
+    return runAndWall.wallRefusals();
   }
 
   /** When the wall's first refusal came; meaningful only when {@link #wallRefusals()} > 0. */
   long wallFrom() {
-    return wallFrom;
+    return runAndWall.wallFrom();
   }
 
   /** Whether a quota is followed. */
@@ -393,12 +384,7 @@ final class WindowQuota {
    */
   boolean refused(long now, long startedAt, boolean heard, HostState host) {
     droppedByProbes = false;
-    if (wallRefusals++ == 0) {
-      wallFrom = now;
-      wallLastRefusedStart = startedAt;
-    } else if (startedAt - wallLastRefusedStart > 0) {
-      wallLastRefusedStart = startedAt;
-    }
+    runAndWall.refused(now, startedAt);
     if (permits == 0) {
       return false;
     }
@@ -564,10 +550,7 @@ final class WindowQuota {
     int run = acceptedInWindow;
     long first = origin + Math.round(lastUpper * NANOS);
     drop(host);
-    runAccepted = run;
-    runFirstStart = first;
-    runLastAnswer = wallFrom;
-    wallEnded = true;
+    runAndWall.runAgain(run, first);
   }
 
   /** The host counts no quota of ours, or none worth the name: the rate rule takes over. */
@@ -580,7 +563,7 @@ final class WindowQuota {
     runCount = null;
     permits = 0;
     probesRefusedInARow = 0;
-    runAccepted = 0;
+    runAndWall.quotaDropped();
     round = 0;
     roundHeld = false;
     searching = false;
@@ -589,36 +572,17 @@ final class WindowQuota {
 
   /**
    * While no quota is followed, the interval a wall of refusals after a run asks for, or 0 when
-   * there is no such wall: the time since the wall began, so that the probes for its end come at
-   * twice the time each (fewer refusals than the rate rule's cuts, each one a retry of the oldest
-   * request), and the end is found no later than twice its time. The host's first wall after a run
-   * of a round window's quota is probed no sooner than {@link #FIRST_WALL_PROBE_NANOS} after it
-   * began, after a smaller run no sooner than {@link #FIRST_SMALL_WALL_PROBE_NANOS}; a later wall
-   * (that first one was not a window's, a counting bucket's debt say) is not.
+   * there is no such wall ({@link RunAndWall#wallInterval}).
    */
   long wallInterval(long now) {
-    if (permits > 0 || runAccepted < MIN_PERMITS || wallRefusals < 2) {
-      return 0;
-    }
-    long since = Math.max(0, now - wallFrom);
-    if (wallEnded || since == 0) {
-      return since;
-    }
-    // The probes it skips are the doubling's first: the next goes as far from the wall's start as
-    // the doubling would have put a later one, so the end is still found within twice the wall.
-    long soonest = runAccepted >= ROUND_MIN_PERMITS ? FIRST_WALL_PROBE_NANOS : FIRST_SMALL_WALL_PROBE_NANOS;
-    long next = 2 * since;
-    while (next < soonest) {
-      next *= 2;
-    }
-    return next - since;
+    return runAndWall.wallInterval(now, permits > 0);
   }
 
   /** An accepted answer; true when the quota accounts for it. */
   boolean accepted(long now, long startedAt, HostState host) {
     if (permits > 0) {
       double at = seconds(startedAt);
-      wallRefusals = 0;
+      runAndWall.acceptedWithinQuota();
       if (oneMore.triedAlone(at, probeAt)) {
         // The try of one more, alone part way into the window, accepted: the host gave back a start
         // before its window could end, as a token bucket refills (one that counts refusals against
@@ -675,57 +639,22 @@ final class WindowQuota {
       }
       return true;
     }
-    if (wallRefusals > 0 && startedAt - wallLastRefusedStart <= SAME_BURST_NANOS) {
-      // Started with the wall's refused ones, or before: accepted before them, it ends nothing (the
-      // answers of one burst arrive in any order when some are another process's, SPEC S2).
-      if (runAccepted++ == 0) {
-        runFirstStart = startedAt;
-        runLastAnswer = wallFrom;
-      }
+    if (!runAndWall.accepted(now, startedAt)) {
       return false;
     }
-    if (wallRefusals > 0) {
-      boolean window = wallRefusals >= MIN_PERMITS
-          && runAccepted >= MIN_PERMITS
-          && (now - wallFrom) / NANOS >= shortestWall()
-          && wallFrom - runLastAnswer >= 0
-          && runLastAnswer - runFirstStart < now - wallFrom;
-      if (window) {
-        learned = true;
-        runSpan = (runLastAnswer - runFirstStart) / NANOS;
-        permits = runAccepted;
-        origin = runFirstStart;
-        fromRun = true;
-        slack = 0;
-        boundaries = 0;
-        wallRefusals = 0;
-        oneMore.learned(runSpan); // the first window's starts are the run's, which the wall followed
-        day.firstWall(seconds(wallFrom), Math.max(0, seconds(wallLastRefusedStart)), seconds(startedAt));
-        knownLast = Math.max(0, seconds(wallLastRefusedStart));
-        boundary(Math.max(0, seconds(wallLastRefusedStart)), seconds(startedAt), host);
-        return true;
-      }
-      wallEnded |= wallRefusals >= 2;
-      wallRefusals = 0;
-      runAccepted = 0;
-    }
-    if (runAccepted++ == 0) {
-      runFirstStart = startedAt;
-    }
-    runLastAnswer = now;
-    return false;
-  }
-
-  /**
-   * How long a wall must have lasted, in seconds, to make a window: {@value #MIN_WALL_SECONDS}, but
-   * for the host's first wall after a run of {@value #ROUND_MIN_PERMITS} or more, whose probes
-   * skip its first {@link #FIRST_WALL_PROBE_NANOS}: whatever ends at its first probe. A quota
-   * counted in windows of a second ("15 a second") builds a wall of a second at most, which that
-   * probe finds seconds late, and which would otherwise be left to the rate rule's climb.
-   */
-  private double shortestWall() {
-    boolean first = runAccepted >= ROUND_MIN_PERMITS && !wallEnded && !learned;
-    return first ? FIRST_WALL_PROBE_NANOS / NANOS : MIN_WALL_SECONDS;
+    // The run's count is the quota, its first start the first boundary, the wall's end the next.
+    runSpan = (runAndWall.runLastAnswer() - runAndWall.runFirstStart()) / NANOS;
+    permits = runAndWall.runAccepted();
+    origin = runAndWall.runFirstStart();
+    fromRun = true;
+    slack = 0;
+    boundaries = 0;
+    oneMore.learned(runSpan); // the first window's starts are the run's, which the wall followed
+    double wallLast = Math.max(0, seconds(runAndWall.wallLastRefusedStart()));
+    day.firstWall(seconds(runAndWall.wallFrom()), wallLast, seconds(startedAt));
+    knownLast = wallLast;
+    boundary(wallLast, seconds(startedAt), host);
+    return true;
   }
 
   /** A window began between {@code lower} and {@code upper} (the accepted probe's start). */
