@@ -1,7 +1,10 @@
 package io.hostpace.simulator;
 
+import io.hostpace.simulator.PacingScenario.Model;
+import io.hostpace.simulator.PacingScenario.ServerSpec;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +25,9 @@ final class PacingFigures {
   private final List<Long> refused = new ArrayList<>();
   private final List<Long> accepted = new ArrayList<>();
   private final List<Process> processes = new ArrayList<>();
+  /** Each host's attempts' starts and refused attempts' starts, for the windows of its server. */
+  private final Map<String, List<Long>> startsByHost = new HashMap<>();
+  private final Map<String, List<Long>> refusedByHost = new HashMap<>();
 
   /** What became of one request. */
   static final class Request {
@@ -79,21 +85,24 @@ final class PacingFigures {
   void attempt(Request request, long at, boolean wasAccepted) {
     request.lastStart = at;
     starts.add(at);
+    startsByHost.computeIfAbsent(request.host, host -> new ArrayList<>()).add(at);
     if (wasAccepted) {
       accepted.add(at);
       request.process.accepted.add(at);
     } else {
       refused.add(at);
       request.process.refused.add(at);
+      refusedByHost.computeIfAbsent(request.host, host -> new ArrayList<>()).add(at);
     }
   }
 
   /**
    * The figures of policy {@code name}, whose run ended at {@code maxNanos}, over {@code arrivals};
    * the processes' rate while all ran is given as a share of {@code hostRate} (0 for none:
-   * {@link PacingShares#hostRate}).
+   * {@link PacingShares#hostRate}); {@code servers} are the scenario's, whose fixed windows say
+   * which refusals came after the first window.
    */
-  PacingResult.Policy result(String name, long maxNanos, Arrivals arrivals, double hostRate) {
+  PacingResult.Policy result(String name, long maxNanos, Arrivals arrivals, double hostRate, List<ServerSpec> servers) {
     int completed = 0;
     Map<String, Integer> completedByHost = new HashMap<>();
     long finish = 0;
@@ -129,7 +138,8 @@ final class PacingFigures {
         round(finish / 1e9, 1),
         round(goodput, 2),
         Math.round(percentile(waits, 50) / 1e6), Math.round(percentile(waits, 99) / 1e6),
-        late, lateAttempts == 0 ? 0 : round(100.0 * late / lateAttempts, 1), acceptedPerSecond(),
+        late, lateAttempts == 0 ? 0 : round(100.0 * late / lateAttempts, 1), firstWindowRefusalPct(servers),
+        acceptedPerSecond(),
         shares == null ? null : round(shares.jain(), 2),
         shares == null || hostRate <= 0 ? null : round(shares.perSecond() / hostRate, 2),
         processResults(), seconds(starts), seconds(refused));
@@ -144,6 +154,54 @@ final class PacingFigures {
       }
     }
     return late;
+  }
+
+  /**
+   * The refusals after the first window at the fixed-window servers of {@code servers}, in percent
+   * of the attempts then, one decimal (0 when there were none); null when none of them is one. A
+   * server's first window is its own window, counted as {@code FixedWindow} counts it, in which
+   * the first refused attempt at it arrived; what arrives at its end or later is after it. A
+   * server that refused nothing had no first window to learn in: its attempts count, none refused.
+   */
+  private @Nullable Double firstWindowRefusalPct(List<ServerSpec> servers) {
+    boolean windowed = false;
+    int attempts = 0;
+    int refusedThen = 0;
+    for (ServerSpec server : servers) {
+      if (server.model() != Model.FIXED_WINDOW) {
+        continue;
+      }
+      windowed = true;
+      List<Long> refusedHere = refusedByHost.getOrDefault(server.host(), List.of());
+      long after = refusedHere.isEmpty() ? Long.MIN_VALUE : windowEnd(server, Collections.min(refusedHere));
+      attempts += from(startsByHost.getOrDefault(server.host(), List.of()), after);
+      refusedThen += from(refusedHere, after);
+    }
+    if (!windowed) {
+      return null;
+    }
+    return attempts == 0 ? 0 : round(100.0 * refusedThen / attempts, 1);
+  }
+
+  /**
+   * The end of fixed-window {@code server}'s window that holds time {@code at}: windows begin at
+   * {@code windowsFrom} and every {@code window} before and after it, and a time on a boundary
+   * belongs to the window it begins, as {@code FixedWindow} rolls them.
+   */
+  static long windowEnd(ServerSpec server, long at) {
+    long index = Math.floorDiv(at - server.windowsFrom(), server.window());
+    return server.windowsFrom() + (index + 1) * server.window();
+  }
+
+  /** How many of {@code times} are at {@code from} or later. */
+  private static int from(List<Long> times, long from) {
+    int n = 0;
+    for (long t : times) {
+      if (t >= from) {
+        n++;
+      }
+    }
+    return n;
   }
 
   /** One less than the accepted attempts over the seconds from the first one's start to the last one's. */

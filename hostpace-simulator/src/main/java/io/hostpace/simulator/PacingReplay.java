@@ -105,7 +105,8 @@ final class PacingReplay {
       }
     }
     time.runUntilIdle(Duration.ofNanos(scenario.maxNanos()));
-    return figures.result(policy.name(), scenario.maxNanos(), arrivals, PacingShares.hostRate(scenario));
+    return figures.result(policy.name(), scenario.maxNanos(), arrivals, PacingShares.hostRate(scenario),
+        scenario.servers());
   }
 
   private Hostpace engine(ClientSpec client, ServerSpec server, HostStateStore store, @Nullable LocalFleet fleet) {

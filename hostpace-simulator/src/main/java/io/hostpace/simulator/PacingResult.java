@@ -26,7 +26,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Each policy's fields are the {@link Policy} components of the same names, in their order,
  * except its start and refusal times; {@code idealSeconds}, the scenario's, comes once, after the
- * policies. Where the scenario has several processes, each policy also has
+ * policies. Where the scenario has a fixed-window server, each policy also has
+ * {@code firstWindowRefusalPct}, after {@code lateRefusalPct}. Where it has several processes, each
+ * policy also has
  * {@code acceptedPerSecond}, {@code sharesJain} and {@code togetherOfRate} (each null where it is
  * not defined), and {@code processes}, a row per process ({@link Process}):
  *
@@ -67,6 +69,10 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
    * @param lateRefusals refusals of attempts started after the first ten seconds
    * @param lateRefusalPct those, in percent of the attempts started after the first ten seconds
    *     (0 when none were), one decimal
+   * @param firstWindowRefusalPct at the fixed-window servers, the refusals of attempts that arrived
+   *     after the window of the first refusal at their server, in percent of those attempts (0 when
+   *     none were; every attempt at a server that refused none, none refused), one decimal: what
+   *     the client was refused once it had met the quota; null where no server is a fixed window
    * @param acceptedPerSecond the rate at which the servers accepted, from the first accepted attempt's
    *     start to the last one's: one less than the accepted attempts, divided by the seconds between
    *     (so a server of one a second that accepts at 0, 1, ..., 299 s accepted 1.0 a second); three
@@ -91,14 +97,27 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
   public record Policy(
       String name, int completed, int lost, int refusals, double refusalPct, double finishSeconds,
       double goodputRatio, long p50WaitMs, long p99WaitMs, int lateRefusals, double lateRefusalPct,
-      double acceptedPerSecond, @Nullable Double sharesJain, @Nullable Double togetherOfRate, List<Process> processes,
-      double[] starts, double[] refused) {
+      @Nullable Double firstWindowRefusalPct, double acceptedPerSecond, @Nullable Double sharesJain,
+      @Nullable Double togetherOfRate, List<Process> processes, double[] starts, double[] refused) {
 
     public Policy {
       processes = List.copyOf(processes);
     }
 
-    /** A replay without the processes' shares ({@code sharesJain} and {@code togetherOfRate} null). */
+    /** A replay of a scenario without a fixed-window server ({@code firstWindowRefusalPct} null). */
+    public Policy(
+        String name, int completed, int lost, int refusals, double refusalPct, double finishSeconds,
+        double goodputRatio, long p50WaitMs, long p99WaitMs, int lateRefusals, double lateRefusalPct,
+        double acceptedPerSecond, @Nullable Double sharesJain, @Nullable Double togetherOfRate, List<Process> processes,
+        double[] starts, double[] refused) {
+      this(name, completed, lost, refusals, refusalPct, finishSeconds, goodputRatio, p50WaitMs, p99WaitMs,
+          lateRefusals, lateRefusalPct, null, acceptedPerSecond, sharesJain, togetherOfRate, processes, starts, refused);
+    }
+
+    /**
+     * A replay without the processes' shares ({@code sharesJain} and {@code togetherOfRate} null), of
+     * a scenario without a fixed-window server.
+     */
     public Policy(
         String name, int completed, int lost, int refusals, double refusalPct, double finishSeconds,
         double goodputRatio, long p50WaitMs, long p99WaitMs, int lateRefusals, double lateRefusalPct,
@@ -131,7 +150,8 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
     public String toString() {
       return name + "{completed=" + completed + ", lost=" + lost + ", refusals=" + refusals + ", refusalPct="
           + refusalPct + ", finishSeconds=" + finishSeconds + ", goodputRatio=" + goodputRatio + ", p50WaitMs="
-          + p50WaitMs + ", p99WaitMs=" + p99WaitMs + ", lateRefusalPct=" + lateRefusalPct + ", acceptedPerSecond="
+          + p50WaitMs + ", p99WaitMs=" + p99WaitMs + ", lateRefusalPct=" + lateRefusalPct
+          + ", firstWindowRefusalPct=" + firstWindowRefusalPct + ", acceptedPerSecond="
           + acceptedPerSecond + ", sharesJain=" + sharesJain + ", togetherOfRate=" + togetherOfRate
           + ", processes=" + processes + "}";
     }
@@ -180,8 +200,9 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
   }
 
   /**
-   * The result as JSON, one line: {@code policies}, each with every field but its times (its
-   * processes, their accepted rate and their shares only when there are several), then
+   * The result as JSON, one line: {@code policies}, each with every field but its times (the
+   * refusals after the first window only when some server is a fixed window; its processes, their
+   * accepted rate and their shares only when there are several), then
    * {@code idealSeconds}.
    */
   @Override
@@ -201,6 +222,9 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
       node.put("p99WaitMs", p.p99WaitMs());
       node.put("lateRefusals", p.lateRefusals());
       node.put("lateRefusalPct", p.lateRefusalPct());
+      if (p.firstWindowRefusalPct() != null) {
+        node.put("firstWindowRefusalPct", p.firstWindowRefusalPct());
+      }
       if (p.processes().size() > 1) {
         node.put("acceptedPerSecond", p.acceptedPerSecond());
         node.put("sharesJain", p.sharesJain());
@@ -226,22 +250,30 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
   /**
    * The result as a table for a terminal: the ideal finish, a row per policy with every figure of
    * {@link #toJson()}, each heading with its unit, and what the figures mean; where the scenario has
-   * several processes, also the rate the servers accepted at, the processes' shares while all ran
+   * a fixed-window server, also the refusals after the first window; where it has several processes, also the rate the servers accepted at, the processes' shares while all ran
    * and their rate then (blank where not defined), and a table with a row per process.
    */
   @Override
   public String toTable() {
     boolean several = policies.stream().anyMatch(p -> p.processes().size() > 1);
+    boolean windowed = policies.stream().anyMatch(p -> p.firstWindowRefusalPct() != null);
     TextTable table = new TextTable().text("policy").figure("completed").figure("lost").figure("refusals")
-        .figure("refused %").figure("after 10 s %").figure("finish s").figure("goodput")
-        .figure("wait p50 ms").figure("wait p99 ms");
+        .figure("refused %").figure("after 10 s %");
+    if (windowed) {
+      table.figure("after 1st window %");
+    }
+    table.figure("finish s").figure("goodput").figure("wait p50 ms").figure("wait p99 ms");
     if (several) {
       table.figure("accepted a second").figure("shares (Jain)").figure("together, of rate");
     }
     for (Policy p : policies) {
       List<String> cells = new ArrayList<>(List.of(p.name(), whole(p.completed()), whole(p.lost()),
-          whole(p.refusals()), decimals(p.refusalPct(), 1), decimals(p.lateRefusalPct(), 1),
-          decimals(p.finishSeconds(), 1), decimals(p.goodputRatio(), 2), whole(p.p50WaitMs()), whole(p.p99WaitMs())));
+          whole(p.refusals()), decimals(p.refusalPct(), 1), decimals(p.lateRefusalPct(), 1)));
+      if (windowed) {
+        cells.add(oneDecimalOrBlank(p.firstWindowRefusalPct()));
+      }
+      cells.addAll(List.of(decimals(p.finishSeconds(), 1), decimals(p.goodputRatio(), 2), whole(p.p50WaitMs()),
+          whole(p.p99WaitMs())));
       if (several) {
         boolean hasProcesses = p.processes().size() > 1;
         cells.add(hasProcesses ? decimals(p.acceptedPerSecond(), 3) : "");
@@ -255,8 +287,13 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
         .append(" s: the soonest the servers could have accepted every request\n\n")
         .append(table)
         .append("\nrefused %: of the attempts; after 10 s %: refusals of attempts started after the first 10 s,"
-            + " of those attempts;\ngoodput: the ideal finish of the requests completed over the finish, times the"
-            + " share completed; wait: from a request's arrival to its last attempt's start\n");
+            + " of those attempts;\n");
+    if (windowed) {
+      out.append("after 1st window %: at a fixed-window server, refusals of attempts that arrived after the window of"
+          + " its first refusal, of those attempts;\n");
+    }
+    out.append("goodput: the ideal finish of the requests completed over the finish, times the share completed;"
+        + " wait: from a request's arrival to its last attempt's start\n");
     if (several) {
       out.append("shares (Jain): of the processes' accepted attempts while all had joined and none had finished,"
           + " 1 equal, 1/n one alone;\ntogether, of rate: all of them accepted a second then, of the server's rate\n");
@@ -277,6 +314,11 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
   /** Two decimals, or blank for a figure not defined. */
   static String orBlank(@Nullable Double figure) {
     return figure == null ? "" : decimals(figure, 2);
+  }
+
+  /** One decimal, or blank for a figure not defined. */
+  private static String oneDecimalOrBlank(@Nullable Double figure) {
+    return figure == null ? "" : decimals(figure, 1);
   }
 
   /**

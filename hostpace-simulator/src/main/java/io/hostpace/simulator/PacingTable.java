@@ -10,8 +10,8 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The results of several pacing scenarios as Markdown: a table with a row per scenario and policy,
- * and, when some scenario has several processes, a second with a row per such scenario and policy:
+ * The results of several pacing scenarios as Markdown: a table with a row per scenario and policy
+ * (the refusals after the first window blank for a scenario without a fixed-window server), and, when some scenario has several processes, a second with a row per such scenario and policy:
  * the rate the server accepted at, each process's join time and refusals, in process order, and
  * the processes' shares of the server while all ran and their rate then, of the server's rate
  * (blank where not defined).
@@ -23,8 +23,9 @@ final class PacingTable {
   static String markdown(List<Path> scenarios) throws IOException {
     StringBuilder out = new StringBuilder()
         .append("| scenario | ideal s | policy | completed | lost | refusals | refused % | refused after 10 s,"
-            + " % of attempts then | finish s | goodput | p50 wait ms | p99 wait ms |\n")
-        .append("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+            + " % of attempts then | refused after the first window, % of attempts then | finish s | goodput"
+            + " | p50 wait ms | p99 wait ms |\n")
+        .append("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     List<String> processRows = new ArrayList<>();
     for (Path file : scenarios) {
       PacingResult result = Simulator.PACING.simulate(file);
@@ -32,10 +33,10 @@ final class PacingTable {
       boolean first = true;
       for (PacingResult.Policy p : result.policies()) {
         String policy = p.name().equals("hostpace") ? "**hostpace**" : p.name();
-        out.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %d | %d | %.1f | %.1f | %.1f | %.2f | %d | %d |%n",
+        out.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %d | %d | %.1f | %.1f | %s | %.1f | %.2f | %d | %d |%n",
             first ? name : "", first ? Double.toString(result.idealSeconds()) : "",
-            policy, p.completed(), p.lost(), p.refusals(),
-            p.refusalPct(), p.lateRefusalPct(), p.finishSeconds(), p.goodputRatio(), p.p50WaitMs(), p.p99WaitMs()));
+            policy, p.completed(), p.lost(), p.refusals(), p.refusalPct(), p.lateRefusalPct(),
+            oneDecimal(p.firstWindowRefusalPct()), p.finishSeconds(), p.goodputRatio(), p.p50WaitMs(), p.p99WaitMs()));
         if (p.processes().size() > 1) {
           processRows.add(String.format(Locale.ROOT, "| %s | %s | %.3f | %s | %s | %s | %s | %s |%n",
               first ? name : "", policy, p.acceptedPerSecond(),
@@ -59,6 +60,11 @@ final class PacingTable {
 
   private static String each(PacingResult.Policy policy, Function<PacingResult.Process, String> figure) {
     return policy.processes().stream().map(figure).collect(Collectors.joining(", "));
+  }
+
+  /** One decimal, as the other percentages; blank for a figure not defined (no fixed-window server). */
+  private static String oneDecimal(@Nullable Double figure) {
+    return figure == null ? "" : String.format(Locale.ROOT, "%.1f", figure);
   }
 
   /** Two decimals, as the table's other figures; blank for a figure not defined. */
