@@ -470,7 +470,7 @@ class PacingSimulationTest {
     for (int i = 0; i < rows.size(); i++) {
       String[] cells = rows.get(i).substring(2, rows.get(i).length() - 2).split(" \\| ", -1);
       JsonNode p = root.get("policies").get(i);
-      assertThat(cells).hasSize(12);
+      assertThat(cells).hasSize(13);
       if (i == 0) {
         assertThat(cells[0]).isEqualTo("kgf-like");
         assertThat(Double.parseDouble(cells[1])).isEqualTo(root.get("idealSeconds").doubleValue());
@@ -481,10 +481,13 @@ class PacingSimulationTest {
       assertThat(Integer.parseInt(cells[5])).isEqualTo(p.get("refusals").intValue());
       assertThat(Double.parseDouble(cells[6])).isEqualTo(p.get("refusalPct").doubleValue());
       assertThat(Double.parseDouble(cells[7])).isEqualTo(p.get("lateRefusalPct").doubleValue());
-      assertThat(Double.parseDouble(cells[8])).isEqualTo(p.get("finishSeconds").doubleValue());
-      assertThat(Double.parseDouble(cells[9])).isEqualTo(p.get("goodputRatio").doubleValue());
-      assertThat(Long.parseLong(cells[10])).isEqualTo(p.get("p50WaitMs").longValue());
-      assertThat(Long.parseLong(cells[11])).isEqualTo(p.get("p99WaitMs").longValue());
+      // a gate: no fixed window, so no refusals after the first one, blank, and no field
+      assertThat(cells[8]).isEmpty();
+      assertThat(p.has("firstWindowRefusalPct")).isFalse();
+      assertThat(Double.parseDouble(cells[9])).isEqualTo(p.get("finishSeconds").doubleValue());
+      assertThat(Double.parseDouble(cells[10])).isEqualTo(p.get("goodputRatio").doubleValue());
+      assertThat(Long.parseLong(cells[11])).isEqualTo(p.get("p50WaitMs").longValue());
+      assertThat(Long.parseLong(cells[12])).isEqualTo(p.get("p99WaitMs").longValue());
     }
   }
 
@@ -568,6 +571,11 @@ class PacingSimulationTest {
   static void assertJsonIs(JsonNode node, PacingResult.Policy policy) {
     List<String> fields = new ArrayList<>(List.of("name", "completed", "lost", "refusals",
         "refusalPct", "finishSeconds", "goodputRatio", "p50WaitMs", "p99WaitMs", "lateRefusals", "lateRefusalPct"));
+    if (policy.firstWindowRefusalPct() != null) {
+      fields.add("firstWindowRefusalPct");
+      assertThat(node.get("firstWindowRefusalPct").doubleValue()).as(policy.name())
+          .isEqualTo(policy.firstWindowRefusalPct());
+    }
     if (policy.processes().size() > 1) {
       fields.addAll(List.of("acceptedPerSecond", "sharesJain", "togetherOfRate", "processes"));
       assertThat(node.get("acceptedPerSecond").doubleValue()).as(policy.name()).isEqualTo(policy.acceptedPerSecond());

@@ -29,6 +29,30 @@ class ResultTableTest {
   }
 
   @Test
+  void aFixedWindowServerAddsTheRefusalsAfterTheFirstWindowAndWhatTheyAre() {
+    PacingResult result = new PacingResult(540.1, List.of(
+        new PacingResult.Policy("hostpace", 600, 0, 9, 1.5, 541.2, 1.0, 10, 20, 5, 0.9, 0.4, 1.1, null, null,
+            List.of(), new double[0], new double[0]),
+        new PacingResult.Policy("unpaced", 40, 560, 2882, 97.7, 40.2, 0.01, 26_450, 52_950, 2400, 97.7, 92.8, 1.0,
+            null, null, List.of(), new double[0], new double[0])));
+
+    assertThat(result.toTable()).isEqualTo("""
+        ideal finish 540.1 s: the soonest the servers could have accepted every request
+
+        policy    completed  lost  refusals  refused %  after 10 s %  after 1st window %  finish s  goodput\
+          wait p50 ms  wait p99 ms
+        hostpace        600     0         9        1.5           0.9                 0.4     541.2     1.00\
+                   10           20
+        unpaced          40   560     2,882       97.7          97.7                92.8      40.2     0.01\
+               26,450       52,950
+
+        refused %: of the attempts; after 10 s %: refusals of attempts started after the first 10 s, of those attempts;
+        after 1st window %: at a fixed-window server, refusals of attempts that arrived after the window of its first refusal, of those attempts;
+        goodput: the ideal finish of the requests completed over the finish, times the share completed; wait: from a request's arrival to its last attempt's start
+        """);
+  }
+
+  @Test
   void severalProcessesAddTheAcceptedRateTheirSharesAndATableOfProcesses() {
     List<PacingResult.Process> two = List.of(
         new PacingResult.Process(0, 0, 0, 100, 100, 0, 7, 5),
