@@ -53,8 +53,11 @@ import java.util.stream.Stream;
  * retries or was unfinished at {@code maxSeconds}. {@code refusalPct} is refusals in percent of
  * all attempts, and {@code lateRefusalPct} the refusals of attempts started after the first
  * {@link PacingFigures#LATE_AFTER_SECONDS} in percent of the attempts started then (0 when none were): no
- * percentage exceeds 100. {@code goodputRatio} counts only completed requests: it is the shortest
- * time in which the server models could accept the requests the policy completed
+ * percentage exceeds 100. Where some server is a fixed window, {@code firstWindowRefusalPct} is the
+ * same after the window a client learns such a quota in: the refusals of the attempts that reach
+ * each such server from the end of its own window of its first refusal, in percent of those
+ * attempts, over all such servers. {@code goodputRatio} counts only completed requests: it is the
+ * shortest time in which the server models could accept the requests the policy completed
  * ({@link ServerModel#idealFinish}; each host's first arrivals, as many as it completed: every
  * request, when it lost none) divided by the time the policy took (the last request's end), times
  * the share of the requests it completed. So losing requests does not score as finishing early,
