@@ -250,8 +250,9 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
   /**
    * The result as a table for a terminal: the ideal finish, a row per policy with every figure of
    * {@link #toJson()}, each heading with its unit, and what the figures mean; where the scenario has
-   * a fixed-window server, also the refusals after the first window; where it has several processes, also the rate the servers accepted at, the processes' shares while all ran
-   * and their rate then (blank where not defined), and a table with a row per process.
+   * a fixed-window server, also the refusals after the first window; where it has several
+   * processes, also the rate the servers accepted at, the processes' shares while all ran and their
+   * rate then (blank where not defined), and a table with a row per process.
    */
   @Override
   public String toTable() {
