@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The results of several pacing scenarios as Markdown: a table with a row per scenario and policy
- * (the refusals after the first window blank for a scenario without a fixed-window server), and, when some scenario has several processes, a second with a row per such scenario and policy:
+ * (the refusals after the first window blank for a scenario without a fixed-window server), and,
+ * when some scenario has several processes, a second with a row per such scenario and policy:
  * the rate the server accepted at, each process's join time and refusals, in process order, and
  * the processes' shares of the server while all ran and their rate then, of the server's rate
  * (blank where not defined).
