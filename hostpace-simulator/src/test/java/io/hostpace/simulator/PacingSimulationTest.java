@@ -109,6 +109,28 @@ class PacingSimulationTest {
     assertThat(reached).as("%s reaches every target: it belongs with the reached ones", scenario).isFalse();
   }
 
+  /**
+   * Every shipped scenario of a host that counts a quota in fixed windows, with what the default
+   * rule is refused there once the host's first window is spent, as BENCHMARKS.md gives it (the
+   * target: at most 1 %); a change of the rule that moves any of them shows here.
+   */
+  @ParameterizedTest(name = "{0}: {1} % refused after the first window")
+  @CsvSource({
+      "fixed-window, 0.4",
+      "fixed-window-announced, 0.0",
+      "fixed-window-fleet, 0.7",
+      "fixed-window-second, 0.5",
+      "window-30-per-minute, 1.1",
+      "fixed-window-90, 2.4",
+      "fixed-window-offset, 1.6",
+      "fixed-window-own-phase, 2.9"
+  })
+  void whatTheDefaultRuleIsRefusedAfterAWindowsFirstWindowIsPinned(String scenario, double pct) throws IOException {
+    PacingResult.Policy ours = replay(scenario + ".json").policy("hostpace");
+
+    assertThat(ours.firstWindowRefusalPct()).as(scenario).isEqualTo(pct);
+  }
+
   @Test
   void onTheQleverLikeServerOursGetsNineteenTwentiethsOfItsRateAndAfterTenSecondsRefusesFourRequests() throws IOException {
     PacingResult result = replay("qlever-like.json");
