@@ -556,7 +556,8 @@ final class FleetClaims {
    * the window has not begun every process's probe is refused. The fleet's one place of the host's
    * probe goes to one process; the others wait to hear its answer (accepted, the window is theirs
    * too; refused, their rules plan the next probe), or a while. Held until this process's probe
-   * is answered or no start of it is a probe, or until its lease ends.
+   * is answered, no start of it is a probe, or none of its calls waits at the host ({@link #left}),
+   * or until its lease ends.
    */
   private boolean probePlaced(Node node, FleetState claims, LearnedQuota quota, long now) {
     if (!quota.wouldProbe(now)) {
@@ -589,6 +590,7 @@ final class FleetClaims {
       }
       if (held > 0) {
         claims.probeHeld = true;
+        left(node); // the call that claimed it may have gone meanwhile
       } else if (held < 0) {
         // The fleet could not be asked (SPEC S4): this process probes alone, holding no place.
         claims.probeHeld = true;
@@ -626,6 +628,33 @@ final class FleetClaims {
     if (quota == null || !quota.probing() && !quota.wouldProbe(now)) {
       letGoProbe(node);
     }
+  }
+
+  /**
+   * A call of {@code node} left for good, answered, failed or cancelled: where no call of this
+   * process waits at the host any more and none of its probes is out, the host's probe place goes
+   * back. A call cancelled while it held the place for its start, the host's last, would otherwise
+   * hold it to its lease's end, and every other process's probe back as long.
+   */
+  void left(Node node) {
+    FleetState claims = node.fleet;
+    if (claims == null || !claims.probeHeld || waits(node)) {
+      return;
+    }
+    LearnedQuota quota = node.quota;
+    if (quota == null || !quota.probing()) {
+      letGoProbe(node);
+    }
+  }
+
+  /** Whether a call of this process waits at {@code node}, a host. */
+  private static boolean waits(Node node) {
+    for (int i = 0; i < node.queueCount(); i++) {
+      if (node.queueAt(i).live > 0) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private void letGoProbe(Node node) {

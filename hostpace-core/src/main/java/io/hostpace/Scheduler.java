@@ -1561,6 +1561,10 @@ final class Scheduler implements Settlement {
   private void finish(Call<?> call, Call.State state, long now) {
     letGoPlaces(call);
     call.state = state;
+    FleetClaims claims = this.claims;
+    if (claims != null) {
+      claims.left(call.queue.node);
+    }
     nodes.left(call.queue, now);
   }
 }

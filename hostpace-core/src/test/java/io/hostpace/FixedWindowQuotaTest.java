@@ -280,6 +280,39 @@ class FixedWindowQuotaTest {
   }
 
   @Test
+  void S2_aWindowProbesPlaceHeldForACallCancelledBeforeItStartedGoesBackAtOnce() {
+    // 60 a minute from 0 s; one process of a fleet whose claims of the quota's places go unanswered
+    // from 170 s: at 180 s its head holds the host's probe place and waits for a quota place. Its
+    // caller gives up on every call at 185 s: with none left to probe, the place goes back then,
+    // not at its lease's end, 30 s on, which would hold every other process's probe back as long.
+    limit = FixedWindow.of(60, Duration.ofMinutes(1), origin)::admit;
+    LocalFleet local = new LocalFleet(time, time, Duration.ofMillis(1));
+    boolean[] unanswered = {false};
+    Fleet member = new ForwardingFleet(local.join()) {
+      @Override
+      public void claimPlace(String key, long place, int limit, long leaseNanos, LongConsumer then) {
+        if (!(unanswered[0] && key.endsWith("/quota"))) {
+          super.claimPlace(key, place, limit, leaseNanos, then);
+        }
+      }
+    };
+    Hostpace process = Hostpace.builder().time(time).fleet(member).build();
+    FakeServer server = server();
+    for (int i = 0; i < 300; i++) {
+      calls.add(process.execute(server.get("http://api.test/" + i)));
+    }
+    time.advance(Duration.ofSeconds(170));
+    unanswered[0] = true;
+    time.advance(Duration.ofSeconds(15));
+    assertThat(local.placesHeld("api.test/probe")).as("held while its call waits").isEqualTo(1);
+
+    calls.forEach(call -> call.cancel(true));
+    time.advance(Duration.ofMillis(10));
+
+    assertThat(local.placesHeld("api.test/probe")).isZero();
+  }
+
+  @Test
   void R11_S2_aFleetMetPartWayIntoWindowsNoRoundLengthFitsCountsThemFromTheBoundaryFound() {
     // 45 each 90 s from 0 s; three processes of a fleet, 150 requests each, met at 55 s. Counted
     // from the run's first start, no round length fits what the host did, and the processes, which
