@@ -119,9 +119,8 @@ final class IntervalBracket {
    * before it was tried again alone, and accepted (a plain bucket would have refused it).
    */
   private boolean counted;
-  /** Whether that lower end was tried again alone, once; {@code trying} until the try is answered. */
-  private boolean tried;
-  private boolean trying;
+  /** That lower end's one try alone: not made, its answer awaited, or answered. */
+  private LowerEndTry lowerEndTry = LowerEndTry.UNTRIED;
   /**
    * Whether the host accepted one request before its first refusal: a bucket of a burst of one,
    * empty after each request it accepts, whose debt of refusals the gaps can be read for.
@@ -155,8 +154,8 @@ final class IntervalBracket {
    */
   long refused(long startedAt, long lastAccepted, boolean sameBurst, long interval) {
     boolean sinceAccepted = lastAccepted == Long.MIN_VALUE || startedAt - lastAccepted > 0;
-    boolean triedNow = trying && sinceAccepted && debt == 0;
-    trying = false;
+    boolean triedNow = lowerEndTry == LowerEndTry.TRYING && sinceAccepted && debt == 0;
+    lowerEndTryAnswered();
     int before = debt;
     if (sinceAccepted) {
       debt++;
@@ -253,8 +252,8 @@ final class IntervalBracket {
     if (lo == 0 || hi == Double.POSITIVE_INFINITY) {
       return NOT_YET;
     }
-    boolean triedAccepted = trying;
-    trying = false;
+    boolean triedAccepted = lowerEndTry == LowerEndTry.TRYING;
+    lowerEndTryAnswered();
     if (!counted && (triedAccepted || lo >= hi) && countedHolds()) {
       // The lower end tried alone was accepted (a gap as short as one refused): it was read with
       // the debt of the refusals before it, at a bucket that counts them.
@@ -275,17 +274,30 @@ final class IntervalBracket {
       }
       return Math.round(between(loCounted, hiCounted) * NANOS);
     }
-    if (!tried && !loAlone && hiCounted <= lo && countedHolds()) {
+    if (lowerEndTry == LowerEndTry.UNTRIED && !loAlone && hiCounted <= lo && countedHolds()) {
       // The lower end was read with refusals before it, and a bucket that counts them against the
       // client would put the interval at most at the gap they allow: the lower end is tried again
       // alone, once. A plain bucket refuses it (the end now read alone); a counting one accepts it.
-      tried = true;
-      trying = true;
+      lowerEndTry = LowerEndTry.TRYING;
       return Math.round(lo * NANOS);
     }
     if (hi <= NARROW * lo) {
       return NARROWED;
     }
     return Math.round(between(lo, hi) * NANOS);
+  }
+
+  /** An answer came: a try of the lower end that awaited one is answered by it. */
+  private void lowerEndTryAnswered() {
+    if (lowerEndTry == LowerEndTry.TRYING) {
+      lowerEndTry = LowerEndTry.TRIED;
+    }
+  }
+
+  /** The one try alone of a lower end read with refusals before it. */
+  private enum LowerEndTry {
+    UNTRIED,
+    TRYING,
+    TRIED
   }
 }
