@@ -50,10 +50,10 @@ import org.jspecify.annotations.Nullable;
  * a boundary a wrong guess put (100 a minute met 7.3 s into a window that began 17.4 s into the
  * clock's minute: the wall's end found by 19.2 s, 6 s windows fit, the next boundary at 19.3 s; the
  * probe goes at 25.3 s instead, where the starts that crossed 19.3 s would have read as a second
- * window, refused after 35 of them, and the quota lowered to 35). A probe refused where a length that held put the boundary says
- * the windows moved or grew: the boundary is searched for within a window's length of it, and the
- * windows counted from there afresh, first at the length before, then at the round lengths up to
- * the span between the last two boundaries found.
+ * window, whose refusal lowered the quota to what crossed). A probe refused where a length that
+ * held put the boundary says the windows moved or grew: the boundary is searched for within a
+ * window's length of it, and the windows counted from there afresh, first at the length before,
+ * then at the round lengths up to the span between the last two boundaries found.
  *
  * <p>The first wall's probes skip its first seconds, so a window of a second or two may have passed
  * several times before its end is seen: the boundary found is then counted as the round length's
@@ -476,7 +476,7 @@ final class WindowQuota {
       refusedProbes++;
       // The window lasts longer than this probe lies from the origin over the boundaries counted,
       // and than it lies from the last boundary found.
-      double above = Math.max(lo, Math.max(at / (boundaries + 1 + (passedOver ? 1 : 0)), at - lastUpper));
+      double above = Math.max(lo, Math.max(at / probedBoundary(), at - lastUpper));
       if (round > 0 && !searching) {
         double next = RoundWindowLengths.shortestWithin(above, hi);
         if (next == 0 && above < hi && !fleet) {
@@ -662,7 +662,7 @@ final class WindowQuota {
     probesRefusedInARow = 0;
     byClock = false;
     runCount = null;
-    int k = boundaries + 1 + (passedOver ? 1 : 0);
+    int k = probedBoundary();
     passedOver = false;
     if (boundaries > 0 && upper > nextUpper) {
       // A quiet host probed late: the boundaries it let pass count too.
@@ -720,6 +720,11 @@ final class WindowQuota {
     if (k == 1 && fromRun && fleet) {
       fleetByClock(host);
     }
+  }
+
+  /** Which boundary from the origin the planned probe looks for: the next, or the one after where one is passed over. */
+  private int probedBoundary() {
+    return boundaries + (passedOver ? 2 : 1);
   }
 
   /** The boundaries the round length puts from the run's first start up to the one found (countByRound). */

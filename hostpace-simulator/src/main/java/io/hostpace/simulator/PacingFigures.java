@@ -2,6 +2,8 @@ package io.hostpace.simulator;
 
 import io.hostpace.simulator.PacingScenario.Model;
 import io.hostpace.simulator.PacingScenario.ServerSpec;
+import io.hostpace.testing.FixedWindow;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -183,14 +185,9 @@ final class PacingFigures {
     return attempts == 0 ? 0 : round(100.0 * refusedThen / attempts, 1);
   }
 
-  /**
-   * The end of fixed-window {@code server}'s window that holds time {@code at}: windows begin at
-   * {@code windowsFrom} and every {@code window} before and after it, and a time on a boundary
-   * belongs to the window it begins, as {@code FixedWindow} rolls them.
-   */
+  /** The end of fixed-window {@code server}'s window that holds time {@code at}, as its model counts it. */
   static long windowEnd(ServerSpec server, long at) {
-    long index = Math.floorDiv(at - server.windowsFrom(), server.window());
-    return server.windowsFrom() + (index + 1) * server.window();
+    return FixedWindow.of(server.limit(), Duration.ofNanos(server.window()), server.windowsFrom()).windowEndAt(at);
   }
 
   /** How many of {@code times} are at {@code from} or later. */

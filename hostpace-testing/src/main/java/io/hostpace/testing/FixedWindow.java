@@ -79,6 +79,14 @@ public final class FixedWindow implements ServerLimit, CountsQuota {
     this.limit = checked(limit);
   }
 
+  /**
+   * When the window that holds {@code at} ends: a time on a boundary is in the window it begins.
+   * The count is not touched.
+   */
+  public long windowEndAt(long at) {
+    return start + (Math.floorDiv(at - start, window) + 1) * window;
+  }
+
   private long end() {
     return start + (index + 1) * window;
   }
