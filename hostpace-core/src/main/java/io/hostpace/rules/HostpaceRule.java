@@ -103,7 +103,9 @@ import org.jspecify.annotations.Nullable;
  * that counts our refusals against us. Probing it again an interval later only runs up the debt.
  * So the next start waits as many of the intervals the rule set as the run has refusals, up to
  * {@value #MOST_INTERVALS_WAITED} (SPEC R14), once: the rule keeps the interval it set as the
- * host's pace ({@link Memory#meant}), and cuts or climbs from that, not from the wait.
+ * host's pace ({@link Memory#meant}), and cuts or climbs from that, not from the wait. Where the
+ * drop before was to the rate a whole cycle measured (a bucket's, below), the second refusal is not
+ * cut at all: that rate is the host's, and the bucket only went into debt for the first.
  *
  * <h2>A bucket of a large burst</h2>
  * A token bucket that holds ten or more and refills slower (one a second, a burst of ten) lets a
@@ -350,6 +352,8 @@ final class HostpaceRule implements LearningRule {
     long cycleFrom;
     int cycleAccepted;
     long cycleInterval;
+    /** Whether the last drop took the rate its cycle measured (SPEC R15), until the next refusal. */
+    boolean cycleDrop;
 
     /**
      * The rate a token bucket refilled at over the cycle that a refusal of the request started at
@@ -799,6 +803,16 @@ final class HostpaceRule implements LearningRule {
       }
       return waiting;
     }
+    boolean afterCycleDrop = memory.cycleDrop;
+    memory.cycleDrop = false;
+    if (afterCycleDrop && !heard && memory.refusedInARow == 2 && interval > 0) {
+      // Refused again right after a drop to the rate a whole cycle measured, nothing accepted
+      // between: that rate is the bucket's own, and the bucket went into debt for the refusal
+      // before (it counts refusals against the client). A cut and a sooner probe would only run
+      // the debt up again: the pace is kept, K with it, and the next start waits two intervals
+      // (SPEC R14).
+      return memory.waitOnce(interval);
+    }
     double current = interval > 0 ? NANOS / interval : Double.POSITIVE_INFINITY;
     double own = current;
     // In a fleet the others' starts are heard too: answers accepted since the drop, faster than
@@ -848,6 +862,7 @@ final class HostpaceRule implements LearningRule {
       if (cycle < CYCLE_BELOW * m) {
         // The gaps read the tokens of a large burst as rate: the bucket refilled slower (SPEC R15).
         m = cycle;
+        memory.cycleDrop = true;
       }
       // Accepted slower than sent, or a run at our pace: m is the host's rate. Else m is our own
       // pace, and the host's is only known to be under it: cut by β.

@@ -362,6 +362,34 @@ class HostpaceRuleTest {
   }
 
   @Test
+  void R14_aBucketRefusingAgainRightAfterADropToItsCyclesRateWentIntoDebtForThatRefusalItsPaceIsKeptAndWaitedOn() {
+    // Shown to be a bucket (its quota's try accepted alone): 60 accepted since the drop that began
+    // the cycle at 0 s, the last eight 0.7 s apart as its stored tokens let them through.
+    HostpaceRule.Memory memory = cycle(1.1, 60, 3);
+    memory.refilled = true;
+    memory.epoch = at(0);
+    memory.base = 1 / 1.1;
+    memory.wmax = 0.95;
+    memory.k = 20;
+    for (int i = 0; i < 8; i++) {
+      double start = 64.4 + 0.7 * i;
+      memory.answered(at(start + 0.05), at(start), false);
+    }
+    host.memory(memory);
+    host.interval(700_000_000L, at(60));
+    // Refused at 70 s: the cycle's rate, 60 in 70 s, is the host's, not the gaps' 1.43 a second.
+    long dropped = refusedStartedAt(70.05, 70.0);
+    assertThat(dropped).isCloseTo(Math.round(1e9 / (0.96 * 60 / 70)), within(1_000L));
+    double k = memory.k;
+    // Refused again at the next start, nothing accepted between: a bucket that counts refusals went
+    // into debt for the one before. The pace is kept, the time to the plateau with it, and the next
+    // start waits two intervals (without this, cut to 0.7 of it and probed as a wall).
+    assertThat(refusedStartedAt(71.3, 71.25)).isEqualTo(2 * dropped);
+    assertThat(host.pace()).isEqualTo(dropped);
+    assertThat(memory.k).isEqualTo(k);
+  }
+
+  @Test
   void theMeasuredRateIsTheMedianGapSoSlowGapsWhileNotRefusedDoNotLowerIt() {
     refusedStartedAt(0.05, 0);
     answered(1.05);

@@ -70,7 +70,7 @@ class PacingSimulationTest {
   @CsvSource({
       "rate-halves, 0.93, 15, 3.0, 2.3, 0",
       "refusals-count, 0.93, 8, 2.6, 1.3, 0",
-      "refusals-count-burst-3, 0.84, 25, 7.7, 5.4, 0",
+      "refusals-count-burst-3, 0.85, 16, 5.1, 2.6, 0",
       "three-processes, 0.73, 35, 5.5, 3.5, 0",
       "rate-0.5, 0.95, 8, 5.1, 2.0, 0",
       "qlever-like-fleet, 0.96, 12, 3.8, 1.4, 0",
