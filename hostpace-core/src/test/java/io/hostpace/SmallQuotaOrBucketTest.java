@@ -39,6 +39,17 @@ class SmallQuotaOrBucketTest {
   }
 
   @Test
+  void R11_aBucketOfThreeThatCountsRefusalsIsNotPacedByTheBurstsOfTheWindowsItsDebtLookedLike() {
+    // Half a second, a burst of 3: 100 calls take 197 s at the least. The debt's walls read as a
+    // window of 3, whose burst the bucket refused; paced then by that burst's gaps (starts a
+    // millisecond apart, read as about 90 a second) and cut by 0.7 a refusal, it was refused 18 times in
+    // a row deeper into debt: 95 refusals and 398 s. Those gaps are no rate; nothing is measured.
+    Run run = played(new CountingBucket(0.5, 3), 100);
+    assertThat(run.answered - run.accepted).isLessThanOrEqualTo(60);
+    assertThat(run.time.elapsed()).isLessThan(Duration.ofSeconds(330));
+  }
+
+  @Test
   void R11_aBucketOfSevenThatCountsRefusalsIsNotHeldToTheWindowItsDebtsWallLookedLike() {
     // One a second, a burst of 7: 100 calls take 93 s at the least. A try sent with the window's
     // starts is refused by the bucket those starts emptied, as a window's would be.

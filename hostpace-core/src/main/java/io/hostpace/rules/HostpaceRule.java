@@ -174,6 +174,12 @@ final class HostpaceRule implements LearningRule {
    * it (SPEC R13): enough for a network's jitter at hosts of a few a second, little at fast ones.
    */
   static final double MOST_TRIP_MARGIN = 0.03;
+  /**
+   * How many times a dropped quota's rate the gaps of its windows' answers must read to be taken
+   * for its bursts rather than a rate (SPEC R11): processes that share a host read their share's
+   * windows near their rate, a bucket in debt read as windows reads its bursts' milliseconds.
+   */
+  static final double BURSTS_OVER_QUOTA = 4;
   /** The most intervals a run of refusals makes the next start wait (SPEC R14). */
   static final int MOST_INTERVALS_WAITED = 3;
   static final long MAX_INTERVAL = 60_000_000_000L;
@@ -833,11 +839,16 @@ final class HostpaceRule implements LearningRule {
     }
     double m = memory.measured(now);
     boolean fewAccepted = memory.count <= IntervalBracket.MOST_ACCEPTED_BEFORE;
-    if (Double.isInfinite(current) && (fewAccepted || memory.window().droppedByProbes())) {
+    double dropped = memory.window().droppedRate();
+    if (Double.isInfinite(current)
+        && (fewAccepted || memory.window().droppedByProbes() || dropped > 0 && m > BURSTS_OVER_QUOTA * dropped)) {
       // Nothing paced yet, and the gaps measured are no rate: up to three accepted, the opening's
       // round trips or a burst the host let through (SPEC R12), bracketed as after one; or the
       // bursts of a quota's windows, which its probes refused on and on just dropped (SPEC R11; in
-      // a fleet, heard a fleet's trip apart, they read far faster than the host went).
+      // a fleet, heard a fleet's trip apart, they read far faster than the host went), or which
+      // a refusal of one of those bursts just dropped where their gaps read many times what the
+      // windows let through (a bucket that counts refusals, its debt's walls read as windows:
+      // paced by those gaps, it was refused a dozen times deeper into debt).
       m = Double.NaN;
     }
     double since = (now - memory.epoch) / NANOS;

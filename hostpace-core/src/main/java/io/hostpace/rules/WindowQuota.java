@@ -304,6 +304,8 @@ final class WindowQuota {
   private boolean checking;
   /** Whether the refusal just told dropped the quota, its probes refused too often in a row. */
   private boolean droppedByProbes;
+  /** The rate of the quota the refusal just told dropped, a second; 0 when it dropped none. */
+  private double droppedRate;
 
   /** The fields of a count from the run's first start that counting by the clock replaces. */
   private record RunCount(
@@ -371,6 +373,15 @@ final class WindowQuota {
     return droppedByProbes;
   }
 
+  /**
+   * The rate of the quota the refusal just told dropped, however it did (its quota over its
+   * window, a second), or 0 when it dropped none: the answers since the quota was learned are its
+   * windows' bursts, whose gaps may read a rate far above what those windows let through.
+   */
+  double droppedRate() {
+    return droppedRate;
+  }
+
   /** As {@link #heldRate()}: the rate the window's starts and the try accepted showed, a second. */
   double triedRate() {
     return oneMore.triedRate();
@@ -384,6 +395,7 @@ final class WindowQuota {
    */
   boolean refused(long now, long startedAt, boolean heard, HostState host) {
     droppedByProbes = false;
+    droppedRate = 0;
     runAndWall.refused(now, startedAt);
     if (permits == 0) {
       return false;
@@ -555,6 +567,7 @@ final class WindowQuota {
 
   /** The host counts no quota of ours, or none worth the name: the rate rule takes over. */
   private void drop(HostState host) {
+    droppedRate = host.quotaWindow() > 0 ? permits * NANOS / host.quotaWindow() : 0;
     oneMore.quotaDropped();
     knownLast = 0;
     checking = false;
