@@ -181,6 +181,17 @@ class FleetPropertiesTest {
     everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(new Host(Model.WINDOW, 7, 61, 0), new Load(4, 30, 36, 2_000, 0, 1, -3739L));
   }
 
+  @Example
+  void S2_anotherProcesssStartAcceptedInTheMomentThisOnesProbeWasRefusedIsNoBoundary() {
+    // Once a hang: two processes a fleet of no latency apart, a window of 4 each 20 s that counts
+    // refusals. A process's probe and the other's start went in the same moment, the start took
+    // the window's last place and the probe was refused; heard as one more than the quota just
+    // before the next probe was due, the start was taken for another process's earlier probe, a
+    // boundary at the very time of the refused one. Bounds that narrow admitted no length, and the
+    // window was taken to last anything up to a day: a quota of 5 each 12 h, 14 calls waiting.
+    everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(new Host(Model.WINDOW, 4, 455, 5), new Load(2, 0, 119, 0, 10, 0, -1));
+  }
+
   @Property
   void everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(@ForAll("hosts") Host host, @ForAll("loads") Load load) {
     Run run = new Run(host, load);

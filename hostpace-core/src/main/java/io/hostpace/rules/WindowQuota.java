@@ -130,7 +130,8 @@ import org.jspecify.annotations.Nullable;
  * quota to what the window had accepted is followed by its burst's acceptances, which raise it
  * back to what the window held. And one more than the quota, accepted when the next probe was due
  * within {@value #NARROW_ENOUGH} of the window, is the probe of another process whose reckoning
- * put the boundary a little earlier: a boundary, not a sign that there is no quota. A fleet's
+ * put the boundary a little earlier (where it started after this process's last refused probe):
+ * a boundary, not a sign that there is no quota. A fleet's
  * processes count the windows from the run's first start while anything counted so fits, as each
  * of them saw it: bounded from the boundary before, as a process alone bounds them too, each
  * process's count would drift from the others', whose probes it hears at their own reckoning.
@@ -631,9 +632,11 @@ final class WindowQuota {
           anchor(at, host);
           return true;
         }
-        if (at >= probeAt - NARROW_ENOUGH * (hi < LONGEST_SECONDS ? hi : lo)) {
+        if (at > nextLower && at >= probeAt - NARROW_ENOUGH * (hi < LONGEST_SECONDS ? hi : lo)) {
           // More than the quota, started just before the probe was due: another process of a
-          // fleet probed a little earlier (SPEC S2), and the host began a window for it.
+          // fleet probed a little earlier (SPEC S2), and the host began a window for it. Not one
+          // started with this process's last refused probe, in the same moment: it took the
+          // window's last place, and a boundary at the refused probe's own time fits no length.
           boundary(nextLower, at, host);
           return true;
         }
