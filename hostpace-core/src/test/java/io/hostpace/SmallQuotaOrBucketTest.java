@@ -50,6 +50,18 @@ class SmallQuotaOrBucketTest {
   }
 
   @Test
+  void R15_aBucketOfThreeThatCountsRefusalsWhoseDebtReadAsWindowsIsMeasuredOverItsCycles() {
+    // One a second, a burst of 3: 300 calls take 298 s at the least. Once the quota its debt's walls
+    // taught ended, the gaps of the answers its three stored tokens let through read faster than it
+    // refills: paced by them, each probe for more was refused, and refused again for the debt, every
+    // 20 s or so (51 refusals, 352 s). Measured over its cycles between refusals, as a bucket its
+    // quota's try showed is, its probes come ever more rarely.
+    Run run = played(new CountingBucket(1, 3), 300);
+    assertThat(run.answered - run.accepted).isLessThanOrEqualTo(30);
+    assertThat(run.time.elapsed()).isLessThan(Duration.ofSeconds(340));
+  }
+
+  @Test
   void R11_aBucketOfSevenThatCountsRefusalsIsNotHeldToTheWindowItsDebtsWallLookedLike() {
     // One a second, a burst of 7: 100 calls take 93 s at the least. A try sent with the window's
     // starts is refused by the bucket those starts emptied, as a window's would be.

@@ -840,8 +840,14 @@ final class HostpaceRule implements LearningRule {
     double m = memory.measured(now);
     boolean fewAccepted = memory.count <= IntervalBracket.MOST_ACCEPTED_BEFORE;
     double dropped = memory.window().droppedRate();
-    if (Double.isInfinite(current)
-        && (fewAccepted || memory.window().droppedByProbes() || dropped > 0 && m > BURSTS_OVER_QUOTA * dropped)) {
+    boolean droppedBursts = Double.isInfinite(current) && dropped > 0 && m > BURSTS_OVER_QUOTA * dropped;
+    if (droppedBursts && !heard && !memory.fleetHeard) {
+      // A quota whose windows' bursts read many times its rate, ended by a refusal of one of them:
+      // a bucket whose debt's walls read as windows, as one its quota's try showed. Measured over
+      // its cycles from here (SPEC R15), which its stored tokens do not read as rate.
+      memory.refilled = true;
+    }
+    if (Double.isInfinite(current) && (fewAccepted || memory.window().droppedByProbes() || droppedBursts)) {
       // Nothing paced yet, and the gaps measured are no rate: up to three accepted, the opening's
       // round trips or a burst the host let through (SPEC R12), bracketed as after one; or the
       // bursts of a quota's windows, which its probes refused on and on just dropped (SPEC R11; in
