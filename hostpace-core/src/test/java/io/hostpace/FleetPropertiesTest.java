@@ -188,7 +188,7 @@ class FleetPropertiesTest {
     // the window's last place and the probe was refused; heard as one more than the quota just
     // before the next probe was due, the start was taken for another process's earlier probe, a
     // boundary at the very time of the refused one. Bounds that narrow admitted no length, and the
-    // window was taken to last anything up to a day: a quota of 5 each 12 h, 14 calls waiting.
+    // window was taken to last anything up to a day: the next probe half a day on, calls waiting.
     everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(new Host(Model.WINDOW, 4, 455, 5), new Load(2, 0, 119, 0, 10, 0, -1));
   }
 

@@ -42,8 +42,8 @@ class SmallQuotaOrBucketTest {
   void R11_aBucketOfThreeThatCountsRefusalsIsNotPacedByTheBurstsOfTheWindowsItsDebtLookedLike() {
     // Half a second, a burst of 3: 100 calls take 197 s at the least. The debt's walls read as a
     // window of 3, whose burst the bucket refused; paced then by that burst's gaps (starts a
-    // millisecond apart, read as about 90 a second) and cut by 0.7 a refusal, it was refused 18 times in
-    // a row deeper into debt: 95 refusals and 398 s. Those gaps are no rate; nothing is measured.
+    // millisecond apart, read as a rate far above the host's) and cut by 0.7 a refusal, it was
+    // refused again and again, deeper into debt. Those gaps are no rate; nothing is measured.
     Run run = played(new CountingBucket(0.5, 3), 100);
     assertThat(run.answered - run.accepted).isLessThanOrEqualTo(60);
     assertThat(run.time.elapsed()).isLessThan(Duration.ofSeconds(330));
@@ -53,9 +53,9 @@ class SmallQuotaOrBucketTest {
   void R15_aBucketOfThreeThatCountsRefusalsWhoseDebtReadAsWindowsIsMeasuredOverItsCycles() {
     // One a second, a burst of 3: 300 calls take 298 s at the least. Once the quota its debt's walls
     // taught ended, the gaps of the answers its three stored tokens let through read faster than it
-    // refills: paced by them, each probe for more was refused, and refused again for the debt, every
-    // 20 s or so (51 refusals, 352 s). Measured over its cycles between refusals, as a bucket its
-    // quota's try showed is, its probes come ever more rarely.
+    // refills: paced by them, each probe for more was refused, and refused again for the debt, with
+    // the next probe soon after. Measured over its cycles between refusals, as a bucket its quota's
+    // try showed is, its probes come ever more rarely.
     Run run = played(new CountingBucket(1, 3), 300);
     assertThat(run.answered - run.accepted).isLessThanOrEqualTo(30);
     assertThat(run.time.elapsed()).isLessThan(Duration.ofSeconds(340));

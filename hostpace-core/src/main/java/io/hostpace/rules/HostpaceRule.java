@@ -854,7 +854,7 @@ final class HostpaceRule implements LearningRule {
       // a fleet, heard a fleet's trip apart, they read far faster than the host went), or which
       // a refusal of one of those bursts just dropped where their gaps read many times what the
       // windows let through (a bucket that counts refusals, its debt's walls read as windows:
-      // paced by those gaps, it was refused a dozen times deeper into debt).
+      // paced by those gaps, it is refused again and again, deeper into debt).
       m = Double.NaN;
     }
     double since = (now - memory.epoch) / NANOS;
