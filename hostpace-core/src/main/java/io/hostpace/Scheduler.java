@@ -630,6 +630,7 @@ final class Scheduler implements Settlement {
   private void answered(Call<?> call, Verdict verdict) {
     long now = clock.nanoTime();
     HostQueue queue = call.queue;
+    GroupGate[] walks = gatesToWalk(queue, call); // before the answer ends a probe
     if (!verdict.refusal()) {
       queue.node.acceptedSeq = queue.node.arrivals; // accepted after every call of the host so far (SPEC R10)
       queue.node.acceptedAt = now;
@@ -644,7 +645,7 @@ final class Scheduler implements Settlement {
     if (closed && verdict.retries()) {
       // judged before the close, answered after it: ended, its caller told by the call (SPEC T8)
       finish(call, Call.State.DONE, now);
-      pump(candidates, queue.gates, now);
+      pump(candidates, walks, now);
       return;
     }
     switch (verdict.next()) {
@@ -670,7 +671,7 @@ final class Scheduler implements Settlement {
       }
       case DONE -> finish(call, Call.State.DONE, now);
     }
-    pump(candidates, queue.gates, now);
+    pump(candidates, walks, now);
   }
 
   /** Counts a retry of {@code call} and queues it again at once, ahead of later arrivals. */
@@ -702,9 +703,10 @@ final class Scheduler implements Settlement {
       live = call.state == Call.State.IN_FLIGHT;
       if (live) {
         long now = clock.nanoTime();
+        GroupGate[] walks = gatesToWalk(call.queue, call);
         List<HostQueue> candidates = release(call, now);
         finish(call, Call.State.DONE, now);
-        pump(candidates, call.queue.gates, now);
+        pump(candidates, walks, now);
       }
       handBack(call.queue.node);
     } finally {
@@ -735,6 +737,7 @@ final class Scheduler implements Settlement {
       if (call.state == Call.State.IN_FLIGHT) {
         long now = clock.nanoTime();
         HostQueue queue = call.queue;
+        GroupGate[] walks = gatesToWalk(queue, call);
         List<HostQueue> candidates = release(call, now);
         if (closed) {
           finish(call, Call.State.DONE, now);
@@ -742,7 +745,7 @@ final class Scheduler implements Settlement {
           retryAtOnce(call, queue, candidates, now);
           queued = true;
         }
-        pump(candidates, queue.gates, now);
+        pump(candidates, walks, now);
       }
       handBack(call.queue.node);
     } finally {
@@ -783,9 +786,10 @@ final class Scheduler implements Settlement {
           finish(call, Call.State.CANCELLED, now);
         }
         case IN_FLIGHT -> {
+          GroupGate[] walks = gatesToWalk(call.queue, call);
           List<HostQueue> candidates = release(call, now);
           finish(call, Call.State.CANCELLED, now);
-          pump(candidates, call.queue.gates, now);
+          pump(candidates, walks, now);
         }
         case PARKED -> {
           Timer.Cancellable delay = call.parked;
@@ -1465,6 +1469,33 @@ final class Scheduler implements Settlement {
       gate.inFlight--;
     }
     return candidates;
+  }
+
+  /**
+   * The gates whose walks the end of {@code call}'s attempt pumps: its queue's, and where the call
+   * is the probe of a group's learned quota, every gate of that group, whose probe holds the heads
+   * of all of them whatever limits their contexts give the group (SPEC P10). Asked before the end
+   * is told to the quota, which ends the probe.
+   */
+  private static GroupGate[] gatesToWalk(HostQueue queue, Call<?> call) {
+    GroupGate[] gates = queue.gates;
+    ArrayList<GroupGate> walks = null;
+    for (GroupGate gate : gates) {
+      Node group = gate.node;
+      LearnedQuota quota = group.quota;
+      if (quota == null || !quota.probe(call) || group.gates.size() == 1) {
+        continue;
+      }
+      if (walks == null) {
+        walks = new ArrayList<>(List.of(gates));
+      }
+      for (GroupGate other : group.gates.values()) {
+        if (!walks.contains(other)) {
+          walks.add(other);
+        }
+      }
+    }
+    return walks == null ? gates : walks.toArray(NO_GATES);
   }
 
   /**

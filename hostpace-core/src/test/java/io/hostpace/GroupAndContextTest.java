@@ -3,6 +3,8 @@ package io.hostpace;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hostpace.FakeServer.Reply;
+import io.hostpace.spi.HostState;
+import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
 import java.net.URI;
 import java.time.Duration;
@@ -184,6 +186,36 @@ class GroupAndContextTest {
     assertThat(server.log).extracting(line -> line.substring(6)).containsExactly(
         "GET http://a.example.org/default/1", "GET http://a.example.org/default/2",
         "GET http://a.example.org/other/1", "GET http://a.example.org/default/3");
+  }
+
+  @Test
+  void P10_aGroupsQuotaProbeAnsweredLetsTheRequestsOfEveryContextTheProbeHeldStart() {
+    // The group counts 2 starts a window of 10 s (kept from another run, SPEC S1); two contexts
+    // give it limits of their own, so each has its own gate on it.
+    HostStateStore store = new HostStateStore() {
+      @Override
+      public HostState open(String key) {
+        HostState state = HostStateStore.inMemory().open(key);
+        if (key.equals("*.example.org")) {
+          state.quota(2, Duration.ofSeconds(10).toNanos());
+        }
+        return state;
+      }
+
+      @Override
+      public void close(HostState state) {}
+    };
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).hostStateStore(store)
+        .addLimit("*.example.org", Limits.inFlight(5)).build();
+    CallContext other = CallContext.builder().addLimit("*.example.org", Limits.inFlight(3)).build();
+
+    submit(engine, CallContext.DEFAULT, "http://a.example.org/probe");
+    submit(engine, other, "http://b.example.org/held");
+    time.advance(Duration.ofSeconds(5));
+
+    // The first start is the window's probe, alone; its answer at 1 s opens the window, and the
+    // other context's request, held by the probe, takes the window's second start then.
+    assertThat(server.starts()).containsExactly("0.000 /probe", "1.000 /held");
   }
 
   @Test
