@@ -17,9 +17,10 @@ import net.jqwik.api.statistics.Statistics;
  *
  * <p>A workload ({@link RandomWorkload}) is a few hosts, some under {@code *.example.org} (and
  * one also under {@code *.c.example.org}) with group limits of their own, random host limits,
- * sometimes a second context with other limits and retries, and calls that arrive at random
- * times, each with a server script by attempt (200, 429, 429/503 and 405 with Retry-After, 405,
- * 500, an IOException, or a hang the test cancels) and perhaps a cancellation at a random time.
+ * sometimes a second context with other limits and retries, sometimes a quota the store knows for
+ * one host or group (SPEC S1), and calls that arrive at random times, each with a server script
+ * by attempt (200, 429, 429/503 and 405 with Retry-After, 405, 500, an IOException, or a hang the
+ * test cancels) and perhaps a cancellation at a random time.
  * Each property runs the workload to idle and checks one thing from the fake server's own
  * observations. A failure prints the seed and the shrunk workload; its message is the run's trace.
  */

@@ -98,8 +98,23 @@ final class RandomWorkload {
       List<@Nullable Limits> hosts, List<@Nullable Limits> groups, @Nullable Integer retries,
       boolean retry500, int fallbackMillis) {}
 
-  /** The engine: retries and retry delay limit (null: defaults), learning rule, the clock's origin. */
-  record EngineSpec(@Nullable Integer retries, @Nullable Integer retryDelayLimitMillis, boolean forgetful, long origin) {}
+  /**
+   * The engine: retries and retry delay limit (null: defaults), learning rule, the clock's origin,
+   * and a quota its store knows for one host or group (null: none).
+   */
+  record EngineSpec(
+      @Nullable Integer retries, @Nullable Integer retryDelayLimitMillis, boolean forgetful, long origin,
+      @Nullable KnownQuota known) {}
+
+  /**
+   * A quota the store knows for {@link #HOSTS}' or, past them, {@link #GROUPS}' key {@code key}
+   * (kept from another run, SPEC S1): {@code permits} starts a window of {@code windowMillis}.
+   */
+  record KnownQuota(int key, int permits, int windowMillis) {
+    String keyName() {
+      return key < HOSTS.size() ? HOSTS.get(key) : GROUPS.get(key - HOSTS.size());
+    }
+  }
 
   /** Engine limits for the first hosts of {@link #HOSTS} (null: none) and for {@link #GROUPS}. */
   record Workload(
@@ -124,11 +139,17 @@ final class RandomWorkload {
         Tuple.of(8, Arbitraries.longs().between(-(1L << 62), 1L << 62)),
         // the monotonic clock wraps around during the run
         Tuple.of(1, Arbitraries.just(Long.MAX_VALUE - Duration.ofSeconds(2).toNanos())));
+    Arbitrary<KnownQuota> known = Combinators.combine(
+            Arbitraries.integers().between(0, HOSTS.size() + GROUPS.size() - 1),
+            Arbitraries.integers().between(1, 5),
+            Arbitraries.integers().between(2, 40).map(n -> n * 250))
+        .as(KnownQuota::new);
     return Combinators.combine(
             Arbitraries.integers().between(0, 5).injectNull(0.5),
             Arbitraries.integers().between(0, 12).map(n -> n * 250).injectNull(0.6),
             Arbitraries.of(false, true),
-            origin)
+            origin,
+            known.injectNull(0.6))
         .as(EngineSpec::new);
   }
 
@@ -359,6 +380,10 @@ final class RandomWorkload {
       if (locked) {
         builder.hostStateStore(HostStateStore.inMemory(state -> {}));
       }
+      KnownQuota known = spec.known();
+      if (!plain && known != null) {
+        builder.hostStateStore(knowing(known));
+      }
       if (plain) {
       } else if (!spec.forgetful()) {
         // The default rule, but for SPEC R10's spared retries (RetriesSparedTest's): these
@@ -411,6 +436,23 @@ final class RandomWorkload {
         b.retryFallbackDelay(Duration.ofMillis(context.fallbackMillis()));
         this.second = b.build();
       }
+    }
+
+    /** A store that knows {@code known}'s quota each time its key is opened, and nothing else. */
+    private static HostStateStore knowing(KnownQuota known) {
+      return new HostStateStore() {
+        @Override
+        public HostState open(String key) {
+          HostState state = HostStateStore.inMemory().open(key);
+          if (key.equals(known.keyName())) {
+            state.quota(known.permits(), Duration.ofMillis(known.windowMillis()).toNanos());
+          }
+          return state;
+        }
+
+        @Override
+        public void close(HostState state) {}
+      };
     }
 
     /** Runs {@code workload} to idle, then forgets everything and runs to idle again. */
