@@ -259,6 +259,9 @@ final class FleetClaims {
     if (claim != null && claim.answered()) {
       return true; // held, or one of this process's share while the fleet could not be asked
     }
+    if (place != null) {
+      letGoAfter(queue, place, gate);
+    }
     FleetState claims = node.fleet();
     if (claims.placeClaiming || claims.placesFull) {
       return false;
@@ -472,6 +475,22 @@ final class FleetClaims {
     FleetPlace.Claim[] gates = place.gates;
     for (int i = 0; gates != null && i < gates.length; i++) {
       if (gates[i] != null) {
+        letGo(queue.gates[i].node, gates[i]);
+      }
+    }
+  }
+
+  /**
+   * Gives back the places of {@code place}'s gates after {@code gate} (all of them for its host's,
+   * -1), which the head took while the one it lacks now was not needed (its host had no in-flight
+   * limit yet; a learned one came since). Kept, they would break the one order every head takes
+   * them in: this head would wait for its host's place while holding its group's, which another
+   * process's head, holding the host's, waits for, and neither would start.
+   */
+  private void letGoAfter(HostQueue queue, FleetPlace place, int gate) {
+    FleetPlace.Claim[] gates = place.gates;
+    for (int i = gate + 1; gates != null && i < gates.length; i++) {
+      if (gates[i] != null && gates[i].answered()) {
         letGo(queue.gates[i].node, gates[i]);
       }
     }

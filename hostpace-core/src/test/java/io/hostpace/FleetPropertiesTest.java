@@ -45,11 +45,16 @@ class FleetPropertiesTest {
     }
   }
 
+  /** A context that gives the group an in-flight limit of its own. */
+  static final CallContext OTHER = CallContext.builder().addLimit("*.fleet.test", Limits.inFlight(2)).build();
+
   static final long WINDOW_NANOS = Duration.ofSeconds(20).toNanos();
 
   /**
    * The fleet and its calls; {@code configured}: 0 for no limit given by key, 1 an in-flight limit
-   * of 2 given the host, 2 one of 3 given its group {@code *.fleet.test} (the fleet's either way).
+   * of 2 given the host, 2 one of 3 given its group {@code *.fleet.test} (the fleet's either way), 3
+   * that too and, for about half the calls, a context that gives the group one of 2 ({@link #OTHER}):
+   * two gates of the group, each the fleet's (SPEC P8).
    */
   record Load(int processes, int latencyMillis, int requests, int spreadMillis, int cancelPercent, int configured, long seed) {}
 
@@ -64,7 +69,7 @@ class FleetPropertiesTest {
   Arbitrary<Load> loads() {
     return Combinators.combine(Arbitraries.integers().between(2, 4), Arbitraries.of(0, 1, 5, 30),
             Arbitraries.integers().between(5, 120), Arbitraries.of(0, 0, 2_000, 20_000),
-            Arbitraries.of(0, 0, 10), Arbitraries.of(0, 0, 1, 2), Arbitraries.longs())
+            Arbitraries.of(0, 0, 10), Arbitraries.of(0, 0, 1, 2, 3), Arbitraries.longs())
         .as(Load::new);
   }
 
@@ -95,7 +100,7 @@ class FleetPropertiesTest {
         Hostpace.Builder builder = Hostpace.builder().time(time);
         if (load.configured() == 1) {
           builder.addLimit("api.fleet.test", Limits.inFlight(2));
-        } else if (load.configured() == 2) {
+        } else if (load.configured() >= 2) {
           builder.addLimit("*.fleet.test", Limits.inFlight(3));
         }
         engines.add(builder.fleet(fleet.join()).addListener(event -> {
@@ -112,9 +117,10 @@ class FleetPropertiesTest {
         int at = load.spreadMillis() == 0 ? 0 : random.nextInt(load.spreadMillis());
         boolean cancel = random.nextInt(100) < load.cancelPercent();
         int cancelAfter = random.nextInt(20_000);
+        CallContext context = load.configured() == 3 && random.nextBoolean() ? OTHER : CallContext.DEFAULT;
         String uri = "http://api.fleet.test/" + i;
         time.schedule(() -> {
-          CompletableFuture<Response> call = engine.execute(server.get(uri));
+          CompletableFuture<Response> call = engine.execute(server.get(uri), context);
           calls.add(call);
           if (cancel) {
             time.schedule(() -> call.cancel(true), Duration.ofMillis(cancelAfter).toNanos());
@@ -190,6 +196,15 @@ class FleetPropertiesTest {
     // boundary at the very time of the refused one. Bounds that narrow admitted no length, and the
     // window was taken to last anything up to a day: the next probe half a day on, calls waiting.
     everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(new Host(Model.WINDOW, 4, 455, 5), new Load(2, 0, 119, 0, 10, 0, -1));
+  }
+
+  @Example
+  void S2_aHeadThatTookItsGroupsPlaceGivesItBackBeforeItWaitsForItsHostsPlace() {
+    // Once a hang: a gate of 2 that answers with Retry-After teaches the host an in-flight limit,
+    // so its place, which no head needed before, comes first in every head's order from then on.
+    // A head of each context of a process kept the group's places it took before and waited for
+    // the host's, which another process's head held while it waited for the group's: none started.
+    everyCallEndsAndTheFleetHoldsNothingOnceAllIsOver(new Host(Model.GATE, 2, 300, 0), new Load(3, 30, 40, 2_000, 0, 3, 1));
   }
 
   @Property
