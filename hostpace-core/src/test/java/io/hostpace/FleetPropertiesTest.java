@@ -48,13 +48,17 @@ class FleetPropertiesTest {
   /** A context that gives the group an in-flight limit of its own. */
   static final CallContext OTHER = CallContext.builder().addLimit("*.fleet.test", Limits.inFlight(2)).build();
 
+  /** A context that gives the host an in-flight limit of its own. */
+  static final CallContext OTHER_HOST = CallContext.builder().addLimit("api.fleet.test", Limits.inFlight(1)).build();
+
   static final long WINDOW_NANOS = Duration.ofSeconds(20).toNanos();
 
   /**
    * The fleet and its calls; {@code configured}: 0 for no limit given by key, 1 an in-flight limit
    * of 2 given the host, 2 one of 3 given its group {@code *.fleet.test} (the fleet's either way), 3
    * that too and, for about half the calls, a context that gives the group one of 2 ({@link #OTHER}):
-   * two gates of the group, each the fleet's (SPEC P8).
+   * two gates of the group, each the fleet's (SPEC P8); 4 the host's 2 and, for about half the
+   * calls, a context that gives the host 1 ({@link #OTHER_HOST}): two queues of the host.
    */
   record Load(int processes, int latencyMillis, int requests, int spreadMillis, int cancelPercent, int configured, long seed) {}
 
@@ -69,7 +73,7 @@ class FleetPropertiesTest {
   Arbitrary<Load> loads() {
     return Combinators.combine(Arbitraries.integers().between(2, 4), Arbitraries.of(0, 1, 5, 30),
             Arbitraries.integers().between(5, 120), Arbitraries.of(0, 0, 2_000, 20_000),
-            Arbitraries.of(0, 0, 10), Arbitraries.of(0, 0, 1, 2, 3), Arbitraries.longs())
+            Arbitraries.of(0, 0, 10), Arbitraries.of(0, 0, 1, 2, 3, 4), Arbitraries.longs())
         .as(Load::new);
   }
 
@@ -98,7 +102,7 @@ class FleetPropertiesTest {
       };
       for (int p = 0; p < load.processes(); p++) {
         Hostpace.Builder builder = Hostpace.builder().time(time);
-        if (load.configured() == 1) {
+        if (load.configured() == 1 || load.configured() == 4) {
           builder.addLimit("api.fleet.test", Limits.inFlight(2));
         } else if (load.configured() >= 2) {
           builder.addLimit("*.fleet.test", Limits.inFlight(3));
@@ -117,7 +121,8 @@ class FleetPropertiesTest {
         int at = load.spreadMillis() == 0 ? 0 : random.nextInt(load.spreadMillis());
         boolean cancel = random.nextInt(100) < load.cancelPercent();
         int cancelAfter = random.nextInt(20_000);
-        CallContext context = load.configured() == 3 && random.nextBoolean() ? OTHER : CallContext.DEFAULT;
+        CallContext context = load.configured() == 3 && random.nextBoolean() ? OTHER
+            : load.configured() == 4 && random.nextBoolean() ? OTHER_HOST : CallContext.DEFAULT;
         String uri = "http://api.fleet.test/" + i;
         time.schedule(() -> {
           CompletableFuture<Response> call = engine.execute(server.get(uri), context);
