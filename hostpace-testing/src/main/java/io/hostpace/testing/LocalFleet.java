@@ -39,8 +39,11 @@ public final class LocalFleet {
   private final Map<String, Long> lastStart = new HashMap<>(); // guarded by this
   /** Each key's shortest interval claimed lately, and when that stops holding ({@link #claim}). */
   private final Map<String, Shortest> shortest = new HashMap<>(); // guarded by this
-  /** Each key's places held: the holder's id, and when its lease ends (or {@link Long#MAX_VALUE} for none). */
-  private final Map<String, Map<String, Long>> places = new HashMap<>(); // guarded by this
+  /**
+   * Each key's places held: the holder's id, and when its lease ends, or null for a place held
+   * until released (no time of the clock, which may wrap round, stands for that).
+   */
+  private final Map<String, Map<String, @Nullable Long>> places = new HashMap<>(); // guarded by this
   /** Each key's claims that wait for a place, by the holder's id, oldest first. */
   private final Map<String, LinkedHashMap<String, Waiter>> waiters = new HashMap<>(); // guarded by this
   /** What the members keep of each host (SPEC S3), as of when it was stored. */
@@ -115,22 +118,25 @@ public final class LocalFleet {
   }
 
   private synchronized long claimPlace(String key, String place, int limit, long lease) {
-    Map<String, Long> held = places.computeIfAbsent(key, k -> new HashMap<>());
+    Map<String, @Nullable Long> held = places.computeIfAbsent(key, k -> new HashMap<>());
     long now = clock.nanoTime();
-    held.values().removeIf(end -> end != Long.MAX_VALUE && end - now <= 0);
+    held.values().removeIf(end -> end != null && end - now <= 0);
     if (held.containsKey(place)) {
       return held.size();
     }
     if (held.size() >= limit) {
       return 0;
     }
-    held.put(place, lease > 0 ? now + lease : Long.MAX_VALUE);
+    held.put(place, lease > 0 ? Long.valueOf(now + lease) : null);
     return held.size();
   }
 
   private synchronized void releasePlace(String key, String place) {
-    Map<String, Long> held = places.get(key);
-    if (held != null && held.remove(place) != null && held.isEmpty()) {
+    Map<String, @Nullable Long> held = places.get(key);
+    if (held != null && held.containsKey(place)) {
+      held.remove(place);
+    }
+    if (held != null && held.isEmpty()) {
       places.remove(key);
     }
     LinkedHashMap<String, Waiter> waiting = waiters.get(key);
@@ -150,7 +156,7 @@ public final class LocalFleet {
    */
   private synchronized long claimWaiting(String key, String place, int limit, Waiting claim) {
     LinkedHashMap<String, Waiter> waiting = waiters.computeIfAbsent(key, k -> new LinkedHashMap<>());
-    Map<String, Long> held = places.get(key);
+    Map<String, @Nullable Long> held = places.get(key);
     if (held != null && held.containsKey(place)) {
       return held.size();
     }
@@ -169,11 +175,11 @@ public final class LocalFleet {
     LinkedHashMap<String, Waiter> waiting = waiters.get(key);
     while (waiting != null && !waiting.isEmpty()) {
       Map.Entry<String, Waiter> first = waiting.entrySet().iterator().next();
-      Map<String, Long> held = places.computeIfAbsent(key, k -> new HashMap<>());
+      Map<String, @Nullable Long> held = places.computeIfAbsent(key, k -> new HashMap<>());
       if (held.size() >= first.getValue().limit()) {
         return;
       }
-      held.put(first.getKey(), Long.MAX_VALUE);
+      held.put(first.getKey(), null);
       waiting.remove(first.getKey());
       int count = held.size();
       Waiting claim = first.getValue().claim();
@@ -342,12 +348,12 @@ public final class LocalFleet {
 
   /** How many places of {@code key} the fleet's members hold, for tests. */
   public synchronized int placesHeld(String key) {
-    Map<String, Long> held = places.get(key);
+    Map<String, @Nullable Long> held = places.get(key);
     if (held == null) {
       return 0;
     }
     long now = clock.nanoTime();
-    return (int) held.values().stream().filter(end -> end == Long.MAX_VALUE || end - now > 0).count();
+    return (int) held.values().stream().filter(end -> end == null || end - now > 0).count();
   }
 
   private final class Member implements Fleet {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.hostpace.VirtualTime;
 import io.hostpace.spi.Fleet;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -171,6 +172,22 @@ class LocalFleetTest {
     b.claimPlace("api.test/quota", 2, 1, 0, answers::add);
     time.advance(Duration.ofMillis(20));
     assertThat(answers).last().isEqualTo(1L);
+  }
+
+  @Test
+  void S2_aLeaseThatEndsAtTheClocksLargestValueEndsAsAnyOther() {
+    long minute = Duration.ofMinutes(1).toNanos();
+    VirtualTime nearTheWrap = VirtualTime.startingAt(Long.MAX_VALUE - minute - Duration.ofMillis(10).toNanos(), Instant.EPOCH);
+    LocalFleet wrapping = new LocalFleet(nearTheWrap, nearTheWrap, Duration.ofMillis(10));
+    Fleet a = wrapping.join();
+    List<Long> answers = new ArrayList<>();
+    a.claimPlace("api.test/quota", 1, 1, minute, answers::add); // looked at 10 ms on: held up to Long.MAX_VALUE
+    nearTheWrap.advance(Duration.ofMillis(20));
+    assertThat(answers).containsExactly(1L);
+    assertThat(wrapping.placesHeld("api.test/quota")).isEqualTo(1);
+
+    nearTheWrap.advance(Duration.ofMinutes(1));
+    assertThat(wrapping.placesHeld("api.test/quota")).isZero();
   }
 
   @Test
