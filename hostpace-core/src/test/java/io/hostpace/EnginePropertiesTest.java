@@ -2,8 +2,16 @@ package io.hostpace;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.hostpace.RandomWorkload.CallSpec;
+import io.hostpace.RandomWorkload.ContextSpec;
+import io.hostpace.RandomWorkload.EngineSpec;
+import io.hostpace.RandomWorkload.Reply;
 import io.hostpace.RandomWorkload.Run;
 import io.hostpace.RandomWorkload.Workload;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import net.jqwik.api.Example;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -69,5 +77,25 @@ class EnginePropertiesTest {
   void everyInFlightCountReturnsToZeroAndEveryQueueIsReleased(@ForAll("workloads") Workload workload) {
     Run run = Run.of(workload);
     assertThat(run.releaseProblems()).as(run::trace).isEmpty();
+  }
+
+  @Example
+  void S2_aWaitingCallCancelledLetsGoItsFleetPlacesAndItsHostsOtherQueueGoesOn() {
+    // On a fleet that keeps no claim waiting: the engine gives deep.c.example.org one place in
+    // flight (the fleet's) and a pace, a second context a pace of its own. The second context's call
+    // is refused, bare, and queued again; the first context's waits, holding the host's place, and
+    // is cancelled at 1.3 s. Its place let go, the other queue must be looked at again, not left to
+    // the idle sweep.
+    Reply refused = new Reply(429, null, 0, false, false);
+    Reply accepted = new Reply(200, null, 0, false, false);
+    Workload workload = new Workload(new EngineSpec(null, null, false, 0, null),
+        Arrays.asList(null, null, new Limits(1, Rate.perSecond(0.5))), Arrays.asList(null, null),
+        new ContextSpec(Arrays.asList(null, null, new Limits(null, Rate.perSecond(0.8)), null, null),
+            Arrays.asList(null, null), null, false, 0),
+        List.of(new CallSpec(2, true, 0, List.of(refused), null, true),
+            new CallSpec(2, false, 0, List.of(accepted), 1_300, true)));
+    Run run = Run.onFleet(workload, Duration.ZERO);
+    assertThat(run.releaseProblems()).as(run::trace).isEmpty();
+    assertThat(run.completionProblems()).as(run::trace).isEmpty();
   }
 }

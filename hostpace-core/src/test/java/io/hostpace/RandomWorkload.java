@@ -1,5 +1,6 @@
 package io.hostpace;
 
+import io.hostpace.testing.LocalFleet;
 import io.hostpace.testing.ScriptedExchange;
 import io.hostpace.spi.HostState;
 import io.hostpace.spi.HostStateStore;
@@ -341,7 +342,7 @@ final class RandomWorkload {
     List<HostSnapshot> snapshotAfterForget = List.of();
 
     private Run(Workload workload) {
-      this(workload, false, false);
+      this(workload, false, false, null);
     }
 
     /**
@@ -349,7 +350,18 @@ final class RandomWorkload {
      * every event in {@link #heard}, so that nothing in its set-up keeps it off the local path;
      * {@code locked} then gives it a store of its own, which does keep it off.
      */
-    private Run(Workload workload, boolean plain, boolean locked) {
+    /**
+     * {@link #of}, the engine one process of a fleet in this JVM whose answers take {@code latency}
+     * (SPEC S2), seen through {@link ForwardingFleet}: a fleet that keeps no claim waiting for a
+     * place, as {@code Fleet}'s default claim does.
+     */
+    static Run onFleet(Workload workload, Duration latency) {
+      Run run = new Run(workload, false, false, latency);
+      run.go();
+      return run;
+    }
+
+    private Run(Workload workload, boolean plain, boolean locked, @Nullable Duration fleetLatency) {
       this.workload = workload;
       this.origin = workload.engine().origin();
       this.time = VirtualTime.startingAt(origin, Instant.parse("2026-01-01T00:00:00Z"));
@@ -409,6 +421,9 @@ final class RandomWorkload {
           }
         });
       }
+      if (fleetLatency != null) {
+        builder.fleet(new ForwardingFleet(new LocalFleet(time, time, fleetLatency).join()));
+      }
       this.engine = builder.build();
       ContextSpec context = workload.second();
       if (context == null) {
@@ -464,7 +479,7 @@ final class RandomWorkload {
 
     /** {@link #of}, on an engine with its own rule and a listener, and with a store of its own when {@code locked}. */
     static Run plain(Workload workload, boolean locked) {
-      Run run = new Run(workload, true, locked);
+      Run run = new Run(workload, true, locked, null);
       run.go();
       return run;
     }
