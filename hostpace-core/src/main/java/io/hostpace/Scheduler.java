@@ -1109,11 +1109,7 @@ final class Scheduler implements Settlement {
     }
     ArrayList<GroupGate> walks = new ArrayList<>();
     for (GroupGate gate : queue.gates) {
-      for (GroupGate other : gate.node.gates.values()) {
-        if (!walks.contains(other)) {
-          walks.add(other);
-        }
-      }
+      addGates(walks, gate.node);
     }
     pump(candidates, walks.toArray(NO_GATES), now);
   }
@@ -1516,13 +1512,18 @@ final class Scheduler implements Settlement {
       if (walks == null) {
         walks = new ArrayList<>(List.of(gates));
       }
-      for (GroupGate other : group.gates.values()) {
-        if (!walks.contains(other)) {
-          walks.add(other);
-        }
-      }
+      addGates(walks, group);
     }
     return walks == null ? gates : walks.toArray(NO_GATES);
+  }
+
+  /** Adds to {@code walks} each of {@code group}'s gates (one for each context's limits) not in it yet. */
+  private static void addGates(ArrayList<GroupGate> walks, Node group) {
+    for (GroupGate gate : group.gates.values()) {
+      if (!walks.contains(gate)) {
+        walks.add(gate);
+      }
+    }
   }
 
   /**

@@ -348,19 +348,9 @@ final class RandomWorkload {
     /**
      * {@code plain}: the engine's own rule whatever the workload's, and a listener that records
      * every event in {@link #heard}, so that nothing in its set-up keeps it off the local path;
-     * {@code locked} then gives it a store of its own, which does keep it off.
+     * {@code locked} then gives it a store of its own, which does keep it off. {@code fleetLatency}
+     * non-null: the engine one process of a fleet ({@link #onFleet}).
      */
-    /**
-     * {@link #of}, the engine one process of a fleet in this JVM whose answers take {@code latency}
-     * (SPEC S2), seen through {@link ForwardingFleet}: a fleet that keeps no claim waiting for a
-     * place, as {@code Fleet}'s default claim does.
-     */
-    static Run onFleet(Workload workload, Duration latency) {
-      Run run = new Run(workload, false, false, latency);
-      run.go();
-      return run;
-    }
-
     private Run(Workload workload, boolean plain, boolean locked, @Nullable Duration fleetLatency) {
       this.workload = workload;
       this.origin = workload.engine().origin();
@@ -473,6 +463,17 @@ final class RandomWorkload {
     /** Runs {@code workload} to idle, then forgets everything and runs to idle again. */
     static Run of(Workload workload) {
       Run run = new Run(workload);
+      run.go();
+      return run;
+    }
+
+    /**
+     * {@link #of}, the engine one process of a fleet in this JVM whose answers take {@code latency}
+     * (SPEC S2), seen through {@link ForwardingFleet}: a fleet that keeps no claim waiting for a
+     * place, as {@code Fleet}'s default claim does.
+     */
+    static Run onFleet(Workload workload, Duration latency) {
+      Run run = new Run(workload, false, false, latency);
       run.go();
       return run;
     }

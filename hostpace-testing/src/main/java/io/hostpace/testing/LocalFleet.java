@@ -133,11 +133,11 @@ public final class LocalFleet {
 
   private synchronized void releasePlace(String key, String place) {
     Map<String, @Nullable Long> held = places.get(key);
-    if (held != null && held.containsKey(place)) {
+    if (held != null) {
       held.remove(place);
-    }
-    if (held != null && held.isEmpty()) {
-      places.remove(key);
+      if (held.isEmpty()) {
+        places.remove(key);
+      }
     }
     LinkedHashMap<String, Waiter> waiting = waiters.get(key);
     if (waiting != null) {
