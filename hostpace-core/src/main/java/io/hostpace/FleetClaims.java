@@ -752,12 +752,15 @@ final class FleetClaims {
    * ask, the next is asked a round trip ahead, less an eighth of it: a claim another process was
    * told to make again (asked a whole round trip ahead) arrives first, and takes the start. None
    * while the fleet cannot be asked, or does not space the host or group; at most a quarter of
-   * the spacing.
+   * the spacing. None either once the grant is held: the ask-ahead moves when the fleet is asked,
+   * never when the start goes, which this process's own pace still holds (a start may go later
+   * than its grant, as its places come, and the fleet's spacing counts from the grant).
    */
   long askAhead(HostQueue queue, Limiter limiter) {
     StartClaim claim = queue.startClaim;
     FleetState state = limiter.node.fleet;
-    if (claim == null || !claim.unrivalled || state == null || state.unclaimed || state.startedAlone) {
+    if (claim == null || !claim.unrivalled || claim.claimed
+        || state == null || state.unclaimed || state.startedAlone) {
       return 0;
     }
     long spacing = spacing(limiter);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.hostpace.RandomWorkload.CallSpec;
 import io.hostpace.RandomWorkload.ContextSpec;
 import io.hostpace.RandomWorkload.EngineSpec;
+import io.hostpace.RandomWorkload.KnownQuota;
 import io.hostpace.RandomWorkload.Reply;
 import io.hostpace.RandomWorkload.Run;
 import io.hostpace.RandomWorkload.Workload;
@@ -96,6 +97,25 @@ class EnginePropertiesTest {
             new CallSpec(2, false, 0, List.of(accepted), 1_300, true)));
     Run run = Run.onFleet(workload, Duration.ZERO);
     assertThat(run.releaseProblems()).as(run::trace).isEmpty();
+    assertThat(run.completionProblems()).as(run::trace).isEmpty();
+  }
+
+  @Example
+  void S2_aStartGrantedAheadOfItsPaceStillWaitsForTheEnginesOwnRate() {
+    // One process on a fleet 30 ms away; *.example.org paced at 6.7 a second, a.example.org's quota
+    // known to the store (one per 500 ms). The group's claims are asked of the fleet ahead of the
+    // engine's own pace; a start may go later than its grant, as its quota's place comes, and the
+    // next start, granted the fleet's spacing after that grant, must still wait for the rate as the
+    // engine counts it, from the start itself.
+    Reply bare = new Reply(429, null, 0, false, false);
+    Workload workload = new Workload(new EngineSpec(null, null, false, 0, new KnownQuota(0, 1, 500)),
+        Arrays.asList(null, null), Arrays.asList(new Limits(2, Rate.perSecond(6.7)), null), null,
+        List.of(new CallSpec(0, false, 0, List.of(bare), null, true),
+            new CallSpec(0, false, 0, List.of(new Reply(405, "0.25", 50, false, false)), null, true),
+            new CallSpec(0, false, 0, List.of(new Reply(200, null, 0, false, false)), null, true),
+            new CallSpec(1, false, 0, List.of(new Reply(429, null, 2_250, false, false)), null, true)));
+    Run run = Run.onFleet(workload, Duration.ofMillis(30));
+    assertThat(run.rateProblems()).as(run::trace).isEmpty();
     assertThat(run.completionProblems()).as(run::trace).isEmpty();
   }
 }
