@@ -496,6 +496,13 @@ final class FleetClaims {
     }
   }
 
+  /**
+   * Gives back {@code claim}'s place of {@code node}, if it holds one. Heads that the fleet's "all
+   * held" kept from claiming are then looked at again, whichever queue or gate they wait in (a
+   * group's gates of other contexts too): soon, not here, as this runs within a look at a queue
+   * as well as on an answer or a cancellation. A claim that waits in the fleet hears of the place
+   * as a grant instead, if it is its turn.
+   */
   private void letGo(Node node, FleetPlace.Claim claim) {
     if (claim.answered()) {
       FleetState claims = node.fleet();
@@ -503,8 +510,9 @@ final class FleetClaims {
       if (claim.held) {
         fleet.releasePlace(node.key, claim.number);
       }
-      if (claims.placeWaiting == 0) { // a claim that waits hears of the place as a grant, if it is its turn
+      if (claims.placeWaiting == 0 && claims.placesFull) {
         claims.placesFull = false;
+        timer.schedule(() -> engine.underLock(() -> engine.lookAgain(node, clock.nanoTime())), 0);
       }
     }
     claim.clear();

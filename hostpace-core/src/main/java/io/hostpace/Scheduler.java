@@ -783,11 +783,7 @@ final class Scheduler implements Settlement {
           if (queue.indexed && queue.indexedSeq == call.seq) {
             queue.index(queue.indexedIn); // under its next head, where it was
           }
-          boolean heldPlaces = call.place != null;
           finish(call, Call.State.CANCELLED, now);
-          if (heldPlaces) {
-            pumpAfterPlaces(queue, now);
-          }
         }
         case IN_FLIGHT -> {
           GroupGate[] walks = gatesToWalk(call.queue, call);
@@ -1093,25 +1089,6 @@ final class Scheduler implements Settlement {
       }
       pump(candidates, NO_GATES, now);
     }
-  }
-
-  /**
-   * Pumps what a waiting call of {@code queue} let go as it left: the fleet's places it kept while
-   * it waited (SPEC S2), which its host's other queues and its groups' other gates may have waited
-   * for. A waiting call holds nothing else, so its leaving pumps nothing otherwise.
-   */
-  @GuardedBy("lock")
-  private void pumpAfterPlaces(HostQueue queue, long now) {
-    candidates.clear();
-    Node host = queue.node;
-    for (int i = 0; i < host.queueCount(); i++) {
-      candidates.add(host.queueAt(i));
-    }
-    ArrayList<GroupGate> walks = new ArrayList<>();
-    for (GroupGate gate : queue.gates) {
-      addGates(walks, gate.node);
-    }
-    pump(candidates, walks.toArray(NO_GATES), now);
   }
 
   /** Pumps the one queue {@code queue}. */

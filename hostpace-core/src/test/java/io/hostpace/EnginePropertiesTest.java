@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.hostpace.RandomWorkload.CallSpec;
 import io.hostpace.RandomWorkload.ContextSpec;
 import io.hostpace.RandomWorkload.EngineSpec;
+import io.hostpace.RandomWorkload.FleetSpec;
 import io.hostpace.RandomWorkload.KnownQuota;
 import io.hostpace.RandomWorkload.Reply;
 import io.hostpace.RandomWorkload.Run;
 import io.hostpace.RandomWorkload.Workload;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import net.jqwik.api.Arbitrary;
@@ -27,7 +27,8 @@ import net.jqwik.api.statistics.Statistics;
  * <p>A workload ({@link RandomWorkload}) is a few hosts, some under {@code *.example.org} (and
  * one also under {@code *.c.example.org}) with group limits of their own, random host limits,
  * sometimes a second context with other limits and retries, sometimes a quota the store knows for
- * one host or group (SPEC S1), and calls that arrive at random times, each with a server script
+ * one host or group (SPEC S1), sometimes a fleet of which the engine is the one process (SPEC S2,
+ * its answers 0 to 30 ms away, keeping claims for places waiting or not), and calls that arrive at random times, each with a server script
  * by attempt (200, 429, 429/503 and 405 with Retry-After, 405, 500, an IOException, or a hang the
  * test cancels) and perhaps a cancellation at a random time.
  * Each property runs the workload to idle and checks one thing from the fake server's own
@@ -89,13 +90,13 @@ class EnginePropertiesTest {
     // the idle sweep.
     Reply refused = new Reply(429, null, 0, false, false);
     Reply accepted = new Reply(200, null, 0, false, false);
-    Workload workload = new Workload(new EngineSpec(null, null, false, 0, null),
+    Workload workload = new Workload(new EngineSpec(null, null, false, 0, null, new FleetSpec(0, false)),
         Arrays.asList(null, null, new Limits(1, Rate.perSecond(0.5))), Arrays.asList(null, null),
         new ContextSpec(Arrays.asList(null, null, new Limits(null, Rate.perSecond(0.8)), null, null),
             Arrays.asList(null, null), null, false, 0),
         List.of(new CallSpec(2, true, 0, List.of(refused), null, true),
             new CallSpec(2, false, 0, List.of(accepted), 1_300, true)));
-    Run run = Run.onFleet(workload, Duration.ZERO);
+    Run run = Run.of(workload);
     assertThat(run.releaseProblems()).as(run::trace).isEmpty();
     assertThat(run.completionProblems()).as(run::trace).isEmpty();
   }
@@ -108,14 +109,33 @@ class EnginePropertiesTest {
     // next start, granted the fleet's spacing after that grant, must still wait for the rate as the
     // engine counts it, from the start itself.
     Reply bare = new Reply(429, null, 0, false, false);
-    Workload workload = new Workload(new EngineSpec(null, null, false, 0, new KnownQuota(0, 1, 500)),
+    Workload workload = new Workload(
+        new EngineSpec(null, null, false, 0, new KnownQuota(0, 1, 500), new FleetSpec(30, false)),
         Arrays.asList(null, null), Arrays.asList(new Limits(2, Rate.perSecond(6.7)), null), null,
         List.of(new CallSpec(0, false, 0, List.of(bare), null, true),
             new CallSpec(0, false, 0, List.of(new Reply(405, "0.25", 50, false, false)), null, true),
             new CallSpec(0, false, 0, List.of(new Reply(200, null, 0, false, false)), null, true),
             new CallSpec(1, false, 0, List.of(new Reply(429, null, 2_250, false, false)), null, true)));
-    Run run = Run.onFleet(workload, Duration.ofMillis(30));
+    Run run = Run.of(workload);
     assertThat(run.rateProblems()).as(run::trace).isEmpty();
+    assertThat(run.completionProblems()).as(run::trace).isEmpty();
+  }
+
+  @Example
+  void S2_aGroupsFleetPlaceLetGoLooksAgainAtTheHostsOfEveryContextTheFleetHeldBack() {
+    // On a fleet that keeps no claim waiting: *.example.org holds one request in flight, and a
+    // second context gives the group a rate too, so a gate of its own. a.example.org's call takes
+    // the group's one place; b.example.org's, in the second context, is told all are held. a's
+    // answer lets the place go: b's head, behind the other gate, must be looked at again, not
+    // left waiting for ever.
+    Workload workload = new Workload(new EngineSpec(null, null, false, 0, null, new FleetSpec(0, false)),
+        Arrays.asList(null, null), Arrays.asList(new Limits(1, null), null),
+        new ContextSpec(Arrays.asList(null, null, null, null, null),
+            Arrays.asList(new Limits(null, Rate.perSecond(0.5)), null), null, false, 0),
+        List.of(new CallSpec(0, false, 0, List.of(new Reply(200, null, 50, false, false)), null, true),
+            new CallSpec(1, true, 0, List.of(new Reply(200, null, 0, false, false)), null, true)));
+    Run run = Run.of(workload);
+    assertThat(run.releaseProblems()).as(run::trace).isEmpty();
     assertThat(run.completionProblems()).as(run::trace).isEmpty();
   }
 }

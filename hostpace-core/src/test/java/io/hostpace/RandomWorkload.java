@@ -2,6 +2,7 @@ package io.hostpace;
 
 import io.hostpace.testing.LocalFleet;
 import io.hostpace.testing.ScriptedExchange;
+import io.hostpace.spi.Fleet;
 import io.hostpace.spi.HostState;
 import io.hostpace.spi.HostStateStore;
 import io.hostpace.spi.LearningRule;
@@ -101,11 +102,19 @@ final class RandomWorkload {
 
   /**
    * The engine: retries and retry delay limit (null: defaults), learning rule, the clock's origin,
-   * and a quota its store knows for one host or group (null: none).
+   * a quota its store knows for one host or group (null: none), and the fleet it is one process of
+   * (null: none).
    */
   record EngineSpec(
       @Nullable Integer retries, @Nullable Integer retryDelayLimitMillis, boolean forgetful, long origin,
-      @Nullable KnownQuota known) {}
+      @Nullable KnownQuota known, @Nullable FleetSpec fleet) {}
+
+  /**
+   * A fleet in this JVM of which the engine is the one process (SPEC S2), whose answers take
+   * {@code latencyMillis}; without {@code waitingClaims}, seen through {@link ForwardingFleet}: a
+   * fleet that keeps no claim waiting for a place, as {@code Fleet}'s default claim does.
+   */
+  record FleetSpec(int latencyMillis, boolean waitingClaims) {}
 
   /**
    * A quota the store knows for {@link #HOSTS}' or, past them, {@link #GROUPS}' key {@code key}
@@ -145,12 +154,18 @@ final class RandomWorkload {
             Arbitraries.integers().between(1, 5),
             Arbitraries.integers().between(2, 40).map(n -> n * 250))
         .as(KnownQuota::new);
+    Arbitrary<FleetSpec> fleet = Combinators.combine(
+            Arbitraries.frequencyOf(
+                Tuple.of(1, Arbitraries.just(0)), Tuple.of(2, Arbitraries.integers().between(1, 30))),
+            Arbitraries.of(false, true))
+        .as(FleetSpec::new);
     return Combinators.combine(
             Arbitraries.integers().between(0, 5).injectNull(0.5),
             Arbitraries.integers().between(0, 12).map(n -> n * 250).injectNull(0.6),
             Arbitraries.of(false, true),
             origin,
-            known.injectNull(0.6))
+            known.injectNull(0.6),
+            fleet.injectNull(0.75))
         .as(EngineSpec::new);
   }
 
@@ -342,16 +357,15 @@ final class RandomWorkload {
     List<HostSnapshot> snapshotAfterForget = List.of();
 
     private Run(Workload workload) {
-      this(workload, false, false, null);
+      this(workload, false, false);
     }
 
     /**
-     * {@code plain}: the engine's own rule whatever the workload's, and a listener that records
-     * every event in {@link #heard}, so that nothing in its set-up keeps it off the local path;
-     * {@code locked} then gives it a store of its own, which does keep it off. {@code fleetLatency}
-     * non-null: the engine one process of a fleet ({@link #onFleet}).
+     * {@code plain}: the engine's own rule whatever the workload's, no fleet, and a listener that
+     * records every event in {@link #heard}, so that nothing in its set-up keeps it off the local
+     * path; {@code locked} then gives it a store of its own, which does keep it off.
      */
-    private Run(Workload workload, boolean plain, boolean locked, @Nullable Duration fleetLatency) {
+    private Run(Workload workload, boolean plain, boolean locked) {
       this.workload = workload;
       this.origin = workload.engine().origin();
       this.time = VirtualTime.startingAt(origin, Instant.parse("2026-01-01T00:00:00Z"));
@@ -411,8 +425,10 @@ final class RandomWorkload {
           }
         });
       }
-      if (fleetLatency != null) {
-        builder.fleet(new ForwardingFleet(new LocalFleet(time, time, fleetLatency).join()));
+      FleetSpec fleet = spec.fleet();
+      if (!plain && fleet != null) {
+        Fleet member = new LocalFleet(time, time, Duration.ofMillis(fleet.latencyMillis())).join();
+        builder.fleet(fleet.waitingClaims() ? member : new ForwardingFleet(member));
       }
       this.engine = builder.build();
       ContextSpec context = workload.second();
@@ -467,20 +483,9 @@ final class RandomWorkload {
       return run;
     }
 
-    /**
-     * {@link #of}, the engine one process of a fleet in this JVM whose answers take {@code latency}
-     * (SPEC S2), seen through {@link ForwardingFleet}: a fleet that keeps no claim waiting for a
-     * place, as {@code Fleet}'s default claim does.
-     */
-    static Run onFleet(Workload workload, Duration latency) {
-      Run run = new Run(workload, false, false, latency);
-      run.go();
-      return run;
-    }
-
     /** {@link #of}, on an engine with its own rule and a listener, and with a store of its own when {@code locked}. */
     static Run plain(Workload workload, boolean locked) {
-      Run run = new Run(workload, true, locked, null);
+      Run run = new Run(workload, true, locked);
       run.go();
       return run;
     }
