@@ -2,6 +2,7 @@ package io.hostpace;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.hostpace.RandomWorkload.Announced;
 import io.hostpace.RandomWorkload.CallSpec;
 import io.hostpace.RandomWorkload.ContextSpec;
 import io.hostpace.RandomWorkload.EngineSpec;
@@ -30,7 +31,8 @@ import net.jqwik.api.statistics.Statistics;
  * one host or group (SPEC S1), sometimes a fleet of which the engine is the one process (SPEC S2,
  * its answers 0 to 30 ms away, keeping claims for places waiting or not), and calls that arrive at random times, each with a server script
  * by attempt (200, 429, 429/503 and 405 with Retry-After, 405, 500, an IOException, or a hang the
- * test cancels) and perhaps a cancellation at a random time.
+ * test cancels; an answer sometimes announcing the host's quota, SPEC R8) and perhaps a
+ * cancellation at a random time.
  * Each property runs the workload to idle and checks one thing from the fake server's own
  * observations. A failure prints the seed and the shrunk workload; its message is the run's trace.
  */
@@ -137,5 +139,22 @@ class EnginePropertiesTest {
     Run run = Run.of(workload);
     assertThat(run.releaseProblems()).as(run::trace).isEmpty();
     assertThat(run.completionProblems()).as(run::trace).isEmpty();
+  }
+
+  @Example
+  void R8_aWorkloadsAnnouncementIsReadInEachOfItsForms() {
+    // The workloads' announcements are read as a host's are: none remaining, a reset 3 s away,
+    // holds the host's next call, queued 100 ms after the answer, until the reset. Else the
+    // properties would not look at what announcements do, and nothing would say so.
+    for (int form = 0; form < 3; form++) {
+      Reply announcing = new Reply(200, null, 50, false, false, new Announced(5, 0, 3, form));
+      Workload workload = new Workload(new EngineSpec(null, null, false, 0, null, null),
+          Arrays.asList(null, null), Arrays.asList(null, null), null,
+          List.of(new CallSpec(0, false, 0, List.of(announcing), null, true),
+              new CallSpec(0, false, 150, List.of(new Reply(200, null, 0, false, false)), null, true)));
+      Run run = Run.of(workload);
+      assertThat(run.calls.get(1).attempts.get(0).startNanos).as("form %d: %s", form, run.trace())
+          .isEqualTo(3_050_000_000L);
+    }
   }
 }

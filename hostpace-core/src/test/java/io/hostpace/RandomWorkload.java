@@ -56,21 +56,57 @@ final class RandomWorkload {
   // ---------------------------------------------------------------- the workload
 
   /**
-   * What the server answers one attempt: a status (and Retry-After) after a latency, an
-   * IOException after a latency, or nothing, until the test cancels the call {@code
-   * latencyMillis} after the send. A latency of 0 answers inside {@code send()} itself.
+   * What the server answers one attempt: a status (and Retry-After, and what it announces of its
+   * quota) after a latency, an IOException after a latency, or nothing, until the test cancels the
+   * call {@code latencyMillis} after the send. A latency of 0 answers inside {@code send()} itself.
    */
-  record Reply(int status, @Nullable String retryAfter, int latencyMillis, boolean fail, boolean hang) {
+  record Reply(int status, @Nullable String retryAfter, int latencyMillis, boolean fail, boolean hang,
+      @Nullable Announced announced) {
     /** What attempts beyond a call's script get. */
     static final Reply AFTER_SCRIPT = new Reply(200, null, 100, false, false);
+
+    /** A reply that announces nothing. */
+    Reply(int status, @Nullable String retryAfter, int latencyMillis, boolean fail, boolean hang) {
+      this(status, retryAfter, latencyMillis, fail, hang, null);
+    }
 
     @Override
     public String toString() {
       if (hang) {
         return "hang(cancelled after " + latencyMillis + "ms)";
       }
-      String what = fail ? "IOException" : status + (retryAfter != null ? "(RA " + retryAfter + ")" : "");
+      String what = fail ? "IOException" : status + (retryAfter != null ? "(RA " + retryAfter + ")" : "")
+          + (announced != null ? "(" + announced + ")" : "");
       return what + "@" + latencyMillis + "ms";
+    }
+  }
+
+  /**
+   * What an answer announces of the host's quota (SPEC R8): {@code remaining} of {@code limit}
+   * until a reset {@code resetSeconds} away, in one of the forms the engine reads: the IETF
+   * draft's {@code RateLimit} as a dictionary (form 0) or with a {@code RateLimit-Policy} (1), or
+   * the {@code X-RateLimit-*} fields (2). They pace a host; they neither refuse nor retry.
+   */
+  record Announced(int limit, int remaining, int resetSeconds, int form) {
+    @Nullable String header(String name) {
+      String key = name.toLowerCase(Locale.ROOT);
+      return switch (form) {
+        case 0 -> key.equals("ratelimit")
+            ? "limit=" + limit + ", remaining=" + remaining + ", reset=" + resetSeconds : null;
+        case 1 -> key.equals("ratelimit") ? "\"default\";r=" + remaining + ";t=" + resetSeconds
+            : key.equals("ratelimit-policy") ? "\"default\";q=" + limit + ";w=" + resetSeconds : null;
+        default -> switch (key) {
+          case "x-ratelimit-limit" -> String.valueOf(limit);
+          case "x-ratelimit-remaining" -> String.valueOf(remaining);
+          case "x-ratelimit-reset-after" -> String.valueOf(resetSeconds);
+          default -> null;
+        };
+      };
+    }
+
+    @Override
+    public String toString() {
+      return "RL " + remaining + "/" + limit + " reset " + resetSeconds + "s" + (form == 0 ? "" : form == 1 ? " policy" : " X-");
     }
   }
 
@@ -213,6 +249,20 @@ final class RandomWorkload {
         Tuple.of(4, Arbitraries.integers().between(1, 10).map(n -> n * 50)),
         Tuple.of(4, Arbitraries.integers().between(1, 60).map(n -> n * 50)));
     Arbitrary<String> retryAfter = Arbitraries.of("0", "0.25", "0.5", "1", "1.5", "2", "2.75", "3");
+    return Combinators.combine(scripted(latency, retryAfter), announcements().injectNull(0.8))
+        .as((reply, announced) -> reply.fail() || reply.hang() ? reply
+            : new Reply(reply.status(), reply.retryAfter(), reply.latencyMillis(), false, false, announced));
+  }
+
+  /** A limit of 1 to 5, 0 to all of it remaining, a reset 1 to 4 s away, in any of the three forms. */
+  static Arbitrary<Announced> announcements() {
+    return Combinators.combine(
+            Arbitraries.integers().between(1, 5), Arbitraries.integers().between(0, 5),
+            Arbitraries.integers().between(1, 4), Arbitraries.integers().between(0, 2))
+        .as((limit, remaining, reset, form) -> new Announced(limit, Math.min(limit, remaining), reset, form));
+  }
+
+  private static Arbitrary<Reply> scripted(Arbitrary<Integer> latency, Arbitrary<String> retryAfter) {
     return Arbitraries.frequencyOf(
         Tuple.of(6, latency.map(ms -> new Reply(200, null, ms, false, false))),
         Tuple.of(2, latency.map(ms -> new Reply(429, null, ms, false, false))),
@@ -256,12 +306,14 @@ final class RandomWorkload {
     final Attempt attempt;
     final int status;
     final @Nullable String retryAfter;
+    final @Nullable Announced announced;
     int discards;
 
-    Answer(Attempt attempt, int status, @Nullable String retryAfter) {
+    Answer(Attempt attempt, int status, @Nullable String retryAfter, @Nullable Announced announced) {
       this.attempt = attempt;
       this.status = status;
       this.retryAfter = retryAfter;
+      this.announced = announced;
     }
 
     @Override
@@ -712,7 +764,8 @@ final class RandomWorkload {
       private FakeExchange(CallRecord call, URI uri) {
         super(ScriptedExchange.<Answer>builder(uri, response -> response.status)
             .method(call.spec.canResend() ? "GET" : "POST").canResend(call.spec.canResend())
-            .headers((response, name) -> name.equalsIgnoreCase("Retry-After") ? response.retryAfter : null));
+            .headers((response, name) -> name.equalsIgnoreCase("Retry-After") ? response.retryAfter
+                : response.announced != null ? response.announced.header(name) : null));
         this.call = call;
         this.uri = uri;
       }
@@ -754,7 +807,7 @@ final class RandomWorkload {
             attempt.failure = failure;
             future.completeExceptionally(failure);
           } else {
-            Answer response = new Answer(attempt, reply.status(), reply.retryAfter());
+            Answer response = new Answer(attempt, reply.status(), reply.retryAfter(), reply.announced());
             attempt.answer = response;
             future.complete(response);
           }
