@@ -28,8 +28,8 @@ import net.jqwik.api.statistics.Statistics;
 /**
  * SPEC S2 under random fleets, in virtual time: several engines on one {@link LocalFleet} with a
  * random latency, against a gate that refuses beyond its capacity with {@code Retry-After}, a
- * token bucket that refuses bare, or a fixed window that refuses bare beyond its quota, with
- * failures and cancellations. Every call ends (no claim of a start or a place holds a host for
+ * token bucket that refuses bare, or a fixed window that refuses bare beyond its quota (and may
+ * announce it), with failures and cancellations. Every call ends (no claim of a start or a place holds a host for
  * good), and once all is over the fleet holds no place (in flight, or of a learned quota) and no
  * engine holds the host.
  */
@@ -38,8 +38,17 @@ class FleetPropertiesTest {
   /** The server's kinds. */
   enum Model { GATE, BUCKET, WINDOW }
 
-  /** The server: a gate of {@code capacity}, a bucket of {@code capacity} a second, or {@code capacity} each 20 s. */
-  record Host(Model model, int capacity, int latencyMillis, int failPercent) {
+  /**
+   * The server: a gate of {@code capacity}, a bucket of {@code capacity} a second, or {@code
+   * capacity} each 20 s; a window that {@code announces} says on every answer how many remain until
+   * its reset (SPEC R8), which the processes spend together.
+   */
+  record Host(Model model, int capacity, int latencyMillis, int failPercent, boolean announces) {
+    /** A host that announces nothing. */
+    Host(Model model, int capacity, int latencyMillis, int failPercent) {
+      this(model, capacity, latencyMillis, failPercent, false);
+    }
+
     boolean gate() {
       return model == Model.GATE;
     }
@@ -65,7 +74,7 @@ class FleetPropertiesTest {
   @Provide
   Arbitrary<Host> hosts() {
     return Combinators.combine(Arbitraries.of(Model.class), Arbitraries.integers().between(1, 8),
-            Arbitraries.integers().between(10, 1_000), Arbitraries.of(0, 0, 5))
+            Arbitraries.integers().between(10, 1_000), Arbitraries.of(0, 0, 5), Arbitraries.of(false, false, true))
         .as(Host::new);
   }
 
@@ -140,12 +149,24 @@ class FleetPropertiesTest {
         return Reply.fail(new UncheckedIOException(new IOException("reset"))).after(latency);
       }
       if (!limit.admit(time.nanoTime())) {
-        return (host.gate() ? Reply.refuse(429, "1") : Reply.status(429)).after(latency);
+        return announced((host.gate() ? Reply.refuse(429, "1") : Reply.status(429)).after(latency));
       }
       if (host.gate()) { // its place is free once it has answered
         time.schedule(() -> limit.end(time.nanoTime()), latency.toNanos());
       }
-      return Reply.ok().after(latency);
+      return announced(Reply.ok().after(latency));
+    }
+
+    /** {@code reply}, with what a window that announces says as it admits or refuses: how many remain, and when they come back. */
+    Reply announced(Reply reply) {
+      if (!host.announces() || !(limit instanceof FixedWindow window)) {
+        return reply;
+      }
+      long now = time.nanoTime();
+      long resetSeconds = Math.max(1, (window.resetIn(now) + 999_999_999L) / 1_000_000_000L);
+      return reply.header("X-RateLimit-Limit", String.valueOf(host.capacity()))
+          .header("X-RateLimit-Remaining", String.valueOf(window.remaining(now)))
+          .header("X-RateLimit-Reset-After", String.valueOf(resetSeconds));
     }
   }
 
@@ -218,6 +239,7 @@ class FleetPropertiesTest {
     run.time.runUntilIdle(Duration.ofHours(3));
     Statistics.label("a limit learned").collect(run.learnedALimit);
     Statistics.label("a quota learned").collect(run.learnedAQuota);
+    Statistics.label("a window that announces").collect(host.announces() && host.model() == Model.WINDOW);
 
     assertThat(run.calls).hasSize(load.requests());
     assertThat(run.calls).allSatisfy(call -> assertThat(call).isDone());
