@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
-import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,83 +32,9 @@ class FleetOutageTest {
   /** 0 s of the tests' traces (the virtual clock starts at a random origin). */
   final long origin = time.nanoTime();
 
-  /** A process of {@link #fleet} that cannot reach it while {@link #down}, and counts {@link #processes} processes. */
-  class Unreachable extends ForwardingFleet {
-    boolean down;
-    int processes;
-    /** How long a claim waits for its unclaimed answer while {@link #down}: a fleet that times out answers late. */
-    Duration unclaimedAfter = Duration.ofMillis(1);
-    /** Whether its claims of places wait in the fleet while it answers, as Redis's do; else they are asked again. */
-    boolean placesWait;
-
-    Unreachable(int processes) {
-      super(fleet.join());
-      this.processes = processes;
-    }
-
-    @Override
-    public void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then) {
-      if (down) {
-        time.schedule(() -> then.accept(Fleet.UNCLAIMED), unclaimedAfter.toNanos());
-      } else {
-        super.claimStart(keys, intervalNanos, then);
-      }
-    }
-
-    @Override
-    public void claimPlace(String key, long place, int limit, long leaseNanos, LongConsumer then) {
-      if (down) {
-        time.schedule(() -> then.accept(Fleet.UNCLAIMED), Duration.ofMillis(1).toNanos());
-      } else {
-        super.claimPlace(key, place, limit, leaseNanos, then);
-      }
-    }
-
-    @Override
-    public void claimPlace(String key, long place, int limit, LongConsumer then, LongConsumer granted) {
-      if (placesWait && !down) {
-        member.claimPlace(key, place, limit, then, granted);
-      } else {
-        claimPlace(key, place, limit, 0, then);
-      }
-    }
-
-    @Override
-    public void tell(Lesson lesson) {
-      if (!down) { // lost
-        super.tell(lesson);
-      }
-    }
-
-    @Override
-    public void keep(String key, Kept kept, long keepForNanos) {
-      if (!down) { // lost
-        super.keep(key, kept, keepForNanos);
-      }
-    }
-
-    @Override
-    public void recall(String key, Consumer<@Nullable Kept> then) {
-      if (down) {
-        time.schedule(() -> then.accept(null), Duration.ofMillis(1).toNanos());
-      } else {
-        super.recall(key, then);
-      }
-    }
-
-    @Override
-    public void recallOrKeep(String key, Kept kept, long keepForNanos, Consumer<@Nullable Kept> then) {
-      if (down) {
-        time.schedule(() -> then.accept(null), Duration.ofMillis(1).toNanos());
-      } else {
-        super.recallOrKeep(key, kept, keepForNanos, then);
-      }
-    }
-
-    @Override
-    public int processes() {
-      return processes;
-    }
+  /** A process of {@link #fleet} that cannot reach it while down, and counts {@code processes} processes. */
+  UnreachableFleet unreachable(int processes) {
+    return new UnreachableFleet(fleet.join(), time, processes);
   }
 
   CompletableFuture<Response> get(Hostpace engine, String path) {
@@ -129,7 +54,7 @@ class FleetOutageTest {
 
   @Test
   void S4_whileTheFleetCannotBeAskedAProcessStartsAPacedHostAtItsShareThenAtTheFleetsGrantsAgain() {
-    Unreachable member = new Unreachable(3);
+    UnreachableFleet member = unreachable(3);
     // the host's rate for the fleet: 2 a second, one start each 500 ms, claimed of the fleet
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
         .addLimit("shared.test", Limits.rate(Rate.of(2, Duration.ofSeconds(1)))).fleet(member).build();
@@ -155,13 +80,13 @@ class FleetOutageTest {
   }
 
   /**
-   * {@code processes} engines, each an {@link Unreachable} of the fleet counting {@code counted}
+   * {@code processes} engines, each an {@link UnreachableFleet} of the fleet counting {@code counted}
    * processes whose claims of places wait there, with {@code calls} calls each to
    * {@code shared.test}, whose 6 places in flight are the fleet's; the host holds every answer open
    * 2 s. The server writes, as each request starts, how many are in flight there then, of all and
    * of each process ({@code [ns since 0 s, all, process 0, process 1, ...]}).
    */
-  List<long[]> heldOpenAtSixPlaces(int processes, int counted, int calls, List<Unreachable> members) {
+  List<long[]> heldOpenAtSixPlaces(int processes, int counted, int calls, List<UnreachableFleet> members) {
     List<long[]> inFlightAtStarts = new ArrayList<>();
     int[] inFlight = new int[processes + 1];
     server.script(exchange -> {
@@ -181,7 +106,7 @@ class FleetOutageTest {
       return Reply.ok().after(Duration.ofSeconds(2));
     });
     for (int w = 0; w < processes; w++) {
-      Unreachable member = new Unreachable(counted);
+      UnreachableFleet member = unreachable(counted);
       member.placesWait = true;
       members.add(member);
       Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
@@ -211,7 +136,7 @@ class FleetOutageTest {
 
   @Test
   void S4_whileTheFleetCannotBeAskedEachProcessHoldsItsShareOfAHostsPlacesInFlightThenTheFleetsWholeLimitAgain() {
-    List<Unreachable> members = new ArrayList<>();
+    List<UnreachableFleet> members = new ArrayList<>();
     List<long[]> starts = heldOpenAtSixPlaces(3, 3, 30, members);
 
     time.advance(Duration.ofSeconds(6)); // at 0 s to 6 s the fleet holds the host's 6 places
@@ -234,7 +159,7 @@ class FleetOutageTest {
 
   @Test
   void S4_whileTheFleetCannotBeAskedAProcessThatKnowsOfNoOtherHoldsAllOfAHostsPlacesInFlight() {
-    List<Unreachable> members = new ArrayList<>();
+    List<UnreachableFleet> members = new ArrayList<>();
     List<long[]> starts = heldOpenAtSixPlaces(1, 1, 30, members);
 
     time.advance(Duration.ofSeconds(3));
@@ -248,7 +173,7 @@ class FleetOutageTest {
 
   @Test
   void S4_aFleetThatDoesNotCountItsProcessesLeavesTheStartsAtTheWholeSpacing() {
-    Unreachable member = new Unreachable(1);
+    UnreachableFleet member = unreachable(1);
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
         .addLimit("shared.test", Limits.rate(Rate.of(2, Duration.ofSeconds(1)))).fleet(member).build();
     for (int i = 0; i < 20; i++) {
@@ -263,7 +188,7 @@ class FleetOutageTest {
 
   @Test
   void S4_aProcessThatRejoinsTheFleetTakesThePaceTheFleetKeeps() {
-    Unreachable member = new Unreachable(2);
+    UnreachableFleet member = unreachable(2);
     List<HostpaceEvent.IntervalChanged> changes = new ArrayList<>();
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time).learningRule(io.hostpace.spi.LearningRule.seed())
         .addListener(event -> {
@@ -292,13 +217,13 @@ class FleetOutageTest {
   }
 
   /** A process of {@link #fleet} whose rejoin reads fail while {@link #readsFail}, though its claims are answered. */
-  final class ReadsFailing extends Unreachable {
+  final class ReadsFailing extends UnreachableFleet {
     boolean readsFail;
     /** When each rejoin read was asked, in ms of virtual time. */
     final List<Long> readsAsked = new ArrayList<>();
 
     ReadsFailing(int processes) {
-      super(processes);
+      super(fleet.join(), time, processes);
     }
 
     @Override
@@ -375,10 +300,10 @@ class FleetOutageTest {
     TokenBucket bucket = TokenBucket.of(4, 1, time.nanoTime());
     server.script(exchange -> bucket.admit(time.nanoTime())
         ? Reply.ok().after(Duration.ofMillis(50)) : Reply.status(429).after(Duration.ofMillis(50)));
-    List<Unreachable> members = new ArrayList<>();
+    List<UnreachableFleet> members = new ArrayList<>();
     List<Hostpace> engines = new ArrayList<>();
     for (int w = 0; w < 3; w++) {
-      Unreachable member = new Unreachable(3);
+      UnreachableFleet member = unreachable(3);
       members.add(member);
       Hostpace engine = Hostpace.builder().time(time).fleet(member).build();
       engines.add(engine);
@@ -433,10 +358,10 @@ class FleetOutageTest {
     TokenBucket bucket = TokenBucket.of(2, 1, time.nanoTime());
     server.script(exchange -> bucket.admit(time.nanoTime())
         ? Reply.ok().after(Duration.ofMillis(20)) : Reply.status(429).after(Duration.ofMillis(20)));
-    List<Unreachable> members = new ArrayList<>();
+    List<UnreachableFleet> members = new ArrayList<>();
     List<Hostpace> engines = new ArrayList<>();
     for (int w = 0; w < 3; w++) {
-      Unreachable member = new Unreachable(3);
+      UnreachableFleet member = unreachable(3);
       member.unclaimedAfter = Duration.ofMillis(1 + 450 * w); // one sees the fleet go at once, another only as its claim times out
       members.add(member);
       Hostpace engine = Hostpace.builder().time(time).fleet(member)
@@ -485,7 +410,7 @@ class FleetOutageTest {
       other.execute(server.get("http://shared.test/a" + i));
     }
     time.advance(Duration.ofMillis(100));
-    Unreachable member = new Unreachable(2);
+    UnreachableFleet member = unreachable(2);
     member.placesWait = true;
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
         .addLimit("shared.test", Limits.inFlight(4)).fleet(member).build();

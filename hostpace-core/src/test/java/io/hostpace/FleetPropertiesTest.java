@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hostpace.FakeServer.Reply;
 import io.hostpace.FakeServer.Response;
+import io.hostpace.spi.Fleet;
 import io.hostpace.testing.AdmissionGate;
 import io.hostpace.testing.FixedWindow;
 import io.hostpace.testing.LocalFleet;
@@ -67,9 +68,17 @@ class FleetPropertiesTest {
    * of 2 given the host, 2 one of 3 given its group {@code *.fleet.test} (the fleet's either way), 3
    * that too and, for about half the calls, a context that gives the group one of 2 ({@link #OTHER}):
    * two gates of the group, each the fleet's (SPEC P8); 4 the host's 2 and, for about half the
-   * calls, a context that gives the host 1 ({@link #OTHER_HOST}): two queues of the host.
+   * calls, a context that gives the host 1 ({@link #OTHER_HOST}): two queues of the host. With
+   * {@code outages}, each process cannot reach the fleet once, for 0.5 to 30 s from a random time
+   * in the calls' spread (SPEC S4).
    */
-  record Load(int processes, int latencyMillis, int requests, int spreadMillis, int cancelPercent, int configured, long seed) {}
+  record Load(int processes, int latencyMillis, int requests, int spreadMillis, int cancelPercent, int configured, long seed,
+      boolean outages) {
+    /** A load whose processes always reach the fleet. */
+    Load(int processes, int latencyMillis, int requests, int spreadMillis, int cancelPercent, int configured, long seed) {
+      this(processes, latencyMillis, requests, spreadMillis, cancelPercent, configured, seed, false);
+    }
+  }
 
   @Provide
   Arbitrary<Host> hosts() {
@@ -82,7 +91,7 @@ class FleetPropertiesTest {
   Arbitrary<Load> loads() {
     return Combinators.combine(Arbitraries.integers().between(2, 4), Arbitraries.of(0, 1, 5, 30),
             Arbitraries.integers().between(5, 120), Arbitraries.of(0, 0, 2_000, 20_000),
-            Arbitraries.of(0, 0, 10), Arbitraries.of(0, 0, 1, 2, 3, 4), Arbitraries.longs())
+            Arbitraries.of(0, 0, 10), Arbitraries.of(0, 0, 1, 2, 3, 4), Arbitraries.longs(), Arbitraries.of(false, false, true))
         .as(Load::new);
   }
 
@@ -116,7 +125,7 @@ class FleetPropertiesTest {
         } else if (load.configured() >= 2) {
           builder.addLimit("*.fleet.test", Limits.inFlight(3));
         }
-        engines.add(builder.fleet(fleet.join()).addListener(event -> {
+        engines.add(builder.fleet(member(load)).addListener(event -> {
           learnedALimit |= event instanceof HostpaceEvent.InFlightLimitChanged changed && changed.to() > 0;
           if (event instanceof HostpaceEvent.QuotaChanged changed && changed.to() != null) {
             learnedAQuota = true;
@@ -141,6 +150,20 @@ class FleetPropertiesTest {
           }
         }, Duration.ofMillis(at).toNanos());
       }
+    }
+
+    /** A process's member of the fleet: one that cannot reach it for a while, with {@code load}'s outages. */
+    Fleet member(Load load) {
+      if (!load.outages()) {
+        return fleet.join();
+      }
+      UnreachableFleet member = new UnreachableFleet(fleet.join(), time, load.processes());
+      member.placesWait = true;
+      long from = Duration.ofMillis(random.nextInt(load.spreadMillis() + 2_000)).toNanos();
+      long lasts = Duration.ofMillis(500 + random.nextInt(29_500)).toNanos();
+      time.schedule(() -> member.down = true, from);
+      time.schedule(() -> member.down = false, from + lasts);
+      return member;
     }
 
     Reply reply() {
@@ -240,6 +263,7 @@ class FleetPropertiesTest {
     Statistics.label("a limit learned").collect(run.learnedALimit);
     Statistics.label("a quota learned").collect(run.learnedAQuota);
     Statistics.label("a window that announces").collect(host.announces() && host.model() == Model.WINDOW);
+    Statistics.label("outages").collect(load.outages());
 
     assertThat(run.calls).hasSize(load.requests());
     assertThat(run.calls).allSatisfy(call -> assertThat(call).isDone());
