@@ -29,7 +29,8 @@ import net.jqwik.api.statistics.Statistics;
  * one also under {@code *.c.example.org}) with group limits of their own, random host limits,
  * sometimes a second context with other limits and retries, sometimes a quota the store knows for
  * one host or group (SPEC S1), sometimes a fleet of which the engine is the one process (SPEC S2,
- * its answers 0 to 30 ms away, keeping claims for places waiting or not), and calls that arrive at random times, each with a server script
+ * its answers 0 to 30 ms away, keeping claims for places waiting or not, sometimes out of the
+ * engine's reach for a while, SPEC S4), and calls that arrive at random times, each with a server script
  * by attempt (200, 429, 429/503 and 405 with Retry-After, 405, 500, an IOException, or a hang the
  * test cancels; an answer sometimes announcing the host's quota, SPEC R8) and perhaps a
  * cancellation at a random time.

@@ -147,10 +147,16 @@ final class RandomWorkload {
 
   /**
    * A fleet in this JVM of which the engine is the one process (SPEC S2), whose answers take
-   * {@code latencyMillis}; without {@code waitingClaims}, seen through {@link ForwardingFleet}: a
-   * fleet that keeps no claim waiting for a place, as {@code Fleet}'s default claim does.
+   * {@code latencyMillis}; without {@code waitingClaims}, one that keeps no claim waiting for a
+   * place, as {@code Fleet}'s default claim does. For {@code downForMillis} from {@code
+   * downAtMillis} (0: never) the engine cannot reach it (SPEC S4, {@link UnreachableFleet}).
    */
-  record FleetSpec(int latencyMillis, boolean waitingClaims) {}
+  record FleetSpec(int latencyMillis, boolean waitingClaims, int downAtMillis, int downForMillis) {
+    /** A fleet the engine always reaches. */
+    FleetSpec(int latencyMillis, boolean waitingClaims) {
+      this(latencyMillis, waitingClaims, 0, 0);
+    }
+  }
 
   /**
    * A quota the store knows for {@link #HOSTS}' or, past them, {@link #GROUPS}' key {@code key}
@@ -193,7 +199,10 @@ final class RandomWorkload {
     Arbitrary<FleetSpec> fleet = Combinators.combine(
             Arbitraries.frequencyOf(
                 Tuple.of(1, Arbitraries.just(0)), Tuple.of(2, Arbitraries.integers().between(1, 30))),
-            Arbitraries.of(false, true))
+            Arbitraries.of(false, true),
+            Arbitraries.integers().between(0, 40).map(n -> n * 250),
+            Arbitraries.frequencyOf(
+                Tuple.of(2, Arbitraries.just(0)), Tuple.of(1, Arbitraries.integers().between(2, 80).map(n -> n * 250))))
         .as(FleetSpec::new);
     return Combinators.combine(
             Arbitraries.integers().between(0, 5).injectNull(0.5),
@@ -480,7 +489,14 @@ final class RandomWorkload {
       FleetSpec fleet = spec.fleet();
       if (!plain && fleet != null) {
         Fleet member = new LocalFleet(time, time, Duration.ofMillis(fleet.latencyMillis())).join();
-        builder.fleet(fleet.waitingClaims() ? member : new ForwardingFleet(member));
+        UnreachableFleet reached = new UnreachableFleet(member, time, 1);
+        reached.placesWait = fleet.waitingClaims();
+        if (fleet.downForMillis() > 0) {
+          time.schedule(() -> reached.down = true, Duration.ofMillis(fleet.downAtMillis()).toNanos());
+          time.schedule(() -> reached.down = false,
+              Duration.ofMillis(fleet.downAtMillis() + fleet.downForMillis()).toNanos());
+        }
+        builder.fleet(reached);
       }
       this.engine = builder.build();
       ContextSpec context = workload.second();
