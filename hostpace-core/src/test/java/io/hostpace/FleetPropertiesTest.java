@@ -30,9 +30,10 @@ import net.jqwik.api.statistics.Statistics;
  * SPEC S2 under random fleets, in virtual time: several engines on one {@link LocalFleet} with a
  * random latency, against a gate that refuses beyond its capacity with {@code Retry-After}, a
  * token bucket that refuses bare, or a fixed window that refuses bare beyond its quota (and may
- * announce it), with failures and cancellations. Every call ends (no claim of a start or a place holds a host for
- * good), and once all is over the fleet holds no place (in flight, or of a learned quota) and no
- * engine holds the host.
+ * announce it), with failures and cancellations. Every call ends (no claim of a start or a place
+ * holds a host for good); once all is over the fleet holds no place (in flight, or of a learned
+ * quota) and no engine holds the host; and the processes together never had more in flight at the
+ * server than an in-flight limit given by key.
  */
 class FleetPropertiesTest {
 
@@ -275,6 +276,18 @@ class FleetPropertiesTest {
     assertThat(run.fleet.placesHeld("*.fleet.test")).as("places of the group still held").isZero();
     for (Hostpace engine : run.engines) {
       assertThat(engine.snapshot()).as("hosts still held").isEmpty();
+    }
+    // The in-flight limit given by key is the fleet's: the processes together never had more at
+    // the server (the one host is all of its group). Not while a process could not reach the
+    // fleet: each then holds its share of the places alone (SPEC S4).
+    int limit = switch (load.configured()) {
+      case 1, 4 -> 2;
+      case 2, 3 -> 3;
+      default -> Integer.MAX_VALUE;
+    };
+    if (!load.outages()) {
+      assertThat(run.server.maxInFlight.getOrDefault("api.fleet.test", 0)).as("most in flight at the server")
+          .isLessThanOrEqualTo(limit);
     }
   }
 }
