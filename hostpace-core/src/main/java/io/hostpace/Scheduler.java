@@ -1489,18 +1489,13 @@ final class Scheduler implements Settlement {
       if (walks == null) {
         walks = new ArrayList<>(List.of(gates));
       }
-      addGates(walks, group);
-    }
-    return walks == null ? gates : walks.toArray(NO_GATES);
-  }
-
-  /** Adds to {@code walks} each of {@code group}'s gates (one for each context's limits) not in it yet. */
-  private static void addGates(ArrayList<GroupGate> walks, Node group) {
-    for (GroupGate gate : group.gates.values()) {
-      if (!walks.contains(gate)) {
-        walks.add(gate);
+      for (GroupGate other : group.gates.values()) {
+        if (!walks.contains(other)) {
+          walks.add(other);
+        }
       }
     }
+    return walks == null ? gates : walks.toArray(NO_GATES);
   }
 
   /**

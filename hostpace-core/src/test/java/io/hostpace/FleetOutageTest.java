@@ -20,9 +20,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * SPEC S4: while the fleet cannot be asked, a process paces a host at its share of what the fleet
  * held (the fleet's spacing times the processes it last counted), and when the fleet answers again
- * it goes on from the pace the fleet keeps. In virtual time: the fleet "goes down" by answering
- * every claim {@link Fleet#UNCLAIMED} and every read nothing, a millisecond after it was asked,
- * and losing what it is told and asked to keep.
+ * it goes on from the pace the fleet keeps. In virtual time, each process's member an
+ * {@link UnreachableFleet} that the test takes down and brings back.
  */
 class FleetOutageTest {
 
