@@ -89,19 +89,34 @@ final class FleetClaims {
    * another process's head held the host's and waited for the group's, would wait for ever.
    */
   private void takeGranted(HostQueue queue, Call<?> head) {
-    int learned = queue.node.state.inFlightLimit();
-    if ((learned > 0 || queue.fleetCap > 0) && !takeGranted(queue, head, queue.node, -1)) {
+    int limit = hostLimit(queue);
+    if (limit > 0 && !takeGranted(queue, head, queue.node, -1, limit)) {
       return;
     }
     for (int i = 0; i < queue.gates.length; i++) {
-      if (queue.gates[i].fleetCap > 0 && !takeGranted(queue, head, queue.gates[i].node, i)) {
+      GroupGate gate = queue.gates[i];
+      if (gate.fleetCap > 0 && !takeGranted(queue, head, gate.node, i, gate.fleetCap)) {
         return;
       }
     }
   }
 
-  /** Whether {@code head} holds the place of {@code node} ({@code gate} -1 for its host), having taken the one granted, if any. */
-  private boolean takeGranted(HostQueue queue, Call<?> head, Node node, int gate) {
+  /**
+   * The fleet's in-flight limit of {@code queue}'s host, for its claims of the host's places: the
+   * learned one or the one given by key, the lower where both are; 0 for none.
+   */
+  private static int hostLimit(HostQueue queue) {
+    int learned = queue.node.state.inFlightLimit();
+    return learned > 0 && queue.fleetCap > 0 ? Math.min(learned, queue.fleetCap) : Math.max(learned, queue.fleetCap);
+  }
+
+  /**
+   * Whether {@code head} holds the place of {@code node} ({@code gate} -1 for its host), having
+   * taken the one granted, if any. Not one the fleet granted with more places held than {@code
+   * limit}, the head's own: the claim that waited was another head's, under a higher limit (its
+   * host's or group's in another context), and this head's requests would go beyond theirs.
+   */
+  private boolean takeGranted(HostQueue queue, Call<?> head, Node node, int gate, int limit) {
     FleetPlace place = head.place;
     FleetPlace.Claim claim = place == null ? null : place.claimIfAny(gate);
     FleetState claims = node.fleet;
@@ -111,6 +126,9 @@ final class FleetClaims {
     long granted = claims.placeGranted;
     if (claim != null && (claim.answered() || claim.pending() && claim.number != granted)) {
       return claim.answered(); // it holds one already, or asks under another number
+    }
+    if (claims.placeGrantedWith > limit) {
+      return false;
     }
     if (place == null) {
       place = head.place = new FleetPlace();
@@ -238,8 +256,7 @@ final class FleetClaims {
    * a while has passed.
    */
   private boolean placed(HostQueue queue, Call<?> head, long now) {
-    int learned = queue.node.state.inFlightLimit();
-    int limit = learned > 0 && queue.fleetCap > 0 ? Math.min(learned, queue.fleetCap) : Math.max(learned, queue.fleetCap);
+    int limit = hostLimit(queue);
     if (limit > 0 && !placed(queue, head, queue.node, -1, limit, now)) {
       return false;
     }
@@ -321,6 +338,12 @@ final class FleetClaims {
           claims.placeWaiting = claims.placeWaiting == number ? 0 : claims.placeWaiting;
           fleet.releasePlace(node.key, number); // the call went meanwhile
         }
+      } else if (held > limit) {
+        // Asked again under the number of a claim that waited, which the fleet had granted under
+        // another head's higher limit (see takeGranted): let go, and claimed again under this one.
+        claims.placeWaiting = claims.placeWaiting == number ? 0 : claims.placeWaiting;
+        fleet.releasePlace(node.key, number);
+        claim.number = 0;
       } else if (held > 0) {
         claims.placeWaiting = claims.placeWaiting == number ? 0 : claims.placeWaiting;
         claim.held = true;

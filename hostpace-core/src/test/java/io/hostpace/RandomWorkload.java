@@ -19,6 +19,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import java.util.function.LongConsumer;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -173,6 +175,14 @@ final class RandomWorkload {
       EngineSpec engine, List<@Nullable Limits> hosts, List<@Nullable Limits> groups,
       @Nullable ContextSpec second, List<CallSpec> calls) {}
 
+  /**
+   * Processes of one fleet (SPEC S2), two or three: each a workload of its own (engine settings
+   * and calls) with the first's limits (by host, by group, and the second context's), as a fleet's
+   * workers are configured alike. The fleet's {@code downAtMillis} and {@code downForMillis} hold
+   * for every process at once, as when the fleet itself is out of reach.
+   */
+  record FleetWorkload(FleetSpec fleet, List<Workload> processes) {}
+
   // ---------------------------------------------------------------- generators
 
   static Arbitrary<Workload> workloads() {
@@ -196,7 +206,19 @@ final class RandomWorkload {
             Arbitraries.integers().between(1, 5),
             Arbitraries.integers().between(2, 40).map(n -> n * 250))
         .as(KnownQuota::new);
-    Arbitrary<FleetSpec> fleet = Combinators.combine(
+    return Combinators.combine(
+            Arbitraries.integers().between(0, 5).injectNull(0.5),
+            Arbitraries.integers().between(0, 12).map(n -> n * 250).injectNull(0.6),
+            Arbitraries.of(false, true),
+            origin,
+            known.injectNull(0.6),
+            fleets().injectNull(0.75))
+        .as(EngineSpec::new);
+  }
+
+  /** 0 to 30 ms away, keeping claims waiting or not, a third of them out of reach once for 0.5 to 20 s. */
+  static Arbitrary<FleetSpec> fleets() {
+    return Combinators.combine(
             Arbitraries.frequencyOf(
                 Tuple.of(1, Arbitraries.just(0)), Tuple.of(2, Arbitraries.integers().between(1, 30))),
             Arbitraries.of(false, true),
@@ -204,14 +226,21 @@ final class RandomWorkload {
             Arbitraries.frequencyOf(
                 Tuple.of(2, Arbitraries.just(0)), Tuple.of(1, Arbitraries.integers().between(2, 80).map(n -> n * 250))))
         .as(FleetSpec::new);
-    return Combinators.combine(
-            Arbitraries.integers().between(0, 5).injectNull(0.5),
-            Arbitraries.integers().between(0, 12).map(n -> n * 250).injectNull(0.6),
-            Arbitraries.of(false, true),
-            origin,
-            known.injectNull(0.6),
-            fleet.injectNull(0.75))
-        .as(EngineSpec::new);
+  }
+
+  static Arbitrary<FleetWorkload> fleetWorkloads() {
+    return Combinators.combine(fleets(), workloads().list().ofMinSize(2).ofMaxSize(3))
+        .as((fleet, workloads) -> {
+          Workload first = workloads.get(0);
+          List<Workload> processes = new ArrayList<>();
+          for (Workload own : workloads) {
+            EngineSpec e = own.engine();
+            processes.add(new Workload(
+                new EngineSpec(e.retries(), e.retryDelayLimitMillis(), e.forgetful(), e.origin(), e.known(), null),
+                first.hosts(), first.groups(), first.second(), own.calls()));
+          }
+          return new FleetWorkload(fleet, processes);
+        });
   }
 
   static Arbitrary<ContextSpec> contexts() {
@@ -403,7 +432,11 @@ final class RandomWorkload {
     final @Nullable CallContext second;
     final List<CallRecord> calls = new ArrayList<>();
     final List<Event> events = new ArrayList<>();
-    final List<String> trace = new ArrayList<>();
+    final List<String> trace;
+    /** The processes it is one of, or null: a run alone. */
+    private final @Nullable Processes processes;
+    /** How its trace lines begin: the process's name, or nothing for a run alone. */
+    private final String name;
     /** What a plain run's listener heard, each event as it prints. */
     final List<String> heard = new ArrayList<>();
     /** Breaches of the Exchange contract seen by the fake server as they happened. */
@@ -418,7 +451,7 @@ final class RandomWorkload {
     List<HostSnapshot> snapshotAfterForget = List.of();
 
     private Run(Workload workload) {
-      this(workload, false, false);
+      this(workload, false, false, null, "");
     }
 
     /**
@@ -426,10 +459,14 @@ final class RandomWorkload {
      * records every event in {@link #heard}, so that nothing in its set-up keeps it off the local
      * path; {@code locked} then gives it a store of its own, which does keep it off.
      */
-    private Run(Workload workload, boolean plain, boolean locked) {
+    private Run(Workload workload, boolean plain, boolean locked, @Nullable Processes processes, String name) {
       this.workload = workload;
-      this.origin = workload.engine().origin();
-      this.time = VirtualTime.startingAt(origin, Instant.parse("2026-01-01T00:00:00Z"));
+      this.processes = processes;
+      this.name = name;
+      this.origin = processes != null ? processes.origin : workload.engine().origin();
+      this.time = processes != null ? processes.time
+          : VirtualTime.startingAt(origin, Instant.parse("2026-01-01T00:00:00Z"));
+      this.trace = processes != null ? processes.trace : new ArrayList<>();
       Hostpace.Builder builder = Hostpace.builder().time(time);
       for (int i = 0; i < workload.hosts().size(); i++) {
         Limits limits = workload.hosts().get(i);
@@ -487,7 +524,9 @@ final class RandomWorkload {
         });
       }
       FleetSpec fleet = spec.fleet();
-      if (!plain && fleet != null) {
+      if (processes != null) {
+        builder.fleet(processes.join(name));
+      } else if (!plain && fleet != null) {
         Fleet member = new LocalFleet(time, time, Duration.ofMillis(fleet.latencyMillis())).join();
         UnreachableFleet reached = new UnreachableFleet(member, time, 1);
         reached.placesWait = fleet.waitingClaims();
@@ -544,6 +583,29 @@ final class RandomWorkload {
       };
     }
 
+    /** The processes of {@code workload} run together to idle, then each forgets everything and they run to idle again. */
+    static Processes of(FleetWorkload workload) {
+      Processes processes = new Processes(workload);
+      for (int p = 0; p < workload.processes().size(); p++) {
+        processes.runs.add(new Run(workload.processes().get(p), false, false, processes, "p" + p + " "));
+      }
+      for (Run run : processes.runs) {
+        run.schedule();
+      }
+      processes.time.runUntilIdle(Duration.ofDays(1));
+      for (Run run : processes.runs) {
+        run.atIdle();
+      }
+      for (Run run : processes.runs) {
+        run.engine.forgetAll();
+      }
+      processes.time.runUntilIdle(Duration.ofDays(1));
+      for (Run run : processes.runs) {
+        run.forgotten();
+      }
+      return processes;
+    }
+
     /** Runs {@code workload} to idle, then forgets everything and runs to idle again. */
     static Run of(Workload workload) {
       Run run = new Run(workload);
@@ -553,7 +615,7 @@ final class RandomWorkload {
 
     /** {@link #of}, on an engine with its own rule and a listener, and with a store of its own when {@code locked}. */
     static Run plain(Workload workload, boolean locked) {
-      Run run = new Run(workload, true, locked);
+      Run run = new Run(workload, true, locked, null, "");
       run.go();
       return run;
     }
@@ -561,34 +623,62 @@ final class RandomWorkload {
     private void go() {
       for (CallSpec spec : workload.calls()) {
         time.advance(Duration.ofMillis(spec.gapMillis()));
-        int host = spec.host() % workload.hosts().size();
-        boolean useSecond = spec.second() && second != null;
-        CallRecord call = new CallRecord(calls.size(), spec, host, useSecond);
-        calls.add(call);
-        log("submit #" + call.id + " " + hostName(host) + (useSecond ? " ctx2" : "") + " " + spec);
-        CompletableFuture<Answer> future =
-            engine.execute(new FakeExchange(call), useSecond ? second : CallContext.DEFAULT);
-        call.future = future;
-        future.whenComplete((value, failure) -> {
-          call.completions++;
-          call.value = value;
-          call.failure = failure;
-          call.completedNanos = now();
-          log("completed #" + call.id + " with " + (failure != null ? failure : value));
-        });
-        Integer cancelAfter = spec.cancelAfterMillis();
-        if (cancelAfter != null) {
-          time.schedule(() -> cancelByTest(call, "at random"), Duration.ofMillis(cancelAfter).toNanos());
-        }
+        submit(spec);
       }
       time.runUntilIdle(Duration.ofDays(1));
+      atIdle();
+      engine.forgetAll();
+      time.runUntilIdle(Duration.ofDays(1));
+      forgotten();
+    }
+
+    /** Submits each call at its gap after the one before, on the timer: several processes' calls go together. */
+    private void schedule() {
+      long at = 0;
+      for (CallSpec spec : workload.calls()) {
+        at += Duration.ofMillis(spec.gapMillis()).toNanos();
+        time.schedule(() -> submit(spec), at);
+      }
+    }
+
+    private void submit(CallSpec spec) {
+      int host = spec.host() % workload.hosts().size();
+      boolean useSecond = spec.second() && second != null;
+      CallRecord call = new CallRecord(calls.size(), spec, host, useSecond);
+      calls.add(call);
+      log("submit #" + call.id + " " + hostName(host) + (useSecond ? " ctx2" : "") + " " + spec);
+      CompletableFuture<Answer> future =
+          engine.execute(new FakeExchange(call), useSecond ? second : CallContext.DEFAULT);
+      call.future = future;
+      future.whenComplete((value, failure) -> {
+        call.completions++;
+        call.value = value;
+        call.failure = failure;
+        call.completedNanos = now();
+        log("completed #" + call.id + " with " + (failure != null ? failure : value));
+      });
+      Integer cancelAfter = spec.cancelAfterMillis();
+      if (cancelAfter != null) {
+        time.schedule(() -> cancelByTest(call, "at random"), Duration.ofMillis(cancelAfter).toNanos());
+      }
+    }
+
+    private void atIdle() {
       pendingTasksAtEnd = time.pendingTasks();
       snapshotAtEnd = engine.snapshot();
       queueCountAtEnd = GroupAndContextTest.queueCount(engine);
-      engine.forgetAll();
-      time.runUntilIdle(Duration.ofDays(1));
+    }
+
+    private void forgotten() {
       nodeCountAfterForget = engine.snapshot().size();
       snapshotAfterForget = engine.snapshot();
+    }
+
+    private void record(Event event) {
+      events.add(event);
+      if (processes != null) {
+        processes.events.add(event);
+      }
     }
 
     private void cancelByTest(CallRecord call, String why) {
@@ -610,7 +700,7 @@ final class RandomWorkload {
     }
 
     void log(String line) {
-      trace.add(String.format(Locale.ROOT, "%9.3f %s", now() / 1e9, line));
+      trace.add(String.format(Locale.ROOT, "%12.6f %s%s", now() / 1e9, name, line));
     }
 
     /** The trace of the run, for a failure's message. */
@@ -704,6 +794,23 @@ final class RandomWorkload {
     }
 
     /**
+     * The caps of {@link #caps} that are the fleet's (SPEC S2): a group's, and its host's where the
+     * host's in-flight limit was given by key, not the engine's default.
+     */
+    Map<String, Integer> fleetCaps(CallRecord call) {
+      Map<String, Integer> caps = caps(call);
+      ContextSpec context = workload.second();
+      Limits fromContext = call.second && context != null ? context.hosts().get(call.host) : null;
+      Limits fromEngine = workload.hosts().get(call.host);
+      boolean given = fromContext != null && fromContext.inFlight() != null
+          || fromEngine != null && fromEngine.inFlight() != null;
+      if (!given) {
+        caps.keySet().removeIf(key -> key.startsWith("queue "));
+      }
+      return caps;
+    }
+
+    /**
      * Limits as the engine tells them apart: by value, not by how they print. A rate of two a
      * second in a burst and one every 500 ms both read "2/s", and are two queues' limits (SPEC P8).
      */
@@ -733,7 +840,7 @@ final class RandomWorkload {
     private void end(Attempt attempt, String how) {
       attempt.ended = true;
       attempt.endNanos = now();
-      events.add(new Event(false, attempt));
+      record(new Event(false, attempt));
       seq++;
       log("end #" + attempt.call.id + "." + attempt.number + " " + how);
     }
@@ -805,7 +912,7 @@ final class RandomWorkload {
         Reply reply = call.spec.reply(number);
         Attempt attempt = new Attempt(call, number, reply, seq++, now(), caps(call), rates(call));
         call.attempts.add(attempt);
-        events.add(new Event(true, attempt));
+        record(new Event(true, attempt));
         log("send #" + call.id + "." + number + " " + uri.getAuthority() + " -> " + reply);
         CompletableFuture<Answer> future = new AttemptFuture(attempt);
         if (reply.hang()) {
@@ -847,45 +954,16 @@ final class RandomWorkload {
 
     /** SPEC P1, P2, P6, P8: no queue and no group gate ever has more in flight than its cap. */
     List<String> inFlightProblems() {
-      List<String> problems = new ArrayList<>();
-      Map<String, Integer> inFlight = new LinkedHashMap<>();
-      for (Event event : events) {
-        Attempt attempt = event.attempt();
-        for (Map.Entry<String, Integer> limiter : attempt.caps.entrySet()) {
-          int count = inFlight.merge(limiter.getKey(), event.start() ? 1 : -1, Integer::sum);
-          if (event.start() && count > limiter.getValue()) {
-            problems.add(String.format(Locale.ROOT, "%.3f: %s had %d in flight, cap %d, on send #%d.%d",
-                attempt.startNanos / 1e9, limiter.getKey(), count, limiter.getValue(), attempt.call.id, attempt.number));
-          }
-        }
-      }
-      for (Map.Entry<String, Integer> left : inFlight.entrySet()) {
-        if (left.getValue() != 0) {
-          problems.add(left.getKey() + " still had " + left.getValue() + " in flight at the end");
-        }
-      }
-      return problems;
+      return RandomWorkload.inFlightProblems(events, attempt -> attempt.caps);
     }
 
     /** The start times of each rate identity, in the order they started. */
     Map<String, List<Long>> startsByRate() {
-      Map<String, List<Long>> starts = new LinkedHashMap<>();
-      for (Event event : events) {
-        if (event.start()) {
-          for (String key : event.attempt().rates.keySet()) {
-            starts.computeIfAbsent(key, k -> new ArrayList<>()).add(event.attempt().startNanos);
-          }
-        }
-      }
-      return starts;
+      return RandomWorkload.startsByRate(events);
     }
 
     Map<String, Rate> rateOf() {
-      Map<String, Rate> rates = new LinkedHashMap<>();
-      for (Event event : events) {
-        rates.putAll(event.attempt().rates);
-      }
-      return rates;
+      return RandomWorkload.rateOf(events);
     }
 
     /**
@@ -893,25 +971,7 @@ final class RandomWorkload {
      * window of length {@code per} (half open).
      */
     List<String> rateProblems() {
-      List<String> problems = new ArrayList<>();
-      Map<String, Rate> rates = rateOf();
-      for (Map.Entry<String, List<Long>> entry : startsByRate().entrySet()) {
-        Rate rate = rates.get(entry.getKey());
-        long per = rate.per().toNanos();
-        List<Long> starts = entry.getValue();
-        int from = 0;
-        for (int to = 0; to < starts.size(); to++) {
-          while (starts.get(to) - starts.get(from) >= per) {
-            from++;
-          }
-          if (to - from + 1 > rate.permits()) {
-            problems.add(String.format(Locale.ROOT, "%s: %d starts from %.3f to %.3f, within %s",
-                entry.getKey(), to - from + 1, starts.get(from) / 1e9, starts.get(to) / 1e9, rate.per()));
-            break;
-          }
-        }
-      }
-      return problems;
+      return RandomWorkload.rateProblems(events, 16);
     }
 
     /** Every future is done, once, and how the model says: its last answer, its failure, or cancelled by the test. */
@@ -1040,6 +1100,187 @@ final class RandomWorkload {
       }
       return problems;
     }
+  }
+
+  /** The processes of a {@link FleetWorkload}, run together on one virtual time and one {@link LocalFleet}. */
+  static final class Processes {
+    final FleetWorkload workload;
+    final long origin;
+    final VirtualTime time;
+    final LocalFleet fleet;
+    final List<Run> runs = new ArrayList<>();
+    /** Every process's sends and ends, in the order the server saw them. */
+    final List<Event> events = new ArrayList<>();
+    final List<String> trace = new ArrayList<>();
+    private final List<UnreachableFleet> members = new ArrayList<>();
+
+    Processes(FleetWorkload workload) {
+      this.workload = workload;
+      this.origin = workload.processes().get(0).engine().origin();
+      this.time = VirtualTime.startingAt(origin, Instant.parse("2026-01-01T00:00:00Z"));
+      FleetSpec spec = workload.fleet();
+      this.fleet = new LocalFleet(time, time, Duration.ofMillis(spec.latencyMillis()));
+      if (spec.downForMillis() > 0) {
+        time.schedule(() -> members.forEach(member -> member.down = true), Duration.ofMillis(spec.downAtMillis()).toNanos());
+        time.schedule(() -> members.forEach(member -> member.down = false),
+            Duration.ofMillis(spec.downAtMillis() + spec.downForMillis()).toNanos());
+      }
+    }
+
+    /** A new process's member of the fleet, whose claims and their answers go to the trace under {@code name}. */
+    Fleet join(String name) {
+      UnreachableFleet member = new UnreachableFleet(fleet.join(), time, workload.processes().size());
+      member.placesWait = workload.fleet().waitingClaims();
+      members.add(member);
+      return new ForwardingFleet(member) {
+        @Override
+        public void claimStart(List<String> keys, long[] intervalNanos, LongConsumer then) {
+          log(name + "claims a start of " + keys);
+          super.claimStart(keys, intervalNanos, delay -> {
+            log(name + "start of " + keys + (delay == 0 ? " granted" : delay == UNCLAIMED ? " unclaimed"
+                : String.format(Locale.ROOT, ": ask again in %.6f s", delay / 1e9)));
+            then.accept(delay);
+          });
+        }
+
+        @Override
+        public void claimPlace(String key, long place, int limit, long leaseNanos, LongConsumer then) {
+          log(name + "claims place " + place + " of " + key);
+          super.claimPlace(key, place, limit, leaseNanos, held -> {
+            log(name + "place " + place + " of " + key + (held > 0 ? " granted" : held == UNCLAIMED ? " unclaimed" : " all held"));
+            then.accept(held);
+          });
+        }
+
+        @Override
+        public void claimPlace(String key, long place, int limit, LongConsumer then, LongConsumer granted) {
+          log(name + "claims place " + place + " of " + key + ", waiting");
+          member.claimPlace(key, place, limit, held -> {
+            log(name + "place " + place + " of " + key + (held > 0 ? " granted" : held == UNCLAIMED ? " unclaimed" : " waits"));
+            then.accept(held);
+          }, held -> {
+            log(name + "place " + place + " of " + key + " granted after its wait");
+            granted.accept(held);
+          });
+        }
+
+        @Override
+        public void releasePlace(String key, long place) {
+          log(name + "releases place " + place + " of " + key);
+          super.releasePlace(key, place);
+        }
+      };
+    }
+
+    void log(String line) {
+      trace.add(String.format(Locale.ROOT, "%12.6f %s", (time.nanoTime() - origin) / 1e9, line));
+    }
+
+    /**
+     * SPEC S2: no host or group has more in flight at the server, all processes together, than the
+     * in-flight limit given it by key (a learned one is lower), as long as the fleet could be
+     * reached (SPEC S4: each process then holds its places alone).
+     */
+    List<String> inFlightProblems() {
+      return RandomWorkload.inFlightProblems(events, attempt -> runs.get(0).fleetCaps(attempt.call));
+    }
+
+    /**
+     * SPEC S2, P11: no host or group, all processes together, starts more than its rate allows, but
+     * for S2's sixteenth: the fleet holds a start to the shortest interval claimed of its host or
+     * group lately where its own is longer by no more than a sixteenth of itself (another
+     * context's rate, another process's pace), so a rate's window is fifteen sixteenths of its own.
+     */
+    List<String> rateProblems() {
+      return RandomWorkload.rateProblems(events, 15);
+    }
+
+    /** The trace of every process, for a failure's message. */
+    String trace() {
+      StringBuilder text = new StringBuilder("fleet ").append(workload.fleet()).append('\n');
+      for (int p = 0; p < runs.size(); p++) {
+        text.append('p').append(p).append(" engine ").append(runs.get(p).engine).append('\n');
+      }
+      Run first = runs.get(0);
+      if (first.second != null) {
+        text.append("ctx2 ").append(first.second).append('\n');
+      }
+      for (String line : trace) {
+        text.append(line).append('\n');
+      }
+      return text.toString();
+    }
+  }
+
+  // ---------------------------------------------------------------- checks over sends, of one process or several
+
+  /** No limiter of {@code caps} ever has more attempts of {@code events} in flight than its cap. */
+  static List<String> inFlightProblems(List<Event> events, Function<Attempt, Map<String, Integer>> caps) {
+    List<String> problems = new ArrayList<>();
+    Map<String, Integer> inFlight = new LinkedHashMap<>();
+    for (Event event : events) {
+      Attempt attempt = event.attempt();
+      for (Map.Entry<String, Integer> limiter : caps.apply(attempt).entrySet()) {
+        int count = inFlight.merge(limiter.getKey(), event.start() ? 1 : -1, Integer::sum);
+        if (event.start() && count > limiter.getValue()) {
+          problems.add(String.format(Locale.ROOT, "%.3f: %s had %d in flight, cap %d, on send #%d.%d",
+              attempt.startNanos / 1e9, limiter.getKey(), count, limiter.getValue(), attempt.call.id, attempt.number));
+        }
+      }
+    }
+    for (Map.Entry<String, Integer> left : inFlight.entrySet()) {
+      if (left.getValue() != 0) {
+        problems.add(left.getKey() + " still had " + left.getValue() + " in flight at the end");
+      }
+    }
+    return problems;
+  }
+
+  /** The start times of each rate identity, in the order they started. */
+  static Map<String, List<Long>> startsByRate(List<Event> events) {
+    Map<String, List<Long>> starts = new LinkedHashMap<>();
+    for (Event event : events) {
+      if (event.start()) {
+        for (String key : event.attempt().rates.keySet()) {
+          starts.computeIfAbsent(key, k -> new ArrayList<>()).add(event.attempt().startNanos);
+        }
+      }
+    }
+    return starts;
+  }
+
+  static Map<String, Rate> rateOf(List<Event> events) {
+    Map<String, Rate> rates = new LinkedHashMap<>();
+    for (Event event : events) {
+      rates.putAll(event.attempt().rates);
+    }
+    return rates;
+  }
+
+  /**
+   * SPEC P1, P6, P8, P11, as {@link Rate} defines a rate: at most {@code permits} starts in any
+   * window (half open) of {@code sixteenths} sixteenths of {@code per}.
+   */
+  static List<String> rateProblems(List<Event> events, int sixteenths) {
+    List<String> problems = new ArrayList<>();
+    Map<String, Rate> rates = rateOf(events);
+    for (Map.Entry<String, List<Long>> entry : startsByRate(events).entrySet()) {
+      Rate rate = rates.get(entry.getKey());
+      long per = sixteenths == 16 ? rate.per().toNanos() : rate.per().toNanos() / 16 * sixteenths;
+      List<Long> starts = entry.getValue();
+      int from = 0;
+      for (int to = 0; to < starts.size(); to++) {
+        while (starts.get(to) - starts.get(from) >= per) {
+          from++;
+        }
+        if (to - from + 1 > rate.permits()) {
+          problems.add(String.format(Locale.ROOT, "%s: %d starts from %.6f to %.6f, within %s",
+              entry.getKey(), to - from + 1, starts.get(from) / 1e9, starts.get(to) / 1e9, Duration.ofNanos(per)));
+          break;
+        }
+      }
+    }
+    return problems;
   }
 
   /** A rule that learns as {@code rule} does and spends a retry on every refusal (SPEC T1). */

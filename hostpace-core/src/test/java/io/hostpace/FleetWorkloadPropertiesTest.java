@@ -1,0 +1,90 @@
+package io.hostpace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hostpace.RandomWorkload.CallSpec;
+import io.hostpace.RandomWorkload.ContextSpec;
+import io.hostpace.RandomWorkload.EngineSpec;
+import io.hostpace.RandomWorkload.FleetSpec;
+import io.hostpace.RandomWorkload.FleetWorkload;
+import io.hostpace.RandomWorkload.Processes;
+import io.hostpace.RandomWorkload.Reply;
+import io.hostpace.RandomWorkload.Run;
+import io.hostpace.RandomWorkload.Workload;
+import java.util.Arrays;
+import java.util.List;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Example;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.statistics.Statistics;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * {@link EnginePropertiesTest}'s random workloads on two or three processes of one fleet (SPEC
+ * S2): each process an engine with calls and settings of its own and the same limits, the fleet 0
+ * to 30 ms away, keeping claims waiting or not, sometimes out of every process's reach for a while
+ * (SPEC S4). Each process must hold what the engine holds alone; together, they must hold the
+ * limits given by key as one engine would.
+ */
+class FleetWorkloadPropertiesTest {
+
+  @Provide
+  Arbitrary<FleetWorkload> workloads() {
+    return RandomWorkload.fleetWorkloads();
+  }
+
+  @Property
+  void eachProcessCompletesEveryCallOnceAndReleasesEverything(@ForAll("workloads") FleetWorkload workload) {
+    Processes processes = Run.of(workload);
+    Statistics.label("processes").collect(workload.processes().size());
+    for (Run run : processes.runs) {
+      assertThat(run.completionProblems()).as(processes::trace).isEmpty();
+      assertThat(run.sendProblems()).as(processes::trace).isEmpty();
+      assertThat(run.releaseProblems()).as(processes::trace).isEmpty();
+      assertThat(run.inFlightProblems()).as(processes::trace).isEmpty();
+      assertThat(run.rateProblems()).as(processes::trace).isEmpty();
+    }
+  }
+
+  @Example
+  void S2_aPlaceGrantedAtOneGatesLimitIsNotTakenByAHeadOfALowerOne() {
+    // *.example.org holds 2 in flight, a second context's requests 1. Process 1 has two requests in
+    // flight, and a third of its second context waits in the fleet for a place; then process 0's
+    // request claims one and waits behind it, under the limit of 2, and is cancelled, while
+    // process 0's own second-context request waits. As both places go, the fleet grants process
+    // 1's claim (1 held) and then process 0's (2 held, within the limit it was claimed under): the
+    // request there to take it is the second context's, and would start as the second of that
+    // context's limit of one.
+    Reply slow = new Reply(200, null, 1_000, false, false);
+    Reply quick = new Reply(200, null, 100, false, false);
+    ContextSpec second = new ContextSpec(Arrays.asList(null, null, null, null, null),
+        Arrays.asList(new Limits(1, null), null), null, false, 0);
+    EngineSpec engine = new EngineSpec(null, null, false, 0, null, null);
+    List<@Nullable Limits> hosts = Arrays.asList((Limits) null);
+    List<@Nullable Limits> groups = Arrays.asList(new Limits(2, null), null);
+    FleetWorkload workload = new FleetWorkload(new FleetSpec(0, true), List.of(
+        new Workload(engine, hosts, groups, second, List.of(
+            new CallSpec(0, false, 10, List.of(quick), 20, true),
+            new CallSpec(0, true, 10, List.of(quick), null, true))),
+        new Workload(engine, hosts, groups, second, List.of(
+            new CallSpec(0, false, 0, List.of(slow), null, true),
+            new CallSpec(0, false, 0, List.of(slow), null, true),
+            new CallSpec(0, true, 0, List.of(quick), null, true)))));
+    Processes processes = Run.of(workload);
+    assertThat(processes.inFlightProblems()).as(processes::trace).isEmpty();
+    for (Run run : processes.runs) {
+      assertThat(run.completionProblems()).as(processes::trace).isEmpty();
+    }
+  }
+
+  @Property
+  void theProcessesTogetherHoldEveryInFlightLimitGivenByKey(@ForAll("workloads") FleetWorkload workload) {
+    Processes processes = Run.of(workload);
+    Statistics.label("out of reach").collect(workload.fleet().downForMillis() > 0);
+    if (workload.fleet().downForMillis() == 0) {
+      assertThat(processes.inFlightProblems()).as(processes::trace).isEmpty();
+    }
+  }
+}
