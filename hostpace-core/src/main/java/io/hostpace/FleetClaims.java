@@ -52,13 +52,15 @@ final class FleetClaims {
   /**
    * Whether the fleet lets the head of {@code queue}, ready by this engine's own reckoning, start
    * at {@code now}: {@link #READY}; {@link #BLOCKED}; or, above 0, the nanoseconds until its
-   * start is to be claimed again. The head claims its places in flight first, then its start,
-   * then its quota's place: so only a head that holds its places in flight claims a start, and a
-   * start the fleet grants is used (one claimed by a head that then waited for a place was lost,
-   * and the heads that held theirs were told to wait for it). A place in flight, once held, is
-   * kept while the head waits for the rest, until the call starts, ends, or is no longer its
-   * queue's head ({@link #giveBackIfWaiting}); a quota's place is given back unless used at once
-   * (kept while the start is asked).
+   * start is to be claimed again. The head claims its places in flight first, then its quota's
+   * place (and its probe's), then its start: so only a head that holds its places claims a start,
+   * and a start the fleet grants is used (one claimed by a head that then waited for a place was
+   * lost, and the heads that held theirs were told to wait for it), at once: the fleet spaces
+   * starts from its grants, and a start that went a round trip after its grant, as its quota's
+   * place came, went that much less than the spacing before another process's next. A place in
+   * flight, once held, is kept while the head waits for the rest, until the call starts, ends, or
+   * is no longer its queue's head ({@link #giveBackIfWaiting}); a quota's place is given back
+   * unless used at once (kept while the start is asked).
    */
   long readiness(HostQueue queue, long now) {
     Call<?> head = queue.head();
@@ -68,16 +70,32 @@ final class FleetClaims {
     takeGranted(queue, head);
     long announced = announcedSpent(queue, head, now);
     if (announced != READY) {
-      return announced;
+      return forgone(queue, announced);
     }
     if (!placed(queue, head, now)) {
-      return BLOCKED;
+      return forgone(queue, BLOCKED);
     }
     long start = claimed(queue, head, now);
     if (start != READY) {
       return start;
     }
-    return quotaPlaced(queue, head, now) ? READY : BLOCKED;
+    return quotaPlaced(queue, head, now) ? READY : forgone(queue, BLOCKED);
+  }
+
+  /**
+   * Lets go the start the fleet granted {@code queue}, if it holds one, and answers {@code wait}:
+   * its head lacks what it claims before a start (an announced start, a place in flight, its
+   * quota's place), as when the head that claimed the start was cancelled, or another came back in
+   * line before it, while it was asked. Used once those came, the start would go that much after its grant, and the fleet spaces
+   * the next process's start from the grant. Claimed again once the head holds them, the start
+   * goes as its grant comes, the fleet's spacing after the last.
+   */
+  private static long forgone(HostQueue queue, long wait) {
+    StartClaim claim = queue.startClaim;
+    if (claim != null) {
+      claim.claimed = false;
+    }
+    return wait;
   }
 
   /**
@@ -780,12 +798,13 @@ final class FleetClaims {
    * once its spacing has passed since the last it granted: a claim asked only as this process's
    * pace ends starts a round trip late, and a process that has a host's backlog alone would hold
    * it at its interval and a round trip. So while the queue's last claim was granted at its first
-   * ask, the next is asked a round trip ahead, less an eighth of it: a claim another process was
-   * told to make again (asked a whole round trip ahead) arrives first, and takes the start. None
+   * ask, the next is asked a round trip ahead, less an eighth of it (and one more where the host's
+   * quota's place is claimed before it): a claim another process was told to make again (asked a
+   * whole round trip ahead) arrives first, and takes the start. None
    * while the fleet cannot be asked, or does not space the host or group; at most a quarter of
    * the spacing. None either once the grant is held: the ask-ahead moves when the fleet is asked,
-   * never when the start goes, which this process's own pace still holds (a start may go later
-   * than its grant, as its places come, and the fleet's spacing counts from the grant).
+   * never when the start goes, which this process's own pace still holds (for a sixteenth of the
+   * spacing at most, {@link #claimed}).
    */
   long askAhead(HostQueue queue, Limiter limiter) {
     StartClaim claim = queue.startClaim;
@@ -795,7 +814,11 @@ final class FleetClaims {
       return 0;
     }
     long spacing = spacing(limiter);
-    return spacing <= 0 ? 0 : Math.min(fleetRoundTrip - fleetRoundTrip / 8, spacing / 4);
+    long ahead = fleetRoundTrip - fleetRoundTrip / 8;
+    if (queue.node.quota != null) {
+      ahead += fleetRoundTrip; // the quota's place is claimed first
+    }
+    return spacing <= 0 ? 0 : Math.min(ahead, spacing / 4);
   }
 
   /**
@@ -826,13 +849,13 @@ final class FleetClaims {
    * when its host or any of its groups is paced ({@link #spacing}); else claims it of all of them
    * at once, or waits until the fleet said to ask again. One claim for all, because one at a time
    * two processes could each hold one (a host's start, its group's) and wait for the other's for
-   * ever. The fleet grants a claim only for at once, so a grant is used at once or not at all: one
-   * that finds the start held back by something else is let go after a quarter of the shortest
-   * interval, or after four of the fleet's round trips if that is longer (the quota's place claimed
-   * after it must have time to come: else a host paced faster than a round trip would let each
-   * grant go before its place came, and claim both again for ever), and claimed again; while one
-   * of the start's places is being asked, it is kept. Its places in flight it holds already
-   * ({@link #readiness}).
+   * ever. The fleet grants a claim only for at once, and spaces the next from the grant, so a
+   * grant is used at once or not at all: one that finds the start held back by this engine's own
+   * pace (the fleet answered sooner than its last round trip, the claim asked ahead of the pace,
+   * {@link #askAhead}; or another queue of the host started meanwhile) is let go after a sixteenth
+   * of the shortest spacing, and claimed again; one whose head lacks a place is let go at once
+   * ({@link #forgone}). Its places in flight the head holds already, and its quota's place is
+   * claimed just before its start ({@link #readiness}).
    */
   private long claimed(HostQueue queue, Call<?> head, long now) {
     List<String> keys = null;
@@ -871,9 +894,7 @@ final class FleetClaims {
       return BLOCKED; // the claim's answer looks at the queue again
     }
     if (claim.claimed) {
-      FleetPlace place = head.place;
-      boolean placing = place != null && place.pending();
-      if (placing || now - claim.claimedAt <= Math.max(shortest / 4, 4 * fleetRoundTrip)) {
+      if (now - claim.claimedAt <= shortest / 16) {
         return READY;
       }
       claim.claimed = false;
@@ -887,6 +908,9 @@ final class FleetClaims {
       if (wait > 0) {
         return wait;
       }
+      if (!quotaPlaced(queue, head, now)) {
+        return BLOCKED;
+      }
       claim.alone = false;
       granted(claim, nodes, paced, now);
       for (Node node : nodes) {
@@ -897,6 +921,9 @@ final class FleetClaims {
     long sinceAlone = sinceAloneWait(nodes, intervals, paced, now);
     if (sinceAlone > 0) {
       return sinceAlone;
+    }
+    if (!quotaPlaced(queue, head, now)) {
+      return BLOCKED; // the answer looks again, and claims the start
     }
     claim.claiming = true;
     long asked = now;
@@ -997,9 +1024,11 @@ final class FleetClaims {
       } else {
         // The fleet looked half a round trip ago, and the next claim takes half a round trip to
         // arrive: asked a round trip early, it arrives as the start frees, ahead of a process whose
-        // own pace ends then (which would else win every time, the two paced alike).
+        // own pace ends then (which would else win every time, the two paced alike). A round trip
+        // earlier still where the quota's place, given back now, is claimed again before it.
         claim.askAgain = true;
-        claim.askAgainAt = now + Math.max(0, delay - fleetRoundTrip);
+        long ahead = queue.node.quota != null ? 2 * fleetRoundTrip : fleetRoundTrip;
+        claim.askAgainAt = now + Math.max(0, delay - ahead);
         claim.rivalled = true;
       }
       engine.lookAgain(queue, now); // unless it was let go meanwhile

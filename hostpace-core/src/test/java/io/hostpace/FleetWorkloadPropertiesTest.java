@@ -7,6 +7,7 @@ import io.hostpace.RandomWorkload.ContextSpec;
 import io.hostpace.RandomWorkload.EngineSpec;
 import io.hostpace.RandomWorkload.FleetSpec;
 import io.hostpace.RandomWorkload.FleetWorkload;
+import io.hostpace.RandomWorkload.KnownQuota;
 import io.hostpace.RandomWorkload.Processes;
 import io.hostpace.RandomWorkload.Reply;
 import io.hostpace.RandomWorkload.Run;
@@ -85,6 +86,60 @@ class FleetWorkloadPropertiesTest {
     Statistics.label("out of reach").collect(workload.fleet().downForMillis() > 0);
     if (workload.fleet().downForMillis() == 0) {
       assertThat(processes.inFlightProblems()).as(processes::trace).isEmpty();
+    }
+  }
+
+  @Example
+  void S2_aStartGoesAsItsGrantComesItsQuotasPlaceClaimedBeforeIt() {
+    // *.example.org paced at 4.2 a second, on a fleet 5 ms away; process 1's store knows a quota
+    // for a.example.org, so its start needs the host's probe place and a quota place. Claimed
+    // after the grant, they took two round trips: the start went 20 ms after the grant the fleet
+    // spaced process 0's next start from, and the two reached the server 223 ms apart.
+    Reply refused = new Reply(429, "0", 0, false, false);
+    Reply accepted = new Reply(200, null, 0, false, false);
+    List<@Nullable Limits> hosts = Arrays.asList((Limits) null);
+    List<@Nullable Limits> groups = Arrays.asList(new Limits(null, Rate.perSecond(4.2)), null);
+    FleetWorkload workload = new FleetWorkload(new FleetSpec(5, false), List.of(
+        new Workload(new EngineSpec(null, null, false, 0, null, null), hosts, groups, null,
+            List.of(new CallSpec(0, false, 0, List.of(refused), null, true))),
+        new Workload(new EngineSpec(null, null, false, 0, new KnownQuota(0, 1, 500), null), hosts, groups, null,
+            List.of(new CallSpec(0, false, 0, List.of(accepted), null, true)))));
+    Processes processes = Run.of(workload);
+    assertThat(processes.rateProblems()).as(processes::trace).isEmpty();
+    for (Run run : processes.runs) {
+      assertThat(run.completionProblems()).as(processes::trace).isEmpty();
+    }
+  }
+
+  @Example
+  void S2_aGrantHeardAfterItsRequestWasCancelledIsLetGoNotUsedOnceTheNextHasItsPlace() {
+    // a.example.org holds 2 in flight and 4 starts a second, the fleet's (20 ms away). Process 1's
+    // first request claims its start and is cancelled as the grant is on its way; the request behind
+    // it had claimed no place yet. Using the grant once that place came, it started 40 ms after the
+    // grant, and process 0's next start, spaced by the fleet from the grant, came 215 ms after it.
+    Reply accepted = new Reply(200, null, 0, false, false);
+    List<@Nullable Limits> hosts = Arrays.asList(new Limits(2, Rate.perSecond(4)));
+    List<@Nullable Limits> groups = Arrays.asList(null, null);
+    EngineSpec engine = new EngineSpec(null, null, false, 0, null, null);
+    FleetWorkload workload = new FleetWorkload(new FleetSpec(20, false), List.of(
+        new Workload(engine, hosts, groups, null, List.of(
+            new CallSpec(0, false, 0, List.of(accepted), null, true),
+            new CallSpec(0, false, 400, List.of(accepted), null, true))),
+        new Workload(engine, hosts, groups, null, List.of(
+            new CallSpec(0, false, 100, List.of(accepted), 260, true),
+            new CallSpec(0, false, 100, List.of(accepted), null, true)))));
+    Processes processes = Run.of(workload);
+    assertThat(processes.rateProblems()).as(processes::trace).isEmpty();
+    for (Run run : processes.runs) {
+      assertThat(run.completionProblems()).as(processes::trace).isEmpty();
+    }
+  }
+
+  @Property
+  void theProcessesTogetherHoldEveryRate(@ForAll("workloads") FleetWorkload workload) {
+    Processes processes = Run.of(workload);
+    if (workload.fleet().downForMillis() == 0) {
+      assertThat(processes.rateProblems()).as(processes::trace).isEmpty();
     }
   }
 }

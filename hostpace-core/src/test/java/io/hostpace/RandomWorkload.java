@@ -21,6 +21,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
+import java.util.function.ToIntFunction;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -971,7 +972,7 @@ final class RandomWorkload {
      * window of length {@code per} (half open).
      */
     List<String> rateProblems() {
-      return RandomWorkload.rateProblems(events, 16);
+      return RandomWorkload.rateProblems(events, identity -> 16);
     }
 
     /** Every future is done, once, and how the model says: its last answer, its failure, or cancelled by the test. */
@@ -1187,12 +1188,31 @@ final class RandomWorkload {
 
     /**
      * SPEC S2, P11: no host or group, all processes together, starts more than its rate allows, but
-     * for S2's sixteenth: the fleet holds a start to the shortest interval claimed of its host or
-     * group lately where its own is longer by no more than a sixteenth of itself (another
-     * context's rate, another process's pace), so a rate's window is fifteen sixteenths of its own.
+     * for S2's sixteenths. A start goes within a sixteenth of the spacing after its grant, from
+     * which the fleet spaces the next, so a rate's window is fifteen sixteenths of its own; and
+     * the fleet holds a start to the shortest interval claimed of its host or group lately where
+     * its own is longer by no more than a sixteenth of itself, so where another rate of the same
+     * host or group is shorter (another context's), fourteen.
      */
     List<String> rateProblems() {
-      return RandomWorkload.rateProblems(events, 15);
+      Map<String, Rate> rates = rateOf(events);
+      return RandomWorkload.rateProblems(events, identity -> {
+        String key = keyOf(identity);
+        long spacing = spacing(rates.get(identity));
+        boolean shorter = rates.entrySet().stream()
+            .anyMatch(other -> keyOf(other.getKey()).equals(key) && spacing(other.getValue()) < spacing);
+        return shorter ? 14 : 15;
+      });
+    }
+
+    /** The host or group of a rate identity: its kind and name, "host a.example.org". */
+    private static String keyOf(String identity) {
+      int first = identity.indexOf(' ');
+      return identity.substring(0, identity.indexOf(' ', first + 1));
+    }
+
+    private static long spacing(Rate rate) {
+      return rate.per().toNanos() / rate.permits();
     }
 
     /** The trace of every process, for a failure's message. */
@@ -1259,14 +1279,15 @@ final class RandomWorkload {
 
   /**
    * SPEC P1, P6, P8, P11, as {@link Rate} defines a rate: at most {@code permits} starts in any
-   * window (half open) of {@code sixteenths} sixteenths of {@code per}.
+   * window (half open) of {@code sixteenths} sixteenths of {@code per}, by rate identity.
    */
-  static List<String> rateProblems(List<Event> events, int sixteenths) {
+  static List<String> rateProblems(List<Event> events, ToIntFunction<String> sixteenths) {
     List<String> problems = new ArrayList<>();
     Map<String, Rate> rates = rateOf(events);
     for (Map.Entry<String, List<Long>> entry : startsByRate(events).entrySet()) {
       Rate rate = rates.get(entry.getKey());
-      long per = sixteenths == 16 ? rate.per().toNanos() : rate.per().toNanos() / 16 * sixteenths;
+      int parts = sixteenths.applyAsInt(entry.getKey());
+      long per = parts == 16 ? rate.per().toNanos() : rate.per().toNanos() / 16 * parts;
       List<Long> starts = entry.getValue();
       int from = 0;
       for (int to = 0; to < starts.size(); to++) {
