@@ -38,7 +38,7 @@ class FleetWorkloadPropertiesTest {
 
   @Property
   void eachProcessCompletesEveryCallOnceAndReleasesEverything(@ForAll("workloads") FleetWorkload workload) {
-    Processes processes = Run.of(workload);
+    Processes processes = Processes.of(workload);
     Statistics.label("processes").collect(workload.processes().size());
     for (Run run : processes.runs) {
       assertThat(run.completionProblems()).as(processes::trace).isEmpty();
@@ -73,7 +73,7 @@ class FleetWorkloadPropertiesTest {
             new CallSpec(0, false, 0, List.of(slow), null, true),
             new CallSpec(0, false, 0, List.of(slow), null, true),
             new CallSpec(0, true, 0, List.of(quick), null, true)))));
-    Processes processes = Run.of(workload);
+    Processes processes = Processes.of(workload);
     assertThat(processes.inFlightProblems()).as(processes::trace).isEmpty();
     for (Run run : processes.runs) {
       assertThat(run.completionProblems()).as(processes::trace).isEmpty();
@@ -82,7 +82,7 @@ class FleetWorkloadPropertiesTest {
 
   @Property
   void theProcessesTogetherHoldEveryInFlightLimitGivenByKey(@ForAll("workloads") FleetWorkload workload) {
-    Processes processes = Run.of(workload);
+    Processes processes = Processes.of(workload);
     Statistics.label("out of reach").collect(workload.fleet().downForMillis() > 0);
     if (workload.fleet().downForMillis() == 0) {
       assertThat(processes.inFlightProblems()).as(processes::trace).isEmpty();
@@ -104,7 +104,7 @@ class FleetWorkloadPropertiesTest {
             List.of(new CallSpec(0, false, 0, List.of(refused), null, true))),
         new Workload(new EngineSpec(null, null, false, 0, new KnownQuota(0, 1, 500), null), hosts, groups, null,
             List.of(new CallSpec(0, false, 0, List.of(accepted), null, true)))));
-    Processes processes = Run.of(workload);
+    Processes processes = Processes.of(workload);
     assertThat(processes.rateProblems()).as(processes::trace).isEmpty();
     for (Run run : processes.runs) {
       assertThat(run.completionProblems()).as(processes::trace).isEmpty();
@@ -128,7 +128,7 @@ class FleetWorkloadPropertiesTest {
         new Workload(engine, hosts, groups, null, List.of(
             new CallSpec(0, false, 100, List.of(accepted), 260, true),
             new CallSpec(0, false, 100, List.of(accepted), null, true)))));
-    Processes processes = Run.of(workload);
+    Processes processes = Processes.of(workload);
     assertThat(processes.rateProblems()).as(processes::trace).isEmpty();
     for (Run run : processes.runs) {
       assertThat(run.completionProblems()).as(processes::trace).isEmpty();
@@ -137,7 +137,7 @@ class FleetWorkloadPropertiesTest {
 
   @Property
   void theProcessesTogetherHoldEveryRate(@ForAll("workloads") FleetWorkload workload) {
-    Processes processes = Run.of(workload);
+    Processes processes = Processes.of(workload);
     if (workload.fleet().downForMillis() == 0) {
       assertThat(processes.rateProblems()).as(processes::trace).isEmpty();
     }

@@ -584,29 +584,6 @@ final class RandomWorkload {
       };
     }
 
-    /** The processes of {@code workload} run together to idle, then each forgets everything and they run to idle again. */
-    static Processes of(FleetWorkload workload) {
-      Processes processes = new Processes(workload);
-      for (int p = 0; p < workload.processes().size(); p++) {
-        processes.runs.add(new Run(workload.processes().get(p), false, false, processes, "p" + p + " "));
-      }
-      for (Run run : processes.runs) {
-        run.schedule();
-      }
-      processes.time.runUntilIdle(Duration.ofDays(1));
-      for (Run run : processes.runs) {
-        run.atIdle();
-      }
-      for (Run run : processes.runs) {
-        run.engine.forgetAll();
-      }
-      processes.time.runUntilIdle(Duration.ofDays(1));
-      for (Run run : processes.runs) {
-        run.forgotten();
-      }
-      return processes;
-    }
-
     /** Runs {@code workload} to idle, then forgets everything and runs to idle again. */
     static Run of(Workload workload) {
       Run run = new Run(workload);
@@ -1115,7 +1092,7 @@ final class RandomWorkload {
     final List<String> trace = new ArrayList<>();
     private final List<UnreachableFleet> members = new ArrayList<>();
 
-    Processes(FleetWorkload workload) {
+    private Processes(FleetWorkload workload) {
       this.workload = workload;
       this.origin = workload.processes().get(0).engine().origin();
       this.time = VirtualTime.startingAt(origin, Instant.parse("2026-01-01T00:00:00Z"));
@@ -1126,6 +1103,29 @@ final class RandomWorkload {
         time.schedule(() -> members.forEach(member -> member.down = false),
             Duration.ofMillis(spec.downAtMillis() + spec.downForMillis()).toNanos());
       }
+    }
+
+    /** The processes of {@code workload} run together to idle, then each forgets everything and they run to idle again. */
+    static Processes of(FleetWorkload workload) {
+      Processes processes = new Processes(workload);
+      for (int p = 0; p < workload.processes().size(); p++) {
+        processes.runs.add(new Run(workload.processes().get(p), false, false, processes, "p" + p + " "));
+      }
+      for (Run run : processes.runs) {
+        run.schedule();
+      }
+      processes.time.runUntilIdle(Duration.ofDays(1));
+      for (Run run : processes.runs) {
+        run.atIdle();
+      }
+      for (Run run : processes.runs) {
+        run.engine.forgetAll();
+      }
+      processes.time.runUntilIdle(Duration.ofDays(1));
+      for (Run run : processes.runs) {
+        run.forgotten();
+      }
+      return processes;
     }
 
     /** A new process's member of the fleet, whose claims and their answers go to the trace under {@code name}. */

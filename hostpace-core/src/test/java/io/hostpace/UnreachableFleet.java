@@ -9,8 +9,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A process of a fleet that cannot reach it while {@link #down} (SPEC S4), in virtual time: every
- * claim is answered {@link Fleet#UNCLAIMED} and every read nothing, a millisecond after it was
- * asked (or {@link #unclaimedAfter}), and what it is told and asked to keep is lost. It counts
+ * claim is answered {@link Fleet#UNCLAIMED}, every spend {@link Spent#UNCLAIMED} and every read
+ * nothing, a millisecond after it was asked (or {@link #unclaimedAfter}), and what it is told,
+ * announced and asked to keep is lost. It counts
  * {@link #processes} processes in the fleet.
  */
 class UnreachableFleet extends ForwardingFleet {
@@ -84,6 +85,22 @@ class UnreachableFleet extends ForwardingFleet {
       time.schedule(() -> then.accept(null), Duration.ofMillis(1).toNanos());
     } else {
       super.recallOrKeep(key, kept, keepForNanos, then);
+    }
+  }
+
+  @Override
+  public void announce(String key, long remaining, long resetNanos, long spentBefore, long limit, long windowNanos) {
+    if (!down) { // lost
+      super.announce(key, remaining, resetNanos, spentBefore, limit, windowNanos);
+    }
+  }
+
+  @Override
+  public void spendAnnounced(String key, Consumer<Spent> then) {
+    if (down) {
+      time.schedule(() -> then.accept(Spent.UNCLAIMED), Duration.ofMillis(1).toNanos());
+    } else {
+      super.spendAnnounced(key, then);
     }
   }
 
