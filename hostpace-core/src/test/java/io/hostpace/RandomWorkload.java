@@ -180,9 +180,16 @@ final class RandomWorkload {
    * Processes of one fleet (SPEC S2), two or three: each a workload of its own (engine settings
    * and calls) with the first's limits (by host, by group, and the second context's), as a fleet's
    * workers are configured alike. The fleet's {@code downAtMillis} and {@code downForMillis} hold
-   * for every process at once, as when the fleet itself is out of reach.
+   * for every process at once, as when the fleet itself is out of reach; or, {@code apart}, one
+   * process after another, each alone out of reach (its network), process {@code p} from {@code
+   * downAtMillis + p * downForMillis}.
    */
-  record FleetWorkload(FleetSpec fleet, List<Workload> processes) {}
+  record FleetWorkload(FleetSpec fleet, boolean apart, List<Workload> processes) {
+    /** Processes that lose the fleet together, if at all. */
+    FleetWorkload(FleetSpec fleet, List<Workload> processes) {
+      this(fleet, false, processes);
+    }
+  }
 
   // ---------------------------------------------------------------- generators
 
@@ -230,8 +237,8 @@ final class RandomWorkload {
   }
 
   static Arbitrary<FleetWorkload> fleetWorkloads() {
-    return Combinators.combine(fleets(), workloads().list().ofMinSize(2).ofMaxSize(3))
-        .as((fleet, workloads) -> {
+    return Combinators.combine(fleets(), Arbitraries.of(false, true), workloads().list().ofMinSize(2).ofMaxSize(3))
+        .as((fleet, apart, workloads) -> {
           Workload first = workloads.get(0);
           List<Workload> processes = new ArrayList<>();
           for (Workload own : workloads) {
@@ -240,7 +247,7 @@ final class RandomWorkload {
                 new EngineSpec(e.retries(), e.retryDelayLimitMillis(), e.forgetful(), e.origin(), e.known(), null),
                 first.hosts(), first.groups(), first.second(), own.calls()));
           }
-          return new FleetWorkload(fleet, processes);
+          return new FleetWorkload(fleet, apart, processes);
         });
   }
 
@@ -1098,7 +1105,7 @@ final class RandomWorkload {
       this.time = VirtualTime.startingAt(origin, Instant.parse("2026-01-01T00:00:00Z"));
       FleetSpec spec = workload.fleet();
       this.fleet = new LocalFleet(time, time, Duration.ofMillis(spec.latencyMillis()));
-      if (spec.downForMillis() > 0) {
+      if (spec.downForMillis() > 0 && !workload.apart()) {
         time.schedule(() -> members.forEach(member -> member.down = true), Duration.ofMillis(spec.downAtMillis()).toNanos());
         time.schedule(() -> members.forEach(member -> member.down = false),
             Duration.ofMillis(spec.downAtMillis() + spec.downForMillis()).toNanos());
@@ -1131,7 +1138,13 @@ final class RandomWorkload {
     /** A new process's member of the fleet, whose claims and their answers go to the trace under {@code name}. */
     Fleet join(String name) {
       UnreachableFleet member = new UnreachableFleet(fleet.join(), time, workload.processes().size());
-      member.placesWait = workload.fleet().waitingClaims();
+      FleetSpec spec = workload.fleet();
+      member.placesWait = spec.waitingClaims();
+      if (spec.downForMillis() > 0 && workload.apart()) {
+        long from = Duration.ofMillis(spec.downAtMillis() + (long) members.size() * spec.downForMillis()).toNanos();
+        time.schedule(() -> member.down = true, from);
+        time.schedule(() -> member.down = false, from + Duration.ofMillis(spec.downForMillis()).toNanos());
+      }
       members.add(member);
       return new ForwardingFleet(member) {
         @Override
