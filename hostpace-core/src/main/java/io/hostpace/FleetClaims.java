@@ -814,11 +814,16 @@ final class FleetClaims {
       return 0;
     }
     long spacing = spacing(limiter);
-    long ahead = fleetRoundTrip - fleetRoundTrip / 8;
-    if (queue.node.quota != null) {
-      ahead += fleetRoundTrip; // the quota's place is claimed first
-    }
-    return spacing <= 0 ? 0 : Math.min(ahead, spacing / 4);
+    return spacing <= 0 ? 0 : Math.min(claimLead(queue) - fleetRoundTrip / 8, spacing / 4);
+  }
+
+  /**
+   * How long before its start is to be granted the head of {@code queue} begins to ask for it: the
+   * fleet's last round trip, and one more where the host's quota's place is claimed first
+   * ({@link #readiness}).
+   */
+  private long claimLead(HostQueue queue) {
+    return queue.node.quota != null ? 2 * fleetRoundTrip : fleetRoundTrip;
   }
 
   /**
@@ -1027,8 +1032,7 @@ final class FleetClaims {
         // own pace ends then (which would else win every time, the two paced alike). A round trip
         // earlier still where the quota's place, given back now, is claimed again before it.
         claim.askAgain = true;
-        long ahead = queue.node.quota != null ? 2 * fleetRoundTrip : fleetRoundTrip;
-        claim.askAgainAt = now + Math.max(0, delay - ahead);
+        claim.askAgainAt = now + Math.max(0, delay - claimLead(queue));
         claim.rivalled = true;
       }
       engine.lookAgain(queue, now); // unless it was let go meanwhile

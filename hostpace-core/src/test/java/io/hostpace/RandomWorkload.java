@@ -473,7 +473,7 @@ final class RandomWorkload {
       this.name = name;
       this.origin = processes != null ? processes.origin : workload.engine().origin();
       this.time = processes != null ? processes.time
-          : VirtualTime.startingAt(origin, Instant.parse("2026-01-01T00:00:00Z"));
+          : clockFrom(origin);
       this.trace = processes != null ? processes.trace : new ArrayList<>();
       Hostpace.Builder builder = Hostpace.builder().time(time);
       for (int i = 0; i < workload.hosts().size(); i++) {
@@ -685,7 +685,7 @@ final class RandomWorkload {
     }
 
     void log(String line) {
-      trace.add(String.format(Locale.ROOT, "%12.6f %s%s", now() / 1e9, name, line));
+      trace.add(traceLine(now(), name + line));
     }
 
     /** The trace of the run, for a failure's message. */
@@ -1102,7 +1102,7 @@ final class RandomWorkload {
     private Processes(FleetWorkload workload) {
       this.workload = workload;
       this.origin = workload.processes().get(0).engine().origin();
-      this.time = VirtualTime.startingAt(origin, Instant.parse("2026-01-01T00:00:00Z"));
+      this.time = clockFrom(origin);
       FleetSpec spec = workload.fleet();
       this.fleet = new LocalFleet(time, time, Duration.ofMillis(spec.latencyMillis()));
       if (spec.downForMillis() > 0 && !workload.apart()) {
@@ -1187,7 +1187,7 @@ final class RandomWorkload {
     }
 
     void log(String line) {
-      trace.add(String.format(Locale.ROOT, "%12.6f %s", (time.nanoTime() - origin) / 1e9, line));
+      trace.add(traceLine(time.nanoTime() - origin, line));
     }
 
     /**
@@ -1243,6 +1243,16 @@ final class RandomWorkload {
       }
       return text.toString();
     }
+  }
+
+  /** A run's virtual time, its monotonic clock at {@code origin}: the same wall-clock day for every run. */
+  private static VirtualTime clockFrom(long origin) {
+    return VirtualTime.startingAt(origin, Instant.parse("2026-01-01T00:00:00Z"));
+  }
+
+  /** A line of a run's trace, {@code nanos} after its start, to the microsecond (a fleet's round trips are a few milliseconds). */
+  private static String traceLine(long nanos, String text) {
+    return String.format(Locale.ROOT, "%12.6f %s", nanos / 1e9, text);
   }
 
   // ---------------------------------------------------------------- checks over sends, of one process or several
