@@ -12,6 +12,7 @@ import io.hostpace.RandomWorkload.Processes;
 import io.hostpace.RandomWorkload.Reply;
 import io.hostpace.RandomWorkload.Run;
 import io.hostpace.RandomWorkload.Workload;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import net.jqwik.api.Arbitrary;
@@ -129,6 +130,30 @@ class FleetWorkloadPropertiesTest {
         new Workload(engine, hosts, groups, null, List.of(
             new CallSpec(0, false, 100, List.of(accepted), 260, true),
             new CallSpec(0, false, 100, List.of(accepted), null, true)))));
+    Processes processes = Processes.of(workload);
+    assertThat(processes.rateProblems()).as(processes::trace).isEmpty();
+    for (Run run : processes.runs) {
+      assertThat(run.completionProblems()).as(processes::trace).isEmpty();
+    }
+  }
+
+  @Example
+  void S2_aGrantTheEnginesOwnPaceHoldsIsLetGoAfterASixteenthOfTheSpacing() {
+    // *.example.org paced at 4 each 1.75 s, on a fleet 26 ms away, three processes. Process 2's
+    // refused request is granted its retry's start at 0.55 s, but its Retry-After holds it until
+    // 0.75 s. Kept for a quarter of the spacing or four round trips, the grant was used then, and
+    // the fleet, which spaced the next starts from the grant, let five starts go within 1.64 s.
+    Reply accepted = new Reply(200, null, 0, false, false);
+    List<@Nullable Limits> hosts = Arrays.asList((Limits) null);
+    List<@Nullable Limits> groups = Arrays.asList(new Limits(null, Rate.of(4, Duration.ofMillis(1_750))), null);
+    EngineSpec engine = new EngineSpec(null, null, false, 0, null, null);
+    FleetWorkload workload = new FleetWorkload(new FleetSpec(26, false), List.of(
+        new Workload(engine, hosts, groups, null, List.of(new CallSpec(0, false, 100, List.of(accepted), null, true))),
+        new Workload(engine, hosts, groups, null,
+            List.of(new CallSpec(0, false, 100, List.of(new Reply(429, null, 0, false, false)), null, true))),
+        new Workload(engine, hosts, groups, null, List.of(
+            new CallSpec(0, false, 0, List.of(new Reply(429, "0.25", 400, false, false)), null, true),
+            new CallSpec(0, false, 0, List.of(accepted), null, true)))));
     Processes processes = Processes.of(workload);
     assertThat(processes.rateProblems()).as(processes::trace).isEmpty();
     for (Run run : processes.runs) {
