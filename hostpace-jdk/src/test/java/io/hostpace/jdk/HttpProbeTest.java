@@ -121,8 +121,11 @@ class HttpProbeTest {
         .send(HttpRequest.newBuilder(uri("/next")).build(), BodyHandlers.ofString());
     assertThat(next.body()).isEqualTo("ok");
 
-    assertThat(log).extracting(line -> line.split(" ")[0] + " " + line.split(" ")[1])
-        .containsExactly("GET /slow", "HEAD /", "GET /next");
-    assertThat(log.get(1)).endsWith(engine.userAgent());
+    // The budget runs on the wall clock: on a busy machine it can end before the server has read
+    // /slow's head, which may then come later, or never; the probe goes before /next either way.
+    List<String> heads = log.stream().map(line -> line.split(" ")[0] + " " + line.split(" ")[1]).toList();
+    assertThat(heads).filteredOn(head -> !head.equals("GET /slow")).containsExactly("HEAD /", "GET /next");
+    assertThat(heads).filteredOn("GET /slow"::equals).hasSizeLessThanOrEqualTo(1);
+    assertThat(log).filteredOn(line -> line.startsWith("HEAD ")).singleElement().asString().endsWith(engine.userAgent());
   }
 }

@@ -49,7 +49,10 @@ class TimeoutPolicyTest {
 
     assertThat(client.send(HttpRequest.newBuilder(server.uri("/ok")).build(), BodyHandlers.ofString()).body())
         .isEqualTo("ok");
-    assertThat(server.paths()).containsExactly("/hang", "/ok");
+    // The budget runs on the wall clock: on a busy machine it can end before the server has read
+    // the request's head, which may then come after /ok, or never. So only this: not sent again.
+    assertThat(server.paths()).containsOnlyOnce("/ok");
+    assertThat(server.paths()).filteredOn("/hang"::equals).hasSizeLessThanOrEqualTo(1);
   }
 
   @Test
