@@ -162,6 +162,6 @@ class SimulateCommandTest extends CommandTest {
         .containsPattern("\n  qlever-like +QLever's Wikidata endpoint: one request a second, the rest refused with a bare 429\\.\n")
         .contains("\ntimeouts scenarios (hostpace simulate timeouts NAME):\n")
         .containsPattern("\n  seed-003 +The run of seed 003: ");
-    assertThat(out.lines().filter(l -> l.startsWith("  "))).hasSize(45 + 6);
+    assertThat(out.lines().filter(l -> l.startsWith("  "))).hasSize(46 + 6);
   }
 }

@@ -13,7 +13,7 @@ import java.time.Duration;
  * window's {@code Rate.of(limit, window)}, a gate's {@code inFlight: maxConcurrent}. With several
  * processes each gets its share (a third of the rate for three), unless they form a fleet: then
  * each is told the whole limit, which the fleet holds for all. Not the server's changes: the
- * documented limit is today's.
+ * documented limit is today's, and not the client's own {@code limits}: the server's stand for them.
  */
 final class ConfiguredPacing implements PacingPolicy {
 

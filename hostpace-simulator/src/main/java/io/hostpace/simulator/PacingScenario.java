@@ -1,7 +1,9 @@
 package io.hostpace.simulator;
 
+import io.hostpace.Limits;
 import io.hostpace.testing.RefusingServer.Step;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A pacing scenario, parsed and checked ({@link PacingScenarioParser}; the format is in
@@ -49,9 +51,11 @@ record PacingScenario(long seed, long maxNanos, int runs, List<ServerSpec> serve
    * @param joins when each process joins, in nanoseconds from the run's start, one a process: its
    *     engine is built then (and so joins the fleet then), and its requests arrive that much later
    *     than they would at 0 s
+   * @param limits what the client's user gave the engine for the host, which need not be what the
+   *     server allows; null for nothing
    */
   record ClientSpec(String host, int requests, double perSecond, int inFlight, int processes, boolean sharedState,
-      long fleetLatency, List<Long> joins) {
+      long fleetLatency, List<Long> joins, @Nullable Limits limits) {
 
     ClientSpec {
       joins = List.copyOf(joins);

@@ -13,6 +13,7 @@ import static io.hostpace.simulator.ScenarioJson.text;
 import static io.hostpace.simulator.ScenarioJson.whole;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.hostpace.Limits;
 import io.hostpace.simulator.PacingScenario.ClientSpec;
 import io.hostpace.simulator.PacingScenario.Model;
 import io.hostpace.simulator.PacingScenario.RetryAfter;
@@ -40,7 +41,7 @@ final class PacingScenarioParser {
   private static final Set<String> CHANGE = Set.of("atSeconds", "rate", "burst", "limit", "maxConcurrent");
   private static final Set<String> CLIENT = Set.of(
       "host", "requests", "arrival", "inFlight", "processes", "sharedState", "fleetLatencyMs", "joinEverySeconds",
-      "joinAtSeconds");
+      "joinAtSeconds", "limits");
   private static final Set<String> ARRIVAL = Set.of("perSecond");
 
   static final int MAX_RUNS = 10;
@@ -256,7 +257,17 @@ final class PacingScenarioParser {
       throw new ScenarioException(path + ".fleetLatencyMs", "expected a fleet or a shared state, not both");
     }
     return new ClientSpec(host, requests, perSecond, inFlight, processes, sharedState, fleetLatency,
-        joins(node, path, processes));
+        joins(node, path, processes), node.has("limits") ? limits(node.get("limits"), path + ".limits") : null);
+  }
+
+  /** The limits a client's user gave the host, as {@link Limits#parse(String)} reads them. */
+  private static Limits limits(JsonNode node, String path) {
+    String spec = text(node, path);
+    try {
+      return Limits.parse(spec);
+    } catch (IllegalArgumentException e) {
+      throw new ScenarioException(path, String.valueOf(e.getMessage()));
+    }
   }
 
   /**

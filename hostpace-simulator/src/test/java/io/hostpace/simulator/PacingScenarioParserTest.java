@@ -3,6 +3,7 @@ package io.hostpace.simulator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.hostpace.Limits;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -95,6 +96,18 @@ class PacingScenarioParserTest {
   }
 
   @Test
+  void aClientsOwnLimitsAreReadAsTheEngineReadsThemAndABadOneIsNamed() {
+    assertThat(PacingScenarioParser.parse(scenario(SERVER,
+        "{\"host\":\"q.test\",\"requests\":10,\"limits\":\"perSecond:2,inFlight:4\"}", "[\"seed\"]"))
+        .clients().get(0).limits()).isEqualTo(Limits.parse("inFlight:4,perSecond:2"));
+    assertThat(PacingScenarioParser.parse(scenario(SERVER, CLIENT, "[\"seed\"]")).clients().get(0).limits()).isNull();
+    fails(scenario(SERVER, "{\"host\":\"q.test\",\"requests\":10,\"limits\":\"perSecond:fast\"}", "[\"seed\"]"),
+        "clients[0].limits", "perSecond 'fast' is not a decimal number");
+    fails(scenario(SERVER, "{\"host\":\"q.test\",\"requests\":10,\"limits\":2}", "[\"seed\"]"),
+        "clients[0].limits", "expected a non-empty string, got 2");
+  }
+
+  @Test
   void aJoinThatCannotBeIsNamedWithWhatWasExpected() {
     String every = "{\"host\":\"q.test\",\"requests\":10,\"processes\":%d,\"joinEverySeconds\":%s}";
     fails(scenario(SERVER, every.formatted(1, "30"), "[\"seed\"]"), "clients[0].joinEverySeconds",
@@ -122,7 +135,7 @@ class PacingScenarioParserTest {
         "expected joinEverySeconds or joinAtSeconds, not both");
     fails(scenario(SERVER, "{\"host\":\"q.test\",\"requests\":10,\"joinEvery\":30}", "[\"seed\"]"),
         "clients[0].joinEvery", "unknown field of a client: expected one of arrival, fleetLatencyMs, host, inFlight, "
-            + "joinAtSeconds, joinEverySeconds, processes, requests, sharedState");
+            + "joinAtSeconds, joinEverySeconds, limits, processes, requests, sharedState");
   }
 
   @Test

@@ -644,6 +644,32 @@ class PacingSimulationTest {
   }
 
   @Test
+  void aClientsOwnLimitsAreGivenToTheEnginesPoliciesAndConfiguredKeepsTheServers() {
+    // A bucket of five a second that counts refusals against the client, 100 requests at once.
+    String scenario = """
+        { "servers": [ { "host": "b.test", "model": "token-bucket", "rate": 5.0, "burst": 5, "refusalsCount": true } ],
+          "clients": [ { "host": "b.test", "requests": 100 %s } ],
+          "policies": [ "seed", "hostpace", "configured" ] }""";
+    PacingResult told = new PacingWorkload().replay(PacingScenarioParser.parse(
+        scenario.formatted(", \"limits\": \"perSecond:5\"")), Simulator.ORIGIN);
+    PacingResult low = new PacingWorkload().replay(PacingScenarioParser.parse(
+        scenario.formatted(", \"limits\": \"perSecond:1\"")), Simulator.ORIGIN);
+    PacingResult none = new PacingWorkload().replay(PacingScenarioParser.parse(scenario.formatted("")), Simulator.ORIGIN);
+
+    // Told the host's rate, neither rule is refused; told nothing, each learns it from refusals.
+    for (String policy : List.of("seed", "hostpace")) {
+      assertThat(told.policy(policy).refusals()).as(policy + " told perSecond:5").isZero();
+      assertThat(none.policy(policy).refusals()).as(policy + " told nothing").isPositive();
+      // Told one a second, the engine starts one a second: the last of 100 no sooner than 99 s.
+      assertThat(low.policy(policy).refusals()).as(policy + " told perSecond:1").isZero();
+      assertThat(low.policy(policy).finishSeconds()).as(policy + " told perSecond:1").isGreaterThanOrEqualTo(99.0);
+    }
+    // configured is given the server's own limits, whatever the client's user guessed.
+    assertThat(low.policy("configured")).usingRecursiveComparison().isEqualTo(none.policy("configured"));
+    assertThat(told.policy("configured")).usingRecursiveComparison().isEqualTo(none.policy("configured"));
+  }
+
+  @Test
   void aReplayDoesNotDependOnTheClocksOrigin() throws IOException {
     PacingScenario scenario = PacingScenarioParser.parse(Files.readString(DIR.resolve("qlever-like.json")));
     PacingResult a = new PacingWorkload().replay(scenario, Simulator.ORIGIN);
