@@ -420,10 +420,10 @@ final class Call<R> implements Runnable {
    * Whether the {@code number}-th attempt's refusal, past the retry count, is the pacing's cost
    * rather than the request's (SPEC R10), as the rule says: the host is not refusing everybody,
    * so it was probed, or its window had to be found or waited for. So when the host accepted
-   * others since this call came, for a retry count of attempts more; and, at the engine's retry
-   * count (a context that sets its own is kept to it), when it accepted a request within the
-   * retry delay limit, for as long as (retries + 1) limits from the call's first refusal (not its
-   * coming: a backlog's wait is not the host refusing it).
+   * others since this call came, for a retry count of attempts more; and, at the engine's own retry
+   * count (a count the user gave the builder or the context is kept to), when it accepted a
+   * request within the retry delay limit, for as long as (retries + 1) limits from the call's first
+   * refusal (not its coming: a backlog's wait is not the host refusing it).
    */
   private boolean spared(int number, long now) {
     if (!rules.sparesRetries()) {
@@ -434,8 +434,8 @@ final class Call<R> implements Runnable {
     if (acceptedSeq > hostArrival && number <= 2L * retries) {
       return true;
     }
-    if (context.retries() != null) {
-      return false; // a retry count the context set is kept to, but for the above
+    if (context.retries() != null || rules.retriesGiven()) {
+      return false; // a retry count the user gave is kept to, but for the above
     }
     return acceptedLately(now) && now - refusedSince <= sparedFor(rules.retryDelayLimit().toNanos());
   }

@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  * @param timer runs an attempt's deadline (SPEC D1)
  * @param retries the retry count of a call whose context sets none (SPEC T1)
  * @param retriesGiven whether the engine's builder was given that count: then it caps a call's
- *     attempts where the host accepted nothing lately (SPEC R10)
+ *     attempts as a context's does, spared only while the host accepted others since the call
+ *     came (SPEC R10)
  * @param retryDelayLimit the longest pause a {@code Retry-After} may impose (SPEC R3)
  * @param refusalStatuses the statuses that are refusals (SPEC R1)
  * @param sparesRetries whether a refusal while the host accepts others spends no retry (SPEC R10)

@@ -125,6 +125,19 @@ class RetriesSparedTest {
   }
 
   @Test
+  void R10_aRetryCountTheBuilderWasGivenIsKeptToOnAHostThatAcceptsOthers() {
+    // The others are accepted while this call is refused every time. Given 2 retries by the
+    // builder (as the command line's --retries gives them), the call ends after twice that and
+    // one attempts (while the host accepted others since it came), not after a minute of them.
+    FakeServer server = refusingTheUnlucky(Integer.MAX_VALUE);
+    CompletableFuture<Response> unlucky = runWithOthers(
+        Hostpace.builder().widenFirstContact(false).time(time).retries(2).build(), server);
+
+    assertThat(unlucky.join().status()).isEqualTo(429);
+    assertThat(server.startTimes("/unlucky")).hasSize(5);
+  }
+
+  @Test
   void R10_aHostThatPausesEveryRequestSpendsARetryOnEveryRefusal() {
     // Refusals with Retry-After: the pause paces the retries and the pace learned is not slowed
     // (nothing was accepted to measure), so every refusal spends a retry.
