@@ -38,7 +38,10 @@ import org.jspecify.annotations.Nullable;
  *       multiplicative cut ({@code × 0.9}; {@code × 0.7} when refused again within {@code K/2}). It climbs back concave to {@code wmax = 0.99 m} by time {@code K},
  *       stays flat there, then probes convex beyond: {@code wmax − (wmax − base)(1 − t/K)³} before
  *       {@code K}, {@code wmax (1 + 0.1 ((t − K)/K)³)} after. The plateau is spent where nothing is
- *       refused; the probe finds a host that got faster.
+ *       refused; the probe finds a host that got faster. {@code t} counts only the time the host
+ *       was asked at the rule's pace (SPEC R16): a start that came more than twice the interval
+ *       after the host's last one (another limit held it, or nothing waited) adds one interval, not
+ *       the whole gap, as TCP's CUBIC moves its epoch past an idle spell.
  *   <li><b>Probe less while nothing changes</b> (Netflix's concurrency limits trust a stable
  *       measurement). A refusal met only while probing beyond the plateau, at the same measured
  *       rate, doubles {@code K} (from {@value #K_MIN_SECONDS} s up to {@value #K_MAX_SECONDS} s);
@@ -350,6 +353,18 @@ final class HostpaceRule implements LearningRule {
     }
     /** When the rate last dropped; {@code rate(t)} counts from here. */
     long epoch;
+    /**
+     * How long since the drop at {@link #idleAt} (that epoch only) this process did not try the
+     * rule's pace: its starts came further apart than it allowed, as nothing waited or another
+     * limit held them (SPEC R16). The climb counts only the time the pace was tried.
+     */
+    long idle;
+    long idleAt;
+    /**
+     * When the last answered request started, accepted or refused, this process's or (in a fleet)
+     * another's; {@code Long.MIN_VALUE} before one.
+     */
+    long lastStart = Long.MIN_VALUE;
     /**
      * The cycle since this process's own last drop (SPEC R15): the start of the request whose
      * refusal began it, this process's answers accepted since, and the interval the drop set (0
@@ -698,6 +713,36 @@ final class HostpaceRule implements LearningRule {
       return beyondPlateau && same ? Math.min(K_MAX_SECONDS, 2 * k) : soon || !same ? K_MIN_SECONDS : k;
     }
 
+    /**
+     * This process's own request, answered, started at {@code startedAt} while the rule paced the
+     * host at {@code interval}, after waits of a run of refusals {@code waited} longer (SPEC R14).
+     * Where it came more than twice the interval after the last one (or the drop), beyond those
+     * waits, the time beyond one interval was not spent at the rule's pace, and the climb does not
+     * count it (SPEC R16), as TCP's CUBIC moves its epoch past an idle spell.
+     */
+    void started(long startedAt, long interval, long waited) {
+      long last = lastStart;
+      tried(startedAt);
+      if (interval <= 0 || last == Long.MIN_VALUE) {
+        return;
+      }
+      long gap = startedAt - (last - epoch > 0 ? last : epoch) - waited;
+      if (gap > 2 * interval) {
+        if (idleAt != epoch) {
+          idleAt = epoch;
+          idle = 0;
+        }
+        idle += gap - interval;
+      }
+    }
+
+    /** A request started at {@code startedAt} was answered, whatever the answer, this process's or another's. */
+    void tried(long startedAt) {
+      if (lastStart == Long.MIN_VALUE || startedAt - lastStart > 0) {
+        lastStart = startedAt;
+      }
+    }
+
     /** Seconds at the plateau after {@code K} since the last drop: {@link #hold} if that drop set it, else none. */
     double held() {
       return heldAt == epoch ? hold : 0;
@@ -709,7 +754,7 @@ final class HostpaceRule implements LearningRule {
      * {@code wmax} more {@code K} after.
      */
     double rate(long now) {
-      double t = Math.max(0, (now - epoch) / NANOS);
+      double t = Math.max(0, (now - epoch - (idleAt == epoch ? idle : 0)) / NANOS);
       if (wmax == 0) {
         return base * Math.pow(2, Math.min(t / SLOW_START_DOUBLING_SECONDS, 60));
       }
@@ -765,6 +810,7 @@ final class HostpaceRule implements LearningRule {
     boolean largeBursts = memory.runAccepted >= LARGE_BURST;
     boolean cycles = (largeBursts || memory.refilled) && !heard && !memory.fleetHeard;
     double cycle = cycles ? memory.cycleRate(startedAt, interval) : Double.NaN;
+    memory.tried(startedAt);
     if (!heard) {
       memory.refusedInARow++;
     }
@@ -1036,6 +1082,11 @@ final class HostpaceRule implements LearningRule {
       }
     }
     long previousStart = memory.acceptedStart(startedAt);
+    if (heard) {
+      memory.tried(startedAt);
+    } else {
+      memory.started(startedAt, interval, waitedLonger);
+    }
     IntervalBracket bracket = memory.bracket;
     if (bracket != null) {
       long next = bracketAccepted(memory, bracket, startedAt, previousStart, now);

@@ -39,6 +39,31 @@ class HostpaceRuleTest {
     return teach(rule.onAnswer(at(seconds), at(seconds - 0.05), host), seconds);
   }
 
+  /**
+   * Accepted answers at the host's pace, each started an interval after the one before from a
+   * start at {@code from}, up to the one answered at {@code seconds} (started 50 ms before), whose
+   * interval is returned: the engine's with requests waiting, the pace tried all along (SPEC R16).
+   */
+  long answeredAtThePace(double from, double seconds) {
+    return answeredAtThePace(rule, host, from, seconds);
+  }
+
+  /** {@link #answeredAtThePace(double, double)} on any host, each answer's interval taught to it. */
+  static long answeredAtThePace(LearningRule rule, HostState host, double from, double seconds) {
+    double start = from;
+    while (host.interval() > 0) {
+      double next = start + host.interval() / 1e9;
+      if (next >= seconds - 0.05 - 1e-6) {
+        break;
+      }
+      host.interval(rule.onAnswer(at(next + 0.05), at(next), host), at(next + 0.05));
+      start = next;
+    }
+    long last = rule.onAnswer(at(seconds), at(seconds - 0.05), host);
+    host.interval(last, at(seconds));
+    return last;
+  }
+
   private long teach(long next, double seconds) {
     if (next != host.interval()) {
       host.interval(next, at(seconds));
@@ -74,9 +99,9 @@ class HostpaceRuleTest {
   @Test
   void beforeAMeasurementTheRateDoublesEverySecondAsTcpsSlowStart() {
     refusedStartedAt(0.05, 0);
-    assertThat(answered(1.05)).isEqualTo(125_000_000L);   // 8 a second
-    assertThat(answered(2.05)).isEqualTo(62_500_000L);    // 16
-    assertThat(answered(3.05)).isEqualTo(31_250_000L);    // 32
+    assertThat(answeredAtThePace(0, 1.05)).isEqualTo(125_000_000L);      // 8 a second
+    assertThat(answeredAtThePace(1.0, 2.05)).isEqualTo(62_500_000L);     // 16
+    assertThat(answeredAtThePace(2.0, 3.05)).isEqualTo(31_250_000L);     // 32
   }
 
   @Test
@@ -95,10 +120,47 @@ class HostpaceRuleTest {
     answered(2.05);
     answered(3.05);
     refused(3.5);                                                              // base 0.96, wmax 0.99, K 10 s
-    assertThat(answered(8.5)).isCloseTo(1_013_941_698L, within(1_000L));       // 0.98625 a second
-    assertThat(answered(13.5)).isCloseTo(1_010_101_010L, within(1_000L));      // 0.99: the plateau at K
-    assertThat(answered(16.0)).isCloseTo(1_008_525_189L, within(1_000L));      // 0.99155: still nearly flat
-    assertThat(answered(23.5)).isCloseTo(918_273_646L, within(1_000L));        // 1.089 at 2K: probing
+    assertThat(answeredAtThePace(3.45, 8.5)).isCloseTo(1_013_941_698L, within(1_000L));    // 0.98625 a second
+    assertThat(answeredAtThePace(8.45, 13.5)).isCloseTo(1_010_101_010L, within(1_000L));   // 0.99: the plateau at K
+    assertThat(answeredAtThePace(13.45, 16.0)).isCloseTo(1_008_525_189L, within(1_000L));  // 0.99155: still nearly flat
+    assertThat(answeredAtThePace(15.95, 23.5)).isCloseTo(918_273_646L, within(1_000L));    // 1.089 at 2K: probing
+  }
+
+  @Test
+  void R16_theClimbCountsOnlyTheTimeThePaceWasTriedNotWhileAnotherLimitHeldTheStarts() {
+    refusedStartedAt(0.05, 0);
+    answered(1.05);
+    answered(2.05);
+    answered(3.05);
+    refused(3.5);                                                              // base 0.96, wmax 0.99, K 10 s
+    // Another limit (a rate given by key, spent for the minute) holds the starts: one each 30 s.
+    answeredStartedAt(33.5, 33.45);
+    long held = answeredStartedAt(63.5, 63.45);
+    // Of the minute since the drop, one interval a start was the pace tried: still climbing to the
+    // plateau (0.99), where a minute counted whole would have probed far beyond it.
+    assertThat(held).isGreaterThan(1_010_101_010L).isLessThan(1_041_666_667L);
+    // Asked at its pace from then on, it climbs on from there: still under the plateau at 70 s,
+    // and only just beyond it at 75 s, about K of the pace tried after the drop.
+    assertThat(answeredAtThePace(63.45, 70.0)).isGreaterThan(1_010_101_010L);
+    assertThat(answeredAtThePace(69.95, 75.0)).isLessThan(1_010_101_010L).isGreaterThan(1_000_000_000L);
+  }
+
+  @Test
+  void R16_theFleetsStartsHeardInTheMeantimeAreThePaceTried() {
+    refusedStartedAt(0.05, 0);
+    answered(1.05);
+    answered(2.05);
+    answered(3.05);
+    refused(3.5);
+    // This process's own starts come 30 s apart, but the fleet's others start the host each second.
+    for (double t = 4.5; t < 63.5; t += 1) {
+      rule.onAnswerHeard(at(t), at(t - 0.05), host);
+      if (Math.abs(t - 33.5) < 0.01) {
+        answeredStartedAt(33.5, 33.45);
+      }
+    }
+    // So the minute counts whole: beyond the plateau, probing.
+    assertThat(answeredStartedAt(63.5, 63.45)).isLessThan(1_010_101_010L);
   }
 
   @Test
@@ -113,8 +175,8 @@ class HostpaceRuleTest {
     }
     // sent 1.089 a second, accepted 1.0: back to 0.96, and K from 10 s to 20 s
     assertThat(refused(24.0)).isEqualTo(1_041_666_667L);
-    assertThat(answered(34.0)).isCloseTo(1_013_941_698L, within(1_000L));      // halfway up at 10 s, not at 5 s
-    assertThat(answered(44.0)).isCloseTo(1_010_101_010L, within(1_000L));      // the plateau, now 20 s after
+    assertThat(answeredAtThePace(23.95, 34.0)).isCloseTo(1_013_941_698L, within(1_000L));  // halfway up at 10 s, not at 5 s
+    assertThat(answeredAtThePace(33.95, 44.0)).isCloseTo(1_010_101_010L, within(1_000L));  // the plateau, now 20 s after
   }
 
   @Test
@@ -164,7 +226,7 @@ class HostpaceRuleTest {
     // Three a window of at most 13.6 s: 0.22 a second, climbing to 0.44 (the try showed four in 4.99 s).
     assertThat(smallQuotasTryAcceptedAlone()).isCloseTo(Math.round(13.6 / 3 * 1e9), within(1_000L));
     double from = 32.187 + 0.05;
-    assertThat(answeredStartedAt(from + 10, from + 9.95)).isCloseTo(Math.round(13.6 / 6 * 1e9), within(5_000_000L));
+    assertThat(answeredAtThePace(32.187, from + 10)).isCloseTo(Math.round(13.6 / 6 * 1e9), within(5_000_000L));
   }
 
   @Test
@@ -446,7 +508,7 @@ class HostpaceRuleTest {
     // The host took the fleet's two a second: the plateau is 0.99 of that, not of this process's
     // own pace; but the refusal does not make this process faster than it was: it climbs there.
     assertThat(refused(8.3)).isEqualTo(before);
-    assertThat(answered(18.3)).isCloseTo(Math.round(1e9 / (0.99 * 2)), within(1_000_000L)); // K = 10 s later
+    assertThat(answeredAtThePace(8.25, 18.3)).isCloseTo(Math.round(1e9 / (0.99 * 2)), within(1_000_000L)); // K = 10 s later
   }
 
   @Test
@@ -472,7 +534,7 @@ class HostpaceRuleTest {
     assertThat(answeredStartedAt(6.84, 6.79)).isEqualTo(357_142_857L);       // started before: no doubling
     assertThat(refusedStartedAt(7.0, 6.75)).isEqualTo(357_142_857L);         // started before too: nothing
     assertThat(answeredStartedAt(7.2, 7.15)).isEqualTo(250_000_000L);        // 5.6: slow start from 4
-    assertThat(answered(8.2)).isEqualTo(125_000_000L);                       // doubling each second
+    assertThat(answeredAtThePace(7.15, 8.2)).isEqualTo(125_000_000L);        // doubling each second
   }
 
   @Test
@@ -480,7 +542,7 @@ class HostpaceRuleTest {
     refusedForAWhileWithNothingAccepted();
     answered(6.8);                                                            // 2.8 a second
     assertThat(refusedStartedAt(7.2, 7.15)).isEqualTo(714_285_714L);         // back to 1.4
-    assertThat(answered(17.2)).isEqualTo(357_142_857L);                      // at 2.8 again by K
+    assertThat(answeredAtThePace(7.15, 17.2)).isEqualTo(357_142_857L);       // at 2.8 again by K
   }
 
   @Test
@@ -495,7 +557,8 @@ class HostpaceRuleTest {
   void twoRefusalsOrFewerThan5sWithoutAnAcceptedAnswerAreNoTrouble() {
     refusedStartedAt(0.0, 0.0);
     refusedStartedAt(0.3, 0.25);
-    assertThat(answered(6.0)).isEqualTo(260_349_816L);                       // climbing from 2 back to 4
+    // Nothing asked between: the climb from 2 back to 4 counts one interval of that time (R16).
+    assertThat(answered(6.0)).isEqualTo(389_686_518L);                       // 2.57 a second
     HostpaceRuleTest other = new HostpaceRuleTest();
     other.refusedStartedAt(0.0, 0.0);
     other.refusedStartedAt(0.3, 0.25);
@@ -514,8 +577,8 @@ class HostpaceRuleTest {
   void aHostPacedAlreadyWithNoMemoryOfTheRuleGoesOnAtThatPace() {
     host.interval(1_000_000_000L, at(0));              // a store kept the interval, from another run
     assertThat(answered(5.0)).isEqualTo(1_000_000_000L);   // the plateau: 1 a second, measured already,
-    assertThat(answered(59.0)).isEqualTo(1_000_000_000L);  // for the longest K
-    assertThat(answered(65.0)).isLessThan(1_000_000_000L); // then probing beyond it
+    assertThat(answeredAtThePace(4.95, 59.0)).isEqualTo(1_000_000_000L);  // for the longest K
+    assertThat(answeredAtThePace(58.95, 65.0)).isLessThan(1_000_000_000L); // then probing beyond it
     assertThat(refused(65.5)).isGreaterThan(1_000_000_000L);
   }
 
@@ -588,11 +651,11 @@ class HostpaceRuleTest {
     assertThat(probeRefusedAtTheSameRate(rule, alone, false)).isEqualTo(1_041_666_667L);   // 0.96 a second
     assertThat(probeRefusedAtTheSameRate(rule, host, true)).isEqualTo(1_010_101_010L);     // 0.99: the plateau
     // K doubled to 20 s, then 40 of the host's intervals (40 s) more at the plateau, then the probe.
-    assertThat(answered(34.0)).isEqualTo(1_010_101_010L);
-    assertThat(answered(83.5)).isEqualTo(1_010_101_010L);
-    assertThat(answered(104.0)).isCloseTo(918_273_646L, within(1_000L));                  // 1.089: K past the hold
+    assertThat(answeredAtThePace(23.95, 34.0)).isEqualTo(1_010_101_010L);
+    assertThat(answeredAtThePace(33.95, 83.5)).isEqualTo(1_010_101_010L);
+    assertThat(answeredAtThePace(83.45, 104.0)).isCloseTo(918_273_646L, within(1_000L));  // 1.089: K past the hold
     // Alone, the probe comes K after the plateau's start, with nothing held.
-    assertThat(rule.onAnswer(at(64.0), at(63.95), alone)).isCloseTo(918_273_646L, within(1_000L));
+    assertThat(answeredAtThePace(rule, alone, 23.95, 64.0)).isCloseTo(918_273_646L, within(1_000L));
     // In a fleet still, but refused at 0.98 a second: 2 % under the rate of the last drop, so under it.
     HostState slower = HostStateStore.inMemory().open("slower.test");
     assertThat(probeRefused(rule, slower, true, 0.98)).isEqualTo(Math.round(1e9 / (0.96 * 0.98)));
@@ -607,7 +670,7 @@ class HostpaceRuleTest {
     // Refused at the plateau, within the hold: 0.96 of the pace the host took, 0.99 a second, as
     // alone; and the hold is over: the plateau 0.9801 from K (20 s), probed 1.1 times it at 2K.
     assertThat(refused(50.0)).isEqualTo(1_052_188_552L);
-    assertThat(answered(90.0)).isCloseTo(927_549_137L, within(1_000L));
+    assertThat(answeredAtThePace(49.95, 90.0)).isCloseTo(927_549_137L, within(1_000L));
     // The host took 0.99 a second since, the plateau's rate: a probe refused at it would be held
     // there, but this host's plateau was refused once, so the rule drops under it as alone.
     double t = 90.0;
