@@ -1,7 +1,5 @@
 package io.hostpace.cli;
 
-import io.hostpace.jdk.BodyTimeoutException;
-import io.hostpace.jdk.BodyTooLargeException;
 import io.hostpace.jdk.ForwardingHttpClient;
 import java.io.IOException;
 import java.net.http.HttpClient;
@@ -20,16 +18,18 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The client one query of {@code sparql} is sent through: the installed, paced one, which also
- * keeps how the body of its last exchange was cut at {@code --timeout} or {@code --max-body}
- * (SPEC T7). Jena's results parsers may report a body that fails mid-document as a syntax error
- * at the last byte they had, and drop the cause; {@link #lastCut()} still says what ended it. A
- * query sends one exchange at a time, so its last is the one that failed it.
+ * keeps how the body of its last exchange was cut: at {@code --timeout} or {@code --max-body}
+ * (SPEC T7), or by the connection, closed or reset before the body was whole. Jena's results
+ * parsers may report a body that fails mid-document as a syntax error at the last byte they had,
+ * and drop the cause, or, for JSON, as the same end of input a whole but truncated document
+ * gives; {@link #lastCut()} still says what ended it. A query sends one exchange at a time, so
+ * its last is the one that failed it.
  */
 final class LastCutClient extends ForwardingHttpClient {
 
   /** How many exchanges were sent: the number of the last. */
   private final AtomicLong sends = new AtomicLong();
-  /** How the last exchange's body was cut; null when it was not (or has not been yet). */
+  /** How the last exchange's body was cut; null when it came whole (or has not yet). */
   private volatile @Nullable IOException lastCut;
 
   LastCutClient(HttpClient installed) {
@@ -89,8 +89,8 @@ final class LastCutClient extends ForwardingHttpClient {
 
     @Override
     public void onError(Throwable failure) {
-      if (failure instanceof BodyTimeoutException || failure instanceof BodyTooLargeException) {
-        onCut.accept((IOException) failure);
+      if (failure instanceof IOException cut) {
+        onCut.accept(cut);
       }
       reader.onError(failure);
     }

@@ -172,11 +172,13 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
    * an error; what happened to the exchange, as {@code fetch} says it, when it had no whole
    * answer (never Jena's status of -1 for our own timeout); and, when the answer came whole but
    * cannot be read as results, that, and where, without the parser's own words. A results body
-   * cut at {@code --timeout} or {@code --max-body} is what ended the query, whatever the parser
-   * made of the part that came: a parser whose stream fails mid-document reports a syntax error
-   * at the last byte it had, and drops the cause.
+   * cut at {@code --timeout} or {@code --max-body}, or by the connection, is what ended the
+   * query, whatever the parser made of the part that came: a parser whose stream fails
+   * mid-document reports a syntax error at the last byte it had, and drops the cause. A body
+   * that came whole is the parser's to judge before the exchange's: Gson says a JSON document
+   * that ends too soon with an {@code EOFException}, which is no closed connection.
    *
-   * @param cut how the body of the query's last exchange was cut, or null when it was not
+   * @param cut how the body of the query's last exchange was cut, or null when it came whole
    */
   static String failure(RuntimeException e, Duration timeout, java.io.@Nullable IOException cut) {
     if (e instanceof QueryExceptionHTTP http && http.getStatusCode() > 0) {
@@ -192,12 +194,12 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
     if (cut != null) {
       return "the query failed: " + FailureMessage.describe(cut, timeout);
     }
+    if (isUnreadableResults(e)) {
+      return "the endpoint's answer cannot be read as the query's results" + position(e);
+    }
     String exchange = FailureMessage.ofExchange(e, timeout);
     if (exchange != null) {
       return "the query failed: " + exchange;
-    }
-    if (isUnreadableResults(e)) {
-      return "the endpoint's answer cannot be read as the query's results" + position(e);
     }
     return "the query failed: " + firstLine(FailureMessage.describe(e, timeout));
   }

@@ -396,6 +396,12 @@ class HostileServerTest extends CommandTest {
   }
 
   @Test
+  void sparqlNamesAConnectionClosedBeforeTheResultsCameWholeThoughTheParserStoppedAtTheirEnd() {
+    assertThat(sparql("/short", "--timeout", "2")).isEqualTo(1);
+    assertThat(err.strip()).isEqualTo("hostpace: the query failed: the server closed the connection before the answer was complete");
+  }
+
+  @Test
   void sparqlSaysAnAnswerItCannotReadIsNotResultsAndWhereWithoutTheParsersOwnWords() throws IOException {
     assertThat(sparql("/ok", "--timeout", "2")).isEqualTo(1);
     assertThat(err.strip()).isEqualTo("hostpace: the endpoint's answer cannot be read as the query's results (line 1, column 1)");
@@ -404,6 +410,11 @@ class HostileServerTest extends CommandTest {
       assertThat(run("sparql", "--endpoint", local.url("/junk-results"), "--query", "SELECT * { ?s ?p ?o }"))
           .isEqualTo(1);
       assertThat(err.strip()).isEqualTo("hostpace: the endpoint's answer cannot be read as the query's results (line 1, column 26)");
+
+      // Whole, as its Content-Length says, but the JSON ends early: the parser's end of input, not the server's.
+      assertThat(run("sparql", "--endpoint", local.url("/truncated-results"), "--query", "SELECT * { ?s ?p ?o }"))
+          .isEqualTo(1);
+      assertThat(err.strip()).isEqualTo("hostpace: the endpoint's answer cannot be read as the query's results (line 1, column 36)");
 
       assertThat(run("sparql", "--endpoint", local.url("/junk-turtle"), "--query",
           "CONSTRUCT WHERE { ?s ?p ?o }")).isEqualTo(1);

@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * answers after 200 ms, {@code /hang} not for 5 s, {@code /come-back-later} with 503 and
  * {@code Retry-After: 120}, {@code /refuse-then-stall} refuses its first request with 429 and
  * {@code Retry-After: 1} and answers the next with headers and no body for 5 s, {@code /junk-results} with SPARQL results JSON that is not JSON,
+ * {@code /truncated-results} with all of a SPARQL results JSON that ends mid-document,
  * {@code /junk-tsv} with SPARQL results TSV that is not TSV, {@code /junk-turtle} with Turtle
  * that is not Turtle. It counts requests and the most it had in flight at once.
  */
@@ -106,6 +107,10 @@ final class LocalServer implements AutoCloseable {
         case "/junk-results" -> {
           exchange.getResponseHeaders().set("Content-Type", "application/sparql-results+json");
           respond(exchange, 200, "{ \"head\": { \"vars\": [ x y ] } }");
+        }
+        case "/truncated-results" -> {
+          exchange.getResponseHeaders().set("Content-Type", "application/sparql-results+json");
+          respond(exchange, 200, "{\"head\": {\"vars\": [] }, \"results\": ");
         }
         case "/junk-tsv" -> {
           exchange.getResponseHeaders().set("Content-Type", "text/tab-separated-values");

@@ -26,6 +26,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * <li>{@code /huge-headers}: sends {@code 200} with a header line of 1 MiB;
  * <li>{@code /bad-status}: sends {@code HTTP/1.1 two hundred} and closes;
  * <li>{@code /junk-retry-after}: sends {@code 429} with {@code Retry-After: soon, maybe};
+ * <li>{@code /short}: sends {@code 200} with a {@code Content-Length} of 100 and SPARQL results
+ *     JSON, closes the connection after its first 35 bytes;
  * <li>a path given to {@link #script}: the bytes it was given, then nothing until the client
  *     closes the connection;
  * <li>any other path: {@code 200 ok}, and closes the connection.
@@ -172,6 +174,11 @@ public final class RawServer implements AutoCloseable {
         case "/junk-retry-after" -> {
           send(connection, "HTTP/1.1 429 Too Many Requests\r\nRetry-After: soon, maybe\r\nContent-Length: 4\r\n"
               + "Connection: close\r\n\r\nslow");
+          connection.close();
+        }
+        case "/short" -> {
+          send(connection, "HTTP/1.1 200 OK\r\nContent-Type: application/sparql-results+json\r\n"
+              + "Content-Length: 100\r\n\r\n{\"head\": {\"vars\": [] }, \"results\": ");
           connection.close();
         }
         default -> {
