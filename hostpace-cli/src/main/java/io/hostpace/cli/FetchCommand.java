@@ -129,7 +129,7 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
     List<String> targets = targets();
     CallContext context = pacing.context();
     java.time.Duration timeout = pacing.timeout();
-    long bodyCap = maxBody(pacing, maxBody);
+    long bodyCap = maxBody(pacing, "--max-body", maxBody);
     byte[] body = body();
     String verb = method != null ? method.strip().toUpperCase(Locale.ROOT) : body != null ? "POST" : "GET";
     if (!verb.matches("[A-Z][A-Z0-9_-]*")) {
@@ -292,12 +292,15 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
         });
   }
 
-  /** The bytes of {@code --max-body}, or a usage error that names the option and the value. */
-  static long maxBody(PacingOptions pacing, String value) {
+  /**
+   * The bytes of a size option such as {@code --max-body}, or a usage error that names the
+   * option, {@code option}, and the value.
+   */
+  static long maxBody(PacingOptions pacing, String option, String value) {
     try {
       return ByteSize.parse(value);
     } catch (IllegalArgumentException e) {
-      throw pacing.usage("--max-body " + e.getMessage());
+      throw pacing.usage(option + " " + e.getMessage());
     }
   }
 

@@ -85,7 +85,7 @@ final class ProxyCommand implements java.util.concurrent.Callable<Integer> {
           + " or a host to --forward");
     }
     InetSocketAddress address = address();
-    long maxBody = FetchCommand.maxBody(pacing, maxRequestBody);
+    long maxBody = FetchCommand.maxBody(pacing, "--max-request-body", maxRequestBody);
     java.time.Duration timeout = pacing.timeout();
     HostpaceProxy.Builder builder;
     Hostpace engine;

@@ -127,7 +127,7 @@ final class SparqlCommand implements java.util.concurrent.Callable<Integer> {
     }
     CallContext context = pacing.context();
     Duration timeout = pacing.timeout();
-    long bodyCap = FetchCommand.maxBody(pacing, maxBody);
+    long bodyCap = FetchCommand.maxBody(pacing, "--max-body", maxBody);
     ResultsFolder folder = outputDir != null && !queries.isEmpty()
         ? ResultsFolder.of("--output-dir", outputDir, pacing::usage) : null;
     try (JenaDefaultClient held = JenaDefaultClient.hold()) {

@@ -107,6 +107,11 @@ class ProxyCommandTest {
     assertThat(none.status()).isEqualTo(Main.USAGE);
     assertThat(none.err()).contains("--route", "--forward");
 
+    CommandRun badSize = CommandRun.of("proxy", "--listen", "127.0.0.1:0", "--route", "/w=https://query.wikidata.org",
+        "--max-request-body", "1x");
+    assertThat(badSize.status()).isEqualTo(Main.USAGE);
+    assertThat(badSize.err()).startsWith("hostpace: --max-request-body '1x' is not a size");
+
     CommandRun badKey = CommandRun.of("proxy", "--listen", "127.0.0.1:0", "--forward", "Example.org");
     assertThat(badKey.status()).isEqualTo(Main.USAGE);
     assertThat(badKey.err()).contains("--forward", "'Example.org'");
