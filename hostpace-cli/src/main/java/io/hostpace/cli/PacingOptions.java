@@ -117,7 +117,7 @@ final class PacingOptions {
   @Option(names = "--config", paramLabel = "FILE",
       description = "read the hostpace.* keys of a properties file, the Spring Boot starter's (hostpace.hosts[KEY], "
           + "hostpace.max-in-flight, hostpace.retries ...): each is the option of its name; options given here "
-          + "override it; ${NAME} in a value is the environment variable's")
+          + "override it; $${NAME} in a value is the environment variable's, $${NAME:default} one that may be unset")
   @Nullable Path config;
 
   /**

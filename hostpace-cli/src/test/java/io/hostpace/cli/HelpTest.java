@@ -3,6 +3,7 @@ package io.hostpace.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
@@ -70,5 +71,13 @@ class HelpTest extends ServedCommandTest {
     assertThat(examples()).contains("hostpace demo --fleet");
     assertThat(run("--help")).isZero();
     assertThat(out).contains("Examples:").contains("completion").contains("Exit codes:");
+  }
+
+  @Test
+  void theConfigOptionsHelpShowsTheEnvironmentsPlaceholdersAsAFileWritesThem() {
+    for (String command : List.of("fetch", "sparql", "proxy")) {
+      assertThat(run(command, "--help")).isZero();
+      assertThat(out).as(command).contains("${NAME} in a value", "${NAME:default}");
+    }
   }
 }
