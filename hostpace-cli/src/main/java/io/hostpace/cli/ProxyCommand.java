@@ -32,7 +32,7 @@ import picocli.CommandLine.Option;
         "130:stopped by Ctrl-C: --state is saved"},
     footerHeading = "%nExamples:%n",
     footer = {"  hostpace proxy --route /wikidata=https://query.wikidata.org --route /qlever=https://qlever.dev/api",
-        "  curl 'http://127.0.0.1:8181/wikidata/sparql?query=ASK%7B%7D'",
+        "  curl 'http://127.0.0.1:8181/wikidata/sparql?query=ASK%%7B%%7D'",
         "  hostpace proxy --forward '*.example.org'   # then: http_proxy=http://127.0.0.1:8181 curl http://a.example.org/",
         "  hostpace proxy --listen 127.0.0.1:9000 --route /api=https://api.example.org \\",
         "      --host 'api.example.org=inFlight:2,perSecond:5' --state hosts.tsv"})

@@ -3,6 +3,7 @@ package io.hostpace.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -79,5 +80,16 @@ class HelpTest extends ServedCommandTest {
       assertThat(run(command, "--help")).isZero();
       assertThat(out).as(command).contains("${NAME} in a value", "${NAME:default}");
     }
+  }
+
+  /** picocli warns of a footer it cannot format on the JVM's own standard error: a JVM of its own shows it. */
+  @Test
+  void proxysHelpShowsItsExampleUrlAsWrittenAndWarnsOfNothing() throws Exception {
+    Process help = CommandRun.process("proxy", "--help").start();
+    String shown = new String(help.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    String warned = new String(help.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(help.waitFor()).isZero();
+    assertThat(warned).isEmpty();
+    assertThat(shown).contains("  curl 'http://127.0.0.1:8181/wikidata/sparql?query=ASK%7B%7D'");
   }
 }
