@@ -21,7 +21,8 @@ final class HostpaceCommand implements Runnable {
 
   /**
    * Adds {@code hostpace completion}, picocli's generator of a bash and zsh completion script for
-   * every command and option, shown in the help as the other commands are.
+   * every command and option, shown in the help as the other commands are, with its exit codes
+   * and examples as theirs end.
    */
   static void addCompletion(picocli.CommandLine commandLine) {
     picocli.CommandLine completion = new picocli.CommandLine(new picocli.AutoComplete.GenerateCompletion());
@@ -30,6 +31,9 @@ final class HostpaceCommand implements Runnable {
     commandLine.addSubcommand("completion", completion);
     completion.getCommandSpec().usageMessage().hidden(false)
         .description("Print a bash and zsh completion script: source <(hostpace completion)")
+        .exitCodeListHeading("%nExit codes:%n")
+        .exitCodeList(new java.util.TreeMap<>(java.util.Map.of("0", "the script was printed",
+            "2", "a usage error, said in one line")))
         .footerHeading("%nExamples:%n")
         .footer("  source <(hostpace completion)                 # in this shell, bash or zsh",
             "  hostpace completion > ~/.hostpace-completion  # once; then, in ~/.bashrc or ~/.zshrc:",

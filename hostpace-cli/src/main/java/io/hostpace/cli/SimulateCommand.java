@@ -31,6 +31,15 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "simulate", mixinStandardHelpOptions = true,
     description = "Replay a scenario in virtual time against policies, and print what each did.",
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {"0:the simulation's result was printed",
+        "1:simulate pacing's --chart could not be drawn",
+        "2:a usage error, said in one line: no simulation named, a scenario that is neither a file nor a shipped one, "
+            + "or a field of it that is wrong"},
+    footerHeading = "%nExamples:%n",
+    footer = {"  hostpace simulate list",
+        "  hostpace simulate pacing qlever-like --chart qlever.png",
+        "  hostpace simulate timeouts seed-003"},
     subcommands = {SimulateCommand.Pacing.class, SimulateCommand.Timeouts.class, SimulateCommand.Listing.class})
 final class SimulateCommand implements Runnable {
 
@@ -114,7 +123,14 @@ final class SimulateCommand implements Runnable {
 
   /** The timeout policies of a scenario of stages (SPEC D1 to D5). */
   @Command(name = "timeouts", mixinStandardHelpOptions = true,
-      description = "Replay a scenario of query stages against timeout policies (see 'hostpace simulate list').")
+      description = "Replay a scenario of query stages against timeout policies (see 'hostpace simulate list').",
+      exitCodeListHeading = "%nExit codes:%n",
+      exitCodeList = {"0:each policy's result was printed",
+          "2:a usage error, said in one line: a scenario that is neither a file nor a shipped one, or a field of it "
+              + "that is wrong"},
+      footerHeading = "%nExamples:%n",
+      footer = {"  hostpace simulate timeouts seed-003",
+          "  hostpace simulate timeouts my-stages.json --json"})
   static final class Timeouts extends Replay<TimeoutResult> {
 
     Timeouts(Main.Streams streams) {
@@ -130,7 +146,16 @@ final class SimulateCommand implements Runnable {
 
   /** The learning rules of a scenario of servers and clients (SPEC R4 and the performance goal). */
   @Command(name = "pacing", mixinStandardHelpOptions = true,
-      description = "Replay a scenario of servers and clients against pacing policies (see 'hostpace simulate list').")
+      description = "Replay a scenario of servers and clients against pacing policies (see 'hostpace simulate list').",
+      exitCodeListHeading = "%nExit codes:%n",
+      exitCodeList = {"0:each policy's result was printed, and with --chart drawn",
+          "1:--chart could not be drawn",
+          "2:a usage error, said in one line: a scenario that is neither a file nor a shipped one, a field of it "
+              + "that is wrong, or a --chart that cannot be written"},
+      footerHeading = "%nExamples:%n",
+      footer = {"  hostpace simulate pacing qlever-like",
+          "  hostpace simulate pacing qlever-like --chart qlever.png",
+          "  hostpace simulate pacing my-scenario.json --json"})
   static final class Pacing extends Replay<PacingResult> {
 
     @Option(names = "--chart", paramLabel = "FILE.png",
@@ -159,7 +184,12 @@ final class SimulateCommand implements Runnable {
 
   /** {@code hostpace simulate list}: the shipped scenarios, by kind, a line each. */
   @Command(name = "list", mixinStandardHelpOptions = true,
-      description = "List the scenarios shipped with hostpace, to run by name.")
+      description = "List the scenarios shipped with hostpace, to run by name.",
+      exitCodeListHeading = "%nExit codes:%n",
+      exitCodeList = {"0:the scenarios were listed", "2:a usage error, said in one line"},
+      footerHeading = "%nExamples:%n",
+      footer = {"  hostpace simulate list",
+          "  hostpace simulate pacing kgf-like   # one it lists, by name"})
   static final class Listing implements Callable<Integer> {
 
     private final Main.Streams streams;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -13,17 +14,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
- * The help of {@code fetch} and {@code sparql} ends with its exit codes and examples, and the
- * codes it documents are those the command returns (SPEC I5). It holds Jena's default client:
+ * Every command's help ends with its exit codes and examples, and for {@code fetch} and
+ * {@code sparql} the codes it documents are those the command returns (SPEC I5). It holds Jena's default client:
  * a {@code sparql} that reaches its endpoint installs the engine there, and one installation
  * at a time is all the JVM allows.
  */
 @ResourceLock(SparqlCommandTest.JENA_DEFAULT_CLIENT)
 class HelpTest extends ServedCommandTest {
 
-  /** The exit codes a command's help lists, each with what it says. */
-  Map<Integer, String> exitCodes(String command) {
-    assertThat(run(command, "--help")).isZero();
+  /** The exit codes a command's help lists, each with what it says; {@code command} is its path, none for the top. */
+  Map<Integer, String> exitCodes(String... command) {
+    List<String> args = new ArrayList<>(List.of(command));
+    args.add("--help");
+    assertThat(run(args.toArray(new String[0]))).isZero();
     int list = out.indexOf("Exit codes:");
     int examples = out.indexOf("Examples:");
     assertThat(list).as(out).isPositive();
@@ -66,12 +69,42 @@ class HelpTest extends ServedCommandTest {
     assertThat(server.requests).isEmpty();
   }
 
+  /** The names of the subcommands the help in {@link #out} lists, none when it lists none. */
+  List<String> subcommands() {
+    int list = out.indexOf("Commands:");
+    if (list < 0) {
+      return List.of();
+    }
+    List<String> names = new ArrayList<>();
+    for (String line : out.substring(list).lines().skip(1).takeWhile(line -> !line.isBlank()).toList()) {
+      Matcher name = Pattern.compile("^  (\\S+)").matcher(line);
+      if (name.find()) {
+        names.add(name.group(1));
+      }
+    }
+    return names;
+  }
+
   @Test
-  void theOtherCommandsHelpEndsWithExamplesToo() {
+  void everyCommandsHelpEndsWithItsExitCodesAndExamples() {
+    List<String> checked = new ArrayList<>();
+    java.util.Deque<List<String>> commands = new java.util.ArrayDeque<>(List.of(List.of()));
+    while (!commands.isEmpty()) {
+      List<String> command = commands.pop();
+      // Each has a usage error; the proxy, which runs until Ctrl-C, has no 0.
+      assertThat(exitCodes(command.toArray(new String[0]))).as(command + ": " + out).containsKey(2);
+      assertThat(examples().lines().skip(1).filter(line -> !line.isBlank())).as(command + ": " + out).isNotEmpty();
+      for (String name : subcommands()) {
+        List<String> path = new ArrayList<>(command);
+        path.add(name);
+        commands.add(path);
+      }
+      checked.add(String.join(" ", command));
+    }
+    assertThat(checked).contains("", "fetch", "sparql", "proxy", "demo", "completion", "simulate", "simulate pacing",
+        "simulate timeouts", "simulate list");
     assertThat(exitCodes("demo").keySet()).contains(0, 1, 2);
     assertThat(examples()).contains("hostpace demo --fleet");
-    assertThat(run("--help")).isZero();
-    assertThat(out).contains("Examples:").contains("completion").contains("Exit codes:");
   }
 
   @Test
