@@ -1,6 +1,7 @@
 package io.hostpace.proxy;
 
 import io.hostpace.Hostpace;
+import io.hostpace.jdk.ExchangeFailures;
 import io.hostpace.jdk.PacedHttpClient;
 import java.io.IOException;
 import java.io.InputStream;
@@ -194,8 +195,11 @@ final class ProxyHandler extends Handler.Abstract {
       watch.stop(response);
       Throwable cause = e.getCause() == null ? e : e.getCause();
       int status = cause instanceof HttpTimeoutException ? 504 : 502;
+      // In words, as the command line says an exchange's failure, never an exception's class.
+      String why = ExchangeFailures.describe(cause,
+          timeout != null ? "its timeout of " + ExchangeFailures.seconds(timeout) + " s" : "the client's timeout");
       refuse(response, callback, status, "the upstream " + upstream.getHost() + " did not answer: "
-          + cause);
+          + (why != null ? why : ExchangeFailures.message(cause)));
       return;
     }
     watch.stop(response);

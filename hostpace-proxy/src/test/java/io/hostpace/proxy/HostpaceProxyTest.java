@@ -7,6 +7,7 @@ import io.hostpace.Hostpace;
 import io.hostpace.Limits;
 import io.hostpace.testkit.ClosedPorts;
 import io.hostpace.testkit.Opened;
+import io.hostpace.testkit.RawServer;
 import io.hostpace.testkit.TestServer;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -200,7 +201,20 @@ class HostpaceProxyTest {
 
     HttpResponse<String> answer = get(proxy, "/gone/x");
     assertThat(answer.statusCode()).isEqualTo(502);
-    assertThat(answer.body()).contains("127.0.0.1");
+    assertThat(answer.body()).isEqualTo("hostpace proxy: the upstream 127.0.0.1 did not answer: connection refused\n");
+  }
+
+  @Test
+  void X1_anUpstreamThatDoesNotAnswerInTimeIsAnswered504WithWhyInWords() throws Exception {
+    RawServer upstream = closed(RawServer.start());
+    HostpaceProxy proxy = closed(HostpaceProxy.builder(engine(Limits.inFlight(4)))
+        .listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).route("/hang=" + upstream.uri("/hang"))
+        .timeout(java.time.Duration.ofMillis(500)).start());
+
+    HttpResponse<String> answer = get(proxy, "/hang");
+    assertThat(answer.statusCode()).isEqualTo(504);
+    assertThat(answer.body())
+        .isEqualTo("hostpace proxy: the upstream 127.0.0.1 did not answer: timeout: no response headers within its timeout of 0.5 s\n");
   }
 
   @Test
