@@ -12,6 +12,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.VirtualThreads;
@@ -39,7 +41,9 @@ import org.jspecify.annotations.Nullable;
  * it, goes to the route's target with the rest of its path and its query, through a
  * {@link PacedHttpClient}; its method, body and end-to-end headers are passed on, the client's
  * own {@code User-Agent} kept and the engine's added where it has none (SPEC U1). The upstream's
- * status, headers and body come back unchanged but for the hop-by-hop headers; a refusal whose
+ * status, headers and body come back unchanged but for the hop-by-hop headers, with no
+ * {@code Date} or {@code Server} of the proxy's besides theirs (a {@code Date} where the upstream
+ * sent none); the proxy's own answers carry a {@code Date} and no {@code Server}. A refusal whose
  * retries ran out is returned as the upstream sent it (SPEC T3); redirects are passed on, not
  * followed. The body of a request is read whole before it is queued, and held once (so that a
  * refused request is sent again whole), up to {@linkplain Builder#maxRequestBytes a cap}; the
@@ -264,7 +268,12 @@ public final class HostpaceProxy implements AutoCloseable {
         threads.setVirtualThreadsExecutor(VirtualThreads.getNamedVirtualThreadsExecutor("hostpace-proxy-"));
       }
       Server server = new Server(threads);
-      ServerConnector connector = new ServerConnector(server);
+      // A proxied answer carries the upstream's Date and Server, not Jetty's besides (HTTP allows
+      // one Date); the proxy's own answers get a Date of their own from the handler.
+      HttpConfiguration http = new HttpConfiguration();
+      http.setSendServerVersion(false);
+      http.setSendDateHeader(false);
+      ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
       connector.setHost(listen.getAddress().getHostAddress());
       connector.setPort(listen.getPort());
       server.addConnector(connector);

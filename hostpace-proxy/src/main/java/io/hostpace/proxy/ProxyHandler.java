@@ -20,6 +20,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Supplier;
+import org.eclipse.jetty.http.DateGenerator;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
@@ -83,6 +84,9 @@ final class ProxyHandler extends Handler.Abstract {
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) throws Exception {
+    // The connector sends no Date of its own: this one is the proxy's answers', and a relayed
+    // answer's where the upstream sent none (RFC 9110, 6.6.1).
+    response.getHeaders().put(HttpHeader.DATE, DateGenerator.formatDate(System.currentTimeMillis()));
     if (request.getMethod().equals("CONNECT")) {
       refuse(response, callback, 501, "this proxy opens no tunnels: a tunnel is one TLS"
           + " connection, whose requests the proxy cannot see, and so cannot pace, retry or count without ending TLS"
@@ -312,6 +316,9 @@ final class ProxyHandler extends Handler.Abstract {
     Map<String, List<String>> upstreamHeaders = answered.headers().map();
     String connection = String.join(",", answered.headers().allValues("Connection"));
     HttpFields.Mutable headers = response.getHeaders();
+    if (answered.headers().firstValue("Date").isPresent()) {
+      headers.remove(HttpHeader.DATE); // the upstream's, not a second
+    }
     for (Map.Entry<String, List<String>> header : upstreamHeaders.entrySet()) {
       if (Headers.toClient(header.getKey(), connection)) {
         for (String value : header.getValue()) {

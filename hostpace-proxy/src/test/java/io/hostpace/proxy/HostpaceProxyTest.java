@@ -196,6 +196,25 @@ class HostpaceProxyTest {
   }
 
   @Test
+  void X2_aRelayedAnswerCarriesTheUpstreamsDateAndServerAloneAndTheProxysOwnAnswersADate() throws Exception {
+    RawServer upstream = closed(RawServer.start().script("/dated", "HTTP/1.1 200 OK\r\n"
+        + "Date: Tue, 01 Jan 2030 00:00:00 GMT\r\nServer: upstream/1\r\nContent-Length: 2\r\n\r\nok"));
+    HostpaceProxy proxy = proxy(engine(Limits.inFlight(4)), "/u=" + upstream.uri("/dated"));
+
+    HttpResponse<String> relayed = get(proxy, "/u");
+    assertThat(relayed.body()).isEqualTo("ok");
+    assertThat(relayed.headers().allValues("Date")).containsExactly("Tue, 01 Jan 2030 00:00:00 GMT");
+    assertThat(relayed.headers().allValues("Server")).containsExactly("upstream/1");
+
+    for (String own : List.of("/nowhere", "/hostpace/hosts")) {
+      HttpResponse<String> answer = get(proxy, own);
+      assertThat(answer.headers().allValues("Date")).as(own).hasSize(1);
+      assertThat(answer.headers().allValues("Server")).as(own).isEmpty();
+    }
+    assertThat(get(proxy, "/nowhere").statusCode()).isEqualTo(404);
+  }
+
+  @Test
   void X1_anUpstreamThatCannotBeReachedIsAnswered502() throws Exception {
     HostpaceProxy proxy = proxy(engine(Limits.inFlight(4)), "/gone=http://127.0.0.1:" + ClosedPorts.next());
 
