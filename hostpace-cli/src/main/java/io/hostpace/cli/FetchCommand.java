@@ -86,7 +86,8 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
           + "a longer one is cut and its URL's record says so (default ${DEFAULT-VALUE})")
   String maxBody = "64MiB";
 
-  @Option(names = "--output", paramLabel = "FILE", description = "where the JSON lines go (default: standard output)")
+  @Option(names = "--output", paramLabel = "FILE",
+      description = "where the JSON lines go; - is standard output, the default")
   @Nullable Path output;
 
   @Option(names = "--save", paramLabel = "DIR",
@@ -140,6 +141,9 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
       throw pacing.usage("--method '" + method + "' cannot be used: Java's HTTP client does not send CONNECT; " + METHODS);
     }
     List<String[]> requestHeaders = headers();
+    if (output != null && output.toString().equals("-")) {
+      output = null; // standard output, as '-' is standard input for --input
+    }
     if (resume && output == null) {
       throw pacing.usage("--resume needs --output FILE: it reads the records of the run it goes on with there, "
           + "and appends to them");

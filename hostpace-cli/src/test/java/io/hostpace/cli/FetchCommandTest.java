@@ -202,6 +202,11 @@ class FetchCommandTest extends ServedCommandTest {
     assertThat(run("fetch", "--output", file.toString(), server.url("/ok"))).isZero();
     assertThat(out).isEmpty();
     assertThat(Files.readAllLines(file)).singleElement().satisfies(line -> assertThat(line).contains("\"status\":200"));
+
+    // '-' is standard output, as it is standard input for --input: no file of that name.
+    assertThat(run("fetch", "--output", "-", server.url("/ok"))).isZero();
+    assertThat(records()).singleElement().satisfies(line -> assertThat(line).contains("\"status\":200"));
+    assertThat(Path.of("-")).doesNotExist();
   }
 
   @Test
