@@ -88,12 +88,18 @@ final class LimitsParser {
     return bad("limit " + name + " is given twice");
   }
 
+  /** Whether {@code value} is a whole number an {@code int} cannot hold only because it is too large. */
+  private static boolean digits(String value) {
+    return value.matches("\\+?[0-9]+");
+  }
+
   private static int inFlight(String value) {
     int parsed;
     try {
       parsed = Integer.parseInt(value);
     } catch (NumberFormatException e) {
-      throw bad("inFlight '" + value + "' is not a whole number", e);
+      throw bad(digits(value) ? "inFlight " + value + " is too large: at most " + Integer.MAX_VALUE
+          : "inFlight '" + value + "' is not a whole number", e);
     }
     if (parsed < 1) {
       throw bad("inFlight must be at least 1, got " + value);
@@ -124,7 +130,8 @@ final class LimitsParser {
     try {
       count = Integer.parseInt(permits);
     } catch (NumberFormatException e) {
-      throw bad("rate '" + value + "' does not start with a whole number", e);
+      throw bad(digits(permits) ? "rate '" + value + "' allows too many starts: at most " + Integer.MAX_VALUE
+          : "rate '" + value + "' does not start with a whole number", e);
     }
     if (count < 1) {
       throw bad("rate '" + value + "' must allow at least 1 start");

@@ -120,6 +120,14 @@ class FetchCommandTest extends ServedCommandTest {
     assertThat(run("fetch", "--host", "x.org=inFlight:zero", server.url("/ok"))).isEqualTo(2);
     assertThat(err.strip()).isEqualTo("hostpace: --host 'x.org=inFlight:zero': inFlight 'zero' is not a whole number");
 
+    assertThat(run("fetch", "--host", "x.org=rate:99999999999/1s", server.url("/ok"))).isEqualTo(2);
+    assertThat(err.strip()).isEqualTo("hostpace: --host 'x.org=rate:99999999999/1s': rate '99999999999/1s' allows too "
+        + "many starts: at most 2147483647");
+
+    assertThat(run("fetch", "--host", "x.org=inFlight:99999999999", server.url("/ok"))).isEqualTo(2);
+    assertThat(err.strip()).isEqualTo("hostpace: --host 'x.org=inFlight:99999999999': inFlight 99999999999 is too large: "
+        + "at most 2147483647");
+
     assertThat(run("fetch", "--frobnicate", server.url("/ok"))).isEqualTo(2);
     assertThat(err.strip()).isEqualTo("hostpace: Unknown option: '--frobnicate'");
 
