@@ -1,5 +1,6 @@
 package io.hostpace.proxy;
 
+import io.hostpace.AttemptTimeoutException;
 import io.hostpace.Hostpace;
 import io.hostpace.jdk.ExchangeFailures;
 import io.hostpace.jdk.PacedHttpClient;
@@ -198,7 +199,8 @@ final class ProxyHandler extends Handler.Abstract {
     } catch (ExecutionException e) {
       watch.stop(response);
       Throwable cause = e.getCause() == null ? e : e.getCause();
-      int status = cause instanceof HttpTimeoutException ? 504 : 502;
+      // The client's timeout, or the engine's budget for the attempt (its timeout policy): a gateway's timeout either way.
+      int status = cause instanceof HttpTimeoutException || cause instanceof AttemptTimeoutException ? 504 : 502;
       // In words, as the command line says an exchange's failure, never an exception's class.
       String why = ExchangeFailures.describe(cause,
           timeout != null ? "its timeout of " + ExchangeFailures.seconds(timeout) + " s" : "the client's timeout");

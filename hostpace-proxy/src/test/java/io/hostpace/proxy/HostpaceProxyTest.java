@@ -237,6 +237,18 @@ class HostpaceProxyTest {
   }
 
   @Test
+  void X1_anAttemptPastTheEnginesTimeoutBudgetIsAnswered504() throws Exception {
+    RawServer upstream = closed(RawServer.start());
+    Hostpace engine = closed(Hostpace.builder().limitsForEveryHost(Limits.inFlight(4))
+        .timeoutPolicy(io.hostpace.timeout.TimeoutPolicy.fixed(java.time.Duration.ofMillis(300))).build());
+    HostpaceProxy proxy = proxy(engine, "/hang=" + upstream.uri("/hang"));
+
+    HttpResponse<String> answer = get(proxy, "/hang");
+    assertThat(answer.statusCode()).isEqualTo(504);
+    assertThat(answer.body()).startsWith("hostpace proxy: the upstream 127.0.0.1 did not answer: ");
+  }
+
+  @Test
   void X2_anAnswersBodyIsStreamedThroughWholeAndUnchanged() throws Exception {
     long size = 48L * 1024 * 1024;
     TestServer upstream = closed(TestServer.start((request, exchange) -> {
