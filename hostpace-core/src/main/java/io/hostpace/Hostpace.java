@@ -277,12 +277,12 @@ public final class Hostpace implements AutoCloseable {
       return;
     }
     scheduler.beginClose();
-    ProbeSender probing = probes;
-    if (probing != null) {
-      probing.close();
-    }
     for (Call<?> call : scheduler.close()) {
       call.result.completeExceptionally(new HostpaceClosedException(call.uri()));
+    }
+    ProbeSender probing = probes;
+    if (probing != null) {
+      probing.close(); // the calls that waited for a probe come to the closed queues, which fail them
     }
   }
 

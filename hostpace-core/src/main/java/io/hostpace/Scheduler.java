@@ -475,7 +475,9 @@ final class Scheduler implements Settlement {
     if (local != null && local.submit(call, hostKey, key, opening)) {
       return true;
     }
-    if (!closing && !lock.tryLock()) {
+    if (closing) {
+      lock.lock(); // no hand-over once closing: the close decides whether it is queued or fails
+    } else if (!lock.tryLock()) {
       if (handOver(new Arrival(call, hostKey, key, opening))) {
         return true;
       }

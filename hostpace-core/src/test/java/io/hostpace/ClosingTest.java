@@ -157,6 +157,39 @@ class ClosingTest {
   }
 
   @Test
+  void T8_aCallWaitingForAProbeOutEndsAtTheClose() {
+    // The probe never answers: its budget of 30 s would end it, but the call that waits for it
+    // is ended by the close, as every call that waits is. (It once waited for the probe's end, and
+    // then came to the closing engine, which released a lock it had not taken: the call waited for
+    // good.)
+    Probe silent = new Probe() {
+      @Override
+      public Exchange<?> exchange(URI seen, String userAgent) {
+        return server.new FakeExchange(seen.resolve("/"), "HEAD", true);
+      }
+    };
+    Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
+        .timeoutPolicy(TimeoutPolicy.adaptive(AdaptiveTimeouts.builder().failFastAfter(1)
+            .coolDown(Duration.ofMillis(200), Duration.ofSeconds(10)).probe(Duration.ofSeconds(30)).build()))
+        .probe(silent).build();
+    server.script(exchange -> exchange.method.equals("HEAD") ? Reply.never()
+        : Reply.fail(new UncheckedIOException(new ConnectException("Connection refused"))).after(Duration.ofMillis(5)));
+    engine.execute(server.get("http://dead.test/sparql?q=1"));
+    time.advance(Duration.ofMillis(400)); // down, its probe out since 205 ms
+    CompletableFuture<Response> waiting = engine.execute(server.get("http://dead.test/sparql?q=2"));
+    time.advance(Duration.ofMillis(100));
+    assertThat(waiting).isNotDone();
+
+    engine.close();
+
+    assertThat(waiting).isCompletedExceptionally();
+    assertThatThrownBy(waiting::join).hasCauseInstanceOf(HostpaceClosedException.class);
+    // The probe in flight goes on to its end, which changes nothing more.
+    time.runUntilIdle(Duration.ofMinutes(5));
+    assertThat(server.log).hasSize(2);
+  }
+
+  @Test
   void T8_closingTwiceDoesNothingMore() {
     Hostpace engine = engine().build();
     CompletableFuture<Response> call = engine.execute(server.get("http://a.test/"));

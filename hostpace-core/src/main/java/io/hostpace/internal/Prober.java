@@ -6,6 +6,8 @@ import io.hostpace.timeout.TimeoutPolicy;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.hostpace.Clock;
 import io.hostpace.Timer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -332,10 +334,11 @@ public final class Prober<S> {
 
   /**
    * Probes nothing more: the timers of the next probes are cancelled, and the requests that wait
-   * for a probe out go on waiting for its end, which its engine brings about. Closing again does
-   * nothing.
+   * for a probe out go on at once, to the closing engine that ends them; the probe itself goes on
+   * to its end, which changes nothing more. Closing again does nothing.
    */
   public void close() {
+    List<CompletableFuture<@Nullable Void>> waits = new ArrayList<>();
     lock.lock();
     try {
       closed = true;
@@ -344,9 +347,15 @@ public final class Prober<S> {
           entry.timer.cancel();
           entry.timer = null;
         }
+        if (entry.out != null) {
+          waits.add(entry.out);
+        }
       }
     } finally {
       lock.unlock();
+    }
+    for (CompletableFuture<@Nullable Void> wait : waits) {
+      wait.complete(null);
     }
   }
 
