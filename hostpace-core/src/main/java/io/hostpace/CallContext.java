@@ -171,14 +171,15 @@ public final class CallContext {
      * Sets the statuses to retry after the fallback delay, besides 504, when a retry count is set
      * (SPEC T2), replacing those set before; none unless set.
      *
-     * @throws IllegalArgumentException naming a status that is not 100 to 599
+     * @throws IllegalArgumentException naming a status that is not 400 to 599: only an error may
+     *     ask for another try, and an answer that succeeded is never sent again
      */
     public Builder retryStatuses(Set<Integer> statuses) {
       Objects.requireNonNull(statuses, "statuses");
       for (Integer status : statuses) {
         Objects.requireNonNull(status, "statuses must not contain null");
-        if (status < 100 || status > 599) {
-          throw new IllegalArgumentException("retry status must be 100 to 599, got " + status);
+        if (status < 400 || status > 599) {
+          throw new IllegalArgumentException("retry status must be an error, 400 to 599, got " + status);
         }
       }
       retryStatuses.clear();
@@ -189,14 +190,11 @@ public final class CallContext {
     /**
      * Sets the delay before a retry of SPEC T2, replacing the one set before; 1 s unless set.
      *
-     * @throws IllegalArgumentException when {@code delay} is negative
+     * @throws IllegalArgumentException when {@code delay} is negative or over a year
      */
     public Builder retryFallbackDelay(Duration delay) {
       Objects.requireNonNull(delay, "delay");
-      if (delay.isNegative()) {
-        throw new IllegalArgumentException("retry fallback delay must not be negative, got " + delay);
-      }
-      this.retryFallbackDelay = delay;
+      this.retryFallbackDelay = Durations.zeroToAYear(delay, "retry fallback delay");
       return this;
     }
 

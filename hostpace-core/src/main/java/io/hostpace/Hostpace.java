@@ -15,6 +15,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
@@ -604,12 +605,22 @@ public final class Hostpace implements AutoCloseable {
      * Sets the User-Agent adapters send on requests that name none (SPEC U1), replacing the one
      * set before; {@link Hostpace#DEFAULT_USER_AGENT} unless set.
      *
-     * @throws IllegalArgumentException when {@code userAgent} is blank
+     * @throws IllegalArgumentException when {@code userAgent} is blank, or has a character a
+     *     header's value cannot carry on every client: a control character (a line break, which
+     *     would end the header) or one outside printable ASCII
      */
     public Builder userAgent(String userAgent) {
       Objects.requireNonNull(userAgent, "userAgent");
       if (userAgent.isBlank()) {
         throw new IllegalArgumentException("user agent must not be blank");
+      }
+      for (int i = 0; i < userAgent.length(); i++) {
+        char c = userAgent.charAt(i);
+        if (c < 0x20 && c != '\t' || c > 0x7e) {
+          throw new IllegalArgumentException(String.format(Locale.ROOT,
+              "user agent must be printable ASCII, as every client sends a header's value: character %d is U+%04X",
+              i + 1, (int) c));
+        }
       }
       this.userAgent = userAgent;
       return this;

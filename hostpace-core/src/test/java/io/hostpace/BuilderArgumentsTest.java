@@ -89,14 +89,22 @@ class BuilderArgumentsTest {
         row("forgetIdleAfter 366 days", () -> Hostpace.builder().forgetIdleAfter(Duration.ofDays(366)),
             "forget idle after must be at most a year, got PT8784H"),
         row("userAgent blank", () -> Hostpace.builder().userAgent(" "), "user agent must not be blank"),
+        row("userAgent with a line break", () -> Hostpace.builder().userAgent("my-app/1.0\r\nX-Injected: yes"),
+            "user agent must be printable ASCII, as every client sends a header's value: character 11 is U+000D"),
+        row("userAgent not ASCII", () -> Hostpace.builder().userAgent("Café-bot/1.0"),
+            "user agent must be printable ASCII, as every client sends a header's value: character 4 is U+00E9"),
         // CallContext.Builder
         row("context retries -1", () -> CallContext.builder().retries(-1), "retries must be zero or more, got -1"),
         row("context retryStatuses 99", () -> CallContext.builder().retryStatuses(Set.of(99)),
-            "retry status must be 100 to 599, got 99"),
+            "retry status must be an error, 400 to 599, got 99"),
+        row("context retryStatuses 200", () -> CallContext.builder().retryStatuses(Set.of(200)),
+            "retry status must be an error, 400 to 599, got 200"),
         row("context retryStatuses 600", () -> CallContext.builder().retryStatuses(Set.of(600)),
-            "retry status must be 100 to 599, got 600"),
+            "retry status must be an error, 400 to 599, got 600"),
         row("context retryFallbackDelay -1 ms", () -> CallContext.builder().retryFallbackDelay(Duration.ofMillis(-1)),
-            "retry fallback delay must not be negative, got PT-0.001S"));
+            "retry fallback delay must not be negative, got PT-0.001S"),
+        row("context retryFallbackDelay 200,000 days", () -> CallContext.builder().retryFallbackDelay(Duration.ofDays(200_000)),
+            "retry fallback delay must be at most a year, got PT4800000H"));
   }
 
   /** A row: the setter as the test's name says it, the call, and the exception's message. */
