@@ -17,6 +17,11 @@ import java.util.function.Supplier;
  */
 final class EngineFromProperties {
 
+  /** The most retries {@code hostpace.retries} takes: the command line's bound, for one file that serves both. */
+  static final int MAX_RETRIES = 100;
+  /** The budget of an attempt where {@code hostpace.timeout-policy} is set and {@code hostpace.timeout} is not. */
+  static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
+
   private final HostpaceProperties properties;
 
   EngineFromProperties(HostpaceProperties properties) {
@@ -41,15 +46,24 @@ final class EngineFromProperties {
     }
     Integer retries = properties.getRetries();
     if (retries != null) {
-      named("hostpace.retries", () -> builder.retries(retries));
+      named("hostpace.retries", () -> {
+        if (retries > MAX_RETRIES) {
+          // as the command line's --retries, so that one file serves both
+          throw new IllegalArgumentException("retries must be 0 to " + MAX_RETRIES + ", got " + retries);
+        }
+        return builder.retries(retries);
+      });
     }
     Duration retryDelayLimit = properties.getRetryDelayLimit();
     if (retryDelayLimit != null) {
       named("hostpace.retry-delay-limit", () -> builder.retryDelayLimit(retryDelayLimit));
     }
-    HostpaceProperties.TimeoutPolicyName policy = properties.getTimeoutPolicy();
+    Duration timeout = properties.getTimeout();
+    HostpaceProperties.TimeoutPolicyName named = properties.getTimeoutPolicy();
+    // A timeout given alone budgets every attempt, as the command line's --timeout does.
+    HostpaceProperties.TimeoutPolicyName policy = named == null && timeout != null ? HostpaceProperties.TimeoutPolicyName.FIXED : named;
     if (policy != null) {
-      builder.timeoutPolicy(named("hostpace.timeout", () -> timeoutPolicy(policy, properties.getTimeout())));
+      builder.timeoutPolicy(named("hostpace.timeout", () -> timeoutPolicy(policy, timeout != null ? timeout : DEFAULT_TIMEOUT)));
     }
     String userAgent = properties.getUserAgent();
     if (userAgent != null) {

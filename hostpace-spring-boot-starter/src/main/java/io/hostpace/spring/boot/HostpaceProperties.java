@@ -53,13 +53,17 @@ public class HostpaceProperties {
   /**
    * How the engine budgets each attempt's time: fixed (every attempt gets hostpace.timeout) or
    * adaptive (each endpoint's budget follows what its answers took, up to hostpace.timeout).
-   * Unset: the engine sets no budget, and the clients' own timeouts hold.
+   * Unset: fixed when hostpace.timeout is set (as the command line's --timeout alone), else the
+   * engine sets no budget, and the clients' own timeouts hold.
    */
   private @Nullable TimeoutPolicyName timeoutPolicy;
 
-  /** The budget of an attempt under timeout-policy, the most under adaptive; seconds without a unit. */
+  /**
+   * The budget of an attempt under timeout-policy, the most under adaptive (60 s when only the
+   * policy is set); given alone, every attempt's under a fixed policy. Seconds without a unit.
+   */
   @DurationUnit(ChronoUnit.SECONDS)
-  private Duration timeout = Duration.ofSeconds(60);
+  private @Nullable Duration timeout;
 
   /** The User-Agent of requests that set none (hostpace's own unless set). */
   private @Nullable String userAgent;
@@ -183,13 +187,13 @@ public class HostpaceProperties {
     this.timeoutPolicy = timeoutPolicy;
   }
 
-  /** The budget of an attempt under the timeout policy. */
-  public Duration getTimeout() {
+  /** The budget of an attempt under the timeout policy, or null when not set. */
+  public @Nullable Duration getTimeout() {
     return timeout;
   }
 
   /** Sets the budget of an attempt under the timeout policy. */
-  public void setTimeout(Duration timeout) {
+  public void setTimeout(@Nullable Duration timeout) {
     this.timeout = timeout;
   }
 

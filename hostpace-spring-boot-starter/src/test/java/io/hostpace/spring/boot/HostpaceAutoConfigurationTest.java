@@ -158,7 +158,18 @@ class HostpaceAutoConfigurationTest {
   }
 
   @Test
-  void I6_theTimeoutPolicyIsTheEnginesOnlyWhenOneIsNamed() {
+  void I6_aTimeoutGivenAloneBudgetsEveryAttemptAsTheCommandLinesDoesAndRetriesAreBoundedAsThere() {
+    runner.withPropertyValues("hostpace.timeout=30s")
+        .run(context -> assertThat(context.getBean(Hostpace.class).timeoutPolicy())
+            .isNotNull().extracting(Object::toString).asString().contains("fixed"));
+    runner.withPropertyValues("hostpace.retries=500")
+        .run(context -> assertThat(failure(context)).isEqualTo("hostpace.retries: retries must be 0 to 100, got 500"));
+    runner.withPropertyValues("hostpace.retries=100")
+        .run(context -> assertThat(context.getBean(Hostpace.class).retries()).isEqualTo(100));
+  }
+
+  @Test
+  void I6_theTimeoutPolicyIsTheEnginesOnlyWhenOneIsNamedOrATimeoutGiven() {
     runner.withPropertyValues("hostpace.timeout-policy=adaptive", "hostpace.timeout=20")
         .run(context -> assertThat(context.getBean(Hostpace.class).timeoutPolicy()).isNotNull());
     runner.withPropertyValues("hostpace.timeout-policy=fixed", "hostpace.timeout=0s")
