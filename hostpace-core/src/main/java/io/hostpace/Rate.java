@@ -12,14 +12,18 @@ import java.time.Duration;
  * never more than a server that counts "100 a minute" accepts.
  *
  * @param permits how many starts the interval allows, 1 to 100,000
- * @param per the interval, positive
+ * @param per the interval, positive, at most about 146 years (half what a long counts in nanoseconds)
  */
 public record Rate(int permits, Duration per) {
 
   /** The largest burst a rate may allow. */
   public static final int MAX_PERMITS = 100_000;
 
-  private static final Duration LONGEST = Duration.ofNanos(Long.MAX_VALUE);
+  /**
+   * The longest interval, about 146 years: the engine adds an interval to a time in nanoseconds of
+   * a long, which a longer one would overflow (as {@link #perSecond} bounds it).
+   */
+  private static final Duration LONGEST = Duration.ofNanos(Long.MAX_VALUE / 2);
 
   /** Validates the fields. */
   public Rate {
@@ -35,8 +39,7 @@ public record Rate(int permits, Duration per) {
       throw new IllegalArgumentException("rate interval must be positive, got " + per);
     }
     if (per.compareTo(LONGEST) > 0) {
-      // The engine counts in nanoseconds of a long.
-      throw new IllegalArgumentException("rate interval is too long: " + per);
+      throw new IllegalArgumentException("rate interval is too long: " + per + ", at most " + LONGEST);
     }
   }
 

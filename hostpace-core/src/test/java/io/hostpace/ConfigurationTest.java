@@ -29,6 +29,10 @@ class ConfigurationTest {
   void aRateNeedsAPermitAndAPositiveInterval() {
     assertThatThrownBy(() -> Rate.of(0, Duration.ofSeconds(1))).hasMessageContaining("permits must be at least 1, got 0");
     assertThatThrownBy(() -> Rate.of(1, Duration.ZERO)).hasMessageContaining("interval must be positive");
+    // An interval the engine's times in nanoseconds would overflow as it paces: refused, not taken for no rate.
+    assertThatThrownBy(() -> Rate.of(1, Duration.ofNanos(Long.MAX_VALUE)))
+        .hasMessage("rate interval is too long: PT2562047H47M16.854775807S, at most PT1281023H53M38.427387903S");
+    assertThat(Rate.of(1, Duration.ofNanos(Long.MAX_VALUE / 2)).per()).isEqualTo(Duration.ofNanos(Long.MAX_VALUE / 2));
   }
 
   @Test
