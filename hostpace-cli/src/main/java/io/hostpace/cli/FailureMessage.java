@@ -82,14 +82,6 @@ final class FailureMessage {
 
   /** The first of {@code failure} and its causes that is a {@code kind}, or null. */
   static <E extends Throwable> @Nullable E cause(Throwable failure, Class<E> kind) {
-    for (Throwable t = failure; t != null; t = t.getCause()) {
-      if (kind.isInstance(t)) {
-        return kind.cast(t);
-      }
-      if (t.getCause() == t) {
-        break;
-      }
-    }
-    return null;
+    return ExchangeFailures.cause(failure, kind);
   }
 }

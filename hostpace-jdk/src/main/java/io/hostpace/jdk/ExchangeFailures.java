@@ -99,8 +99,8 @@ public final class ExchangeFailures {
     return java.math.BigDecimal.valueOf(duration.toNanos()).movePointLeft(9).stripTrailingZeros().toPlainString();
   }
 
-  /** The first of {@code failure} and its causes that is a {@code kind}, or null. */
-  static <E extends Throwable> @Nullable E cause(Throwable failure, Class<E> kind) {
+  /** The first of {@code failure} and its causes that is a {@code kind}, or null: how each kind above is looked for. */
+  public static <E extends Throwable> @Nullable E cause(Throwable failure, Class<E> kind) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
       if (kind.isInstance(t)) {
         return kind.cast(t);
