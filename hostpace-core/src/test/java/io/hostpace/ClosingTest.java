@@ -27,6 +27,16 @@ class ClosingTest {
     return Hostpace.builder().time(time);
   }
 
+  /** A probe of HEAD / to the server, which answers it as its script says. */
+  Probe headOfRoot() {
+    return new Probe() {
+      @Override
+      public Exchange<?> exchange(URI seen, String userAgent) {
+        return server.new FakeExchange(seen.resolve("/"), "HEAD", true);
+      }
+    };
+  }
+
   @Test
   void T8_aCallMadeAfterTheCloseFailsAtOnceAndTheMessageShowsNoPathNorQuery() {
     Hostpace engine = engine().build();
@@ -129,16 +139,10 @@ class ClosingTest {
 
   @Test
   void T8_aClosedEngineSendsNoMoreProbes() {
-    Probe head = new Probe() {
-      @Override
-      public Exchange<?> exchange(URI seen, String userAgent) {
-        return server.new FakeExchange(seen.resolve("/"), "HEAD", true);
-      }
-    };
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
         .timeoutPolicy(TimeoutPolicy.adaptive(AdaptiveTimeouts.builder().defaultBudget(Duration.ofSeconds(60))
             .probe(Duration.ofSeconds(2)).build()))
-        .probe(head).build();
+        .probe(headOfRoot()).build();
     server.script(exchange -> Reply.fail(new UncheckedIOException(new ConnectException("Connection refused")))
         .after(Duration.ofMillis(5)));
     for (int i = 0; i < 3; i++) { // down, its probe due at the end of a cool-down of 1 s (SPEC D6)
@@ -162,16 +166,10 @@ class ClosingTest {
     // is ended by the close, as every call that waits is. (It once waited for the probe's end, and
     // then came to the closing engine, which released a lock it had not taken: the call waited for
     // good.)
-    Probe silent = new Probe() {
-      @Override
-      public Exchange<?> exchange(URI seen, String userAgent) {
-        return server.new FakeExchange(seen.resolve("/"), "HEAD", true);
-      }
-    };
     Hostpace engine = Hostpace.builder().widenFirstContact(false).time(time)
         .timeoutPolicy(TimeoutPolicy.adaptive(AdaptiveTimeouts.builder().failFastAfter(1)
             .coolDown(Duration.ofMillis(200), Duration.ofSeconds(10)).probe(Duration.ofSeconds(30)).build()))
-        .probe(silent).build();
+        .probe(headOfRoot()).build();
     server.script(exchange -> exchange.method.equals("HEAD") ? Reply.never()
         : Reply.fail(new UncheckedIOException(new ConnectException("Connection refused"))).after(Duration.ofMillis(5)));
     engine.execute(server.get("http://dead.test/sparql?q=1"));

@@ -15,6 +15,7 @@ import io.hostpace.RandomWorkload.Workload;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Function;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
@@ -74,11 +75,7 @@ class FleetWorkloadPropertiesTest {
             new CallSpec(0, false, 0, List.of(slow), null, true),
             new CallSpec(0, false, 0, List.of(slow), null, true),
             new CallSpec(0, true, 0, List.of(quick), null, true)))));
-    Processes processes = Processes.of(workload);
-    assertThat(processes.inFlightProblems()).as(processes::trace).isEmpty();
-    for (Run run : processes.runs) {
-      assertThat(run.completionProblems()).as(processes::trace).isEmpty();
-    }
+    assertFleetWide(workload, Processes::inFlightProblems);
   }
 
   @Property
@@ -106,11 +103,7 @@ class FleetWorkloadPropertiesTest {
             List.of(new CallSpec(0, false, 0, List.of(refused), null, true))),
         new Workload(new EngineSpec(null, null, false, 0, new KnownQuota(0, 1, 500), null), hosts, groups, null,
             List.of(new CallSpec(0, false, 0, List.of(accepted), null, true)))));
-    Processes processes = Processes.of(workload);
-    assertThat(processes.rateProblems()).as(processes::trace).isEmpty();
-    for (Run run : processes.runs) {
-      assertThat(run.completionProblems()).as(processes::trace).isEmpty();
-    }
+    assertFleetWide(workload, Processes::rateProblems);
   }
 
   @Example
@@ -130,11 +123,7 @@ class FleetWorkloadPropertiesTest {
         new Workload(engine, hosts, groups, null, List.of(
             new CallSpec(0, false, 100, List.of(accepted), 260, true),
             new CallSpec(0, false, 100, List.of(accepted), null, true)))));
-    Processes processes = Processes.of(workload);
-    assertThat(processes.rateProblems()).as(processes::trace).isEmpty();
-    for (Run run : processes.runs) {
-      assertThat(run.completionProblems()).as(processes::trace).isEmpty();
-    }
+    assertFleetWide(workload, Processes::rateProblems);
   }
 
   @Example
@@ -154,11 +143,7 @@ class FleetWorkloadPropertiesTest {
         new Workload(engine, hosts, groups, null, List.of(
             new CallSpec(0, false, 0, List.of(new Reply(429, "0.25", 400, false, false)), null, true),
             new CallSpec(0, false, 0, List.of(accepted), null, true)))));
-    Processes processes = Processes.of(workload);
-    assertThat(processes.rateProblems()).as(processes::trace).isEmpty();
-    for (Run run : processes.runs) {
-      assertThat(run.completionProblems()).as(processes::trace).isEmpty();
-    }
+    assertFleetWide(workload, Processes::rateProblems);
   }
 
   @Property
@@ -166,6 +151,15 @@ class FleetWorkloadPropertiesTest {
     Processes processes = Processes.of(workload);
     if (workload.fleet().downForMillis() == 0) {
       assertThat(processes.rateProblems()).as(processes::trace).isEmpty();
+    }
+  }
+
+  /** The examples' check: run on the processes of one fleet, {@code fleetWide} finds nothing, and every call of each ended. */
+  private static void assertFleetWide(FleetWorkload workload, Function<Processes, List<String>> fleetWide) {
+    Processes processes = Processes.of(workload);
+    assertThat(fleetWide.apply(processes)).as(processes::trace).isEmpty();
+    for (Run run : processes.runs) {
+      assertThat(run.completionProblems()).as(processes::trace).isEmpty();
     }
   }
 }
