@@ -25,6 +25,11 @@ final class RunAndWall {
   private boolean wallEnded;
   /** Whether a quota was learned from a wall before: the host's first wall is no longer to come. */
   private boolean learned;
+  /**
+   * Whether the run began with the answer that ended a wall of a window's length: its first start
+   * lies at a boundary, so the run is no window's tail and the next one's head.
+   */
+  private boolean runFromWallsEnd;
 
   /** Nothing seen yet. */
   RunAndWall() {}
@@ -85,8 +90,12 @@ final class RunAndWall {
    * An answer accepted while no quota is followed, of a request started at {@code startedAt},
    * answered at {@code now}; true when it ended a window's wall: a run of at least
    * {@value WindowQuota#MIN_PERMITS} accepted, then a wall of at least as many refusals lasting at
-   * least {@link #shortestWall()} and longer than the run took. The run and the wall are then kept
-   * for the quota to read, and this host's first wall is no longer to come.
+   * least {@link #shortestWall()} and longer than the run took, or any length after a run of
+   * {@value WindowQuota#ROUND_MIN_PERMITS} or more begun by the answer that ended such a wall (a
+   * run another limit paced slower than the host's windows allow, two a second at 60 a minute,
+   * takes longer than its wall; one that spans a boundary, as the host's first may, holds more than
+   * the quota, so the first is no proof). The run and the wall are then kept for the quota to read,
+   * and this host's first wall is no longer to come.
    */
   boolean accepted(long now, long startedAt) {
     if (wallRefusals > 0 && startedAt - wallLastRefusedStart <= WindowQuota.SAME_BURST_NANOS) {
@@ -103,13 +112,16 @@ final class RunAndWall {
           && runAccepted >= WindowQuota.MIN_PERMITS
           && (now - wallFrom) / 1e9 >= shortestWall()
           && wallFrom - runLastAnswer >= 0
-          && runLastAnswer - runFirstStart < now - wallFrom;
+          && (runLastAnswer - runFirstStart < now - wallFrom
+              || runFromWallsEnd && runAccepted >= WindowQuota.ROUND_MIN_PERMITS);
       if (window) {
         learned = true;
         wallRefusals = 0;
         return true;
       }
       wallEnded |= wallRefusals >= 2;
+      runFromWallsEnd = wallRefusals >= WindowQuota.MIN_PERMITS
+          && (now - wallFrom) / 1e9 >= WindowQuota.MIN_WALL_SECONDS;
       wallRefusals = 0;
       runAccepted = 0;
     }
@@ -123,6 +135,7 @@ final class RunAndWall {
   /** The quota followed was dropped: a run begins afresh with the next accepted answer. */
   void quotaDropped() {
     runAccepted = 0;
+    runFromWallsEnd = false;
   }
 
   /**

@@ -14,7 +14,9 @@ import org.jspecify.annotations.Nullable;
  * {@value #MIN_PERMITS} accepted answers, then a <em>wall</em> of at least {@value #MIN_PERMITS}
  * refusals lasting at least {@value #MIN_WALL_SECONDS} s (the host's first after a run of
  * {@value #ROUND_MIN_PERMITS} or more: whatever ends at its first probe, {@link RunAndWall})
- * and longer than the run took, ended by an accepted answer. A token bucket answers a refused
+ * and longer than the run took (unless the run, of {@value #ROUND_MIN_PERMITS} or more, began at
+ * the end of such a wall: another limit may have paced it slower than the windows allow), ended
+ * by an accepted answer. A token bucket answers a refused
  * client within one token's time once it slows down, so it builds no such wall; one that it does
  * build (a bucket in debt, or one of a large burst's first wall) teaches a quota
  * that the next refusals undo. While the wall lasts, its end is probed each time twice as far from

@@ -95,4 +95,37 @@ class RunAndWallTest {
     seen.runAgain(10, at(0));
     assertThat(seen.wallInterval(from + 100_000_000L, false)).as("a wall after one that ended").isEqualTo(100_000_000L);
   }
+
+  /** A run of {@code count} accepted starts {@code every} seconds apart from {@code from}, then refusals at {@code wall}. */
+  boolean runThenWall(double from, int count, double every, double... wall) {
+    boolean window = false;
+    for (int i = 0; i < count; i++) {
+      window |= accepted(from + every * i);
+    }
+    for (double t : wall) {
+      refused(t);
+    }
+    return window;
+  }
+
+  @Test
+  void R11_aRunBegunByTheEndOfAWindowsWallIsAWindowsThoughItTookLongerThanTheWallAfterIt() {
+    // Two a second, given by the user, at a host allowing 60 a minute from 17.4 s: the first run
+    // spans a boundary (95 accepted in 47 s), and its wall (39 s) is no proof.
+    assertThat(runThenWall(0, 95, 0.5, 47.5, 48, 52, 57, 67)).isFalse();
+    // Begun at that wall's end, the next run is one window's: 60 in 30 s, then a wall of 21 s.
+    assertThat(runThenWall(86.45, 60, 0.51, 117, 117.9, 119.6, 122.2, 127.4)).as("the wall's end began the run").isFalse();
+
+    assertThat(accepted(137.8)).isTrue();
+    assertThat(seen.runAccepted()).isEqualTo(60);
+    assertThat(seen.runFirstStart()).isEqualTo(at(86.45));
+  }
+
+  @Test
+  void R11_aRunOfFewerThanTenBegunByAWallsEndThatTookLongerThanTheWallAfterItIsNoWindows() {
+    assertThat(runThenWall(0, 95, 0.5, 47.5, 48, 52, 57, 67)).isFalse();
+    assertThat(runThenWall(86.45, 9, 3, 117, 117.9, 119.6, 122.2, 127.4)).isFalse();
+
+    assertThat(accepted(137.8)).as("a bucket in debt refills a few in a wall's time").isFalse();
+  }
 }

@@ -82,7 +82,7 @@ class PacingSimulationTest {
       "fixed-window-90, 1.00, 25, 5.3, 3.1, 0",
       "fixed-window-offset, 1.00, 25, 4.0, 4.0, 0",
       "fixed-window-own-phase, 1.00, 29, 4.6, 3.1, 0",
-      "fixed-window-guessed, 0.86, 18, 2.9, 2.9, 0",
+      "fixed-window-guessed, 0.86, 16, 2.6, 2.6, 0",
       "fixed-window-second, 0.90, 10, 1.6, 0.2, 0",
       "rate-steps, 0.90, 16, 1.3, 1.1, 0",
       "limiter-retry-after, 0.93, 8, 9.1, 3.1, 0",
