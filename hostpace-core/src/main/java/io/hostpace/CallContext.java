@@ -175,13 +175,7 @@ public final class CallContext {
      *     ask for another try, and an answer that succeeded is never sent again
      */
     public Builder retryStatuses(Set<Integer> statuses) {
-      Objects.requireNonNull(statuses, "statuses");
-      for (Integer status : statuses) {
-        Objects.requireNonNull(status, "statuses must not contain null");
-        if (status < 400 || status > 599) {
-          throw new IllegalArgumentException("retry status must be an error, 400 to 599, got " + status);
-        }
-      }
+      ErrorStatuses.check(Objects.requireNonNull(statuses, "statuses"), "statuses", "retry status");
       retryStatuses.clear();
       retryStatuses.addAll(statuses);
       return this;

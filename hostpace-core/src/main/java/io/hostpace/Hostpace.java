@@ -573,7 +573,8 @@ public final class Hostpace implements AutoCloseable {
      * without {@code Retry-After} (429 and 503 unless set), {@code withRetryAfter} only when it
      * carries one (405 unless set, as DBpedia sends). SPEC R1.
      *
-     * @throws IllegalArgumentException naming a status that is not 100 to 599
+     * @throws IllegalArgumentException naming a status that is not 400 to 599: only an error may
+     *     be a refusal
      */
     public Builder refusalStatuses(Set<Integer> always, Set<Integer> withRetryAfter) {
       return refusalStatuses(RefusalStatuses.of(always, withRetryAfter));
