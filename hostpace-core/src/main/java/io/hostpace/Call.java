@@ -144,6 +144,15 @@ final class Call<R> implements Runnable {
   }
 
   /**
+   * The failure of this call ended by a closed engine (SPEC T8), saying whether an attempt of it
+   * was sent: each attempt after the first counts one more. Read under what guards {@code attempt},
+   * or once the scheduler let the call go.
+   */
+  HostpaceClosedException closed() {
+    return new HostpaceClosedException(exchange.uri(), attempt > 1);
+  }
+
+  /**
    * The scheduler started this call's attempt: hand the sending to the call's executor. On the
    * {@link Trampoline}, that is the thread delivering it: its owner, another thread as its share,
    * or the timer for an owner that did not come back (SPEC P13).
@@ -407,7 +416,7 @@ final class Call<R> implements Runnable {
     if (verdict.retries()) {
       if (settlement.closing()) {
         // closed while it was judged: ended by the engine, or queued again as the engine ended what waited (SPEC T8)
-        result.completeExceptionally(new HostpaceClosedException(exchange.uri()));
+        result.completeExceptionally(new HostpaceClosedException(exchange.uri(), true));
       }
       return;
     }

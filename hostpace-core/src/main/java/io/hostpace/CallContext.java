@@ -1,5 +1,6 @@
 package io.hostpace;
 
+import io.hostpace.internal.Redaction;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
@@ -114,9 +115,20 @@ public final class CallContext {
     /**
      * Sets the kind of query, for the timeout policy: a stage or query name (SPEC D1), replacing
      * the kind set before; {@code ""} unless set.
+     *
+     * @throws IllegalArgumentException naming the kind when it has a character that would break
+     *     the line or the field it is written in (a log, a metric's tag, a tab-separated file): a
+     *     control character (a line break, a tab), a format character (a bidi override) or a line
+     *     or paragraph separator
      */
     public Builder kind(String kind) {
-      this.kind = Objects.requireNonNull(kind, "kind");
+      Objects.requireNonNull(kind, "kind");
+      String shown = Redaction.printable(kind); // escapes exactly the characters refused here
+      if (!shown.equals(kind)) {
+        throw new IllegalArgumentException("kind '" + shown
+            + "' is not a label on one line: expected no control, format or line-separating character");
+      }
+      this.kind = kind;
       return this;
     }
 
@@ -175,13 +187,7 @@ public final class CallContext {
      *     ask for another try, and an answer that succeeded is never sent again
      */
     public Builder retryStatuses(Set<Integer> statuses) {
-      Objects.requireNonNull(statuses, "statuses");
-      for (Integer status : statuses) {
-        Objects.requireNonNull(status, "statuses must not contain null");
-        if (status < 400 || status > 599) {
-          throw new IllegalArgumentException("retry status must be an error, 400 to 599, got " + status);
-        }
-      }
+      ErrorStatuses.check(Objects.requireNonNull(statuses, "statuses"), "statuses", "retry status");
       retryStatuses.clear();
       retryStatuses.addAll(statuses);
       return this;

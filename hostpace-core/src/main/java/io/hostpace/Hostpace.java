@@ -255,7 +255,7 @@ public final class Hostpace implements AutoCloseable {
     QueueKey key = limits.queueKey(hostKey, context);
     if (!scheduler.submit(call, hostKey, key, opening == 0 || limits.told(hostKey, context, key) ? 0 : opening)) {
       // closed since the call was made, or while it waited for a probe (SPEC T8)
-      call.result.completeExceptionally(new HostpaceClosedException(call.uri()));
+      call.result.completeExceptionally(call.closed());
       return;
     }
     if (call.result.isDone()) {
@@ -279,7 +279,7 @@ public final class Hostpace implements AutoCloseable {
     }
     scheduler.beginClose();
     for (Call<?> call : scheduler.close()) {
-      call.result.completeExceptionally(new HostpaceClosedException(call.uri()));
+      call.result.completeExceptionally(call.closed());
     }
     ProbeSender probing = probes;
     if (probing != null) {
@@ -573,7 +573,8 @@ public final class Hostpace implements AutoCloseable {
      * without {@code Retry-After} (429 and 503 unless set), {@code withRetryAfter} only when it
      * carries one (405 unless set, as DBpedia sends). SPEC R1.
      *
-     * @throws IllegalArgumentException naming a status that is not 100 to 599
+     * @throws IllegalArgumentException naming a status that is not 400 to 599: only an error may
+     *     be a refusal
      */
     public Builder refusalStatuses(Set<Integer> always, Set<Integer> withRetryAfter) {
       return refusalStatuses(RefusalStatuses.of(always, withRetryAfter));

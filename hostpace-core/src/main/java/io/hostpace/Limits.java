@@ -62,7 +62,9 @@ public record Limits(@Nullable Integer inFlight, @Nullable Rate rate) {
    * gives them: {@code inFlight:N} (a whole number, at least 1), {@code perSecond:R} (a positive
    * decimal), {@code rate:N/PERIOD} (N starts per period, allowing that burst; the period a
    * number and a unit of {@code ms}, {@code s}, {@code m} or {@code h}, the number optional:
-   * {@code rate:100/m}, {@code rate:2/s}, {@code rate:10/500ms}).
+   * {@code rate:100/m}, {@code rate:2/s}, {@code rate:10/500ms}). Numbers are ASCII digits and,
+   * in a decimal, a point ({@code 0.5}); a sign, an exponent or another script's digits are
+   * refused.
    *
    * <pre>{@code Limits.parse("inFlight:1,perSecond:1")   // one at a time, one a second}</pre>
    *

@@ -5,13 +5,23 @@ import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Reads {@code inFlight:1,perSecond:0.5} or {@code rate:100/m}; see {@link Limits#parse(String)}.
- * A message repeats what it was given on one line, its control characters escaped.
+ * A message repeats what it was given on one line, its control characters escaped. Numbers are
+ * ASCII digits, with a decimal point where a fraction may be: no sign but a minus (refused as out
+ * of range, naming the value), no exponent, no other script's digits, which the JDK's parsers
+ * would all take.
  */
 final class LimitsParser {
+
+  /** A whole number as text may write one; a minus only so that it is refused as below 1. */
+  private static final Pattern WHOLE = Pattern.compile("-?[0-9]+");
+
+  /** A decimal as text may write one: {@code 2}, {@code 0.5}, {@code .5}, {@code 2.}. */
+  private static final Pattern DECIMAL = Pattern.compile("-?([0-9]+\\.?[0-9]*|\\.[0-9]+)");
 
   private final String spec;
 
@@ -88,18 +98,18 @@ final class LimitsParser {
     return bad("limit " + name + " is given twice");
   }
 
-  /** Whether {@code value} is a whole number an {@code int} cannot hold only because it is too large. */
-  private static boolean digits(String value) {
-    return value.matches("\\+?[0-9]+");
-  }
-
   private static int inFlight(String value) {
+    if (!WHOLE.matcher(value).matches()) {
+      throw bad("inFlight '" + value + "' is not a whole number");
+    }
     int parsed;
     try {
       parsed = Integer.parseInt(value);
-    } catch (NumberFormatException e) {
-      throw bad(digits(value) ? "inFlight " + value + " is too large: at most " + Integer.MAX_VALUE
-          : "inFlight '" + value + "' is not a whole number", e);
+    } catch (NumberFormatException e) { // digits an int cannot hold
+      if (value.startsWith("-")) {
+        throw bad("inFlight must be at least 1, got " + value, e);
+      }
+      throw bad("inFlight " + value + " is too large: at most " + Integer.MAX_VALUE, e);
     }
     if (parsed < 1) {
       throw bad("inFlight must be at least 1, got " + value);
@@ -112,12 +122,10 @@ final class LimitsParser {
   }
 
   private static double decimal(String name, String value) {
-    try {
-      // BigDecimal: no NaN, no Infinity, no hex floats, no trailing 'd'.
-      return new BigDecimal(value).doubleValue();
-    } catch (NumberFormatException e) {
-      throw bad(name + " '" + value + "' is not a decimal number", e);
+    if (!DECIMAL.matcher(value).matches()) {
+      throw bad(name + " '" + value + "' is not a decimal number");
     }
+    return new BigDecimal(value).doubleValue();
   }
 
   private static Rate rate(String value) {
@@ -126,12 +134,17 @@ final class LimitsParser {
       throw bad("rate '" + value + "' is not N/PERIOD, such as 100/m or 2/s");
     }
     String permits = value.substring(0, slash).strip();
+    if (!WHOLE.matcher(permits).matches()) {
+      throw bad("rate '" + value + "' does not start with a whole number");
+    }
     int count;
     try {
       count = Integer.parseInt(permits);
-    } catch (NumberFormatException e) {
-      throw bad(digits(permits) ? "rate '" + value + "' allows too many starts: at most " + Integer.MAX_VALUE
-          : "rate '" + value + "' does not start with a whole number", e);
+    } catch (NumberFormatException e) { // digits an int cannot hold
+      if (permits.startsWith("-")) {
+        throw bad("rate '" + value + "' must allow at least 1 start", e);
+      }
+      throw bad("rate '" + value + "' allows too many starts: at most " + Integer.MAX_VALUE, e);
     }
     if (count < 1) {
       throw bad("rate '" + value + "' must allow at least 1 start");
@@ -141,7 +154,7 @@ final class LimitsParser {
 
   private static Duration period(String rate, String period) {
     int unitAt = 0;
-    while (unitAt < period.length() && (Character.isDigit(period.charAt(unitAt)) || period.charAt(unitAt) == '.')) {
+    while (unitAt < period.length() && (isAsciiDigit(period.charAt(unitAt)) || period.charAt(unitAt) == '.')) {
       unitAt++;
     }
     String number = period.substring(0, unitAt);
@@ -160,5 +173,9 @@ final class LimitsParser {
       throw bad("rate '" + rate + "' has a period out of range");
     }
     return Duration.ofNanos(Math.round(nanos));
+  }
+
+  private static boolean isAsciiDigit(char c) {
+    return c >= '0' && c <= '9';
   }
 }

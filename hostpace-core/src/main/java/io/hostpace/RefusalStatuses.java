@@ -46,22 +46,14 @@ public final class RefusalStatuses {
    * The statuses that are refusals: {@code always} with or without {@code Retry-After}, and
    * {@code withRetryAfter} only when the answer carries one.
    *
-   * @throws IllegalArgumentException naming a status that is not 100 to 599
+   * @throws IllegalArgumentException naming a status that is not 400 to 599: only an error may
+   *     be a refusal, and an answer that succeeded or redirects is never one
    * @throws NullPointerException naming the set that is null or holds a null
    */
   public static RefusalStatuses of(Set<Integer> always, Set<Integer> withRetryAfter) {
-    check(Objects.requireNonNull(always, "always"), "always");
-    check(Objects.requireNonNull(withRetryAfter, "withRetryAfter"), "withRetryAfter");
+    ErrorStatuses.check(Objects.requireNonNull(always, "always"), "always", "refusal status");
+    ErrorStatuses.check(Objects.requireNonNull(withRetryAfter, "withRetryAfter"), "withRetryAfter", "refusal status");
     return new RefusalStatuses(always, withRetryAfter);
-  }
-
-  private static void check(Set<Integer> statuses, String name) {
-    for (Integer status : statuses) {
-      Objects.requireNonNull(status, name + " must not contain null");
-      if (status < 100 || status > 599) {
-        throw new IllegalArgumentException("refusal status must be 100 to 599, got " + status);
-      }
-    }
   }
 
   /** Whether an answer with {@code status} is a refusal; {@code hasRetryAfter}: it carries a usable one. */

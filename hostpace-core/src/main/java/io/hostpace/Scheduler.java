@@ -548,7 +548,7 @@ final class Scheduler implements Settlement {
     @GuardedBy("Scheduler.this.lock")
     public void run() {
       if (closed) {
-        outbox.failed(call, new HostpaceClosedException(call.uri()));
+        outbox.failed(call, call.closed());
         return;
       }
       arriveOrFail(call, hostKey, key, opening);

@@ -47,10 +47,21 @@ class ClosingTest {
     assertThat(engine.isClosed()).isTrue();
     assertThat(call).isCompletedExceptionally();
     assertThatThrownBy(call::join).hasCauseInstanceOf(HostpaceClosedException.class)
-        .hasMessageContaining("https://a.test:8443 was ended")
+        .hasRootCauseMessage("the Hostpace engine was closed: the call to https://a.test:8443 was ended before it was sent")
         .hasMessageNotContaining("secret").hasMessageNotContaining("/data").hasMessageNotContaining("pw");
     assertThatThrownBy(() -> engine.send(server.get("http://a.test/"))).isInstanceOf(HostpaceClosedException.class);
     assertThat(server.log).isEmpty();
+  }
+
+  @Test
+  void T8_theMessageNamesAHostTheJdkDoesNotReadByItsAuthorityWithoutUserInfo() {
+    Hostpace engine = engine().build();
+    engine.close();
+
+    CompletableFuture<Response> call = engine.execute(server.get("http://user:pw@a_b.test:8080/data?key=secret"));
+
+    assertThatThrownBy(call::join).hasCauseInstanceOf(HostpaceClosedException.class)
+        .hasRootCauseMessage("the Hostpace engine was closed: the call to http://a_b.test:8080 was ended before it was sent");
   }
 
   @Test
@@ -66,7 +77,8 @@ class ClosingTest {
 
     assertThat(second).isCompletedExceptionally();
 
-    assertThatThrownBy(second::join).hasCauseInstanceOf(HostpaceClosedException.class);
+    assertThatThrownBy(second::join).hasCauseInstanceOf(HostpaceClosedException.class)
+        .hasRootCauseMessage("the Hostpace engine was closed: the call to http://a.test was ended before it was sent");
     assertThat(third).isCompletedExceptionally();
     assertThatThrownBy(third::join).hasCauseInstanceOf(HostpaceClosedException.class);
     assertThat(first).isNotDone();
@@ -112,9 +124,11 @@ class ClosingTest {
 
     assertThat(later).isCompletedExceptionally();
 
-    assertThatThrownBy(later::join).hasCauseInstanceOf(HostpaceClosedException.class);
+    assertThatThrownBy(later::join).hasCauseInstanceOf(HostpaceClosedException.class)
+        .hasRootCauseMessage("the Hostpace engine was closed: the call to http://late.test was ended before its next attempt");
     assertThat(paused).isCompletedExceptionally();
-    assertThatThrownBy(paused::join).hasCauseInstanceOf(HostpaceClosedException.class);
+    assertThatThrownBy(paused::join).hasCauseInstanceOf(HostpaceClosedException.class)
+        .hasRootCauseMessage("the Hostpace engine was closed: the call to http://paused.test was ended before its next attempt");
     time.advance(Duration.ofSeconds(60));
     assertThat(server.log).hasSize(2);
     assertThat(engine.snapshot()).allSatisfy(host -> assertThat(host.waiting()).isZero());

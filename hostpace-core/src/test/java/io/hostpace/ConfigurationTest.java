@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Limits that make no sense are rejected where they are configured, with the key and the field named. */
@@ -67,6 +68,32 @@ class ConfigurationTest {
     assertThat(Limits.parse(" perSecond: 0.5 ")).isEqualTo(Limits.perSecond(0.5));
     assertThat(Limits.parse("rate:100/m")).isEqualTo(Limits.rate(Rate.of(100, Duration.ofMinutes(1))));
     assertThat(Limits.parse("rate:10/500ms,inFlight:4")).isEqualTo(new Limits(4, Rate.of(10, Duration.ofMillis(500))));
+  }
+
+  @Test
+  void limitsTextTakesASCIIDigitsAndADecimalPointOnly() {
+    assertThat(Limits.parse("inFlight:007,perSecond:.5")).isEqualTo(new Limits(7, Rate.perSecond(0.5)));
+    assertThat(Limits.parse("perSecond:2.")).isEqualTo(Limits.perSecond(2));
+    assertThat(Limits.parse("rate:5/1.5s")).isEqualTo(Limits.rate(Rate.of(5, Duration.ofMillis(1500))));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', textBlock = """
+      inFlight:+3        | inFlight '+3' is not a whole number
+      inFlight:٣          | inFlight '٣' is not a whole number
+      inFlight:1０        | inFlight '1０' is not a whole number
+      inFlight:-99999999999 | inFlight must be at least 1, got -99999999999
+      perSecond:1e3      | perSecond '1e3' is not a decimal number
+      perSecond:+1       | perSecond '+1' is not a decimal number
+      perSecond:١.٥        | perSecond '١.٥' is not a decimal number
+      perSecond:.        | perSecond '.' is not a decimal number
+      rate:+5/s          | rate '+5/s' does not start with a whole number
+      rate:٥/s            | rate '٥/s' does not start with a whole number
+      rate:5/١s           | rate '5/١s' has an unknown period unit '١s': expected ms, s, m or h
+      rate:5/1e3ms       | rate '5/1e3ms' has an unknown period unit 'e3ms': expected ms, s, m or h
+      """)
+  void limitsTextWithASignExponentOrDigitsOtherThanASCIIIsRefusedNamingIt(String spec, String message) {
+    assertThatThrownBy(() -> Limits.parse(spec)).isInstanceOf(IllegalArgumentException.class).hasMessage(message);
   }
 
   @Test

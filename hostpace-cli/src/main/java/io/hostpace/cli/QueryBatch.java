@@ -2,6 +2,7 @@ package io.hostpace.cli;
 
 import io.hostpace.CallContext;
 import io.hostpace.Hostpace;
+import io.hostpace.internal.Redaction;
 import io.hostpace.jena.HostpaceJena;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -172,7 +173,8 @@ final class QueryBatch {
     }
     long start = System.nanoTime();
     AttemptClock clock = new AttemptClock(start);
-    CallContext own = context.toBuilder().kind(job.name()).attemptListener(clock).build();
+    // The file's name as the kind, on one line: the engine refuses a kind with a tab or a line break.
+    CallContext own = context.toBuilder().kind(Redaction.printable(job.name())).attemptListener(clock).build();
     // A client of its own, so that a results body cut at --timeout or --max-body is this query's.
     LastCutClient client = new LastCutClient(run.installation().client());
     String results = "";

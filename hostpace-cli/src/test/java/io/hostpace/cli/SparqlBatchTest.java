@@ -132,6 +132,22 @@ class SparqlBatchTest extends CommandTest {
     }
   }
 
+  /** A file's name is the query's kind for the engine, which refuses a tab: the name is shown escaped. */
+  @Test
+  void I5_aQueryFileWhoseNameHasATabOrALineBreakRuns(@TempDir Path dir) throws IOException {
+    Path queries = dir.resolve("queries");
+    write(queries.resolve("people\tby name.rq"), PEOPLE);
+    write(queries.resolve("ada\n.rq"), ADA);
+    Path results = dir.resolve("results");
+    try (GatedEndpoint endpoint = GatedEndpoint.start(SparqlCommandTest.dataset(), Gate.open())) {
+      int status = run("sparql", "--endpoint", endpoint.sparql().toString(), "--query-file", queries.toString(),
+          "--output-dir", results.toString());
+
+      assertThat(status).as(err).isZero();
+      assertThat(err).contains("total: 2 queries, 2 ok, 0 failed");
+    }
+  }
+
   /** The 20 queries the batch tests send, in {@code dir}/queries. */
   static Path twentyQueries(Path dir) throws IOException {
     Path queries = dir.resolve("queries");

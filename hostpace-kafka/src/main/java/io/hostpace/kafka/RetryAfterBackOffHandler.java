@@ -259,7 +259,8 @@ public final class RetryAfterBackOffHandler implements BackOffHandler {
      * and 405 unless set (SPEC R1), a 405 only with {@code Retry-After}. A {@link Refusal} is
      * honoured whatever its status.
      *
-     * @throws IllegalArgumentException naming a status that is not 100 to 599
+     * @throws IllegalArgumentException naming a status that is not 400 to 599: only an error may
+     *     be a refusal
      */
     public Builder refusalStatuses(Set<Integer> statuses) {
       Set<Integer> always = new LinkedHashSet<>(statuses);

@@ -314,7 +314,9 @@ class RetryAfterBackOffHandlerTest {
     assertThatThrownBy(() -> RetryAfterBackOffHandler.builder().retryDelayLimit(Duration.ofSeconds(-1)))
         .hasMessage("retry delay limit must not be negative, got PT-1S");
     assertThatThrownBy(() -> RetryAfterBackOffHandler.builder().refusalStatuses(Set.of(99)))
-        .hasMessage("refusal status must be 100 to 599, got 99");
+        .hasMessage("refusal status must be an error, 400 to 599, got 99");
+    assertThatThrownBy(() -> RetryAfterBackOffHandler.builder().refusalStatuses(Set.of(200)))
+        .hasMessage("refusal status must be an error, 400 to 599, got 200");
   }
 
   // ------------------------------------------------------------------ announced quotas (R8)
