@@ -79,7 +79,15 @@ final class PacingOptions {
   @Nullable String fleetName;
 
   @Option(names = "--redis", paramLabel = "URI",
-      description = "the Redis of --fleet (default " + DEFAULT_REDIS + ")")
+      // Broken into lines by hand: picocli breaks a URI that ends a line at its colon.
+      description = {"the Redis of --fleet: one server,",
+          "redis://HOST[:PORT][/DB] (rediss://, redis+ssl://",
+          "or redis+tls:// with TLS), or the Sentinels that",
+          "name its master,",
+          "redis-sentinel://HOST:PORT[,HOST:PORT...]#MASTER",
+          "(rediss-sentinel:// with TLS); a password goes",
+          "before the first HOST, as :PASSWORD@ or",
+          "USER:PASSWORD@ (default " + DEFAULT_REDIS + ")"})
   @Nullable String redis;
 
   @Option(names = "--redis-cluster", paramLabel = "URI[,URI...]", split = ",",
