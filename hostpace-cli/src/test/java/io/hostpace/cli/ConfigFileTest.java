@@ -147,6 +147,16 @@ class ConfigFileTest extends ServedCommandTest {
     assertThat(server.requests).isEmpty();
   }
 
+  /** A --host of the command line that is wrong is the command line's, whatever hosts the file gives. */
+  @Test
+  void aWrongHostOfTheCommandLineIsNotBlamedOnTheFile() throws IOException {
+    Path file = config("hostpace.hosts[a.example.org]=inFlight:1");
+
+    assertThat(run("fetch", "--config", file.toString(), "--host", "b.example.org=inFlight:zero", server.url("/ok")))
+        .isEqualTo(2);
+    assertThat(err).isEqualTo("hostpace: --host 'b.example.org=inFlight:zero': inFlight 'zero' is not a whole number\n");
+  }
+
   @Test
   void aPlaceholderWithADefaultTakesTheDefaultWhenTheVariableIsUnset() throws IOException {
     Path file = config("hostpace.user-agent=crawler/${HOSTPACE_NO_SUCH_VARIABLE:3.1}");
