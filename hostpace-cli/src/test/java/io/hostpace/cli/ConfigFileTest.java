@@ -147,6 +147,16 @@ class ConfigFileTest extends ServedCommandTest {
     assertThat(server.requests).isEmpty();
   }
 
+  /** The proxy's own keys name their line too. */
+  @Test
+  void I5_aWrongProxyKeyInTheFileNamesItsLine() throws IOException {
+    Path file = config("# the proxy", "hostpace.proxy.allow-remote=maybe");
+
+    assertThat(run("proxy", "--config", file.toString(), "--route", "/a=" + server.url("/"))).isEqualTo(2);
+    assertThat(err).isEqualTo("hostpace: --allow-remote is true or false, got 'maybe' (from 'hostpace.proxy.allow-remote'"
+        + " in --config '" + file + "', line 2)\n");
+  }
+
   /** A --host of the command line that is wrong is the command line's, whatever hosts the file gives. */
   @Test
   void aWrongHostOfTheCommandLineIsNotBlamedOnTheFile() throws IOException {
