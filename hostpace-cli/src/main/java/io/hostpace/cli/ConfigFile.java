@@ -1,7 +1,7 @@
 package io.hostpace.cli;
 
 import java.io.IOException;
-import java.io.Reader;
+import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +27,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A value may name environment variables, as Spring's placeholders do: {@code ${NAME}}, or
  * {@code ${NAME:default}} for one that may be unset, so that a secret (a Redis URI with its
- * password) stays out of the file. The file is read as UTF-8.
+ * password) stays out of the file. The file is read as UTF-8. What is wrong in it names the line
+ * where its key was written ({@code --config 'app.properties', line 4: ...}), as an editor numbers
+ * it: the file is cut into the lines {@code Properties} reads, each read alone.
  */
 final class ConfigFile {
 
@@ -56,12 +58,16 @@ final class ConfigFile {
   private final List<String> hosts;
   private final List<String> routes;
   private final Map<String, String> keys;
+  /** Where each option's value and each {@code KEY=SPEC} of {@link #hosts} was written, to name in a message. */
+  private final Map<String, String> written;
 
-  private ConfigFile(Map<String, String> values, List<String> hosts, List<String> routes, Map<String, String> keys) {
+  private ConfigFile(Map<String, String> values, List<String> hosts, List<String> routes, Map<String, String> keys,
+      Map<String, String> written) {
     this.values = values;
     this.hosts = hosts;
     this.routes = routes;
     this.keys = keys;
+    this.written = written;
   }
 
   private static Map<String, String> options() {
@@ -84,39 +90,65 @@ final class ConfigFile {
    * Reads {@code file}, its placeholders resolved from {@code environment}.
    *
    * @throws IllegalArgumentException a key, a placeholder or the file is wrong: the message
-   *     names it, to follow "--config 'FILE': "
+   *     names the file as {@code --config 'FILE'} and, for what is wrong on a line, the line
    */
   static ConfigFile read(Path file, Function<String, @Nullable String> environment) {
-    Properties properties = new Properties();
-    try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      properties.load(in);
+    String named = "--config '" + file + "'";
+    String text;
+    try {
+      text = Files.readString(file, StandardCharsets.UTF_8);
     } catch (java.nio.charset.CharacterCodingException e) {
-      throw new IllegalArgumentException("it is not UTF-8 text");
+      throw new IllegalArgumentException(named + ": it is not UTF-8 text");
     } catch (IOException e) {
-      throw new IllegalArgumentException("it cannot be read: " + Main.failure(e));
+      throw new IllegalArgumentException(named + ": it cannot be read: " + Main.failure(e));
+    }
+    Map<String, Entry> entries = new LinkedHashMap<>();
+    for (Line line : lines(text)) {
+      Properties one = new Properties();
+      try {
+        one.load(new StringReader(line.text()));
+      } catch (IllegalArgumentException e) { // Properties' only complaint: a broken Unicode escape
+        throw new IllegalArgumentException(named + ", line " + line.number() + ": " + brokenEscape(line.text()));
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e); // a StringReader's: none
+      }
+      for (String key : one.stringPropertyNames()) {
+        entries.remove(key); // a key written again: its last value holds, as Properties has it
+        entries.put(key, new Entry(key, one.getProperty(key), line.number()));
+      }
     }
     Map<String, String> values = new LinkedHashMap<>();
     Map<String, String> hostSpecs = new TreeMap<>();
     Map<String, String> routeTargets = new TreeMap<>();
     Map<String, String> keys = new LinkedHashMap<>();
-    for (String key : new java.util.TreeSet<>(properties.stringPropertyNames())) {
+    Map<String, Integer> lineOfOption = new java.util.HashMap<>();
+    Map<String, String> written = new java.util.HashMap<>();
+    for (Entry entry : entries.values()) {
+      String key = entry.key();
       if (!key.regionMatches(true, 0, PREFIX, 0, PREFIX.length())) {
         continue; // the application's own keys
       }
+      String at = named + ", line " + entry.line() + ": ";
       String name = key.substring(PREFIX.length());
-      String value = resolve(key, properties.getProperty(key), environment);
+      String value;
+      try {
+        value = resolve(key, entry.value(), environment);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(at + e.getMessage());
+      }
       String host = hostKey(name);
       if (host != null) {
         if (host.isBlank()) {
-          throw new IllegalArgumentException("'" + key + "' names no host: expected hostpace.hosts[KEY]=SPEC");
+          throw new IllegalArgumentException(at + "'" + key + "' names no host: expected hostpace.hosts[KEY]=SPEC");
         }
         hostSpecs.put(host, value);
+        written.put(host + "=" + value, "'" + key + "' in " + named + ", line " + entry.line());
         continue;
       }
       String prefix = routePrefix(name);
       if (prefix != null) {
         if (prefix.isBlank()) {
-          throw new IllegalArgumentException("'" + key + "' names no prefix: expected hostpace.proxy.routes[/PREFIX]=URL");
+          throw new IllegalArgumentException(at + "'" + key + "' names no prefix: expected hostpace.proxy.routes[/PREFIX]=URL");
         }
         routeTargets.put(prefix, value);
         continue;
@@ -127,22 +159,85 @@ final class ConfigFile {
       }
       String option = OPTIONS.get(canonical);
       if (option == null) {
-        throw new IllegalArgumentException("'" + key + "' is not a key Hostpace reads: expected hostpace.hosts[KEY], "
+        throw new IllegalArgumentException(at + "'" + key + "' is not a key Hostpace reads: expected hostpace.hosts[KEY], "
             + "hostpace.proxy.routes[/PREFIX] or hostpace. followed by "
             + String.join(", ", OPTIONS.entrySet().stream()
                 .map(o -> (o.getKey().startsWith("proxy.") ? "proxy." : "") + o.getValue().substring(2)).toList()));
       }
       if (values.containsKey(option)) {
-        throw new IllegalArgumentException("'" + key + "' says again what '" + keys.get(option) + "' says: give one");
+        throw new IllegalArgumentException(at + "'" + key + "' says again what '" + keys.get(option) + "' says on line "
+            + lineOfOption.get(option) + ": give one");
       }
       values.put(option, value);
       keys.put(option, key);
+      lineOfOption.put(option, entry.line());
+      written.put(option, "'" + key + "' in " + named + ", line " + entry.line());
     }
     List<String> hosts = new ArrayList<>();
     hostSpecs.forEach((host, spec) -> hosts.add(host + "=" + spec));
     List<String> routes = new ArrayList<>();
     routeTargets.forEach((prefix, target) -> routes.add(prefix + "=" + target));
-    return new ConfigFile(values, hosts, routes, keys);
+    return new ConfigFile(values, hosts, routes, keys, written);
+  }
+
+  /** A key, its value as written (placeholders not yet resolved), and the line it begins on. */
+  private record Entry(String key, String value, int line) {}
+
+  /** A logical line of a properties file: its natural lines, as written, and the number of the first. */
+  private record Line(int number, String text) {}
+
+  /**
+   * The logical lines of {@code text} that hold a key, each numbered as an editor numbers its
+   * first line, as {@link Properties#load(java.io.Reader)} reads them: lines end at
+   * {@code \n}, {@code \r} or both; a blank line or one whose first character but blanks is
+   * {@code #} or {@code !} is skipped; a line that ends in an odd number of backslashes goes
+   * on with the next. Each is handed whole to {@code Properties} to read its key and value.
+   */
+  private static List<Line> lines(String text) {
+    List<Line> lines = new ArrayList<>();
+    String[] natural = text.split("\\r\\n|\\r|\\n", -1);
+    StringBuilder logical = null;
+    int first = 0;
+    for (int i = 0; i < natural.length; i++) {
+      String line = natural[i];
+      if (logical == null) {
+        int at = 0;
+        while (at < line.length() && (line.charAt(at) == ' ' || line.charAt(at) == '\t' || line.charAt(at) == '\f')) {
+          at++; // the blanks Properties skips
+        }
+        if (at == line.length() || line.charAt(at) == '#' || line.charAt(at) == '!') {
+          continue;
+        }
+        logical = new StringBuilder();
+        first = i + 1;
+      } else {
+        logical.append('\n');
+      }
+      logical.append(line);
+      int backslashes = 0;
+      while (backslashes < line.length() && line.charAt(line.length() - 1 - backslashes) == '\\') {
+        backslashes++;
+      }
+      if (backslashes % 2 == 0) {
+        lines.add(new Line(first, logical.toString()));
+        logical = null;
+      }
+    }
+    if (logical != null) {
+      lines.add(new Line(first, logical.toString()));
+    }
+    return lines;
+  }
+
+  /**
+   * What is wrong with the Unicode escape of {@code line} that {@code Properties} refused: a
+   * backslash and {@code u} not followed by four hexadecimal digits.
+   */
+  private static String brokenEscape(String line) {
+    java.util.regex.Matcher escape = java.util.regex.Pattern.compile("(?<!\\\\)(?:\\\\\\\\)*\\\\u(?![0-9a-fA-F]{4})")
+        .matcher(line);
+    String shown = escape.find() ? line.substring(escape.end() - 2, Math.min(line.length(), escape.end() + 4)) : "\\u";
+    return "a \\u escape is not followed by four hexadecimal digits (" + Printable.line(shown) + ")";
   }
 
   /** The prefix of {@code proxy.routes[/PREFIX]}; null when {@code name} is not one. */
@@ -197,9 +292,13 @@ final class ConfigFile {
     return values.get(option);
   }
 
-  /** The key that gave {@code option} its value, to name in a message, or null. */
-  @Nullable String keyOf(String option) {
-    return keys.get(option);
+  /**
+   * Where {@code option}'s value, or a {@code KEY=SPEC} of {@link #hosts}, was written, to name in
+   * a message: {@code 'hostpace.retries' in --config 'app.properties', line 3}; null when the
+   * file does not give it.
+   */
+  @Nullable String whereOf(String optionOrHost) {
+    return written.get(optionOrHost);
   }
 
   /** The file's host limits, each as {@code --host} takes it, {@code KEY=SPEC}, sorted by key. */

@@ -87,7 +87,7 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
   String maxBody = "64MiB";
 
   @Option(names = "--output", paramLabel = "FILE",
-      description = "where the JSON lines go; - is standard output, the default")
+      description = "where the JSON lines go, in folders made if missing; - is standard output, the default")
   @Nullable Path output;
 
   @Option(names = "--save", paramLabel = "DIR",
@@ -149,7 +149,7 @@ final class FetchCommand implements java.util.concurrent.Callable<Integer> {
           + "and appends to them");
     }
     if (output != null) {
-      FileOption.writable("--output", output, pacing::usage);
+      FileOption.writableWithFoldersMade("--output", output, pacing::usage);
     }
     FetchLog done = resume && output != null ? FetchLog.read(output, pacing::usage) : null;
     SaveFolder folder = save != null ? SaveFolder.of("--save", save, pacing::usage) : null;

@@ -7,13 +7,14 @@ import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.TypeConversionException;
 
 /**
  * A file an option names, checked before anything is sent, so that a run does not fetch for an
  * hour and then find it cannot write what it fetched. Each problem is a usage error that names
- * the option and the file: {@code --output 'out/r.jsonl': the folder 'out' does not exist}.
+ * the option and the file as given: {@code --chart 'out/q.png': the folder 'out' does not exist}.
  */
 final class FileOption {
 
@@ -57,7 +58,7 @@ final class FileOption {
    * written, or one that does not exist yet in a folder that does and may be written to.
    */
   static Path writable(String option, Path file, Function<String, ParameterException> usage) {
-    return writable(option, file, false, usage);
+    return writable(option, file, false, false, usage);
   }
 
   /**
@@ -68,10 +69,36 @@ final class FileOption {
    * read-only mount, an ACL, root).
    */
   static Path writableMakingFolders(String option, Path file, Function<String, ParameterException> usage) {
-    return writable(option, file, true, usage);
+    return writable(option, file, true, true, usage);
   }
 
-  private static Path writable(String option, Path file, boolean replaces, Function<String, ParameterException> usage) {
+  /**
+   * {@code file}, given to {@code option}, once its missing folders are made, for a writer that
+   * writes it in place ({@code fetch --output}): checked as {@link #writableMakingFolders} checks,
+   * then the folders are made now, so that what cannot be made is a usage error before anything
+   * is sent.
+   */
+  static Path writableWithFoldersMade(String option, Path file, Function<String, ParameterException> usage) {
+    writable(option, file, true, false, usage);
+    Path folder = file.toAbsolutePath().getParent();
+    try {
+      if (folder != null) {
+        Files.createDirectories(folder);
+      }
+    } catch (IOException e) {
+      throw usage.apply(named(option, file, usage) + " cannot be created: its folder '" + shownFolder(file.getParent())
+          + "' cannot be made: " + Main.failure(e));
+    }
+    return file;
+  }
+
+  /**
+   * Checks {@code file} for a writer that, if {@code makesFolders}, makes the file's missing
+   * folders, and if {@code replaces}, writes a new file beside it. A folder a message names is as
+   * the user wrote it (relative stays relative), but the folder a link leads to.
+   */
+  private static Path writable(String option, Path file, boolean makesFolders, boolean replaces,
+      Function<String, ParameterException> usage) {
     String named = named(option, file, usage);
     if (Files.isDirectory(file)) {
       throw usage.apply(named + " is a folder, not a file");
@@ -83,7 +110,7 @@ final class FileOption {
       if (replaces) {
         Path folder;
         try {
-          folder = file.toRealPath().getParent();
+          folder = Files.isSymbolicLink(file) ? file.toRealPath().getParent() : shownFolder(file.getParent());
         } catch (IOException e) {
           throw usage.apply(named + " cannot be written: " + e.getMessage());
         }
@@ -93,11 +120,16 @@ final class FileOption {
       }
       return file;
     }
-    Path folder = file.toAbsolutePath().getParent();
-    while (replaces && folder != null && !Files.exists(folder)) {
-      folder = folder.getParent();
+    // The folder the file goes in, or the nearest that exists when the writer makes the others.
+    Path folder = shownFolder(file.getParent());
+    while (makesFolders && !Files.exists(folder) && !folder.equals(shownFolder(null))) {
+      Path up = folder.getParent();
+      if (up == null && folder.isAbsolute()) {
+        break;
+      }
+      folder = shownFolder(up);
     }
-    if (folder == null || !Files.exists(folder)) {
+    if (!Files.exists(folder)) {
       throw usage.apply(named + ": the folder '" + folder + "' does not exist");
     }
     if (!Files.isDirectory(folder)) {
@@ -110,6 +142,11 @@ final class FileOption {
       probe(named + " cannot be created: the folder '" + folder + "' is not writable", folder, usage);
     }
     return file;
+  }
+
+  /** The folder {@code parent} names as written, the working folder ({@code .}) for a file named alone. */
+  private static Path shownFolder(@Nullable Path parent) {
+    return parent != null ? parent : Path.of(".");
   }
 
   /**

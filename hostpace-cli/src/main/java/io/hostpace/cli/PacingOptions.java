@@ -79,7 +79,15 @@ final class PacingOptions {
   @Nullable String fleetName;
 
   @Option(names = "--redis", paramLabel = "URI",
-      description = "the Redis of --fleet (default " + DEFAULT_REDIS + ")")
+      // Broken into lines by hand: picocli breaks a URI that ends a line at its colon.
+      description = {"the Redis of --fleet: one server,",
+          "redis://HOST[:PORT][/DB] (rediss://, redis+ssl://",
+          "or redis+tls:// with TLS), or the Sentinels that",
+          "name its master,",
+          "redis-sentinel://HOST:PORT[,HOST:PORT...]#MASTER",
+          "(rediss-sentinel:// with TLS); a password goes",
+          "before the first HOST, as :PASSWORD@ or",
+          "USER:PASSWORD@ (default " + DEFAULT_REDIS + ")"})
   @Nullable String redis;
 
   @Option(names = "--redis-cluster", paramLabel = "URI[,URI...]", split = ",",
@@ -136,11 +144,6 @@ final class PacingOptions {
   @Nullable ConfigFile configFile() {
     configure();
     return file;
-  }
-
-  /** The {@code --config} file's path, to name in a message; null without one. */
-  @Nullable Path configPath() {
-    return config;
   }
 
   /** The environment: {@code ${NAME}} in {@code --config}, and the fleet's Redis. */
@@ -288,10 +291,17 @@ final class PacingOptions {
         context.addLimit(key, limits);
         byKey.add(java.util.Map.entry(key, limits));
       } catch (IllegalArgumentException e) {
-        throw usage("--host '" + host + "': " + e.getMessage());
+        throw hostUsage(host, "--host '" + host + "': " + e.getMessage());
       }
     }
     return context.build();
+  }
+
+  /** A usage error about the {@code --host} entry {@code host}, naming the {@code --config} key that gave it, if one did. */
+  private CommandLine.ParameterException hostUsage(String host, String message) {
+    ConfigFile read = file;
+    String where = read != null ? read.whereOf(host) : null;
+    return usage(where != null ? message + " (from " + where + ")" : message);
   }
 
   /**
@@ -447,7 +457,7 @@ final class PacingOptions {
       try {
         file = ConfigFile.read(path, environment);
       } catch (IllegalArgumentException e) {
-        throw usage("--config '" + path + "': " + e.getMessage());
+        throw usage(String.valueOf(e.getMessage())); // names the file, and the line where one is wrong
       }
     }
     boolean fleetNamed = fleetName != null || (file != null && file.value("--fleet") != null);
@@ -464,14 +474,10 @@ final class PacingOptions {
     for (String option : ConfigFile.READ) {
       String value = file.value(option);
       if (value != null && !given(option)) {
-        set(option, value, "'" + file.keyOf(option) + "' in --config '" + path + "'");
+        set(option, value, String.valueOf(file.whereOf(option)));
       }
     }
-    List<String> merged = ConfigFile.merged(file.hosts(), hosts);
-    if (merged.size() > hosts.size()) {
-      sources.put("--host", "hostpace.hosts in --config '" + path + "'");
-    }
-    hosts = merged;
+    hosts = ConfigFile.merged(file.hosts(), hosts);
   }
 
   /** Whether {@code option} was given: on the command line, or already from the environment or the file. */

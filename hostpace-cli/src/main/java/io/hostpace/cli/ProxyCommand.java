@@ -175,7 +175,6 @@ final class ProxyCommand implements java.util.concurrent.Callable<Integer> {
         }
       }
     }
-    String from = " (from '%s' in --config '" + pacing.configPath() + "')";
     String address = file.value("--listen");
     if (!given.hasMatchedOption("--listen") && address != null) {
       listen = address;
@@ -187,7 +186,7 @@ final class ProxyCommand implements java.util.concurrent.Callable<Integer> {
     String allow = file.value("--allow-remote");
     if (!given.hasMatchedOption("--allow-remote") && allow != null) {
       if (!allow.strip().equalsIgnoreCase("true") && !allow.strip().equalsIgnoreCase("false")) {
-        throw pacing.usage("--allow-remote is true or false, got '" + allow + "'" + String.format(from, file.keyOf("--allow-remote")));
+        throw pacing.usage("--allow-remote is true or false, got '" + allow + "' (from " + file.whereOf("--allow-remote") + ")");
       }
       allowRemote = Boolean.parseBoolean(allow.strip());
     }

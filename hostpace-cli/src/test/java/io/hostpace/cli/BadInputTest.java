@@ -144,7 +144,6 @@ class BadInputTest {
         usage("--input", "fetch", "--input", ""),
         usage("--input", "fetch", "--input", "{dir}/latin1.txt"),
         usage("--input", "fetch", "--input", "a\u0000b"),
-        fetch("--output", "{dir}/missing/records.jsonl"),
         fetch("--output", "{dir}/folder"),
         fetch("--output", "{dir}/file.txt/records.jsonl"),
         fetch("--output", ""),

@@ -102,9 +102,9 @@ class ConfigFileTest extends ServedCommandTest {
       "hostpace.fleet-lease=30s|--fleet-lease needs --fleet NAME: the fleet whose places it leases (from 'hostpace.fleet-lease'",
       "hostpace.hosts[example.org]=inFlight:zero|--host 'example.org=inFlight:zero': ",
       "hostpace.state=/dev/null/state.tsv|--state '/dev/null/state.tsv'",
-      "hostpace.max-flights=3|--config '{file}': 'hostpace.max-flights' is not a key Hostpace reads: expected "
+      "hostpace.max-flights=3|--config '{file}', line 1: 'hostpace.max-flights' is not a key Hostpace reads: expected "
           + "hostpace.hosts[KEY], hostpace.proxy.routes[/PREFIX] or hostpace. followed by max-in-flight, max-rate, retries",
-      "hostpace.user-agent=${HOSTPACE_NO_SUCH_VARIABLE}|--config '{file}': 'hostpace.user-agent' names the environment "
+      "hostpace.user-agent=${HOSTPACE_NO_SUCH_VARIABLE}|--config '{file}', line 1: 'hostpace.user-agent' names the environment "
           + "variable HOSTPACE_NO_SUCH_VARIABLE, which is not set (write ${HOSTPACE_NO_SUCH_VARIABLE:DEFAULT}"})
   void I5_aWrongValueInTheFileIsAUsageErrorThatNamesItsKey(String line, String message) throws IOException {
     Path file = config(line);
@@ -113,6 +113,58 @@ class ConfigFileTest extends ServedCommandTest {
     assertThat(err).startsWith("hostpace: " + message.replace("{file}", file.toString()));
     assertThat(err.lines()).hasSize(1);
     assertThat(server.requests).isEmpty();
+  }
+
+  /**
+   * What is wrong in the file names the line it was written on, as an editor counts lines:
+   * comments, blank lines and a value continued on the next line (a line ending in a backslash)
+   * counted.
+   */
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "hostpace.max-flights=3|--config '{file}', line 5: 'hostpace.max-flights' is not a key Hostpace reads",
+      "hostpace.user-agent=crawler\\u00zz|--config '{file}', line 5: a \\u escape is not followed by four hexadecimal "
+          + "digits (\\u00zz)",
+      "hostpace.user-agent=${CRAWLER|--config '{file}', line 5: 'hostpace.user-agent' has a '${' with no '}'",
+      "hostpace.maxInFlight=2|--config '{file}', line 5: 'hostpace.maxInFlight' says again what 'hostpace.max-in-flight'"
+          + " says on line 2: give one",
+      "hostpace.retries=500|--retries must be 0 to 100, got 500 (from 'hostpace.retries' in --config '{file}', line 5)",
+      "hostpace.hosts[example.org]=inFlight:zero|--host 'example.org=inFlight:zero': ",
+      "hostpace.fleet=bad name!|--fleet: fleet name"})
+  void I5_aWrongKeyOrValueInTheFileNamesItsLine(String line, String message) throws IOException {
+    Path file = config(
+        "# the crawler's settings",
+        "hostpace.max-in-flight=4",
+        "spring.application.name=crawler \\",
+        "    and more",
+        line,
+        "hostpace.hosts[zzz.example.org]=inFlight:1");
+
+    assertThat(run("fetch", "--config", file.toString(), server.url("/ok"))).as(err).isEqualTo(2);
+    assertThat(err).startsWith("hostpace: " + message.replace("{file}", file.toString()));
+    assertThat(err).contains("line 5");
+    assertThat(err.lines()).hasSize(1);
+    assertThat(server.requests).isEmpty();
+  }
+
+  /** The proxy's own keys name their line too. */
+  @Test
+  void I5_aWrongProxyKeyInTheFileNamesItsLine() throws IOException {
+    Path file = config("# the proxy", "hostpace.proxy.allow-remote=maybe");
+
+    assertThat(run("proxy", "--config", file.toString(), "--route", "/a=" + server.url("/"))).isEqualTo(2);
+    assertThat(err).isEqualTo("hostpace: --allow-remote is true or false, got 'maybe' (from 'hostpace.proxy.allow-remote'"
+        + " in --config '" + file + "', line 2)\n");
+  }
+
+  /** A --host of the command line that is wrong is the command line's, whatever hosts the file gives. */
+  @Test
+  void aWrongHostOfTheCommandLineIsNotBlamedOnTheFile() throws IOException {
+    Path file = config("hostpace.hosts[a.example.org]=inFlight:1");
+
+    assertThat(run("fetch", "--config", file.toString(), "--host", "b.example.org=inFlight:zero", server.url("/ok")))
+        .isEqualTo(2);
+    assertThat(err).isEqualTo("hostpace: --host 'b.example.org=inFlight:zero': inFlight 'zero' is not a whole number\n");
   }
 
   @Test

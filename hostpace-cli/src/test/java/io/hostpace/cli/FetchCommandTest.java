@@ -217,6 +217,27 @@ class FetchCommandTest extends ServedCommandTest {
     assertThat(Path.of("-")).doesNotExist();
   }
 
+  /** As --state and --save do, --output makes the folders it names that do not exist yet. */
+  @Test
+  void outputMakesItsMissingFolders(@TempDir Path dir) throws IOException {
+    Path file = dir.resolve("runs/2024/out.jsonl");
+
+    assertThat(run("fetch", "--output", file.toString(), server.url("/ok"))).as(err).isZero();
+    assertThat(Files.readAllLines(file)).singleElement().satisfies(line -> assertThat(line).contains("\"status\":200"));
+  }
+
+  /** A folder a message names is the one the user wrote, relative as written, not made absolute. */
+  @Test
+  void aFileOptionsMessageNamesItsFolderAsWritten() {
+    String missing = "no-such-folder-" + java.util.UUID.randomUUID();
+
+    assertThat(run("simulate", "pacing", BadInputTest.SCENARIO.toString(), "--chart", missing + "/chart.png")).isEqualTo(2);
+    assertThat(err).isEqualTo("hostpace: --chart '" + missing + "/chart.png': the folder '" + missing + "' does not exist\n");
+    assertThat(run("fetch", "--output", "pom.xml/out.jsonl", server.url("/ok"))).isEqualTo(2);
+    assertThat(err).isEqualTo("hostpace: --output 'pom.xml/out.jsonl': 'pom.xml' is not a folder\n");
+    assertThat(server.requests).isEmpty();
+  }
+
   @Test
   void theSummaryTablePerHostGoesToStandardErrorUnlessQuiet() {
     assertThat(run("fetch", server.url("/refuse-once"), server.url("/ok"))).isZero();

@@ -115,6 +115,38 @@ class HelpTest extends ServedCommandTest {
     }
   }
 
+  /**
+   * {@code --redis} is read by Lettuce's {@code RedisURI}: its help, in each command that takes
+   * it, and the command line's page name every scheme Lettuce declares but its Unix sockets', which
+   * need a native transport the command line does not ship.
+   */
+  @Test
+  void S2_redissHelpAndPageNameEveryFormOfRedisUriTheFleetAccepts() throws Exception {
+    List<String> schemes = new ArrayList<>();
+    for (java.lang.reflect.Field field : io.lettuce.core.RedisURI.class.getFields()) {
+      if (field.getName().startsWith("URI_SCHEME_") && !field.getName().contains("SOCKET")) {
+        schemes.add(field.get(null) + "://");
+      }
+    }
+    assertThat(schemes).contains("redis://", "rediss://", "redis-sentinel://", "rediss-sentinel://");
+    for (String command : List.of("fetch", "sparql", "proxy")) {
+      assertThat(run(command, "--help")).isZero();
+      assertThat(option(out, "--redis=URI")).as(command).contains(schemes).contains("#MASTER");
+    }
+    String page = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "command-line.md"));
+    assertThat(option(page, "--redis URI")).as("docs/command-line.md").contains(schemes).contains("#MASTER");
+  }
+
+  /** The text of {@code option}'s entry in a list of options, from a line it opens to the next option, its lines joined. */
+  static String option(String text, String option) {
+    Matcher entry = Pattern.compile("(?m)^\\s*" + Pattern.quote(option) + "\\s").matcher(text);
+    assertThat(entry.find()).as(option + " in " + text).isTrue();
+    int at = entry.start();
+    Matcher next = Pattern.compile("\\n\\s*-").matcher(text);
+    int end = next.find(at) ? next.start() : text.length();
+    return text.substring(at, end).replaceAll("\\s+", " ");
+  }
+
   /** picocli warns of a footer it cannot format on the JVM's own standard error: a JVM of its own shows it. */
   @Test
   void proxysHelpShowsItsExampleUrlAsWrittenAndWarnsOfNothing() throws Exception {

@@ -56,7 +56,7 @@ class StateFileTest extends ServedCommandTest {
       assertThat(run("fetch", "--state", state.toString(), server.url("/ok"))).isEqualTo(2);
 
       assertThat(err.strip()).isEqualTo("hostpace: --state '" + state + "' cannot be saved: a new file cannot be made"
-          + " in its folder '" + folder.toRealPath() + "': permission denied");
+          + " in its folder '" + folder + "': permission denied");
       assertThat(server.seen).doesNotContainKey("/ok");
     }
   }
