@@ -71,6 +71,7 @@ class DocumentedNamesTest {
       Map.entry("HttpResponse", "java.net.http.HttpResponse"),
       Map.entry("HttpTimeoutException", "java.net.http.HttpTimeoutException"),
       Map.entry("PushPromiseHandler", "java.net.http.HttpResponse$PushPromiseHandler"),
+      Map.entry("Redirect", "java.net.http.HttpClient$Redirect"),
       Map.entry("Duration", "java.time.Duration"),
       Map.entry("Clock", "java.time.Clock"),
       Map.entry("ExecutionException", "java.util.concurrent.ExecutionException"),
