@@ -281,7 +281,7 @@ class HostpaceInterceptorTest {
   @Test
   void I3_theInterceptorAddedTwiceForOneEnginePacesEachCallOnceAndDoesNotWaitForItself() throws Exception {
     TestServer server = opened.add(TestServer.start(Refusing.first(1, 429, "0")));
-    Hostpace oneAtATime = Hostpace.builder().addListener(events::add).addLimit(server.hostKey(), Limits.inFlight(1)).build();
+    Hostpace oneAtATime = opened.add(Hostpace.builder().addListener(events::add).addLimit(server.hostKey(), Limits.inFlight(1)).build());
     OkHttpClient client = HostpaceInterceptor.pace(HostpaceInterceptor.pace(new OkHttpClient.Builder(), oneAtATime), oneAtATime)
         .build();
 
