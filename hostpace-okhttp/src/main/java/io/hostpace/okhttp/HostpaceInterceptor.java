@@ -81,7 +81,9 @@ import org.jspecify.annotations.Nullable;
  *     unpaced.
  * </ul>
  * Added alone with {@code addInterceptor(HostpaceInterceptor.of(engine))}, it paces every call
- * but leaves both of those on. Interceptors added before it see the call once; those after it,
+ * but leaves both of those on. Added twice for one engine ({@code pace} on a builder that has it
+ * already, say), the second passes each attempt of the first on as it is: a call waiting for a
+ * place its own attempt holds would wait for good. Interceptors added before it see the call once; those after it,
  * and network interceptors, see each attempt. Within one attempt OkHttp still follows redirects
  * (all paced as the first host).
  *
@@ -169,7 +171,11 @@ public final class HostpaceInterceptor implements Interceptor {
    */
   @Override
   public Response intercept(Chain chain) throws IOException {
-    Request request = withUserAgent(chain.request());
+    PacedBy paced = chain.request().tag(PacedBy.class);
+    if (paced != null && paced.engine() == engine) {
+      return chain.proceed(chain.request()); // an attempt of this engine's call, already paced
+    }
+    Request request = withUserAgent(chain.request()).newBuilder().tag(PacedBy.class, new PacedBy(engine)).build();
     CallContext tagged = request.tag(CallContext.class);
     Call call = chain.call();
     Attempts attempts = new Attempts(chain, request);
@@ -200,6 +206,9 @@ public final class HostpaceInterceptor implements Interceptor {
       throw interrupted;
     }
   }
+
+  /** The tag of a request this engine paces, which a second interceptor for it passes on. */
+  private record PacedBy(Hostpace engine) {}
 
   /** The request, with the engine's User-Agent if it names none (SPEC U1). */
   private Request withUserAgent(Request request) {

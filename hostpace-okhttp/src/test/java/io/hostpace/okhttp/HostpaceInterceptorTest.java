@@ -251,4 +251,51 @@ class HostpaceInterceptorTest {
     assertThat(events).filteredOn(HostpaceEvent.Started.class::isInstance).hasSize(3);
     assertThat(events).filteredOn(HostpaceEvent.Retried.class::isInstance).hasSize(2);
   }
+
+  @Test
+  void I7_aRetryAfterBeyondAnIntIsReturnedAsTheServerSentItNotAFailureOfOkHttpsReading() throws Exception {
+    TestServer server = opened.add(TestServer.start(Refusing.always(503, "99999999999")));
+    OkHttpClient client = HostpaceInterceptor.pace(new OkHttpClient.Builder(), engine).build();
+
+    try (Response response = client.newCall(get(server, "/")).execute()) {
+      assertThat(response.code()).isEqualTo(503);
+      assertThat(response.header("Retry-After")).isEqualTo("99999999999");
+      assertThat(response.header(RetryAfterZeroGuard.SET_ASIDE)).isNull();
+    }
+    assertThat(server.requests()).as("a pause beyond the engine's longest is returned at once").hasSize(1);
+  }
+
+  @Test
+  void I7_a408WithARetryAfterBeyondAnIntIsNotRepeatedWhereOkHttpWouldRepeatOne() throws Exception {
+    TestServer server = opened.add(TestServer.start(Refusing.always(408, "99999999999")));
+    // OkHttp repeats a 408 itself only with retryOnConnectionFailure, which pace turned off.
+    OkHttpClient client = HostpaceInterceptor.pace(new OkHttpClient.Builder(), engine).retryOnConnectionFailure(true).build();
+
+    try (Response response = client.newCall(get(server, "/")).execute()) {
+      assertThat(response.code()).isEqualTo(408);
+      assertThat(response.header("Retry-After")).isEqualTo("99999999999");
+    }
+    assertThat(server.requests()).hasSize(1);
+  }
+
+  @Test
+  void I3_theInterceptorAddedTwiceForOneEnginePacesEachCallOnceAndDoesNotWaitForItself() throws Exception {
+    TestServer server = opened.add(TestServer.start(Refusing.first(1, 429, "0")));
+    Hostpace oneAtATime = opened.add(Hostpace.builder().addListener(events::add).addLimit(server.hostKey(), Limits.inFlight(1)).build());
+    OkHttpClient client = HostpaceInterceptor.pace(HostpaceInterceptor.pace(new OkHttpClient.Builder(), oneAtATime), oneAtATime)
+        .build();
+
+    Call call = client.newCall(get(server, "/"));
+    CompletableFuture<String> answer = CompletableFuture.supplyAsync(() -> {
+      try {
+        return body(call.execute());
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+
+    assertThat(answer.get(10, TimeUnit.SECONDS)).isEqualTo("200 answer 2");
+    assertThat(started(events)).as("the engine's attempts").containsExactly("/ 1", "/ 2");
+    assertThat(server.requests()).hasSize(2);
+  }
 }

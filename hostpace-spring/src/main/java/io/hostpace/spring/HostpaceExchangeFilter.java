@@ -68,7 +68,8 @@ import reactor.core.publisher.Mono;
  * sent.
  *
  * <p>Signals reach the subscriber on the thread that completes the call: Reactor Netty's event
- * loop, or the engine's timer thread when a call waited for a pause. Thread-safe and stateless.
+ * loop, or the engine's timer thread when a call waited for a pause. Added twice for one engine,
+ * the second passes each attempt of the first on as it is. Thread-safe and stateless.
  */
 public final class HostpaceExchangeFilter implements ExchangeFilterFunction {
 
@@ -95,9 +96,13 @@ public final class HostpaceExchangeFilter implements ExchangeFilterFunction {
 
   @Override
   public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
+    if (request.attribute(HostpaceRequestInterceptor.PACED_BY).orElse(null) == engine) {
+      return next.exchange(request); // an attempt of this engine's call, already paced
+    }
     return Mono.defer(() -> {
       String userAgent = UserAgent.toAdd(engine, request.headers()::containsHeader); // SPEC U1
-      ClientRequest sent = userAgent == null ? request : ClientRequest.from(request).header(UserAgent.HEADER, userAgent).build();
+      ClientRequest.Builder paced = ClientRequest.from(request).attribute(HostpaceRequestInterceptor.PACED_BY, engine);
+      ClientRequest sent = (userAgent == null ? paced : paced.header(UserAgent.HEADER, userAgent)).build();
       CallContext callContext = request.attribute(HostpaceRequestInterceptor.CALL_CONTEXT)
           .filter(CallContext.class::isInstance).map(CallContext.class::cast).orElse(context);
       boolean oneShot = request.attribute(ONE_SHOT_BODY).map(Boolean.TRUE::equals).orElse(false);

@@ -12,10 +12,12 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpRequest;
 import org.springframework.http.client.ClientHttpRequestExecution;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.ClientHttpResponse;
+import org.springframework.http.client.support.HttpRequestWrapper;
 
 /**
  * A {@link ClientHttpRequestInterceptor} that sends each request of a {@code RestClient} or
@@ -37,7 +39,8 @@ import org.springframework.http.client.ClientHttpResponse;
  * <li>Each attempt is {@code execution.execute(request, body)}, on the calling thread (the
  *     engine's {@link Hostpace#send blocking entry}); Spring's interceptor chain may be executed
  *     again from an interceptor, each time through the interceptors after this one and a new
- *     request of the request factory. The response comes back with its headers and the body still
+ *     request of the request factory, given a copy of the request's headers (an interceptor after
+ *     this one that adds one adds it to that attempt only). The response comes back with its headers and the body still
  *     to be read (unless the client buffers it), so the place is freed there (SPEC P2). A refused
  *     attempt's response is closed before the next.
  * <li>The body is in memory (Spring buffers it for interceptors), so it is sent whole on every
@@ -82,6 +85,10 @@ import org.springframework.http.client.ClientHttpResponse;
  * a 429 and a 503 itself, sleeping on the thread: build that factory's client with
  * {@code disableAutomaticRetries()}.
  *
+ * <p>Added twice for one engine (on a builder Spring Boot's starter paced already, say), the
+ * second passes each attempt of the first on as it is: a call waiting for a place its own attempt
+ * holds would wait for good.
+ *
  * <p>Thread-safe and immutable; share one per engine.
  */
 public final class HostpaceRequestInterceptor implements ClientHttpRequestInterceptor {
@@ -96,6 +103,12 @@ public final class HostpaceRequestInterceptor implements ClientHttpRequestInterc
    * its {@code Mono}'s {@code timeout(...)}.
    */
   public static final String ANSWER_TIMEOUT = "io.hostpace.answer-timeout";
+
+  /**
+   * The request attribute that names the engine pacing a request, so that an interceptor or filter
+   * of the same engine met again in the request's chain passes its attempts on.
+   */
+  static final String PACED_BY = "io.hostpace.paced-by";
 
   private final Hostpace engine;
   private final CallContext context;
@@ -139,6 +152,10 @@ public final class HostpaceRequestInterceptor implements ClientHttpRequestInterc
   @Override
   public ClientHttpResponse intercept(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
       throws IOException {
+    if (request.getAttributes().get(PACED_BY) == engine) {
+      return execution.execute(request, body); // an attempt of this engine's call, already paced
+    }
+    request.getAttributes().put(PACED_BY, engine);
     String userAgent = UserAgent.toAdd(engine, request.getHeaders()::containsHeader); // SPEC U1
     if (userAgent != null) {
       request.getHeaders().set(UserAgent.HEADER, userAgent);
@@ -195,12 +212,26 @@ public final class HostpaceRequestInterceptor implements ClientHttpRequestInterc
     public CompletableFuture<ClientHttpResponse> send() {
       long sentAt = System.nanoTime();
       try {
-        ClientHttpResponse response = execution.execute(request, body);
+        ClientHttpResponse response = execution.execute(withOwnHeaders(request), body);
         return CompletableFuture.completedFuture(
             answerTimeout == null ? response : DeadlineResponse.hold(response, shown(), answerTimeout, sentAt));
       } catch (IOException e) {
         return CompletableFuture.failedFuture(e);
       }
+    }
+
+    /**
+     * {@code request} with a copy of its headers: an interceptor after this one may add to them,
+     * and each attempt is sent as the first was.
+     */
+    private static HttpRequest withOwnHeaders(HttpRequest request) {
+      HttpHeaders headers = HttpHeaders.copyOf(request.getHeaders());
+      return new HttpRequestWrapper(request) {
+        @Override
+        public HttpHeaders getHeaders() {
+          return headers;
+        }
+      };
     }
 
     @Override

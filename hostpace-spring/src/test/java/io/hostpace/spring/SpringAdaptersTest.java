@@ -221,4 +221,50 @@ class SpringAdaptersTest {
     assertThat(timeout).as("the SocketTimeoutException in the causes of %s", failure).isNotNull()
         .hasMessageContaining("/stall: the answer was not read whole within its answer timeout of PT0.3S");
   }
+
+  @Test
+  void I3_eachAttemptCarriesTheHeadersOfTheFirstNotThoseAnInterceptorAfterItAddedToTheOnesBefore() throws Exception {
+    TestServer server = opened.add(TestServer.start(Refusing.first(2, 429, "0")));
+    RestClient client = restClient()
+        .requestInterceptor(HostpaceRequestInterceptor.of(engine))
+        .requestInterceptor((request, body, execution) -> {
+          request.getHeaders().add("X-Trace", "t");
+          return execution.execute(request, body);
+        })
+        .build();
+
+    assertThat(client.get().uri(server.uri("/")).retrieve().body(String.class)).isEqualTo("answer 3");
+
+    assertThat(server.requests()).hasSize(3)
+        .allSatisfy(request -> assertThat(request.headers("X-Trace")).containsExactly("t"));
+  }
+
+  @Test
+  void I3_theInterceptorAddedTwiceForOneEnginePacesEachCallOnceAndDoesNotWaitForItself() throws Exception {
+    TestServer server = opened.add(TestServer.start(Refusing.first(1, 429, "0")));
+    Hostpace oneAtATime = opened.add(Hostpace.builder().addLimit(server.hostKey(), Limits.inFlight(1)).build());
+    RestClient client = restClient()
+        .requestInterceptor(HostpaceRequestInterceptor.of(oneAtATime))
+        .requestInterceptor(HostpaceRequestInterceptor.of(oneAtATime))
+        .build();
+
+    CompletableFuture<String> answer = CompletableFuture.supplyAsync(() -> client.get().uri(server.uri("/")).retrieve().body(String.class));
+
+    assertThat(answer.get(10, TimeUnit.SECONDS)).isEqualTo("answer 2");
+    assertThat(server.requests()).hasSize(2);
+  }
+
+  @Test
+  void I3_theFilterAddedTwiceForOneEnginePacesEachCallOnceAndDoesNotWaitForItself() throws Exception {
+    TestServer server = opened.add(TestServer.start(Refusing.first(1, 429, "0")));
+    Hostpace oneAtATime = opened.add(Hostpace.builder().addLimit(server.hostKey(), Limits.inFlight(1)).build());
+    WebClient client = WebClient.builder()
+        .filter(HostpaceExchangeFilter.of(oneAtATime))
+        .filter(HostpaceExchangeFilter.of(oneAtATime))
+        .build();
+
+    assertThat(client.get().uri(server.uri("/")).retrieve().bodyToMono(String.class).toFuture().get(10, TimeUnit.SECONDS))
+        .isEqualTo("answer 2");
+    assertThat(server.requests()).hasSize(2);
+  }
 }
