@@ -91,6 +91,7 @@ class DocumentedNamesTest {
       Map.entry("RestTemplate", "org.springframework.web.client.RestTemplate"),
       Map.entry("RestClient", "org.springframework.web.client.RestClient"),
       Map.entry("HttpClientErrorException", "org.springframework.web.client.HttpClientErrorException"),
+      Map.entry("ResourceAccessException", "org.springframework.web.client.ResourceAccessException"),
       Map.entry("HttpComponentsClientHttpRequestFactory",
           "org.springframework.http.client.HttpComponentsClientHttpRequestFactory"),
       Map.entry("WebClient", "org.springframework.web.reactive.function.client.WebClient"),
