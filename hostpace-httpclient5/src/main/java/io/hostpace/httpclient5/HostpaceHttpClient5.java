@@ -49,16 +49,18 @@ import org.jspecify.annotations.Nullable;
  *     {@value #HANDLER_NAME}), above redirects, the client's own retries, compression and the
  *     connection: one attempt is one trip down the rest of the chain, redirects included (paced as
  *     the first host), as in the other adapters.
- * <li>It switches the client's own retries off ({@code disableAutomaticRetries()}), so that every
- *     request that reaches a server is one the engine started, counted and spaced (SPEC I7): left
- *     on, the default strategy retries a 429 and a 503 itself (sleeping on the thread, unpaced,
- *     holding the place), and sends an idempotent request again at once on the I/O failures it
- *     retries (a reset connection, say). A failed attempt reaches the caller as the client raised
- *     it (SPEC T6), but for one the engine sends again itself, once, paced and counted: a connection
- *     from the pool that the server had closed, so that it ends before any byte of the answer. To
- *     have the client retry I/O failures anyway, set a strategy of your own after
- *     {@code pace}, wrapped in {@link #leavingRefusalsToHostpace}: its resends then go within the
- *     attempt's place, unspaced.
+ * <li>It switches the client's own retries off, with a retry strategy that retries nothing, so
+ *     that every request that reaches a server is one the engine started, counted and spaced
+ *     (SPEC I7): left on, the default strategy retries a 429 and a 503 itself (sleeping on the
+ *     thread, unpaced, holding the place), and sends an idempotent request again at once on the
+ *     I/O failures it retries (a reset connection, say). A failed attempt reaches the caller as the
+ *     client raised it (SPEC T6), but for one the engine sends again itself, once, paced and
+ *     counted: a connection from the pool that the server had closed, so that it ends before any
+ *     byte of the answer. To have the client retry I/O failures anyway, set a strategy of your own after
+ *     {@code pace} ({@code setRetryStrategy}, which replaces the one {@code pace} set), wrapped in
+ *     {@link #leavingRefusalsToHostpace}: its resends then go within the attempt's place, unspaced.
+ *     ({@code disableAutomaticRetries()} would take the retry step out of the chain, and a strategy
+ *     set after it would never be asked.)
  * <li>For the classic client, it adds a look at each attempt's connection just before the client's
  *     connect step ({@code addExecInterceptorBefore}, named {@code hostpace-connection}): it takes
  *     the connection from the pool there, as that step would, to know whether it came open, which
@@ -113,9 +115,39 @@ public final class HostpaceHttpClient5 {
   /** The handler's name in the exec chain. */
   public static final String HANDLER_NAME = "hostpace";
 
+  /**
+   * The strategy {@link #pace} sets: it retries nothing. Set rather than
+   * {@code disableAutomaticRetries()}, which leaves the client's retry step out of the chain whatever
+   * strategy is set later, so that a strategy the caller sets after {@code pace} takes its place.
+   */
+  private static final HttpRequestRetryStrategy NO_RETRIES = new HttpRequestRetryStrategy() {
+    @Override
+    public boolean retryRequest(HttpRequest request, IOException exception, int execCount, HttpContext context) {
+      return false;
+    }
+
+    @Override
+    public boolean retryRequest(HttpResponse response, int execCount, HttpContext context) {
+      return false;
+    }
+
+    @Override
+    public TimeValue getRetryInterval(HttpResponse response, int execCount, HttpContext context) {
+      return TimeValue.ZERO_MILLISECONDS;
+    }
+
+    @Override
+    public String toString() {
+      return "Hostpace's no retries: refusals are the engine's";
+    }
+  };
+
   private HostpaceHttpClient5() {}
 
-  /** {@code builder}, with the handler first in its chain and the client's own retries off. */
+  /**
+   * {@code builder}, with the handler first in its chain and the client's own retries off: its retry
+   * strategy is one that retries nothing, which a strategy set after this call replaces.
+   */
   public static HttpClientBuilder pace(HttpClientBuilder builder, Hostpace engine) {
     return pace(builder, engine, CallContext.DEFAULT);
   }
@@ -125,10 +157,13 @@ public final class HostpaceHttpClient5 {
     return builder
         .addExecInterceptorFirst(HANDLER_NAME, classicHandler(engine, context))
         .addExecInterceptorBefore(ChainElement.CONNECT.name(), ConnectionWatch.NAME, ConnectionWatch.INSTANCE)
-        .disableAutomaticRetries();
+        .setRetryStrategy(NO_RETRIES);
   }
 
-  /** {@code builder}, with the async handler first in its chain and the client's own retries off. */
+  /**
+   * {@code builder}, with the async handler first in its chain and the client's own retries off: its
+   * retry strategy is one that retries nothing, which a strategy set after this call replaces.
+   */
   public static HttpAsyncClientBuilder pace(HttpAsyncClientBuilder builder, Hostpace engine) {
     return pace(builder, engine, CallContext.DEFAULT);
   }
@@ -137,7 +172,7 @@ public final class HostpaceHttpClient5 {
   public static HttpAsyncClientBuilder pace(HttpAsyncClientBuilder builder, Hostpace engine, CallContext context) {
     return builder
         .addExecInterceptorFirst(HANDLER_NAME, asyncHandler(engine, context))
-        .disableAutomaticRetries();
+        .setRetryStrategy(NO_RETRIES);
   }
 
   /** The classic handler alone, for a chain you arrange yourself; see the class comment for where it belongs. */
@@ -198,7 +233,8 @@ public final class HostpaceHttpClient5 {
    * {@code strategy}, except that it never retries a response: refusals are retried by the
    * engine, through the host's queue. It still decides, and times, the retries of I/O failures,
    * which go within their attempt's place in flight but are not spaced by the engine: for a
-   * caller who wants them back after {@link #pace} switched them off.
+   * caller who wants them back after {@link #pace} switched them off, as
+   * {@code pace(HttpClients.custom(), engine).setRetryStrategy(leavingRefusalsToHostpace(strategy))}.
    */
   public static HttpRequestRetryStrategy leavingRefusalsToHostpace(HttpRequestRetryStrategy strategy) {
     Objects.requireNonNull(strategy, "strategy");

@@ -1,6 +1,17 @@
 package io.hostpace.httpclient5;
 
+import org.apache.hc.client5.http.HttpRequestRetryStrategy;
+import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
+import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
+import org.apache.hc.client5.http.impl.DefaultHttpRequestRetryStrategy;
+import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
+import org.apache.hc.client5.http.impl.async.HttpAsyncClientBuilder;
+import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
+import org.apache.hc.client5.http.impl.classic.HttpClientBuilder;
 import org.apache.hc.client5.http.protocol.HttpClientContext;
+import org.apache.hc.core5.http.HttpRequest;
+import org.apache.hc.core5.http.protocol.HttpContext;
+import org.apache.hc.core5.util.TimeValue;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -16,6 +27,7 @@ import io.hostpace.HostpaceEvent;
 import io.hostpace.Limits;
 import io.hostpace.testkit.AdapterUnderTest;
 import io.hostpace.testkit.CallerThread;
+import io.hostpace.testkit.EngineState;
 import io.hostpace.testkit.HeardAttempts;
 import io.hostpace.testkit.IdleClosingServer;
 import io.hostpace.testkit.Opened;
@@ -31,6 +43,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
@@ -55,6 +69,40 @@ class HostpaceHttpClient5Test {
     return client;
   }
 
+  CloseableHttpClient classic(HttpClientBuilder builder) {
+    CloseableHttpClient client = builder.build();
+    opened.add((AutoCloseable) () -> client.close(CloseMode.IMMEDIATE));
+    return client;
+  }
+
+  CloseableHttpAsyncClient async(HttpAsyncClientBuilder builder) {
+    CloseableHttpAsyncClient client = builder.build();
+    opened.add((AutoCloseable) () -> client.close(CloseMode.IMMEDIATE));
+    client.start();
+    return client;
+  }
+
+  static String get(CloseableHttpAsyncClient client, java.net.URI uri) throws Exception {
+    SimpleHttpResponse response = client.execute(SimpleRequestBuilder.get(uri).build(), null)
+        .get(EngineState.PATIENCE.toSeconds(), TimeUnit.SECONDS);
+    return response.getCode() + " " + response.getBodyText();
+  }
+
+  /** HttpClient's default strategy, one retry at once, that counts how often it is asked about an I/O failure. */
+  static final class CountingStrategy extends DefaultHttpRequestRetryStrategy {
+    final AtomicInteger askedAboutFailures = new AtomicInteger();
+
+    CountingStrategy() {
+      super(1, TimeValue.ZERO_MILLISECONDS);
+    }
+
+    @Override
+    public boolean retryRequest(HttpRequest request, java.io.IOException exception, int execCount, HttpContext context) {
+      askedAboutFailures.incrementAndGet();
+      return execCount <= 1;
+    }
+  }
+
   static String get(CloseableHttpClient client, java.net.URI uri) throws Exception {
     try (ClassicHttpResponse response = client.executeOpen(null, new HttpGet(uri), null)) {
       return response.getCode() + " " + EntityUtils.toString(response.getEntity(), StandardCharsets.UTF_8);
@@ -71,6 +119,60 @@ class HostpaceHttpClient5Test {
     // DefaultHttpRequestRetryStrategy alone would send each attempt twice: it retries a 503 once.
     assertThat(server.requests()).hasSize(2);
     assertThat(started(events)).containsExactly("/ 1", "/ 2");
+  }
+
+  @Test
+  void I7_theAsyncClientsOwnRetryStrategyLeavesRefusalsToTheEngine() throws Exception {
+    TestServer server = opened.add(TestServer.start(Refusing.always(503, "0")));
+    CallContext oneRetry = CallContext.builder().retries(1).build();
+
+    assertThat(get(async(HostpaceHttpClient5.pace(HttpAsyncClients.custom(), engine, oneRetry)), server.uri("/")))
+        .isEqualTo("503 refused 2");
+
+    assertThat(server.requests()).hasSize(2);
+    assertThat(started(events)).containsExactly("/ 1", "/ 2");
+  }
+
+  @Test
+  void I7_aStrategySetAfterPaceLeavingRefusalsToHostpaceRetriesNoRefusal() throws Exception {
+    TestServer server = opened.add(TestServer.start(Refusing.always(503, "0")));
+    CallContext oneRetry = CallContext.builder().retries(1).build();
+    HttpRequestRetryStrategy mine = HostpaceHttpClient5.leavingRefusalsToHostpace(new DefaultHttpRequestRetryStrategy());
+
+    assertThat(get(classic(HostpaceHttpClient5.pace(HttpClients.custom(), engine, oneRetry).setRetryStrategy(mine)),
+        server.uri("/classic"))).isEqualTo("503 refused 2");
+    assertThat(get(async(HostpaceHttpClient5.pace(HttpAsyncClients.custom(), engine, oneRetry).setRetryStrategy(mine)),
+        server.uri("/async"))).isEqualTo("503 refused 4");
+
+    // DefaultHttpRequestRetryStrategy alone would retry each 503 once: four requests a client.
+    assertThat(server.requests()).extracting(TestServer.Request::path).containsExactly("/classic", "/classic", "/async", "/async");
+    assertThat(started(events)).containsExactly("/classic 1", "/classic 2", "/async 1", "/async 2");
+  }
+
+  @Test
+  void I7_aStrategySetAfterPaceIsAskedAboutAResetAndItsResendGoesWithinTheAttempt() throws Exception {
+    ScriptedServer server = opened.add(ScriptedServer.start(n -> n == 1 ? new ScriptedServer.Reset() : new ScriptedServer.Answer(ScriptedServer.OK)));
+    CountingStrategy mine = new CountingStrategy();
+
+    assertThat(get(classic(HostpaceHttpClient5.pace(HttpClients.custom(), engine)
+        .setRetryStrategy(HostpaceHttpClient5.leavingRefusalsToHostpace(mine))), server.uri("/a"))).isEqualTo("200 ok");
+
+    assertThat(mine.askedAboutFailures).hasValue(1);
+    assertThat(server.requests()).containsExactly("1 1 GET /a", "2 2 GET /a");
+    assertThat(started(events)).containsExactly("/a 1");
+  }
+
+  @Test
+  void I7_aStrategySetAfterPaceOnTheAsyncClientIsAskedAboutAResetAndItsResendGoesWithinTheAttempt() throws Exception {
+    ScriptedServer server = opened.add(ScriptedServer.start(n -> n == 1 ? new ScriptedServer.Reset() : new ScriptedServer.Answer(ScriptedServer.OK)));
+    CountingStrategy mine = new CountingStrategy();
+
+    assertThat(get(async(HostpaceHttpClient5.pace(HttpAsyncClients.custom(), engine)
+        .setRetryStrategy(HostpaceHttpClient5.leavingRefusalsToHostpace(mine))), server.uri("/a"))).isEqualTo("200 ok");
+
+    assertThat(mine.askedAboutFailures).hasValue(1);
+    assertThat(server.requests()).containsExactly("1 1 GET /a", "2 2 GET /a");
+    assertThat(started(events)).containsExactly("/a 1");
   }
 
   @Test
