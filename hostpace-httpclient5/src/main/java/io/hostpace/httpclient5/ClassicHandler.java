@@ -136,14 +136,15 @@ record ClassicHandler(Hostpace engine, CallContext context) implements ExecChain
     }
 
     /**
-     * True when the attempt went out on a connection that came open from the pool and the client
-     * failed with its {@code NoHttpResponseException}, the connection's end before any byte of the
-     * answer: the server had closed it, and never saw the request (SPEC T6). Known only where
-     * {@link HostpaceHttpClient5#pace} put the {@link ConnectionWatch} in the chain.
+     * True when the request's method is idempotent, and the attempt went out on a connection that
+     * came open from the pool and the client failed with its {@code NoHttpResponseException}, the
+     * connection's end before any byte of the answer: the server had most likely closed it idle
+     * before it read the request (SPEC T6). Known only where {@link HostpaceHttpClient5#pace} put the
+     * {@link ConnectionWatch} in the chain.
      */
     @Override
     public boolean diedBeforeAnswer(Throwable failure) {
-      return ConnectionWatch.diedBeforeAnswer(scope.clientContext, failure);
+      return ConnectionWatch.diedBeforeAnswer(scope.clientContext, request.getMethod(), failure);
     }
 
     /**

@@ -55,8 +55,9 @@ import org.jspecify.annotations.Nullable;
  *     thread, unpaced, holding the place), and sends an idempotent request again at once on the
  *     I/O failures it retries (a reset connection, say). A failed attempt reaches the caller as the
  *     client raised it (SPEC T6), but for one the engine sends again itself, once, paced and
- *     counted: a connection from the pool that the server had closed, so that it ends before any
- *     byte of the answer. To have the client retry I/O failures anyway, set a strategy of your own after
+ *     counted: an idempotent request ({@code Method.isIdempotent}: not a POST or a PATCH, which
+ *     the client itself never resends) on a connection from the pool that the server had closed,
+ *     so that it ends before any byte of the answer. To have the client retry I/O failures anyway, set a strategy of your own after
  *     {@code pace} ({@code setRetryStrategy}, which replaces the one {@code pace} set), wrapped in
  *     {@link #leavingRefusalsToHostpace}: its resends then go within the attempt's place, unspaced.
  *     ({@code disableAutomaticRetries()} would take the retry step out of the chain, and a strategy
@@ -96,7 +97,9 @@ import org.jspecify.annotations.Nullable;
  *     waiting call out of its queue, or frees its place, and the call fails with the client's
  *     {@code RequestFailedException("Request aborted")} (SPEC T5). Every failure of an attempt (a
  *     reset, a {@link java.net.SocketTimeoutException}) reaches the caller as the client raised
- *     it, an {@code HttpException} as an {@code HttpException}, and is never retried (SPEC T6).
+ *     it, an {@code HttpException} as an {@code HttpException}, and is not retried by the engine
+ *     (SPEC T6), but for the one {@link #pace} names: the classic client's idempotent request on a
+ *     pooled connection that died before any byte of the answer, sent once more.
  * </ul>
  *
  * <p>The async handler never blocks: a waiting call is a queue entry, started by the engine's timer.

@@ -50,7 +50,10 @@ import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.classic.RequestFailedException;
+import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
 import org.apache.hc.core5.http.ClassicHttpResponse;
+import org.apache.hc.core5.http.NoHttpResponseException;
+import org.apache.hc.core5.http.io.entity.StringEntity;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.io.CloseMode;
 import org.junit.jupiter.api.Test;
@@ -321,6 +324,39 @@ class HostpaceHttpClient5Test {
     until(() -> !bodyEnded.isEmpty());
     assertThat(bodyEnded).containsExactly("/slow aborted by the client");
     assertThat(slow.trace()).doesNotContain("/slow body complete");
+  }
+
+  static String send(CloseableHttpClient client, String method, java.net.URI uri, String body) throws Exception {
+    HttpUriRequestBase request = new HttpUriRequestBase(method, uri);
+    request.setEntity(new StringEntity(body));
+    try (ClassicHttpResponse response = client.executeOpen(null, request, null)) {
+      return response.getCode() + " " + EntityUtils.toString(response.getEntity(), StandardCharsets.UTF_8);
+    }
+  }
+
+  @Test
+  void T6_aPostWhosePooledConnectionTheServerClosedAfterReadingItIsNotSentAgain() throws Exception {
+    // The second request comes on the first one's connection, from the pool; the server reads it and closes.
+    ScriptedServer server = opened.add(ScriptedServer.start(n -> n == 2 ? new ScriptedServer.Close() : new ScriptedServer.Answer(ScriptedServer.OK)));
+    CloseableHttpClient client = classic(CallContext.DEFAULT);
+    assertThat(send(client, "POST", server.uri("/first"), "one")).isEqualTo("200 ok");
+
+    assertThatThrownBy(() -> send(client, "POST", server.uri("/pay"), "charge")).isInstanceOf(NoHttpResponseException.class);
+
+    assertThat(server.requests()).containsExactly("1 1 POST /first", "2 1 POST /pay");
+    assertThat(started(events)).containsExactly("/first 1", "/pay 1");
+  }
+
+  @Test
+  void T6_aPutWhosePooledConnectionTheServerClosedBeforeAnyAnswerIsSentAgainOnce() throws Exception {
+    ScriptedServer server = opened.add(ScriptedServer.start(n -> n == 2 ? new ScriptedServer.Close() : new ScriptedServer.Answer(ScriptedServer.OK)));
+    CloseableHttpClient client = classic(CallContext.DEFAULT);
+    assertThat(send(client, "PUT", server.uri("/first"), "one")).isEqualTo("200 ok");
+
+    assertThat(send(client, "PUT", server.uri("/doc"), "two")).isEqualTo("200 ok");
+
+    assertThat(server.requests()).containsExactly("1 1 PUT /first", "2 1 PUT /doc", "3 2 PUT /doc");
+    assertThat(started(events)).containsExactly("/first 1", "/doc 1", "/doc 2");
   }
 
   @Test
