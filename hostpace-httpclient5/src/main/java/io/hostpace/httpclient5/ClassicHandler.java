@@ -5,6 +5,7 @@ import io.hostpace.Hostpace;
 import io.hostpace.internal.AnswerDeadline;
 import io.hostpace.spi.Exchange;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -18,7 +19,6 @@ import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.HttpEntity;
 import org.apache.hc.core5.http.HttpException;
 import org.apache.hc.core5.http.ProtocolException;
-import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.http.io.support.ClassicRequestBuilder;
 import org.jspecify.annotations.Nullable;
 
@@ -161,12 +161,26 @@ record ClassicHandler(Hostpace engine, CallContext context) implements ExecChain
       return false;
     }
 
+    /**
+     * Lets a refusal go before the next attempt. Its body is read, so that its connection can go
+     * back to the pool, only when all of it is here already: a {@code Content-Length} within
+     * {@link HostpaceHttpClient5#DISCARDED_BODY_LIMIT} whose bytes the client has buffered. Any
+     * other (longer, still coming, chunked, of no length) would have the next attempt wait on the
+     * server, without end if it stalls and no timeout is set, so its connection is closed instead,
+     * unread, and the next attempt goes on another. The classic client tells no more than what it
+     * has buffered ({@code available()}) without blocking.
+     */
     @Override
     public void discard(ClassicHttpResponse response) {
-      try {
-        EntityUtils.consume(response.getEntity()); // a refusal's body is short: read it, and keep the connection
-      } catch (IOException e) {
-        // the connection is let go below
+      HttpEntity entity = response.getEntity();
+      if (entity != null) {
+        try (InputStream in = entity.getContent()) {
+          if (!readIfHere(in, entity.getContentLength())) {
+            scope.execRuntime.discardEndpoint(); // before the close, which would read the rest to keep the connection
+          }
+        } catch (IOException e) {
+          scope.execRuntime.discardEndpoint();
+        }
       }
       try {
         response.close();
@@ -174,6 +188,31 @@ record ClassicHandler(Hostpace engine, CallContext context) implements ExecChain
         // nothing left to let go
       }
       waitCancellably();
+    }
+
+    /**
+     * Reads {@code in}, a body of {@code length} bytes (-1 for unknown), to its end when all of it
+     * is buffered and within the limit; false, with what is left unread, otherwise. Its end,
+     * read at its length without a wait, lets the client put the connection back in the pool.
+     */
+    private static boolean readIfHere(InputStream in, long length) throws IOException {
+      if (length < 0 || length > HostpaceHttpClient5.DISCARDED_BODY_LIMIT) {
+        return false;
+      }
+      byte[] buffer = new byte[8192];
+      long left = length;
+      while (left > 0) {
+        int here = in.available();
+        if (here <= 0) {
+          return false; // the rest has not come yet: reading it would wait on the server
+        }
+        int read = in.read(buffer, 0, (int) Math.min(Math.min(here, buffer.length), left));
+        if (read < 0) {
+          return false;
+        }
+        left -= read;
+      }
+      return in.read() < 0;
     }
   }
 }

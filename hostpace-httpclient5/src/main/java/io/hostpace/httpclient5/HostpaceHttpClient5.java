@@ -75,17 +75,22 @@ import org.jspecify.annotations.Nullable;
  * ({@link #withAnswerTimeout}): each attempt, from its sending to the end of its body, must end
  * within it, or its connection is dropped and the call fails with a {@code SocketTimeoutException}
  * (SPEC T7). Without one, a call waits as long as the server takes. The handler reads no body
- * whole (but a refusal's, which is short, to keep the connection): the caller reads it, and caps
- * it if it wants a cap.
+ * whole: the caller reads it, and caps it if it wants a cap. A refusal's body that the handler
+ * drops is read only up to 64 KiB, and only as long as it keeps coming (below); past that its
+ * connection is closed, so that neither a long body nor one that stalls holds the next attempt.
  *
  * <p>What the handler does with each call:
  * <ul>
  * <li>Classic: each attempt is {@code chain.proceed} on the calling thread; it returns at the
  *     response head with the entity still to be read, so the place is freed there and the body is
- *     read after, outside the queue (SPEC P2). A refused attempt's entity is consumed and its
- *     response closed before the next. Async: each attempt proceeds with a callback of its own;
- *     the place is freed at {@code handleResponse}; a refused attempt's body is read and dropped,
- *     and the next attempt proceeds once it is over.
+ *     read after, outside the queue (SPEC P2). A refused attempt's body is read and dropped when
+ *     the client already holds all of it (a {@code Content-Length} up to 64 KiB, buffered), which
+ *     keeps its connection for the next attempt; any other is not read, its connection is closed,
+ *     and the next attempt takes another (the classic client cannot tell without blocking whether
+ *     more of a body will come). Async: each attempt proceeds with a callback of its own; the place
+ *     is freed at {@code handleResponse}; a refused attempt's body is read and dropped as it comes,
+ *     up to 64 KiB, and the next attempt proceeds once it is over; one longer, or not over when the
+ *     next attempt is due, has its connection closed.
  * <li>A request whose entity (classic {@code HttpEntity}, async {@code AsyncEntityProducer}) is
  *     repeatable is sent whole on every attempt; one that is not is sent once, and its refusal
  *     returned (SPEC T4). When retries run out, the last refusal is returned as it is (SPEC T3).
@@ -117,6 +122,14 @@ public final class HostpaceHttpClient5 {
 
   /** The handler's name in the exec chain. */
   public static final String HANDLER_NAME = "hostpace";
+
+  /**
+   * The most of a refused attempt's body the handlers read, to drop it and keep its connection for
+   * the next attempt. A refusal's body is an error page or a line of JSON, a few KiB at most;
+   * reading past this costs more than the new connection the next attempt takes when the refused
+   * one is closed instead, and a server that sends more, or never ends, is not waited for.
+   */
+  static final int DISCARDED_BODY_LIMIT = 64 * 1024;
 
   /**
    * The strategy {@link #pace} sets: it retries nothing. Set rather than

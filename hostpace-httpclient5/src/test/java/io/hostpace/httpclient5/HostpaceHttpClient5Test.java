@@ -178,6 +178,56 @@ class HostpaceHttpClient5Test {
     assertThat(started(events)).containsExactly("/a 1");
   }
 
+  static final String REFUSED_HEAD = "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 0\r\n";
+
+  /** The first request is refused with a body of 64 MiB; the second is answered. */
+  void aRefusalsLongBodyIsNotReadAndTheRetryGoesOnAnotherConnection(AdapterUnderTest adapter) throws Exception {
+    long size = 64L * 1024 * 1024;
+    ScriptedServer server = opened.add(ScriptedServer.start(n -> n == 1
+        ? new ScriptedServer.Body(REFUSED_HEAD + "Content-Length: " + size + "\r\n\r\n", size)
+        : new ScriptedServer.Answer(ScriptedServer.OK)));
+
+    Outcome outcome = adapter.start(TestRequest.get(server.uri("/big"))).await();
+
+    assertThat(outcome).isEqualTo(Outcome.answer(200, "ok"));
+    assertThat(server.requests()).containsExactly("1 1 GET /big", "2 2 GET /big");
+    until(() -> server.log().size() == 3);
+    assertThat(server.log()).contains("1 body cut by the client");
+  }
+
+  @Test
+  void T7_aClassicRefusalsLongBodyIsNotReadAndTheRetryGoesOnAnotherConnection() throws Exception {
+    aRefusalsLongBodyIsNotReadAndTheRetryGoesOnAnotherConnection(opened.add(HttpClient5Clients.classic(engine)));
+  }
+
+  @Test
+  void T7_anAsyncRefusalsLongBodyIsNotReadAndTheRetryGoesOnAnotherConnection() throws Exception {
+    aRefusalsLongBodyIsNotReadAndTheRetryGoesOnAnotherConnection(opened.add(HttpClient5Clients.async(engine)));
+  }
+
+  /** The first request is refused with a body that stops after 10 of its 1000 bytes; no timeout is set. */
+  void aRefusalWhoseBodyStallsHoldsNoRetry(AdapterUnderTest adapter) throws Exception {
+    ScriptedServer server = opened.add(ScriptedServer.start(n -> n == 1
+        ? new ScriptedServer.Stall(REFUSED_HEAD + "Content-Length: 1000\r\n\r\n0123456789")
+        : new ScriptedServer.Answer(ScriptedServer.OK)));
+
+    Outcome outcome = adapter.start(TestRequest.get(server.uri("/stall"))).await();
+
+    assertThat(outcome).isEqualTo(Outcome.answer(200, "ok"));
+    assertThat(server.requests()).containsExactly("1 1 GET /stall", "2 2 GET /stall");
+    assertThat(started(events)).containsExactly("/stall 1", "/stall 2");
+  }
+
+  @Test
+  void T7_aClassicRefusalWhoseBodyStallsHoldsNoRetry() throws Exception {
+    aRefusalWhoseBodyStallsHoldsNoRetry(opened.add(HttpClient5Clients.classic(engine)));
+  }
+
+  @Test
+  void T7_anAsyncRefusalWhoseBodyStallsHoldsNoRetry() throws Exception {
+    aRefusalWhoseBodyStallsHoldsNoRetry(opened.add(HttpClient5Clients.async(engine)));
+  }
+
   @Test
   void T7_anAnswerTimeoutThatIsNotPositiveIsRefusedWithWhatWasGiven() {
     assertThatThrownBy(() -> HostpaceHttpClient5.withAnswerTimeout(HttpClientContext.create(), Duration.ZERO))
