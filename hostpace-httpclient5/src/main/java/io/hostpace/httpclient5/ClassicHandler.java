@@ -11,9 +11,11 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import org.apache.hc.client5.http.classic.ExecChain;
 import org.apache.hc.client5.http.classic.ExecChainHandler;
+import org.apache.hc.client5.http.classic.ExecRuntime;
 import org.apache.hc.client5.http.impl.classic.RequestFailedException;
 import org.apache.hc.core5.concurrent.Cancellable;
 import org.apache.hc.core5.concurrent.CancellableDependency;
+import org.apache.hc.core5.concurrent.ComplexCancellable;
 import org.apache.hc.core5.http.ClassicHttpRequest;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.HttpEntity;
@@ -70,6 +72,14 @@ record ClassicHandler(Hostpace engine, CallContext context) implements ExecChain
     private final ExecChain.Scope scope;
     private final ExecChain chain;
     private @Nullable Cancellable cancelWait;
+    /**
+     * The current attempt's runtime: the call's, forked with a cancellable of the attempt's own, so
+     * that ending the attempt ({@link #abort}) cancels it and not the caller's request, which the
+     * caller may execute again. The caller's cancel reaches it through the request's dependency.
+     */
+    private volatile ExecRuntime attemptRuntime;
+    /** The current attempt's cancellable, which its runtime's connection lease, connect and exchange hang on. */
+    private volatile @Nullable ComplexCancellable attemptCancel;
     /** The HttpException an attempt failed with: the engine hands it back as an IOException's cause. */
     volatile @Nullable HttpException protocolFailure;
 
@@ -77,6 +87,7 @@ record ClassicHandler(Hostpace engine, CallContext context) implements ExecChain
       super(request, scope.route, scope.clientContext, engine, canResend(request.getEntity()));
       this.scope = scope;
       this.chain = chain;
+      this.attemptRuntime = scope.execRuntime;
     }
 
     private static boolean canResend(@Nullable HttpEntity entity) {
@@ -85,9 +96,9 @@ record ClassicHandler(Hostpace engine, CallContext context) implements ExecChain
 
     /**
      * Makes the request's own cancel ({@code HttpUriRequestBase.cancel()}) cancel the call while it
-     * waits. While an attempt is sent, the client's connection handling takes the request's
-     * dependency over, and so its cancel aborts the exchange; after a refusal, the wait for the
-     * next attempt takes it back (see {@link #discard}).
+     * waits. While an attempt is sent, the attempt's own cancellable takes the request's dependency
+     * over (see {@link #send}), and so its cancel aborts the exchange; after a refusal, the wait for
+     * the next attempt takes it back (see {@link #discard}).
      */
     void onCancel(Runnable cancel) {
       cancelWait = () -> {
@@ -112,10 +123,18 @@ record ClassicHandler(Hostpace engine, CallContext context) implements ExecChain
     public CompletableFuture<ClassicHttpResponse> send() {
       // A copy per attempt, as the client's own retries make: the chain below adds headers to what it is given.
       ClassicHttpRequest attempt = ClassicRequestBuilder.copy(request).build();
-      AnswerDeadline deadline = sending(attempt, scope.execRuntime::discardEndpoint);
+      ComplexCancellable cancellable = new ComplexCancellable();
+      ExecRuntime runtime = scope.execRuntime.fork(cancellable);
+      attemptCancel = cancellable;
+      attemptRuntime = runtime;
+      if (scope.originalRequest instanceof CancellableDependency dependency) {
+        dependency.setDependency(cancellable); // the caller's cancel ends the attempt; cancels it at once if already cancelled
+      }
+      ExecChain.Scope below = new ExecChain.Scope(scope.exchangeId, scope.route, scope.originalRequest, runtime, scope.clientContext);
+      AnswerDeadline deadline = sending(attempt, runtime::discardEndpoint);
       ConnectionWatch.forget(scope.clientContext);
       try {
-        ClassicHttpResponse response = chain.proceed(attempt, scope);
+        ClassicHttpResponse response = chain.proceed(attempt, below);
         HttpEntity entity = response.getEntity();
         if (entity == null) {
           deadline.over();
@@ -148,17 +167,15 @@ record ClassicHandler(Hostpace engine, CallContext context) implements ExecChain
     }
 
     /**
-     * Cancels the request (its {@code HttpUriRequestBase.cancel()}), which aborts the exchange in
-     * progress and keeps the client's own I/O retries from sending it again. A request that cannot
-     * be cancelled (one that is not a {@link CancellableDependency}) cannot be aborted: its own
-     * timeouts bound it.
+     * Cancels the attempt in progress, which aborts its connection lease, connect or exchange and
+     * keeps the client's own I/O retries, if a strategy of the caller's brings them back, from
+     * sending it again. The caller's request itself is left as it was: it can be executed again,
+     * as after the client's own response timeout.
      */
     @Override
     public boolean abort() {
-      if (scope.originalRequest instanceof CancellableDependency dependency) {
-        return dependency.cancel();
-      }
-      return false;
+      ComplexCancellable cancellable = attemptCancel;
+      return cancellable != null && cancellable.cancel();
     }
 
     /**
@@ -176,10 +193,10 @@ record ClassicHandler(Hostpace engine, CallContext context) implements ExecChain
       if (entity != null) {
         try (InputStream in = entity.getContent()) {
           if (!readIfHere(in, entity.getContentLength())) {
-            scope.execRuntime.discardEndpoint(); // before the close, which would read the rest to keep the connection
+            attemptRuntime.discardEndpoint(); // before the close, which would read the rest to keep the connection
           }
         } catch (IOException e) {
-          scope.execRuntime.discardEndpoint();
+          attemptRuntime.discardEndpoint();
         }
       }
       try {

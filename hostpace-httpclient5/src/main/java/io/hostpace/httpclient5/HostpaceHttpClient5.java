@@ -79,6 +79,13 @@ import org.jspecify.annotations.Nullable;
  * drops is read only up to 64 KiB, and only as long as it keeps coming (below); past that its
  * connection is closed, so that neither a long body nor one that stalls holds the next attempt.
  *
+ * <p><b>Timeout budgets.</b> An engine's budget (SPEC D1) ends a classic attempt that gets no
+ * answer in time by cancelling that attempt alone (its connection lease, connect or exchange): the
+ * call fails with the engine's {@code io.hostpace.AttemptTimeoutException}, an
+ * {@code InterruptedIOException}, and, as any timeout, is not retried, by the engine or by a retry
+ * strategy of the caller's. The caller's request is not cancelled: it can be executed again, as
+ * after the client's own response timeout.
+ *
  * <p>What the handler does with each call:
  * <ul>
  * <li>Classic: each attempt is {@code chain.proceed} on the calling thread; it returns at the

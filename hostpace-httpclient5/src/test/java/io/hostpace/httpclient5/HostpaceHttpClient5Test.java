@@ -21,7 +21,9 @@ import static io.hostpace.testkit.EngineState.until;
 import static io.hostpace.testkit.EngineState.waiting;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.hostpace.AttemptTimeoutException;
 import io.hostpace.CallContext;
+import io.hostpace.timeout.TimeoutPolicy;
 import io.hostpace.Hostpace;
 import io.hostpace.HostpaceEvent;
 import io.hostpace.Limits;
@@ -226,6 +228,21 @@ class HostpaceHttpClient5Test {
   @Test
   void T7_anAsyncRefusalWhoseBodyStallsHoldsNoRetry() throws Exception {
     aRefusalWhoseBodyStallsHoldsNoRetry(opened.add(HttpClient5Clients.async(engine)));
+  }
+
+  @Test
+  void D1_aRequestWhoseAttemptTheBudgetEndedCanBeExecutedAgain() throws Exception {
+    ScriptedServer server = opened.add(ScriptedServer.start(n -> n == 1 ? new ScriptedServer.Stall("") : new ScriptedServer.Answer(ScriptedServer.OK)));
+    Hostpace budgeted = opened.add(Hostpace.builder().timeoutPolicy(TimeoutPolicy.fixed(Duration.ofMillis(300))).build());
+    CloseableHttpClient client = classic(HostpaceHttpClient5.pace(HttpClients.custom(), budgeted));
+    HttpGet get = new HttpGet(server.uri("/again"));
+
+    assertThatThrownBy(() -> client.execute(get, response -> response.getCode())).isInstanceOf(AttemptTimeoutException.class);
+    String again = client.execute(get, response -> response.getCode() + " " + EntityUtils.toString(response.getEntity()));
+
+    assertThat(again).isEqualTo("200 ok");
+    assertThat(get.isCancelled()).isFalse();
+    assertThat(server.requests()).containsExactly("1 1 GET /again", "2 2 GET /again");
   }
 
   @Test
