@@ -32,11 +32,12 @@ import org.jspecify.annotations.Nullable;
  * engine: send() ─→ chain.proceed(copy of request, producer, scope, answer)
  * client: headers ─→ answer.handleResponse(response, entity)
  *           ├─ answer.answered.complete(answer)    the engine judges it here, and frees the place:
- *           │     a refusal to retry → discard: the body is dropped
+ *           │     a refusal to retry → discard: the body is dropped, up to a limit
  *           │     the last answer → the call's future → keep: upstream.handleResponse(...)
  *           └─ returns the answer's {@link DeferredConsumer}, which hands the body to whichever was chosen
  * client: body, streamEnd, completed ─→ the chosen target: the caller's consumer and callback, or nothing
- * engine: the next attempt proceeds only once the last one is over, as the client's own redirects do
+ * engine: the next attempt proceeds only once the last one is over, as the client's own redirects do;
+ *         a refused body not all come by then has its connection closed, which ends it
  * </pre>
  */
 record AsyncHandler(Hostpace engine, CallContext context) implements AsyncExecChainHandler {
@@ -117,6 +118,12 @@ record AsyncHandler(Hostpace engine, CallContext context) implements AsyncExecCh
       if (previous == null) {
         proceed(answer, chain);
       } else {
+        if (!previous.finished.isDone()) {
+          // The refused answer's body has not all come by the time the next attempt is due: it may
+          // stall, and no timeout may be set, so its connection is closed rather than waited for,
+          // which ends the exchange; the next attempt goes on another connection.
+          scope.execRuntime.discardEndpoint();
+        }
         // As the client's own redirects do: once the refused exchange is over, on the thread that ended it.
         previous.finished.whenComplete((done, failure) -> {
           if (previous.failedAfterAnswer) {
@@ -233,16 +240,16 @@ record AsyncHandler(Hostpace engine, CallContext context) implements AsyncExecCh
       try {
         consumer = upstream.handleResponse(response(), entity);
       } catch (HttpException | IOException | RuntimeException e) {
-        body.choose(DeferredConsumer.DISCARD);
+        body.choose(DeferredConsumer.discard());
         abort(e);
         return;
       }
       body.choose(new DeferredConsumer.Kept(consumer, upstream));
     }
 
-    /** Another attempt follows, or the call ended otherwise: the body is read and dropped. */
+    /** Another attempt follows, or the call ended otherwise: the body is read and dropped, up to a limit. */
     void letGo() {
-      body.choose(DeferredConsumer.DISCARD);
+      body.choose(DeferredConsumer.discard());
     }
 
     /** The caller's consumer failed on a body handed over late: the exchange is dropped, and the caller hears why. */

@@ -7,6 +7,7 @@ import org.apache.hc.client5.http.classic.ExecRuntime;
 import org.apache.hc.core5.http.ClassicHttpRequest;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.HttpException;
+import org.apache.hc.core5.http.Method;
 import org.apache.hc.core5.http.NoHttpResponseException;
 import org.apache.hc.core5.http.protocol.HttpContext;
 
@@ -48,11 +49,17 @@ final class ConnectionWatch implements ExecChainHandler {
   }
 
   /**
-   * True when {@code failure} is the client's {@link NoHttpResponseException} (the connection ended
-   * before any byte of the answer's status line) on a connection that came open from the pool.
+   * True when a request of {@code method} may be sent again after {@code failure}: the method is
+   * idempotent ({@link Method#isIdempotent}), the failure is the client's
+   * {@link NoHttpResponseException} (the connection ended before any byte of the answer's status
+   * line), and the connection came open from the pool. Such a request most likely never reached the
+   * server's handling, but the server may have read it before it closed the connection: as
+   * HttpClient's own {@code DefaultHttpRequestRetryStrategy}, a POST or a PATCH is never sent twice.
    */
-  static boolean diedBeforeAnswer(HttpContext context, Throwable failure) {
-    return failure instanceof NoHttpResponseException && Boolean.TRUE.equals(context.getAttribute(REUSED));
+  static boolean diedBeforeAnswer(HttpContext context, String method, Throwable failure) {
+    return Method.isIdempotent(method)
+        && failure instanceof NoHttpResponseException
+        && Boolean.TRUE.equals(context.getAttribute(REUSED));
   }
 
   @Override

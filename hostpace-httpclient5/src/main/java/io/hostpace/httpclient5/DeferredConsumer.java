@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The data consumer of an answer the engine may not have judged yet: it holds the client's
  * signals (capacity, data, end, completion), in order, until it is told whose they are (the
- * caller's consumer and callback, or {@link #DISCARD}), then hands them on, and every later one
+ * caller's consumer and callback, or {@link #discard()}), then hands them on, and every later one
  * as it comes.
  *
  * <p>Rarely needed: the engine judges an answer inside {@code handleResponse}, so the target is
@@ -48,16 +48,32 @@ final class DeferredConsumer implements AsyncDataConsumer {
     void to(Target target) throws HttpException, IOException;
   }
 
-  /** The answer is let go: its body is read as fast as it comes, and dropped, so the connection can be used again. */
-  static final Target DISCARD = new Target() {
+  /**
+   * The answer is let go: its body is read as fast as it comes and dropped, so that the connection
+   * can be used again, up to {@link HostpaceHttpClient5#DISCARDED_BODY_LIMIT} bytes; a byte past
+   * that fails the exchange, which closes the connection rather than read on.
+   */
+  static Target discard() {
+    return new Discard();
+  }
+
+  private static final class Discard implements Target {
+    /** Bytes dropped so far; only the client's I/O thread, one signal at a time, adds to it. */
+    private long dropped;
+
     @Override
     public void updateCapacity(CapacityChannel channel) throws IOException {
       channel.update(Integer.MAX_VALUE);
     }
 
     @Override
-    public void consume(ByteBuffer src) {
+    public void consume(ByteBuffer src) throws IOException {
+      dropped += src.remaining();
       src.position(src.limit());
+      if (dropped > HostpaceHttpClient5.DISCARDED_BODY_LIMIT) {
+        throw new IOException("a refused answer's body went past " + HostpaceHttpClient5.DISCARDED_BODY_LIMIT
+            + " bytes: its connection is closed rather than read on");
+      }
     }
 
     @Override
@@ -76,7 +92,7 @@ final class DeferredConsumer implements AsyncDataConsumer {
     public String toString() {
       return "discard";
     }
-  };
+  }
 
   /** The call ends with the answer: its body goes to the caller's consumer, its end to the caller's callback. */
   static final class Kept implements Target {

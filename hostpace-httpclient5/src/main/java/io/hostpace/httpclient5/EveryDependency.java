@@ -14,8 +14,8 @@ import org.apache.hc.core5.concurrent.CancellableDependency;
  * <p>Why: HttpClient 5.6.5's {@code AsyncConnectExec} sets the lease's and the connect's
  * cancellable after starting them, so when they complete at once on the I/O thread, the
  * exchange's cancellable, set further down meanwhile, is overwritten by a finished one, and a
- * cancel of the call's future no longer reaches the exchange (seen in about 2 of 100 calls on
- * loopback). Cancelling a finished lease or connect does nothing; cancelling the exchange aborts it.
+ * cancel of the call's future no longer reaches the exchange (now and then, on a fast connect).
+ * Cancelling a finished lease or connect does nothing; cancelling the exchange aborts it.
  */
 final class EveryDependency implements CancellableDependency {
 

@@ -49,16 +49,19 @@ import org.jspecify.annotations.Nullable;
  *     {@value #HANDLER_NAME}), above redirects, the client's own retries, compression and the
  *     connection: one attempt is one trip down the rest of the chain, redirects included (paced as
  *     the first host), as in the other adapters.
- * <li>It switches the client's own retries off ({@code disableAutomaticRetries()}), so that every
- *     request that reaches a server is one the engine started, counted and spaced (SPEC I7): left
- *     on, the default strategy retries a 429 and a 503 itself (sleeping on the thread, unpaced,
- *     holding the place), and sends an idempotent request again at once on the I/O failures it
- *     retries (a reset connection, say). A failed attempt reaches the caller as the client raised
- *     it (SPEC T6), but for one the engine sends again itself, once, paced and counted: a connection
- *     from the pool that the server had closed, so that it ends before any byte of the answer. To
- *     have the client retry I/O failures anyway, set a strategy of your own after
- *     {@code pace}, wrapped in {@link #leavingRefusalsToHostpace}: its resends then go within the
- *     attempt's place, unspaced.
+ * <li>It switches the client's own retries off, with a retry strategy that retries nothing, so
+ *     that every request that reaches a server is one the engine started, counted and spaced
+ *     (SPEC I7): left on, the default strategy retries a 429 and a 503 itself (sleeping on the
+ *     thread, unpaced, holding the place), and sends an idempotent request again at once on the
+ *     I/O failures it retries (a reset connection, say). A failed attempt reaches the caller as the
+ *     client raised it (SPEC T6), but for one the engine sends again itself, once, paced and
+ *     counted: an idempotent request ({@code Method.isIdempotent}: not a POST or a PATCH, which
+ *     the client itself never resends) on a connection from the pool that the server had closed,
+ *     so that it ends before any byte of the answer. To have the client retry I/O failures anyway, set a strategy of your own after
+ *     {@code pace} ({@code setRetryStrategy}, which replaces the one {@code pace} set), wrapped in
+ *     {@link #leavingRefusalsToHostpace}: its resends then go within the attempt's place, unspaced.
+ *     ({@code disableAutomaticRetries()} would take the retry step out of the chain, and a strategy
+ *     set after it would never be asked.)
  * <li>For the classic client, it adds a look at each attempt's connection just before the client's
  *     connect step ({@code addExecInterceptorBefore}, named {@code hostpace-connection}): it takes
  *     the connection from the pool there, as that step would, to know whether it came open, which
@@ -72,17 +75,29 @@ import org.jspecify.annotations.Nullable;
  * ({@link #withAnswerTimeout}): each attempt, from its sending to the end of its body, must end
  * within it, or its connection is dropped and the call fails with a {@code SocketTimeoutException}
  * (SPEC T7). Without one, a call waits as long as the server takes. The handler reads no body
- * whole (but a refusal's, which is short, to keep the connection): the caller reads it, and caps
- * it if it wants a cap.
+ * whole: the caller reads it, and caps it if it wants a cap. A refusal's body that the handler
+ * drops is read only up to 64 KiB, and only as long as it keeps coming (below); past that its
+ * connection is closed, so that neither a long body nor one that stalls holds the next attempt.
+ *
+ * <p><b>Timeout budgets.</b> An engine's budget (SPEC D1) ends a classic attempt that gets no
+ * answer in time by cancelling that attempt alone (its connection lease, connect or exchange): the
+ * call fails with the engine's {@code io.hostpace.AttemptTimeoutException}, an
+ * {@code InterruptedIOException}, and, as any timeout, is not retried, by the engine or by a retry
+ * strategy of the caller's. The caller's request is not cancelled: it can be executed again, as
+ * after the client's own response timeout.
  *
  * <p>What the handler does with each call:
  * <ul>
  * <li>Classic: each attempt is {@code chain.proceed} on the calling thread; it returns at the
  *     response head with the entity still to be read, so the place is freed there and the body is
- *     read after, outside the queue (SPEC P2). A refused attempt's entity is consumed and its
- *     response closed before the next. Async: each attempt proceeds with a callback of its own;
- *     the place is freed at {@code handleResponse}; a refused attempt's body is read and dropped,
- *     and the next attempt proceeds once it is over.
+ *     read after, outside the queue (SPEC P2). A refused attempt's body is read and dropped when
+ *     the client already holds all of it (a {@code Content-Length} up to 64 KiB, buffered), which
+ *     keeps its connection for the next attempt; any other is not read, its connection is closed,
+ *     and the next attempt takes another (the classic client cannot tell without blocking whether
+ *     more of a body will come). Async: each attempt proceeds with a callback of its own; the place
+ *     is freed at {@code handleResponse}; a refused attempt's body is read and dropped as it comes,
+ *     up to 64 KiB, and the next attempt proceeds once it is over; one longer, or not over when the
+ *     next attempt is due, has its connection closed.
  * <li>A request whose entity (classic {@code HttpEntity}, async {@code AsyncEntityProducer}) is
  *     repeatable is sent whole on every attempt; one that is not is sent once, and its refusal
  *     returned (SPEC T4). When retries run out, the last refusal is returned as it is (SPEC T3).
@@ -94,7 +109,9 @@ import org.jspecify.annotations.Nullable;
  *     waiting call out of its queue, or frees its place, and the call fails with the client's
  *     {@code RequestFailedException("Request aborted")} (SPEC T5). Every failure of an attempt (a
  *     reset, a {@link java.net.SocketTimeoutException}) reaches the caller as the client raised
- *     it, an {@code HttpException} as an {@code HttpException}, and is never retried (SPEC T6).
+ *     it, an {@code HttpException} as an {@code HttpException}, and is not retried by the engine
+ *     (SPEC T6), but for the one {@link #pace} names: the classic client's idempotent request on a
+ *     pooled connection that died before any byte of the answer, sent once more.
  * </ul>
  *
  * <p>The async handler never blocks: a waiting call is a queue entry, started by the engine's timer.
@@ -113,9 +130,47 @@ public final class HostpaceHttpClient5 {
   /** The handler's name in the exec chain. */
   public static final String HANDLER_NAME = "hostpace";
 
+  /**
+   * The most of a refused attempt's body the handlers read, to drop it and keep its connection for
+   * the next attempt. A refusal's body is an error page or a line of JSON, a few KiB at most;
+   * reading past this costs more than the new connection the next attempt takes when the refused
+   * one is closed instead, and a server that sends more, or never ends, is not waited for.
+   */
+  static final int DISCARDED_BODY_LIMIT = 64 * 1024;
+
+  /**
+   * The strategy {@link #pace} sets: it retries nothing. Set rather than
+   * {@code disableAutomaticRetries()}, which leaves the client's retry step out of the chain whatever
+   * strategy is set later, so that a strategy the caller sets after {@code pace} takes its place.
+   */
+  private static final HttpRequestRetryStrategy NO_RETRIES = new HttpRequestRetryStrategy() {
+    @Override
+    public boolean retryRequest(HttpRequest request, IOException exception, int execCount, HttpContext context) {
+      return false;
+    }
+
+    @Override
+    public boolean retryRequest(HttpResponse response, int execCount, HttpContext context) {
+      return false;
+    }
+
+    @Override
+    public TimeValue getRetryInterval(HttpResponse response, int execCount, HttpContext context) {
+      return TimeValue.ZERO_MILLISECONDS;
+    }
+
+    @Override
+    public String toString() {
+      return "Hostpace's no retries: refusals are the engine's";
+    }
+  };
+
   private HostpaceHttpClient5() {}
 
-  /** {@code builder}, with the handler first in its chain and the client's own retries off. */
+  /**
+   * {@code builder}, with the handler first in its chain and the client's own retries off: its retry
+   * strategy is one that retries nothing, which a strategy set after this call replaces.
+   */
   public static HttpClientBuilder pace(HttpClientBuilder builder, Hostpace engine) {
     return pace(builder, engine, CallContext.DEFAULT);
   }
@@ -125,10 +180,13 @@ public final class HostpaceHttpClient5 {
     return builder
         .addExecInterceptorFirst(HANDLER_NAME, classicHandler(engine, context))
         .addExecInterceptorBefore(ChainElement.CONNECT.name(), ConnectionWatch.NAME, ConnectionWatch.INSTANCE)
-        .disableAutomaticRetries();
+        .setRetryStrategy(NO_RETRIES);
   }
 
-  /** {@code builder}, with the async handler first in its chain and the client's own retries off. */
+  /**
+   * {@code builder}, with the async handler first in its chain and the client's own retries off: its
+   * retry strategy is one that retries nothing, which a strategy set after this call replaces.
+   */
   public static HttpAsyncClientBuilder pace(HttpAsyncClientBuilder builder, Hostpace engine) {
     return pace(builder, engine, CallContext.DEFAULT);
   }
@@ -137,7 +195,7 @@ public final class HostpaceHttpClient5 {
   public static HttpAsyncClientBuilder pace(HttpAsyncClientBuilder builder, Hostpace engine, CallContext context) {
     return builder
         .addExecInterceptorFirst(HANDLER_NAME, asyncHandler(engine, context))
-        .disableAutomaticRetries();
+        .setRetryStrategy(NO_RETRIES);
   }
 
   /** The classic handler alone, for a chain you arrange yourself; see the class comment for where it belongs. */
@@ -198,7 +256,8 @@ public final class HostpaceHttpClient5 {
    * {@code strategy}, except that it never retries a response: refusals are retried by the
    * engine, through the host's queue. It still decides, and times, the retries of I/O failures,
    * which go within their attempt's place in flight but are not spaced by the engine: for a
-   * caller who wants them back after {@link #pace} switched them off.
+   * caller who wants them back after {@link #pace} switched them off, as
+   * {@code pace(HttpClients.custom(), engine).setRetryStrategy(leavingRefusalsToHostpace(strategy))}.
    */
   public static HttpRequestRetryStrategy leavingRefusalsToHostpace(HttpRequestRetryStrategy strategy) {
     Objects.requireNonNull(strategy, "strategy");

@@ -1,6 +1,17 @@
 package io.hostpace.httpclient5;
 
+import org.apache.hc.client5.http.HttpRequestRetryStrategy;
+import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
+import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
+import org.apache.hc.client5.http.impl.DefaultHttpRequestRetryStrategy;
+import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
+import org.apache.hc.client5.http.impl.async.HttpAsyncClientBuilder;
+import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
+import org.apache.hc.client5.http.impl.classic.HttpClientBuilder;
 import org.apache.hc.client5.http.protocol.HttpClientContext;
+import org.apache.hc.core5.http.HttpRequest;
+import org.apache.hc.core5.http.protocol.HttpContext;
+import org.apache.hc.core5.util.TimeValue;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,12 +21,15 @@ import static io.hostpace.testkit.EngineState.until;
 import static io.hostpace.testkit.EngineState.waiting;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.hostpace.AttemptTimeoutException;
 import io.hostpace.CallContext;
+import io.hostpace.timeout.TimeoutPolicy;
 import io.hostpace.Hostpace;
 import io.hostpace.HostpaceEvent;
 import io.hostpace.Limits;
 import io.hostpace.testkit.AdapterUnderTest;
 import io.hostpace.testkit.CallerThread;
+import io.hostpace.testkit.EngineState;
 import io.hostpace.testkit.HeardAttempts;
 import io.hostpace.testkit.IdleClosingServer;
 import io.hostpace.testkit.Opened;
@@ -31,12 +45,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.classic.RequestFailedException;
+import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
 import org.apache.hc.core5.http.ClassicHttpResponse;
+import org.apache.hc.core5.http.NoHttpResponseException;
+import org.apache.hc.core5.http.io.entity.StringEntity;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.io.CloseMode;
 import org.junit.jupiter.api.Test;
@@ -55,6 +74,40 @@ class HostpaceHttpClient5Test {
     return client;
   }
 
+  CloseableHttpClient classic(HttpClientBuilder builder) {
+    CloseableHttpClient client = builder.build();
+    opened.add((AutoCloseable) () -> client.close(CloseMode.IMMEDIATE));
+    return client;
+  }
+
+  CloseableHttpAsyncClient async(HttpAsyncClientBuilder builder) {
+    CloseableHttpAsyncClient client = builder.build();
+    opened.add((AutoCloseable) () -> client.close(CloseMode.IMMEDIATE));
+    client.start();
+    return client;
+  }
+
+  static String get(CloseableHttpAsyncClient client, java.net.URI uri) throws Exception {
+    SimpleHttpResponse response = client.execute(SimpleRequestBuilder.get(uri).build(), null)
+        .get(EngineState.PATIENCE.toSeconds(), TimeUnit.SECONDS);
+    return response.getCode() + " " + response.getBodyText();
+  }
+
+  /** HttpClient's default strategy, one retry at once, that counts how often it is asked about an I/O failure. */
+  static final class CountingStrategy extends DefaultHttpRequestRetryStrategy {
+    final AtomicInteger askedAboutFailures = new AtomicInteger();
+
+    CountingStrategy() {
+      super(1, TimeValue.ZERO_MILLISECONDS);
+    }
+
+    @Override
+    public boolean retryRequest(HttpRequest request, java.io.IOException exception, int execCount, HttpContext context) {
+      askedAboutFailures.incrementAndGet();
+      return execCount <= 1;
+    }
+  }
+
   static String get(CloseableHttpClient client, java.net.URI uri) throws Exception {
     try (ClassicHttpResponse response = client.executeOpen(null, new HttpGet(uri), null)) {
       return response.getCode() + " " + EntityUtils.toString(response.getEntity(), StandardCharsets.UTF_8);
@@ -71,6 +124,125 @@ class HostpaceHttpClient5Test {
     // DefaultHttpRequestRetryStrategy alone would send each attempt twice: it retries a 503 once.
     assertThat(server.requests()).hasSize(2);
     assertThat(started(events)).containsExactly("/ 1", "/ 2");
+  }
+
+  @Test
+  void I7_theAsyncClientsOwnRetryStrategyLeavesRefusalsToTheEngine() throws Exception {
+    TestServer server = opened.add(TestServer.start(Refusing.always(503, "0")));
+    CallContext oneRetry = CallContext.builder().retries(1).build();
+
+    assertThat(get(async(HostpaceHttpClient5.pace(HttpAsyncClients.custom(), engine, oneRetry)), server.uri("/")))
+        .isEqualTo("503 refused 2");
+
+    assertThat(server.requests()).hasSize(2);
+    assertThat(started(events)).containsExactly("/ 1", "/ 2");
+  }
+
+  @Test
+  void I7_aStrategySetAfterPaceLeavingRefusalsToHostpaceRetriesNoRefusal() throws Exception {
+    TestServer server = opened.add(TestServer.start(Refusing.always(503, "0")));
+    CallContext oneRetry = CallContext.builder().retries(1).build();
+    HttpRequestRetryStrategy mine = HostpaceHttpClient5.leavingRefusalsToHostpace(new DefaultHttpRequestRetryStrategy());
+
+    assertThat(get(classic(HostpaceHttpClient5.pace(HttpClients.custom(), engine, oneRetry).setRetryStrategy(mine)),
+        server.uri("/classic"))).isEqualTo("503 refused 2");
+    assertThat(get(async(HostpaceHttpClient5.pace(HttpAsyncClients.custom(), engine, oneRetry).setRetryStrategy(mine)),
+        server.uri("/async"))).isEqualTo("503 refused 4");
+
+    // DefaultHttpRequestRetryStrategy alone would retry each 503 once: four requests a client.
+    assertThat(server.requests()).extracting(TestServer.Request::path).containsExactly("/classic", "/classic", "/async", "/async");
+    assertThat(started(events)).containsExactly("/classic 1", "/classic 2", "/async 1", "/async 2");
+  }
+
+  @Test
+  void I7_aStrategySetAfterPaceIsAskedAboutAResetAndItsResendGoesWithinTheAttempt() throws Exception {
+    ScriptedServer server = opened.add(ScriptedServer.start(n -> n == 1 ? new ScriptedServer.Reset() : new ScriptedServer.Answer(ScriptedServer.OK)));
+    CountingStrategy mine = new CountingStrategy();
+
+    assertThat(get(classic(HostpaceHttpClient5.pace(HttpClients.custom(), engine)
+        .setRetryStrategy(HostpaceHttpClient5.leavingRefusalsToHostpace(mine))), server.uri("/a"))).isEqualTo("200 ok");
+
+    assertThat(mine.askedAboutFailures).hasValue(1);
+    assertThat(server.requests()).containsExactly("1 1 GET /a", "2 2 GET /a");
+    assertThat(started(events)).containsExactly("/a 1");
+  }
+
+  @Test
+  void I7_aStrategySetAfterPaceOnTheAsyncClientIsAskedAboutAResetAndItsResendGoesWithinTheAttempt() throws Exception {
+    ScriptedServer server = opened.add(ScriptedServer.start(n -> n == 1 ? new ScriptedServer.Reset() : new ScriptedServer.Answer(ScriptedServer.OK)));
+    CountingStrategy mine = new CountingStrategy();
+
+    assertThat(get(async(HostpaceHttpClient5.pace(HttpAsyncClients.custom(), engine)
+        .setRetryStrategy(HostpaceHttpClient5.leavingRefusalsToHostpace(mine))), server.uri("/a"))).isEqualTo("200 ok");
+
+    assertThat(mine.askedAboutFailures).hasValue(1);
+    assertThat(server.requests()).containsExactly("1 1 GET /a", "2 2 GET /a");
+    assertThat(started(events)).containsExactly("/a 1");
+  }
+
+  static final String REFUSED_HEAD = "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 0\r\n";
+
+  /** The first request is refused with a body of 64 MiB; the second is answered. */
+  void aRefusalsLongBodyIsNotReadAndTheRetryGoesOnAnotherConnection(AdapterUnderTest adapter) throws Exception {
+    long size = 64L * 1024 * 1024;
+    ScriptedServer server = opened.add(ScriptedServer.start(n -> n == 1
+        ? new ScriptedServer.Body(REFUSED_HEAD + "Content-Length: " + size + "\r\n\r\n", size)
+        : new ScriptedServer.Answer(ScriptedServer.OK)));
+
+    Outcome outcome = adapter.start(TestRequest.get(server.uri("/big"))).await();
+
+    assertThat(outcome).isEqualTo(Outcome.answer(200, "ok"));
+    assertThat(server.requests()).containsExactly("1 1 GET /big", "2 2 GET /big");
+    until(() -> server.log().size() == 3);
+    assertThat(server.log()).contains("1 body cut by the client");
+  }
+
+  @Test
+  void T7_aClassicRefusalsLongBodyIsNotReadAndTheRetryGoesOnAnotherConnection() throws Exception {
+    aRefusalsLongBodyIsNotReadAndTheRetryGoesOnAnotherConnection(opened.add(HttpClient5Clients.classic(engine)));
+  }
+
+  @Test
+  void T7_anAsyncRefusalsLongBodyIsNotReadAndTheRetryGoesOnAnotherConnection() throws Exception {
+    aRefusalsLongBodyIsNotReadAndTheRetryGoesOnAnotherConnection(opened.add(HttpClient5Clients.async(engine)));
+  }
+
+  /** The first request is refused with a body that stops after 10 of its 1000 bytes; no timeout is set. */
+  void aRefusalWhoseBodyStallsHoldsNoRetry(AdapterUnderTest adapter) throws Exception {
+    ScriptedServer server = opened.add(ScriptedServer.start(n -> n == 1
+        ? new ScriptedServer.Stall(REFUSED_HEAD + "Content-Length: 1000\r\n\r\n0123456789")
+        : new ScriptedServer.Answer(ScriptedServer.OK)));
+
+    Outcome outcome = adapter.start(TestRequest.get(server.uri("/stall"))).await();
+
+    assertThat(outcome).isEqualTo(Outcome.answer(200, "ok"));
+    assertThat(server.requests()).containsExactly("1 1 GET /stall", "2 2 GET /stall");
+    assertThat(started(events)).containsExactly("/stall 1", "/stall 2");
+  }
+
+  @Test
+  void T7_aClassicRefusalWhoseBodyStallsHoldsNoRetry() throws Exception {
+    aRefusalWhoseBodyStallsHoldsNoRetry(opened.add(HttpClient5Clients.classic(engine)));
+  }
+
+  @Test
+  void T7_anAsyncRefusalWhoseBodyStallsHoldsNoRetry() throws Exception {
+    aRefusalWhoseBodyStallsHoldsNoRetry(opened.add(HttpClient5Clients.async(engine)));
+  }
+
+  @Test
+  void D1_aRequestWhoseAttemptTheBudgetEndedCanBeExecutedAgain() throws Exception {
+    ScriptedServer server = opened.add(ScriptedServer.start(n -> n == 1 ? new ScriptedServer.Stall("") : new ScriptedServer.Answer(ScriptedServer.OK)));
+    Hostpace budgeted = opened.add(Hostpace.builder().timeoutPolicy(TimeoutPolicy.fixed(Duration.ofMillis(300))).build());
+    CloseableHttpClient client = classic(HostpaceHttpClient5.pace(HttpClients.custom(), budgeted));
+    HttpGet get = new HttpGet(server.uri("/again"));
+
+    assertThatThrownBy(() -> client.execute(get, response -> response.getCode())).isInstanceOf(AttemptTimeoutException.class);
+    String again = client.execute(get, response -> response.getCode() + " " + EntityUtils.toString(response.getEntity()));
+
+    assertThat(again).isEqualTo("200 ok");
+    assertThat(get.isCancelled()).isFalse();
+    assertThat(server.requests()).containsExactly("1 1 GET /again", "2 2 GET /again");
   }
 
   @Test
@@ -219,6 +391,39 @@ class HostpaceHttpClient5Test {
     until(() -> !bodyEnded.isEmpty());
     assertThat(bodyEnded).containsExactly("/slow aborted by the client");
     assertThat(slow.trace()).doesNotContain("/slow body complete");
+  }
+
+  static String send(CloseableHttpClient client, String method, java.net.URI uri, String body) throws Exception {
+    HttpUriRequestBase request = new HttpUriRequestBase(method, uri);
+    request.setEntity(new StringEntity(body));
+    try (ClassicHttpResponse response = client.executeOpen(null, request, null)) {
+      return response.getCode() + " " + EntityUtils.toString(response.getEntity(), StandardCharsets.UTF_8);
+    }
+  }
+
+  @Test
+  void T6_aPostWhosePooledConnectionTheServerClosedAfterReadingItIsNotSentAgain() throws Exception {
+    // The second request comes on the first one's connection, from the pool; the server reads it and closes.
+    ScriptedServer server = opened.add(ScriptedServer.start(n -> n == 2 ? new ScriptedServer.Close() : new ScriptedServer.Answer(ScriptedServer.OK)));
+    CloseableHttpClient client = classic(CallContext.DEFAULT);
+    assertThat(send(client, "POST", server.uri("/first"), "one")).isEqualTo("200 ok");
+
+    assertThatThrownBy(() -> send(client, "POST", server.uri("/pay"), "charge")).isInstanceOf(NoHttpResponseException.class);
+
+    assertThat(server.requests()).containsExactly("1 1 POST /first", "2 1 POST /pay");
+    assertThat(started(events)).containsExactly("/first 1", "/pay 1");
+  }
+
+  @Test
+  void T6_aPutWhosePooledConnectionTheServerClosedBeforeAnyAnswerIsSentAgainOnce() throws Exception {
+    ScriptedServer server = opened.add(ScriptedServer.start(n -> n == 2 ? new ScriptedServer.Close() : new ScriptedServer.Answer(ScriptedServer.OK)));
+    CloseableHttpClient client = classic(CallContext.DEFAULT);
+    assertThat(send(client, "PUT", server.uri("/first"), "one")).isEqualTo("200 ok");
+
+    assertThat(send(client, "PUT", server.uri("/doc"), "two")).isEqualTo("200 ok");
+
+    assertThat(server.requests()).containsExactly("1 1 PUT /first", "2 1 PUT /doc", "3 2 PUT /doc");
+    assertThat(started(events)).containsExactly("/first 1", "/doc 1", "/doc 2");
   }
 
   @Test
