@@ -37,6 +37,7 @@ import io.hostpace.testkit.Outcome;
 import io.hostpace.testkit.Pending;
 import io.hostpace.testkit.RawServer;
 import io.hostpace.testkit.Refusing;
+import io.hostpace.testkit.ScriptedServer;
 import io.hostpace.testkit.SlowBody;
 import io.hostpace.testkit.TestRequest;
 import io.hostpace.testkit.TestServer;

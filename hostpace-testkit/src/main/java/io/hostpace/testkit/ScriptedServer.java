@@ -1,20 +1,15 @@
-package io.hostpace.httpclient5;
+package io.hostpace.testkit;
 
 import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 
@@ -26,79 +21,59 @@ import java.util.function.IntFunction;
  * the connections numbered from 1 in the order accepted, and how each long body ended. Close it
  * after the test; that ends every connection and thread it holds.
  */
-final class ScriptedServer implements AutoCloseable {
+public final class ScriptedServer implements AutoCloseable {
 
   /** What the server does with one request, once it has read it whole. */
-  sealed interface Act {}
+  public sealed interface Act {}
 
   /** Sends {@code answer} (status line, headers, body) and keeps the connection for the next request. */
-  record Answer(String answer) implements Act {}
+  public record Answer(String answer) implements Act {}
 
   /** Closes the connection without a byte of an answer. */
-  record Close() implements Act {}
+  public record Close() implements Act {}
 
   /** Resets the connection (SO_LINGER 0 and close) without a byte of an answer. */
-  record Reset() implements Act {}
+  public record Reset() implements Act {}
 
   /**
    * Sends {@code head} and then {@code bytes} bytes of body as fast as the client reads, and logs
    * {@code "<number> body sent whole"} or {@code "<number> body cut by the client"}.
    */
-  record Body(String head, long bytes) implements Act {}
+  public record Body(String head, long bytes) implements Act {}
 
   /** Sends {@code answer} and then nothing more, until the client closes the connection. */
-  record Stall(String answer) implements Act {}
+  public record Stall(String answer) implements Act {}
 
-  static final String OK = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+  public static final String OK = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
 
-  private final ServerSocket socket;
-  private final ExecutorService threads = Executors.newCachedThreadPool(runnable -> {
-    Thread thread = new Thread(runnable, "httpclient5-scripted-server");
-    thread.setDaemon(true);
-    return thread;
-  });
-  private final List<Socket> connections = new CopyOnWriteArrayList<>();
+  private final SocketListener listener;
   private final List<String> log = new CopyOnWriteArrayList<>();
   private final AtomicInteger requests = new AtomicInteger();
   private final IntFunction<Act> script;
 
   private ScriptedServer(IntFunction<Act> script) throws IOException {
     this.script = script;
-    socket = new ServerSocket(0, 64, InetAddress.getLoopbackAddress());
-    threads.execute(this::accept);
+    this.listener = SocketListener.start("scripted-server", this::serve);
   }
 
   /** A server that answers request number {@code n} as {@code script.apply(n)} says. */
-  static ScriptedServer start(IntFunction<Act> script) throws IOException {
+  public static ScriptedServer start(IntFunction<Act> script) throws IOException {
     return new ScriptedServer(script);
   }
 
-  URI uri(String path) {
-    return URI.create("http://127.0.0.1:" + socket.getLocalPort() + path);
+  /** The address of {@code path} on this server. */
+  public URI uri(String path) {
+    return listener.uri(path);
   }
 
   /** Every request read and every long body's end, in order. */
-  List<String> log() {
+  public List<String> log() {
     return List.copyOf(log);
   }
 
   /** The requests read, as {@code "<number> <connection> <method> <path>"}. */
-  List<String> requests() {
+  public List<String> requests() {
     return log.stream().filter(line -> !line.contains(" body ")).toList();
-  }
-
-  private void accept() {
-    int number = 0;
-    while (!socket.isClosed()) {
-      try {
-        Socket connection = socket.accept();
-        connections.add(connection);
-        int id = ++number;
-        threads.execute(() -> serve(connection, id));
-      } catch (IOException e) {
-        return; // closed
-      }
-    }
   }
 
   private void serve(Socket connection, int id) {
@@ -106,8 +81,8 @@ final class ScriptedServer implements AutoCloseable {
       InputStream in = new BufferedInputStream(connection.getInputStream());
       OutputStream out = connection.getOutputStream();
       while (true) {
-        String head = readHead(in);
-        if (head == null) {
+        String head = RawServer.readHead(in);
+        if (head.isEmpty()) {
           return; // the client closed it
         }
         in.readNBytes(contentLength(head));
@@ -162,30 +137,13 @@ final class ScriptedServer implements AutoCloseable {
     return 0;
   }
 
-  /** The request head up to its blank line, or null if the connection ends first. */
-  private static String readHead(InputStream in) throws IOException {
-    ByteArrayOutputStream head = new ByteArrayOutputStream();
-    int matched = 0;
-    byte[] end = {'\r', '\n', '\r', '\n'};
-    int b;
-    while (matched < 4 && (b = in.read()) >= 0) {
-      head.write(b);
-      matched = b == end[matched] ? matched + 1 : (b == '\r' ? 1 : 0);
-    }
-    return matched == 4 ? head.toString(StandardCharsets.US_ASCII) : null;
-  }
-
   @Override
   public void close() throws IOException {
-    socket.close();
-    for (Socket connection : connections) {
-      connection.close();
-    }
-    threads.shutdownNow();
+    listener.close();
   }
 
   @Override
   public String toString() {
-    return "ScriptedServer{" + socket.getLocalPort() + ", log=" + log + "}";
+    return "ScriptedServer{" + listener.hostKey() + ", log=" + log + "}";
   }
 }
