@@ -33,6 +33,8 @@ public final class Main {
     CommandLine commandLine = new CommandLine(new HostpaceCommand(), new StreamsFactory(streams));
     HostpaceCommand.addCompletion(commandLine);
     commandLine.registerConverter(java.nio.file.Path.class, FileOption::convert);
+    commandLine.registerConverter(Integer.class, Numbers::whole);
+    commandLine.registerConverter(int.class, Numbers::whole);
     commandLine.setExpandAtFiles(false); // '--data @FILE' is ours, not picocli's argument file
     commandLine.setOut(new PrintWriter(out, true));
     commandLine.setErr(new PrintWriter(err, true));

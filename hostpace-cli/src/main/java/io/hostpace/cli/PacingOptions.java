@@ -111,6 +111,7 @@ final class PacingOptions {
   /** The shortest duration an option takes, a millisecond. */
   private static final BigDecimal SMALLEST = new BigDecimal("0.001");
 
+
   /** The fleet of {@code --fleet}, once the engine is made. */
   private @Nullable RedisFleet fleet;
 
@@ -406,27 +407,24 @@ final class PacingOptions {
     for (String[] unit : UNITS) {
       if (text.endsWith(unit[0]) && text.length() > unit[0].length()) {
         String number = text.substring(0, text.length() - unit[0].length()).strip();
-        try {
-          return new BigDecimal(number).multiply(new BigDecimal(unit[1]));
-        } catch (NumberFormatException e) {
+        if (!Numbers.DECIMAL.matcher(number).matches()) {
           break;
         }
+        return new BigDecimal(number).multiply(new BigDecimal(unit[1]));
       }
     }
-    try {
-      return new BigDecimal(text);
-    } catch (NumberFormatException e) {
+    if (!Numbers.DECIMAL.matcher(text).matches()) {
       throw usage(option + " '" + value + "' is not a duration: expected seconds (a decimal number), "
           + "or a number with ms, s, m, h or d, or ISO-8601 such as PT30S");
     }
+    return new BigDecimal(text);
   }
 
   private BigDecimal decimal(String option, String value) {
-    try {
-      return new BigDecimal(value.strip());
-    } catch (NumberFormatException e) {
+    if (!Numbers.DECIMAL.matcher(value.strip()).matches()) {
       throw usage(option + " '" + value + "' is not a decimal number");
     }
+    return new BigDecimal(value.strip());
   }
 
   CommandLine.ParameterException usage(String message) {
@@ -518,9 +516,12 @@ final class PacingOptions {
   }
 
   private int whole(String option, String value) {
+    if (!Numbers.WHOLE.matcher(value.strip()).matches()) {
+      throw usage(option + " '" + value + "' is not a whole number");
+    }
     try {
       return Integer.parseInt(value.strip());
-    } catch (NumberFormatException e) {
+    } catch (NumberFormatException e) { // digits an int cannot hold
       throw usage(option + " '" + value + "' is not a whole number");
     }
   }
