@@ -77,6 +77,7 @@ class DocumentedNamesTest {
       Map.entry("ExecutionException", "java.util.concurrent.ExecutionException"),
       Map.entry("CompletableFuture", "java.util.concurrent.CompletableFuture"),
       Map.entry("CompletionException", "java.util.concurrent.CompletionException"),
+      Map.entry("CancellationException", "java.util.concurrent.CancellationException"),
       Map.entry("Semaphore", "java.util.concurrent.Semaphore"),
       Map.entry("Interceptor", "okhttp3.Interceptor"),
       Map.entry("Call", "okhttp3.Call"),
