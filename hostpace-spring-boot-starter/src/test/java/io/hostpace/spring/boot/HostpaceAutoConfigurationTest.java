@@ -237,6 +237,17 @@ class HostpaceAutoConfigurationTest {
   }
 
   @Test
+  void I6_S1_anEmptyStateFailsNamingThePropertyAndWhatToDo() {
+    runner.withPropertyValues("hostpace.state=").run(context -> {
+      assertThat(failure(context)).isEqualTo("hostpace.state is empty: expected the path of a host state file");
+      FailureAnalysis analysis = new HostpaceFailureAnalyzer().analyze(context.getStartupFailure());
+      assertThat(analysis).isNotNull();
+      assertThat(analysis.getAction())
+          .isEqualTo("Name a host state file in hostpace.state (one this engine saved, or none yet), or remove it.");
+    });
+  }
+
+  @Test
   void I6_S2_aFleetWithoutHostpaceRedisFailsSayingWhatIsMissing() {
     runner.withClassLoader(new FilteredClassLoader(RedisFleet.class))
         .withPropertyValues("hostpace.fleet=crawlers")
