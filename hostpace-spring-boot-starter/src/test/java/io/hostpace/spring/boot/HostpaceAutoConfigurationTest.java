@@ -169,6 +169,26 @@ class HostpaceAutoConfigurationTest {
   }
 
   @Test
+  void I6_durationsAreBoundedAsOnTheCommandLine() {
+    runner.withPropertyValues("hostpace.timeout=1ns")
+        .run(context -> assertThat(failure(context)).isEqualTo("hostpace.timeout: timeout must be at least 1ms, got PT0.000000001S"));
+    runner.withPropertyValues("hostpace.timeout=500us")
+        .run(context -> assertThat(failure(context)).isEqualTo("hostpace.timeout: timeout must be at least 1ms, got PT0.0005S"));
+    runner.withPropertyValues("hostpace.timeout-policy=adaptive", "hostpace.timeout=400d")
+        .run(context -> assertThat(failure(context))
+            .isEqualTo("hostpace.timeout: timeout must be at most a year (365d), got PT9600H"));
+    runner.withPropertyValues("hostpace.retry-delay-limit=400d")
+        .run(context -> assertThat(failure(context))
+            .isEqualTo("hostpace.retry-delay-limit: retry delay limit must be at most a year (365d), got PT9600H"));
+    runner.withPropertyValues("hostpace.retry-delay-limit=500us")
+        .run(context -> assertThat(failure(context)).startsWith("hostpace.retry-delay-limit: retry delay limit must be at least 1ms"));
+    runner.withPropertyValues("hostpace.timeout=1ms", "hostpace.retry-delay-limit=365d")
+        .run(context -> assertThat(context).hasNotFailed());
+    runner.withPropertyValues("hostpace.timeout-policy=adaptive", "hostpace.timeout=365d", "hostpace.retry-delay-limit=0")
+        .run(context -> assertThat(context.getBean(Hostpace.class).retryDelayLimit()).isZero());
+  }
+
+  @Test
   void I6_theTimeoutPolicyIsTheEnginesOnlyWhenOneIsNamedOrATimeoutGiven() {
     runner.withPropertyValues("hostpace.timeout-policy=adaptive", "hostpace.timeout=20")
         .run(context -> assertThat(context.getBean(Hostpace.class).timeoutPolicy()).isNotNull());
