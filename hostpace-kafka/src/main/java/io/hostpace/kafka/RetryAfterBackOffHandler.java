@@ -69,6 +69,12 @@ import org.springframework.kafka.listener.MessageListenerContainer;
  * consumer thread sleeps through it, and a consumer that does not poll within
  * {@code max.poll.interval.ms} (5 minutes by default) is put out of its group.
  *
+ * <p>Batch listeners: Spring Kafka's {@code DefaultErrorHandler} hands a batch's wait to this
+ * handler only when the listener throws a {@code BatchListenerFailedException}, which should carry
+ * the refusal as its cause; it then redelivers from the failed record. Any other exception from a
+ * batch listener goes to Spring Kafka's {@code FallbackBatchErrorHandler}, which redelivers the
+ * whole batch after a sleep of its own, the back-off's delay, and so reads no {@code Retry-After}.
+ *
  * <p>The jitter spreads the consumers that one server told the same time (the seed's "retry
  * storm"): a draw from the {@linkplain Builder#random random source}, 100 ms to 2.5 s
  * inclusive unless {@linkplain Builder#jitter set}, added only when the refusal decided the
