@@ -91,6 +91,7 @@ class DocumentedNamesTest {
       Map.entry("ConnectTimeoutException", "org.apache.hc.client5.http.ConnectTimeoutException"),
       Map.entry("RestTemplate", "org.springframework.web.client.RestTemplate"),
       Map.entry("RestClient", "org.springframework.web.client.RestClient"),
+      Map.entry("ResourceAccessException", "org.springframework.web.client.ResourceAccessException"),
       Map.entry("HttpClientErrorException", "org.springframework.web.client.HttpClientErrorException"),
       Map.entry("HttpComponentsClientHttpRequestFactory",
           "org.springframework.http.client.HttpComponentsClientHttpRequestFactory"),
