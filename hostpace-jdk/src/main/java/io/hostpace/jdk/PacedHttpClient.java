@@ -70,9 +70,12 @@ import org.jspecify.annotations.Nullable;
  *     expire), and offers no setting per client to stop it. That resend stays within its attempt's
  *     place in flight; it is the one request the engine does not space, count or tell a listener
  *     of (SPEC I7), and as the JDK does not say when it happened, this client never has the
- *     engine send a request again after a failure (SPEC T6). The JDK repeats no refusal by itself. Cancelling the future of
- *     {@code sendAsync}, or interrupting a thread blocked in {@code send}, takes the call out of
- *     its queue or frees its place, and aborts the exchange (SPEC T5).
+ *     engine send a request again after a failure (SPEC T6). The JDK repeats no refusal by itself.
+ *     Cancelling the future of {@code sendAsync}, or any stage derived from it
+ *     ({@code thenApply}, {@code whenComplete}, …) before it is done, or interrupting a thread
+ *     blocked in {@code send}, takes the call out of its queue or frees its place, and aborts the
+ *     exchange (SPEC T5); the JDK's own client promises the same of the stages derived from its
+ *     futures. A stage that ends otherwise ({@code orTimeout}, {@code complete}) ends only itself.
  * <li>The context's {@link io.hostpace.AttemptListener} hears each attempt (SPEC A1).
  * <li>A {@link PushPromiseHandler} is handed to the delegate with every attempt, and so hears
  *     the pushes of a refused attempt too.
@@ -224,11 +227,19 @@ public final class PacedHttpClient extends ForwardingHttpClient {
     }
   }
 
+  /**
+   * Sends {@code request} through the engine. The future ends with the response the call ends
+   * with, or with what {@link HttpClient#sendAsync} fails with. Cancelling it, or any stage derived
+   * from it, before it is done cancels the call (SPEC T5): it leaves its queue, frees its place,
+   * and its exchange is aborted; as with the JDK's own client, a request already under way may
+   * still have reached the server.
+   */
   @Override
   public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> responseBodyHandler) {
     return call(request, responseBodyHandler, null);
   }
 
+  /** As {@link #sendAsync(HttpRequest, BodyHandler)}, with the delegate's pushes handed to {@code pushPromiseHandler}. */
   @Override
   public <T> CompletableFuture<HttpResponse<T>> sendAsync(
       HttpRequest request, BodyHandler<T> responseBodyHandler, @Nullable PushPromiseHandler<T> pushPromiseHandler) {
@@ -240,7 +251,7 @@ public final class PacedHttpClient extends ForwardingHttpClient {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(handler, "responseBodyHandler");
     JdkExchange<T> exchange = new JdkExchange<>(sender, withUserAgent(request), handler, pushPromiseHandler, maxBodyBytes);
-    CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
+    CompletableFuture<HttpResponse<T>> result = new CancelableCall<>();
     CompletableFuture<JdkExchange.Head<T>> call = engine.execute(exchange, context);
     call.whenComplete((head, failure) -> {
       if (failure != null) {
@@ -256,7 +267,8 @@ public final class PacedHttpClient extends ForwardingHttpClient {
         }
       });
     });
-    // The caller gave up (SPEC T5): out of the queue, the place freed, the exchange aborted.
+    // The caller gave up (SPEC T5), by cancelling this future or a stage derived from it: out of
+    // the queue, the place freed, the exchange aborted.
     result.whenComplete((response, failure) -> {
       if (failure instanceof CancellationException) {
         call.cancel(true);

@@ -129,6 +129,50 @@ class FailuresTest {
   }
 
   @Test
+  void T5_cancellingAStageDerivedFromTheFutureTakesTheCallOutOfItsQueue() throws Exception {
+    // As Jena does: it holds a stage derived from sendAsync's future, and cancels that one.
+    CompletableFuture<HttpResponse<String>> hanging = client.sendAsync(get(server.uri("/hang")), BodyHandlers.ofString());
+    EngineState.until(() -> server.paths().contains("/hang"));
+    CompletableFuture<HttpResponse<String>> queued = client.sendAsync(get(server.uri("/queued")), BodyHandlers.ofString());
+    CompletableFuture<String> derived = queued.thenApply(HttpResponse::body).whenComplete((body, failure) -> { });
+    EngineState.until(() -> EngineState.waiting(engine) == 1);
+
+    derived.cancel(true);
+    EngineState.until(() -> EngineState.waiting(engine) == 0);
+    hanging.cancel(true);
+
+    theNextRequestStarts();
+    assertThat(server.paths()).containsExactly("/hang", "/ok");
+    assertThat(derived).isCancelled();
+    assertThat(queued).isCancelled();
+  }
+
+  @Test
+  void T5_cancellingAStageDerivedFromTheFutureFreesThePlaceAndAbortsTheExchange() throws Exception {
+    CompletableFuture<HttpResponse<String>> hanging = client.sendAsync(get(server.uri("/hang")), BodyHandlers.ofString());
+    CompletableFuture<HttpResponse<String>> derived = hanging.thenCompose(CompletableFuture::completedFuture);
+    EngineState.until(() -> server.paths().contains("/hang"));
+
+    derived.cancel(true);
+
+    EngineState.until(() -> server.abandoned().contains("/hang")); // the JDK let the exchange go
+    theNextRequestStarts();
+    assertThat(hanging).isCancelled();
+  }
+
+  @Test
+  void T5_aStageDerivedFromAnAnsweredCallCancelsOnlyItself() throws Exception {
+    CompletableFuture<HttpResponse<String>> answered = client.sendAsync(get(server.uri("/ok")), BodyHandlers.ofString());
+    answered.get(10, TimeUnit.SECONDS);
+    CompletableFuture<HttpResponse<String>> later = answered.thenCompose(r -> new CompletableFuture<>());
+
+    later.cancel(true);
+
+    assertThat(later).isCancelled();
+    assertThat(answered.join().body()).isEqualTo("ok");
+  }
+
+  @Test
   void T5_interruptingAThreadBlockedInSendCancelsTheCall() throws Exception {
     AtomicReference<Throwable> thrown = new AtomicReference<>();
     Thread caller = new Thread(() -> {

@@ -105,6 +105,20 @@ import org.jspecify.annotations.Nullable;
  * timeout. Without one, a query waits as long as the server takes. {@link #install(Hostpace, long)}
  * also caps the bodies Jena reads.
  *
+ * <h2>Cancelling</h2>
+ *
+ * A direct query's {@code abort()} cancels its request (SPEC T5): a request waiting in its host's
+ * queue, for a {@code Retry-After} say, leaves it and is never sent, and one under way frees its
+ * place and has its exchange aborted. Jena cancels a stage it derived from the paced client's
+ * future, which cancels the call as the JDK's own client does ({@link PacedHttpClient#sendAsync}).
+ * The query then throws a {@code CancellationException}, as it does without Hostpace. Two things
+ * do not cancel a request, because Jena does not pass them on to it: interrupting the thread of a
+ * query (Jena waits for the answer with {@code join()}, which an interrupt does not end), and a
+ * local query's own timeout or {@code abort()}, which leave a {@code SERVICE} request waiting in
+ * its queue; the query ends when that request does, answered or refused for the last time. Give
+ * the {@code SERVICE} requests a retry count ({@code CallContext.retries}) that bounds how long
+ * they can wait.
+ *
  * <h2>Identity and failures</h2>
  *
  * Jena sends no {@code User-Agent} on direct queries; with Hostpace installed they carry the

@@ -24,13 +24,14 @@ public interface Refusal {
 
   /**
    * The {@code Retry-After} header as the server sent it, delta-seconds ({@code 120},
-   * {@code 1.5}) or an HTTP date; empty when it sent none.
+   * {@code 1.5}) or an HTTP date; empty when it sent none (null is taken for empty).
    */
   Optional<String> retryAfter();
 
   /**
    * Another header of the refusal, by name in any case, for the quota the server announced on it
-   * ({@code RateLimit}, {@code X-RateLimit-Remaining} ..., SPEC R8); empty by default.
+   * ({@code RateLimit}, {@code X-RateLimit-Remaining} ..., SPEC R8); empty by default (null is
+   * taken for empty).
    */
   default Optional<String> header(String name) {
     return Optional.empty();

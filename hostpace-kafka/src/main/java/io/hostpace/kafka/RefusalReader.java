@@ -3,6 +3,7 @@ package io.hostpace.kafka;
 import io.hostpace.internal.AnnouncedQuota;
 import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
@@ -48,7 +49,7 @@ final class RefusalReader {
 
   private static @Nullable Found read(Throwable throwable) {
     if (throwable instanceof Refusal refusal) {
-      return new Found(refusal.status(), refusal.retryAfter().orElse(null), name -> refusal.header(name).orElse(null), true);
+      return new Found(refusal.status(), present(refusal.retryAfter()), name -> present(refusal.header(name)), true);
     }
     if (SPRING_WEB) {
       Found found = SpringWebRefusals.read(throwable);
@@ -60,6 +61,15 @@ final class RefusalReader {
       return WebFluxRefusals.read(throwable);
     }
     return null;
+  }
+
+  /**
+   * The value of a header a {@link Refusal} of the application's own gave; null for none, as for
+   * an empty optional when it gave null in its place, which its contract does not allow but which
+   * would otherwise fail on the consumer thread.
+   */
+  private static @Nullable String present(@Nullable Optional<String> header) {
+    return header == null ? null : header.orElse(null);
   }
 
   static boolean springWebPresent() {

@@ -6,6 +6,7 @@ import io.hostpace.RefusalStatuses;
 import io.hostpace.internal.RetryAfter;
 import java.time.Duration;
 import java.util.LinkedHashSet;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
@@ -67,6 +68,12 @@ import org.springframework.kafka.listener.MessageListenerContainer;
  * {@linkplain Builder#retryDelayLimit retry delay limit} (60 s unless set): the container's
  * consumer thread sleeps through it, and a consumer that does not poll within
  * {@code max.poll.interval.ms} (5 minutes by default) is put out of its group.
+ *
+ * <p>Batch listeners: Spring Kafka's {@code DefaultErrorHandler} hands a batch's wait to this
+ * handler only when the listener throws a {@code BatchListenerFailedException}, which should carry
+ * the refusal as its cause; it then redelivers from the failed record. Any other exception from a
+ * batch listener goes to Spring Kafka's {@code FallbackBatchErrorHandler}, which redelivers the
+ * whole batch after a sleep of its own, the back-off's delay, and so reads no {@code Retry-After}.
  *
  * <p>The jitter spreads the consumers that one server told the same time (the seed's "retry
  * storm"): a draw from the {@linkplain Builder#random random source}, 100 ms to 2.5 s
@@ -185,7 +192,11 @@ public final class RetryAfterBackOffHandler implements BackOffHandler {
         + retryDelayLimit + ", refusalStatuses=" + refusalStatuses + ", delegate=" + delegate + "}";
   }
 
-  /** Builds a {@link RetryAfterBackOffHandler}; {@link #build()} copies, so a builder can be reused. */
+  /**
+   * Builds a {@link RetryAfterBackOffHandler}; {@link #build()} copies, so a builder can be reused.
+   * Every setter refuses null with a {@code NullPointerException} naming the argument, here
+   * rather than later on a consumer thread.
+   */
   public static final class Builder {
     private BackOffHandler delegate = new DefaultBackOffHandler();
     private Clock clock = Clock.system();
@@ -202,13 +213,13 @@ public final class RetryAfterBackOffHandler implements BackOffHandler {
      * thread, waking when the container stops) unless set.
      */
     public Builder delegate(BackOffHandler delegate) {
-      this.delegate = delegate;
+      this.delegate = Objects.requireNonNull(delegate, "delegate");
       return this;
     }
 
     /** The clock whose wall time an HTTP date is read against; {@link Clock#system()} unless set. */
     public Builder clock(Clock clock) {
-      this.clock = clock;
+      this.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }
 
@@ -218,7 +229,7 @@ public final class RetryAfterBackOffHandler implements BackOffHandler {
      * container's consumer threads, so a source given here must be safe for them.
      */
     public Builder random(RandomGenerator random) {
-      this.random = random;
+      this.random = Objects.requireNonNull(random, "random");
       return this;
     }
 
@@ -228,6 +239,8 @@ public final class RetryAfterBackOffHandler implements BackOffHandler {
      * ZERO)} adds none.
      */
     public Builder jitter(Duration min, Duration max) {
+      Objects.requireNonNull(min, "min");
+      Objects.requireNonNull(max, "max");
       if (min.isNegative()) {
         throw new IllegalArgumentException("jitter minimum must not be negative, got " + min);
       }
@@ -244,6 +257,7 @@ public final class RetryAfterBackOffHandler implements BackOffHandler {
 
     /** The longest wait a {@code Retry-After} may ask for; a longer one is cut to it. 60 s unless set. */
     public Builder retryDelayLimit(Duration limit) {
+      Objects.requireNonNull(limit, "limit");
       if (limit.isNegative()) {
         throw new IllegalArgumentException("retry delay limit must not be negative, got " + limit);
       }
@@ -263,6 +277,7 @@ public final class RetryAfterBackOffHandler implements BackOffHandler {
      *     be a refusal
      */
     public Builder refusalStatuses(Set<Integer> statuses) {
+      Objects.requireNonNull(statuses, "statuses");
       Set<Integer> always = new LinkedHashSet<>(statuses);
       boolean with405 = always.remove(405);
       return refusalStatuses(RefusalStatuses.of(always, with405 ? Set.of(405) : Set.of()));
@@ -273,7 +288,7 @@ public final class RetryAfterBackOffHandler implements BackOffHandler {
      * {@link RefusalStatuses#DEFAULT} unless set. A {@link Refusal} is honoured whatever its status.
      */
     public Builder refusalStatuses(RefusalStatuses statuses) {
-      this.refusalStatuses = statuses;
+      this.refusalStatuses = Objects.requireNonNull(statuses, "statuses");
       return this;
     }
 

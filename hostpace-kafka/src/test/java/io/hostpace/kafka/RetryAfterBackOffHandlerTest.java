@@ -3,6 +3,7 @@ package io.hostpace.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.hostpace.RefusalStatuses;
 import io.hostpace.VirtualTime;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -317,6 +318,41 @@ class RetryAfterBackOffHandlerTest {
         .hasMessage("refusal status must be an error, 400 to 599, got 99");
     assertThatThrownBy(() -> RetryAfterBackOffHandler.builder().refusalStatuses(Set.of(200)))
         .hasMessage("refusal status must be an error, 400 to 599, got 200");
+  }
+
+  @Test
+  void I4_nullSettingsAreRefusedAtTheBuilderNamingThem() {
+    RetryAfterBackOffHandler.Builder builder = RetryAfterBackOffHandler.builder();
+    assertThatThrownBy(() -> builder.delegate(null)).isInstanceOf(NullPointerException.class).hasMessage("delegate");
+    assertThatThrownBy(() -> builder.clock(null)).isInstanceOf(NullPointerException.class).hasMessage("clock");
+    assertThatThrownBy(() -> builder.random(null)).isInstanceOf(NullPointerException.class).hasMessage("random");
+    assertThatThrownBy(() -> builder.refusalStatuses((RefusalStatuses) null))
+        .isInstanceOf(NullPointerException.class).hasMessage("statuses");
+    assertThat(builder.build().backOffFor(listenerFailed(tooManyRequests("2")), 1000)).isGreaterThanOrEqualTo(2000);
+  }
+
+  @Test
+  void I4_aRefusalOfTheApplicationsOwnThatGivesNullForItsHeadersHasNone() {
+    Refusal nulls = new Refusal() {
+      @Override
+      public int status() {
+        return 429;
+      }
+
+      @Override
+      public Optional<String> retryAfter() {
+        return null;
+      }
+
+      @Override
+      public Optional<String> header(String name) {
+        return null;
+      }
+    };
+    Exception refused = listenerFailed(new DeclaredRefusal(nulls));
+
+    assertThat(handler().build().backOffFor(refused, 1000)).isEqualTo(1000);
+    assertThat(handler().build().retryAfter(refused)).isEmpty();
   }
 
   // ------------------------------------------------------------------ announced quotas (R8)

@@ -19,6 +19,10 @@ final class EngineFromProperties {
 
   /** The most retries {@code hostpace.retries} takes: the command line's bound, for one file that serves both. */
   static final int MAX_RETRIES = 100;
+  /** The shortest duration {@code hostpace.timeout} and {@code hostpace.retry-delay-limit} take, above zero: the command line's. */
+  static final Duration SHORTEST = Duration.ofMillis(1);
+  /** The longest duration they take: the command line's, a year. */
+  static final Duration LONGEST = Duration.ofDays(365);
   /** The budget of an attempt where {@code hostpace.timeout-policy} is set and {@code hostpace.timeout} is not. */
   static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
 
@@ -56,14 +60,16 @@ final class EngineFromProperties {
     }
     Duration retryDelayLimit = properties.getRetryDelayLimit();
     if (retryDelayLimit != null) {
-      named("hostpace.retry-delay-limit", () -> builder.retryDelayLimit(retryDelayLimit));
+      named("hostpace.retry-delay-limit",
+          () -> builder.retryDelayLimit(withinBounds("retry delay limit", retryDelayLimit)));
     }
     Duration timeout = properties.getTimeout();
     HostpaceProperties.TimeoutPolicyName named = properties.getTimeoutPolicy();
     // A timeout given alone budgets every attempt, as the command line's --timeout does.
     HostpaceProperties.TimeoutPolicyName policy = named == null && timeout != null ? HostpaceProperties.TimeoutPolicyName.FIXED : named;
     if (policy != null) {
-      builder.timeoutPolicy(named("hostpace.timeout", () -> timeoutPolicy(policy, timeout != null ? timeout : DEFAULT_TIMEOUT)));
+      builder.timeoutPolicy(named("hostpace.timeout",
+          () -> timeoutPolicy(policy, timeout != null ? withinBounds("timeout", timeout) : DEFAULT_TIMEOUT)));
     }
     String userAgent = properties.getUserAgent();
     if (userAgent != null) {
@@ -84,6 +90,21 @@ final class EngineFromProperties {
       case ADAPTIVE -> TimeoutPolicy.adaptive(
           AdaptiveTimeouts.builder().defaultBudget(timeout).floor(timeout.dividedBy(10)).build());
     };
+  }
+
+  /**
+   * {@code duration}, refused where the command line refuses it, so that one file serves both: a
+   * duration above zero and under a millisecond (which rounds to nothing, or to a timeout no answer
+   * can meet), or over a year. Zero and less are left to the engine, which says what it takes.
+   */
+  private static Duration withinBounds(String what, Duration duration) {
+    if (duration.compareTo(Duration.ZERO) > 0 && duration.compareTo(SHORTEST) < 0) {
+      throw new IllegalArgumentException(what + " must be at least 1ms, got " + duration);
+    }
+    if (duration.compareTo(LONGEST) > 0) {
+      throw new IllegalArgumentException(what + " must be at most a year (365d), got " + duration);
+    }
+    return duration;
   }
 
   /** The fleet's properties make sense together, as the command line's options must. */

@@ -80,7 +80,10 @@ public class HostpaceAutoConfiguration {
   HostStateFile hostpaceStateFile(HostpaceProperties properties) {
     Path state = properties.getState();
     if (state == null) {
-      throw new IllegalStateException("no hostpace.state to load");
+      // The condition matches an empty value, which Boot binds to no path: refused as an empty
+      // hostpace.fleet is, not taken for no file, so that a value lost on its way is seen.
+      throw new HostpacePropertyException("hostpace.state",
+          "hostpace.state is empty: expected the path of a host state file", STATE_ACTION, null);
     }
     try {
       return HostStateFile.load(state);

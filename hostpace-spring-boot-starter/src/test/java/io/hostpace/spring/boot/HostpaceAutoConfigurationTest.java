@@ -169,6 +169,26 @@ class HostpaceAutoConfigurationTest {
   }
 
   @Test
+  void I6_durationsAreBoundedAsOnTheCommandLine() {
+    runner.withPropertyValues("hostpace.timeout=1ns")
+        .run(context -> assertThat(failure(context)).isEqualTo("hostpace.timeout: timeout must be at least 1ms, got PT0.000000001S"));
+    runner.withPropertyValues("hostpace.timeout=500us")
+        .run(context -> assertThat(failure(context)).isEqualTo("hostpace.timeout: timeout must be at least 1ms, got PT0.0005S"));
+    runner.withPropertyValues("hostpace.timeout-policy=adaptive", "hostpace.timeout=400d")
+        .run(context -> assertThat(failure(context))
+            .isEqualTo("hostpace.timeout: timeout must be at most a year (365d), got PT9600H"));
+    runner.withPropertyValues("hostpace.retry-delay-limit=400d")
+        .run(context -> assertThat(failure(context))
+            .isEqualTo("hostpace.retry-delay-limit: retry delay limit must be at most a year (365d), got PT9600H"));
+    runner.withPropertyValues("hostpace.retry-delay-limit=500us")
+        .run(context -> assertThat(failure(context)).startsWith("hostpace.retry-delay-limit: retry delay limit must be at least 1ms"));
+    runner.withPropertyValues("hostpace.timeout=1ms", "hostpace.retry-delay-limit=365d")
+        .run(context -> assertThat(context).hasNotFailed());
+    runner.withPropertyValues("hostpace.timeout-policy=adaptive", "hostpace.timeout=365d", "hostpace.retry-delay-limit=0")
+        .run(context -> assertThat(context.getBean(Hostpace.class).retryDelayLimit()).isZero());
+  }
+
+  @Test
   void I6_theTimeoutPolicyIsTheEnginesOnlyWhenOneIsNamedOrATimeoutGiven() {
     runner.withPropertyValues("hostpace.timeout-policy=adaptive", "hostpace.timeout=20")
         .run(context -> assertThat(context.getBean(Hostpace.class).timeoutPolicy()).isNotNull());
@@ -234,6 +254,17 @@ class HostpaceAutoConfigurationTest {
     Files.writeString(file, "not a state file\n");
     runner.withPropertyValues("hostpace.state=" + file)
         .run(context -> assertThat(failure(context)).startsWith("hostpace.state: "));
+  }
+
+  @Test
+  void I6_S1_anEmptyStateFailsNamingThePropertyAndWhatToDo() {
+    runner.withPropertyValues("hostpace.state=").run(context -> {
+      assertThat(failure(context)).isEqualTo("hostpace.state is empty: expected the path of a host state file");
+      FailureAnalysis analysis = new HostpaceFailureAnalyzer().analyze(context.getStartupFailure());
+      assertThat(analysis).isNotNull();
+      assertThat(analysis.getAction())
+          .isEqualTo("Name a host state file in hostpace.state (one this engine saved, or none yet), or remove it.");
+    });
   }
 
   @Test
