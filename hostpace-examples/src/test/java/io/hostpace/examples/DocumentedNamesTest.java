@@ -93,7 +93,6 @@ class DocumentedNamesTest {
       Map.entry("RestClient", "org.springframework.web.client.RestClient"),
       Map.entry("ResourceAccessException", "org.springframework.web.client.ResourceAccessException"),
       Map.entry("HttpClientErrorException", "org.springframework.web.client.HttpClientErrorException"),
-      Map.entry("ResourceAccessException", "org.springframework.web.client.ResourceAccessException"),
       Map.entry("HttpComponentsClientHttpRequestFactory",
           "org.springframework.http.client.HttpComponentsClientHttpRequestFactory"),
       Map.entry("WebClient", "org.springframework.web.reactive.function.client.WebClient"),
