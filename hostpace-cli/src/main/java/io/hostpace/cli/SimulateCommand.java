@@ -170,7 +170,7 @@ final class SimulateCommand implements Runnable {
     public Integer call() throws IOException {
       String text = text();
       if (chart != null) {
-        FileOption.writable("--chart", chart, this::usage);
+        FileOption.writableWithFoldersMade("--chart", chart, this::usage);
         FileOption.writable("--chart", PacingResult.csvBeside(chart), this::usage);
       }
       PacingResult result = replayed(text);

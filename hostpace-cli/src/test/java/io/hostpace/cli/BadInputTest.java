@@ -236,7 +236,6 @@ class BadInputTest {
         usage("bad.json", "simulate", "timeouts", "{dir}/bad.json"),
         usage("SCENARIO '", "simulate", "pacing", "{dir}/folder"),
         usage("bad.json", "simulate", "pacing", "{dir}/bad.json"),
-        usage("--chart", "simulate", "pacing", "{scenario}", "--chart", "{dir}/missing/chart.png"),
         usage("--chart", "simulate", "pacing", "{scenario}", "--chart", "{dir}/folder"),
         // the command itself
         usage("command is missing"),

@@ -55,6 +55,7 @@ class SimulateCommandTest extends CommandTest {
 
   @Test
   void pacingPrintsTheResultOfEachPolicyAndDrawsTheChartWhenAsked(@TempDir Path dir) {
+    dir = dir.resolve("charts"); // missing: --chart makes it, as --output and --state do
     Path chart = dir.resolve("qlever.png");
     Path scenario = Path.of("..", "hostpace-simulator", "scenarios", "pacing", "qlever-like.json");
 
