@@ -148,7 +148,7 @@ class HostpaceHttpClient5Test {
     assertThat(get(classic(HostpaceHttpClient5.pace(HttpClients.custom(), engine, oneRetry).setRetryStrategy(mine)),
         server.uri("/classic"))).isEqualTo("503 refused 2");
     assertThat(get(async(HostpaceHttpClient5.pace(HttpAsyncClients.custom(), engine, oneRetry).setRetryStrategy(mine)),
-        server.uri("/async"))).isEqualTo("503 refused 4");
+        server.uri("/async"))).as("%s", server.requests()).isEqualTo("503 refused 4");
 
     // DefaultHttpRequestRetryStrategy alone would retry each 503 once: four requests a client.
     assertThat(server.requests()).extracting(TestServer.Request::path).containsExactly("/classic", "/classic", "/async", "/async");
