@@ -1,11 +1,11 @@
 package io.hostpace;
 
+import io.hostpace.internal.NumberText;
 import io.hostpace.internal.Redaction;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,11 +17,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class LimitsParser {
 
-  /** A whole number as text may write one; a minus only so that it is refused as below 1. */
-  private static final Pattern WHOLE = Pattern.compile("-?[0-9]+");
-
-  /** A decimal as text may write one: {@code 2}, {@code 0.5}, {@code .5}, {@code 2.}. */
-  private static final Pattern DECIMAL = Pattern.compile("-?([0-9]+\\.?[0-9]*|\\.[0-9]+)");
 
   private final String spec;
 
@@ -99,7 +94,7 @@ final class LimitsParser {
   }
 
   private static int inFlight(String value) {
-    if (!WHOLE.matcher(value).matches()) {
+    if (!NumberText.WHOLE.matcher(value).matches()) {
       throw bad("inFlight '" + value + "' is not a whole number");
     }
     int parsed;
@@ -122,7 +117,7 @@ final class LimitsParser {
   }
 
   private static double decimal(String name, String value) {
-    if (!DECIMAL.matcher(value).matches()) {
+    if (!NumberText.DECIMAL.matcher(value).matches()) {
       throw bad(name + " '" + value + "' is not a decimal number");
     }
     return new BigDecimal(value).doubleValue();
@@ -134,7 +129,7 @@ final class LimitsParser {
       throw bad("rate '" + value + "' is not N/PERIOD, such as 100/m or 2/s");
     }
     String permits = value.substring(0, slash).strip();
-    if (!WHOLE.matcher(permits).matches()) {
+    if (!NumberText.WHOLE.matcher(permits).matches()) {
       throw bad("rate '" + value + "' does not start with a whole number");
     }
     int count;

@@ -6,6 +6,7 @@ import io.hostpace.Hostpace;
 import io.hostpace.HostpaceListener;
 import io.hostpace.Limits;
 import io.hostpace.Rate;
+import io.hostpace.internal.NumberText;
 import io.hostpace.internal.Redaction;
 import io.hostpace.redis.RedisFleet;
 import io.hostpace.timeout.AdaptiveTimeouts;
@@ -407,13 +408,13 @@ final class PacingOptions {
     for (String[] unit : UNITS) {
       if (text.endsWith(unit[0]) && text.length() > unit[0].length()) {
         String number = text.substring(0, text.length() - unit[0].length()).strip();
-        if (!Numbers.DECIMAL.matcher(number).matches()) {
+        if (!NumberText.DECIMAL.matcher(number).matches()) {
           break;
         }
         return new BigDecimal(number).multiply(new BigDecimal(unit[1]));
       }
     }
-    if (!Numbers.DECIMAL.matcher(text).matches()) {
+    if (!NumberText.DECIMAL.matcher(text).matches()) {
       throw usage(option + " '" + value + "' is not a duration: expected seconds (a decimal number), "
           + "or a number with ms, s, m, h or d, or ISO-8601 such as PT30S");
     }
@@ -421,7 +422,7 @@ final class PacingOptions {
   }
 
   private BigDecimal decimal(String option, String value) {
-    if (!Numbers.DECIMAL.matcher(value.strip()).matches()) {
+    if (!NumberText.DECIMAL.matcher(value.strip()).matches()) {
       throw usage(option + " '" + value + "' is not a decimal number");
     }
     return new BigDecimal(value.strip());
@@ -516,12 +517,9 @@ final class PacingOptions {
   }
 
   private int whole(String option, String value) {
-    if (!Numbers.WHOLE.matcher(value.strip()).matches()) {
-      throw usage(option + " '" + value + "' is not a whole number");
-    }
     try {
-      return Integer.parseInt(value.strip());
-    } catch (NumberFormatException e) { // digits an int cannot hold
+      return Numbers.whole(value.strip());
+    } catch (CommandLine.TypeConversionException e) {
       throw usage(option + " '" + value + "' is not a whole number");
     }
   }
