@@ -1,10 +1,13 @@
 package io.hostpace.httpclient5;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.hostpace.CallContext;
-import io.hostpace.internal.Failures;
 import io.hostpace.Hostpace;
+import io.hostpace.Timer;
 import io.hostpace.internal.AnswerDeadline;
+import io.hostpace.internal.Failures;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -19,6 +22,7 @@ import org.apache.hc.core5.http.HttpRequest;
 import org.apache.hc.core5.http.HttpResponse;
 import org.apache.hc.core5.http.nio.AsyncDataConsumer;
 import org.apache.hc.core5.http.nio.AsyncEntityProducer;
+import org.apache.hc.core5.http.protocol.HttpContext;
 import org.apache.hc.core5.http.support.BasicRequestBuilder;
 import org.jspecify.annotations.Nullable;
 
@@ -37,15 +41,25 @@ import org.jspecify.annotations.Nullable;
  *           └─ returns the answer's {@link DeferredConsumer}, which hands the body to whichever was chosen
  * client: body, streamEnd, completed ─→ the chosen target: the caller's consumer and callback, or nothing
  * engine: the next attempt proceeds only once the last one is over, as the client's own redirects do;
- *         a refused body not all come by then has its connection closed, which ends it
+ *         a refused body not all come a second later has its connection closed, which ends it
  * </pre>
  */
-record AsyncHandler(Hostpace engine, CallContext context) implements AsyncExecChainHandler {
+record AsyncHandler(Hostpace engine, CallContext context, Duration refusedBodyGrace) implements AsyncExecChainHandler {
+
+  /**
+   * How long after the next attempt is due a refused body still coming is waited for, before its
+   * connection is closed: long enough for a body already on its way, short beside a retry's delay.
+   */
+  static final Duration REFUSED_BODY_GRACE = Duration.ofSeconds(1);
+
+  AsyncHandler(Hostpace engine, CallContext context) {
+    this(engine, context, REFUSED_BODY_GRACE);
+  }
 
   @Override
   public void execute(HttpRequest request, @Nullable AsyncEntityProducer entityProducer, AsyncExecChain.Scope scope,
       AsyncExecChain chain, AsyncExecCallback callback) throws HttpException, IOException {
-    Attempts attempts = new Attempts(request, entityProducer, scope, chain, callback, engine);
+    Attempts attempts = new Attempts(request, entityProducer, scope, chain, callback, engine, refusedBodyGrace);
     // The caller's cancel comes here, whenever it comes: waiting or in flight, the engine cancels the
     // call, and with it the attempt in flight, whose own dependencies then abort the exchange (see
     // Answer); once the call is done, the last attempt's dependencies abort the reading of its body.
@@ -85,16 +99,18 @@ record AsyncHandler(Hostpace engine, CallContext context) implements AsyncExecCh
     private final AsyncExecChain.Scope scope;
     private final AsyncExecChain chain;
     private final AsyncExecCallback upstream;
+    private final Duration refusedBodyGrace;
     /** The last attempt's answer: the next attempt goes once it has completed. */
     private volatile @Nullable Answer latest;
 
     Attempts(HttpRequest request, @Nullable AsyncEntityProducer entityProducer, AsyncExecChain.Scope scope,
-        AsyncExecChain chain, AsyncExecCallback upstream, Hostpace engine) throws HttpException {
+        AsyncExecChain chain, AsyncExecCallback upstream, Hostpace engine, Duration refusedBodyGrace) throws HttpException {
       super(request, scope.route, scope.clientContext, engine, entityProducer == null || entityProducer.isRepeatable());
       this.entityProducer = entityProducer;
       this.scope = scope;
       this.chain = chain;
       this.upstream = upstream;
+      this.refusedBodyGrace = refusedBodyGrace;
     }
 
     /** Aborts the last attempt's exchange, if there is one. */
@@ -113,27 +129,28 @@ record AsyncHandler(Hostpace engine, CallContext context) implements AsyncExecCh
     @Override
     public CompletableFuture<Answer> send() {
       Answer previous = latest;
-      Answer answer = new Answer(upstream, scope.execRuntime);
+      Answer answer = new Answer(upstream, scope.execRuntime, scope.clientContext);
       latest = answer;
       if (previous == null) {
         proceed(answer, chain);
-      } else {
-        if (!previous.finished.isDone()) {
-          // The refused answer's body has not all come by the time the next attempt is due: it may
-          // stall, and no timeout may be set, so its connection is closed rather than waited for,
-          // which ends the exchange; the next attempt goes on another connection.
-          scope.execRuntime.discardEndpoint();
+        return answer.answered;
+      }
+      // As the client's own redirects do: once the refused exchange is over, on the thread that ended
+      // it, so that the next attempt can take its connection again.
+      previous.whenOver(() -> {
+        if (previous.failedAfterAnswer) {
+          scope.execRuntime.discardEndpoint(); // the refused exchange broke off: a connection afresh
         }
-        // As the client's own redirects do: once the refused exchange is over, on the thread that ended it.
-        previous.finished.whenComplete((done, failure) -> {
-          if (previous.failedAfterAnswer) {
-            scope.execRuntime.discardEndpoint(); // the refused exchange broke off: a connection afresh
-          }
-          if (entityProducer != null) {
-            entityProducer.releaseResources(); // rewinds a repeatable body
-          }
-          proceed(answer, chain);
-        });
+        if (entityProducer != null) {
+          entityProducer.releaseResources(); // rewinds a repeatable body
+        }
+        proceed(answer, chain);
+      });
+      if (!previous.finished.isDone()) {
+        // The refused body has not all come by the time the next attempt is due: it may stall, and no
+        // timeout may be set, so it gets a grace, after which its connection is closed, which ends it.
+        Timer.Cancellable cut = Timer.system().schedule(previous::cutOff, refusedBodyGrace.toNanos());
+        previous.finished.whenComplete((done, failure) -> cut.cancel());
       }
       return answer.answered;
     }
@@ -142,6 +159,7 @@ record AsyncHandler(Hostpace engine, CallContext context) implements AsyncExecCh
       if (answer.answered.isDone()) {
         return; // the call ended before this attempt's turn
       }
+      scope.clientContext.removeAttribute(HostpaceHttpClient5.ANSWER_ARRIVED);
       try {
         // A copy per attempt, as the client's own retries make: the chain below adds headers to what it is given.
         HttpRequest attempt = BasicRequestBuilder.copy(request).build();
@@ -170,16 +188,21 @@ record AsyncHandler(Hostpace engine, CallContext context) implements AsyncExecCh
     final EveryDependency dependency = new EveryDependency();
     private final AsyncExecCallback upstream;
     private final AsyncExecRuntime runtime;
+    private final HttpContext context;
     private final DeferredConsumer body;
+    /** Set once the next attempt may go: from then on, {@link #cutOff} leaves the connection alone. */
+    @GuardedBy("this")
+    private boolean handedOn;
     private volatile @Nullable HttpResponse response;
     private volatile @Nullable EntityDetails entity;
     volatile boolean failedAfterAnswer;
     /** The deadline of this attempt's whole answer, set when it proceeds. */
     volatile AnswerDeadline deadline = AnswerDeadline.none();
 
-    Answer(AsyncExecCallback upstream, AsyncExecRuntime runtime) {
+    Answer(AsyncExecCallback upstream, AsyncExecRuntime runtime, HttpContext context) {
       this.upstream = upstream;
       this.runtime = runtime;
+      this.context = context;
       this.body = new DeferredConsumer(failure -> abort(failure));
       // The engine cancels the attempt when the call is cancelled (SPEC T5): the exchange is aborted.
       answered.whenComplete((answer, failure) -> {
@@ -199,6 +222,8 @@ record AsyncHandler(Hostpace engine, CallContext context) implements AsyncExecCh
 
     @Override
     public @Nullable AsyncDataConsumer handleResponse(HttpResponse response, @Nullable EntityDetails entity) {
+      // Before the engine hears it: an I/O failure from here on is not the client's to send again.
+      context.setAttribute(HostpaceHttpClient5.ANSWER_ARRIVED, true);
       this.response = response;
       this.entity = entity;
       if (!answered.complete(this)) {
@@ -232,6 +257,26 @@ record AsyncHandler(Hostpace engine, CallContext context) implements AsyncExecCh
         return; // failed before its headers: the engine hears it
       }
       body.signalQuietly(target -> target.failed(cause));
+    }
+
+    /**
+     * Runs {@code next} once the exchange is over, and never while {@link #cutOff} closes its
+     * connection: the next attempt may take that connection again.
+     */
+    void whenOver(Runnable next) {
+      finished.whenComplete((done, failure) -> {
+        synchronized (this) {
+          handedOn = true;
+        }
+        next.run();
+      });
+    }
+
+    /** Closes the connection of the exchange if it is not over yet, which ends it. */
+    synchronized void cutOff() {
+      if (!handedOn && !finished.isDone()) {
+        runtime.discardEndpoint();
+      }
     }
 
     /** The call ends with this answer: its body and completion are the caller's. */

@@ -96,8 +96,8 @@ import org.jspecify.annotations.Nullable;
  *     and the next attempt takes another (the classic client cannot tell without blocking whether
  *     more of a body will come). Async: each attempt proceeds with a callback of its own; the place
  *     is freed at {@code handleResponse}; a refused attempt's body is read and dropped as it comes,
- *     up to 64 KiB, and the next attempt proceeds once it is over; one longer, or not over when the
- *     next attempt is due, has its connection closed.
+ *     up to 64 KiB, and the next attempt proceeds once it is over; one longer, or not over a second
+ *     after the next attempt is due, has its connection closed.
  * <li>A request whose entity (classic {@code HttpEntity}, async {@code AsyncEntityProducer}) is
  *     repeatable is sent whole on every attempt; one that is not is sent once, and its refusal
  *     returned (SPEC T4). When retries run out, the last refusal is returned as it is (SPEC T3).
@@ -126,6 +126,13 @@ public final class HostpaceHttpClient5 {
    * ({@link #withAnswerTimeout}).
    */
   public static final String ANSWER_TIMEOUT = "io.hostpace.answer-timeout";
+
+  /**
+   * The {@code HttpContext} attribute the async handler sets when an attempt's answer head arrives,
+   * and removes when the next attempt goes: {@link #leavingRefusalsToHostpace} resends nothing
+   * after it.
+   */
+  static final String ANSWER_ARRIVED = "io.hostpace.answer-arrived";
 
   /** The handler's name in the exec chain. */
   public static final String HANDLER_NAME = "hostpace";
@@ -258,13 +265,19 @@ public final class HostpaceHttpClient5 {
    * which go within their attempt's place in flight but are not spaced by the engine: for a
    * caller who wants them back after {@link #pace} switched them off, as
    * {@code pace(HttpClients.custom(), engine).setRetryStrategy(leavingRefusalsToHostpace(strategy))}.
+   * An async attempt that fails once its answer's head has come (a refused body cut short, a kept
+   * body broken off) is not sent again, whatever {@code strategy} says: the engine has judged it.
    */
   public static HttpRequestRetryStrategy leavingRefusalsToHostpace(HttpRequestRetryStrategy strategy) {
     Objects.requireNonNull(strategy, "strategy");
     return new HttpRequestRetryStrategy() {
       @Override
       public boolean retryRequest(HttpRequest request, IOException exception, int execCount, HttpContext context) {
-        return strategy.retryRequest(request, exception, execCount, context);
+        // An async attempt that fails after its answer's head is never sent again here: the engine
+        // has judged that answer already, retried it through the queue if it was a refusal, or
+        // handed it to the caller, whose body would go on with another answer's.
+        return !Boolean.TRUE.equals(context.getAttribute(ANSWER_ARRIVED))
+            && strategy.retryRequest(request, exception, execCount, context);
       }
 
       @Override

@@ -232,6 +232,52 @@ class HostpaceHttpClient5Test {
   }
 
   @Test
+  void T7_anAsyncRefusalsShortBodyStillComingWhenTheRetryIsDueKeepsItsConnectionForTheRetry() throws Exception {
+    ScriptedServer server = opened.add(ScriptedServer.start(n -> n == 1
+        ? new ScriptedServer.Answer("HTTP/1.1 503 Service Unavailable\r\nRetry-After: 0\r\nContent-Length: 7\r\n\r\nrefused")
+        : new ScriptedServer.Answer(ScriptedServer.OK)));
+    // A grace no busy machine outlasts: the body, on its way when the retry is due, is waited for.
+    CloseableHttpAsyncClient client = async(HttpAsyncClients.custom().disableAutomaticRetries()
+        .addExecInterceptorFirst(HostpaceHttpClient5.HANDLER_NAME, new AsyncHandler(engine, CallContext.DEFAULT, EngineState.PATIENCE)));
+
+    assertThat(get(client, server.uri("/short"))).isEqualTo("200 ok");
+
+    // Retry-After: 0 makes the retry due inside the refusal's handleResponse, before its body is read.
+    assertThat(server.requests()).containsExactly("1 1 GET /short", "2 1 GET /short");
+    assertThat(started(events)).containsExactly("/short 1", "/short 2");
+  }
+
+  @Test
+  void I7_anAsyncRefusalCutShortIsNotSentAgainByAStrategySetAfterPace() throws Exception {
+    ScriptedServer server = opened.add(ScriptedServer.start(n -> n == 1
+        ? new ScriptedServer.Stall(REFUSED_HEAD + "Content-Length: 1000\r\n\r\n0123456789")
+        : new ScriptedServer.Answer(ScriptedServer.OK)));
+    CountingStrategy mine = new CountingStrategy(); // would resend any failed attempt once
+
+    assertThat(get(async(HostpaceHttpClient5.pace(HttpAsyncClients.custom(), engine)
+        .setRetryStrategy(HostpaceHttpClient5.leavingRefusalsToHostpace(mine))), server.uri("/cut"))).isEqualTo("200 ok");
+
+    // The stalled refusal's connection is closed a grace after the retry is due; the strategy is
+    // not asked to send it again, and only the engine's retry follows.
+    assertThat(server.requests()).containsExactly("1 1 GET /cut", "2 2 GET /cut");
+    assertThat(started(events)).containsExactly("/cut 1", "/cut 2");
+  }
+
+  @Test
+  void I7_anAsyncAnswerWhoseBodyBreaksOffIsNotSentAgainByAStrategySetAfterPace() throws Exception {
+    RawServer raw = opened.add(RawServer.start()); // "/short": a Content-Length of 100, closed after 35 bytes
+    CountingStrategy mine = new CountingStrategy(); // would resend any failed attempt once
+
+    CloseableHttpAsyncClient client = async(HostpaceHttpClient5.pace(HttpAsyncClients.custom(), engine)
+        .setRetryStrategy(HostpaceHttpClient5.leavingRefusalsToHostpace(mine)));
+
+    // The caller's body broke off: it hears so, rather than the rest of another answer's body.
+    assertThatThrownBy(() -> get(client, raw.uri("/short"))).isInstanceOf(java.util.concurrent.ExecutionException.class);
+    assertThat(raw.paths()).containsExactly("/short");
+    assertThat(mine.askedAboutFailures).hasValue(0);
+  }
+
+  @Test
   void D1_aRequestWhoseAttemptTheBudgetEndedCanBeExecutedAgain() throws Exception {
     ScriptedServer server = opened.add(ScriptedServer.start(n -> n == 1 ? new ScriptedServer.Stall("") : new ScriptedServer.Answer(ScriptedServer.OK)));
     Hostpace budgeted = opened.add(Hostpace.builder().timeoutPolicy(TimeoutPolicy.fixed(Duration.ofMillis(300))).build());
