@@ -1,5 +1,6 @@
 package io.hostpace;
 
+import io.hostpace.internal.NumberText;
 import io.hostpace.internal.Redaction;
 import io.hostpace.spi.HostState;
 import io.hostpace.spi.HostStateStore;
@@ -280,7 +281,7 @@ public final class HostStateFile implements HostStateStore {
   private static int checkVersion(Path file, int line, String header) {
     String text = header.substring(VERSION_MARK.length());
     int end = 0;
-    while (end < text.length() && Character.isDigit(text.charAt(end))) {
+    while (end < text.length() && text.charAt(end) >= '0' && text.charAt(end) <= '9') {
       end++;
     }
     int version;
@@ -297,8 +298,12 @@ public final class HostStateFile implements HostStateStore {
   }
 
   private static long number(Path file, int line, String field, String text) {
+    String digits = text.strip();
+    if (!NumberText.WHOLE.matcher(digits).matches()) {
+      throw bad(file, line, field + " is not a whole number: '" + text + "'");
+    }
     try {
-      long value = Long.parseLong(text.strip());
+      long value = Long.parseLong(digits);
       if (value < 0) {
         throw bad(file, line, field + " must be zero or more, got " + text);
       }

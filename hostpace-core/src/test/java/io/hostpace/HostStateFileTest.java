@@ -163,6 +163,13 @@ class HostStateFileTest {
     assertThatThrownBy(this::load).hasMessageEndingWith("line 1: interval " + Long.MAX_VALUE + " ns is more than a year");
     Files.writeString(kept.file(), "qlever.test\t1\t0\t0\t" + Long.MAX_VALUE + "\n");
     assertThatThrownBy(this::load).hasMessageContaining("line 1: paused until " + Long.MAX_VALUE + " is more than a year from now");
+    // ASCII digits only, as everywhere else Hostpace reads a number: not a '+', not another script's digits.
+    Files.writeString(kept.file(), "qlever.test\t1\t+5\t0\t0\n");
+    assertThatThrownBy(this::load).hasMessageEndingWith("line 1: interval is not a whole number: '+5'");
+    Files.writeString(kept.file(), "qlever.test\t\u0663\t5\t0\t0\n");
+    assertThatThrownBy(this::load).hasMessageEndingWith("line 1: saved is not a whole number: '\u0663'");
+    Files.writeString(kept.file(), "# hostpace host state, v\u0662: written by a test\nqlever.test\t1\t5\t0\t0\t0\t0\n");
+    assertThatThrownBy(this::load).hasMessageContaining("line 1: version is not a whole number");
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.hostpace.cli;
 
 import io.hostpace.Hostpace;
+import io.hostpace.internal.NumberText;
 import io.hostpace.micrometer.HostpaceMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -202,9 +203,13 @@ final class ProxyCommand implements java.util.concurrent.Callable<Integer> {
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1);
     }
+    String digits = listen.substring(colon + 1);
     int port;
     try {
-      port = Integer.parseInt(listen.substring(colon + 1));
+      if (!NumberText.WHOLE.matcher(digits).matches()) {
+        throw new NumberFormatException(digits);
+      }
+      port = Integer.parseInt(digits);
     } catch (NumberFormatException e) {
       throw pacing.usage("--listen '" + listen + "': the port is not a number");
     }

@@ -93,6 +93,9 @@ class ProxyCommandTest {
     CommandRun badPort = CommandRun.of("proxy", "--listen", "127.0.0.1:http", "--route", "/w=https://query.wikidata.org");
     assertThat(badPort.status()).isEqualTo(Main.USAGE);
     assertThat(badPort.err()).contains("--listen '127.0.0.1:http'");
+    CommandRun signedPort = CommandRun.of("proxy", "--listen", "127.0.0.1:+0", "--route", "/w=https://query.wikidata.org");
+    assertThat(signedPort.status()).isEqualTo(Main.USAGE);
+    assertThat(signedPort.err()).contains("--listen '127.0.0.1:+0': the port is not a number");
 
     CommandRun fromFile = CommandRun.withInput("", "proxy", "--config", writeConfig(
         "hostpace.proxy.listen=0.0.0.0:0\nhostpace.proxy.routes[/w]=https://query.wikidata.org\n"));
