@@ -295,11 +295,12 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * Sentinels have promoted it, then go to it.
    *
    * @param redisUri a Lettuce Redis URI: {@code redis://127.0.0.1:6379}, {@code rediss://:secret@host:6380/0},
-   *     {@code redis-sentinel://127.0.0.1:26379#mymaster}
+   *     {@code redis-sentinel://127.0.0.1:26379#mymaster}; not a Unix socket's ({@code redis-socket://}),
+   *     which needs a native transport this module does not ship
    * @param fleetName the fleet's name, shared by its processes: letters, digits, {@code .}, {@code _}
    *     or {@code -}, at most 64 characters
-   * @throws IllegalArgumentException if {@code redisUri} is not a Redis URI or {@code fleetName}
-   *     not a fleet name
+   * @throws IllegalArgumentException if {@code redisUri} is not a Redis URI or is a Unix socket's, or
+   *     {@code fleetName} not a fleet name
    * @throws io.lettuce.core.RedisConnectionException if Redis cannot be reached
    * @throws io.lettuce.core.RedisCommandExecutionException if Redis answers the fleet's first script
    *     that it never runs them: a read-only replica ({@code READONLY}), a user without scripting
@@ -349,7 +350,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * @param fleetName the fleet's name, shared by its processes: letters, digits, {@code .}, {@code _}
    *     or {@code -}, at most 64 characters
    * @throws IllegalArgumentException if there are no seeds, a seed is not a Redis URI or is a
-   *     Sentinel's, or {@code fleetName} is not a fleet name
+   *     Sentinel's or a Unix socket's, or {@code fleetName} is not a fleet name
    * @throws io.lettuce.core.RedisException if no seed can be reached or answers as a Cluster's node
    * @throws io.lettuce.core.RedisCommandExecutionException if Redis answers the fleet's first script
    *     that it never runs them: a read-only replica ({@code READONLY}), a user without scripting
