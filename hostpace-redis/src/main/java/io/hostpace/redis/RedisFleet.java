@@ -88,8 +88,9 @@ import org.jspecify.annotations.Nullable;
  *                                                   the process that kept it last, versioned, expiring
  *                                                   the engine's forgetIdleAfter after it was kept
  * hostpace:crawlers:processes:{crawlers}   zset     the fleet's processes alive:    (see PlaceScript)
- *                                                   members {origin}, scored by their last heartbeat
- *                                                   in microseconds of Redis's clock ({@link #processes})
+ *                                                   members v2:{origin}, scored by when each one's own
+ *                                                   lease runs out after its last heartbeat, in
+ *                                                   microseconds of Redis's clock ({@link #processes})
  * </pre>
  * where {@code {tag}} is, in braces as written, the key's hash tag: the last two labels of its
  * host or group ({@code hostpace:crawlers:last:{wikidata.org}:query.wikidata.org}), an IP
@@ -995,7 +996,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   private CompletableFuture<@Nullable RedisCommandExecutionException> count(String leaseMicros, boolean in,
       boolean first) {
     String[] keys = {processesKey};
-    String[] args = {origin, leaseMicros, in ? "1" : "0"};
+    String[] args = {PlaceScript.PROCESS + origin, leaseMicros, in ? "1" : "0"};
     try {
       return this.<Long>script(PlaceScript.PROCESSES, processesDigest, ScriptOutputType.INTEGER, keys, args)
           .handle((count, error) -> {
@@ -1021,8 +1022,9 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   /**
    * How many processes of the fleet are alive, this one included, as its heartbeat last counted
    * them (every third of the {@linkplain #placeLease lease}, from when it was built): each process
-   * scores itself in a sorted set by Redis's clock at each beat, and one not scored within a lease
-   * (killed, cut off from Redis) is no longer counted. While Redis cannot be reached, the last
+   * scores itself in a sorted set at each beat with when its own lease runs out, by Redis's clock,
+   * and one whose lease ran out since its last beat (killed, cut off from Redis) is no longer
+   * counted, whatever the lease of the process that counts. While Redis cannot be reached, the last
    * count stands; never below 1. The engine paces its starts at its share of a paced host's rate,
    * and holds its share of a host's places in flight, while claims are unclaimed (SPEC S4).
    */
