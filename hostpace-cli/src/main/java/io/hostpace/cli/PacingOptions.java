@@ -226,6 +226,8 @@ final class PacingOptions {
       } catch (IllegalArgumentException e) {
         throw usage((e.getMessage() != null && e.getMessage().startsWith("fleet name") ? "--fleet: " : option + ": ")
             + e.getMessage());
+      } catch (io.lettuce.core.RedisCommandExecutionException e) { // reached, but it runs no fleet: a replica, a user without scripting
+        throw usage(option + " '" + Redaction.userInfo(where) + "': " + e.getMessage());
       } catch (RuntimeException e) { // Lettuce's RedisConnectionException, or a Cluster that cannot be read
         throw usage(option + " '" + Redaction.userInfo(where) + "' cannot be reached: " + e.getMessage());
       }

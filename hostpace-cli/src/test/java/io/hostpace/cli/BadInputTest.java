@@ -2,7 +2,12 @@ package io.hostpace.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.hostpace.redis.testing.RedisServer;
+import io.lettuce.core.AclCategory;
+import io.lettuce.core.AclSetuserArgs;
+import io.lettuce.core.RedisClient;
 import java.io.IOException;
+import java.time.Duration;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
@@ -171,6 +176,10 @@ class BadInputTest {
         usage("--redis", "fetch", "--fleet", "crawlers", "--redis", "redis://127.0.0.1:{closed}", "{url}"),
         usage("--redis", "fetch", "--fleet", "crawlers", "--redis", "", "{url}"),
         usage("--redis", "fetch", "--fleet", "crawlers", "--redis", "http://127.0.0.1:{closed}", "{url}"),
+        usage("--redis: redis URI 'redis-socket:///tmp/redis.sock' is a Unix socket's", "fetch", "--fleet", "crawlers",
+            "--redis", "redis-socket:///tmp/redis.sock", "{url}"),
+        usage("--redis-cluster: redis URI 'redis-socket:///tmp/redis.sock' is a Unix socket's", "fetch", "--fleet",
+            "crawlers", "--redis-cluster", "redis-socket:///tmp/redis.sock", "{url}"),
         usage("--redis-cluster", "fetch", "--redis-cluster", "redis://127.0.0.1:{closed}", "{url}"),
         usage("--redis-cluster", "fetch", "--fleet", "crawlers", "--redis-cluster", "redis://127.0.0.1:{closed}", "{url}"),
         usage("--redis-cluster", "fetch", "--fleet", "crawlers", "--redis-cluster", "http://127.0.0.1:{closed}", "{url}"),
@@ -300,6 +309,32 @@ class BadInputTest {
             + "a letter\n");
     assertThat(CommandRun.of("sparql", "--endpoint", "http://127.0.0.1:port/sparql", "--query", "ASK {}").err())
         .isEqualTo("hostpace: --endpoint 'http://127.0.0.1:port/sparql': the port 'port' is not a number\n");
+  }
+
+  /**
+   * A Redis that is reached but runs no script of the fleet (here a user without scripting) is a
+   * usage error, as one that cannot be reached is: the line names the option and what Redis said.
+   */
+  @Test
+  void S5_aRedisThatRefusesTheFleetsScriptsIsAUsageErrorThatSaysWhatToDo() throws Exception {
+    try (RedisServer redis = RedisServer.start()) {
+      RedisClient client = RedisClient.create(redis.uri());
+      try (var connection = client.connect()) {
+        connection.sync().aclSetuser("noscripts", new AclSetuserArgs().on().addPassword("secret").allKeys().allChannels()
+            .allCommands().removeCategory(AclCategory.SCRIPTING));
+      } finally {
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      }
+      String uri = "redis://noscripts:secret@127.0.0.1:" + redis.port();
+      CommandRun ran = CommandRun.of("fetch", "--fleet", "crawlers", "--redis", uri, server.url("/ok"));
+
+      assertThat(ran.status()).as(ran.err()).isEqualTo(Main.USAGE);
+      assertThat(ran.err()).startsWith("hostpace: --redis 'redis://***@127.0.0.1:" + redis.port()
+          + "': fleet 'crawlers': Redis refused its scripts (NOPERM").contains("the ACL category scripting")
+          .doesNotContain("cannot be reached").doesNotContain("secret");
+      assertThat(ran.err().lines()).hasSize(1);
+      assertThat(server.requests).isEmpty();
+    }
   }
 
   /** A host given twice: its rates as written, not as their intervals' nanoseconds make them. */

@@ -206,18 +206,31 @@ final class FleetConnection implements AutoCloseable {
     }
   }
 
+  /**
+   * {@code redisUri} as Lettuce reads it: a server's or its Sentinels' ({@code redis://},
+   * {@code rediss://}, {@code redis-sentinel://} and their TLS forms), never a Unix socket's.
+   *
+   * @throws IllegalArgumentException if it is blank, not a Redis URI, or a Unix socket's, saying which
+   */
   static RedisURI parseUri(String redisUri) {
     Objects.requireNonNull(redisUri, "redisUri");
     if (redisUri.isBlank()) {
       throw new IllegalArgumentException(
           Redaction.printable("redis URI '" + redisUri + "' is blank: expected one like redis://127.0.0.1:6379"));
     }
+    RedisURI uri;
     try {
-      return RedisURI.create(redisUri);
+      uri = RedisURI.create(redisUri);
     } catch (RuntimeException e) { // Lettuce and java.net.URI say what is wrong; the password is not repeated
       throw new IllegalArgumentException(Redaction.printable("redis URI '" + Redaction.userInfo(redisUri)
           + "' is not a Redis URI: expected one like redis://127.0.0.1:6379 (" + Redaction.userInfo(String.valueOf(e.getMessage())) + ")"));
     }
+    if (uri.getSocket() != null) { // parsed, but connecting needs Netty's epoll or kqueue, which the module does not ship
+      throw new IllegalArgumentException(Redaction.printable("redis URI '" + Redaction.userInfo(redisUri)
+          + "' is a Unix socket's: Unix sockets are not supported (they need a native transport this module does not"
+          + " ship); use redis://HOST:PORT"));
+    }
+    return uri;
   }
 
   /** The seeds of a Cluster, each parsed as {@link #parseUri} does, none a Sentinel's. */

@@ -192,18 +192,31 @@ final class PlaceScript {
       "return renewed + waiting");
 
   /**
-   * KEYS[1]: the fleet's processes; ARGV[1]: this process's member; ARGV[2]: the lease in
-   * microseconds; ARGV[3]: 1 to count this process in, 0 to take it out. Scores the member
-   * {@code now} (or removes it), removes the members not scored within a lease (their process
-   * died, or lost Redis for that long), and answers how many are left. The set expires a lease and
-   * a second after the last heartbeat.
+   * What begins a process's member of the fleet's processes ({@link #PROCESSES}), which is scored by
+   * when its own lease runs out: {@code v2:3f9a0c17d2e4b855}. An earlier release's member is the
+   * bare process id (hex, never beginning so), scored by its last beat.
+   */
+  static final String PROCESS = "v2:";
+
+  /**
+   * KEYS[1]: the fleet's processes; ARGV[1]: this process's member ({@link #PROCESS}); ARGV[2]: its
+   * lease in microseconds; ARGV[3]: 1 to count this process in, 0 to take it out. Scores the member
+   * {@code now + lease} (or removes it), removes the members whose lease ran out (their process
+   * died, or lost Redis for that long), each by its own lease, and answers how many are left. So a
+   * process leased a minute, beating every 20 s, is counted by one leased 10 s between its beats.
+   * An earlier release's member, scored by its beat, is kept a lease of the caller's after it, as
+   * that release does: while a fleet is upgraded, each release counts the other's processes. The
+   * set expires a lease and a second after the last heartbeat, never sooner than it would.
    */
   static final String PROCESSES = String.join("\n",
       ClaimScript.NOW_MICROS,
       "local lease = tonumber(ARGV[2])",
-      "if ARGV[3] == '1' then redis.call('ZADD', KEYS[1], string.format('%.0f', now), ARGV[1])",
+      "if ARGV[3] == '1' then redis.call('ZADD', KEYS[1], string.format('%.0f', now + lease), ARGV[1])",
       "else redis.call('ZREM', KEYS[1], ARGV[1]) end",
-      "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('(%.0f', now - lease))",
+      "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('(%.0f', now - lease))", // an earlier release's too
+      "for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', string.format('(%.0f', now))) do",
+      "  if string.sub(member, 1, " + PROCESS.length() + ") == '" + PROCESS + "' then redis.call('ZREM', KEYS[1], member) end",
+      "end",
       "local ttl = math.ceil(lease / 1000) + " + MARGIN_MILLIS,
       "if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], string.format('%.0f', ttl)) end",
       "return redis.call('ZCARD', KEYS[1])");

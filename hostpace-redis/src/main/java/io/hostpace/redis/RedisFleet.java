@@ -8,6 +8,7 @@ import io.hostpace.spi.Fleet;
 import io.hostpace.spi.Fleet.Kept;
 import io.hostpace.spi.Fleet.Spent;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -87,8 +88,9 @@ import org.jspecify.annotations.Nullable;
  *                                                   the process that kept it last, versioned, expiring
  *                                                   the engine's forgetIdleAfter after it was kept
  * hostpace:crawlers:processes:{crawlers}   zset     the fleet's processes alive:    (see PlaceScript)
- *                                                   members {origin}, scored by their last heartbeat
- *                                                   in microseconds of Redis's clock ({@link #processes})
+ *                                                   members v2:{origin}, scored by when each one's own
+ *                                                   lease runs out after its last heartbeat, in
+ *                                                   microseconds of Redis's clock ({@link #processes})
  * </pre>
  * where {@code {tag}} is, in braces as written, the key's hash tag: the last two labels of its
  * host or group ({@code hostpace:crawlers:last:{wikidata.org}:query.wikidata.org}), an IP
@@ -294,12 +296,17 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * Sentinels have promoted it, then go to it.
    *
    * @param redisUri a Lettuce Redis URI: {@code redis://127.0.0.1:6379}, {@code rediss://:secret@host:6380/0},
-   *     {@code redis-sentinel://127.0.0.1:26379#mymaster}
+   *     {@code redis-sentinel://127.0.0.1:26379#mymaster}; not a Unix socket's ({@code redis-socket://}),
+   *     which needs a native transport this module does not ship
    * @param fleetName the fleet's name, shared by its processes: letters, digits, {@code .}, {@code _}
    *     or {@code -}, at most 64 characters
-   * @throws IllegalArgumentException if {@code redisUri} is not a Redis URI or {@code fleetName}
-   *     not a fleet name
+   * @throws IllegalArgumentException if {@code redisUri} is not a Redis URI or is a Unix socket's, or
+   *     {@code fleetName} not a fleet name
    * @throws io.lettuce.core.RedisConnectionException if Redis cannot be reached
+   * @throws io.lettuce.core.RedisCommandExecutionException if Redis answers the fleet's first script
+   *     that it never runs them: a read-only replica ({@code READONLY}), a user without scripting
+   *     ({@code NOPERM}), a command renamed or disabled; the message says which, and what to do. A
+   *     Redis that does not answer it within 1 s is taken, its claims unclaimed until it answers
    */
   public static RedisFleet connect(String redisUri, String fleetName) {
     return open(fleetName, () -> FleetConnection.connect(redisUri));
@@ -316,6 +323,10 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    *     or {@code -}, at most 64 characters
    * @throws IllegalArgumentException if {@code fleetName} is not a fleet name
    * @throws io.lettuce.core.RedisConnectionException if Redis cannot be reached
+   * @throws io.lettuce.core.RedisCommandExecutionException if Redis answers the fleet's first script
+   *     that it never runs them: a read-only replica ({@code READONLY}), a user without scripting
+   *     ({@code NOPERM}), a command renamed or disabled; the message says which, and what to do. A
+   *     Redis that does not answer it within 1 s is taken, its claims unclaimed until it answers
    */
   public static RedisFleet of(RedisClient client, String fleetName) {
     Objects.requireNonNull(client, "client");
@@ -340,8 +351,12 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * @param fleetName the fleet's name, shared by its processes: letters, digits, {@code .}, {@code _}
    *     or {@code -}, at most 64 characters
    * @throws IllegalArgumentException if there are no seeds, a seed is not a Redis URI or is a
-   *     Sentinel's, or {@code fleetName} is not a fleet name
+   *     Sentinel's or a Unix socket's, or {@code fleetName} is not a fleet name
    * @throws io.lettuce.core.RedisException if no seed can be reached or answers as a Cluster's node
+   * @throws io.lettuce.core.RedisCommandExecutionException if Redis answers the fleet's first script
+   *     that it never runs them: a read-only replica ({@code READONLY}), a user without scripting
+   *     ({@code NOPERM}), a command renamed or disabled; the message says which, and what to do. A
+   *     Redis that does not answer it within 1 s is taken, its claims unclaimed until it answers
    */
   public static RedisFleet connectCluster(List<String> seedUris, String fleetName) {
     return open(fleetName, () -> FleetConnection.connectCluster(seedUris));
@@ -360,6 +375,10 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    *     or {@code -}, at most 64 characters
    * @throws IllegalArgumentException if {@code fleetName} is not a fleet name
    * @throws io.lettuce.core.RedisException if no node can be reached or answers as a Cluster's node
+   * @throws io.lettuce.core.RedisCommandExecutionException if Redis answers the fleet's first script
+   *     that it never runs them: a read-only replica ({@code READONLY}), a user without scripting
+   *     ({@code NOPERM}), a command renamed or disabled; the message says which, and what to do. A
+   *     Redis that does not answer it within 1 s is taken, its claims unclaimed until it answers
    */
   public static RedisFleet of(RedisClusterClient client, String fleetName) {
     Objects.requireNonNull(client, "client");
@@ -373,17 +392,23 @@ public final class RedisFleet implements Fleet, AutoCloseable {
   private static RedisFleet open(String fleetName, Supplier<FleetConnection> connect) {
     String name = checkName(fleetName);
     FleetConnection redis = connect.get();
+    RedisFleet fleet;
+    @Nullable RedisCommandExecutionException refused;
     try {
-      RedisFleet fleet = new RedisFleet(name, redis);
+      fleet = new RedisFleet(name, redis);
       redis.subscribe(fleet.new Dispatcher(), fleet.channel, fleet.grantedChannel);
       fleet.beatEvery(fleet.placeLeaseMicros);
-      fleet.count(Long.toString(fleet.placeLeaseMicros), true).join(); // counted in before its engine claims
-      fleet.loadReleaseScript();
-      return fleet;
+      refused = fleet.count(Long.toString(fleet.placeLeaseMicros), true, true).join(); // counted in before its engine claims
     } catch (RuntimeException e) {
       redis.close();
       throw e;
     }
+    if (refused != null) { // a replica, a user without scripting: no claim would ever be granted
+      fleet.close();
+      throw refused;
+    }
+    fleet.loadReleaseScript();
+    return fleet;
   }
 
   /**
@@ -930,7 +955,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
     }
     String lease = Long.toString(placeLeaseMicros);
     List<CompletableFuture<?>> renewals = new ArrayList<>();
-    renewals.add(count(lease, true));
+    renewals.add(count(lease, true, false));
     Set<String> keysHeld = new java.util.HashSet<>(held.keySet());
     keysHeld.addAll(waiting.keySet());
     for (String key : keysHeld) {
@@ -963,34 +988,43 @@ public final class RedisFleet implements Fleet, AutoCloseable {
    * Counts this process in the fleet's processes alive ({@code in}), or out, on Redis's clock, and
    * reads how many are: one script call ({@link PlaceScript#PROCESSES}), whose answer
    * {@link #processes()} returns from then on. One that fails is {@linkplain #renewalsLost counted}
-   * and leaves the last count as it was. Completes, never exceptionally, once answered or failed.
+   * and leaves the last count as it was; but the {@code first}'s failure that says Redis never
+   * runs the fleet's scripts ({@link ScriptsRefused}) is not counted or warned of: it completes
+   * what is returned, for {@link #open} to throw. Completes, never exceptionally, once answered or
+   * failed, with that refusal or null.
    */
-  private CompletableFuture<?> count(String leaseMicros, boolean in) {
+  private CompletableFuture<@Nullable RedisCommandExecutionException> count(String leaseMicros, boolean in,
+      boolean first) {
     String[] keys = {processesKey};
-    String[] args = {origin, leaseMicros, in ? "1" : "0"};
+    String[] args = {PlaceScript.PROCESS + origin, leaseMicros, in ? "1" : "0"};
     try {
       return this.<Long>script(PlaceScript.PROCESSES, processesDigest, ScriptOutputType.INTEGER, keys, args)
           .handle((count, error) -> {
             if (error != null) {
+              RedisCommandExecutionException refused = first ? ScriptsRefused.of(fleetName, error) : null;
+              if (refused != null) {
+                return refused;
+              }
               renewalsLost.increment();
               warn("renewal", renewalsLost, error);
             } else if (count != null && in) {
               processes = (int) Math.max(1, Math.min(Integer.MAX_VALUE, count));
             }
-            return error == null;
+            return null;
           });
     } catch (RuntimeException e) { // the connection closed under us
       renewalsLost.increment();
       warn("renewal", renewalsLost, e);
-      return CompletableFuture.completedFuture(false);
+      return CompletableFuture.completedFuture(null);
     }
   }
 
   /**
    * How many processes of the fleet are alive, this one included, as its heartbeat last counted
    * them (every third of the {@linkplain #placeLease lease}, from when it was built): each process
-   * scores itself in a sorted set by Redis's clock at each beat, and one not scored within a lease
-   * (killed, cut off from Redis) is no longer counted. While Redis cannot be reached, the last
+   * scores itself in a sorted set at each beat with when its own lease runs out, by Redis's clock,
+   * and one whose lease ran out since its last beat (killed, cut off from Redis) is no longer
+   * counted, whatever the lease of the process that counts. While Redis cannot be reached, the last
    * count stands; never below 1. The engine paces its starts at its share of a paced host's rate,
    * and holds its share of a host's places in flight, while claims are unclaimed (SPEC S4).
    */
@@ -1167,7 +1201,7 @@ public final class RedisFleet implements Fleet, AutoCloseable {
       }
     }
     waiting.clear(); // a claim still asked answers UNCLAIMED as its connection closes
-    leaving.add(count(Long.toString(placeLeaseMicros), false));
+    leaving.add(count(Long.toString(placeLeaseMicros), false, false));
     try { // counted out at once, not a lease later; a second at most
       CompletableFuture.allOf(leaving.toArray(CompletableFuture<?>[]::new)).get(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {

@@ -104,6 +104,22 @@ class RedisFleetArgumentsTest {
     }
   }
 
+  /** Lettuce parses a Unix socket's URI, but connects to it only with a native transport this module does not ship. */
+  @Test
+  void S2_aUnixSocketsUriIsRefusedSayingToUseAHostAndPort() {
+    for (String uri : List.of("redis-socket:///var/run/redis.sock", "redis+socket://:secret@/var/run/redis.sock?database=2")) {
+      assertThatThrownBy(() -> RedisFleet.connect(uri, "crawlers"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("redis URI '" + uri.replace(":secret@", "***@") + "' is a Unix socket's")
+          .hasMessageContaining("Unix sockets are not supported")
+          .hasMessageEndingWith("use redis://HOST:PORT")
+          .hasMessageNotContaining("secret");
+      assertThatThrownBy(() -> RedisFleet.connectCluster(List.of(uri), "crawlers"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("redis URI '" + uri.replace(":secret@", "***@") + "' is a Unix socket's");
+    }
+  }
+
   @Test
   void S5_aClusterNeedsSeedsEachARedisUriNotASentinels() {
     assertThatThrownBy(() -> RedisFleet.connectCluster(List.of(), "crawlers"))
