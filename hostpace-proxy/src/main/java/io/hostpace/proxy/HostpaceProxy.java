@@ -124,6 +124,7 @@ public final class HostpaceProxy implements AutoCloseable {
     private @Nullable Duration timeout;
     private long maxRequestBytes = 16L * 1024 * 1024;
     private @Nullable Supplier<String> metrics;
+    private int maxThreads = 256;
 
     private Builder(Hostpace engine) {
       this.engine = engine;
@@ -238,6 +239,12 @@ public final class HostpaceProxy implements AutoCloseable {
       return this;
     }
 
+    /** The most threads of the server's pool, where the JDK has no virtual threads: 256 unless set. */
+    Builder maxThreads(int maxThreads) {
+      this.maxThreads = maxThreads;
+      return this;
+    }
+
     /**
      * Starts the proxy: it listens when this returns.
      *
@@ -262,9 +269,11 @@ public final class HostpaceProxy implements AutoCloseable {
       // Where the JDK's client would start a thread for every answer, the paced one sends on pooled threads.
       PacedHttpClient paced = PacedHttpClient.wrap(delegate, engine).withContext(context);
 
-      QueuedThreadPool threads = new QueuedThreadPool(256, 4);
+      // A request holds a thread while its body is read and while its answer is relayed, none while
+      // it waits its turn: the pool bounds the requests read and relayed at once, not those waiting.
+      QueuedThreadPool threads = new QueuedThreadPool(maxThreads, 4);
       threads.setName("hostpace-proxy");
-      if (VirtualThreads.areSupported()) { // Java 21: each waiting request holds a virtual thread, not a pooled one
+      if (VirtualThreads.areSupported()) { // Java 21: a virtual thread each, not a pooled one
         threads.setVirtualThreadsExecutor(VirtualThreads.getNamedVirtualThreadsExecutor("hostpace-proxy-"));
       }
       Server server = new Server(threads);

@@ -17,9 +17,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 import org.eclipse.jetty.http.DateGenerator;
 import org.eclipse.jetty.http.HttpField;
@@ -33,6 +36,8 @@ import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Blocker;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.VirtualThreads;
+import org.eclipse.jetty.util.thread.ThreadPool;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -43,8 +48,9 @@ import org.jspecify.annotations.Nullable;
  * in arrays of its own that are sent as they are; the upstream's answer is streamed to the client
  * as it comes, never held whole.
  *
- * <p>Runs on the server's threads, blocking while the request waits its turn in the engine: the
- * threads are virtual where the JDK has them, else a pool sized for that.
+ * <p>Runs on the server's threads, which read a request's body and relay an answer's; while the
+ * request waits its turn in the engine, and upstream until its answer's head comes, it holds none,
+ * so that any number of waiting requests leave the server free to take others.
  */
 final class ProxyHandler extends Handler.Abstract {
 
@@ -173,43 +179,64 @@ final class ProxyHandler extends Handler.Abstract {
         }
       }
     }
+    // The client going ends its call (SPEC T5): out of its queue, or its exchange ended. Jetty tells
+    // the failure listeners when it sees the connection fail; on HTTP/1 it reads nothing while the
+    // answer is awaited, so the watch reads it. Both watch from before the send, so that a client
+    // gone by then has nothing sent.
+    CompletableFuture<Void> gone = new CompletableFuture<>();
+    request.addFailureListener(failure -> gone.complete(null));
+    ClientWatch watch = ClientWatch.start(request, () -> gone.complete(null));
+    if (gone.isDone()) {
+      watch.stop(response);
+      callback.failed(new CancellationException("the client went before its request was sent"));
+      return;
+    }
     CompletableFuture<HttpResponse<InputStream>> answer =
         paced.sendAsync(outgoing.build(), HttpResponse.BodyHandlers.ofInputStream());
-    // The client went: out of its queue, or its exchange ended (SPEC T5). Jetty tells the failure
-    // listeners when it sees the connection fail; on HTTP/1 it reads nothing while the handler
-    // waits, so the watch reads it.
-    request.addFailureListener(failure -> answer.cancel(true));
-    ClientWatch watch = ClientWatch.start(request, () -> answer.cancel(true));
+    gone.thenRun(() -> answer.cancel(true));
     // A request may wait its turn far longer than the connection's idle timeout: that wait is the
     // engine's to bound (its retries, their delays, the attempts' timeout), not the connection's.
     request.addIdleTimeoutListener(timeout -> answer.isDone());
-    HttpResponse<InputStream> answered;
-    try {
-      answered = answer.get();
-    } catch (InterruptedException e) {
-      watch.stop(response);
-      answer.cancel(true);
-      Thread.currentThread().interrupt();
-      callback.failed(e);
-      return;
-    } catch (CancellationException e) {
-      watch.stop(response);
-      callback.failed(e); // the client went: there is nobody to answer
-      return;
-    } catch (ExecutionException e) {
-      watch.stop(response);
-      Throwable cause = e.getCause() == null ? e : e.getCause();
-      // The client's timeout, or the engine's budget for the attempt (its timeout policy): a gateway's timeout either way.
-      int status = cause instanceof HttpTimeoutException || cause instanceof AttemptTimeoutException ? 504 : 502;
-      // In words, as the command line says an exchange's failure, never an exception's class.
-      String why = ExchangeFailures.describe(cause,
-          timeout != null ? "its timeout of " + ExchangeFailures.seconds(timeout) + " s" : "the client's timeout");
-      refuse(response, callback, status, "the upstream " + upstream.getHost() + " did not answer: "
-          + (why != null ? why : ExchangeFailures.message(cause)));
+    // No thread waits while the request waits its turn, however many wait: the answer is relayed,
+    // when it comes, on a thread of the server's (virtual where the JDK has them).
+    Executor threads = relayThreads(request);
+    answer.whenComplete((answered, failure) -> {
+      try {
+        threads.execute(() -> answer(answered, failure, upstream, watch, response, callback));
+      } catch (RejectedExecutionException stopping) {
+        callback.failed(stopping); // the server stops
+      }
+    });
+  }
+
+  /** The threads that relay answers: the server's virtual threads where it has them, else its pool. */
+  private static Executor relayThreads(Request request) {
+    ThreadPool pool = request.getComponents().getThreadPool();
+    Executor virtual = VirtualThreads.getVirtualThreadsExecutor(pool);
+    return virtual != null ? virtual : pool;
+  }
+
+  /** Answers the client with the upstream's answer, or says why there is none. */
+  private void answer(@Nullable HttpResponse<InputStream> answered, @Nullable Throwable failure, URI upstream,
+      ClientWatch watch, Response response, Callback callback) {
+    watch.stop(response);
+    if (failure == null && answered != null) {
+      relay(answered, response, callback);
       return;
     }
-    watch.stop(response);
-    relay(answered, response, callback);
+    Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause()
+        : Objects.requireNonNullElseGet(failure, () -> new IllegalStateException("the engine answered nothing"));
+    if (cause instanceof CancellationException) {
+      callback.failed(cause); // the client went: there is nobody to answer
+      return;
+    }
+    // The client's timeout, or the engine's budget for the attempt (its timeout policy): a gateway's timeout either way.
+    int status = cause instanceof HttpTimeoutException || cause instanceof AttemptTimeoutException ? 504 : 502;
+    // In words, as the command line says an exchange's failure, never an exception's class.
+    String why = ExchangeFailures.describe(cause,
+        timeout != null ? "its timeout of " + ExchangeFailures.seconds(timeout) + " s" : "the client's timeout");
+    refuse(response, callback, status, "the upstream " + upstream.getHost() + " did not answer: "
+        + (why != null ? why : ExchangeFailures.message(cause)));
   }
 
   /**

@@ -20,6 +20,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
@@ -100,6 +102,35 @@ class ProxyDisconnectTest {
     // been queued, it would have gone before.
     assertThat(getAsync(proxy, "/u/third").get().body()).isEqualTo("answer of /third");
     assertThat(upstream.requests()).extracting(TestServer.Request::path).containsExactly("/held", "/third");
+  }
+
+  @Test
+  void X1_requestsWaitingTheirTurnHoldNoThreadSoTheProxyStillAnswersAndSeesAClientGoWhileMoreWaitThanItHasThreads()
+      throws Exception {
+    int threads = 16;
+    CountDownLatch release = new CountDownLatch(1);
+    TestServer upstream = holdingHeld(release);
+    Hostpace engine = closed(Hostpace.builder().limitsForEveryHost(Limits.inFlight(1)).build());
+    HostpaceProxy proxy = closed(HostpaceProxy.builder(engine).listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+        .route("/u", upstream.uri("")).maxThreads(threads).start());
+
+    CompletableFuture<HttpResponse<String>> first = getAsync(proxy, "/u/held");
+    until(() -> upstream.requests("/held").size() == 1);
+    List<Socket> clients = new ArrayList<>();
+    for (int i = 0; i < 2 * threads; i++) {
+      clients.add(sentGet(proxy, "/u/w" + i));
+    }
+    // Twice as many requests wait as the server has threads, and it still takes another.
+    until(() -> waiting(engine) == 2 * threads);
+    assertThat(getAsync(proxy, "/hostpace/hosts").get().statusCode()).isEqualTo(200);
+    // And it sees a waiting client go: its request leaves the queue, and is never sent.
+    clients.get(0).close();
+    until(() -> waiting(engine) == 2 * threads - 1);
+
+    release.countDown();
+    assertThat(first.get().body()).isEqualTo("answer of /held");
+    until(() -> upstream.requests().size() == 2 * threads);
+    assertThat(upstream.requests()).extracting(TestServer.Request::path).doesNotContain("/w0");
   }
 
   @Test
