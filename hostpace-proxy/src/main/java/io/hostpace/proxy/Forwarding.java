@@ -69,8 +69,14 @@ final class Forwarding {
     return false;
   }
 
-  /** Where a forwarded request for {@code key} with {@code rawPathQuery} goes. */
-  static URI upstream(String key, String rawPathQuery) {
-    return URI.create("http://" + key + (rawPathQuery.startsWith("/") ? rawPathQuery : "/" + rawPathQuery));
+  /**
+   * Where a forwarded request for {@code key} with {@code rawPath} and {@code rawQuery} (as sent)
+   * goes; what {@link URI} refuses in either is escaped first ({@link UriEscapes}).
+   *
+   * @throws IllegalArgumentException saying what in the request cannot be sent
+   */
+  static URI upstream(String key, String rawPath, @Nullable String rawQuery) {
+    String path = UriEscapes.path(rawPath.startsWith("/") ? rawPath : "/" + rawPath);
+    return UriEscapes.upstream("http://" + key + path + (rawQuery == null ? "" : "?" + UriEscapes.query(rawQuery)));
   }
 }

@@ -104,7 +104,14 @@ final class ProxyHandler extends Handler.Abstract {
             + routes.stream().map(Route::prefix).toList() + ": not " + key);
         return true;
       }
-      forward(request, response, callback, Forwarding.upstream(key, uri.getPathQuery()));
+      URI upstream;
+      try {
+        upstream = Forwarding.upstream(key, uri.getPath(), uri.getQuery());
+      } catch (IllegalArgumentException e) {
+        refuse(response, callback, 400, "the request cannot be forwarded: " + e.getMessage());
+        return true;
+      }
+      forward(request, response, callback, upstream);
       return true;
     }
     String path = uri.getPath();
@@ -125,7 +132,12 @@ final class ProxyHandler extends Handler.Abstract {
     }
     URI upstream = null;
     for (Route route : routes) { // longest prefix first
-      upstream = route.upstream(path, uri.getQuery());
+      try {
+        upstream = route.upstream(path, uri.getQuery());
+      } catch (IllegalArgumentException e) { // its message names what in the request, never the route's target
+        refuse(response, callback, 400, "the request to " + route.prefix() + " cannot be sent: " + e.getMessage());
+        return true;
+      }
       if (upstream != null) {
         break;
       }

@@ -76,14 +76,17 @@ record Route(String prefix, URI target) {
 
   /**
    * Where a request with {@code rawPath} (as sent, percent-encoded) and {@code rawQuery} goes, or
-   * null when its path is not this route's.
+   * null when its path is not this route's. What {@link URI} refuses in either is escaped first
+   * ({@link UriEscapes}).
+   *
+   * @throws IllegalArgumentException saying what in the request cannot be sent, never the target
    */
   @Nullable URI upstream(String rawPath, @Nullable String rawQuery) {
     if (!rawPath.equals(prefix) && !rawPath.startsWith(prefix + "/")) {
       return null;
     }
-    String rest = rawPath.substring(prefix.length());
-    return URI.create(target + rest + (rawQuery == null ? "" : "?" + rawQuery));
+    String rest = UriEscapes.path(rawPath.substring(prefix.length()));
+    return UriEscapes.upstream(target + rest + (rawQuery == null ? "" : "?" + UriEscapes.query(rawQuery)));
   }
 
   @Override

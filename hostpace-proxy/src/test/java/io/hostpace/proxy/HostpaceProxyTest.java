@@ -80,6 +80,24 @@ class HostpaceProxyTest {
   }
 
   @Test
+  void X1_aQuerysCharactersThatClientsSendRawGoUpstreamPercentEncodedAndItsEscapesAsSent() throws Exception {
+    TestServer upstream = closed(TestServer.start((request, exchange) -> {
+      queries.add(String.valueOf(exchange.getRequestURI().getRawQuery()));
+      TestServer.reply(exchange, 200, "ok");
+    }));
+    HostpaceProxy proxy = proxy(engine(Limits.inFlight(4)), "/u=" + upstream.uri("/base"));
+
+    // As curl and browsers send it: braces and quotes raw; a % that starts no escape; é as its UTF-8 bytes.
+    String query = "query=ASK{}&q=\"a%20b\"|^`<>\\&kept=%7B%7d&pct=100%&e=\u00c3\u00a9";
+    assertThat(rawGet(proxy, "/u/sparql?" + query)).startsWith("HTTP/1.1 200");
+    assertThat(rawGet(proxy, "/u/sparql?query=SELECT%20*%20{?s%20?p%20?o}")).startsWith("HTTP/1.1 200");
+    assertThat(queries).containsExactly(
+        "query=ASK%7B%7D&q=%22a%20b%22%7C%5E%60%3C%3E%5C&kept=%7B%7d&pct=100%25&e=%C3%A9",
+        "query=SELECT%20*%20%7B?s%20?p%20?o%7D");
+    assertThat(upstream.requests()).extracting(TestServer.Request::path).containsOnly("/base/sparql");
+  }
+
+  @Test
   void X1_aRefusalIsRetriedThroughTheEngineAndOneWhoseRetriesRanOutIsReturnedAsTheUpstreamSentIt() throws Exception {
     AtomicInteger calls = new AtomicInteger();
     TestServer once = closed(TestServer.start((request, exchange) -> {
@@ -293,7 +311,7 @@ class HostpaceProxyTest {
   private static String raw(HostpaceProxy proxy, String request) throws IOException {
     try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), proxy.port())) {
       socket.setSoTimeout(5000);
-      socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+      socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1)); // each char a byte
       java.io.ByteArrayOutputStream read = new java.io.ByteArrayOutputStream();
       byte[] buffer = new byte[8192];
       try {
