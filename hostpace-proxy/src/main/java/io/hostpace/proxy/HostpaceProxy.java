@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
 import org.eclipse.jetty.server.HttpConfiguration;
-import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.VirtualThreads;
@@ -273,7 +272,7 @@ public final class HostpaceProxy implements AutoCloseable {
       HttpConfiguration http = new HttpConfiguration();
       http.setSendServerVersion(false);
       http.setSendDateHeader(false);
-      ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
+      ServerConnector connector = new ServerConnector(server, new TargetForm(http));
       connector.setHost(listen.getAddress().getHostAddress());
       connector.setPort(listen.getPort());
       server.addConnector(connector);

@@ -96,7 +96,9 @@ final class ProxyHandler extends Handler.Abstract {
       return true;
     }
     HttpURI uri = request.getHttpURI();
-    if (!forwarding.own(uri.getHost(), uri.getPort(), Request.getLocalPort(request))) {
+    // Only a request in absolute form (GET http://host/...) asks to be forwarded: one in origin
+    // form (GET /path) was sent to the proxy, whatever name and port its Host gives it.
+    if (TargetForm.absolute(request) && !forwarding.own(uri.getHost(), uri.getPort(), Request.getLocalPort(request))) {
       String key = Forwarding.keyOf(uri.getHost(), uri.getPort());
       if (key == null || !forwarding.forwards(key) || !"http".equalsIgnoreCase(uri.getScheme())) {
         refuse(response, callback, 403, "this proxy forwards only the hosts it was given"

@@ -361,6 +361,32 @@ class HostpaceProxyTest {
   }
 
   @Test
+  void X5_aRequestInOriginFormIsTheProxysOwnWhateverHostItNamesAndOnlyOneInAbsoluteFormIsForwarded() throws Exception {
+    TestServer upstream = closed(TestServer.start((request, exchange) -> TestServer.reply(exchange, 200, "at " + request.path())));
+    Hostpace engine = engine(Limits.inFlight(4));
+    HostpaceProxy routesOnly = proxy(engine, "/u=" + upstream.uri("/base"));
+
+    // Behind docker -p 9000:8181, ssh -L, kubectl port-forward, or a reverse proxy that passes its Host on.
+    for (String host : List.of("localhost:9000", "myproxy", "127.0.0.1:1")) {
+      assertThat(raw(routesOnly, "GET /u/a HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n"))
+          .as(host).startsWith("HTTP/1.1 200").endsWith("at /base/a");
+      assertThat(raw(routesOnly, "GET /hostpace/hosts HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n"))
+          .as(host).startsWith("HTTP/1.1 200");
+    }
+    assertThat(raw(routesOnly, "GET http://localhost:9000/u/a HTTP/1.1\r\nHost: localhost:9000\r\nConnection: close\r\n\r\n"))
+        .as("absolute form: a host to forward, and none is").startsWith("HTTP/1.1 403");
+
+    // Given the upstream's host to forward too: the origin form still goes to the route, the absolute form is forwarded.
+    HostpaceProxy both = closed(HostpaceProxy.builder(engine).listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+        .route("/u", upstream.uri("/base")).forward(upstream.hostKey()).start());
+    assertThat(raw(both, "GET /u/b HTTP/1.1\r\nHost: " + upstream.hostKey() + "\r\nConnection: close\r\n\r\n"))
+        .startsWith("HTTP/1.1 200").endsWith("at /base/b");
+    assertThat(raw(both, "GET " + upstream.uri("/u/c") + " HTTP/1.1\r\nHost: " + upstream.hostKey() + "\r\nConnection: close\r\n\r\n"))
+        .startsWith("HTTP/1.1 200").endsWith("at /u/c");
+    assertThat(upstream.requests()).extracting(TestServer.Request::path).containsExactly("/base/a", "/base/a", "/base/a", "/base/b", "/u/c");
+  }
+
+  @Test
   void X4_theProxyListensOnLoopbackUnlessRemoteClientsAreAllowedAndBadRoutesAreRefusedByName() {
     Hostpace engine = engine(Limits.inFlight(1));
     assertThatThrownBy(() -> HostpaceProxy.builder(engine).route("/a=http://127.0.0.1:1")
