@@ -79,14 +79,35 @@ record Route(String prefix, URI target) {
    * null when its path is not this route's. What {@link URI} refuses in either is escaped first
    * ({@link UriEscapes}).
    *
-   * @throws IllegalArgumentException saying what in the request cannot be sent, never the target
+   * @throws IllegalArgumentException saying what in the request cannot be sent, never the target:
+   *     a path with a dot segment is never sent ({@link #checkNoDotSegment})
    */
   @Nullable URI upstream(String rawPath, @Nullable String rawQuery) {
     if (!rawPath.equals(prefix) && !rawPath.startsWith(prefix + "/")) {
       return null;
     }
-    String rest = UriEscapes.path(rawPath.substring(prefix.length()));
+    String rest = rawPath.substring(prefix.length());
+    checkNoDotSegment(rawPath, rest);
+    rest = UriEscapes.path(rest);
     return UriEscapes.upstream(target + rest + (rawQuery == null ? "" : "?" + UriEscapes.query(rawQuery)));
+  }
+
+  /**
+   * Refuses a path whose {@code rest} (after the prefix) has a dot segment: {@code .} or
+   * {@code ..}, escaped or not ({@code %2e}), or followed by parameters ({@code ..;x}, which some
+   * servers read as {@code ..}). The upstream would resolve it against the target's path, so that
+   * {@code /qlever/../x} with the route {@code /qlever=https://qlever.dev/api} would reach
+   * {@code https://qlever.dev/x}, outside the route's base.
+   */
+  private static void checkNoDotSegment(String rawPath, String rest) {
+    for (String segment : rest.split("/", -1)) {
+      int parameters = segment.indexOf(';');
+      String name = (parameters < 0 ? segment : segment.substring(0, parameters)).replace("%2e", ".").replace("%2E", ".");
+      if (name.equals(".") || name.equals("..")) {
+        throw new IllegalArgumentException("the path " + rawPath + " has the dot segment '" + segment + "', which could"
+            + " leave the route's base path: a path with one is never sent upstream");
+      }
+    }
   }
 
   @Override

@@ -214,6 +214,23 @@ class HostpaceProxyTest {
   }
 
   @Test
+  void X3_aPathWithADotSegmentIsAnswered400NamingItAndNeverLeavesTheRoutesBase() throws Exception {
+    TestServer upstream = closed(TestServer.start((request, exchange) -> TestServer.reply(exchange, 200, "at " + request.path())));
+    HostpaceProxy proxy = proxy(engine(Limits.inFlight(4)), "/u=" + upstream.uri("/base"));
+
+    for (String path : List.of("/u/../x", "/u/..", "/u/a/../../x", "/u/./x", "/u/x/.")) {
+      String answer = rawGet(proxy, path);
+      assertThat(answer).as(path).startsWith("HTTP/1.1 400").contains("text/plain").contains(path + " has the dot segment '");
+    }
+    for (String path : List.of("/u/%2e%2e/x", "/u/.%2E/x", "/u/%2e/x", "/u/..;/x")) { // Jetty refuses these itself
+      assertThat(rawGet(proxy, path)).as(path).startsWith("HTTP/1.1 400");
+    }
+    assertThat(upstream.requests()).isEmpty();
+    assertThat(rawGet(proxy, "/u/.well-known/..x")).as("dots in a name are no dot segment").startsWith("HTTP/1.1 200")
+        .endsWith("at /base/.well-known/..x");
+  }
+
+  @Test
   void X2_aRelayedAnswerCarriesTheUpstreamsDateAndServerAloneAndTheProxysOwnAnswersADate() throws Exception {
     RawServer upstream = closed(RawServer.start().script("/dated", "HTTP/1.1 200 OK\r\n"
         + "Date: Tue, 01 Jan 2030 00:00:00 GMT\r\nServer: upstream/1\r\nContent-Length: 2\r\n\r\nok"));
