@@ -22,7 +22,7 @@ record Route(String prefix, URI target) {
 
   Route {
     prefix = checkPrefix(prefix);
-    target = checkTarget(target);
+    target = checkTarget(prefix, target);
   }
 
   /** A route as the command line writes it: {@code /prefix=http(s)://host[:port][/path]}. */
@@ -56,13 +56,23 @@ record Route(String prefix, URI target) {
     return trimmed;
   }
 
-  private static URI checkTarget(URI target) {
+  /** {@code target}, the target of the route of {@code prefix}, checked to be one a request can be sent to. */
+  private static URI checkTarget(String prefix, URI target) {
     String scheme = target.getScheme() == null ? "" : target.getScheme().toLowerCase(Locale.ROOT);
     if (!scheme.equals("http") && !scheme.equals("https")) {
       throw new IllegalArgumentException("a route's target is an http or https URL, as https://query.wikidata.org: was '" + target + "'");
     }
     if (target.getHost() == null) {
-      throw new IllegalArgumentException("a route's target names a host: was '" + target + "'");
+      // java.net.URI reads an authority it cannot parse as host[:port] (a name with '_', say) as
+      // one of no host, and the JDK's client refuses to send to it.
+      throw new IllegalArgumentException(target.getRawAuthority() == null || target.getRawAuthority().isEmpty()
+          ? "a route's target names a host: was '" + target + "'"
+          : "the route " + prefix + ": the host of '" + target + "' is not one java.net.URI can read, and so not one a"
+              + " request can be sent to (a name of letters, digits, '-' and '.', without '_')");
+    }
+    if (target.getPort() == 0 || target.getPort() > 65535) {
+      throw new IllegalArgumentException("the route " + prefix + ": the port " + target.getPort() + " of '" + target
+          + "' is not one of 1 to 65535");
     }
     if (target.getRawQuery() != null || target.getRawFragment() != null || target.getRawUserInfo() != null) {
       throw new IllegalArgumentException("a route's target is a base URL, without query, fragment or user: was '" + target + "'");

@@ -423,6 +423,17 @@ class HostpaceProxyTest {
         .hasMessageContaining("the proxy's own");
     assertThatThrownBy(() -> HostpaceProxy.builder(engine).route("/w=https://a.org").route("/w/=https://b.org"))
         .hasMessageContaining("routed twice");
+    assertThatThrownBy(() -> HostpaceProxy.builder(engine).route("/p=http://127.0.0.1:99999"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("/p").hasMessageContaining("port 99999");
+    assertThatThrownBy(() -> HostpaceProxy.builder(engine).route("/p", URI.create("http://127.0.0.1:0/x")))
+        .hasMessageContaining("/p").hasMessageContaining("port 0");
+    assertThatThrownBy(() -> HostpaceProxy.builder(engine).route("/p=http://my_host:8080/api"))
+        .hasMessageContaining("/p").hasMessageContaining("my_host:8080").hasMessageContaining("java.net.URI can")
+        .hasMessageNotContaining("names a host");
+    assertThatThrownBy(() -> HostpaceProxy.builder(engine).route("/p=http:/api"))
+        .hasMessageContaining("names a host");
+    assertThat(HostpaceProxy.builder(engine).route("/p=http://127.0.0.1:65535").route("/q=https://h.example/").route("/r=http://h.example:/x"))
+        .as("the highest port, none, and an empty one").isNotNull();
     assertThatThrownBy(() -> HostpaceProxy.builder(engine).forward("Example.org"))
         .hasMessageContaining("cannot forward 'Example.org'").hasMessageContaining("example.org");
   }
