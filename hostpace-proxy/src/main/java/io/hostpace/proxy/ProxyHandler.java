@@ -91,16 +91,21 @@ final class ProxyHandler extends Handler.Abstract {
     if (request.getMethod().equals("CONNECT")) {
       refuse(response, callback, 501, "this proxy opens no tunnels: a tunnel is one TLS"
           + " connection, whose requests the proxy cannot see, and so cannot pace, retry or count without ending TLS"
-          + " here. Route the host instead (--route /PREFIX=https://HOST) and send to http://"
-          + Request.getServerName(request) + ":" + Request.getLocalPort(request) + "/PREFIX/...");
+          + " here. " + routeInstead(request));
       return true;
     }
     HttpURI uri = request.getHttpURI();
     // Only a request in absolute form (GET http://host/...) asks to be forwarded: one in origin
     // form (GET /path) was sent to the proxy, whatever name and port its Host gives it.
     if (TargetForm.absolute(request) && !forwarding.own(uri.getHost(), uri.getPort(), Request.getLocalPort(request))) {
+      if (!"http".equalsIgnoreCase(uri.getScheme())) {
+        refuse(response, callback, 403, "this proxy forwards only http:// URLs: " + uri.getScheme() + ":// ones cannot"
+            + " be forwarded, as clients send them through a tunnel (CONNECT), whose requests the proxy cannot see. "
+            + routeInstead(request));
+        return true;
+      }
       String key = Forwarding.keyOf(uri.getHost(), uri.getPort());
-      if (key == null || !forwarding.forwards(key) || !"http".equalsIgnoreCase(uri.getScheme())) {
+      if (key == null || !forwarding.forwards(key)) {
         refuse(response, callback, 403, "this proxy forwards only the hosts it was given"
             + (forwarding.any() ? " (" + String.join(", ", forwarding.keys()) + ")" : " (none)") + ", and its routes "
             + routes.stream().map(Route::prefix).toList() + ": not " + key);
@@ -152,6 +157,13 @@ final class ProxyHandler extends Handler.Abstract {
     }
     forward(request, response, callback, upstream);
     return true;
+  }
+
+  /** What to do for an https:// host, which cannot be forwarded: route it, and send to the address the request came to. */
+  private static String routeInstead(Request request) {
+    String address = Request.getLocalAddr(request);
+    return "Route the host instead (--route /PREFIX=https://HOST) and send to http://"
+        + (address.contains(":") ? "[" + address + "]" : address) + ":" + Request.getLocalPort(request) + "/PREFIX/...";
   }
 
   private void forward(Request request, Response response, Callback callback, URI upstream) {

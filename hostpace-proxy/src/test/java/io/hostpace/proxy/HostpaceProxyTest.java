@@ -373,8 +373,16 @@ class HostpaceProxyTest {
 
     assertThat(get(proxy, "/hostpace/hosts").statusCode()).as("its own paths, at its own address").isEqualTo(200);
 
+    // A forwarded host named with https://: said so, not as a host the proxy was not given.
+    String https = raw(proxy, "GET https://" + upstream.hostKey() + "/a HTTP/1.1\r\nHost: " + upstream.hostKey()
+        + "\r\nConnection: close\r\n\r\n");
+    assertThat(https).startsWith("HTTP/1.1 403").contains("only http:// URLs", "https:// ones cannot be forwarded", "--route",
+        "send to http://127.0.0.1:" + proxy.port() + "/PREFIX/").doesNotContain("hosts it was given");
+
     String tunnel = raw(proxy, "CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n");
-    assertThat(tunnel).startsWith("HTTP/1.1 501").contains("no tunnels", "--route");
+    assertThat(tunnel).startsWith("HTTP/1.1 501").contains("no tunnels", "--route")
+        .as("the proxy's address, not the tunnel's host").contains("send to http://127.0.0.1:" + proxy.port() + "/PREFIX/");
+    assertThat(upstream.requests()).hasSize(2);
   }
 
   @Test
