@@ -58,7 +58,7 @@ final class ConfigFile {
   private final List<String> hosts;
   private final List<String> routes;
   private final Map<String, String> keys;
-  /** Where each option's value and each {@code KEY=SPEC} of {@link #hosts} was written, to name in a message. */
+  /** Where each option's value, each {@code KEY=SPEC} of {@link #hosts} and each {@code /PREFIX=URL} of {@link #routes} was written, to name in a message. */
   private final Map<String, String> written;
 
   private ConfigFile(Map<String, String> values, List<String> hosts, List<String> routes, Map<String, String> keys,
@@ -151,6 +151,7 @@ final class ConfigFile {
           throw new IllegalArgumentException(at + "'" + key + "' names no prefix: expected hostpace.proxy.routes[/PREFIX]=URL");
         }
         routeTargets.put(prefix, value);
+        written.put(prefix + "=" + value, "'" + key + "' in " + named + ", line " + entry.line());
         continue;
       }
       String canonical = canonical(name);
@@ -293,12 +294,12 @@ final class ConfigFile {
   }
 
   /**
-   * Where {@code option}'s value, or a {@code KEY=SPEC} of {@link #hosts}, was written, to name in
-   * a message: {@code 'hostpace.retries' in --config 'app.properties', line 3}; null when the
-   * file does not give it.
+   * Where {@code option}'s value, a {@code KEY=SPEC} of {@link #hosts} or a {@code /PREFIX=URL} of
+   * {@link #routes} was written, to name in a message: {@code 'hostpace.retries' in --config
+   * 'app.properties', line 3}; null when the file does not give it.
    */
-  @Nullable String whereOf(String optionOrHost) {
-    return written.get(optionOrHost);
+  @Nullable String whereOf(String optionHostOrRoute) {
+    return written.get(optionHostOrRoute);
   }
 
   /** The file's host limits, each as {@code --host} takes it, {@code KEY=SPEC}, sorted by key. */

@@ -13,6 +13,7 @@ import java.net.http.HttpClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -56,6 +57,9 @@ final class ProxyCommand implements java.util.concurrent.Callable<Integer> {
           + "(*.example.org), for clients that use the proxy as their http_proxy; repeatable. Tunnels (CONNECT, for "
           + "https://) are refused: route such a host instead")
   List<String> forward = new ArrayList<>();
+  /** The routes and the hosts to forward that {@code --config} gave, not the command line. */
+  private final java.util.Set<String> routesFromFile = new java.util.HashSet<>();
+  private final java.util.Set<String> forwardFromFile = new java.util.HashSet<>();
 
   @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:" + HostpaceProxy.DEFAULT_PORT,
       description = "where to listen; a port of 0 is any free one (default ${DEFAULT-VALUE})")
@@ -101,18 +105,22 @@ final class ProxyCommand implements java.util.concurrent.Callable<Integer> {
     builder = HostpaceProxy.builder(engine).client(http).context(context).timeout(timeout).maxRequestBytes(maxBody)
         .listen(address).allowRemoteClients(allowRemote).metrics(registry::scrape);
     String option = "--route";
+    // The --config key that gave what is wrong, if one did: named as every other key of the file is.
+    String where = null;
     try {
       for (String route : routes) {
+        where = routesFromFile.contains(route) ? whereOf(route) : null;
         builder.route(route);
       }
       option = "--forward";
       for (String key : forward) {
+        where = forwardFromFile.contains(key) ? whereOf("--forward") : null;
         builder.forward(key);
       }
     } catch (IllegalArgumentException e) {
       engine.close();
       pacing.endRun(streams.err());
-      throw pacing.usage(option + " " + e.getMessage());
+      throw pacing.usage(option + " " + e.getMessage() + (where != null ? " (from " + where + ")" : ""));
     }
     if (!address.getAddress().isLoopbackAddress()) {
       if (!allowRemote) {
@@ -156,6 +164,12 @@ final class ProxyCommand implements java.util.concurrent.Callable<Integer> {
     }
   }
 
+  /** Where {@code --config} gave {@code optionOrRoute} ({@code --forward}, or a {@code /PREFIX=URL}); null when it did not. */
+  private @Nullable String whereOf(String optionOrRoute) {
+    ConfigFile file = pacing.configFile();
+    return file != null ? file.whereOf(optionOrRoute) : null;
+  }
+
   /**
    * Takes what {@code --config} says of the proxy's options ({@code hostpace.proxy.*}) where the
    * command line does not: a route of the file whose prefix the command line routes too is the
@@ -167,12 +181,15 @@ final class ProxyCommand implements java.util.concurrent.Callable<Integer> {
       return;
     }
     picocli.CommandLine.ParseResult given = spec.commandLine().getParseResult();
+    int routesGiven = routes.size();
     routes = ConfigFile.merged(file.routes(), routes);
+    routesFromFile.addAll(routes.subList(0, routes.size() - routesGiven)); // the file's come first
     String forwarded = file.value("--forward");
     if (forwarded != null) {
       for (String key : forwarded.split(",")) {
         if (!key.isBlank() && !forward.contains(key.strip())) {
           forward.add(key.strip());
+          forwardFromFile.add(key.strip());
         }
       }
     }

@@ -117,6 +117,25 @@ class ProxyCommandTest {
 
     CommandRun badKey = CommandRun.of("proxy", "--listen", "127.0.0.1:0", "--forward", "Example.org");
     assertThat(badKey.status()).isEqualTo(Main.USAGE);
-    assertThat(badKey.err()).contains("--forward", "'Example.org'");
+    assertThat(badKey.err()).contains("--forward", "'Example.org'").doesNotContain("--config");
+  }
+
+  @Test
+  void I5_aRouteOrAHostToForwardThatIsWrongInTheConfigFileNamesItsKeyAndLine() {
+    String routes = writeConfig("# the proxy\nhostpace.proxy.routes[/w]=https://query.wikidata.org\n"
+        + "hostpace.proxy.routes[/p]=http://127.0.0.1:99999\n");
+    CommandRun badRoute = CommandRun.of("proxy", "--listen", "127.0.0.1:0", "--config", routes);
+    assertThat(badRoute.status()).isEqualTo(Main.USAGE);
+    assertThat(badRoute.err()).startsWith("hostpace: --route ").contains("port 99999",
+        "(from 'hostpace.proxy.routes[/p]' in --config '" + routes + "', line 3)");
+
+    CommandRun overridden = CommandRun.of("proxy", "--listen", "127.0.0.1:0", "--config", routes, "--route", "/p=ftp://x");
+    assertThat(overridden.status()).isEqualTo(Main.USAGE);
+    assertThat(overridden.err()).as("the command line's route, not the file's").contains("ftp://x").doesNotContain("--config");
+
+    String forward = writeConfig("hostpace.proxy.routes[/w]=https://query.wikidata.org\nhostpace.proxy.forward=example.org, Example.net\n");
+    CommandRun badKey = CommandRun.of("proxy", "--listen", "127.0.0.1:0", "--config", forward);
+    assertThat(badKey.status()).isEqualTo(Main.USAGE);
+    assertThat(badKey.err()).contains("--forward", "'Example.net'", "(from 'hostpace.proxy.forward' in --config '" + forward + "', line 2)");
   }
 }

@@ -12,9 +12,12 @@ import org.jspecify.annotations.Nullable;
  * proxy was given to forward ({@code example.org}, {@code example.org:8080}, or a group
  * {@code *.example.org}); any other is refused, so that the proxy is no open relay.
  *
- * <p>A request is the proxy's own (its routes and {@code /hostpace/...}) when it names the proxy's
- * port and a host that is not to be forwarded: a client that was told the proxy's address sends
- * there; a client that uses it as {@code http_proxy} names the host it wants.
+ * <p>A request is the proxy's own (its routes and {@code /hostpace/...}) when its target is in
+ * origin form ({@code GET /path}): a client that was told the proxy's address sends so, whatever
+ * name and port its {@code Host} gives (a port mapped by Docker or {@code ssh -L}, a reverse
+ * proxy's {@code Host}). A client that uses it as {@code http_proxy} sends the absolute form
+ * ({@code GET http://host/path}), naming the host it wants; such a request is the proxy's own
+ * only when it names the proxy's port and a host that is not to be forwarded.
  */
 final class Forwarding {
 
@@ -53,7 +56,7 @@ final class Forwarding {
     return port > 0 && port != 80 ? lower + ":" + port : lower;
   }
 
-  /** Whether a request naming {@code host} and {@code port} is the proxy's own, the proxy listening on {@code localPort}. */
+  /** Whether a request in absolute form naming {@code host} and {@code port} is the proxy's own, the proxy listening on {@code localPort}. */
   boolean own(@Nullable String host, int port, int localPort) {
     String key = keyOf(host, port);
     return (port > 0 ? port : 80) == localPort && (key == null || !forwards(key));
@@ -69,8 +72,14 @@ final class Forwarding {
     return false;
   }
 
-  /** Where a forwarded request for {@code key} with {@code rawPathQuery} goes. */
-  static URI upstream(String key, String rawPathQuery) {
-    return URI.create("http://" + key + (rawPathQuery.startsWith("/") ? rawPathQuery : "/" + rawPathQuery));
+  /**
+   * Where a forwarded request for {@code key} with {@code rawPath} and {@code rawQuery} (as sent)
+   * goes; what {@link URI} refuses in either is escaped first ({@link UriEscapes}).
+   *
+   * @throws IllegalArgumentException saying what in the request cannot be sent
+   */
+  static URI upstream(String key, String rawPath, @Nullable String rawQuery) {
+    String path = UriEscapes.path(rawPath.startsWith("/") ? rawPath : "/" + rawPath);
+    return UriEscapes.upstream("http://" + key + path + (rawQuery == null ? "" : "?" + UriEscapes.query(rawQuery)));
   }
 }

@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
 import org.eclipse.jetty.server.HttpConfiguration;
-import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.VirtualThreads;
@@ -38,8 +37,10 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>What it does with each request (SPEC X2): a request whose path is a route's prefix, or under
- * it, goes to the route's target with the rest of its path and its query, through a
- * {@link PacedHttpClient}; its method, body and end-to-end headers are passed on, the client's
+ * it, goes to the route's target with the rest of its path and its query (what a URL cannot hold
+ * there, as the raw {@code {}} of {@code ?query=ASK{}}, percent-encoded), through a
+ * {@link PacedHttpClient}; a path with a dot segment ({@code /wikidata/../x}) is answered 400,
+ * never sent outside the route's base (SPEC X3). Its method, body and end-to-end headers are passed on, the client's
  * own {@code User-Agent} kept and the engine's added where it has none (SPEC U1). The upstream's
  * status, headers and body come back unchanged but for the hop-by-hop headers, with no
  * {@code Date} or {@code Server} of the proxy's besides theirs (a {@code Date} where the upstream
@@ -54,8 +55,10 @@ import org.jspecify.annotations.Nullable;
  * forwarded, and any other path is answered 404 (SPEC X3: routes only, no open relay).
  *
  * <p>It forwards plain {@code http://} requests too, as a forward proxy ({@code http_proxy}), for
- * the hosts it is {@linkplain Builder#forward given}; it opens no tunnels ({@code CONNECT}, 501),
- * as a tunnel's requests cannot be paced without ending TLS.
+ * the hosts it is {@linkplain Builder#forward given}: those whose target is a whole URL, as a
+ * client sends to its proxy; a request for a path is the proxy's own whatever its {@code Host}
+ * (SPEC X5). It opens no tunnels ({@code CONNECT}, 501), as a tunnel's requests cannot be paced
+ * without ending TLS.
  *
  * <p>It listens on 127.0.0.1 unless told otherwise, and an address other than a loopback one
  * needs {@link Builder#allowRemoteClients} (SPEC X4). Closing the proxy stops its server; the
@@ -138,7 +141,8 @@ public final class HostpaceProxy implements AutoCloseable {
      * longer wins.
      *
      * @throws IllegalArgumentException for a prefix that is not a plain path, {@code /hostpace},
-     *     one given before, or a target that is not an http(s) base URL
+     *     one given before, or a target that is not an http(s) base URL, whose port is not 1 to
+     *     65535, or whose host {@link URI} cannot read (a name with {@code _})
      */
     public Builder route(String prefix, URI target) {
       return route(new Route(prefix, target));
@@ -282,7 +286,7 @@ public final class HostpaceProxy implements AutoCloseable {
       HttpConfiguration http = new HttpConfiguration();
       http.setSendServerVersion(false);
       http.setSendDateHeader(false);
-      ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
+      ServerConnector connector = new ServerConnector(server, new TargetForm(http));
       connector.setHost(listen.getAddress().getHostAddress());
       connector.setPort(listen.getPort());
       server.addConnector(connector);

@@ -97,20 +97,34 @@ final class ProxyHandler extends Handler.Abstract {
     if (request.getMethod().equals("CONNECT")) {
       refuse(response, callback, 501, "this proxy opens no tunnels: a tunnel is one TLS"
           + " connection, whose requests the proxy cannot see, and so cannot pace, retry or count without ending TLS"
-          + " here. Route the host instead (--route /PREFIX=https://HOST) and send to http://"
-          + Request.getServerName(request) + ":" + Request.getLocalPort(request) + "/PREFIX/...");
+          + " here. " + routeInstead(request));
       return true;
     }
     HttpURI uri = request.getHttpURI();
-    if (!forwarding.own(uri.getHost(), uri.getPort(), Request.getLocalPort(request))) {
+    // Only a request in absolute form (GET http://host/...) asks to be forwarded: one in origin
+    // form (GET /path) was sent to the proxy, whatever name and port its Host gives it.
+    if (TargetForm.absolute(request) && !forwarding.own(uri.getHost(), uri.getPort(), Request.getLocalPort(request))) {
+      if (!"http".equalsIgnoreCase(uri.getScheme())) {
+        refuse(response, callback, 403, "this proxy forwards only http:// URLs: " + uri.getScheme() + ":// ones cannot"
+            + " be forwarded, as clients send them through a tunnel (CONNECT), whose requests the proxy cannot see. "
+            + routeInstead(request));
+        return true;
+      }
       String key = Forwarding.keyOf(uri.getHost(), uri.getPort());
-      if (key == null || !forwarding.forwards(key) || !"http".equalsIgnoreCase(uri.getScheme())) {
+      if (key == null || !forwarding.forwards(key)) {
         refuse(response, callback, 403, "this proxy forwards only the hosts it was given"
             + (forwarding.any() ? " (" + String.join(", ", forwarding.keys()) + ")" : " (none)") + ", and its routes "
             + routes.stream().map(Route::prefix).toList() + ": not " + key);
         return true;
       }
-      forward(request, response, callback, Forwarding.upstream(key, uri.getPathQuery()));
+      URI upstream;
+      try {
+        upstream = Forwarding.upstream(key, uri.getPath(), uri.getQuery());
+      } catch (IllegalArgumentException e) {
+        refuse(response, callback, 400, "the request cannot be forwarded: " + e.getMessage());
+        return true;
+      }
+      forward(request, response, callback, upstream);
       return true;
     }
     String path = uri.getPath();
@@ -131,7 +145,12 @@ final class ProxyHandler extends Handler.Abstract {
     }
     URI upstream = null;
     for (Route route : routes) { // longest prefix first
-      upstream = route.upstream(path, uri.getQuery());
+      try {
+        upstream = route.upstream(path, uri.getQuery());
+      } catch (IllegalArgumentException e) { // its message names what in the request, never the route's target
+        refuse(response, callback, 400, "the request to " + route.prefix() + " cannot be sent: " + e.getMessage());
+        return true;
+      }
       if (upstream != null) {
         break;
       }
@@ -144,6 +163,13 @@ final class ProxyHandler extends Handler.Abstract {
     }
     forward(request, response, callback, upstream);
     return true;
+  }
+
+  /** What to do for an https:// host, which cannot be forwarded: route it, and send to the address the request came to. */
+  private static String routeInstead(Request request) {
+    String address = Request.getLocalAddr(request);
+    return "Route the host instead (--route /PREFIX=https://HOST) and send to http://"
+        + (address.contains(":") ? "[" + address + "]" : address) + ":" + Request.getLocalPort(request) + "/PREFIX/...";
   }
 
   private void forward(Request request, Response response, Callback callback, URI upstream) {

@@ -22,7 +22,7 @@ record Route(String prefix, URI target) {
 
   Route {
     prefix = checkPrefix(prefix);
-    target = checkTarget(target);
+    target = checkTarget(prefix, target);
   }
 
   /** A route as the command line writes it: {@code /prefix=http(s)://host[:port][/path]}. */
@@ -56,13 +56,23 @@ record Route(String prefix, URI target) {
     return trimmed;
   }
 
-  private static URI checkTarget(URI target) {
+  /** {@code target}, the target of the route of {@code prefix}, checked to be one a request can be sent to. */
+  private static URI checkTarget(String prefix, URI target) {
     String scheme = target.getScheme() == null ? "" : target.getScheme().toLowerCase(Locale.ROOT);
     if (!scheme.equals("http") && !scheme.equals("https")) {
       throw new IllegalArgumentException("a route's target is an http or https URL, as https://query.wikidata.org: was '" + target + "'");
     }
     if (target.getHost() == null) {
-      throw new IllegalArgumentException("a route's target names a host: was '" + target + "'");
+      // java.net.URI reads an authority it cannot parse as host[:port] (a name with '_', say) as
+      // one of no host, and the JDK's client refuses to send to it.
+      throw new IllegalArgumentException(target.getRawAuthority() == null || target.getRawAuthority().isEmpty()
+          ? "a route's target names a host: was '" + target + "'"
+          : "the route " + prefix + ": the host of '" + target + "' is not one java.net.URI can read, and so not one a"
+              + " request can be sent to (a name of letters, digits, '-' and '.', without '_')");
+    }
+    if (target.getPort() == 0 || target.getPort() > 65535) {
+      throw new IllegalArgumentException("the route " + prefix + ": the port " + target.getPort() + " of '" + target
+          + "' is not one of 1 to 65535");
     }
     if (target.getRawQuery() != null || target.getRawFragment() != null || target.getRawUserInfo() != null) {
       throw new IllegalArgumentException("a route's target is a base URL, without query, fragment or user: was '" + target + "'");
@@ -76,14 +86,38 @@ record Route(String prefix, URI target) {
 
   /**
    * Where a request with {@code rawPath} (as sent, percent-encoded) and {@code rawQuery} goes, or
-   * null when its path is not this route's.
+   * null when its path is not this route's. What {@link URI} refuses in either is escaped first
+   * ({@link UriEscapes}).
+   *
+   * @throws IllegalArgumentException saying what in the request cannot be sent, never the target:
+   *     a path with a dot segment is never sent ({@link #checkNoDotSegment})
    */
   @Nullable URI upstream(String rawPath, @Nullable String rawQuery) {
     if (!rawPath.equals(prefix) && !rawPath.startsWith(prefix + "/")) {
       return null;
     }
     String rest = rawPath.substring(prefix.length());
-    return URI.create(target + rest + (rawQuery == null ? "" : "?" + rawQuery));
+    checkNoDotSegment(rawPath, rest);
+    rest = UriEscapes.path(rest);
+    return UriEscapes.upstream(target + rest + (rawQuery == null ? "" : "?" + UriEscapes.query(rawQuery)));
+  }
+
+  /**
+   * Refuses a path whose {@code rest} (after the prefix) has a dot segment: {@code .} or
+   * {@code ..}, escaped or not ({@code %2e}), or followed by parameters ({@code ..;x}, which some
+   * servers read as {@code ..}). The upstream would resolve it against the target's path, so that
+   * {@code /qlever/../x} with the route {@code /qlever=https://qlever.dev/api} would reach
+   * {@code https://qlever.dev/x}, outside the route's base.
+   */
+  private static void checkNoDotSegment(String rawPath, String rest) {
+    for (String segment : rest.split("/", -1)) {
+      int parameters = segment.indexOf(';');
+      String name = (parameters < 0 ? segment : segment.substring(0, parameters)).replace("%2e", ".").replace("%2E", ".");
+      if (name.equals(".") || name.equals("..")) {
+        throw new IllegalArgumentException("the path " + rawPath + " has the dot segment '" + segment + "', which could"
+            + " leave the route's base path: a path with one is never sent upstream");
+      }
+    }
   }
 
   @Override

@@ -80,6 +80,24 @@ class HostpaceProxyTest {
   }
 
   @Test
+  void X1_aQuerysCharactersThatClientsSendRawGoUpstreamPercentEncodedAndItsEscapesAsSent() throws Exception {
+    TestServer upstream = closed(TestServer.start((request, exchange) -> {
+      queries.add(String.valueOf(exchange.getRequestURI().getRawQuery()));
+      TestServer.reply(exchange, 200, "ok");
+    }));
+    HostpaceProxy proxy = proxy(engine(Limits.inFlight(4)), "/u=" + upstream.uri("/base"));
+
+    // As curl and browsers send it: braces and quotes raw; a % that starts no escape; é as its UTF-8 bytes.
+    String query = "query=ASK{}&q=\"a%20b\"|^`<>\\&kept=%7B%7d&pct=100%&e=\u00c3\u00a9";
+    assertThat(rawGet(proxy, "/u/sparql?" + query)).startsWith("HTTP/1.1 200");
+    assertThat(rawGet(proxy, "/u/sparql?query=SELECT%20*%20{?s%20?p%20?o}")).startsWith("HTTP/1.1 200");
+    assertThat(queries).containsExactly(
+        "query=ASK%7B%7D&q=%22a%20b%22%7C%5E%60%3C%3E%5C&kept=%7B%7d&pct=100%25&e=%C3%A9",
+        "query=SELECT%20*%20%7B?s%20?p%20?o%7D");
+    assertThat(upstream.requests()).extracting(TestServer.Request::path).containsOnly("/base/sparql");
+  }
+
+  @Test
   void X1_aRefusalIsRetriedThroughTheEngineAndOneWhoseRetriesRanOutIsReturnedAsTheUpstreamSentIt() throws Exception {
     AtomicInteger calls = new AtomicInteger();
     TestServer once = closed(TestServer.start((request, exchange) -> {
@@ -156,11 +174,10 @@ class HostpaceProxyTest {
     assertThat(sent.header("HTTP2-Settings")).isNull();
     assertThat(sent.header("Connection")).isNull();
 
-    HttpRequest noAgent = HttpRequest.newBuilder(URI.create(proxy.uri() + "/u/b")).build();
     // The JDK's client names itself unless told otherwise; a raw request names nobody.
     assertThat(rawGet(proxy, "/u/b")).startsWith("HTTP/1.1 200");
-    assertThat(upstream.requests("/b").get(0).header("User-Agent")).isEqualTo("hostpace-proxy-test/1.0");
-    assertThat(noAgent.uri().getPath()).isEqualTo("/u/b");
+    assertThat(upstream.requests("/b")).singleElement()
+        .satisfies(request -> assertThat(request.header("User-Agent")).isEqualTo("hostpace-proxy-test/1.0"));
   }
 
   @Test
@@ -193,6 +210,23 @@ class HostpaceProxyTest {
     assertThat(hosts.headers().firstValue("Content-Type")).hasValueSatisfying(type -> assertThat(type).startsWith("application/json"));
     assertThat(hosts.body()).contains("\"key\": \"" + upstream.hostKey() + "\"", "\"starts\": 1");
     assertThat(upstream.requests()).hasSize(1);
+  }
+
+  @Test
+  void X3_aPathWithADotSegmentIsAnswered400NamingItAndNeverLeavesTheRoutesBase() throws Exception {
+    TestServer upstream = closed(TestServer.start((request, exchange) -> TestServer.reply(exchange, 200, "at " + request.path())));
+    HostpaceProxy proxy = proxy(engine(Limits.inFlight(4)), "/u=" + upstream.uri("/base"));
+
+    for (String path : List.of("/u/../x", "/u/..", "/u/a/../../x", "/u/./x", "/u/x/.")) {
+      String answer = rawGet(proxy, path);
+      assertThat(answer).as(path).startsWith("HTTP/1.1 400").contains("text/plain").contains(path + " has the dot segment '");
+    }
+    for (String path : List.of("/u/%2e%2e/x", "/u/.%2E/x", "/u/%2e/x", "/u/..;/x")) { // Jetty refuses these itself
+      assertThat(rawGet(proxy, path)).as(path).startsWith("HTTP/1.1 400");
+    }
+    assertThat(upstream.requests()).isEmpty();
+    assertThat(rawGet(proxy, "/u/.well-known/..x")).as("dots in a name are no dot segment").startsWith("HTTP/1.1 200")
+        .endsWith("at /base/.well-known/..x");
   }
 
   @Test
@@ -293,7 +327,7 @@ class HostpaceProxyTest {
   private static String raw(HostpaceProxy proxy, String request) throws IOException {
     try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), proxy.port())) {
       socket.setSoTimeout(5000);
-      socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+      socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1)); // each char a byte
       java.io.ByteArrayOutputStream read = new java.io.ByteArrayOutputStream();
       byte[] buffer = new byte[8192];
       try {
@@ -338,8 +372,42 @@ class HostpaceProxyTest {
 
     assertThat(get(proxy, "/hostpace/hosts").statusCode()).as("its own paths, at its own address").isEqualTo(200);
 
+    // A forwarded host named with https://: said so, not as a host the proxy was not given.
+    String https = raw(proxy, "GET https://" + upstream.hostKey() + "/a HTTP/1.1\r\nHost: " + upstream.hostKey()
+        + "\r\nConnection: close\r\n\r\n");
+    assertThat(https).startsWith("HTTP/1.1 403").contains("only http:// URLs", "https:// ones cannot be forwarded", "--route",
+        "send to http://127.0.0.1:" + proxy.port() + "/PREFIX/").doesNotContain("hosts it was given");
+
     String tunnel = raw(proxy, "CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n");
-    assertThat(tunnel).startsWith("HTTP/1.1 501").contains("no tunnels", "--route");
+    assertThat(tunnel).startsWith("HTTP/1.1 501").contains("no tunnels", "--route")
+        .as("the proxy's address, not the tunnel's host").contains("send to http://127.0.0.1:" + proxy.port() + "/PREFIX/");
+    assertThat(upstream.requests()).hasSize(2);
+  }
+
+  @Test
+  void X5_aRequestInOriginFormIsTheProxysOwnWhateverHostItNamesAndOnlyOneInAbsoluteFormIsForwarded() throws Exception {
+    TestServer upstream = closed(TestServer.start((request, exchange) -> TestServer.reply(exchange, 200, "at " + request.path())));
+    Hostpace engine = engine(Limits.inFlight(4));
+    HostpaceProxy routesOnly = proxy(engine, "/u=" + upstream.uri("/base"));
+
+    // Behind docker -p 9000:8181, ssh -L, kubectl port-forward, or a reverse proxy that passes its Host on.
+    for (String host : List.of("localhost:9000", "myproxy", "127.0.0.1:1")) {
+      assertThat(raw(routesOnly, "GET /u/a HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n"))
+          .as(host).startsWith("HTTP/1.1 200").endsWith("at /base/a");
+      assertThat(raw(routesOnly, "GET /hostpace/hosts HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n"))
+          .as(host).startsWith("HTTP/1.1 200");
+    }
+    assertThat(raw(routesOnly, "GET http://localhost:9000/u/a HTTP/1.1\r\nHost: localhost:9000\r\nConnection: close\r\n\r\n"))
+        .as("absolute form: a host to forward, and none is").startsWith("HTTP/1.1 403");
+
+    // Given the upstream's host to forward too: the origin form still goes to the route, the absolute form is forwarded.
+    HostpaceProxy both = closed(HostpaceProxy.builder(engine).listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+        .route("/u", upstream.uri("/base")).forward(upstream.hostKey()).start());
+    assertThat(raw(both, "GET /u/b HTTP/1.1\r\nHost: " + upstream.hostKey() + "\r\nConnection: close\r\n\r\n"))
+        .startsWith("HTTP/1.1 200").endsWith("at /base/b");
+    assertThat(raw(both, "GET " + upstream.uri("/u/c") + " HTTP/1.1\r\nHost: " + upstream.hostKey() + "\r\nConnection: close\r\n\r\n"))
+        .startsWith("HTTP/1.1 200").endsWith("at /u/c");
+    assertThat(upstream.requests()).extracting(TestServer.Request::path).containsExactly("/base/a", "/base/a", "/base/a", "/base/b", "/u/c");
   }
 
   @Test
@@ -362,6 +430,17 @@ class HostpaceProxyTest {
         .hasMessageContaining("the proxy's own");
     assertThatThrownBy(() -> HostpaceProxy.builder(engine).route("/w=https://a.org").route("/w/=https://b.org"))
         .hasMessageContaining("routed twice");
+    assertThatThrownBy(() -> HostpaceProxy.builder(engine).route("/p=http://127.0.0.1:99999"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("/p").hasMessageContaining("port 99999");
+    assertThatThrownBy(() -> HostpaceProxy.builder(engine).route("/p", URI.create("http://127.0.0.1:0/x")))
+        .hasMessageContaining("/p").hasMessageContaining("port 0");
+    assertThatThrownBy(() -> HostpaceProxy.builder(engine).route("/p=http://my_host:8080/api"))
+        .hasMessageContaining("/p").hasMessageContaining("my_host:8080").hasMessageContaining("java.net.URI can")
+        .hasMessageNotContaining("names a host");
+    assertThatThrownBy(() -> HostpaceProxy.builder(engine).route("/p=http:/api"))
+        .hasMessageContaining("names a host");
+    assertThat(HostpaceProxy.builder(engine).route("/p=http://127.0.0.1:65535").route("/q=https://h.example/").route("/r=http://h.example:/x"))
+        .as("the highest port, none, and an empty one").isNotNull();
     assertThatThrownBy(() -> HostpaceProxy.builder(engine).forward("Example.org"))
         .hasMessageContaining("cannot forward 'Example.org'").hasMessageContaining("example.org");
   }
