@@ -118,7 +118,8 @@ class DocumentedNamesTest {
       Map.entry("Order", "org.springframework.core.annotation.Order"),
       Map.entry("RedisClient", "io.lettuce.core.RedisClient"),
       Map.entry("RedisClusterClient", "io.lettuce.core.cluster.RedisClusterClient"),
-      Map.entry("RedisConnectionException", "io.lettuce.core.RedisConnectionException"));
+      Map.entry("RedisConnectionException", "io.lettuce.core.RedisConnectionException"),
+      Map.entry("RedisCommandExecutionException", "io.lettuce.core.RedisCommandExecutionException"));
 
   /**
    * Words that look like types and are not Java names of ours or of a library on this class path:
