@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.hostpace.Hostpace;
 import io.hostpace.Limits;
 import io.hostpace.testkit.ClosedPorts;
+import io.hostpace.testkit.EngineState;
 import io.hostpace.testkit.Opened;
 import io.hostpace.testkit.RawServer;
 import io.hostpace.testkit.TestServer;
@@ -20,9 +21,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -323,22 +327,37 @@ class HostpaceProxyTest {
     return raw(proxy, "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + proxy.port() + "\r\nConnection: close\r\n\r\n");
   }
 
-  /** Sends {@code request} as it is; what the proxy answered until it closed or went quiet for 5 s. */
+  /**
+   * Sends {@code request} as it is; the proxy's answer, read to the end its head declares (its
+   * {@code Content-Length}, its last chunk) or to the connection's close, whichever comes first.
+   */
   private static String raw(HostpaceProxy proxy, String request) throws IOException {
     try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), proxy.port())) {
-      socket.setSoTimeout(5000);
+      socket.setSoTimeout((int) EngineState.PATIENCE.toMillis()); // an answer that never ends fails the test
       socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1)); // each char a byte
       java.io.ByteArrayOutputStream read = new java.io.ByteArrayOutputStream();
       byte[] buffer = new byte[8192];
-      try {
-        for (int n; (n = socket.getInputStream().read(buffer)) > 0; ) {
-          read.write(buffer, 0, n);
-        }
-      } catch (java.net.SocketTimeoutException quiet) {
-        // a kept-alive connection: what came is the answer
+      for (int n; !whole(read.toString(StandardCharsets.ISO_8859_1)) && (n = socket.getInputStream().read(buffer)) > 0; ) {
+        read.write(buffer, 0, n);
       }
       return read.toString(StandardCharsets.ISO_8859_1);
     }
+  }
+
+  private static final Pattern CONTENT_LENGTH = Pattern.compile("\r\ncontent-length: *(\\d+)");
+
+  /** Whether {@code answer} holds a whole answer: its head, and the body the head declares. */
+  private static boolean whole(String answer) {
+    int end = answer.indexOf("\r\n\r\n");
+    if (end < 0) {
+      return false;
+    }
+    String head = answer.substring(0, end).toLowerCase(Locale.ROOT);
+    Matcher length = CONTENT_LENGTH.matcher(head);
+    if (length.find()) {
+      return answer.length() - end - 4 >= Long.parseLong(length.group(1));
+    }
+    return head.contains("\r\ntransfer-encoding: chunked") && answer.endsWith("\r\n0\r\n\r\n");
   }
 
   @Test
