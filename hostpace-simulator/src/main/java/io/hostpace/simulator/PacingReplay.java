@@ -15,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -59,10 +60,12 @@ final class PacingReplay {
     this.origin = origin;
     this.kept = kept;
     Duration apart = Duration.ofNanos(scenario.maxNanos()).plusHours(1);
-    this.time = VirtualTime.startingAt(origin, Simulator.WALL_ORIGIN.plus(apart.multipliedBy(run)));
+    // the servers' wall clock is the run's own, so that a Retry-After date is ahead of the run's clock
+    Instant wallOrigin = Simulator.WALL_ORIGIN.plus(apart.multipliedBy(run));
+    this.time = VirtualTime.startingAt(origin, wallOrigin);
     for (int i = 0; i < scenario.servers().size(); i++) {
       ServerSpec server = scenario.servers().get(i);
-      servers.put(server.host(), new ServerModel(server, Simulator.WALL_ORIGIN, trips(scenario.seed(), i)));
+      servers.put(server.host(), new ServerModel(server, wallOrigin, trips(scenario.seed(), i)));
     }
   }
 
