@@ -47,7 +47,7 @@ final class PacingReplay {
   /** Where the engines keep their states between runs; null for a single run. */
   private final @Nullable Path kept;
   private final List<HostStateFile> keptStates = new ArrayList<>();
-  /** The engines' requests not yet ended; the kept states are saved as it reaches 0. */
+  /** The engines' requests not yet ended; the kept states are saved as it reaches 0, or at maxSeconds if it does not. */
   private int unfinished;
   /** With jitter, the start of each attempt decided, in the order decided; see {@link #startsAsDecided()}. */
   private final List<Long> startsAsDecided = new ArrayList<>();
@@ -108,6 +108,9 @@ final class PacingReplay {
       }
     }
     time.runUntilIdle(Duration.ofNanos(scenario.maxNanos()));
+    if (unfinished > 0) {
+      saveKeptStates(); // a run cut by maxSeconds: what its engines learned goes to the next run all the same
+    }
     return figures.result(policy.name(), scenario.maxNanos(), arrivals, PacingShares.hostRate(scenario),
         scenario.servers());
   }

@@ -23,4 +23,20 @@ class PacingRunsTest {
     assertThat(second.finishSeconds()).isGreaterThan(10);
     assertThat(second.completed()).isEqualTo(first.completed());
   }
+
+  /** 300 requests at once to a bucket of one a second, cut at 100 s, {@code runs} times, under the default engine. */
+  private static PacingResult.Policy cut(int runs) {
+    return Simulator.PACING.simulate("{\"runs\":" + runs + ",\"maxSeconds\":100,"
+        + "\"servers\":[{\"host\":\"q.test\",\"model\":\"token-bucket\",\"rate\":1.0}],"
+        + "\"clients\":[{\"host\":\"q.test\",\"requests\":300}],\"policies\":[\"hostpace\"]}").policy("hostpace");
+  }
+
+  @Test
+  void aRunCutByMaxSecondsStillKeepsWhatItsEnginesLearnedForTheNext() {
+    PacingResult.Policy first = cut(1);
+    PacingResult.Policy second = cut(2);
+    assertThat(first.refusalsBetween(0, 1)).isPositive();     // a first contact's opening
+    assertThat(second.refusalsBetween(0, 1)).isZero();        // started from the rate the first run learned
+    assertThat(second.refusals()).isLessThan(first.refusals());
+  }
 }
