@@ -158,9 +158,10 @@ final class PacingScenarioParser {
         throw new ScenarioException(path + "." + field, "not a field of model \"" + modelName + "\"");
       }
     }
-    int status = node.has("status") ? count(node.get("status"), path + ".status", 100) : 429;
-    if (status > 599) {
-      throw new ScenarioException(path + ".status", "expected an HTTP status from 100 to 599, got " + status);
+    long status = node.has("status") ? whole(node.get("status"), path + ".status") : 429;
+    if (status < 400 || status > 599) {
+      // a 2xx or 3xx would pass for an accepted answer: a refusal is a client or server error
+      throw new ScenarioException(path + ".status", "expected a refusal's HTTP status from 400 to 599, got " + status);
     }
     RetryAfter retryAfter = RetryAfter.NONE;
     if (node.has("retryAfter")) {
@@ -222,7 +223,7 @@ final class PacingScenarioParser {
         changes.add(new Step(when, newRate, newBurst, newLimit, newMax));
       }
     }
-    return new ServerSpec(host, model, rate, burst, limit, window, windowsFrom, maxConcurrent, status, retryAfter, latency,
+    return new ServerSpec(host, model, rate, burst, limit, window, windowsFrom, maxConcurrent, (int) status, retryAfter, latency,
         jitter, refusalsCount, announces, List.copyOf(changes));
   }
 

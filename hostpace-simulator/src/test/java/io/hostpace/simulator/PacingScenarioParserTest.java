@@ -164,6 +164,11 @@ class PacingScenarioParserTest {
       {"host":"q.test","model":"token-bucket","rate":1.0,"latencyJitterMs":2e9}     | servers[0].latencyJitterMs | expected a number of ms of 0 or more, got 2.0E9
       {"host":"q.test","model":"token-bucket","rate":1.0,"windowsFromSeconds":5}    | servers[0].windowsFromSeconds | not a field of model "token-bucket"
       {"host":"q.test","model":"fixed-window","limit":60,"windowSeconds":60,"windowsFromSeconds":-5} | servers[0].windowsFromSeconds | expected a number of seconds of 0 or more (at most 10000000), got -5
+      {"host":"q.test","model":"token-bucket","rate":1.0,"status":200}          | servers[0].status        | expected a refusal's HTTP status from 400 to 599, got 200
+      {"host":"q.test","model":"token-bucket","rate":1.0,"status":399}          | servers[0].status        | expected a refusal's HTTP status from 400 to 599, got 399
+      {"host":"q.test","model":"token-bucket","rate":1.0,"status":600}          | servers[0].status        | expected a refusal's HTTP status from 400 to 599, got 600
+      {"host":"q.test","model":"token-bucket","rate":1.0,"status":-1}           | servers[0].status        | expected a refusal's HTTP status from 400 to 599, got -1
+      {"host":"q.test","model":"token-bucket","rate":1.0,"status":429.5}        | servers[0].status        | expected a whole number, got 429.5
       {"host":"q.test","model":"token-bucket","rate":1.0,"latencyJitter":30}        | servers[0].latencyJitter | unknown field of a server: expected one of announces, burst, changes, host, latencyJitterMs, latencyMs, limit, maxConcurrent, model, rate, refusalsCount, retryAfter, status, windowSeconds, windowsFromSeconds
       """)
   void aServersFieldAtFaultIsNamed(String server, String field, String message) {
