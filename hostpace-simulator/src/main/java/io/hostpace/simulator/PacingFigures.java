@@ -131,8 +131,9 @@ final class PacingFigures {
     int lateAttempts = late(starts);
     int attempts = starts.size();
     PacingShares shares = shares();
-    // The ideal finish of the requests it completed over its finish, times the share it completed.
-    double goodput = finish == 0 ? 0 : (double) (completed == requests.size() ? arrivals.idealNanos
+    // The ideal finish of the requests it completed over its finish, times the share it completed;
+    // a finish at 0 s is as soon as any could be (the ideal is 0 too), so the share alone.
+    double goodput = finish == 0 ? (double) completed / requests.size() : (double) (completed == requests.size() ? arrivals.idealNanos
         : arrivals.ideal(completedByHost)) / finish * completed / requests.size();
     return new PacingResult.Policy(
         name, completed, requests.size() - completed, refused.size(),

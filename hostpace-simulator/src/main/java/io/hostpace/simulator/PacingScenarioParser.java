@@ -175,6 +175,11 @@ final class PacingScenarioParser {
       };
     }
     long latency = node.has("latencyMs") ? ms(node.get("latencyMs"), path + ".latencyMs") : 50_000_000L;
+    if (model == Model.GATE && latency == 0) {
+      // a gate's place is held for the latency: held for none, it would never be full
+      throw new ScenarioException(path + ".latencyMs", "a gate holds each accepted request's place for its latency:"
+          + " expected more than 0 ms, got " + brief(node.get("latencyMs")));
+    }
     long jitter = node.has("latencyJitterMs") ? ms(node.get("latencyJitterMs"), path + ".latencyJitterMs") : 0;
     boolean refusalsCount = flag(node, "refusalsCount", path);
     boolean announces = flag(node, "announces", path);

@@ -169,6 +169,8 @@ class PacingScenarioParserTest {
       {"host":"q.test","model":"token-bucket","rate":1.0,"status":600}          | servers[0].status        | expected a refusal's HTTP status from 400 to 599, got 600
       {"host":"q.test","model":"token-bucket","rate":1.0,"status":-1}           | servers[0].status        | expected a refusal's HTTP status from 400 to 599, got -1
       {"host":"q.test","model":"token-bucket","rate":1.0,"status":429.5}        | servers[0].status        | expected a whole number, got 429.5
+      {"host":"q.test","model":"gate","maxConcurrent":1,"latencyMs":0}          | servers[0].latencyMs     | a gate holds each accepted request's place for its latency: expected more than 0 ms, got 0
+      {"host":"q.test","model":"gate","maxConcurrent":1,"latencyMs":1e-7}       | servers[0].latencyMs     | a gate holds each accepted request's place for its latency: expected more than 0 ms, got 1.0E-7
       {"host":"q.test","model":"token-bucket","rate":1.0,"latencyJitter":30}        | servers[0].latencyJitter | unknown field of a server: expected one of announces, burst, changes, host, latencyJitterMs, latencyMs, limit, maxConcurrent, model, rate, refusalsCount, retryAfter, status, windowSeconds, windowsFromSeconds
       """)
   void aServersFieldAtFaultIsNamed(String server, String field, String message) {
