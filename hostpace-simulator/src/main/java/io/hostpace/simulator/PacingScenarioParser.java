@@ -111,6 +111,13 @@ final class PacingScenarioParser {
       }
       policySpecs.add(policy);
     }
+    for (int i = 0; i < clientSpecs.size(); i++) {
+      ClientSpec client = clientSpecs.get(i);
+      int server = serverSpecs.stream().map(ServerSpec::host).toList().indexOf(client.host());
+      for (PacingPolicy policy : policySpecs) {
+        policy.check(serverSpecs.get(server), client, client.fleetLatency() >= 0, "servers[" + server + "]");
+      }
+    }
     return new PacingScenario(seed, max, (int) runs, List.copyOf(serverSpecs), List.copyOf(clientSpecs),
         List.copyOf(policySpecs));
   }

@@ -177,6 +177,39 @@ class PacingScenarioParserTest {
     fails(scenario(server, CLIENT, "[\"seed\"]"), field, message);
   }
 
+  @Test
+  void aLimitPolicyConfiguredCannotTellTheEngineIsNamedByTheServersField() {
+    // a million a day is more permits than the engine keeps in one rate's interval
+    fails(scenario("{\"host\":\"q.test\",\"model\":\"fixed-window\",\"limit\":1000000,\"windowSeconds\":86400}", CLIENT,
+        "[\"hostpace\",\"configured\"]"), "servers[0].limit", "policy \"configured\" tells the engine this limit, which it"
+        + " refuses: rate permits must be at most 100000, got 1000000: give the rate over a shorter interval");
+    // one token in 10^11 s is an interval longer than the engine adds to its clock
+    fails(scenario("{\"host\":\"q.test\",\"model\":\"token-bucket\",\"rate\":1e-11}", CLIENT, "[\"configured\"]"),
+        "servers[0].rate", "policy \"configured\" tells the engine this limit, which it refuses: rate interval is too long:"
+        + " PT2562047H47M16.854775807S, at most PT1281023H53M38.427387903S");
+    // without configured nothing tells the engine the server's limit
+    assertThat(PacingScenarioParser.parse(scenario(
+        "{\"host\":\"q.test\",\"model\":\"fixed-window\",\"limit\":1000000,\"windowSeconds\":86400}", CLIENT,
+        "[\"hostpace\"]")).servers()).hasSize(1);
+  }
+
+  @Test
+  void aWeeksQuotaOfFiftyThousandIsConfiguredAsItsWindowWithoutOverflow() {
+    // 604800 s in nanoseconds times 50000 exceeds a long
+    PacingResult.Policy configured = Simulator.PACING.simulate(scenario(
+        "{\"host\":\"q.test\",\"model\":\"fixed-window\",\"limit\":50000,\"windowSeconds\":604800}", CLIENT,
+        "[\"configured\"]")).policy("configured");
+    assertThat(configured.completed()).isEqualTo(10);
+    assertThat(configured.refusals()).isZero();
+  }
+
+  @Test
+  void aWindowOfUnderHalfANanosecondIsNotRoundedToNone() {
+    fails(scenario("{\"host\":\"q.test\",\"model\":\"fixed-window\",\"limit\":1,\"windowSeconds\":1e-10}", CLIENT,
+        "[\"seed\"]"), "servers[0].windowSeconds",
+        "expected a number of seconds above 0 (at most 10000000), got 1.0E-10, which is 0 to the nanosecond");
+  }
+
   /** A client's field at fault, in a scenario of one server of q.test and the seed's policy. */
   @ParameterizedTest(name = "{1}: {0}")
   @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
