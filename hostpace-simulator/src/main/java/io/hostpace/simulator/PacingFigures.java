@@ -110,6 +110,7 @@ final class PacingFigures {
     long finish = 0;
     boolean unfinished = false;
     long[] waits = new long[requests.size()];
+    int unsent = 0;
     for (int i = 0; i < requests.size(); i++) {
       Request request = requests.get(i);
       if (request.completed) {
@@ -121,8 +122,13 @@ final class PacingFigures {
       } else {
         finish = Math.max(finish, request.endedAt);
       }
-      waits[i] = request.lastStart < 0 ? maxNanos - request.arrival : request.lastStart - request.arrival;
+      if (request.lastStart < 0 && request.arrival > maxNanos) {
+        unsent++; // arrived after the run: no wait to count
+      } else {
+        waits[i - unsent] = request.lastStart < 0 ? maxNanos - request.arrival : request.lastStart - request.arrival;
+      }
     }
+    waits = Arrays.copyOf(waits, requests.size() - unsent);
     if (unfinished) {
       finish = maxNanos;
     }
@@ -145,7 +151,7 @@ final class PacingFigures {
         acceptedPerSecond(),
         shares == null ? null : round(shares.jain(), 2),
         shares == null || hostRate <= 0 ? null : round(shares.perSecond() / hostRate, 2),
-        processResults(), seconds(starts), seconds(refused));
+        processResults(), seconds(starts), seconds(refused), unsent);
   }
 
   /** How many of {@code times} (attempts' starts, from the run's start) are after the first {@link #LATE_AFTER_SECONDS}. */
