@@ -217,8 +217,15 @@ final class PacingFigures {
     return span <= 0 ? 0 : round((accepted.size() - 1) / (span / 1e9), 3);
   }
 
-  /** The processes' shares of their host while all ran; null where there are none ({@link PacingShares#of}). */
+  /**
+   * The processes' shares of their host while all ran; null where there are none
+   * ({@link PacingShares#of}), or where the processes call several hosts: shares of different
+   * hosts say nothing of how one was shared.
+   */
   private @Nullable PacingShares shares() {
+    if (requests.stream().map(request -> request.host).distinct().count() > 1) {
+      return null;
+    }
     long[] joins = new long[processes.size()];
     List<List<Long>> acceptedByProcess = new ArrayList<>();
     for (int p = 0; p < joins.length; p++) {

@@ -83,7 +83,8 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
    *     {@code x} over the span in which all had joined and none had finished, from the latest join
    *     to the earliest of the processes' last accepted attempts (a process with none accepted does
    *     not end it); 1 for equal shares, {@code 1/n} when one process had them all; two decimals;
-   *     null with one process, or where that span is empty or holds no accepted attempt
+   *     null with one process, where the processes call several hosts, or where that span is
+   *     empty or holds no accepted attempt
    * @param togetherOfRate with several processes, what they all had accepted over that span, a
    *     second, divided by the server's rate where the scenario has one server, a token bucket
    *     whose rate does not change; two decimals; null where {@code sharesJain} is, or where there

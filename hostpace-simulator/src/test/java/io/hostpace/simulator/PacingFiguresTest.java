@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 
-/** The figures of a replay where its edges meet: a run done at 0 s, requests that arrive after {@code maxSeconds}. */
+/**
+ * The figures of a replay where its edges meet: a run done at 0 s, requests that arrive after
+ * {@code maxSeconds}, processes of several hosts.
+ */
 class PacingFiguresTest {
 
   @Test
@@ -43,5 +46,27 @@ class PacingFiguresTest {
         + "\"servers\":[{\"host\":\"q.test\",\"model\":\"token-bucket\",\"rate\":1.0}],"
         + "\"clients\":[{\"host\":\"q.test\",\"requests\":5}],\"policies\":[\"hostpace\"]}").toJson();
     assertThat(json).doesNotContain("unsent");
+  }
+
+  @Test
+  void processesOfDifferentHostsHaveNoSharesOfOneHost() {
+    // one process on a host of one a second, one on a host of ten: each had its host to itself
+    PacingResult.Policy configured = Simulator.PACING.simulate("{"
+        + "\"servers\":[{\"host\":\"a.test\",\"model\":\"token-bucket\",\"rate\":1.0},"
+        + "{\"host\":\"b.test\",\"model\":\"token-bucket\",\"rate\":10.0}],"
+        + "\"clients\":[{\"host\":\"a.test\",\"requests\":100},{\"host\":\"b.test\",\"requests\":1000}],"
+        + "\"policies\":[\"configured\"]}").policy("configured");
+    assertThat(configured.processes()).hasSize(2);
+    assertThat(configured.sharesJain()).isNull();
+    assertThat(configured.togetherOfRate()).isNull();
+  }
+
+  @Test
+  void twoClientsOfOneHostStillHaveTheirShares() {
+    PacingResult.Policy hostpace = Simulator.PACING.simulate("{"
+        + "\"servers\":[{\"host\":\"a.test\",\"model\":\"token-bucket\",\"rate\":2.0}],"
+        + "\"clients\":[{\"host\":\"a.test\",\"requests\":100},{\"host\":\"a.test\",\"requests\":100}],"
+        + "\"policies\":[\"hostpace\"]}").policy("hostpace");
+    assertThat(hostpace.sharesJain()).isNotNull();
   }
 }
