@@ -63,7 +63,8 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
    *     scenario's {@code maxSeconds} when some were still unfinished then
    * @param goodputRatio the shortest time in which the servers could accept the requests completed
    *     ({@link PacingResult#idealSeconds()} when none was lost) divided by the unrounded finish,
-   *     times the share of the requests completed; 0 to 1, two decimals
+   *     times the share of the requests completed (the share alone for a finish at 0 s); 0 to 1,
+   *     two decimals
    * @param p50WaitMs median, from a request's arrival to the start of its last attempt (to
    *     {@code maxSeconds} for one never started), of the requests that arrived by then
    * @param p99WaitMs the 99th percentile of the same, nearest rank
