@@ -5,6 +5,7 @@ import io.hostpace.Limits;
 import io.hostpace.Rate;
 import io.hostpace.simulator.PacingScenario.ClientSpec;
 import io.hostpace.simulator.PacingScenario.ServerSpec;
+import java.math.BigInteger;
 import java.time.Duration;
 
 /**
@@ -27,14 +28,46 @@ final class ConfiguredPacing implements PacingPolicy {
     engine.addLimit(server.host(), limits(server, fleet ? 1 : client.processes()));
   }
 
+  @Override
+  public void check(ServerSpec server, ClientSpec client, boolean fleet, String serverPath) {
+    int processes = fleet ? 1 : client.processes();
+    try {
+      limits(server, processes);
+    } catch (IllegalArgumentException e) {
+      // the engine's bounds on a rate: its permits (the burst or limit), its interval (from the rest)
+      String field = switch (server.model()) {
+        case TOKEN_BUCKET -> share(server.burst(), processes) > Rate.MAX_PERMITS ? "burst" : "rate";
+        case FIXED_WINDOW -> share(server.limit(), processes) > Rate.MAX_PERMITS ? "limit" : "windowSeconds";
+        case GATE -> "maxConcurrent";
+      };
+      throw new ScenarioException(serverPath + "." + field,
+          "policy \"configured\" tells the engine this limit, which it refuses: " + e.getMessage());
+    }
+  }
+
   /** The server's limits, shared by {@code processes}. */
   private static Limits limits(ServerSpec server, int processes) {
     return switch (server.model()) {
-      case TOKEN_BUCKET -> Limits.rate(Rate.of(Math.max(1, server.burst() / processes),
-          Duration.ofNanos(Math.round(Math.max(1, server.burst() / processes) * processes / server.rate() * 1e9))));
-      case FIXED_WINDOW -> Limits.rate(Rate.of(Math.max(1, server.limit() / processes),
-          Duration.ofNanos(server.window() * Math.max(1, server.limit() / processes) * processes / server.limit())));
-      case GATE -> Limits.inFlight(Math.max(1, server.maxConcurrent() / processes));
+      case TOKEN_BUCKET -> Limits.rate(Rate.of(share(server.burst(), processes),
+          Duration.ofNanos(Math.round(share(server.burst(), processes) * processes / server.rate() * 1e9))));
+      case FIXED_WINDOW -> Limits.rate(Rate.of(share(server.limit(), processes),
+          Duration.ofNanos(windowShare(server.window(), share(server.limit(), processes) * (long) processes, server.limit()))));
+      case GATE -> Limits.inFlight(share(server.maxConcurrent(), processes));
     };
+  }
+
+  /** A process's share of {@code total}: at least 1. */
+  private static int share(int total, int processes) {
+    return Math.max(1, total / processes);
+  }
+
+  /**
+   * {@code window × told / limit} nanoseconds, the window of {@code told} of the server's
+   * {@code limit}, exactly and without overflow (a week's window times a large limit exceeds a
+   * long); {@code Long.MAX_VALUE} where the result does, which the engine refuses as too long.
+   */
+  private static long windowShare(long window, long told, int limit) {
+    BigInteger nanos = BigInteger.valueOf(window).multiply(BigInteger.valueOf(told)).divide(BigInteger.valueOf(limit));
+    return nanos.bitLength() < Long.SIZE ? nanos.longValueExact() : Long.MAX_VALUE;
   }
 }

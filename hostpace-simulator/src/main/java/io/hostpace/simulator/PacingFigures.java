@@ -110,6 +110,7 @@ final class PacingFigures {
     long finish = 0;
     boolean unfinished = false;
     long[] waits = new long[requests.size()];
+    int unsent = 0;
     for (int i = 0; i < requests.size(); i++) {
       Request request = requests.get(i);
       if (request.completed) {
@@ -121,8 +122,13 @@ final class PacingFigures {
       } else {
         finish = Math.max(finish, request.endedAt);
       }
-      waits[i] = request.lastStart < 0 ? maxNanos - request.arrival : request.lastStart - request.arrival;
+      if (request.lastStart < 0 && request.arrival > maxNanos) {
+        unsent++; // arrived after the run: no wait to count
+      } else {
+        waits[i - unsent] = request.lastStart < 0 ? maxNanos - request.arrival : request.lastStart - request.arrival;
+      }
     }
+    waits = Arrays.copyOf(waits, requests.size() - unsent);
     if (unfinished) {
       finish = maxNanos;
     }
@@ -131,8 +137,9 @@ final class PacingFigures {
     int lateAttempts = late(starts);
     int attempts = starts.size();
     PacingShares shares = shares();
-    // The ideal finish of the requests it completed over its finish, times the share it completed.
-    double goodput = finish == 0 ? 0 : (double) (completed == requests.size() ? arrivals.idealNanos
+    // The ideal finish of the requests it completed over its finish, times the share it completed;
+    // a finish at 0 s is as soon as any could be (the ideal is 0 too), so the share alone.
+    double goodput = finish == 0 ? (double) completed / requests.size() : (double) (completed == requests.size() ? arrivals.idealNanos
         : arrivals.ideal(completedByHost)) / finish * completed / requests.size();
     return new PacingResult.Policy(
         name, completed, requests.size() - completed, refused.size(),
@@ -144,7 +151,7 @@ final class PacingFigures {
         acceptedPerSecond(),
         shares == null ? null : round(shares.jain(), 2),
         shares == null || hostRate <= 0 ? null : round(shares.perSecond() / hostRate, 2),
-        processResults(), seconds(starts), seconds(refused));
+        processResults(), seconds(starts), seconds(refused), unsent);
   }
 
   /** How many of {@code times} (attempts' starts, from the run's start) are after the first {@link #LATE_AFTER_SECONDS}. */
@@ -210,8 +217,15 @@ final class PacingFigures {
     return span <= 0 ? 0 : round((accepted.size() - 1) / (span / 1e9), 3);
   }
 
-  /** The processes' shares of their host while all ran; null where there are none ({@link PacingShares#of}). */
+  /**
+   * The processes' shares of their host while all ran; null where there are none
+   * ({@link PacingShares#of}), or where the processes call several hosts: shares of different
+   * hosts say nothing of how one was shared.
+   */
   private @Nullable PacingShares shares() {
+    if (requests.stream().map(request -> request.host).distinct().count() > 1) {
+      return null;
+    }
     long[] joins = new long[processes.size()];
     List<List<Long>> acceptedByProcess = new ArrayList<>();
     for (int p = 0; p < joins.length; p++) {

@@ -26,4 +26,11 @@ interface PacingPolicy {
    * limit, the state store and the fleet already.
    */
   default void configure(Hostpace.Builder engine, ServerSpec server, ClientSpec client, boolean fleet) {}
+
+  /**
+   * As the scenario is read: whether it can {@link #configure} the engines of {@code client}'s
+   * processes for {@code server}, whose path in the scenario is {@code serverPath}; a
+   * {@link ScenarioException} naming the server's field it cannot.
+   */
+  default void check(ServerSpec server, ClientSpec client, boolean fleet, String serverPath) {}
 }

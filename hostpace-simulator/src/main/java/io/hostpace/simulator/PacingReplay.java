@@ -15,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -46,7 +47,7 @@ final class PacingReplay {
   /** Where the engines keep their states between runs; null for a single run. */
   private final @Nullable Path kept;
   private final List<HostStateFile> keptStates = new ArrayList<>();
-  /** The engines' requests not yet ended; the kept states are saved as it reaches 0. */
+  /** The engines' requests not yet ended; the kept states are saved as it reaches 0, or at maxSeconds if it does not. */
   private int unfinished;
   /** With jitter, the start of each attempt decided, in the order decided; see {@link #startsAsDecided()}. */
   private final List<Long> startsAsDecided = new ArrayList<>();
@@ -59,10 +60,12 @@ final class PacingReplay {
     this.origin = origin;
     this.kept = kept;
     Duration apart = Duration.ofNanos(scenario.maxNanos()).plusHours(1);
-    this.time = VirtualTime.startingAt(origin, Simulator.WALL_ORIGIN.plus(apart.multipliedBy(run)));
+    // the servers' wall clock is the run's own, so that a Retry-After date is ahead of the run's clock
+    Instant wallOrigin = Simulator.WALL_ORIGIN.plus(apart.multipliedBy(run));
+    this.time = VirtualTime.startingAt(origin, wallOrigin);
     for (int i = 0; i < scenario.servers().size(); i++) {
       ServerSpec server = scenario.servers().get(i);
-      servers.put(server.host(), new ServerModel(server, Simulator.WALL_ORIGIN, trips(scenario.seed(), i)));
+      servers.put(server.host(), new ServerModel(server, wallOrigin, trips(scenario.seed(), i)));
     }
   }
 
@@ -105,6 +108,9 @@ final class PacingReplay {
       }
     }
     time.runUntilIdle(Duration.ofNanos(scenario.maxNanos()));
+    if (unfinished > 0) {
+      saveKeptStates(); // a run cut by maxSeconds: what its engines learned goes to the next run all the same
+    }
     return figures.result(policy.name(), scenario.maxNanos(), arrivals, PacingShares.hostRate(scenario),
         scenario.servers());
   }

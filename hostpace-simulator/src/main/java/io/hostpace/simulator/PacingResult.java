@@ -63,8 +63,10 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
    *     scenario's {@code maxSeconds} when some were still unfinished then
    * @param goodputRatio the shortest time in which the servers could accept the requests completed
    *     ({@link PacingResult#idealSeconds()} when none was lost) divided by the unrounded finish,
-   *     times the share of the requests completed; 0 to 1, two decimals
-   * @param p50WaitMs median, from a request's arrival to the start of its last attempt
+   *     times the share of the requests completed (the share alone for a finish at 0 s); 0 to 1,
+   *     two decimals
+   * @param p50WaitMs median, from a request's arrival to the start of its last attempt (to
+   *     {@code maxSeconds} for one never started), of the requests that arrived by then
    * @param p99WaitMs the 99th percentile of the same, nearest rank
    * @param lateRefusals refusals of attempts started after the first ten seconds
    * @param lateRefusalPct those, in percent of the attempts started after the first ten seconds
@@ -82,7 +84,8 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
    *     {@code x} over the span in which all had joined and none had finished, from the latest join
    *     to the earliest of the processes' last accepted attempts (a process with none accepted does
    *     not end it); 1 for equal shares, {@code 1/n} when one process had them all; two decimals;
-   *     null with one process, or where that span is empty or holds no accepted attempt
+   *     null with one process, where the processes call several hosts, or where that span is
+   *     empty or holds no accepted attempt
    * @param togetherOfRate with several processes, what they all had accepted over that span, a
    *     second, divided by the server's rate where the scenario has one server, a token bucket
    *     whose rate does not change; two decimals; null where {@code sharesJain} is, or where there
@@ -90,6 +93,8 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
    * @param processes each process of each client, in the scenario's order
    * @param starts the start time of every attempt, seconds from the run's start
    * @param refused the start time of every refused attempt, seconds
+   * @param unsent requests that arrived after {@code maxSeconds}, so were never sent: counted as
+   *     lost, and not in the waits; in the JSON only where some were
    */
   // The times are arrays for the chart's and the tests' loops over thousands of starts; nothing
   // compares two replays as values (equals would compare the arrays by identity).
@@ -98,10 +103,21 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
       String name, int completed, int lost, int refusals, double refusalPct, double finishSeconds,
       double goodputRatio, long p50WaitMs, long p99WaitMs, int lateRefusals, double lateRefusalPct,
       @Nullable Double firstWindowRefusalPct, double acceptedPerSecond, @Nullable Double sharesJain,
-      @Nullable Double togetherOfRate, List<Process> processes, double[] starts, double[] refused) {
+      @Nullable Double togetherOfRate, List<Process> processes, double[] starts, double[] refused, int unsent) {
 
     public Policy {
       processes = List.copyOf(processes);
+    }
+
+    /** A replay whose every request arrived by {@code maxSeconds} ({@code unsent} 0). */
+    public Policy(
+        String name, int completed, int lost, int refusals, double refusalPct, double finishSeconds,
+        double goodputRatio, long p50WaitMs, long p99WaitMs, int lateRefusals, double lateRefusalPct,
+        @Nullable Double firstWindowRefusalPct, double acceptedPerSecond, @Nullable Double sharesJain,
+        @Nullable Double togetherOfRate, List<Process> processes, double[] starts, double[] refused) {
+      this(name, completed, lost, refusals, refusalPct, finishSeconds, goodputRatio, p50WaitMs, p99WaitMs,
+          lateRefusals, lateRefusalPct, firstWindowRefusalPct, acceptedPerSecond, sharesJain, togetherOfRate,
+          processes, starts, refused, 0);
     }
 
     /** A replay of a scenario without a fixed-window server ({@code firstWindowRefusalPct} null). */
@@ -153,7 +169,7 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
           + p50WaitMs + ", p99WaitMs=" + p99WaitMs + ", lateRefusalPct=" + lateRefusalPct
           + ", firstWindowRefusalPct=" + firstWindowRefusalPct + ", acceptedPerSecond="
           + acceptedPerSecond + ", sharesJain=" + sharesJain + ", togetherOfRate=" + togetherOfRate
-          + ", processes=" + processes + "}";
+          + ", processes=" + processes + ", unsent=" + unsent + "}";
     }
   }
 
@@ -225,6 +241,9 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
       if (p.firstWindowRefusalPct() != null) {
         node.put("firstWindowRefusalPct", p.firstWindowRefusalPct());
       }
+      if (p.unsent() > 0) {
+        node.put("unsent", p.unsent());
+      }
       if (p.processes().size() > 1) {
         node.put("acceptedPerSecond", p.acceptedPerSecond());
         node.put("sharesJain", p.sharesJain());
@@ -295,6 +314,10 @@ public record PacingResult(double idealSeconds, List<Policy> policies) implement
     }
     out.append("goodput: the ideal finish of the requests completed over the finish, times the share completed;"
         + " wait: from a request's arrival to its last attempt's start\n");
+    int unsent = policies.isEmpty() ? 0 : policies.get(0).unsent(); // the same arrivals for every policy
+    if (unsent > 0) {
+      out.append(unsent).append(" requests arrived after maxSeconds and were never sent: lost, and not in the waits\n");
+    }
     if (several) {
       out.append("shares (Jain): of the processes' accepted attempts while all had joined and none had finished,"
           + " 1 equal, 1/n one alone;\ntogether, of rate: all of them accepted a second then, of the server's rate\n");

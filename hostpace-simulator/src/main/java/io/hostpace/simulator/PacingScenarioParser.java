@@ -111,6 +111,13 @@ final class PacingScenarioParser {
       }
       policySpecs.add(policy);
     }
+    for (int i = 0; i < clientSpecs.size(); i++) {
+      ClientSpec client = clientSpecs.get(i);
+      int server = serverSpecs.stream().map(ServerSpec::host).toList().indexOf(client.host());
+      for (PacingPolicy policy : policySpecs) {
+        policy.check(serverSpecs.get(server), client, client.fleetLatency() >= 0, "servers[" + server + "]");
+      }
+    }
     return new PacingScenario(seed, max, (int) runs, List.copyOf(serverSpecs), List.copyOf(clientSpecs),
         List.copyOf(policySpecs));
   }
@@ -158,9 +165,10 @@ final class PacingScenarioParser {
         throw new ScenarioException(path + "." + field, "not a field of model \"" + modelName + "\"");
       }
     }
-    int status = node.has("status") ? count(node.get("status"), path + ".status", 100) : 429;
-    if (status > 599) {
-      throw new ScenarioException(path + ".status", "expected an HTTP status from 100 to 599, got " + status);
+    long status = node.has("status") ? whole(node.get("status"), path + ".status") : 429;
+    if (status < 400 || status > 599) {
+      // a 2xx or 3xx would pass for an accepted answer: a refusal is a client or server error
+      throw new ScenarioException(path + ".status", "expected a refusal's HTTP status from 400 to 599, got " + status);
     }
     RetryAfter retryAfter = RetryAfter.NONE;
     if (node.has("retryAfter")) {
@@ -174,6 +182,11 @@ final class PacingScenarioParser {
       };
     }
     long latency = node.has("latencyMs") ? ms(node.get("latencyMs"), path + ".latencyMs") : 50_000_000L;
+    if (model == Model.GATE && latency == 0) {
+      // a gate's place is held for the latency: held for none, it would never be full
+      throw new ScenarioException(path + ".latencyMs", "a gate holds each accepted request's place for its latency:"
+          + " expected more than 0 ms, got " + brief(node.get("latencyMs")));
+    }
     long jitter = node.has("latencyJitterMs") ? ms(node.get("latencyJitterMs"), path + ".latencyJitterMs") : 0;
     boolean refusalsCount = flag(node, "refusalsCount", path);
     boolean announces = flag(node, "announces", path);
@@ -222,7 +235,7 @@ final class PacingScenarioParser {
         changes.add(new Step(when, newRate, newBurst, newLimit, newMax));
       }
     }
-    return new ServerSpec(host, model, rate, burst, limit, window, windowsFrom, maxConcurrent, status, retryAfter, latency,
+    return new ServerSpec(host, model, rate, burst, limit, window, windowsFrom, maxConcurrent, (int) status, retryAfter, latency,
         jitter, refusalsCount, announces, List.copyOf(changes));
   }
 

@@ -29,7 +29,12 @@ final class PacingTable {
         .append("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     List<String> processRows = new ArrayList<>();
     for (Path file : scenarios) {
-      PacingResult result = Simulator.PACING.simulate(file);
+      PacingResult result;
+      try {
+        result = Simulator.PACING.simulate(file);
+      } catch (ScenarioException e) {
+        throw e.in(file); // which of the files is at fault
+      }
       String name = file.getFileName().toString().replaceFirst("\\.json$", "");
       boolean first = true;
       for (PacingResult.Policy p : result.policies()) {

@@ -64,7 +64,8 @@ import java.util.stream.Stream;
  * a policy that loses most of them cannot score near 1, and no goodput exceeds 1: one that
  * completes 100 of 400 requests, which the servers could accept in 40 s, and ends at 50 s scores
  * 40 / 50 × 100 / 400 = 0.2, not 0.8. The wait is from a request's arrival to the start of its
- * last attempt. Per process, its refusals, and those within {@link PacingResult#OPENING_SECONDS} of its
+ * last attempt; a request that arrives after {@code maxSeconds} is never sent: lost, not in the
+ * waits, and counted as {@code unsent}. Per process, its refusals, and those within {@link PacingResult#OPENING_SECONDS} of its
  * joining; and the rate the servers accepted at between their first and last acceptance, which
  * against a server of a known rate says whether the processes together held it. Whether they
  * shared it or took it in turns, {@link PacingShares}: over the span in which all had joined and

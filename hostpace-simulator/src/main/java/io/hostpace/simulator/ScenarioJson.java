@@ -132,14 +132,22 @@ final class ScenarioJson {
     return node.get(field).asBoolean();
   }
 
-  /** Seconds as nanoseconds; positive when {@code positive}, else 0 or more. */
+  /**
+   * Seconds as nanoseconds; positive when {@code positive}, else 0 or more. Checked once rounded to
+   * the nanosecond, so that a positive one under half a nanosecond is not 0.
+   */
   static long seconds(JsonNode node, String path, boolean positive) {
     if (!node.isNumber() || !Double.isFinite(node.asDouble()) || node.asDouble() < 0
         || (positive && node.asDouble() <= 0) || node.asDouble() > 1e7) {
       throw new ScenarioException(path, "expected a number of seconds " + (positive ? "above 0" : "of 0 or more")
           + " (at most 10000000), got " + brief(node));
     }
-    return Math.round(node.asDouble() * 1e9);
+    long nanos = Math.round(node.asDouble() * 1e9);
+    if (positive && nanos == 0) {
+      throw new ScenarioException(path, "expected a number of seconds above 0 (at most 10000000), got " + brief(node)
+          + ", which is 0 to the nanosecond");
+    }
+    return nanos;
   }
 
   /**

@@ -164,10 +164,50 @@ class PacingScenarioParserTest {
       {"host":"q.test","model":"token-bucket","rate":1.0,"latencyJitterMs":2e9}     | servers[0].latencyJitterMs | expected a number of ms of 0 or more, got 2.0E9
       {"host":"q.test","model":"token-bucket","rate":1.0,"windowsFromSeconds":5}    | servers[0].windowsFromSeconds | not a field of model "token-bucket"
       {"host":"q.test","model":"fixed-window","limit":60,"windowSeconds":60,"windowsFromSeconds":-5} | servers[0].windowsFromSeconds | expected a number of seconds of 0 or more (at most 10000000), got -5
+      {"host":"q.test","model":"token-bucket","rate":1.0,"status":200}          | servers[0].status        | expected a refusal's HTTP status from 400 to 599, got 200
+      {"host":"q.test","model":"token-bucket","rate":1.0,"status":399}          | servers[0].status        | expected a refusal's HTTP status from 400 to 599, got 399
+      {"host":"q.test","model":"token-bucket","rate":1.0,"status":600}          | servers[0].status        | expected a refusal's HTTP status from 400 to 599, got 600
+      {"host":"q.test","model":"token-bucket","rate":1.0,"status":-1}           | servers[0].status        | expected a refusal's HTTP status from 400 to 599, got -1
+      {"host":"q.test","model":"token-bucket","rate":1.0,"status":429.5}        | servers[0].status        | expected a whole number, got 429.5
+      {"host":"q.test","model":"gate","maxConcurrent":1,"latencyMs":0}          | servers[0].latencyMs     | a gate holds each accepted request's place for its latency: expected more than 0 ms, got 0
+      {"host":"q.test","model":"gate","maxConcurrent":1,"latencyMs":1e-7}       | servers[0].latencyMs     | a gate holds each accepted request's place for its latency: expected more than 0 ms, got 1.0E-7
       {"host":"q.test","model":"token-bucket","rate":1.0,"latencyJitter":30}        | servers[0].latencyJitter | unknown field of a server: expected one of announces, burst, changes, host, latencyJitterMs, latencyMs, limit, maxConcurrent, model, rate, refusalsCount, retryAfter, status, windowSeconds, windowsFromSeconds
       """)
   void aServersFieldAtFaultIsNamed(String server, String field, String message) {
     fails(scenario(server, CLIENT, "[\"seed\"]"), field, message);
+  }
+
+  @Test
+  void aLimitPolicyConfiguredCannotTellTheEngineIsNamedByTheServersField() {
+    // a million a day is more permits than the engine keeps in one rate's interval
+    fails(scenario("{\"host\":\"q.test\",\"model\":\"fixed-window\",\"limit\":1000000,\"windowSeconds\":86400}", CLIENT,
+        "[\"hostpace\",\"configured\"]"), "servers[0].limit", "policy \"configured\" tells the engine this limit, which it"
+        + " refuses: rate permits must be at most 100000, got 1000000: give the rate over a shorter interval");
+    // one token in 10^11 s is an interval longer than the engine adds to its clock
+    fails(scenario("{\"host\":\"q.test\",\"model\":\"token-bucket\",\"rate\":1e-11}", CLIENT, "[\"configured\"]"),
+        "servers[0].rate", "policy \"configured\" tells the engine this limit, which it refuses: rate interval is too long:"
+        + " PT2562047H47M16.854775807S, at most PT1281023H53M38.427387903S");
+    // without configured nothing tells the engine the server's limit
+    assertThat(PacingScenarioParser.parse(scenario(
+        "{\"host\":\"q.test\",\"model\":\"fixed-window\",\"limit\":1000000,\"windowSeconds\":86400}", CLIENT,
+        "[\"hostpace\"]")).servers()).hasSize(1);
+  }
+
+  @Test
+  void aWeeksQuotaOfFiftyThousandIsConfiguredAsItsWindowWithoutOverflow() {
+    // 604800 s in nanoseconds times 50000 exceeds a long
+    PacingResult.Policy configured = Simulator.PACING.simulate(scenario(
+        "{\"host\":\"q.test\",\"model\":\"fixed-window\",\"limit\":50000,\"windowSeconds\":604800}", CLIENT,
+        "[\"configured\"]")).policy("configured");
+    assertThat(configured.completed()).isEqualTo(10);
+    assertThat(configured.refusals()).isZero();
+  }
+
+  @Test
+  void aWindowOfUnderHalfANanosecondIsNotRoundedToNone() {
+    fails(scenario("{\"host\":\"q.test\",\"model\":\"fixed-window\",\"limit\":1,\"windowSeconds\":1e-10}", CLIENT,
+        "[\"seed\"]"), "servers[0].windowSeconds",
+        "expected a number of seconds above 0 (at most 10000000), got 1.0E-10, which is 0 to the nanosecond");
   }
 
   /** A client's field at fault, in a scenario of one server of q.test and the seed's policy. */
