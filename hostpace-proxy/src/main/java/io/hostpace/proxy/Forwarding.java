@@ -12,12 +12,13 @@ import org.jspecify.annotations.Nullable;
  * proxy was given to forward ({@code example.org}, {@code example.org:8080}, or a group
  * {@code *.example.org}); any other is refused, so that the proxy is no open relay.
  *
- * <p>A request is the proxy's own (its routes and {@code /hostpace/...}) when its target is in
- * origin form ({@code GET /path}): a client that was told the proxy's address sends so, whatever
- * name and port its {@code Host} gives (a port mapped by Docker or {@code ssh -L}, a reverse
- * proxy's {@code Host}). A client that uses it as {@code http_proxy} sends the absolute form
- * ({@code GET http://host/path}), naming the host it wants; such a request is the proxy's own
- * only when it names the proxy's port and a host that is not to be forwarded.
+ * <p>A request is the proxy's own (its routes and {@code /hostpace/...}) when the proxy forwards
+ * no host at all, whatever name and port its {@code Host} gives (a port mapped by Docker or
+ * {@code ssh -L}, a reverse proxy's {@code Host}); else when it names the proxy's port and a host
+ * that is not to be forwarded: a client that was told the proxy's address sends there; a client
+ * that uses it as {@code http_proxy} names the host it wants. (Jetty fills a request's URI from
+ * its {@code Host} before a handler sees it, so whether the client sent a whole URL or a path
+ * cannot be told by public means.)
  */
 final class Forwarding {
 
@@ -56,7 +57,7 @@ final class Forwarding {
     return port > 0 && port != 80 ? lower + ":" + port : lower;
   }
 
-  /** Whether a request in absolute form naming {@code host} and {@code port} is the proxy's own, the proxy listening on {@code localPort}. */
+  /** Whether a request naming {@code host} and {@code port} is the proxy's own, the proxy listening on {@code localPort} and forwarding some host. */
   boolean own(@Nullable String host, int port, int localPort) {
     String key = keyOf(host, port);
     return (port > 0 ? port : 80) == localPort && (key == null || !forwards(key));

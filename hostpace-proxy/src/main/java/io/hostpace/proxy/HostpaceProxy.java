@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
 import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.VirtualThreads;
@@ -55,9 +56,9 @@ import org.jspecify.annotations.Nullable;
  * forwarded, and any other path is answered 404 (SPEC X3: routes only, no open relay).
  *
  * <p>It forwards plain {@code http://} requests too, as a forward proxy ({@code http_proxy}), for
- * the hosts it is {@linkplain Builder#forward given}: those whose target is a whole URL, as a
- * client sends to its proxy; a request for a path is the proxy's own whatever its {@code Host}
- * (SPEC X5). It opens no tunnels ({@code CONNECT}, 501), as a tunnel's requests cannot be paced
+ * the hosts it is {@linkplain Builder#forward given}; a proxy that forwards none takes every
+ * request as its own whatever its {@code Host}, and one that forwards some, a request that names
+ * its port and a host not to forward (SPEC X5). It opens no tunnels ({@code CONNECT}, 501), as a tunnel's requests cannot be paced
  * without ending TLS.
  *
  * <p>It listens on 127.0.0.1 unless told otherwise, and an address other than a loopback one
@@ -286,7 +287,7 @@ public final class HostpaceProxy implements AutoCloseable {
       HttpConfiguration http = new HttpConfiguration();
       http.setSendServerVersion(false);
       http.setSendDateHeader(false);
-      ServerConnector connector = new ServerConnector(server, new TargetForm(http));
+      ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
       connector.setHost(listen.getAddress().getHostAddress());
       connector.setPort(listen.getPort());
       server.addConnector(connector);

@@ -101,9 +101,10 @@ final class ProxyHandler extends Handler.Abstract {
       return true;
     }
     HttpURI uri = request.getHttpURI();
-    // Only a request in absolute form (GET http://host/...) asks to be forwarded: one in origin
-    // form (GET /path) was sent to the proxy, whatever name and port its Host gives it.
-    if (TargetForm.absolute(request) && !forwarding.own(uri.getHost(), uri.getPort(), Request.getLocalPort(request))) {
+    // A proxy that forwards no host takes every request as its own, whatever name and port its
+    // Host gives (a port mapped by Docker or ssh -L, a reverse proxy's Host); one that forwards
+    // tells a request to forward by the host and port it names.
+    if (forwarding.any() && !forwarding.own(uri.getHost(), uri.getPort(), Request.getLocalPort(request))) {
       if (!"http".equalsIgnoreCase(uri.getScheme())) {
         refuse(response, callback, 403, "this proxy forwards only http:// URLs: " + uri.getScheme() + ":// ones cannot"
             + " be forwarded, as clients send them through a tunnel (CONNECT), whose requests the proxy cannot see. "

@@ -404,7 +404,8 @@ class HostpaceProxyTest {
   }
 
   @Test
-  void X5_aRequestInOriginFormIsTheProxysOwnWhateverHostItNamesAndOnlyOneInAbsoluteFormIsForwarded() throws Exception {
+  void X5_aProxyThatForwardsNoHostTakesEveryRequestAsItsOwnWhateverHostItNamesAndOneThatForwardsByItsHostAndPort()
+      throws Exception {
     TestServer upstream = closed(TestServer.start((request, exchange) -> TestServer.reply(exchange, 200, "at " + request.path())));
     Hostpace engine = engine(Limits.inFlight(4));
     HostpaceProxy routesOnly = proxy(engine, "/u=" + upstream.uri("/base"));
@@ -416,16 +417,16 @@ class HostpaceProxyTest {
       assertThat(raw(routesOnly, "GET /hostpace/hosts HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n"))
           .as(host).startsWith("HTTP/1.1 200");
     }
-    assertThat(raw(routesOnly, "GET http://localhost:9000/u/a HTTP/1.1\r\nHost: localhost:9000\r\nConnection: close\r\n\r\n"))
-        .as("absolute form: a host to forward, and none is").startsWith("HTTP/1.1 403");
 
-    // Given the upstream's host to forward too: the origin form still goes to the route, the absolute form is forwarded.
+    // Given the upstream's host to forward: a request naming it is forwarded, one naming the proxy's port its own.
     HostpaceProxy both = closed(HostpaceProxy.builder(engine).listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
         .route("/u", upstream.uri("/base")).forward(upstream.hostKey()).start());
-    assertThat(raw(both, "GET /u/b HTTP/1.1\r\nHost: " + upstream.hostKey() + "\r\nConnection: close\r\n\r\n"))
+    assertThat(raw(both, "GET /u/b HTTP/1.1\r\nHost: 127.0.0.1:" + both.port() + "\r\nConnection: close\r\n\r\n"))
         .startsWith("HTTP/1.1 200").endsWith("at /base/b");
     assertThat(raw(both, "GET " + upstream.uri("/u/c") + " HTTP/1.1\r\nHost: " + upstream.hostKey() + "\r\nConnection: close\r\n\r\n"))
         .startsWith("HTTP/1.1 200").endsWith("at /u/c");
+    assertThat(raw(both, "GET /u/d HTTP/1.1\r\nHost: localhost:9000\r\nConnection: close\r\n\r\n"))
+        .as("a host not forwarded, at another port").startsWith("HTTP/1.1 403");
     assertThat(upstream.requests()).extracting(TestServer.Request::path).containsExactly("/base/a", "/base/a", "/base/a", "/base/b", "/u/c");
   }
 
