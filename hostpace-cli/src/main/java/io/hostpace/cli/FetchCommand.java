@@ -55,7 +55,8 @@ import picocli.CommandLine.Parameters;
     footer = {"  hostpace fetch --max-rate 1 https://example.org/a https://example.org/b",
         "  hostpace fetch --input urls.txt --host 'qlever.dev=inFlight:1,perSecond:1' \\",
         "      --output results.jsonl",
-        "  hostpace fetch --state hosts.tsv --retries 10 --input - < urls.txt > out.jsonl",
+        "  hostpace fetch --state hosts.tsv --retries 10 --input - \\",
+        "      < urls.txt > out.jsonl",
         "  hostpace fetch --input urls.txt --save pages --output results.jsonl",
         "  hostpace fetch --input urls.txt --save pages --output results.jsonl --resume"})
 final class FetchCommand implements java.util.concurrent.Callable<Integer> {

@@ -16,7 +16,7 @@ import picocli.CommandLine.Command;
     footerHeading = "%nExamples:%n",
     footer = {"  hostpace demo",
         "  hostpace fetch --max-rate 1 https://example.org/a https://example.org/b",
-        "  source <(hostpace completion)   # complete commands and options in bash or zsh"})
+        "  source <(hostpace completion)   # completion in bash or zsh"})
 final class HostpaceCommand implements Runnable {
 
   /**
@@ -36,7 +36,7 @@ final class HostpaceCommand implements Runnable {
             "2", "a usage error, said in one line")))
         .footerHeading("%nExamples:%n")
         .footer("  source <(hostpace completion)                 # in this shell, bash or zsh",
-            "  hostpace completion > ~/.hostpace-completion  # once; then, in ~/.bashrc or ~/.zshrc:",
+            "  hostpace completion > ~/.hostpace-completion  # once; in .bashrc or .zshrc:",
             "  source ~/.hostpace-completion");
   }
 

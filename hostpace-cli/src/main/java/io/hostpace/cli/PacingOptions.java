@@ -8,6 +8,7 @@ import io.hostpace.Limits;
 import io.hostpace.Rate;
 import io.hostpace.internal.NumberText;
 import io.hostpace.internal.Redaction;
+import io.hostpace.jdk.ExchangeFailures;
 import io.hostpace.redis.RedisFleet;
 import io.hostpace.timeout.AdaptiveTimeouts;
 import io.hostpace.timeout.TimeoutPolicy;
@@ -49,7 +50,8 @@ final class PacingOptions {
   List<String> hosts = new ArrayList<>();
 
   @Option(names = "--retries", paramLabel = "N", defaultValue = "5",
-      description = "retries of a refused request, 0 to " + MAX_RETRIES + " (default ${DEFAULT-VALUE})")
+      description = "retries of a refused request, 0 to " + MAX_RETRIES + " (default ${DEFAULT-VALUE}); a refusal"
+          + " while the host accepts others spends none, up to 2N+1 attempts")
   int retries;
 
   @Option(names = "--retry-delay-limit", paramLabel = "S", defaultValue = "60",
@@ -229,7 +231,9 @@ final class PacingOptions {
       } catch (io.lettuce.core.RedisCommandExecutionException e) { // reached, but it runs no fleet: a replica, a user without scripting
         throw usage(option + " '" + Redaction.userInfo(where) + "': " + e.getMessage());
       } catch (RuntimeException e) { // Lettuce's RedisConnectionException, or a Cluster that cannot be read
-        throw usage(option + " '" + Redaction.userInfo(where) + "' cannot be reached: " + e.getMessage());
+        // In the words fetch says a URL's failure in (connection refused, DNS failure), else Lettuce's.
+        String why = ExchangeFailures.describe(e, "Lettuce's connect timeout");
+        throw usage(option + " '" + Redaction.userInfo(where) + "' cannot be reached: " + (why != null ? why : e.getMessage()));
       }
       if (lease != null) {
         fleet.placeLease(lease);

@@ -33,9 +33,11 @@ import picocli.CommandLine.Option;
         "2:a usage error, said in one line that names the option: nothing listened",
         "130:stopped by Ctrl-C: --state is saved"},
     footerHeading = "%nExamples:%n",
-    footer = {"  hostpace proxy --route /wikidata=https://query.wikidata.org --route /qlever=https://qlever.dev/api",
+    footer = {"  hostpace proxy --route /wikidata=https://query.wikidata.org \\",
+        "      --route /qlever=https://qlever.dev/api",
         "  curl 'http://127.0.0.1:8181/wikidata/sparql?query=ASK%%7B%%7D'",
-        "  hostpace proxy --forward '*.example.org'   # then: http_proxy=http://127.0.0.1:8181 curl http://a.example.org/",
+        "  hostpace proxy --forward '*.example.org' &",
+        "  http_proxy=http://127.0.0.1:8181 curl http://a.example.org/",
         "  hostpace proxy --listen 127.0.0.1:9000 --route /api=https://api.example.org \\",
         "      --host 'api.example.org=inFlight:2,perSecond:5' --state hosts.tsv"})
 final class ProxyCommand implements java.util.concurrent.Callable<Integer> {

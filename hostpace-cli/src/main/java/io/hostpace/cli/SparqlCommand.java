@@ -40,7 +40,8 @@ import picocli.CommandLine.Option;
         "  hostpace sparql --endpoint https://query.wikidata.org/sparql \\",
         "      --query-file q.rq --state hosts.tsv",
         "  hostpace sparql --endpoint https://qlever.dev/api/wikidata \\",
-        "      --query-file queries/ --query-file 'more/*.rq' --format csv --output-dir results",
+        "      --query-file queries/ --query-file 'more/*.rq' --format csv \\",
+        "      --output-dir results",
         "  hostpace sparql --endpoint http://localhost:3030/ds \\",
         "      --update-file load.ru --query-file check.rq --output-dir results"})
 final class SparqlCommand implements java.util.concurrent.Callable<Integer> {

@@ -480,7 +480,8 @@ class FetchCommandTest extends ServedCommandTest {
   void aFleetWhoseRedisCannotBeReachedOrWhoseNameIsBadIsAUsageError() throws IOException {
     String unreachable = "redis://127.0.0.1:" + CommandRun.closedPort();
     assertThat(run("fetch", "--fleet", "nightly", "--redis", unreachable, server.url("/ok"))).isEqualTo(2);
-    assertThat(err).contains("--redis '" + unreachable + "' cannot be reached");
+    // In fetch's words for a URL's failure, not the Redis client's ("Unable to connect to 127.0.0.1/<unresolved>:1").
+    assertThat(err).contains("--redis '" + unreachable + "' cannot be reached: connection refused");
 
     assertThat(run("fetch", "--fleet", "night:ly", server.url("/ok"))).isEqualTo(2);
     assertThat(err).contains("--fleet: fleet name 'night:ly'");

@@ -43,6 +43,20 @@ class HelpTest extends ServedCommandTest {
     return out.substring(out.indexOf("Examples:"));
   }
 
+  /**
+   * Each example is a command as it is pasted: one that goes on to the next line says so with a
+   * {@code \\}, and the help's wrapping at 80 columns cut none inside a word or a URL.
+   */
+  static void assertExamplesAreWhole(String examples) {
+    List<String> lines = examples.lines().skip(1).filter(line -> !line.isBlank()).toList();
+    for (int i = 0; i < lines.size(); i++) {
+      String line = lines.get(i);
+      boolean continued = i > 0 && lines.get(i - 1).endsWith("\\");
+      assertThat(line).as("an example's line in %s", examples)
+          .matches(continued ? "      \\S.*" : "  (hostpace |curl |http_proxy=|source ).*");
+    }
+  }
+
   @Test
   void I5_fetchsHelpEndsWithItsExitCodesAndExamplesAndEachCodeIsTheOneItReturns() throws IOException {
     Map<Integer, String> codes = exitCodes("fetch");
@@ -94,6 +108,7 @@ class HelpTest extends ServedCommandTest {
       // Each has a usage error; the proxy, which runs until Ctrl-C, has no 0.
       assertThat(exitCodes(command.toArray(new String[0]))).as(command + ": " + out).containsKey(2);
       assertThat(examples().lines().skip(1).filter(line -> !line.isBlank())).as(command + ": " + out).isNotEmpty();
+      assertExamplesAreWhole(examples());
       for (String name : subcommands()) {
         List<String> path = new ArrayList<>(command);
         path.add(name);
