@@ -350,11 +350,11 @@ final class PacingOptions {
     if (fleetName == null) {
       throw usage("--fleet-lease needs --fleet NAME: the fleet whose places it leases");
     }
-    Duration lease = seconds("--fleet-lease", value, false);
-    if (lease.compareTo(Duration.ofSeconds(1)) < 0 || lease.compareTo(Duration.ofDays(1)) > 0) {
+    BigDecimal seconds = inSeconds("--fleet-lease", value); // one range, and one message for whatever is outside it
+    if (seconds.compareTo(BigDecimal.ONE) < 0 || seconds.compareTo(BigDecimal.valueOf(24 * 3600)) > 0) {
       throw usage("--fleet-lease must be 1s to a day, got " + value);
     }
-    return lease;
+    return Duration.ofNanos(seconds.movePointRight(9).longValue());
   }
 
   /** The per-attempt deadline for the whole answer, body included (SPEC T7). */

@@ -187,7 +187,8 @@ class BadInputTest {
         usage("--fleet-lease 'soon' is not a duration", "fetch", "--fleet", "crawlers", "--fleet-lease", "soon", "{url}"),
         usage("--fleet-lease must be 1s to a day, got 500ms", "fetch", "--fleet", "crawlers", "--fleet-lease", "500ms", "{url}"),
         usage("--fleet-lease must be 1s to a day, got 2d", "fetch", "--fleet", "crawlers", "--fleet-lease", "2d", "{url}"),
-        usage("--fleet-lease must be more than zero seconds, got 0", "fetch", "--fleet", "crawlers", "--fleet-lease", "0", "{url}"),
+        usage("--fleet-lease must be 1s to a day, got 0", "fetch", "--fleet", "crawlers", "--fleet-lease", "0", "{url}"),
+        usage("--fleet-lease must be 1s to a day, got -5s", "fetch", "--fleet", "crawlers", "--fleet-lease", "-5s", "{url}"),
         // fetch: the rest
         usage("no URL", "fetch"),
         usage("--frobnicate", "fetch", "--frobnicate", "{url}"),
