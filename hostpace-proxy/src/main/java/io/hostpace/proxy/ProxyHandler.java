@@ -385,7 +385,7 @@ final class ProxyHandler extends Handler.Abstract {
     try (InputStream in = answered.body(); OutputStream out = Content.Sink.asOutputStream(response)) {
       in.transferTo(out);
     } catch (IOException e) {
-      // the client went, or the upstream's body failed or ran out of time (SPEC T7): the answer is cut
+      // the client went, or the upstream's body failed or stalled past the timeout (SPEC T7): the answer is cut
       callback.failed(e);
       return;
     }

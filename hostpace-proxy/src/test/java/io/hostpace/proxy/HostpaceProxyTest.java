@@ -9,6 +9,7 @@ import io.hostpace.testkit.ClosedPorts;
 import io.hostpace.testkit.EngineState;
 import io.hostpace.testkit.Opened;
 import io.hostpace.testkit.RawServer;
+import io.hostpace.testkit.SteadyBody;
 import io.hostpace.testkit.TestServer;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -272,6 +273,24 @@ class HostpaceProxyTest {
     assertThat(answer.statusCode()).isEqualTo(504);
     assertThat(answer.body())
         .isEqualTo("hostpace proxy: the upstream 127.0.0.1 did not answer: timeout: no response headers within its timeout of 0.5 s\n");
+  }
+
+  /**
+   * The timeout bounds each wait for more of the body, not the whole answer: a body that brings a
+   * line every 20 ms for at least 5 s outlasts a timeout of 3 s however fast the machine, and
+   * reaches the client whole.
+   */
+  @Test
+  void X1_anAnswerWhoseBodyKeepsComingLongerThanTheTimeoutReachesTheClientWhole() throws Exception {
+    SteadyBody steady = new SteadyBody(250, java.time.Duration.ofMillis(20));
+    TestServer upstream = closed(TestServer.start(steady));
+    HostpaceProxy proxy = closed(HostpaceProxy.builder(engine(Limits.inFlight(4)))
+        .listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).route("/results=" + upstream.uri("/results"))
+        .timeout(java.time.Duration.ofSeconds(3)).start());
+
+    HttpResponse<String> answer = get(proxy, "/results");
+    assertThat(answer.statusCode()).isEqualTo(200);
+    assertThat(answer.body()).isEqualTo(steady.body());
   }
 
   @Test
