@@ -293,6 +293,29 @@ class HostpaceProxyTest {
     assertThat(answer.body()).isEqualTo(steady.body());
   }
 
+  /**
+   * A body that stalls is cut when no byte came for the timeout: the client, which had its status
+   * and headers, sees the body fail, short of its length or its chunks unended, never a whole one.
+   */
+  @Test
+  void X1_anAnswerWhoseBodyStallsIsCutAfterItsStatusAndHeaders() throws Exception {
+    RawServer upstream = closed(RawServer.start());
+    upstream.script("/length", "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc");
+    upstream.script("/chunks", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n");
+    HostpaceProxy proxy = closed(HostpaceProxy.builder(engine(Limits.inFlight(4)))
+        .listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).route("/up=" + upstream.uri(""))
+        .timeout(java.time.Duration.ofSeconds(1)).start());
+
+    for (String path : List.of("/length", "/chunks")) {
+      HttpResponse<java.io.InputStream> answer = client.send(
+          HttpRequest.newBuilder(URI.create(proxy.uri() + "/up" + path)).build(), HttpResponse.BodyHandlers.ofInputStream());
+      assertThat(answer.statusCode()).as(path).isEqualTo(200);
+      try (java.io.InputStream body = answer.body()) {
+        assertThatThrownBy(body::readAllBytes).as(path + ": the body fails").isInstanceOf(IOException.class);
+      }
+    }
+  }
+
   @Test
   void X1_anAttemptPastTheEnginesTimeoutBudgetIsAnswered504() throws Exception {
     RawServer upstream = closed(RawServer.start());
