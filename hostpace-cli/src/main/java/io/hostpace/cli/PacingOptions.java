@@ -59,8 +59,8 @@ final class PacingOptions {
   String retryDelayLimit = "60";
 
   @Option(names = "--timeout", paramLabel = "S", defaultValue = "60",
-      description = "per attempt, for the whole answer, body included, seconds or with a unit: 500ms, 30s, 2m; "
-          + "at least 1ms (default ${DEFAULT-VALUE})")
+      description = "per attempt, for the whole answer, body included (proxy: for the headers, then for each wait for"
+          + " more of the body), seconds or with a unit: 500ms, 30s, 2m; at least 1ms (default ${DEFAULT-VALUE})")
   String timeout = "60";
 
   @Option(names = "--user-agent", paramLabel = "UA", description = "the User-Agent of requests that set none")

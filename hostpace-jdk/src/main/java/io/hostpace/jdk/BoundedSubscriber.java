@@ -24,6 +24,12 @@ import org.jspecify.annotations.Nullable;
  * a request with a timeout of 1 s, sent at 0 s, whose headers come at 0.2 s and whose body then
  * stalls, fails at 1 s; with a cap of 1 MiB, an endless body fails when its byte 1,048,577 comes.
  *
+ * <p>Per read ({@link PacedHttpClient#withBodyTimeoutPerRead}), the timeout bounds each wait for
+ * more of the body instead, from the headers' arrival and then from each byte that came: the same
+ * request whose body brings a byte every 0.5 s is never cut, and fails 1 s after its last byte
+ * when it stalls. One timer runs at a time: when it fires it fails the body if no byte came for
+ * the timeout, else it is set again for the rest of the wait since the last one.
+ *
  * <p>Invariant: the wrapped subscriber gets {@code onSubscribe} first and at most one of
  * {@code onComplete} and {@code onError}, and no signal after it; {@code ended} says one was
  * given. Signals and the deadline's failure come on different threads, so each passes under
@@ -34,6 +40,9 @@ final class BoundedSubscriber<T> implements BodySubscriber<T> {
   private final BodySubscriber<T> delegate;
   private final String exchange;
   private final long maxBytes;
+  /** The request's timeout in nanoseconds; the body's failure when no byte came for it, when {@code perRead}. */
+  private final long timeoutNanos;
+  private final boolean perRead;
   /** The answer's status, and the {@code Content-Length} it declared or -1: for the cut's account. */
   private final int status;
   private final long contentLength;
@@ -43,6 +52,9 @@ final class BoundedSubscriber<T> implements BodySubscriber<T> {
   private Flow.@Nullable Subscription subscription;
   @GuardedBy("this")
   private long received;
+  /** When the last byte came, or the headers if none has ({@link System#nanoTime()}): for a timeout per read. */
+  @GuardedBy("this")
+  private long lastByteAt = System.nanoTime();
   @GuardedBy("this")
   private boolean ended;
   /** Why the body failed before it was subscribed to; handed on at {@code onSubscribe}. */
@@ -53,27 +65,56 @@ final class BoundedSubscriber<T> implements BodySubscriber<T> {
    * {@code delegate}, for {@code exchange} (such as {@code "GET https://example.org/"}), ended
    * {@code remainingNanos} from now when the request has a {@code timeout}, and capped at
    * {@code maxBytes}; a body whose {@code contentLength} (-1 for unknown) is over the cap fails at
-   * once. {@code status} is the answer's, for the account of a cut.
+   * once. {@code perRead}: ended instead when no byte came for the {@code timeout}, the first wait
+   * being {@code remainingNanos}. {@code status} is the answer's, for the account of a cut.
    */
   BoundedSubscriber(BodySubscriber<T> delegate, String exchange, @Nullable Duration timeout, long remainingNanos,
-      long maxBytes, int status, long contentLength) {
+      boolean perRead, long maxBytes, int status, long contentLength) {
     this.delegate = delegate;
     this.exchange = exchange;
     this.maxBytes = maxBytes;
     this.status = status;
     this.contentLength = contentLength;
+    this.perRead = perRead && timeout != null;
+    this.timeoutNanos = timeout == null ? Long.MAX_VALUE : timeout.toNanos();
     if (contentLength > maxBytes) {
       early = overCap("its Content-Length is " + contentLength, 0);
       over.complete(null);
     } else if (timeout != null) {
-      long nanos = Math.max(remainingNanos, 1);
-      over.orTimeout(nanos, TimeUnit.NANOSECONDS).whenComplete((done, failure) -> {
-        if (failure instanceof TimeoutException) {
-          fail(new BodyTimeoutException(exchange + ": the answer was not read whole within the request's timeout of "
-              + timeout, cut(received())));
-        }
-      });
+      waitFor(remainingNanos, timeout);
     }
+  }
+
+  /**
+   * Sets the deadline's timer {@code nanos} from now: on a copy of {@code over}, so that the body's
+   * end cancels it, and so that a timeout per read can set it again after it fired.
+   */
+  private void waitFor(long nanos, Duration timeout) {
+    over.copy().orTimeout(Math.max(nanos, 1), TimeUnit.NANOSECONDS).whenComplete((done, failure) -> {
+      if (failure instanceof TimeoutException) {
+        timedOut(timeout);
+      }
+    });
+  }
+
+  /** The timer fired: the body fails, unless, per read, a byte came since the wait began; then it waits on. */
+  private void timedOut(Duration timeout) {
+    long left;
+    long bytes;
+    synchronized (this) {
+      if (ended) {
+        return;
+      }
+      left = perRead ? timeoutNanos - (System.nanoTime() - lastByteAt) : 0;
+      bytes = received;
+    }
+    if (left > 0) {
+      waitFor(left, timeout);
+      return;
+    }
+    fail(new BodyTimeoutException(exchange + (perRead
+        ? ": no more of the body came within the request's timeout of " + timeout + " after " + bytes + " bytes"
+        : ": the answer was not read whole within the request's timeout of " + timeout), cut(bytes)));
   }
 
   @Override
@@ -111,6 +152,9 @@ final class BoundedSubscriber<T> implements BodySubscriber<T> {
         return;
       }
       received += size;
+      if (size > 0) {
+        lastByteAt = System.nanoTime();
+      }
       if (received <= maxBytes) {
         delegate.onNext(item);
         return;
@@ -163,10 +207,6 @@ final class BoundedSubscriber<T> implements BodySubscriber<T> {
       delegate.onError(failure);
     }
     over.complete(null);
-  }
-
-  private synchronized long received() {
-    return received;
   }
 
   private BodyCut cut(long bytes) {

@@ -48,13 +48,16 @@ final class JdkExchange<T> implements Exchange<JdkExchange.Head<T>> {
   private final boolean canResend;
   /** The most bytes of body an attempt may bring, {@code Long.MAX_VALUE} for no cap (SPEC T7). */
   private final long maxBodyBytes;
+  /** True: the timeout bounds each wait for more of a kept body, not the whole answer ({@link PacedHttpClient#withBodyTimeoutPerRead}). */
+  private final boolean bodyTimeoutPerRead;
   /** The last attempt's head: the one a cancelled or failed call lets go. */
   private volatile @Nullable Head<T> latest;
 
   JdkExchange(HttpClient delegate, HttpRequest request, BodyHandler<T> handler,
-      @Nullable PushPromiseHandler<T> pushPromiseHandler, long maxBodyBytes) {
+      @Nullable PushPromiseHandler<T> pushPromiseHandler, long maxBodyBytes, boolean bodyTimeoutPerRead) {
     this.delegate = delegate;
     this.maxBodyBytes = maxBodyBytes;
+    this.bodyTimeoutPerRead = bodyTimeoutPerRead;
     this.request = request;
     this.handler = handler;
     this.pushPromiseHandler = pushPromiseHandler;
@@ -78,7 +81,7 @@ final class JdkExchange<T> implements Exchange<JdkExchange.Head<T>> {
 
   @Override
   public CompletableFuture<Head<T>> send() {
-    Head<T> head = new Head<>(handler, request, maxBodyBytes);
+    Head<T> head = new Head<>(handler, request, maxBodyBytes, bodyTimeoutPerRead);
     latest = head;
     CompletableFuture<HttpResponse<T>> sent = pushPromiseHandler == null
         ? delegate.sendAsync(request, head::apply)
@@ -148,6 +151,7 @@ final class JdkExchange<T> implements Exchange<JdkExchange.Head<T>> {
     private final BodyHandler<T> handler;
     private final HttpRequest request;
     private final long maxBodyBytes;
+    private final boolean bodyTimeoutPerRead;
     /** When the attempt was sent: its whole answer is due the request's timeout after (SPEC T7). */
     private final long sentAt = System.nanoTime();
     /** Completes with this head when the headers arrive, or with the attempt's failure. */
@@ -160,10 +164,11 @@ final class JdkExchange<T> implements Exchange<JdkExchange.Head<T>> {
     private volatile @Nullable CompletableFuture<HttpResponse<T>> sent;
     private volatile boolean cancelled;
 
-    Head(BodyHandler<T> handler, HttpRequest request, long maxBodyBytes) {
+    Head(BodyHandler<T> handler, HttpRequest request, long maxBodyBytes, boolean bodyTimeoutPerRead) {
       this.handler = handler;
       this.request = request;
       this.maxBodyBytes = maxBodyBytes;
+      this.bodyTimeoutPerRead = bodyTimeoutPerRead;
       // The engine cancels the attempt when the caller cancels the call (SPEC T5).
       answered.whenComplete((head, failure) -> {
         if (failure instanceof CancellationException) {
@@ -197,6 +202,8 @@ final class JdkExchange<T> implements Exchange<JdkExchange.Head<T>> {
      * The caller's subscriber for a kept head, one that drops the body for a discarded one; both
      * held to the request's timeout, counted from the attempt's sending, and to the cap, so that
      * neither a body the caller reads nor one thrown away holds a connection past them (SPEC T7).
+     * Per read, the caller's body is held to the timeout from its headers and from each byte that
+     * came; one thrown away keeps the whole answer's bound, as nothing relays it.
      */
     private BodySubscriber<T> subscriber(boolean keep, ResponseInfo answer) {
       BodySubscriber<T> subscriber = keep ? handler.apply(answer) : BodySubscribers.replacing(null);
@@ -204,9 +211,10 @@ final class JdkExchange<T> implements Exchange<JdkExchange.Head<T>> {
       if (timeout == null && maxBodyBytes == Long.MAX_VALUE) {
         return subscriber;
       }
-      long remaining = timeout == null ? -1 : timeout.toNanos() - (System.nanoTime() - sentAt);
+      boolean perRead = keep && bodyTimeoutPerRead;
+      long remaining = timeout == null ? -1 : perRead ? timeout.toNanos() : timeout.toNanos() - (System.nanoTime() - sentAt);
       return new BoundedSubscriber<>(subscriber, request.method() + " " + shown(request.uri()), timeout, remaining,
-          maxBodyBytes, answer.statusCode(), declaredLength(answer));
+          perRead, maxBodyBytes, answer.statusCode(), declaredLength(answer));
     }
 
     /**

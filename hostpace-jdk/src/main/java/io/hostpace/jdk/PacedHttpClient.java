@@ -61,7 +61,8 @@ import org.jspecify.annotations.Nullable;
  *     streams ({@code ofInputStream}, {@code ofLines}) as for one read whole: give a request that
  *     streams for long a timeout that long. A request without a timeout waits as long as the
  *     server takes. A body cut there fails with a {@link BodyTimeoutException}, which says what
- *     had come. An {@link java.net.http.HttpTimeoutException} reaches the caller as it is and
+ *     had come. {@link #withBodyTimeoutPerRead} bounds each wait for more of the body instead, for
+ *     a caller that relays a body as it comes. An {@link java.net.http.HttpTimeoutException} reaches the caller as it is and
  *     is never retried, nor is any other failure (SPEC T6).
  * <li>{@link #withMaxBodyBytes} caps the bodies of the responses (SPEC T7), for a caller that
  *     reads them whole.
@@ -110,15 +111,19 @@ public final class PacedHttpClient extends ForwardingHttpClient {
   private final CallContext context;
   /** The most bytes of body a response may bring; {@code Long.MAX_VALUE} for no cap. */
   private final long maxBodyBytes;
+  /** True: the timeout bounds each wait for more of a body, not the whole answer ({@link #withBodyTimeoutPerRead}). */
+  private final boolean bodyTimeoutPerRead;
   /** What sends each attempt: the delegate, or its {@link PooledSends} where its {@code sendAsync} would start a thread per answer. */
   private final HttpClient sender;
 
-  private PacedHttpClient(HttpClient delegate, HttpClient sender, Hostpace engine, CallContext context, long maxBodyBytes) {
+  private PacedHttpClient(HttpClient delegate, HttpClient sender, Hostpace engine, CallContext context, long maxBodyBytes,
+      boolean bodyTimeoutPerRead) {
     super(delegate);
     this.sender = sender;
     this.engine = engine;
     this.context = context;
     this.maxBodyBytes = maxBodyBytes;
+    this.bodyTimeoutPerRead = bodyTimeoutPerRead;
   }
 
   /** A client that sends through {@code delegate}, paced by {@code engine}, with the default context. */
@@ -130,7 +135,7 @@ public final class PacedHttpClient extends ForwardingHttpClient {
   static PacedHttpClient wrap(HttpClient delegate, Hostpace engine, boolean pooled) {
     Objects.requireNonNull(delegate, "delegate");
     return new PacedHttpClient(delegate, pooled ? PooledSends.withOwnThreads(delegate) : delegate,
-        Objects.requireNonNull(engine, "engine"), CallContext.DEFAULT, Long.MAX_VALUE);
+        Objects.requireNonNull(engine, "engine"), CallContext.DEFAULT, Long.MAX_VALUE, false);
   }
 
   /**
@@ -138,7 +143,8 @@ public final class PacedHttpClient extends ForwardingHttpClient {
    * listener. It shares this client's engine, and so its queues, and its delegate.
    */
   public PacedHttpClient withContext(CallContext context) {
-    return new PacedHttpClient(delegate(), sender, engine, Objects.requireNonNull(context, "context"), maxBodyBytes);
+    return new PacedHttpClient(delegate(), sender, engine, Objects.requireNonNull(context, "context"), maxBodyBytes,
+        bodyTimeoutPerRead);
   }
 
   /**
@@ -156,7 +162,28 @@ public final class PacedHttpClient extends ForwardingHttpClient {
     if (maxBytes < 0) {
       throw new IllegalArgumentException("maxBytes is " + maxBytes + ": expected 0 or more bytes of body");
     }
-    return new PacedHttpClient(delegate(), sender, engine, context, maxBytes);
+    return new PacedHttpClient(delegate(), sender, engine, context, maxBytes, bodyTimeoutPerRead);
+  }
+
+  /**
+   * A view of this client that holds each response body to the request's
+   * {@link HttpRequest#timeout() timeout} per read rather than whole (SPEC T7): the JDK still ends
+   * an attempt whose headers do not come within the timeout, and the body then fails, with a
+   * {@link BodyTimeoutException} that says what had come, only when no byte of it came for the
+   * timeout, from the headers or from the last byte. A body that keeps coming is never cut,
+   * however long it takes. For a caller that relays a body as it comes, as a proxy does, whose
+   * own client sees it arrive; not for one that waits for a whole answer, whose wait a body
+   * trickling a byte now and then, which passes here, would hold without end. The body of a
+   * refusal that is retried, which nothing relays, keeps the whole answer's bound. It shares this
+   * client's engine, context, cap and delegate.
+   */
+  public PacedHttpClient withBodyTimeoutPerRead() {
+    return new PacedHttpClient(delegate(), sender, engine, context, maxBodyBytes, true);
+  }
+
+  /** True when the request's timeout bounds each wait for more of a body, not the whole answer ({@link #withBodyTimeoutPerRead}). */
+  public boolean bodyTimeoutPerRead() {
+    return bodyTimeoutPerRead;
   }
 
   /** The most bytes of body a response may bring, or empty for no cap ({@link #withMaxBodyBytes}). */
@@ -250,7 +277,8 @@ public final class PacedHttpClient extends ForwardingHttpClient {
       HttpRequest request, BodyHandler<T> handler, @Nullable PushPromiseHandler<T> pushPromiseHandler) {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(handler, "responseBodyHandler");
-    JdkExchange<T> exchange = new JdkExchange<>(sender, withUserAgent(request), handler, pushPromiseHandler, maxBodyBytes);
+    JdkExchange<T> exchange = new JdkExchange<>(sender, withUserAgent(request), handler, pushPromiseHandler, maxBodyBytes,
+        bodyTimeoutPerRead);
     CompletableFuture<HttpResponse<T>> result = new CancelableCall<>();
     CompletableFuture<JdkExchange.Head<T>> call = engine.execute(exchange, context);
     call.whenComplete((head, failure) -> {
@@ -315,6 +343,7 @@ public final class PacedHttpClient extends ForwardingHttpClient {
   @Override
   public String toString() {
     return "PacedHttpClient{delegate=" + delegate() + ", context=" + context
-        + (maxBodyBytes == Long.MAX_VALUE ? "" : ", maxBodyBytes=" + maxBodyBytes) + "}";
+        + (maxBodyBytes == Long.MAX_VALUE ? "" : ", maxBodyBytes=" + maxBodyBytes)
+        + (bodyTimeoutPerRead ? ", bodyTimeoutPerRead" : "") + "}";
   }
 }

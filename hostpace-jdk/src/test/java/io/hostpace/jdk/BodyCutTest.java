@@ -41,7 +41,7 @@ class BodyCutTest {
 
   static BoundedSubscriber<byte[]> body(Duration untilDeadline, long maxBytes, int status, long contentLength) {
     BodySubscriber<byte[]> reader = BodySubscribers.ofByteArray();
-    return new BoundedSubscriber<>(reader, "GET http://127.0.0.1/a", Duration.ofMinutes(1), untilDeadline.toNanos(),
+    return new BoundedSubscriber<>(reader, "GET http://127.0.0.1/a", Duration.ofMinutes(1), untilDeadline.toNanos(), false,
         maxBytes, status, contentLength);
   }
 

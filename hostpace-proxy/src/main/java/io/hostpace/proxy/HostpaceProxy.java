@@ -213,7 +213,11 @@ public final class HostpaceProxy implements AutoCloseable {
       return this;
     }
 
-    /** Each attempt's whole answer, body included, within {@code timeout} (SPEC T7); none unless set. */
+    /**
+     * How long each attempt waits for its answer's headers (504 beyond), and then each wait for
+     * more of its body (SPEC T7, X1): a body of which no byte came for {@code timeout} is cut, one
+     * that keeps coming is relayed whole however long it takes; none unless set.
+     */
     public Builder timeout(Duration timeout) {
       if (timeout.isNegative() || timeout.isZero()) {
         throw new IllegalArgumentException("a timeout is above zero, was " + timeout);
@@ -272,7 +276,9 @@ public final class HostpaceProxy implements AutoCloseable {
       sorted.sort(Comparator.comparingInt((Route route) -> route.prefix().length()).reversed());
       HttpClient delegate = client != null ? client : HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
       // Where the JDK's client would start a thread for every answer, the paced one sends on pooled threads.
-      PacedHttpClient paced = PacedHttpClient.wrap(delegate, engine).withContext(context);
+      // The timeout bounds each wait for more of a body, not the whole answer: the body is relayed
+      // as it comes, its status and headers already sent, and a long one that keeps coming is whole.
+      PacedHttpClient paced = PacedHttpClient.wrap(delegate, engine).withContext(context).withBodyTimeoutPerRead();
 
       // A request holds a thread while its body is read and while its answer is relayed, none while
       // it waits its turn: the pool bounds the requests read and relayed at once, not those waiting.

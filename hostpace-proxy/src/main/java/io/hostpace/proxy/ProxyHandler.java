@@ -382,10 +382,15 @@ final class ProxyHandler extends Handler.Abstract {
         }
       }
     }
-    try (InputStream in = answered.body(); OutputStream out = Content.Sink.asOutputStream(response)) {
+    // The client's stream is closed only once the body came whole: closing it ends the answer
+    // (a chunked one with its last chunk), so that after a failure the client would take a cut
+    // body for a whole one. Failing the callback instead closes the connection mid-body.
+    try (InputStream in = answered.body()) {
+      OutputStream out = Content.Sink.asOutputStream(response);
       in.transferTo(out);
+      out.close();
     } catch (IOException e) {
-      // the client went, or the upstream's body failed or ran out of time (SPEC T7): the answer is cut
+      // the client went, or the upstream's body failed or stalled past the timeout (SPEC T7): the answer is cut
       callback.failed(e);
       return;
     }

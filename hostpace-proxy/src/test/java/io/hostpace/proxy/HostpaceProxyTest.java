@@ -9,6 +9,7 @@ import io.hostpace.testkit.ClosedPorts;
 import io.hostpace.testkit.EngineState;
 import io.hostpace.testkit.Opened;
 import io.hostpace.testkit.RawServer;
+import io.hostpace.testkit.SteadyBody;
 import io.hostpace.testkit.TestServer;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -272,6 +273,47 @@ class HostpaceProxyTest {
     assertThat(answer.statusCode()).isEqualTo(504);
     assertThat(answer.body())
         .isEqualTo("hostpace proxy: the upstream 127.0.0.1 did not answer: timeout: no response headers within its timeout of 0.5 s\n");
+  }
+
+  /**
+   * The timeout bounds each wait for more of the body, not the whole answer: a body that brings a
+   * line every 20 ms for at least 5 s outlasts a timeout of 3 s however fast the machine, and
+   * reaches the client whole.
+   */
+  @Test
+  void X1_anAnswerWhoseBodyKeepsComingLongerThanTheTimeoutReachesTheClientWhole() throws Exception {
+    SteadyBody steady = new SteadyBody(250, java.time.Duration.ofMillis(20));
+    TestServer upstream = closed(TestServer.start(steady));
+    HostpaceProxy proxy = closed(HostpaceProxy.builder(engine(Limits.inFlight(4)))
+        .listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).route("/results=" + upstream.uri("/results"))
+        .timeout(java.time.Duration.ofSeconds(3)).start());
+
+    HttpResponse<String> answer = get(proxy, "/results");
+    assertThat(answer.statusCode()).isEqualTo(200);
+    assertThat(answer.body()).isEqualTo(steady.body());
+  }
+
+  /**
+   * A body that stalls is cut when no byte came for the timeout: the client, which had its status
+   * and headers, sees the body fail, short of its length or its chunks unended, never a whole one.
+   */
+  @Test
+  void X1_anAnswerWhoseBodyStallsIsCutAfterItsStatusAndHeaders() throws Exception {
+    RawServer upstream = closed(RawServer.start());
+    upstream.script("/length", "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc");
+    upstream.script("/chunks", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n");
+    HostpaceProxy proxy = closed(HostpaceProxy.builder(engine(Limits.inFlight(4)))
+        .listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).route("/up=" + upstream.uri(""))
+        .timeout(java.time.Duration.ofSeconds(1)).start());
+
+    for (String path : List.of("/length", "/chunks")) {
+      HttpResponse<java.io.InputStream> answer = client.send(
+          HttpRequest.newBuilder(URI.create(proxy.uri() + "/up" + path)).build(), HttpResponse.BodyHandlers.ofInputStream());
+      assertThat(answer.statusCode()).as(path).isEqualTo(200);
+      try (java.io.InputStream body = answer.body()) {
+        assertThatThrownBy(body::readAllBytes).as(path + ": the body fails").isInstanceOf(IOException.class);
+      }
+    }
   }
 
   @Test
