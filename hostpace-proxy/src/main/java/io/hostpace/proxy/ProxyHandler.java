@@ -262,7 +262,9 @@ final class ProxyHandler extends Handler.Abstract {
     // In words, as the command line says an exchange's failure, never an exception's class.
     String why = ExchangeFailures.describe(cause,
         timeout != null ? "its timeout of " + ExchangeFailures.seconds(timeout) + " s" : "the client's timeout");
-    refuse(response, callback, status, "the upstream " + upstream.getHost() + " did not answer: "
+    // The host as the route or the request wrote it, with its port: several upstreams may share a host.
+    String host = upstream.getHost() + (upstream.getPort() >= 0 ? ":" + upstream.getPort() : "");
+    refuse(response, callback, status, "the upstream " + host + " did not answer: "
         + (why != null ? why : ExchangeFailures.message(cause)));
   }
 

@@ -255,11 +255,12 @@ class HostpaceProxyTest {
 
   @Test
   void X1_anUpstreamThatCannotBeReachedIsAnswered502() throws Exception {
-    HostpaceProxy proxy = proxy(engine(Limits.inFlight(4)), "/gone=http://127.0.0.1:" + ClosedPorts.next());
+    int port = ClosedPorts.next();
+    HostpaceProxy proxy = proxy(engine(Limits.inFlight(4)), "/gone=http://127.0.0.1:" + port);
 
     HttpResponse<String> answer = get(proxy, "/gone/x");
     assertThat(answer.statusCode()).isEqualTo(502);
-    assertThat(answer.body()).isEqualTo("hostpace proxy: the upstream 127.0.0.1 did not answer: connection refused\n");
+    assertThat(answer.body()).isEqualTo("hostpace proxy: the upstream 127.0.0.1:" + port + " did not answer: connection refused\n");
   }
 
   @Test
@@ -272,7 +273,8 @@ class HostpaceProxyTest {
     HttpResponse<String> answer = get(proxy, "/hang");
     assertThat(answer.statusCode()).isEqualTo(504);
     assertThat(answer.body())
-        .isEqualTo("hostpace proxy: the upstream 127.0.0.1 did not answer: timeout: no response headers within its timeout of 0.5 s\n");
+        .isEqualTo("hostpace proxy: the upstream " + upstream.hostKey() + " did not answer: timeout: no response headers within"
+            + " its timeout of 0.5 s\n");
   }
 
   /**
@@ -325,7 +327,7 @@ class HostpaceProxyTest {
 
     HttpResponse<String> answer = get(proxy, "/hang");
     assertThat(answer.statusCode()).isEqualTo(504);
-    assertThat(answer.body()).startsWith("hostpace proxy: the upstream 127.0.0.1 did not answer: ");
+    assertThat(answer.body()).startsWith("hostpace proxy: the upstream " + upstream.hostKey() + " did not answer: ");
   }
 
   @Test
