@@ -1,7 +1,6 @@
 package io.hostpace.cli;
 
 import io.hostpace.Hostpace;
-import io.hostpace.internal.NumberText;
 import io.hostpace.micrometer.HostpaceMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -17,6 +16,7 @@ import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code hostpace proxy}: a local reverse proxy whose routes go upstream through one engine, with
@@ -222,14 +222,10 @@ final class ProxyCommand implements java.util.concurrent.Callable<Integer> {
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1);
     }
-    String digits = listen.substring(colon + 1);
     int port;
     try {
-      if (!NumberText.WHOLE.matcher(digits).matches()) {
-        throw new NumberFormatException(digits);
-      }
-      port = Integer.parseInt(digits);
-    } catch (NumberFormatException e) {
+      port = Numbers.whole(listen.substring(colon + 1));
+    } catch (TypeConversionException e) {
       throw pacing.usage("--listen '" + listen + "': the port is not a number");
     }
     if (port < 0 || port > 65535) {

@@ -40,8 +40,7 @@ final class BoundedSubscriber<T> implements BodySubscriber<T> {
   private final BodySubscriber<T> delegate;
   private final String exchange;
   private final long maxBytes;
-  /** The request's timeout in nanoseconds; the body's failure when no byte came for it, when {@code perRead}. */
-  private final long timeoutNanos;
+  /** Whether the request's timeout bounds each wait for more of the body, not the whole answer. */
   private final boolean perRead;
   /** The answer's status, and the {@code Content-Length} it declared or -1: for the cut's account. */
   private final int status;
@@ -76,7 +75,6 @@ final class BoundedSubscriber<T> implements BodySubscriber<T> {
     this.status = status;
     this.contentLength = contentLength;
     this.perRead = perRead && timeout != null;
-    this.timeoutNanos = timeout == null ? Long.MAX_VALUE : timeout.toNanos();
     if (contentLength > maxBytes) {
       early = overCap("its Content-Length is " + contentLength, 0);
       over.complete(null);
@@ -105,7 +103,7 @@ final class BoundedSubscriber<T> implements BodySubscriber<T> {
       if (ended) {
         return;
       }
-      left = perRead ? timeoutNanos - (System.nanoTime() - lastByteAt) : 0;
+      left = perRead ? timeout.toNanos() - (System.nanoTime() - lastByteAt) : 0;
       bytes = received;
     }
     if (left > 0) {
